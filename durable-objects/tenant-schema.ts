@@ -1,0 +1,17 @@
+/**
+ * SQL layout of a tenant's Durable Object. Append new migrations; never edit a shipped one.
+ * The whole layout is described in STORAGE.md.
+ */
+export const TENANT_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS tenant_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS tenant_api_keys (
+     id TEXT PRIMARY KEY, prefix TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, label TEXT,
+     created_at TEXT NOT NULL, revoked_at TEXT);
+   CREATE TABLE IF NOT EXISTS tenant_tools (
+     name TEXT PRIMARY KEY, definition TEXT NOT NULL, hash TEXT NOT NULL, source TEXT NOT NULL,
+     created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS tenant_credentials (
+     id TEXT PRIMARY KEY, scope_kind TEXT NOT NULL, scope_value TEXT NOT NULL, scheme TEXT NOT NULL,
+     location TEXT NOT NULL, param_name TEXT, ciphertext TEXT NOT NULL, iv TEXT NOT NULL,
+     hint TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (scope_kind, scope_value));`,
+] as const;

@@ -1,0 +1,22 @@
+// Secrets and optional settings that wrangler.toml does not declare (wrangler types cannot see
+// them). Generated binding types live in worker-configuration.d.ts.
+declare namespace Cloudflare {
+  interface Env {
+    /** Bearer token of the admin API (tenant creation). Admin routes answer 503 when unset. */
+    ADMIN_TOKEN?: string;
+    /** Service secret from which credential encryption keys are derived (≥ 16 chars). */
+    CREDENTIALS_KEY?: string;
+    /** API key of the OpenAI-compatible model endpoint. */
+    MODEL_API_KEY?: string;
+    /** Embeddings model name; embeddings are off when unset. */
+    EMBEDDING_MODEL?: string;
+    /** Model call timeout in milliseconds. */
+    MODEL_TIMEOUT_MS?: string;
+    /** Largest accepted request body in bytes (default 8 MiB). */
+    MAX_BODY_BYTES?: string;
+    /** Timeout of one tool call in milliseconds (default 10000). */
+    TOOL_TIMEOUT_MS?: string;
+    /** Largest tool response kept, in bytes (default 1 MiB); larger ones are truncated. */
+    TOOL_MAX_RESPONSE_BYTES?: string;
+  }
+}

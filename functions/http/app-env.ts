@@ -1,0 +1,12 @@
+import type { TenantApi } from "./auth";
+
+/** Per-request variables set by middleware. */
+export interface AppVariables {
+  tenantId: string;
+  tenant: TenantApi;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: AppVariables;
+}

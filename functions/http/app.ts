@@ -1,0 +1,53 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./app-env";
+import { ApiError, problemResponse, type ProblemData } from "./problem";
+
+const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Turn zod issues into the problem's field list. */
+function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[]): { path: string; message: string }[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(root)", message: issue.message }));
+}
+
+/** Map anything thrown in a handler to a problem; internal detail goes to the log only. */
+function toProblem(error: unknown): ProblemData {
+  if (error instanceof ApiError) {
+    return { kind: error.kind, ...(error.detail === undefined ? {} : { detail: error.detail }), ...(error.errors === undefined ? {} : { errors: error.errors }) };
+  }
+  if (error instanceof HTTPException) {
+    if (error.status === 400 && /malformed json/i.test(error.message)) {
+      return { kind: "malformed-json", detail: "The request body is not valid JSON." };
+    }
+    if (error.status === 400) return { kind: "invalid-request", detail: error.message };
+    if (error.status === 401) return { kind: "unauthorized", detail: error.message };
+    if (error.status === 413) return { kind: "payload-too-large" };
+  }
+  console.error("unhandled error", error);
+  return { kind: "internal", detail: "Something went wrong on our side." };
+}
+
+/** A Hono app with the service's validation hook, body limit and error boundary. */
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw new ApiError("invalid-request", "The request does not match the schema.", issuesToErrors(result.error.issues));
+      }
+    },
+  });
+
+  // Oversized bodies are refused from Content-Length (or while streaming) before any parsing.
+  app.use("*", async (c, next) => {
+    const maxSize = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+    return bodyLimit({
+      maxSize,
+      onError: (ctx) => problemResponse({ kind: "payload-too-large", detail: `The request body exceeds ${maxSize} bytes.` }, ctx.req.path),
+    })(c, next);
+  });
+
+  app.onError((error, c) => problemResponse(toProblem(error), c.req.path));
+  app.notFound((c) => problemResponse({ kind: "not-found", detail: `No route ${c.req.method} ${c.req.path}.` }, c.req.path));
+  return app;
+}

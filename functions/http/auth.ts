@@ -1,0 +1,57 @@
+import type { MiddlewareHandler } from "hono";
+import type { TenantObject } from "../../durable-objects/tenant-object";
+import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
+import type { AppEnv } from "./app-env";
+import { ApiError } from "./problem";
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/**
+ * The tenant object's RPC methods as the Worker calls them. Workers' RPC typings cannot prove
+ * that fields typed `unknown` (JSON schemas, example responses) are serialisable, and collapse
+ * them to `never`; our records are plain JSON, so the stub is typed from the class directly.
+ */
+export type TenantApi = {
+  [K in keyof TenantObject as TenantObject[K] extends (...args: never[]) => unknown ? K : never]: TenantObject[K] extends (
+    ...args: infer A
+  ) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
+};
+
+/** The tenant's Durable Object stub. */
+export function tenantStub(env: Env, tenantId: string): TenantApi {
+  return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
+}
+
+/**
+ * Tenant authentication: `Authorization: Bearer atc_<tenant>_<secret>`. The key names its tenant;
+ * that tenant's object checks the hash, so a revoked key fails on the very next request.
+ */
+export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = bearerToken(c.req.header("authorization"));
+  if (key === undefined) throw new ApiError("unauthorized", "Send an API key as `Authorization: Bearer atc_…`.");
+  const tenantId = tenantOfKey(key);
+  if (tenantId === undefined) throw new ApiError("unauthorized", "The API key is not valid.");
+  const stub = tenantStub(c.env, tenantId);
+  if (!(await stub.authenticate(await sha256Hex(key)))) throw new ApiError("unauthorized", "The API key is not valid.");
+  c.set("tenantId", tenantId);
+  c.set("tenant", stub);
+  await next();
+};
+
+/** Admin authentication with the ADMIN_TOKEN secret; refused entirely when it is not set. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = c.env.ADMIN_TOKEN;
+  if (expected === undefined || expected === "") {
+    throw new ApiError("not-configured", "The admin API is disabled: ADMIN_TOKEN is not set.");
+  }
+  const token = bearerToken(c.req.header("authorization"));
+  if (token === undefined || !constantTimeEqual(token, expected)) {
+    throw new ApiError("unauthorized", "Send the admin token as `Authorization: Bearer …`.");
+  }
+  await next();
+};

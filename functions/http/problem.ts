@@ -1,0 +1,99 @@
+import { z } from "zod";
+
+/**
+ * RFC 9457 problem details. Every error the API returns has this shape, with a stable `type`
+ * URI per kind of problem, so clients branch on `type`, never on message text.
+ */
+
+export const PROBLEM_BASE = "https://atc-edge.dev/problems/";
+
+/** The problem kinds the API can return, with their HTTP status and short title. */
+export const PROBLEM_KINDS = {
+  "malformed-json": { status: 400, title: "Malformed JSON" },
+  "invalid-request": { status: 400, title: "Invalid request" },
+  "invalid-document": { status: 422, title: "Invalid tool document" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
+  "not-found": { status: 404, title: "Not found" },
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  conflict: { status: 409, title: "Conflict" },
+  "payload-too-large": { status: 413, title: "Payload too large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  "tool-call-refused": { status: 422, title: "Tool call refused" },
+  "rate-limited": { status: 429, title: "Too many requests" },
+  "not-configured": { status: 503, title: "Not configured" },
+  "upstream-error": { status: 502, title: "Upstream error" },
+  internal: { status: 500, title: "Internal error" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemKind = keyof typeof PROBLEM_KINDS;
+
+export const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().optional(),
+  instance: z.string().optional(),
+  errors: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .optional()
+    .describe("Field-level validation errors"),
+});
+export type Problem = z.infer<typeof Problem>;
+
+/** Plain-data problem, safe to return across Durable Object RPC (class identity is lost there). */
+export interface ProblemData {
+  kind: ProblemKind;
+  detail?: string;
+  errors?: { path: string; message: string }[];
+}
+
+/** Thrown anywhere in request handling; the app's error boundary renders it. */
+export class ApiError extends Error {
+  readonly kind: ProblemKind;
+  readonly detail: string | undefined;
+  readonly errors: { path: string; message: string }[] | undefined;
+
+  constructor(kind: ProblemKind, detail?: string, errors?: { path: string; message: string }[]) {
+    super(detail ?? PROBLEM_KINDS[kind].title);
+    this.name = "ApiError";
+    this.kind = kind;
+    this.detail = detail;
+    this.errors = errors;
+  }
+
+  static from(data: ProblemData): ApiError {
+    return new ApiError(data.kind, data.detail, data.errors);
+  }
+}
+
+/** Render a problem as an RFC 9457 response. */
+export function problemResponse(data: ProblemData, instance?: string, headers?: HeadersInit): Response {
+  const kind = PROBLEM_KINDS[data.kind];
+  const body: Problem = {
+    type: PROBLEM_BASE + data.kind,
+    title: kind.title,
+    status: kind.status,
+    ...(data.detail === undefined ? {} : { detail: data.detail }),
+    ...(instance === undefined ? {} : { instance }),
+    ...(data.errors === undefined ? {} : { errors: data.errors }),
+  };
+  const responseHeaders = new Headers(headers);
+  responseHeaders.set("content-type", "application/problem+json");
+  return new Response(JSON.stringify(body), { status: kind.status, headers: responseHeaders });
+}
+
+/** Result of a Durable Object operation: a value, or a problem to render. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: ProblemData };
+
+export const success = <T>(value: T): Outcome<T> => ({ ok: true, value });
+export const failure = (kind: ProblemKind, detail?: string): Outcome<never> => ({
+  ok: false,
+  problem: { kind, ...(detail === undefined ? {} : { detail }) },
+});
+
+/** Unwrap an Outcome in a route handler: the value, or throw the problem for the error boundary. */
+export function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw ApiError.from(outcome.problem);
+}

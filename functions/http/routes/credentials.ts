@@ -1,0 +1,105 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { maskedHint, sealSecret } from "../../tenants/credential-crypto";
+import { ToolName } from "../../tools/definition";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError } from "../problem";
+
+const Scope = z.union([
+  z.object({ tool: ToolName }).strict(),
+  z.object({ server: z.string().url().describe("Base URL; applies to every tool whose serverUrl starts with it") }).strict(),
+]);
+
+const PutCredential = z
+  .object({
+    scope: Scope,
+    scheme: z.enum(["apiKey", "bearer"]),
+    in: z.enum(["header", "query"]).default("header"),
+    name: z.string().min(1).max(200).optional().describe("Header or query parameter name (apiKey)"),
+    value: z.string().min(1).max(8_192).describe("The secret; stored encrypted, never returned"),
+  })
+  .strict()
+  .refine((c) => c.scheme === "bearer" || c.name !== undefined, { message: "an apiKey credential needs `name`", path: ["name"] })
+  .openapi("PutCredential");
+
+const CredentialSummary = z
+  .object({
+    id: z.string(),
+    scope: z.object({ kind: z.enum(["tool", "server"]), value: z.string() }),
+    scheme: z.enum(["apiKey", "bearer"]),
+    in: z.enum(["header", "query"]),
+    name: z.string().nullable(),
+    hint: z.string().describe("Masked: at most the last 4 characters of long secrets"),
+    createdAt: z.string(),
+  })
+  .openapi("Credential");
+
+/** Tool credentials: write-only secrets, listed as masked hints. */
+export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/credentials",
+      tags: ["credentials"],
+      summary: "Store the credential for a tool or a server (replaces the previous one)",
+      security: tenantSecurity,
+      request: { body: jsonBody(PutCredential) },
+      responses: {
+        201: { description: "Stored", content: { "application/json": { schema: CredentialSummary } } },
+        ...problems(400, 401, 503),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const serviceSecret = c.env.CREDENTIALS_KEY;
+      if (serviceSecret === undefined || serviceSecret.length < 16) {
+        throw new ApiError("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
+      }
+      const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+      const sealed = await sealSecret(serviceSecret, c.var.tenantId, id, body.value);
+      const scope = "tool" in body.scope ? { kind: "tool" as const, value: body.scope.tool } : { kind: "server" as const, value: body.scope.server.replace(/\/+$/, "") };
+      const summary = await c.var.tenant.putCredential({
+        id,
+        scope,
+        scheme: body.scheme,
+        in: body.scheme === "bearer" ? "header" : body.in,
+        name: body.scheme === "bearer" ? null : (body.name ?? null),
+        hint: maskedHint(body.value),
+        createdAt: new Date().toISOString(),
+        ...sealed,
+      });
+      return c.json(summary, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/credentials",
+      tags: ["credentials"],
+      summary: "List credentials (masked)",
+      security: tenantSecurity,
+      responses: {
+        200: { description: "Credentials", content: { "application/json": { schema: z.object({ credentials: z.array(CredentialSummary) }) } } },
+        ...problems(401),
+      },
+    }),
+    async (c) => c.json({ credentials: await c.var.tenant.listCredentials() }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/credentials/{id}",
+      tags: ["credentials"],
+      summary: "Delete a credential",
+      security: tenantSecurity,
+      request: { params: z.object({ id: z.string().max(100) }) },
+      responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
+    }),
+    async (c) => {
+      if (!(await c.var.tenant.deleteCredential(c.req.valid("param").id))) throw new ApiError("not-found", "No such credential.");
+      return c.body(null, 204);
+    },
+  );
+}

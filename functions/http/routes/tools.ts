@@ -1,0 +1,211 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { contentHash } from "../../tools/content-hash";
+import { ToolDefinition, ToolName } from "../../tools/definition";
+import { invokeTool } from "../../tools/invoke";
+import { importToolList } from "../../tools/list-import";
+import { importOpenApi, ToolImportError } from "../../tools/openapi-import";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError } from "../problem";
+
+const ToolRecord = z
+  .object({ definition: ToolDefinition, hash: z.string(), source: z.string(), createdAt: z.string(), updatedAt: z.string() })
+  .openapi("Tool");
+const ToolSummary = z
+  .object({ name: z.string(), operation: z.string(), summary: z.string().optional(), hash: z.string(), source: z.string(), updatedAt: z.string() })
+  .openapi("ToolSummary");
+const UpsertReport = z
+  .object({ created: z.array(z.string()), updated: z.array(z.string()), unchanged: z.array(z.string()), removed: z.array(z.string()), warnings: z.array(z.string()) })
+  .openapi("ImportReport");
+
+const SourceLabel = z.string().min(1).max(200).describe("Groups the imported tools; `prune` removes tools of this source that the import no longer has");
+const ImportTools = z
+  .discriminatedUnion("format", [
+    z
+      .object({
+        format: z.literal("openapi"),
+        document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe("OpenAPI 3.0/3.1 document, as an object or as JSON/YAML text"),
+        serverUrl: z.string().url().optional().describe("Overrides the document's servers[0].url"),
+        source: SourceLabel.optional(),
+        prune: z.boolean().default(false),
+      })
+      .strict(),
+    z
+      .object({
+        format: z.literal("list"),
+        tools: z.unknown().describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object"),
+        source: SourceLabel.optional(),
+        prune: z.boolean().default(false),
+      })
+      .strict(),
+  ])
+  .openapi("ImportTools");
+
+const CallTool = z
+  .object({ arguments: z.record(z.string(), z.unknown()).default({}) })
+  .strict()
+  .openapi("CallTool");
+const ToolCallResult = z
+  .object({
+    ok: z.boolean(),
+    status: z.number().int().optional(),
+    body: z.unknown(),
+    truncated: z.boolean(),
+    bytes: z.number().int(),
+    durationMs: z.number(),
+    contentType: z.string().optional(),
+    request: z.object({ method: z.string(), url: z.string() }),
+    error: z.object({ kind: z.string(), message: z.string(), argument: z.string().optional() }).optional(),
+  })
+  .openapi("ToolCallResult");
+
+const NameParam = z.object({ name: ToolName });
+
+async function parseImport(body: z.infer<typeof ImportTools>): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
+  try {
+    return body.format === "openapi"
+      ? await importOpenApi(body.document, body.serverUrl === undefined ? {} : { serverUrl: body.serverUrl })
+      : importToolList(body.tools);
+  } catch (error) {
+    if (error instanceof ToolImportError) {
+      const errors = error.issues.map((issue) => ({ path: error.code, message: issue }));
+      throw new ApiError("invalid-document", error.message, errors.length > 0 ? errors : undefined);
+    }
+    throw error;
+  }
+}
+
+/** Tool registry routes: import, list, read, replace, delete, call. */
+export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/tools/import",
+      tags: ["tools"],
+      summary: "Register tools from an OpenAPI document or a bare list",
+      description: "Idempotent: tools whose definition is unchanged are left as they are.",
+      security: tenantSecurity,
+      request: { body: jsonBody(ImportTools) },
+      responses: {
+        200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
+        ...problems(400, 401, 413, 422),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const { tools, warnings } = await parseImport(body);
+      const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
+      const report = await c.var.tenant.upsertTools(upserts, body.source ?? body.format, body.prune);
+      return c.json({ ...report, warnings }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tools",
+      tags: ["tools"],
+      summary: "List tools",
+      security: tenantSecurity,
+      responses: {
+        200: { description: "Tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolSummary) }) } } },
+        ...problems(401),
+      },
+    }),
+    async (c) => {
+      const tools = (await c.var.tenant.listTools()).map((t) => ({
+        name: t.definition.name,
+        operation: t.definition.operation,
+        ...(t.definition.summary === undefined ? {} : { summary: t.definition.summary }),
+        hash: t.hash,
+        source: t.source,
+        updatedAt: t.updatedAt,
+      }));
+      return c.json({ tools }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tools/{name}",
+      tags: ["tools"],
+      summary: "Read a tool",
+      security: tenantSecurity,
+      request: { params: NameParam },
+      responses: { 200: { description: "The tool", content: { "application/json": { schema: ToolRecord } } }, ...problems(400, 401, 404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const tool = await c.var.tenant.getTool(name);
+      if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      return c.json(tool, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/tools/{name}",
+      tags: ["tools"],
+      summary: "Create or replace one tool",
+      security: tenantSecurity,
+      request: { params: NameParam, body: jsonBody(ToolDefinition) },
+      responses: {
+        200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
+        ...problems(400, 401),
+      },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const definition = c.req.valid("json");
+      if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
+      const report = await c.var.tenant.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false);
+      return c.json({ ...report, warnings: [] }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/tools/{name}",
+      tags: ["tools"],
+      summary: "Delete a tool",
+      security: tenantSecurity,
+      request: { params: NameParam },
+      responses: { 204: { description: "Deleted" }, ...problems(400, 401, 404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      if (!(await c.var.tenant.deleteTool(name))) throw new ApiError("not-found", `No tool named ${name}.`);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/tools/{name}/call",
+      tags: ["tools"],
+      summary: "Call a tool with arguments",
+      description:
+        "Arguments are validated against the tool's parameters first; the destination is checked on every redirect hop; the tenant's credential is injected and never returned. Upstream failures come back as `ok: false` with the upstream status and body.",
+      security: tenantSecurity,
+      request: { params: NameParam, body: jsonBody(CallTool) },
+      responses: {
+        200: { description: "The call was made", content: { "application/json": { schema: ToolCallResult } } },
+        ...problems(400, 401, 404, 422),
+      },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const outcome = await invokeTool(c.env, c.var.tenantId, c.var.tenant, name, c.req.valid("json").arguments);
+      if (!outcome.found) throw new ApiError("not-found", `No tool named ${name}.`);
+      const { result } = outcome;
+      if (result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination") {
+        throw new ApiError("tool-call-refused", result.error.message, result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }]);
+      }
+      return c.json(result, 200);
+    },
+  );
+}

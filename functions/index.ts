@@ -1,0 +1,27 @@
+import { createApp } from "./http/app";
+import { registerCredentialRoutes } from "./http/routes/credentials";
+import { registerHealthRoutes, SERVICE_VERSION } from "./http/routes/health";
+import { registerTenantRoutes } from "./http/routes/tenants";
+import { registerToolRoutes } from "./http/routes/tools";
+
+export { DirectoryObject } from "../durable-objects/directory-object";
+export { TenantObject } from "../durable-objects/tenant-object";
+
+const app = createApp();
+registerHealthRoutes(app);
+registerTenantRoutes(app);
+registerToolRoutes(app);
+registerCredentialRoutes(app);
+
+app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
+app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });
+app.doc31("/openapi.json", {
+  openapi: "3.1.0",
+  info: {
+    title: "atc-edge",
+    version: SERVICE_VERSION,
+    description: "Multi-tenant tool use for chatbots and agents: tool registry, safe tool calls, routing, runs, probing.",
+  },
+});
+
+export default app satisfies ExportedHandler<Env>;

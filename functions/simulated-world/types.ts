@@ -1,0 +1,65 @@
+import type { JsonRecord } from "./json";
+
+/** Where a request parameter travels. */
+export type ParameterIn = "path" | "query" | "header";
+
+/** One request parameter the world checks. */
+export interface WorldParameter {
+  readonly name: string;
+  readonly in: ParameterIn;
+  readonly required: boolean;
+  /** JSON Schema of the value (`{}` when undocumented); only simple checks are applied. */
+  readonly schema: JsonRecord;
+}
+
+/** What the world answers with on success. */
+export type OperationBody =
+  | { readonly kind: "example"; readonly value: unknown }
+  | { readonly kind: "schema"; readonly schema: JsonRecord }
+  | { readonly kind: "none" };
+
+/** One served operation: method plus path template below the mount prefix. */
+export interface WorldOperation {
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** Path template below the mount, e.g. `/person/{person_id}/movie_credits`. */
+  readonly path: string;
+  /** operationId or tool name; `METHOD /path` when the source gives none. */
+  readonly name: string;
+  readonly parameters: readonly WorldParameter[];
+  /** HTTP status of the success response. */
+  readonly status: number;
+  readonly body: OperationBody;
+}
+
+/** A source entry the world could not serve, with the reason (shown by `/__world`). */
+export interface SkippedOperation {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/** How a mount's pool of accepted identifiers starts. */
+export type SeedRule = "entry-examples" | "none";
+
+/** Options shared by the mount builders. */
+export interface MountOptions {
+  /**
+   * `entry-examples` (default): identifiers in the examples of the mount's entry operations (no
+   * identifier path parameter) are accepted from the start. `none`: only handed-out ones.
+   */
+  readonly seed?: SeedRule;
+}
+
+/** A source document prepared for serving under a path prefix. */
+export interface WorldMount {
+  /** e.g. `/tmdb`; requests below it are routed to this mount. */
+  readonly prefix: string;
+  readonly kind: "openapi" | "autotools";
+  readonly title: string;
+  readonly operations: readonly WorldOperation[];
+  readonly skipped: readonly SkippedOperation[];
+  /** Identifiers accepted before any response has handed one out. */
+  readonly seedIds: readonly string[];
+  /** The source document, for resolving local `$ref`s while generating data. */
+  readonly document: unknown;
+}

@@ -1,0 +1,60 @@
+import type { TenantApi } from "../http/auth";
+import { openSecret } from "../tenants/credential-crypto";
+import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
+
+const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** Per-call limits a caller (a run, a probe) may tighten; never loosen past the service's. */
+export interface CallLimits {
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+}
+
+/**
+ * The origins that this deployment lets tool calls reach despite the destination guard: only the
+ * simulated tool world, and only when both its origin and its binding are configured.
+ */
+export function allowedOrigins(env: Env): SafeCallOptions["allowedOrigins"] {
+  const origin = env.SIMULATED_WORLD_ORIGIN;
+  const world = env.SIMULATED_WORLD;
+  if (origin === undefined || origin === "" || world === undefined) return {};
+  const fetchViaWorld: typeof fetch = (input, init) => world.fetch(new Request(input, init));
+  return { [new URL(origin).origin]: { fetch: fetchViaWorld } };
+}
+
+export type InvokeOutcome = { found: false } | { found: true; result: ToolCallResult };
+
+/**
+ * Call one of a tenant's tools by name: the single path every feature uses. The credential is
+ * decrypted here, injected by the safe-call module, and never leaves this function.
+ */
+export async function invokeTool(
+  env: Env,
+  tenantId: string,
+  tenant: TenantApi,
+  name: string,
+  args: Record<string, unknown>,
+  limits: CallLimits = {},
+): Promise<InvokeOutcome> {
+  const found = await tenant.toolForCall(name);
+  if (found === undefined) return { found: false };
+  const { tool, credential } = found;
+  let injected: SafeCallOptions["credential"];
+  if (credential !== undefined) {
+    const secretKey = env.CREDENTIALS_KEY;
+    if (secretKey === undefined) throw new Error("CREDENTIALS_KEY is not set but a credential is stored");
+    const value = await openSecret(secretKey, tenantId, credential.id, { ciphertext: credential.ciphertext, iv: credential.iv });
+    injected = { scheme: credential.scheme, in: credential.in, ...(credential.name === null ? {} : { name: credential.name }), value };
+  }
+  const serviceTimeout = Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS);
+  const serviceMaxBytes = Number(env.TOOL_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES);
+  const result = await callTool(tool.definition, args, {
+    fetch: (input, init) => fetch(input, init),
+    ...(injected === undefined ? {} : { credential: injected }),
+    timeoutMs: Math.min(limits.timeoutMs ?? serviceTimeout, serviceTimeout),
+    maxResponseBytes: Math.min(limits.maxResponseBytes ?? serviceMaxBytes, serviceMaxBytes),
+    allowedOrigins: allowedOrigins(env),
+  });
+  return { found: true, result };
+}

@@ -1,0 +1,148 @@
+import type { ToolDefinition } from "../definition";
+import { validateArguments } from "./arguments";
+import { redactorFor } from "./redact";
+import type { Redactor } from "./redact";
+import { allowedOriginMap, deliver } from "./redirects";
+import { buildRequest } from "./request";
+import { interpretBody, readCapped } from "./response";
+import type { SafeCallOptions, ToolCallError, ToolCallResult } from "./types";
+
+/**
+ * Calling a tool: validate the arguments, build the request, check the destination (every hop),
+ * fetch under one timeout, read a bounded body. Expected failures come back as `ok: false` results;
+ * only programming errors (e.g. a malformed `allowedOrigins` key) throw.
+ */
+
+export { validateArguments } from "./arguments";
+export type { ArgumentCheck } from "./arguments";
+export { checkDestination } from "./destination";
+export type { DestinationCheck } from "./destination";
+export type {
+  FetchFn,
+  InjectedCredential,
+  SafeCallOptions,
+  ToolCallError,
+  ToolCallErrorKind,
+  ToolCallResult,
+} from "./types";
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 5;
+
+/** Rejection used by the timeout guard; callTool checks the signal, so this is never shown. */
+const timedOut = (): DOMException => new DOMException("timed out", "TimeoutError");
+
+/** Calls `def` with `args` on behalf of a tenant; never throws for expected failures. */
+export async function callTool(
+  def: ToolDefinition,
+  args: Record<string, unknown>,
+  options: SafeCallOptions,
+): Promise<ToolCallResult> {
+  const started = Date.now();
+  const redact = redactorFor(options.credential?.value);
+  const allowed = allowedOriginMap(options.allowedOrigins);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const cap = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let request: ToolCallResult["request"] = { method: def.method, url: redact.text(`${def.serverUrl}${def.path}`) };
+  const fail = (error: ToolCallError, extra: Partial<ToolCallResult> = {}): ToolCallResult => ({
+    ok: false,
+    body: null,
+    truncated: false,
+    bytes: 0,
+    ...extra,
+    durationMs: Date.now() - started,
+    request,
+    error: { ...error, message: redact.text(error.message) },
+  });
+
+  const checked = validateArguments(def, args);
+  if (!checked.ok) return fail(errorOf(checked));
+  const built = buildRequest(def, checked.values, options.credential);
+  if (!built.ok) return fail(errorOf(built));
+  request = { method: built.request.method, url: redact.text(built.request.url.href) };
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const guard = guardWith(controller.signal);
+  let status: number | undefined;
+  try {
+    const delivery = await deliver(built.request, {
+      fetch: options.fetch,
+      allowed,
+      maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+      signal: controller.signal,
+      guard,
+    });
+    if (delivery.url.href !== built.request.url.href) request = { ...request, finalUrl: redact.text(delivery.url.href) };
+    if (!delivery.ok) return fail({ kind: delivery.kind, message: delivery.message });
+
+    const { response } = delivery;
+    status = response.status;
+    const contentType = response.headers.get("Content-Type") ?? undefined;
+    const read = await readCapped(response.body, cap, guard);
+    const result: ToolCallResult = {
+      ok: response.ok,
+      status,
+      body: interpretBody(read, contentType, cap, redact),
+      truncated: read.truncated,
+      bytes: read.bytes.byteLength,
+      durationMs: Date.now() - started,
+      ...(contentType !== undefined ? { contentType: redact.text(contentType) } : {}),
+      request,
+    };
+    if (!response.ok) {
+      result.error = { kind: "http_status", message: redact.text(`the tool answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}`) };
+    }
+    return result;
+  } catch (error) {
+    const extra = status !== undefined ? { status } : {};
+    if (controller.signal.aborted) {
+      return fail({ kind: "timeout", message: `no complete response within ${timeoutMs} ms` }, extra);
+    }
+    return fail({ kind: "network", message: `request failed: ${describe(error, redact)}` }, extra);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Narrows the validation/build failure shape to the result's error shape. */
+function errorOf(failure: { kind: ToolCallError["kind"]; message: string; argument?: string }): ToolCallError {
+  return { kind: failure.kind, message: failure.message, ...(failure.argument !== undefined ? { argument: failure.argument } : {}) };
+}
+
+/**
+ * Races each step against the abort signal, so a fetcher or body stream that ignores the signal
+ * still cannot hold the call past its timeout.
+ */
+function guardWith(signal: AbortSignal): <T>(step: Promise<T>) => Promise<T> {
+  return <T>(step: Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      if (signal.aborted) {
+        step.catch(() => undefined);
+        reject(timedOut());
+        return;
+      }
+      const onAbort = (): void => reject(timedOut());
+      signal.addEventListener("abort", onAbort, { once: true });
+      step.then(
+        (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+}
+
+function describe(error: unknown, redact: Redactor): string {
+  if (error instanceof Error) {
+    // undici hides the real reason in `cause` ("fetch failed" → ECONNREFUSED …).
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return redact.text(`${error.message}${cause}`);
+  }
+  return redact.text(String(error));
+}

@@ -1,0 +1,136 @@
+import { existsSync } from "node:fs";
+import { Miniflare, type Request as MfRequest, Response as MfResponse } from "miniflare";
+
+/**
+ * The service in workerd, as integration tests see it: the bundled Worker with its Durable
+ * Objects (SQLite), KV, Worker Loader, and the simulated tool world as a second Worker.
+ * Outbound network of the service goes to `outbound` (a Node function) instead of the internet:
+ * that is where the scripted model answers and where tests observe tool traffic.
+ */
+
+export const ADMIN_TOKEN = "test-admin-token";
+export const CREDENTIALS_KEY = "test-credentials-key-0123456789";
+export const WORLD_ORIGIN = "http://world.atc.test";
+export const MODEL_BASE_URL = "http://model.atc.test/v1";
+
+export type OutboundHandler = (request: Request) => Promise<Response> | Response;
+
+export interface ServiceOptions {
+  outbound?: OutboundHandler;
+  bindings?: Record<string, string>;
+}
+
+export interface TestService {
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** JSON helper: sends/parses JSON, returns status and body. */
+  json<T = unknown>(method: string, path: string, options?: { body?: unknown; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
+  mf: Miniflare;
+  dispose(): Promise<void>;
+}
+
+function bundlePath(dir: string): string {
+  for (const name of ["index.js", "worker.js"]) {
+    if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  throw new Error(`no bundle in ${dir}: run through vitest (globalSetup builds it)`);
+}
+
+const defaultOutbound: OutboundHandler = (request) =>
+  new Response(JSON.stringify({ error: `no outbound handler for ${request.url}` }), { status: 599 });
+
+/** Start a fresh service (in-memory storage) for one test file. */
+export async function startService(options: ServiceOptions = {}): Promise<TestService> {
+  const outbound = options.outbound ?? defaultOutbound;
+  const mf = new Miniflare({
+    workers: [
+      {
+        name: "atc-edge",
+        modules: true,
+        modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+        scriptPath: bundlePath(".test-build/main"),
+        compatibilityDate: "2026-04-20",
+        compatibilityFlags: ["nodejs_compat"],
+        durableObjects: {
+          TENANTS: { className: "TenantObject", useSQLite: true },
+          DIRECTORY: { className: "DirectoryObject", useSQLite: true },
+        },
+        kvNamespaces: ["PROTOCOLS"],
+        workerLoaders: { LOADER: {} },
+        serviceBindings: { SIMULATED_WORLD: "atc-edge-world" },
+        bindings: {
+          ADMIN_TOKEN,
+          CREDENTIALS_KEY,
+          SIMULATED_WORLD_ORIGIN: WORLD_ORIGIN,
+          MODEL_BASE_URL,
+          MODEL_NAME: "scripted",
+          MODEL_API_KEY: "sk-test-model-key",
+          ...options.bindings,
+        },
+        outboundService: async (request: MfRequest) => {
+          const response = await outbound(new Request(request.url, {
+            method: request.method,
+            headers: request.headers as unknown as HeadersInit,
+            body: request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer(),
+            redirect: "manual",
+          }));
+          const nullBody = [101, 204, 205, 304].includes(response.status);
+          return new MfResponse(nullBody ? null : await response.arrayBuffer(), {
+            status: response.status,
+            headers: Object.fromEntries(response.headers.entries()),
+          });
+        },
+      },
+      {
+        name: "atc-edge-world",
+        modules: true,
+        scriptPath: bundlePath(".test-build/world"),
+        compatibilityDate: "2026-04-20",
+      },
+    ],
+  });
+  await mf.ready;
+
+  const service: TestService = {
+    mf,
+    async fetch(path, init) {
+      const response = await mf.dispatchFetch(`http://atc.test${path}`, init as never);
+      const nullBody = [101, 204, 205, 304].includes(response.status);
+      return new Response(nullBody ? null : await response.arrayBuffer(), {
+        status: response.status,
+        headers: Object.fromEntries(response.headers.entries()),
+      });
+    },
+    async json(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        headers["content-type"] ??= "application/json";
+        body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+      }
+      const response = await service.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === "" ? null : JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, body: parsed as never, headers: response.headers };
+    },
+    async dispose() {
+      await mf.dispose();
+    },
+  };
+  return service;
+}
+
+/** Create a tenant through the admin API; returns its id and first key. */
+export async function createTenant(service: TestService, id: string): Promise<{ id: string; key: string }> {
+  const created = await service.json<{ apiKey: { key: string } }>("POST", "/admin/tenants", {
+    key: ADMIN_TOKEN,
+    body: { id, name: `Tenant ${id}` },
+  });
+  if (created.status !== 201) throw new Error(`tenant creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return { id, key: created.body.apiKey.key };
+}

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, createTenant, startService, type TestService } from "../helpers/service";
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startService();
+});
+afterAll(async () => service.dispose());
+
+describe("health and API description", () => {
+  it("answers /health without a key", async () => {
+    const { status, body } = await service.json("GET", "/health");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: "ok", service: "atc-edge" });
+  });
+
+  it("serves its own API as OpenAPI 3.1 generated from the route schemas", async () => {
+    const { status, body } = await service.json<{ openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>("GET", "/openapi.json");
+    expect(status).toBe(200);
+    expect(body.openapi).toBe("3.1.0");
+    for (const path of ["/health", "/admin/tenants", "/v1/tools/import", "/v1/tools/{name}/call", "/v1/credentials", "/v1/keys/{keyId}"]) {
+      expect(body.paths, path).toHaveProperty([path]);
+    }
+    expect(body.components.schemas).toHaveProperty("ImportTools");
+  });
+});
+
+describe("admin API", () => {
+  it("refuses tenant creation without the admin token, as problem+json", async () => {
+    const res = await service.json<{ type: string }>("POST", "/admin/tenants", { body: { id: "nope" } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toContain("application/problem+json");
+    expect(res.body.type).toBe("https://atc-edge.dev/problems/unauthorized");
+    const wrong = await service.json("POST", "/admin/tenants", { key: "wrong-token", body: { id: "nope" } });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("creates a tenant once, lists it, and rejects a bad or duplicate id", async () => {
+    await createTenant(service, "acme");
+    const again = await service.json<{ type: string }>("POST", "/admin/tenants", { key: ADMIN_TOKEN, body: { id: "acme" } });
+    expect(again.status).toBe(409);
+    const bad = await service.json<{ errors: { path: string }[] }>("POST", "/admin/tenants", { key: ADMIN_TOKEN, body: { id: "Bad_Id!" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]?.path).toBe("id");
+    const list = await service.json<{ tenants: { id: string }[] }>("GET", "/admin/tenants", { key: ADMIN_TOKEN });
+    expect(list.body.tenants.map((t) => t.id)).toContain("acme");
+  });
+});
+
+describe("API keys", () => {
+  it("have a recognisable prefix, list as prefixes only, and revoke immediately", async () => {
+    const tenant = await createTenant(service, "keys-co");
+    expect(tenant.key).toMatch(/^atc_keys-co_[0-9A-Za-z]{32}$/);
+    const second = await service.json<{ id: string; key: string }>("POST", "/v1/keys", { key: tenant.key, body: { label: "ci" } });
+    expect(second.status).toBe(201);
+    const listed = await service.json<{ keys: Record<string, unknown>[] }>("GET", "/v1/keys", { key: second.body.key });
+    expect(listed.body.keys).toHaveLength(2);
+    const listedText = JSON.stringify(listed.body);
+    expect(listedText).not.toContain(tenant.key);
+    expect(listedText).not.toContain(second.body.key);
+    expect(listedText).not.toMatch(/[0-9a-f]{64}/); // no hashes either
+
+    const revoked = await service.json<{ revokedAt: string | null }>("DELETE", `/v1/keys/${second.body.id}`, { key: tenant.key });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revokedAt).not.toBeNull();
+    const after = await service.json("GET", "/v1/tenant", { key: second.body.key });
+    expect(after.status).toBe(401);
+    expect((await service.json("GET", "/v1/tenant", { key: tenant.key })).status).toBe(200);
+  });
+
+  it("rejects missing, malformed and forged keys", async () => {
+    await createTenant(service, "forge");
+    expect((await service.json("GET", "/v1/tools")).status).toBe(401);
+    expect((await service.json("GET", "/v1/tools", { key: "hello" })).status).toBe(401);
+    const forged = `atc_forge_${"A".repeat(32)}`;
+    expect((await service.json("GET", "/v1/tools", { key: forged })).status).toBe(401);
+    const unknownTenant = `atc_ghost_${"A".repeat(32)}`;
+    expect((await service.json("GET", "/v1/tools", { key: unknownTenant })).status).toBe(401);
+  });
+});
+
+describe("errors", () => {
+  it("answers unknown routes with a 404 problem", async () => {
+    const res = await service.json<{ type: string; status: number }>("GET", "/no/such/route");
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ type: "https://atc-edge.dev/problems/not-found", status: 404 });
+  });
+
+  it("refuses a body over the limit with 413 before parsing", async () => {
+    const tenant = await createTenant(service, "big-co");
+    const huge = "x".repeat(9 * 1024 * 1024);
+    const res = await service.json<{ type: string }>("POST", "/v1/tools/import", { key: tenant.key, body: `{"format":"list","tools":"${huge}"}` });
+    expect(res.status).toBe(413);
+    expect(res.body.type).toBe("https://atc-edge.dev/problems/payload-too-large");
+  });
+});
