@@ -259,6 +259,17 @@ export class TenantObject extends DurableObject<Env> {
     return run(this.#sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;
   }
 
+  /** A tenant setting (JSON), or undefined when unset. */
+  getSetting(name: string): string | undefined {
+    return oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", `setting:${name}`)?.value;
+  }
+
+  /** Store a tenant setting (JSON text); undefined clears it. */
+  putSetting(name: string, json: string | undefined): void {
+    if (json === undefined) run(this.#sql, "DELETE FROM tenant_meta WHERE key = ?", `setting:${name}`);
+    else run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", `setting:${name}`, json);
+  }
+
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */
   putCredential(credential: SealedCredential): CredentialSummary {
     this.ctx.storage.transactionSync(() => {

@@ -1,6 +1,7 @@
 import { createApp } from "./http/app";
 import { registerCredentialRoutes } from "./http/routes/credentials";
 import { registerHealthRoutes, SERVICE_VERSION } from "./http/routes/health";
+import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
 import { registerToolRoutes } from "./http/routes/tools";
 
@@ -12,6 +13,7 @@ registerHealthRoutes(app);
 registerTenantRoutes(app);
 registerToolRoutes(app);
 registerCredentialRoutes(app);
+registerSettingsRoutes(app);
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
 app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });

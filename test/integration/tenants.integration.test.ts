@@ -94,3 +94,40 @@ describe("errors", () => {
     expect(res.body.type).toBe("https://atc-edge.dev/problems/payload-too-large");
   });
 });
+
+describe("model settings", () => {
+  it("overrides the model per tenant, shows the key only as a hint, and refuses internal endpoints", async () => {
+    const one = await createTenant(service, "model-one");
+    const two = await createTenant(service, "model-two");
+    const defaults = await service.json<{ effective: { model: string; baseUrl: string } | null; override: unknown }>("GET", "/v1/settings/model", { key: one.key });
+    expect(defaults.status).toBe(200);
+    expect(defaults.body.override).toBeNull();
+    expect(defaults.body.effective?.model).toBe("scripted");
+
+    const tenantKey = "sk-tenant-own-model-key-abcdefghijkl";
+    const put = await service.json<{ effective: { model: string; baseUrl: string } }>("PUT", "/v1/settings/model", {
+      key: one.key,
+      body: { baseUrl: "https://models.example.com/v1", apiKey: tenantKey, model: "tenant-model" },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.effective).toMatchObject({ model: "tenant-model", baseUrl: "https://models.example.com/v1" });
+    const shown = await service.json("GET", "/v1/settings/model", { key: one.key });
+    expect(JSON.stringify(shown.body)).not.toContain(tenantKey);
+    expect(JSON.stringify(shown.body)).not.toContain("sk-test-model-key");
+
+    const other = await service.json<{ override: unknown; effective: { model: string } }>("GET", "/v1/settings/model", { key: two.key });
+    expect(other.body.override).toBeNull();
+    expect(other.body.effective.model).toBe("scripted");
+
+    const internal = await service.json<{ errors: { path: string }[] }>("PUT", "/v1/settings/model", {
+      key: one.key,
+      body: { baseUrl: "http://10.0.0.7/v1", apiKey: "sk-whatever-123456789" },
+    });
+    expect(internal.status).toBe(400);
+    expect(internal.body.errors[0]?.path).toBe("baseUrl");
+    const noKey = await service.json("PUT", "/v1/settings/model", { key: one.key, body: { baseUrl: "https://elsewhere.example.com/v1" } });
+    expect(noKey.status).toBe(400);
+    const kept = await service.json<{ effective: { model: string } }>("GET", "/v1/settings/model", { key: one.key });
+    expect(kept.body.effective.model).toBe("tenant-model");
+  });
+});

@@ -1,0 +1,74 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { describeModelConfig, TenantModelOverride } from "../../llm/config";
+import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../tenants/model-settings";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError } from "../problem";
+
+const ModelOverrideView = z
+  .object({ baseUrl: z.string().optional(), model: z.string().optional(), embeddingModel: z.string().optional(), apiKeyHint: z.string().optional() })
+  .openapi("ModelOverride");
+const EffectiveModel = z
+  .object({
+    override: ModelOverrideView.nullable(),
+    effective: z.record(z.string(), z.unknown()).nullable().describe("The configuration calls will use, key masked"),
+    problem: z.string().optional().describe("Why model calls cannot be made, when they cannot"),
+  })
+  .openapi("ModelSettings");
+
+/** A tenant's model settings: its own endpoint, key or model names over the service defaults. */
+export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+  const effective = async (c: { env: Env; var: AppEnv["Variables"] }) => {
+    const resolved = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
+    const override = (await readModelOverride(c.var.tenant)) ?? null;
+    return resolved.ok
+      ? { override, effective: { ...describeModelConfig(resolved.config) } }
+      : { override, effective: null, problem: resolved.message };
+  };
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/settings/model",
+      tags: ["settings"],
+      summary: "The model configuration this tenant's calls use",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: EffectiveModel } } }, ...problems(401) },
+    }),
+    async (c) => c.json(await effective(c), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/settings/model",
+      tags: ["settings"],
+      summary: "Override the service's model endpoint, key or model names for this tenant",
+      security: tenantSecurity,
+      request: { body: jsonBody(TenantModelOverride) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: EffectiveModel } } }, ...problems(400, 401, 422) },
+    }),
+    async (c) => {
+      const override = c.req.valid("json");
+      const problem = overrideProblem(override);
+      if (problem !== undefined) throw new ApiError("invalid-request", problem, [{ path: "baseUrl", message: problem }]);
+      await storeModelOverride(c.env, c.var.tenantId, c.var.tenant, override);
+      return c.json(await effective(c), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/settings/model",
+      tags: ["settings"],
+      summary: "Remove the tenant's model override",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: EffectiveModel } } }, ...problems(401) },
+    }),
+    async (c) => {
+      await c.var.tenant.putSetting("model", undefined);
+      return c.json(await effective(c), 200);
+    },
+  );
+}

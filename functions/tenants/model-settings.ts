@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { resolveModelConfig, TenantModelOverride, type ResolveModelConfigResult } from "../llm/config";
+import type { TenantApi } from "../http/auth";
+import { checkDestination } from "../tools/safe-call";
+import { maskedHint, openSecret, sealSecret } from "./credential-crypto";
+
+/**
+ * A tenant's model override (its own OpenAI-compatible endpoint, key or model names). The key is
+ * sealed like tool credentials; a tenant base URL must pass the same destination guard as tool
+ * calls, or a tenant could aim the service's model client at an internal address.
+ */
+
+const SETTING = "model";
+const SEALED_KEY_RECORD = "model-api-key";
+
+const StoredOverride = z.object({
+  baseUrl: z.string().optional(),
+  model: z.string().optional(),
+  embeddingModel: z.string().optional(),
+  apiKey: z.object({ ciphertext: z.string(), iv: z.string(), hint: z.string() }).optional(),
+});
+
+export type ModelOverrideInput = z.infer<typeof TenantModelOverride>;
+
+/** What the API shows of the override: never the key, only its hint. */
+export interface ModelOverrideView {
+  baseUrl?: string;
+  model?: string;
+  embeddingModel?: string;
+  apiKeyHint?: string;
+}
+
+/** Why an override cannot be stored, or undefined when it can. */
+export function overrideProblem(override: ModelOverrideInput): string | undefined {
+  if (override.baseUrl === undefined) return undefined;
+  const check = checkDestination(override.baseUrl);
+  return check.ok ? undefined : `baseUrl refused: ${check.reason}`;
+}
+
+/** Seal and store a tenant's override (replacing the previous one). */
+export async function storeModelOverride(env: Env, tenantId: string, tenant: TenantApi, override: ModelOverrideInput): Promise<ModelOverrideView> {
+  let apiKey: z.infer<typeof StoredOverride>["apiKey"];
+  if (override.apiKey !== undefined) {
+    const secret = env.CREDENTIALS_KEY;
+    if (secret === undefined) throw new Error("CREDENTIALS_KEY is not set");
+    apiKey = { ...(await sealSecret(secret, tenantId, SEALED_KEY_RECORD, override.apiKey)), hint: maskedHint(override.apiKey) };
+  }
+  const stored = { ...override, apiKey };
+  await tenant.putSetting(SETTING, JSON.stringify(stored));
+  return viewOf(stored);
+}
+
+function viewOf(stored: z.infer<typeof StoredOverride>): ModelOverrideView {
+  return {
+    ...(stored.baseUrl === undefined ? {} : { baseUrl: stored.baseUrl }),
+    ...(stored.model === undefined ? {} : { model: stored.model }),
+    ...(stored.embeddingModel === undefined ? {} : { embeddingModel: stored.embeddingModel }),
+    ...(stored.apiKey === undefined ? {} : { apiKeyHint: stored.apiKey.hint }),
+  };
+}
+
+async function loadStored(tenant: TenantApi): Promise<z.infer<typeof StoredOverride> | undefined> {
+  const json = await tenant.getSetting(SETTING);
+  return json === undefined ? undefined : StoredOverride.parse(JSON.parse(json));
+}
+
+/** The tenant's override as the API may show it. */
+export async function readModelOverride(tenant: TenantApi): Promise<ModelOverrideView | undefined> {
+  const stored = await loadStored(tenant);
+  return stored === undefined ? undefined : viewOf(stored);
+}
+
+/** The model configuration for a tenant's calls: service env, overridden by the tenant's settings. */
+export async function tenantModelConfig(env: Env, tenantId: string, tenant: TenantApi): Promise<ResolveModelConfigResult> {
+  const stored = await loadStored(tenant);
+  if (stored === undefined) return resolveModelConfig(env);
+  let apiKey: string | undefined;
+  if (stored.apiKey !== undefined && env.CREDENTIALS_KEY !== undefined) {
+    apiKey = await openSecret(env.CREDENTIALS_KEY, tenantId, SEALED_KEY_RECORD, stored.apiKey);
+  }
+  const override = TenantModelOverride.parse({
+    ...(stored.baseUrl === undefined ? {} : { baseUrl: stored.baseUrl }),
+    ...(stored.model === undefined ? {} : { model: stored.model }),
+    ...(stored.embeddingModel === undefined ? {} : { embeddingModel: stored.embeddingModel }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
+  return resolveModelConfig(env, override);
+}
