@@ -3,6 +3,8 @@ import { failure, success, type Outcome } from "../functions/http/problem";
 import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, migrate, oneRow, run } from "./sql";
+import type { CandidateSet, Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
+import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routing";
 import { TENANT_MIGRATIONS } from "./tenant-schema";
 
 /** What lists show of an API key (never the key or its hash). */
@@ -119,12 +121,15 @@ function withoutSecret({ ciphertext: _c, iv: _i, ...summary }: SealedCredential)
  */
 export class TenantObject extends DurableObject<Env> {
   readonly #sql: SqlStorage;
+  /** ToolNet graph and retrieval index; see tenant-routing.ts. */
+  readonly routing: TenantRouting;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(this.#sql, TENANT_MIGRATIONS);
+    this.routing = new TenantRouting(this.#sql, () => new Map(this.listTools().map((t) => [t.definition.name, t.definition])));
   }
 
   #tenantId(): string | undefined {
@@ -233,6 +238,7 @@ export class TenantObject extends DurableObject<Env> {
           report.unchanged.push(definition.name);
         }
       }
+      const changed = new Set([...report.created, ...report.updated]);
       if (prune) {
         const keep = new Set(tools.map((t) => t.definition.name));
         for (const { name } of allRows<{ name: string }>(this.#sql, "SELECT name FROM tenant_tools WHERE source = ?", source)) {
@@ -242,6 +248,7 @@ export class TenantObject extends DurableObject<Env> {
           }
         }
       }
+      this.routing.toolsChanged(tools.filter((t) => changed.has(t.definition.name)).map((t) => t.definition), report.removed);
     });
     return report;
   }
@@ -256,7 +263,9 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   deleteTool(name: string): boolean {
-    return run(this.#sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;
+    const deleted = run(this.#sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;
+    if (deleted) this.routing.toolsChanged([], [name]);
+    return deleted;
   }
 
   /** A tenant setting (JSON), or undefined when unset. */
@@ -317,5 +326,61 @@ export class TenantObject extends DurableObject<Env> {
       .sort((a, b) => b.scope_value.length - a.scope_value.length);
     const server = servers[0];
     return { tool, credential: server === undefined ? undefined : credentialFromRow(server) };
+  }
+
+  // ToolNet: thin RPC delegates to TenantRouting; graph errors become problems, not throws.
+
+  /** Candidate next tools for a task after `previous` (or from the start). */
+  route(task: string, previous: string | null, k: number): Outcome<RouteAnswer> {
+    const answer = this.routing.route(task, previous, k);
+    return "unknownPrevious" in answer ? failure("not-found", `No tool named ${answer.unknownPrevious}.`) : success(answer);
+  }
+
+  /** Candidate tools for a run (retrieval seeds plus strong successors). */
+  runCandidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
+    return this.routing.candidates(task, options);
+  }
+
+  importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
+    return graphOutcome(() => this.routing.importTrajectories(trajectories, unknownTools));
+  }
+
+  applyScores(evaluation: Evaluation): Outcome<FeedbackResult> {
+    return graphOutcome(() => this.routing.applyScores(evaluation));
+  }
+
+  graphSettings(): GraphSettings {
+    return this.routing.settings();
+  }
+
+  updateGraphSettings(partial: Partial<GraphSettings>): Outcome<GraphSettings> {
+    return graphOutcome(() => this.routing.updateSettings(partial));
+  }
+
+  graphEdges(): ReturnType<TenantRouting["weightedEdges"]> {
+    return this.routing.weightedEdges();
+  }
+
+  graphSnapshot(): ToolGraphSnapshot {
+    return this.routing.snapshot();
+  }
+
+  replaceGraph(snapshot: unknown): Outcome<{ missingTools: string[] }> {
+    return graphOutcome(() => this.routing.replaceWith(snapshot));
+  }
+
+  /** Drop in-memory state as an eviction would; the next read reloads from SQLite. */
+  simulateEviction(): void {
+    this.routing.evictMemory();
+  }
+}
+
+/** Run a graph operation; its validation errors become a 400 problem with the graph's message. */
+function graphOutcome<T>(operation: () => T): Outcome<T> {
+  try {
+    return success(operation());
+  } catch (error) {
+    if (error instanceof ToolGraphError) return failure("invalid-request", error.message);
+    throw error;
   }
 }

@@ -14,4 +14,6 @@ export const TENANT_MIGRATIONS = [
      id TEXT PRIMARY KEY, scope_kind TEXT NOT NULL, scope_value TEXT NOT NULL, scheme TEXT NOT NULL,
      location TEXT NOT NULL, param_name TEXT, ciphertext TEXT NOT NULL, iv TEXT NOT NULL,
      hint TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (scope_kind, scope_value));`,
+  `CREATE TABLE IF NOT EXISTS graph_trajectories (id TEXT PRIMARY KEY, tools TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS graph_scores (tool TEXT PRIMARY KEY, score REAL NOT NULL);`,
 ] as const;

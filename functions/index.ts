@@ -1,5 +1,6 @@
 import { createApp } from "./http/app";
 import { registerCredentialRoutes } from "./http/routes/credentials";
+import { registerGraphRoutes } from "./http/routes/graph";
 import { registerHealthRoutes, SERVICE_VERSION } from "./http/routes/health";
 import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
@@ -14,6 +15,7 @@ registerTenantRoutes(app);
 registerToolRoutes(app);
 registerCredentialRoutes(app);
 registerSettingsRoutes(app);
+registerGraphRoutes(app);
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
 app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });

@@ -1,0 +1,247 @@
+import {
+  addTool,
+  addTools,
+  addTrajectories,
+  applyFeedback,
+  candidateSet,
+  createGraph,
+  END,
+  exportGraph,
+  formatPromptBlock,
+  loadGraph,
+  removeTool,
+  START,
+  successors,
+  ToolGraphError,
+  transitionWeights,
+  updateSettings,
+  type CandidateSet,
+  type Evaluation,
+  type FeedbackResult,
+  type GraphSettings,
+  type StaticImportResult,
+  type ToolGraph,
+  type ToolGraphSnapshot,
+  type Trajectory,
+} from "../functions/routing/graph";
+import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { openAiTool, type OpenAiTool } from "../functions/routing/openai-tools";
+import type { ToolDefinition } from "../functions/tools/definition";
+import { allRows, oneRow, run } from "./sql";
+
+/** One ranked candidate as routing returns it. */
+export interface RoutedTool {
+  name: string;
+  weight: number;
+  description: string;
+}
+
+export interface RouteAnswer {
+  previous: string | null;
+  via: "retrieval" | "graph";
+  candidates: RoutedTool[];
+  prompt: string;
+  tools: OpenAiTool[];
+}
+
+const SHORT_DESCRIPTION_CHARS = 160;
+
+function shortDescription(def: ToolDefinition | undefined): string {
+  const text = (def?.summary ?? def?.description ?? "").replace(/\s+/g, " ").trim();
+  return text.length > SHORT_DESCRIPTION_CHARS ? `${text.slice(0, SHORT_DESCRIPTION_CHARS - 1)}…` : text;
+}
+
+/**
+ * A tenant's ToolNet state: the weighted tool graph and the retrieval index over tool documents,
+ * held in memory and persisted as rows (trajectories, scores, settings). Every method is
+ * synchronous, so within the Durable Object no two updates interleave: concurrent feedback is
+ * applied one at a time and a read never sees half an update.
+ */
+export class TenantRouting {
+  readonly #sql: SqlStorage;
+  readonly #definitions: () => Map<string, ToolDefinition>;
+  #graph: ToolGraph | undefined;
+  #index: ToolIndex | undefined;
+  #defs: Map<string, ToolDefinition> | undefined;
+
+  constructor(sql: SqlStorage, definitions: () => Map<string, ToolDefinition>) {
+    this.#sql = sql;
+    this.#definitions = definitions;
+  }
+
+  #settings(): GraphSettings | undefined {
+    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:graph'")?.value;
+    return json === undefined ? undefined : (JSON.parse(json) as GraphSettings);
+  }
+
+  /** Build the in-memory graph and index from storage, once per object lifetime. */
+  #load(): { graph: ToolGraph; index: ToolIndex; defs: Map<string, ToolDefinition> } {
+    if (this.#graph !== undefined && this.#index !== undefined && this.#defs !== undefined) {
+      return { graph: this.#graph, index: this.#index, defs: this.#defs };
+    }
+    const defs = this.#definitions();
+    const graph = createGraph(this.#settings());
+    addTools(graph, [...defs.keys()]);
+    for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
+      const node = graph.tools.get(row.tool);
+      if (node !== undefined) node.score = row.score;
+    }
+    const trajectories = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid").map(
+      (row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] }),
+    );
+    // Stored trajectories may name tools deleted since; their transitions simply do not count.
+    addTrajectories(graph, trajectories, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
+    const index = ToolIndex.build([...defs.values()].map(toolDocument));
+    this.#graph = graph;
+    this.#index = index;
+    this.#defs = defs;
+    return { graph, index, defs };
+  }
+
+  /** Keep graph and index in step with the registry (called inside the registry's transaction). */
+  toolsChanged(upserted: ToolDefinition[], removed: string[]): void {
+    if (this.#graph === undefined || this.#index === undefined || this.#defs === undefined) return;
+    for (const def of upserted) {
+      addTool(this.#graph, def.name);
+      this.#index.remove(def.name);
+      this.#index.add(toolDocument(def));
+      this.#defs.set(def.name, def);
+    }
+    for (const name of removed) {
+      removeTool(this.#graph, name);
+      this.#index.remove(name);
+      this.#defs.delete(name);
+    }
+    if (removed.length > 0) {
+      for (const name of removed) run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+    }
+  }
+
+  /**
+   * Candidate next tools. From the start (no previous tool): lexical retrieval over tool
+   * documents. After a tool: its successors in the graph, by learned weight (eq. 4).
+   */
+  route(task: string, previous: string | null, k: number): RouteAnswer | { unknownPrevious: string } {
+    const { graph, index, defs } = this.#load();
+    if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
+    let ranked: { tool: string; weight: number }[];
+    if (previous === null) {
+      const hits = index.search(task, k);
+      const top = hits[0]?.score ?? 1;
+      // Retrieval scores are not transition weights; they are scaled to the same 0–1000 range
+      // so the prompt reads the same at every step.
+      ranked = hits.map((hit) => ({ tool: hit.name, weight: Math.round((hit.score / top) * 1000) }));
+    } else {
+      ranked = successors(graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight }));
+    }
+    const describe = (tool: string): string | undefined => shortDescription(defs.get(tool));
+    const prompt = formatPromptBlock({ previous: previous ?? START, candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })), describe });
+    const candidates = ranked.map((r) => ({ name: r.tool === END ? "Finish" : r.tool, weight: r.weight, description: r.tool === END ? "Stop and answer." : (describe(r.tool) ?? "") }));
+    const tools = ranked.flatMap((r) => {
+      const def = defs.get(r.tool);
+      return def === undefined ? [] : [openAiTool(def)];
+    });
+    return { previous, via: previous === null ? "retrieval" : "graph", candidates, prompt, tools };
+  }
+
+  /** Tools for a run: retrieval seeds plus their strongest successors, within a token budget. */
+  candidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
+    const { graph, index, defs } = this.#load();
+    const seeds = index.search(task, options.seeds).map((hit) => hit.name);
+    const costOf = (tool: string): number => Math.ceil(JSON.stringify(defs.get(tool) ?? {}).length / 4);
+    return candidateSet(graph, seeds, { hops: options.hops, maxTools: options.maxTools, tokenBudget: options.tokenBudget, costOf });
+  }
+
+  /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. */
+  importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): StaticImportResult {
+    const { graph } = this.#load();
+    const result = addTrajectories(graph, trajectories, { unknownTools });
+    for (const t of trajectories) {
+      run(this.#sql, "INSERT INTO graph_trajectories (id, tools) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", t.id, JSON.stringify(t.tools));
+    }
+    return result;
+  }
+
+  /** Dynamic construction (eq. 6–8): apply evaluator scores and persist the new accumulated scores. */
+  applyScores(evaluation: Evaluation): FeedbackResult {
+    const { graph } = this.#load();
+    const result = applyFeedback(graph, evaluation);
+    for (const update of result.updated) {
+      run(
+        this.#sql,
+        "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score",
+        update.tool,
+        update.score,
+      );
+    }
+    return result;
+  }
+
+  settings(): GraphSettings {
+    return { ...this.#load().graph.settings };
+  }
+
+  /** Change α or β; validated by the graph module. */
+  updateSettings(partial: Partial<GraphSettings>): GraphSettings {
+    const { graph } = this.#load();
+    const settings = updateSettings(graph, partial);
+    run(
+      this.#sql,
+      "INSERT INTO tenant_meta (key, value) VALUES ('setting:graph', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      JSON.stringify(settings),
+    );
+    return settings;
+  }
+
+  /** Observed transitions with their current weights (eq. 6), for pictures of the graph. */
+  weightedEdges(): { nodes: { tool: string; score: number }[]; edges: { from: string; to: string; count: number; weight: number }[] } {
+    const { graph } = this.#load();
+    const snapshot = exportGraph(graph);
+    const observed = new Set(snapshot.edges.map((e) => `${e.from}\u0000${e.to}`));
+    const counts = new Map(snapshot.edges.map((e) => [`${e.from}\u0000${e.to}`, e.count]));
+    const edges: { from: string; to: string; count: number; weight: number }[] = [];
+    for (const from of [START, ...graph.tools.keys()]) {
+      for (const { to, weight } of transitionWeights(graph, from)) {
+        const key = `${from}\u0000${to}`;
+        if (observed.has(key)) edges.push({ from, to, count: counts.get(key) ?? 0, weight });
+      }
+    }
+    return { nodes: snapshot.nodes, edges };
+  }
+
+  snapshot(): ToolGraphSnapshot {
+    return exportGraph(this.#load().graph);
+  }
+
+  /**
+   * Replace the learned state (trajectories, scores, settings) with an exported snapshot. Tools
+   * themselves stay as registered: snapshot nodes that are not registered tools are reported.
+   */
+  replaceWith(data: unknown): { missingTools: string[] } {
+    const snapshot = loadGraph(data); // validates fully before anything is written
+    const exported = exportGraph(snapshot);
+    const { defs } = this.#load();
+    run(this.#sql, "DELETE FROM graph_trajectories");
+    run(this.#sql, "DELETE FROM graph_scores");
+    for (const t of exported.trajectories) run(this.#sql, "INSERT INTO graph_trajectories (id, tools) VALUES (?, ?)", t.id, JSON.stringify(t.tools));
+    for (const n of exported.nodes) run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?)", n.tool, n.score);
+    run(
+      this.#sql,
+      "INSERT INTO tenant_meta (key, value) VALUES ('setting:graph', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      JSON.stringify(exported.settings),
+    );
+    this.#graph = undefined;
+    this.#index = undefined;
+    this.#defs = undefined;
+    return { missingTools: exported.nodes.map((n) => n.tool).filter((tool) => !defs.has(tool)) };
+  }
+
+  /** Forget the in-memory state (tests use it to prove a reload restores everything). */
+  evictMemory(): void {
+    this.#graph = undefined;
+    this.#index = undefined;
+    this.#defs = undefined;
+  }
+}
+
+export { ToolGraphError };

@@ -1,0 +1,192 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { toDot } from "../../routing/graph-dot";
+import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError, unwrap } from "../problem";
+
+const RouteRequest = z
+  .object({
+    task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
+    previousTool: z.string().max(200).nullable().optional().describe("The tool used last; omit or null for the first step"),
+    k: z.number().int().min(1).max(50).default(8).describe("How many candidates"),
+  })
+  .strict()
+  .openapi("RouteRequest");
+
+const RouteAnswer = z
+  .object({
+    previous: z.string().nullable(),
+    via: z.enum(["retrieval", "graph"]),
+    candidates: z.array(z.object({ name: z.string(), weight: z.number().int(), description: z.string() })),
+    prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
+    tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array"),
+  })
+  .openapi("RouteAnswer");
+
+const TrajectoryImport = z
+  .object({
+    trajectories: z
+      .array(z.object({ id: z.string().min(1).max(200), tools: z.array(z.string().min(1).max(200)).min(1).max(256) }).strict())
+      .min(1)
+      .max(10_000),
+    unknownTools: z.enum(["error", "skip"]).default("error"),
+  })
+  .strict()
+  .openapi("TrajectoryImport");
+
+const Score = z.number().int().min(MIN_EVALUATOR_SCORE).max(MAX_EVALUATOR_SCORE);
+const Feedback = z
+  .object({
+    tools: z.array(z.string().min(1).max(200)).min(1).max(256).describe("The tools of one trajectory, in order"),
+    scores: z.array(Score).min(1).max(256).describe("One integer score in [-3, 3] per tool"),
+  })
+  .strict()
+  .refine((f) => f.tools.length === f.scores.length, { message: "one score per tool", path: ["scores"] })
+  .openapi("Feedback");
+
+const ImportResult = z
+  .object({ added: z.array(z.string()), unchanged: z.array(z.string()), transitions: z.number().int(), skippedTools: z.array(z.string()) })
+  .openapi("TrajectoryImportResult");
+const FeedbackResult = z
+  .object({ updated: z.array(z.object({ tool: z.string(), delta: z.number(), score: z.number() })), skippedTools: z.array(z.string()) })
+  .openapi("FeedbackResult");
+
+const GraphSettings = z
+  .object({ alpha: z.number().gt(0).max(10).optional(), beta: z.number().min(0).max(1).optional() })
+  .strict()
+  .openapi("GraphSettings");
+
+/** ToolNet: routing, trajectories, feedback, the graph itself and its settings. */
+export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/route",
+      tags: ["routing"],
+      summary: "Which tools next? Ranked candidates, without a model call",
+      security: tenantSecurity,
+      request: { body: jsonBody(RouteRequest) },
+      responses: { 200: { description: "Candidates", content: { "application/json": { schema: RouteAnswer } } }, ...problems(400, 401, 404) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      return c.json(unwrap(await c.var.tenant.route(body.task, body.previousTool ?? null, body.k)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/graph/trajectories",
+      tags: ["routing"],
+      summary: "Static construction: import tool-call sequences (idempotent per id)",
+      security: tenantSecurity,
+      request: { body: jsonBody(TrajectoryImport) },
+      responses: {
+        200: { description: "Imported", content: { "application/json": { schema: ImportResult } } },
+        ...problems(400, 401),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const result = unwrap(await c.var.tenant.importTrajectories(body.trajectories, body.unknownTools));
+      return c.json({ added: [...result.added], unchanged: [...result.unchanged], transitions: result.transitions, skippedTools: [...result.skippedTools] }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/feedback",
+      tags: ["routing"],
+      summary: "Dynamic construction: evaluator scores for the tools of one trajectory",
+      security: tenantSecurity,
+      request: { body: jsonBody(Feedback) },
+      responses: {
+        200: { description: "Scores applied", content: { "application/json": { schema: FeedbackResult } } },
+        ...problems(400, 401),
+      },
+    }),
+    async (c) => {
+      const result = unwrap(await c.var.tenant.applyScores(c.req.valid("json")));
+      return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/graph",
+      tags: ["routing"],
+      summary: "Export the graph (JSON snapshot) or a picture of it (Graphviz DOT)",
+      security: tenantSecurity,
+      request: {
+        query: z.object({
+          format: z.enum(["json", "dot"]).default("json"),
+          minWeight: z.coerce.number().min(0).max(1).optional().describe("DOT only: leave out edges lighter than this"),
+        }),
+      },
+      responses: {
+        200: {
+          description: "The graph",
+          content: { "application/json": { schema: z.record(z.string(), z.unknown()) }, "text/vnd.graphviz": { schema: z.string() } },
+        },
+        ...problems(400, 401),
+      },
+    }),
+    async (c) => {
+      const { format, minWeight } = c.req.valid("query");
+      if (format === "dot") {
+        const dot = toDot(await c.var.tenant.graphEdges(), minWeight === undefined ? {} : { minWeight });
+        return c.body(dot, 200, { "content-type": "text/vnd.graphviz; charset=utf-8" });
+      }
+      return c.json(await c.var.tenant.graphSnapshot(), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/graph",
+      tags: ["routing"],
+      summary: "Import a graph snapshot, replacing learned trajectories, scores and settings",
+      security: tenantSecurity,
+      request: { body: jsonBody(z.record(z.string(), z.unknown())) },
+      responses: {
+        200: { description: "Imported", content: { "application/json": { schema: z.object({ missingTools: z.array(z.string()) }) } } },
+        ...problems(400, 401),
+      },
+    }),
+    async (c) => c.json(unwrap(await c.var.tenant.replaceGraph(c.req.valid("json"))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/settings/graph",
+      tags: ["settings"],
+      summary: "ToolNet's α (update speed) and β (weight kept from static construction)",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: GraphSettings } } }, ...problems(401) },
+    }),
+    async (c) => c.json(await c.var.tenant.graphSettings(), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/settings/graph",
+      tags: ["settings"],
+      summary: "Change α or β",
+      security: tenantSecurity,
+      request: { body: jsonBody(GraphSettings) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: GraphSettings } } }, ...problems(400, 401) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      if (body.alpha === undefined && body.beta === undefined) throw new ApiError("invalid-request", "Give alpha, beta or both.");
+      return c.json(unwrap(await c.var.tenant.updateGraphSettings(body)), 200);
+    },
+  );
+}

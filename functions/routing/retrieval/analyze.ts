@@ -1,0 +1,58 @@
+import { stem } from "./stem";
+
+/**
+ * Text → index terms, shared by documents and queries so both sides meet on the same terms:
+ * identifiers are split (camelCase, snake_case, kebab-case, path segments), words lower-cased,
+ * common English function words dropped, and English words stemmed.
+ */
+
+// Snowball's English stop list (generic function words only, no domain words), so that long
+// chat-style tasks are not ranked on "the", "would", "me".
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers " +
+    "herself it its itself they them their theirs themselves what which who whom this that these those am is " +
+    "are was were be been being have has had having do does did doing would should could ought a an the and " +
+    "but if or because as until while of at by for with about against between into through during before after " +
+    "above below to from up down in out on off over under again further then once here there when where why how " +
+    "all any both each few more most other some such no nor not only own same so than too very s t can will just " +
+    "don d ll m o re ve y"
+  ).split(" "),
+);
+
+// Word-internal boundaries: "movieCredits" → "movie Credits", "HTMLParser" → "HTML Parser".
+const LOWER_UPPER = /(\p{Ll})(\p{Lu})/gu;
+const ACRONYM_WORD = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+// Runs of letters and digits; every other character (space, _, -, /, {, ., …) separates words.
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Splits identifiers and prose into lower-case words: `/person/{person_id}/movie_credits` → person, person, id, movie, credits. */
+export function splitWords(text: string): string[] {
+  const spaced = text.replace(LOWER_UPPER, "$1 $2").replace(ACRONYM_WORD, "$1 $2");
+  return (spaced.match(WORD) ?? []).map((word) => word.toLowerCase());
+}
+
+// Vocabularies are small next to token counts, so memoising terms makes indexing about twice as
+// fast; cleared when full to bound memory in a long-lived isolate.
+const TERM_CACHE_LIMIT = 100_000;
+const termCache = new Map<string, string | null>();
+
+/** Index term for one lower-case word, or null when the word carries no meaning for ranking. */
+export function termOf(word: string): string | null {
+  const cached = termCache.get(word);
+  if (cached !== undefined) return cached;
+  const term = STOP_WORDS.has(word) ? null : stem(word);
+  if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
+  termCache.set(word, term);
+  return term;
+}
+
+/** All index terms of `text`, in order, repeats kept (term frequency matters to BM25). */
+export function analyze(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of splitWords(text)) {
+    const term = termOf(word);
+    if (term !== null) terms.push(term);
+  }
+  return terms;
+}

@@ -1,0 +1,43 @@
+import type { ToolDefinition } from "../../tools/definition";
+
+/**
+ * The searchable text of one tool, one string per indexed field. Plain data: it is what the
+ * registry hands to the index, and it can be stored or sent as JSON.
+ */
+export interface ToolDoc {
+  /** Tool name; the document id in the index, and itself searched (split into words). */
+  name: string;
+  /** `METHOD /path` with `{placeholders}` dropped: the placeholder's name repeats a segment's meaning. */
+  operation: string;
+  summary: string;
+  description: string;
+  /** Parameter names, space-separated. */
+  parameters: string;
+  /** Parameter descriptions, one after another. */
+  parameterDocs: string;
+  /** Tags, space-separated. */
+  tags: string;
+}
+
+/** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
+export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags"] as const;
+export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
+
+// Long reference descriptions (markdown tables, change logs) add index size but little signal
+// beyond their opening; measured on the benchmarks, see bench/retrieval-quality.ts.
+export const MAX_DESCRIPTION_CHARS = 2_000;
+
+const PLACEHOLDER = /\{[^}]*\}/g;
+
+/** Builds the searchable document of a tool definition. */
+export function toolDocument(def: ToolDefinition): ToolDoc {
+  return {
+    name: def.name,
+    operation: def.operation.replace(PLACEHOLDER, " "),
+    summary: def.summary ?? "",
+    description: def.description.slice(0, MAX_DESCRIPTION_CHARS),
+    parameters: def.parameters.map((parameter) => parameter.name).join(" "),
+    parameterDocs: def.parameters.map((parameter) => parameter.description ?? "").join("\n"),
+    tags: def.tags.join(" "),
+  };
+}
