@@ -4,7 +4,12 @@ import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, migrate, oneRow, run } from "./sql";
 import type { CandidateSet, Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
+import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
+import type { EvaluationRequest } from "../functions/chain/evaluator";
+import type { TenantApi } from "../functions/http/auth";
 import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routing";
+
+const MAX_EVALUATION_ATTEMPTS = 5;
 import { TENANT_MIGRATIONS } from "./tenant-schema";
 
 /** What lists show of an API key (never the key or its hash). */
@@ -326,6 +331,94 @@ export class TenantObject extends DurableObject<Env> {
       .sort((a, b) => b.scope_value.length - a.scope_value.length);
     const server = servers[0];
     return { tool, credential: server === undefined ? undefined : credentialFromRow(server) };
+  }
+
+  // Runs and the evaluator queue.
+
+  /** Store (or update) a run record. */
+  saveRun(id: string, task: string, status: string, recordJson: string): void {
+    run(
+      this.#sql,
+      "INSERT INTO runs (id, created_at, status, task, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record",
+      id,
+      now(),
+      status,
+      task,
+      recordJson,
+    );
+  }
+
+  getRun(id: string): string | undefined {
+    return oneRow<{ record: string }>(this.#sql, "SELECT record FROM runs WHERE id = ?", id)?.record;
+  }
+
+  listRuns(limit: number): { id: string; createdAt: string; status: string; task: string }[] {
+    return allRows<{ id: string; created_at: string; status: string; task: string }>(
+      this.#sql,
+      "SELECT id, created_at, status, task FROM runs ORDER BY created_at DESC, id DESC LIMIT ?",
+      limit,
+    ).map((r) => ({ id: r.id, createdAt: r.created_at, status: r.status, task: r.task }));
+  }
+
+  /**
+   * A finished run teaches the graph: its tool sequence is a trajectory (static counts, eq. 5),
+   * and it is queued for the evaluator, whose scores arrive later through the alarm (eq. 6–8).
+   */
+  async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined): Promise<void> {
+    if (trajectory.length > 0) {
+      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory }], "skip"));
+    }
+    if (evaluation !== undefined && evaluation.steps.length > 0) {
+      run(this.#sql, "INSERT INTO evaluation_queue (id, payload, due_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING", runId, JSON.stringify(evaluation), Date.now());
+      await this.#armAlarm();
+    }
+  }
+
+  evaluationStatus(runId: string): { attempts: number; done: boolean; scores: number[] | null; lastError: string | null } | undefined {
+    const row = oneRow<{ attempts: number; done_at: string | null; scores: string | null; last_error: string | null }>(
+      this.#sql,
+      "SELECT attempts, done_at, scores, last_error FROM evaluation_queue WHERE id = ?",
+      runId,
+    );
+    return row === undefined ? undefined : { attempts: row.attempts, done: row.done_at !== null, scores: row.scores === null ? null : (JSON.parse(row.scores) as number[]), lastError: row.last_error };
+  }
+
+  async #armAlarm(): Promise<void> {
+    const next = oneRow<{ due: number | null }>(this.#sql, "SELECT MIN(due_at) AS due FROM evaluation_queue WHERE done_at IS NULL")?.due ?? null;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
+  }
+
+  /** The evaluator queue: one alarm over a table of due work; at-least-once, so idempotent. */
+  override async alarm(): Promise<void> {
+    const due = allRows<{ id: string; payload: string; attempts: number }>(
+      this.#sql,
+      "SELECT id, payload, attempts FROM evaluation_queue WHERE done_at IS NULL AND due_at <= ? ORDER BY due_at LIMIT 5",
+      Date.now(),
+    );
+    for (const item of due) {
+      const request = JSON.parse(item.payload) as EvaluationRequest;
+      try {
+        const scores = await evaluateTrajectory(this.env, this.#tenantId() ?? "", this as unknown as TenantApi, request);
+        graphOutcome(() => this.routing.applyScores({ tools: request.steps.map((s) => s.tool), scores }));
+        run(this.#sql, "UPDATE evaluation_queue SET done_at = ?, scores = ?, attempts = attempts + 1 WHERE id = ?", now(), JSON.stringify(scores), item.id);
+      } catch (error) {
+        const attempts = item.attempts + 1;
+        const message = error instanceof Error ? error.message : String(error);
+        // Exponential backoff; after the last try the item is closed with its error kept.
+        const giveUp = attempts >= MAX_EVALUATION_ATTEMPTS;
+        run(
+          this.#sql,
+          "UPDATE evaluation_queue SET attempts = ?, last_error = ?, due_at = ?, done_at = ? WHERE id = ?",
+          attempts,
+          message.slice(0, 500),
+          Date.now() + 2 ** attempts * 1_000,
+          giveUp ? now() : null,
+          item.id,
+        );
+      }
+    }
+    await this.#armAlarm();
   }
 
   // ToolNet: thin RPC delegates to TenantRouting; graph errors become problems, not throws.

@@ -16,4 +16,9 @@ export const TENANT_MIGRATIONS = [
      hint TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (scope_kind, scope_value));`,
   `CREATE TABLE IF NOT EXISTS graph_trajectories (id TEXT PRIMARY KEY, tools TEXT NOT NULL);
    CREATE TABLE IF NOT EXISTS graph_scores (tool TEXT PRIMARY KEY, score REAL NOT NULL);`,
+  `CREATE TABLE IF NOT EXISTS runs (
+     id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL, task TEXT NOT NULL, record TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS evaluation_queue (
+     id TEXT PRIMARY KEY, payload TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, due_at INTEGER NOT NULL,
+     last_error TEXT, done_at TEXT, scores TEXT);`,
 ] as const;

@@ -2,10 +2,12 @@ import { createApp } from "./http/app";
 import { registerCredentialRoutes } from "./http/routes/credentials";
 import { registerGraphRoutes } from "./http/routes/graph";
 import { registerHealthRoutes, SERVICE_VERSION } from "./http/routes/health";
+import { registerRunRoutes } from "./http/routes/runs";
 import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
 import { registerToolRoutes } from "./http/routes/tools";
 
+export { ToolGateway } from "./chain/tool-gateway";
 export { DirectoryObject } from "../durable-objects/directory-object";
 export { TenantObject } from "../durable-objects/tenant-object";
 
@@ -16,6 +18,7 @@ registerToolRoutes(app);
 registerCredentialRoutes(app);
 registerSettingsRoutes(app);
 registerGraphRoutes(app);
+registerRunRoutes(app);
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
 app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });

@@ -46,7 +46,11 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
       {
         name: "atc-edge",
         modules: true,
-        modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+        modulesRules: [
+          { type: "CompiledWasm", include: ["**/*.wasm"] },
+          { type: "Text", include: ["**/*.js.txt"] },
+          { type: "Data", include: ["**/*.wasm.bin"] },
+        ],
         scriptPath: bundlePath(".test-build/main"),
         compatibilityDate: "2026-04-20",
         compatibilityFlags: ["nodejs_compat"],

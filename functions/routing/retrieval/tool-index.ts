@@ -5,8 +5,9 @@ import { TOOL_DOC_FIELDS, type ToolDoc, type ToolDocField } from "./tool-documen
 
 /**
  * Lexical (BM25) ranking of a tenant's tools for a task text, on MiniSearch: no model call,
- * milliseconds at 10,000 tools. Documents are replaced by name as the registry changes, and the
- * index serialises to plain JSON so a Durable Object can store it instead of rebuilding.
+ * milliseconds at 10,000 tools (figures in bench/retrieval-quality.ts). Tools are added, replaced
+ * and removed by name as the registry changes, and the index serialises to plain JSON so a
+ * Durable Object can store it and reload it instead of rebuilding.
  */
 
 /** Search-time knobs; defaults measured in bench/retrieval-quality.ts. */
@@ -92,7 +93,8 @@ export class ToolIndex {
   /** Removes a tool by name; false when it was not indexed. */
   remove(name: string): boolean {
     if (!this.engine.has(name)) return false;
-    // discard needs only the id, so the index does not keep every document's text for removal.
+    // discard needs only the id, so the index need not keep every tool's text. Its postings are
+    // dropped lazily (on the next query that meets them, or by MiniSearch's background vacuum).
     this.engine.discard(name);
     return true;
   }

@@ -1,0 +1,90 @@
+import type { TenantApi } from "../http/auth";
+import { ApiError } from "../http/problem";
+import { createModelClient } from "../llm/client";
+import { tenantModelConfig } from "../tenants/model-settings";
+import type { ToolDefinition } from "../tools/definition";
+import { evaluationFromRun } from "./run-learning";
+import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
+import { runTask, type RunEvent, type RunOutcome } from "./run-task";
+
+export interface RunSettings {
+  maxAttempts: number;
+  feedbackTokenBudget: number;
+  limits: AttemptLimits;
+}
+
+export interface StoredRun extends RunOutcome {
+  id: string;
+  task: string;
+  candidates: string[];
+  candidateSource: "request" | "routing";
+  createdAt: string;
+  timings: { totalMs: number };
+}
+
+/** The tools of a run: the ones the request names (all must exist), or routing's candidate set. */
+export async function chooseCandidates(tenant: TenantApi, task: string, named: string[] | undefined): Promise<{ tools: ToolDefinition[]; source: "request" | "routing" }> {
+  if (named !== undefined) {
+    const records = await Promise.all(named.map((name) => tenant.getTool(name)));
+    const missing = named.filter((_, i) => records[i] === undefined);
+    if (missing.length > 0) throw new ApiError("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
+    return { tools: records.flatMap((r) => (r === undefined ? [] : [r.definition])), source: "request" };
+  }
+  const set = await tenant.runCandidates(task, { seeds: 6, hops: 2, maxTools: 12, tokenBudget: 12_000 });
+  const records = await Promise.all(set.candidates.map((c) => tenant.getTool(c.tool)));
+  const tools = records.flatMap((r) => (r === undefined ? [] : [r.definition]));
+  if (tools.length === 0) throw new ApiError("invalid-request", "No registered tool matches this task; register tools or name them in `tools`.");
+  return { tools, source: "routing" };
+}
+
+/** Run a task end to end for a tenant, store it, and let the graph learn from it. */
+export async function startRun(
+  env: Env,
+  tenantId: string,
+  tenant: TenantApi,
+  request: { task: string; tools?: string[] | undefined },
+  settings: RunSettings,
+  emit?: (event: RunEvent) => void,
+): Promise<StoredRun> {
+  const started = Date.now();
+  const config = await tenantModelConfig(env, tenantId, tenant);
+  if (!config.ok) throw new ApiError("not-configured", config.message);
+  const { tools, source } = await chooseCandidates(tenant, request.task, request.tools);
+  const client = createModelClient(config.config, { fetch: (input, init) => fetch(input, init) });
+  const names = tools.map((t) => t.name);
+  const outcome = await runTask(
+    { task: request.task, tools, overrides: new Map(), maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
+    {
+      async chat(messages, purpose) {
+        const answer = await client.chat({ messages, purpose, temperature: 0 });
+        return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
+      },
+      async execute(program, replay) {
+        const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: names, replay, limits: settings.limits });
+        const { result } = attempt;
+        return {
+          ok: result.ok,
+          ...(result.ok ? { answer: result.answer } : { error: result.error }),
+          logs: result.logs,
+          trace: attempt.trace,
+          durationMs: attempt.isolateMs,
+          firstCallMs: attempt.timing.engineReadyMs,
+        };
+      },
+      ...(emit === undefined ? {} : { emit }),
+    },
+  );
+  const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  const stored: StoredRun = {
+    id,
+    task: request.task,
+    candidates: names,
+    candidateSource: source,
+    createdAt: new Date(started).toISOString(),
+    ...outcome,
+    timings: { totalMs: Date.now() - started },
+  };
+  await tenant.saveRun(id, request.task, stored.status, JSON.stringify(stored));
+  await tenant.learnFromRun(id, outcome.trajectory, evaluationFromRun(request.task, outcome));
+  return stored;
+}

@@ -1,0 +1,95 @@
+import canonicalize from "canonicalize";
+import { WorkerEntrypoint } from "cloudflare:workers";
+import { tenantStub } from "../http/auth";
+import type { ToolCallAnswer } from "../sandbox/isolate/protocol";
+import { invokeTool } from "../tools/invoke";
+
+/** A non-GET call that succeeded in an earlier attempt of the same run, with what it returned. */
+export interface ReplayRecord {
+  key: string;
+  value: unknown;
+  status?: number;
+}
+
+/** What one program isolate may do: which tenant, which tools, what earlier attempts sent. */
+export interface GatewayProps {
+  tenantId: string;
+  allowed: string[];
+  replay: ReplayRecord[];
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+const MAX_ERROR_CHARS = 600;
+const MAX_TRACE_RESULT_CHARS = 4_000;
+
+/** Identity of a call for replay: tool name plus canonical JSON of its arguments. */
+export function callKey(tool: string, args: unknown): string {
+  return `${tool}:${canonicalize(args ?? {}) ?? "{}"}`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… [cut: ${text.length - max} more characters]` : text;
+}
+
+/** A short JSON rendering of a result for the trace (full results go to the program only). */
+function traceResult(value: unknown): unknown {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length <= MAX_TRACE_RESULT_CHARS ? value : clip(text, MAX_TRACE_RESULT_CHARS);
+}
+
+/**
+ * The tools capability handed to a program isolate (`env.TOOLS`). Every call from a generated
+ * program comes through here: the candidate set is enforced, arguments are validated and the
+ * tenant's credential injected by the shared safe-call path, and a non-GET call that already
+ * succeeded in an earlier attempt is answered from its record instead of being sent again.
+ */
+export class ToolGateway extends WorkerEntrypoint<Env, GatewayProps> {
+  async call(name: string, args: unknown): Promise<ToolCallAnswer> {
+    const props = this.ctx.props;
+    const base = { tool: name, arguments: args, sent: false, replayed: false, durationMs: 0, bytes: 0, truncated: false };
+    if (!props.allowed.includes(name)) {
+      const error = `tool ${name} is not in this run's candidate set`;
+      return { ok: false, error, trace: { ...base, ok: false, error } };
+    }
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      const error = `${name} takes one object of named arguments, e.g. tools.${name}({ ... })`;
+      return { ok: false, error, trace: { ...base, ok: false, error } };
+    }
+    const key = callKey(name, args);
+    const earlier = props.replay.find((record) => record.key === key);
+    if (earlier !== undefined) {
+      return {
+        ok: true,
+        value: earlier.value,
+        trace: { ...base, replayed: true, ok: true, ...(earlier.status === undefined ? {} : { status: earlier.status }), result: traceResult(earlier.value) },
+      };
+    }
+    const outcome = await invokeTool(this.env, props.tenantId, tenantStub(this.env, props.tenantId), name, args as Record<string, unknown>, {
+      timeoutMs: props.timeoutMs,
+      maxResponseBytes: props.maxResponseBytes,
+    });
+    if (!outcome.found) {
+      const error = `tool ${name} does not exist (it may have been deleted)`;
+      return { ok: false, error, trace: { ...base, ok: false, error } };
+    }
+    const { result } = outcome;
+    const sent = result.error?.kind !== "invalid_arguments" && result.error?.kind !== "blocked_destination";
+    const trace = {
+      ...base,
+      sent,
+      ok: result.ok,
+      ...(result.status === undefined ? {} : { status: result.status }),
+      durationMs: result.durationMs,
+      bytes: result.bytes,
+      truncated: result.truncated,
+      // A successful side effect keeps its whole result: a later attempt is answered with it.
+      result: result.ok && result.request.method !== "GET" ? result.body : traceResult(result.body),
+      method: result.request.method,
+    };
+    if (result.ok) return { ok: true, value: result.body, trace };
+    const upstream = result.status === undefined ? "" : ` (HTTP ${result.status}: ${clip(JSON.stringify(result.body) ?? "", 300)})`;
+    const error = clip(`${name} failed: ${result.error?.message ?? "unknown error"}${upstream}`, MAX_ERROR_CHARS);
+    return { ok: false, error, trace: { ...trace, error } };
+  }
+}

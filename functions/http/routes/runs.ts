@@ -1,0 +1,115 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import { startRun, type RunSettings } from "../../chain/start-run";
+import { ToolName } from "../../tools/definition";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError, PROBLEM_BASE, PROBLEM_KINDS } from "../problem";
+
+const Limits = z
+  .object({
+    maxToolCalls: z.number().int().min(1).max(200).default(50),
+    deadlineMs: z.number().int().min(1_000).max(120_000).default(30_000).describe("Wall-clock limit of one attempt"),
+    toolTimeoutMs: z.number().int().min(100).max(30_000).default(10_000),
+    maxToolResponseBytes: z.number().int().min(1_024).max(4 * 1024 * 1024).default(1024 * 1024),
+    memoryLimitBytes: z.number().int().min(8 * 1024 * 1024).max(128 * 1024 * 1024).default(64 * 1024 * 1024),
+  })
+  .strict();
+
+const CreateRun = z
+  .object({
+    task: z.string().trim().min(1).max(10_000),
+    tools: z.array(ToolName).min(1).max(50).optional().describe("Candidate tools; default: chosen by routing"),
+    maxAttempts: z.number().int().min(1).max(5).default(3).describe("Programs per run, first one included (the paper's α)"),
+    feedbackTokenBudget: z.number().int().min(200).max(20_000).default(3_000).describe("Tokens of errors and earlier programs fed back"),
+    limits: Limits.default({ maxToolCalls: 50, deadlineMs: 30_000, toolTimeoutMs: 10_000, maxToolResponseBytes: 1024 * 1024, memoryLimitBytes: 64 * 1024 * 1024 }),
+  })
+  .strict()
+  .openapi("CreateRun");
+
+const Run = z.record(z.string(), z.unknown()).openapi("Run", {
+  description: "answer, finalProgram, attempts (program, error, attributed tool, trace), modelCalls with token usage, usage, timings",
+});
+
+/** ATC runs: one generated program per attempt, executed in an isolate, repaired by attributable reflection. */
+export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/runs",
+      tags: ["runs"],
+      summary: "Solve a task with one generated program calling a chain of tools",
+      description: "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
+      security: tenantSecurity,
+      request: { body: jsonBody(CreateRun) },
+      responses: {
+        201: { description: "The finished run", content: { "application/json": { schema: Run }, "text/event-stream": { schema: z.string() } } },
+        ...problems(400, 401, 503),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes } = body.limits;
+      const settings: RunSettings = {
+        maxAttempts: body.maxAttempts,
+        feedbackTokenBudget: body.feedbackTokenBudget,
+        limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes },
+      };
+      const request = { task: body.task, tools: body.tools };
+      if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
+        return streamSSE(c, async (stream) => {
+          try {
+            const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings, (event) => {
+              void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
+            });
+            await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
+          } catch (error) {
+            const kind = error instanceof ApiError ? error.kind : "internal";
+            const detail = error instanceof ApiError ? error.detail : "The run failed on our side.";
+            await stream.writeSSE({ event: "problem", data: JSON.stringify({ type: PROBLEM_BASE + kind, title: PROBLEM_KINDS[kind].title, status: PROBLEM_KINDS[kind].status, detail }) });
+          }
+        }) as never;
+      }
+      const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings);
+      return c.json(run as unknown as Record<string, unknown>, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/runs/{id}",
+      tags: ["runs"],
+      summary: "A stored run",
+      security: tenantSecurity,
+      request: { params: z.object({ id: z.string().max(100) }) },
+      responses: { 200: { description: "The run", content: { "application/json": { schema: Run } } }, ...problems(401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const json = await c.var.tenant.getRun(id);
+      if (json === undefined) throw new ApiError("not-found", `No run ${id}.`);
+      const evaluation = await c.var.tenant.evaluationStatus(id);
+      return c.json({ ...(JSON.parse(json) as Record<string, unknown>), evaluation: evaluation ?? null }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/runs",
+      tags: ["runs"],
+      summary: "Recent runs",
+      security: tenantSecurity,
+      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
+      responses: {
+        200: {
+          description: "Runs, newest first",
+          content: { "application/json": { schema: z.object({ runs: z.array(z.object({ id: z.string(), createdAt: z.string(), status: z.string(), task: z.string() })) }) } },
+        },
+        ...problems(401),
+      },
+    }),
+    async (c) => c.json({ runs: await c.var.tenant.listRuns(c.req.valid("query").limit) }, 200),
+  );
+}

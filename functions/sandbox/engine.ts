@@ -1,0 +1,109 @@
+import variant from "@jitl/quickjs-wasmfile-release-sync";
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type CustomizeVariantOptions,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten-core";
+import { sandboxDiagnostics } from "./diagnostics";
+
+/**
+ * QuickJS compiled to WebAssembly, ready to start sandboxes.
+ *
+ * The compiled `WebAssembly.Module` is cached per isolate; every program gets its own
+ * WebAssembly instance with its own linear memory. Two measured reasons (see README):
+ * this QuickJS build cannot see the size of its own allocations (no malloc_usable_size), so
+ * `JS_SetMemoryLimit` does not bound a heap made of many objects; only a memory ceiling on
+ * the instance does. And deep native recursion (the parser, JSON.stringify on deep data) can
+ * overflow the host stack before QuickJS's own stack check fires; the instance is then in an
+ * unknown state and must never be used again. Instantiating from the compiled module costs
+ * about 1 ms.
+ */
+export interface QuickJsEngine {
+  /** A fresh QuickJS instance whose heap cannot grow more than `heapBytes` past its start size. */
+  instantiate(heapBytes: number): Promise<SandboxInstance>;
+}
+
+export interface SandboxInstance {
+  quickjs: QuickJSWASMModule;
+  memory: WebAssembly.Memory;
+  /** Ceiling of `memory`, in bytes. */
+  maxBytes: number;
+}
+
+const PAGE_BYTES = 65_536;
+/** The module's own minimum (16 MiB: data, a 5 MB C stack, the start of the heap). */
+const INITIAL_PAGES = 256;
+/** The module's declared maximum (2 GiB). */
+const MAX_PAGES = 32_768;
+
+class CompiledEngine implements QuickJsEngine {
+  readonly #module: WebAssembly.Module;
+
+  constructor(module: WebAssembly.Module) {
+    this.#module = module;
+  }
+
+  async instantiate(heapBytes: number): Promise<SandboxInstance> {
+    const extraPages = Math.max(1, Math.ceil(heapBytes / PAGE_BYTES));
+    const maximum = Math.min(MAX_PAGES, INITIAL_PAGES + extraPages);
+    const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum });
+    const quickjs = await newQuickJSWASMModuleFromVariant(
+      newVariant(variant, {
+        wasmModule: this.#module,
+        wasmMemory: memory,
+        emscriptenModule: QUIET_EMSCRIPTEN,
+      }),
+    );
+    return { quickjs, memory, maxBytes: maximum * PAGE_BYTES };
+  }
+}
+
+function recordModuleMessage(message: string): void {
+  sandboxDiagnostics.lastModuleMessage = message.slice(0, 500);
+}
+
+/**
+ * Emscripten prints aborts (a failed QuickJS assertion after out-of-memory, for instance) to the
+ * console. Its `print`/`printErr` options, which the library's types leave out, route them to
+ * the diagnostics instead of the service's logs.
+ */
+const QUIET_EMSCRIPTEN: NonNullable<CustomizeVariantOptions["emscriptenModule"]> & {
+  print(message: string): void;
+  printErr(message: string): void;
+} = {
+  print: recordModuleMessage,
+  printErr: recordModuleMessage,
+};
+
+const engines = new WeakMap<WebAssembly.Module, QuickJsEngine>();
+let nodeEngine: Promise<QuickJsEngine> | undefined;
+
+/**
+ * The QuickJS engine of this isolate.
+ *
+ * In a Worker, pass the module imported from `./workerd-wasm` (wrangler compiles `.wasm`
+ * imports into `WebAssembly.Module`s; workerd cannot compile WebAssembly from bytes at run
+ * time). Without an argument the wasm file is read and compiled once, which works in Node
+ * (tests, scripts) only.
+ */
+export async function loadQuickJs(wasmModule?: WebAssembly.Module): Promise<QuickJsEngine> {
+  if (wasmModule) {
+    let engine = engines.get(wasmModule);
+    if (!engine) {
+      engine = new CompiledEngine(wasmModule);
+      engines.set(wasmModule, engine);
+    }
+    return engine;
+  }
+  nodeEngine ??= import("./node-wasm")
+    .then(({ compileQuickJsWasm }) => compileQuickJsWasm())
+    .then((module) => new CompiledEngine(module));
+  try {
+    return await nodeEngine;
+  } catch (error) {
+    // Let a later call try again instead of caching the failure.
+    nodeEngine = undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+import type { ProgramResult, RunOptions } from "../types";
+
+/** One tool call as the run's trace records it. */
+export interface TraceEntry {
+  index: number;
+  tool: string;
+  arguments: unknown;
+  /** HTTP method actually used, when the call got as far as building a request. */
+  method?: string;
+  /** False when the call was refused before sending, or answered from an earlier attempt's record. */
+  sent: boolean;
+  /** True when an identical non-GET call succeeded in an earlier attempt and its result was reused. */
+  replayed: boolean;
+  ok: boolean;
+  status?: number;
+  durationMs: number;
+  bytes: number;
+  truncated: boolean;
+  error?: string;
+  line?: number;
+  /** The (capped) result the program received, kept for reflection and evaluation. */
+  result?: unknown;
+}
+
+/** What the tools capability answers for one call. */
+export type ToolCallAnswer =
+  | { ok: true; value: unknown; trace: Omit<TraceEntry, "index" | "line"> }
+  | { ok: false; error: string; trace: Omit<TraceEntry, "index" | "line"> };
+
+/** The one capability a program isolate has: calling the run's candidate tools. */
+export interface ToolsCapability {
+  call(name: string, args: unknown): Promise<ToolCallAnswer>;
+}
+
+export type IsolateLimits = Pick<
+  RunOptions,
+  "memoryLimitBytes" | "maxStackSizeBytes" | "stretchBudget" | "totalBudget" | "timeoutMs" | "maxToolCalls" | "maxResultBytes" | "maxAnswerBytes" | "maxLogLines" | "maxLogBytes"
+>;
+
+export interface IsolateRunRequest {
+  program: string;
+  tools: string[];
+  limits: IsolateLimits;
+}
+
+export interface IsolateRunResult {
+  result: ProgramResult;
+  trace: TraceEntry[];
+  timing: { engineReadyMs: number | undefined };
+}

@@ -1,0 +1,147 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
+import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+
+const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+
+let service: TestService;
+let model: ScriptedModel;
+let tenant: { id: string; key: string };
+const upstream: { method: string; url: string }[] = [];
+
+const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
+
+beforeAll(async () => {
+  model = createScriptedModel();
+  service = await startService({
+    outbound: async (request) => {
+      const url = new URL(request.url);
+      if (url.hostname === "model.atc.test") return model.handle(request);
+      upstream.push({ method: request.method, url: request.url });
+      if (url.pathname === "/orders" && request.method === "POST") return Response.json({ orderId: 77, status: "created" }, { status: 201 });
+      return Response.json({ ok: true });
+    },
+  });
+  tenant = await createTenant(service, "runner");
+  await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+  await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: {
+      format: "list",
+      source: "shop",
+      tools: [
+        { name: "createOrder", method: "POST", url: "https://shop.example.com/orders", parameters: [{ name: "item", type: "string", in: "body", required: true }] },
+        { name: "orderStatus", method: "GET", url: "https://shop.example.com/orders/{order_id}" },
+      ],
+    },
+  });
+});
+afterAll(async () => service.dispose());
+
+interface RunBody {
+  id: string;
+  status: string;
+  answer?: unknown;
+  finalProgram: string;
+  attempts: { program: string; ok: boolean; error?: { kind: string; message: string }; attributedTool?: string; attributedBy?: string; trace: { tool: string; ok: boolean; sent: boolean; replayed: boolean; status?: number }[] }[];
+  modelCalls: { purpose: string; usage: { totalTokens: number } }[];
+  usage: { totalTokens: number };
+  trajectory: string[];
+}
+
+describe("ATC runs on RestBench TMDB", () => {
+  it("repairs a program that reads a missing field, attributing the failure to the right tool", async () => {
+    model.reset();
+    const wrong = [
+      "// getSearchPerson",
+      'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });',
+      "const personId = found.result[0].id;",
+      "// getPersonPersonIdMovieCredits",
+      "const credits = await tools.getPersonPersonIdMovieCredits({ person_id: personId });",
+      "return credits.cast.length;",
+    ].join("\n");
+    const right = [
+      "// getSearchPerson",
+      'const found: { results: { id: number }[] } = await tools.getSearchPerson({ query: "Bradley Cooper" });',
+      "const personId = found.results[0].id;",
+      "// getPersonPersonIdMovieCredits",
+      "const credits = await tools.getPersonPersonIdMovieCredits({ person_id: personId });",
+      "return `${credits.cast.length} movies`;",
+    ].join("\n");
+    model.on({ name: "revise", match: (r) => r.lastUserMessage.includes("Attempt 1"), answer: { text: fence(right) } });
+    model.on({ name: "generate", match: (r) => r.lastUserMessage.includes("Query: How many movies"), answer: { text: fence(wrong) } });
+
+    const res = await service.json<RunBody>("POST", "/v1/runs", {
+      key: tenant.key,
+      body: { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] },
+    });
+    expect(res.status).toBe(201);
+    const run = res.body;
+    expect(run.status).toBe("succeeded");
+    expect(run.attempts).toHaveLength(2);
+    expect(run.attempts[0]?.error?.message).toMatch(/TypeError/);
+    expect(run.attempts[0]?.attributedTool).toBe("getSearchPerson");
+    expect(run.answer).toMatch(/^\d+ movies$/);
+    expect(run.trajectory).toEqual(["getSearchPerson", "getPersonPersonIdMovieCredits"]);
+    expect(run.modelCalls.map((m) => m.purpose)).toEqual(["generate", "revise"]);
+    expect(run.usage.totalTokens).toBeGreaterThan(0);
+
+    // The revision prompt carried the earlier program, its error, and the attributed tool's protocol.
+    const revision = model.requests.find((r) => r.rule === "revise");
+    expect(revision?.lastUserMessage).toContain("found.result[0].id");
+    expect(revision?.lastUserMessage).toContain("full protocol of getSearchPerson");
+
+    const stored = await service.json<RunBody>("GET", `/v1/runs/${run.id}`, { key: tenant.key });
+    expect(stored.status).toBe(200);
+    expect(stored.body.finalProgram).toContain("found.results[0].id");
+    const otherTenant = await createTenant(service, "runner-other");
+    expect((await service.json("GET", `/v1/runs/${run.id}`, { key: otherTenant.key })).status).toBe(404);
+
+    // Learning: the run's trajectory is now a graph transition.
+    const graph = await service.json<{ trajectories: { id: string; tools: string[] }[] }>("GET", "/v1/graph", { key: tenant.key });
+    expect(graph.body.trajectories).toContainEqual({ id: `run:${run.id}`, tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] });
+  });
+
+  it("does not send a successful side effect again in a later attempt", async () => {
+    model.reset();
+    const first = ['const order = await tools.createOrder({ item: "book" });', "const status = await tools.orderStatus({ order_id: order.orderId });", "return status.missing.field;"].join("\n");
+    const second = ['const order = await tools.createOrder({ item: "book" });', "return `order ${order.orderId}`;"].join("\n");
+    model.on({ name: "revise", match: (r) => r.lastUserMessage.includes("Attempt 1"), answer: { text: fence(second) } });
+    model.on({ name: "generate", match: /Query: Order a book/, answer: { text: fence(first) } });
+    const before = upstream.filter((u) => u.method === "POST").length;
+    const res = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "Order a book", tools: ["createOrder", "orderStatus"] } });
+    expect(res.body.status).toBe("succeeded");
+    expect(res.body.answer).toBe("order 77");
+    expect(upstream.filter((u) => u.method === "POST").length - before).toBe(1);
+    const [a1, a2] = res.body.attempts;
+    expect(a1?.trace[0]).toMatchObject({ tool: "createOrder", sent: true, replayed: false, ok: true });
+    expect(a2?.trace[0]).toMatchObject({ tool: "createOrder", sent: false, replayed: true, ok: true });
+  });
+
+  it("streams progress as server-sent events", async () => {
+    model.reset();
+    model.on({ name: "generate", answer: { text: fence('const r = await tools.getSearchPerson({ query: "x" });\nreturn r.results.length;') } });
+    const response = await service.fetch("/v1/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ task: "count people named x", tools: ["getSearchPerson"] }),
+    });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const text = await response.text();
+    const events = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(events).toEqual(["attempt_started", "program", "tool_called", "answer", "run"]);
+  });
+
+  it("rejects bad run requests", async () => {
+    const empty = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "  " } });
+    expect(empty.status).toBe(400);
+    const unknown = await service.json<{ detail: string }>("POST", "/v1/runs", { key: tenant.key, body: { task: "x", tools: ["noSuchTool"] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.detail).toContain("noSuchTool");
+    const absurd = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "x", maxAttempts: 50 } });
+    expect(absurd.status).toBe(400);
+    const absurdLimits = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "x", limits: { maxToolCalls: 100000 } } });
+    expect(absurdLimits.status).toBe(400);
+  });
+});
