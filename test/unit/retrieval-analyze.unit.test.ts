@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { analyze, splitWords } from "../../functions/routing/retrieval/analyze";
+import { stem } from "../../functions/routing/retrieval/stem";
+import { toolDocument } from "../../functions/routing/retrieval/tool-document";
+import { ToolDefinition } from "../../functions/tools/definition";
+
+describe("splitWords", () => {
+  it("splits camelCase, including acronyms", () => {
+    expect(splitWords("getPersonMovieCredits")).toEqual(["get", "person", "movie", "credits"]);
+    expect(splitWords("parseHTMLDocument")).toEqual(["parse", "html", "document"]);
+    expect(splitWords("colisId")).toEqual(["colis", "id"]);
+  });
+
+  it("splits snake_case, kebab-case and dotted names", () => {
+    expect(splitWords("include_adult")).toEqual(["include", "adult"]);
+    expect(splitWords("GET_movie-movie_id-keywords")).toEqual(["get", "movie", "movie", "id", "keywords"]);
+    expect(splitWords("air_date.gte")).toEqual(["air", "date", "gte"]);
+  });
+
+  it("splits path segments and placeholders", () => {
+    expect(splitWords("/person/{person_id}/movie_credits")).toEqual(["person", "person", "id", "movie", "credits"]);
+  });
+
+  it("keeps non-ASCII letters and digits inside words", () => {
+    expect(splitWords("Étapes du colis CA107308006SI")).toEqual(["étapes", "du", "colis", "ca107308006si"]);
+  });
+
+  it("returns nothing for text without letters or digits", () => {
+    expect(splitWords("")).toEqual([]);
+    expect(splitWords(" /{}_-. ")).toEqual([]);
+  });
+});
+
+describe("stem (Porter)", () => {
+  it("gives the stems of Porter's published examples", () => {
+    const cases: [string, string][] = [
+      ["caresses", "caress"],
+      ["ponies", "poni"],
+      ["cats", "cat"],
+      ["agreed", "agre"],
+      ["hopping", "hop"],
+      ["relational", "relat"],
+      ["generalizations", "gener"],
+      ["happy", "happi"],
+      ["abbey", "abbei"],
+    ];
+    for (const [word, expected] of cases) expect(stem(word), word).toBe(expected);
+  });
+
+  it("brings inflections and derivations of one word together", () => {
+    expect(stem("movies")).toBe(stem("movie"));
+    expect(stem("directed")).toBe(stem("directing"));
+    expect(stem("direction")).toBe(stem("directs"));
+    expect(stem("credits")).toBe(stem("credit"));
+  });
+
+  it("leaves short, non-ASCII and alphanumeric words alone", () => {
+    expect(stem("as")).toBe("as");
+    expect(stem("étapes")).toBe("étapes");
+    expect(stem("mp3s")).toBe("mp3s");
+  });
+});
+
+describe("analyze", () => {
+  it("drops English function words and stems the rest", () => {
+    expect(analyze("Who directed the movies of the year?")).toEqual(["direct", "movi", "year"]);
+  });
+
+  it("keeps repeats, since term frequency feeds BM25", () => {
+    expect(analyze("movie movies")).toEqual(["movi", "movi"]);
+  });
+
+  it("yields no terms for stop words only", () => {
+    expect(analyze("what is the and of it")).toEqual([]);
+  });
+});
+
+describe("toolDocument", () => {
+  const def = ToolDefinition.parse({
+    name: "getPersonMovieCredits",
+    method: "GET",
+    serverUrl: "https://api.themoviedb.org/3",
+    path: "/person/{person_id}/movie_credits",
+    operation: "GET /person/{person_id}/movie_credits",
+    summary: "Get Movie Credits",
+    description: "Get the movie credits for a person.",
+    parameters: [
+      { name: "person_id", in: "path", required: true },
+      { name: "language", in: "query", description: "ISO 639-1 language code." },
+    ],
+    tags: ["people", "credits"],
+  });
+
+  it("carries every searchable part of the definition", () => {
+    expect(toolDocument(def)).toEqual({
+      name: "getPersonMovieCredits",
+      operation: "GET /person/ /movie_credits",
+      summary: "Get Movie Credits",
+      description: "Get the movie credits for a person.",
+      parameters: "person_id language",
+      parameterDocs: "\nISO 639-1 language code.",
+      tags: "people credits",
+    });
+  });
+
+  it("drops path placeholders from the operation: person, movie, credits remain", () => {
+    expect(analyze(toolDocument(def).operation)).toEqual(["get", "person", "movi", "credit"]);
+  });
+
+  it("caps very long descriptions", () => {
+    const long = ToolDefinition.parse({ ...def, description: "word ".repeat(3_000) });
+    expect(toolDocument(long).description.length).toBeLessThanOrEqual(2_000);
+  });
+});
