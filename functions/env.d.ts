@@ -16,6 +16,8 @@ declare namespace Cloudflare {
     MAX_BODY_BYTES?: string;
     /** Timeout of one tool call in milliseconds (default 10000). */
     TOOL_TIMEOUT_MS?: string;
+    /** `tenant` (default): one warm program isolate per tenant; `fresh`: a new isolate per attempt. */
+    SANDBOX_ISOLATE?: string;
     /** Largest tool response kept, in bytes (default 1 MiB); larger ones are truncated. */
     TOOL_MAX_RESPONSE_BYTES?: string;
   }

@@ -2,7 +2,7 @@ import { exports } from "cloudflare:workers";
 import harnessSource from "../sandbox/generated/harness.js.txt";
 import quickjsBytes from "../sandbox/generated/quickjs.wasm.bin";
 import type { IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../sandbox/isolate/protocol";
-import type { GatewayProps } from "./tool-gateway";
+import type { CallContext, GatewayProps } from "./tool-gateway";
 
 /** Limits of one program attempt, checked inside (QuickJS) and outside (the host deadline). */
 export interface AttemptLimits extends IsolateLimits {
@@ -17,7 +17,7 @@ export interface AttemptRequest {
   tenantId: string;
   program: string;
   tools: string[];
-  replay: GatewayProps["replay"];
+  replay: CallContext["replay"];
   limits: AttemptLimits;
 }
 
@@ -28,6 +28,30 @@ interface ProgramIsolateStub {
 }
 
 const ISOLATE_COMPATIBILITY_DATE = "2026-04-20";
+/** Changes whenever the harness or QuickJS changes, so a kept isolate never runs stale code. */
+const HARNESS_VERSION = `${harnessSource.length}-${quickjsBytes.byteLength}`;
+
+/**
+ * `tenant` (default): one program isolate per tenant and harness version, kept warm by the
+ * loader (LOADER.get). Each attempt still gets a fresh QuickJS runtime in its own WebAssembly
+ * instance and memory, so nothing of one program survives into the next, and the isolate's only
+ * binding is the tenant's own tools. Measured here, a fresh isolate costs ~100 ms of start (its
+ * wasm compiled anew, and never warmed up: a CPU-budget stretch then runs 5–10× slower).
+ * `fresh`: a new isolate per attempt (LOADER.load), with CPU and subrequest limits when deployed.
+ */
+export type IsolateMode = "tenant" | "fresh";
+
+function workerCode(tenantId: string): WorkerLoaderWorkerCode {
+  const props: GatewayProps = { tenantId };
+  return {
+    compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
+    mainModule: "harness.js",
+    modules: { "harness.js": harnessSource, "quickjs.wasm": { wasm: quickjsBytes } },
+    // No network at all: the program's only way out is the tools capability.
+    globalOutbound: null,
+    env: { TOOLS: exports.ToolGateway({ props }) },
+  };
+}
 
 function deadlineResult(ms: number): IsolateRunResult {
   return {
@@ -44,28 +68,27 @@ function deadlineResult(ms: number): IsolateRunResult {
 }
 
 /**
- * Run one program attempt in a fresh Worker Loader isolate: no network (`globalOutbound:
- * null`), no bindings but the tools capability, QuickJS inside for counted CPU and bounded
- * memory, and a wall-clock deadline from here. Deployed, the isolate's own CPU and subrequest
- * limits apply too (local workerd does not enforce them).
+ * Run one program attempt in a Worker Loader isolate: no network (`globalOutbound: null`), no
+ * binding but the tenant's tools capability, QuickJS inside for counted CPU and bounded memory,
+ * and a wall-clock deadline enforced from here.
  */
 export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Promise<AttemptOutcome> {
   const started = Date.now();
-  const props: GatewayProps = {
-    tenantId: request.tenantId,
+  const calls: CallContext = {
     allowed: request.tools,
     replay: request.replay,
     timeoutMs: request.limits.toolTimeoutMs,
     maxResponseBytes: request.limits.maxToolResponseBytes,
   };
-  const worker = env.LOADER.load({
-    compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
-    mainModule: "harness.js",
-    modules: { "harness.js": harnessSource, "quickjs.wasm": { wasm: quickjsBytes } },
-    globalOutbound: null,
-    env: { TOOLS: exports.ToolGateway({ props }) },
-    limits: { cpuMs: Math.max(1_000, request.limits.deadlineMs), subRequests: request.limits.maxToolCalls + 5 },
-  });
+  const mode: IsolateMode = env.SANDBOX_ISOLATE === "fresh" ? "fresh" : "tenant";
+  const worker =
+    mode === "tenant"
+      ? env.LOADER.get(`atc-sandbox:${HARNESS_VERSION}:${request.tenantId}`, async () => workerCode(request.tenantId))
+      : env.LOADER.load({
+          ...workerCode(request.tenantId),
+          // Enforced when deployed (local workerd ignores them; the counting budget holds anyway).
+          limits: { cpuMs: Math.max(1_000, request.limits.deadlineMs), subRequests: request.limits.maxToolCalls + 5 },
+        });
   const isolate = worker.getEntrypoint() as unknown as ProgramIsolateStub;
   const { deadlineMs, toolTimeoutMs: _t, maxToolResponseBytes: _m, ...limits } = request.limits;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -73,7 +96,8 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
     timer = setTimeout(() => resolve(deadlineResult(deadlineMs)), deadlineMs);
   });
   try {
-    const outcome = await Promise.race([isolate.run({ program: request.program, tools: request.tools, limits: { ...limits, timeoutMs: deadlineMs } }), deadline]);
+    const run = isolate.run({ program: request.program, tools: request.tools, limits: { ...limits, timeoutMs: deadlineMs }, calls });
+    const outcome = await Promise.race([run, deadline]);
     return { ...outcome, isolateMs: Date.now() - started };
   } catch (error) {
     // The isolate itself failed (it should not: QuickJS contains the program). Report, don't throw.

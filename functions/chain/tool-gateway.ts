@@ -1,24 +1,19 @@
 import canonicalize from "canonicalize";
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { tenantStub } from "../http/auth";
-import type { ToolCallAnswer } from "../sandbox/isolate/protocol";
+import type { CallContext, ToolCallAnswer } from "../sandbox/isolate/protocol";
 import { invokeTool } from "../tools/invoke";
 
 /** A non-GET call that succeeded in an earlier attempt of the same run, with what it returned. */
-export interface ReplayRecord {
-  key: string;
-  value: unknown;
-  status?: number;
-}
+export type ReplayRecord = CallContext["replay"][number];
+export type { CallContext };
 
-/** What one program isolate may do: which tenant, which tools, what earlier attempts sent. */
+/** Fixed when the isolate is created: the one tenant whose tools it may call. */
 export interface GatewayProps {
   tenantId: string;
-  allowed: string[];
-  replay: ReplayRecord[];
-  timeoutMs: number;
-  maxResponseBytes: number;
 }
+
+
 
 const MAX_ERROR_CHARS = 600;
 const MAX_TRACE_RESULT_CHARS = 4_000;
@@ -39,14 +34,15 @@ function traceResult(value: unknown): unknown {
 }
 
 /**
- * The tools capability handed to a program isolate (`env.TOOLS`). Every call from a generated
- * program comes through here: the candidate set is enforced, arguments are validated and the
+ * The tools capability handed to a program isolate (`env.TOOLS`), bound to one tenant when the
+ * isolate is created. Every call from a generated program comes through here: the candidate set
+ * is enforced, arguments are validated and the
  * tenant's credential injected by the shared safe-call path, and a non-GET call that already
  * succeeded in an earlier attempt is answered from its record instead of being sent again.
  */
 export class ToolGateway extends WorkerEntrypoint<Env, GatewayProps> {
-  async call(name: string, args: unknown): Promise<ToolCallAnswer> {
-    const props = this.ctx.props;
+  async call(name: string, args: unknown, context: CallContext): Promise<ToolCallAnswer> {
+    const props = { ...context, tenantId: this.ctx.props.tenantId };
     const base = { tool: name, arguments: args, sent: false, replayed: false, durationMs: 0, bytes: 0, truncated: false };
     if (!props.allowed.includes(name)) {
       const error = `tool ${name} is not in this run's candidate set`;

@@ -2,6 +2,7 @@ import { runProgram } from "./run-program";
 import { transpile } from "./transpile";
 import type { ProgramResult, RunOptions } from "./types";
 
+export { sandboxDiagnostics } from "./diagnostics";
 export { loadQuickJs, type QuickJsEngine } from "./engine";
 export { DEFAULT_LIMITS, INTERRUPT_CHECKS_PER_100MS } from "./limits";
 export { runProgram } from "./run-program";

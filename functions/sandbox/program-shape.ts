@@ -3,10 +3,11 @@
  *   - the BODY of `async function main(tools)`: top-level `await`, `return <answer>`; or
  *   - a module-ish file that DECLARES `main` (`async function main(tools) {…}`, `const main =
  *     async () => …`, `export default async function …`), which the sandbox calls once.
- * `export` keywords are dropped, a trailing self-invocation (`main();`, `await main()`,
- * `main().then(console.log)`) is removed so main never runs twice, and static `import`s are
- * refused (there is nothing to import). The result is one function expression that the sandbox
- * evaluates; line N of the program stays line N.
+ * `export` keywords are dropped, a top-level self-invocation (`main();`, `await main()`,
+ * `main().then(console.log)`, `console.log(await main())`) is removed so main runs exactly once
+ * and its return value is the answer, and static `import`s are refused (nothing to import).
+ * The result is one function expression that the sandbox evaluates; line N of the program stays
+ * line N.
  */
 
 export type PreparedProgram =
@@ -70,14 +71,18 @@ export function prepareProgram(js: string): PreparedProgram {
 
 /**
  * Blank out top-level statements that only run the entry point (`main();`, `await main(tools)`,
- * `void main()`, `main().then(…).catch(…)`, over several lines too); the sandbox calls it.
+ * `void main()`, `main().then(…).catch(…)`, `console.log(await main())`, over several lines
+ * too); the sandbox calls it and takes its return value as the answer.
  */
 function removeSelfInvocations(code: string, pattern: string): string {
-  const start = new RegExp(String.raw`^(?:await\s+|void\s+)?${pattern}\s*\(`, "gm");
+  const direct = new RegExp(String.raw`^(?:await\s+|void\s+)?${pattern}\s*\(`, "gm");
+  const logged = new RegExp(String.raw`^console\.(?:log|info|dir)\s*\(\s*(?:await\s+)?${pattern}\s*\(`, "gm");
+  const starts: { from: number; open: number }[] = [];
+  for (const match of code.matchAll(direct)) starts.push({ from: match.index, open: match.index + match[0].length - 1 });
+  for (const match of code.matchAll(logged)) starts.push({ from: match.index, open: match.index + match[0].indexOf("(") });
   let out = code;
-  for (const match of [...code.matchAll(start)].reverse()) {
-    const from = match.index;
-    const to = statementEnd(code, from + match[0].length - 1);
+  for (const { from, open } of starts.sort((a, b) => b.from - a.from)) {
+    const to = statementEnd(code, open);
     if (to === undefined) continue;
     out = out.slice(0, from) + code.slice(from, to).replace(/[^\n]/g, " ") + out.slice(to);
   }

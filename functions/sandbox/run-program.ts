@@ -24,7 +24,17 @@ type StopKind = Extract<ProgramErrorKind, "timeout" | "cpu_budget" | "too_many_c
  * failure, including the sandbox's own, comes back as `{ ok: false, error }`.
  */
 export async function runProgram(js: string, options: RunOptions): Promise<ProgramResult> {
-  return new ProgramRun(js, options).execute();
+  try {
+    return await new ProgramRun(js, options).execute();
+  } catch (error) {
+    return {
+      ok: false,
+      error: { kind: "runtime", message: `the sandbox failed: ${errorMessage(error)}` },
+      logs: [],
+      calls: [],
+      stats: { toolCalls: 0, interruptChecks: 0, durationMs: 0 },
+    };
+  }
 }
 
 class ProgramRun {
@@ -54,7 +64,9 @@ class ProgramRun {
     this.#options = options;
     this.#limits = {
       memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_LIMITS.memoryLimitBytes,
-      maxStackSizeBytes: options.maxStackSizeBytes ?? DEFAULT_LIMITS.maxStackSizeBytes,
+      // QuickJS's check runs on the wasm's 5 MB C stack: 0 (no check) or more than that would let
+      // recursion overwrite the heap.
+      maxStackSizeBytes: clamp(options.maxStackSizeBytes ?? DEFAULT_LIMITS.maxStackSizeBytes, 16 * 1024, 1024 * 1024),
       stretchBudget: options.stretchBudget ?? DEFAULT_LIMITS.stretchBudget,
       totalBudget: options.totalBudget ?? DEFAULT_LIMITS.totalBudget,
       timeoutMs: options.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
@@ -456,6 +468,10 @@ class ProgramRun {
   #stats(): ProgramResult["stats"] {
     return { toolCalls: this.#calls.length, interruptChecks: this.#totalChecks, durationMs: Date.now() - this.#started };
   }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
 }
 
 /** Drop the bootstrap's frames from a stack and cap its size. */

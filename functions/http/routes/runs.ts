@@ -6,6 +6,16 @@ import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError, PROBLEM_BASE, PROBLEM_KINDS } from "../problem";
 
+/**
+ * CPU budget of a program, in QuickJS interrupt checks (one per 10,000 polls: backward jumps and
+ * calls), never a clock. Local workerd runs program isolates on the thread that serves requests,
+ * so a stretch of synchronous work delays everyone: the budget is sized for slow-polling code (a
+ * counting loop polls ~15× less often per ms than `while(true){}`; measured ~50–70 ms for 60
+ * checks in a warm program isolate here), not for the tight loop (~4 ms). 60 checks are 600,000
+ * loop iterations between two tool results, ample for programs that reshape tool responses.
+ */
+const PROGRAM_CPU_BUDGET = { stretchBudget: 60, totalBudget: 600 } as const;
+
 const Limits = z
   .object({
     maxToolCalls: z.number().int().min(1).max(200).default(50),
@@ -53,7 +63,7 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
       const settings: RunSettings = {
         maxAttempts: body.maxAttempts,
         feedbackTokenBudget: body.feedbackTokenBudget,
-        limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes },
+        limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes, ...PROGRAM_CPU_BUDGET },
       };
       const request = { task: body.task, tools: body.tools };
       if ((c.req.header("accept") ?? "").includes("text/event-stream")) {

@@ -27,7 +27,7 @@ export default class ProgramIsolate extends WorkerEntrypoint<IsolateEnv> {
       tools: request.tools,
       callTool: async (name, args, context) => {
         firstCallAt ??= Date.now();
-        const outcome = await this.env.TOOLS.call(name, args);
+        const outcome = await this.env.TOOLS.call(name, args, request.calls);
         trace.push({ ...outcome.trace, index: context.index, ...(context.line === undefined ? {} : { line: context.line }) });
         if (!outcome.ok) throw new Error(outcome.error);
         return outcome.value;

@@ -27,9 +27,17 @@ export type ToolCallAnswer =
   | { ok: true; value: unknown; trace: Omit<TraceEntry, "index" | "line"> }
   | { ok: false; error: string; trace: Omit<TraceEntry, "index" | "line"> };
 
-/** The one capability a program isolate has: calling the run's candidate tools. */
+/** Per-attempt rules the harness passes with every call (see ToolGateway). */
+export interface CallContext {
+  allowed: string[];
+  replay: { key: string; value: unknown; status?: number }[];
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+/** The one capability a program isolate has: calling its tenant's tools. */
 export interface ToolsCapability {
-  call(name: string, args: unknown): Promise<ToolCallAnswer>;
+  call(name: string, args: unknown, context: CallContext): Promise<ToolCallAnswer>;
 }
 
 export type IsolateLimits = Pick<
@@ -41,6 +49,7 @@ export interface IsolateRunRequest {
   program: string;
   tools: string[];
   limits: IsolateLimits;
+  calls: CallContext;
 }
 
 export interface IsolateRunResult {
