@@ -1,0 +1,177 @@
+/**
+ * Feedback throughput into one tenant object, through HTTP and in-process.
+ *
+ *   node bench/run.mjs feedback-throughput [--skip-build] [--seconds=5]
+ *
+ * A tenant with 1,000 tools and ≈ 10 observed successors per tool (as in route-latency) gets
+ * `POST /v1/feedback` (an evaluated trajectory: 2–6 tools of a stored walk, one integer score in
+ * [-3, 3] per tool) from 1, 8 and 64 concurrent senders, for `seconds` each, after a 2 s
+ * warm-up. Every request goes to the same Durable Object, which applies them one at a time
+ * (`applyFeedback`, then one SQLite upsert per scored tool).
+ *
+ * For comparison at the same concurrency: `GET /v1/tenant` (HTTP, auth and one read RPC into the
+ * same object, 3 s each), and the pure `applyFeedback` on an identical in-process graph (no
+ * HTTP, no RPC, no SQLite), with the same evaluations.
+ *
+ * Afterwards the tenant's exported scores are compared with the sum of every accepted update
+ * replayed locally, so lost or doubled updates under concurrency would show.
+ */
+import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/routing/graph";
+import type { TestService } from "../test/helpers/service";
+import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
+import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, summary, table } from "./lib/stats";
+
+const TOOLS = 1_000;
+const CONCURRENCY = [1, 8, 64] as const;
+const MAX_REQUESTS_PER_PHASE = 200_000;
+
+function option(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
+}
+
+interface Phase {
+  requests: number;
+  errors: number;
+  scoreUpdates: number;
+  elapsedMs: number;
+  latencies: number[];
+  /** CPU time spent during the phase by this Node process and by workerd (its child). */
+  nodeCpuMs: number;
+  workerdCpuMs: number;
+}
+
+/** `concurrency` senders loop until the deadline (or the request cap); returns counts and latencies. */
+async function load(concurrency: number, durationMs: number, send: (i: number) => Promise<{ ok: boolean; updates: number }>): Promise<Phase> {
+  const phase: Phase = { requests: 0, errors: 0, scoreUpdates: 0, elapsedMs: 0, latencies: [], nodeCpuMs: 0, workerdCpuMs: 0 };
+  const node0 = ownCpuMs();
+  const workerd0 = descendantCpuMs();
+  const t0 = performance.now();
+  const deadline = t0 + durationMs;
+  let next = 0;
+  const sender = async (): Promise<void> => {
+    while (performance.now() < deadline && next < MAX_REQUESTS_PER_PHASE) {
+      const i = next;
+      next += 1;
+      const start = performance.now();
+      const result = await send(i);
+      phase.latencies.push(performance.now() - start);
+      phase.requests += 1;
+      if (result.ok) phase.scoreUpdates += result.updates;
+      else phase.errors += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, sender));
+  phase.elapsedMs = performance.now() - t0;
+  phase.nodeCpuMs = ownCpuMs() - node0;
+  phase.workerdCpuMs = descendantCpuMs() - workerd0;
+  return phase;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const durationMs = 1000 * Number(option("seconds", "5"));
+  if (!(durationMs >= 500 && durationMs <= 30_000)) throw new Error("--seconds: 0.5..30");
+  console.log(`Feedback throughput into one tenant object (${TOOLS} tools) — ${machineLine()}`);
+
+  const items = toolItems(TOOLS, corpusItems());
+  const names = items.map((i) => i.name);
+  const walks = syntheticWalks(names, 10, TOOLS);
+  const trajectories = [...recordedTrajectories(new Set(names)), ...walks];
+  const random = seededRandom(99);
+  const evaluations: Evaluation[] = Array.from({ length: 20_000 }, () => {
+    const walk = walks[randomInt(random, walks.length)]?.tools ?? [];
+    const length = Math.min(walk.length, 2 + randomInt(random, 5));
+    const tools = walk.slice(0, length);
+    return { tools, scores: tools.map(() => randomInt(random, 7) - 3) };
+  });
+  const evaluationAt = (i: number): Evaluation => evaluations[i % evaluations.length] ?? { tools: [], scores: [] };
+
+  // What the service's scores must add up to: every accepted evaluation, replayed locally.
+  const replay = createGraph();
+  addTools(replay, names);
+
+  const http: { concurrency: number; feedback: Phase; auth: Phase }[] = [];
+  const { service } = await startBenchService();
+  let exported: { nodes: { tool: string; score: number }[] } | undefined;
+  try {
+    const setup = await setUpTenant(service, "bench-feedback", items, trajectories);
+    console.log(`tenant: ${TOOLS} tools, ${int(trajectories.length)} trajectories in ${seconds(setup.toolImportMs + setup.trajectoryImportMs)}`);
+    const feedbackHeaders = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
+    let offset = 0;
+    const sendFeedback = (svc: TestService) => async (i: number): Promise<{ ok: boolean; updates: number }> => {
+      const evaluation = evaluationAt(offset + i);
+      const response = await svc.fetch("/v1/feedback", { method: "POST", headers: feedbackHeaders, body: JSON.stringify(evaluation) });
+      const text = await response.text();
+      if (response.status !== 200) return { ok: false, updates: 0 };
+      applyFeedback(replay, evaluation);
+      return { ok: true, updates: (JSON.parse(text) as { updated: unknown[] }).updated.length };
+    };
+    const sendAuth = async (): Promise<{ ok: boolean; updates: number }> => {
+      const response = await service.fetch("/v1/tenant", { headers: { authorization: feedbackHeaders.authorization } });
+      await response.arrayBuffer();
+      return { ok: response.status === 200, updates: 0 };
+    };
+    const warm = await load(8, 2_000, sendFeedback(service));
+    offset += warm.requests;
+    await load(8, 1_000, sendAuth);
+    for (const concurrency of CONCURRENCY) {
+      const feedback = await load(concurrency, durationMs, sendFeedback(service));
+      offset += feedback.requests;
+      const auth = await load(concurrency, Math.min(3_000, durationMs), sendAuth);
+      http.push({ concurrency, feedback, auth });
+    }
+    const snapshot = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: setup.key });
+    if (snapshot.status !== 200) throw new Error(`GET /v1/graph: ${snapshot.status}`);
+    exported = snapshot.body;
+  } finally {
+    await service.dispose();
+  }
+
+  // Same evaluations, pure function, same-sized graph: in-process updates per second.
+  const graph = createGraph();
+  addTools(graph, names);
+  addTrajectories(graph, trajectories, { unknownTools: "skip" });
+  for (let i = 0; i < 20_000; i += 1) applyFeedback(graph, evaluationAt(i)); // warm-up (JIT)
+  const pure = { requests: 0, scoreUpdates: 0, elapsedMs: 0 };
+  const t0 = performance.now();
+  while (performance.now() - t0 < 2_000 && pure.requests < 50_000_000) {
+    for (let j = 0; j < 1_000; j += 1) {
+      pure.scoreUpdates += applyFeedback(graph, evaluationAt(pure.requests)).updated.length;
+      pure.requests += 1;
+    }
+  }
+  pure.elapsedMs = performance.now() - t0;
+
+  let mismatched = 0;
+  let maxDiff = 0;
+  for (const node of exported?.nodes ?? []) {
+    const expected = replay.tools.get(node.tool)?.score ?? Number.NaN;
+    const diff = Math.abs(expected - node.score);
+    maxDiff = Math.max(maxDiff, diff);
+    if (!(diff < 1e-6)) mismatched += 1;
+  }
+  const accepted = http.reduce((sum, h) => sum + h.feedback.requests - h.feedback.errors, 0);
+  console.log(`consistency: ${exported?.nodes.length ?? 0} tool scores after ${int(accepted)}+ accepted updates (all phases and warm-up): ${mismatched} differ from the local replay (max |diff| ${maxDiff.toExponential(1)})`);
+
+  const perSecond = (count: number, elapsedMs: number): string => int((1000 * count) / elapsedMs);
+  const rows: string[][] = [];
+  for (const { concurrency, feedback, auth } of http) {
+    const f = summary(feedback.latencies);
+    const a = summary(auth.latencies);
+    const cpu = (phase: Phase, of: "nodeCpuMs" | "workerdCpuMs"): string => `${(phase[of] / Math.max(1, phase.requests)).toFixed(2)} ms`;
+    rows.push([`HTTP POST /v1/feedback`, String(concurrency), perSecond(feedback.requests - feedback.errors, feedback.elapsedMs), perSecond(feedback.scoreUpdates, feedback.elapsedMs), ms(f.p50), ms(f.p99), cpu(feedback, "workerdCpuMs"), cpu(feedback, "nodeCpuMs"), String(feedback.errors), `${int(feedback.requests)} in ${seconds(feedback.elapsedMs)}`]);
+    rows.push([`HTTP GET /v1/tenant`, String(concurrency), perSecond(auth.requests - auth.errors, auth.elapsedMs), "—", ms(a.p50), ms(a.p99), cpu(auth, "workerdCpuMs"), cpu(auth, "nodeCpuMs"), String(auth.errors), `${int(auth.requests)} in ${seconds(auth.elapsedMs)}`]);
+  }
+  const pureMicros = (1000 * pure.elapsedMs) / pure.requests;
+  rows.push(["pure applyFeedback", "1", perSecond(pure.requests, pure.elapsedMs), perSecond(pure.scoreUpdates, pure.elapsedMs), `${pureMicros.toFixed(2)} µs mean`, "", "—", `${pureMicros.toFixed(2)} µs`, "0", `${int(pure.requests)} in ${seconds(pure.elapsedMs)}`]);
+  console.log(`\nThroughput (an update = one evaluated trajectory; a score = one tool's s_i changed; CPU = CPU time per request of workerd and of this Node process, from /proc and process.cpuUsage)`);
+  console.log(table(["path", "in flight", "updates/s", "scores/s", "p50", "p99", "workerd CPU", "Node CPU", "errors", "requests"], rows));
+  const best = Math.max(...http.map((h) => (1000 * (h.feedback.requests - h.feedback.errors)) / h.feedback.elapsedMs));
+  const bestAuth = Math.max(...http.map((h) => (1000 * (h.auth.requests - h.auth.errors)) / h.auth.elapsedMs));
+  console.log(`\nbest HTTP feedback ${int(best)}/s = ${((100 * best) / bestAuth).toFixed(0)} % of the best GET /v1/tenant rate (${int(bestAuth)}/s); pure applyFeedback is ${int((1000 * pure.requests) / pure.elapsedMs / best)}× the best HTTP rate`);
+  console.log(`\n${machineLine()}\ndone in ${seconds(performance.now() - started)}`);
+}
+
+await main();

@@ -1,0 +1,362 @@
+/**
+ * Route latency in workerd, through HTTP, at 100, 1,000 and 10,000 tools.
+ *
+ *   node bench/run.mjs route-latency [--skip-build] [--sizes=100,1000,10000] [--rounds=300]
+ *
+ * The service runs exactly as the integration tests run it: wrangler bundles (test/helpers/
+ * global-setup.ts; --skip-build reuses .test-build/ when present) in Miniflare with SQLite Durable
+ * Objects (test/helpers/service.ts). For each size, a fresh tenant gets that many tools through
+ * `POST /v1/tools/import` (format "list"; StableToolBench's 2,479 operations, then renamed
+ * copies) and ≈ 10 observed successors per tool through `POST /v1/graph/trajectories` (the
+ * completed gpt-3.5 runs of StableToolBench plus seeded random walks; see lib/tool-corpus.ts).
+ *
+ * Then, sequentially (one request in flight), timed on the Node side with performance.now()
+ * around service.fetch (request out, whole body back):
+ *   graph      POST /v1/route with previousTool = a random registered tool (successors)
+ *   retrieval  POST /v1/route without previousTool (BM25 over tool documents)
+ *   auth only  GET /v1/tenant: the fixed cost of the HTTP path, auth and one Durable Object RPC
+ * All tenants are set up first; then each round sends every (size, request) pair once, in a
+ * fresh random order, so drift in machine load and workerd's JIT warming up hit every size and
+ * kind alike; compare them within one run. 100 warm-up rounds are not counted.
+ *
+ * Reload: `simulateEviction()` (RPC on the tenant object) drops the in-memory graph and index;
+ * the next route request rebuilds them from SQLite. Timed 5 times per size, with the request
+ * right after it for comparison. (A real eviction also re-runs the object's constructor; that
+ * part is not included.) To see what the HTTP path adds, the route work itself (successors or
+ * BM25 search, prompt block, tools entries) is timed in this Node process on the same data with
+ * the same pure functions. To see where the reload time goes, the same steps the object takes
+ * (parse the stored definitions and trajectories, build the graph, build the BM25 index) are
+ * also timed in this Node process with the same pure functions and data; SQLite reads and the
+ * RPC are what the in-workerd figure has on top.
+ */
+import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors, type Trajectory } from "../functions/routing/graph";
+import { openAiTool } from "../functions/routing/openai-tools";
+import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { importToolList } from "../functions/tools/list-import";
+import type { TestService } from "../test/helpers/service";
+import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
+import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems, type ListItem } from "./lib/tool-corpus";
+import { int, machineLine, ms, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
+
+const DEGREE = 10;
+const WARMUP_ROUNDS = 100;
+const EVICTIONS = 5;
+
+function option(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
+}
+
+/** Observed tool → tool edges (self-loops excluded) of the graph the tenant should now hold. */
+function edgeCount(names: readonly string[], trajectories: readonly Trajectory[]): { edges: number; transitions: number } {
+  const graph = createGraph();
+  addTools(graph, names);
+  const result = addTrajectories(graph, trajectories, { unknownTools: "skip" });
+  let edges = 0;
+  for (const [from, node] of graph.tools) {
+    for (const [to, edge] of node.out) if (to !== from && to !== END && edge.count > 0) edges += 1;
+  }
+  return { edges, transitions: result.transitions };
+}
+
+type Kind = "graph" | "retrieval" | "auth only";
+
+/** The object's reload steps (tenant-routing.ts #load) timed in Node, median of 3, in ms. */
+interface ReloadParts {
+  parseDefinitions: number;
+  parseTrajectories: number;
+  graph: number;
+  index: number;
+}
+
+/**
+ * The work of one route call inside the object (tenant-routing.ts `route`, after #load), redone
+ * here with the same pure functions: successors or BM25 search, the prompt block, the OpenAI
+ * tools entries. No HTTP, no RPC, no serialisation. Returns per-call times in ms.
+ */
+function inProcessRoute(
+  items: readonly ListItem[],
+  trajectories: readonly Trajectory[],
+  queries: readonly string[],
+  calls: number,
+): { graph: number[]; retrieval: number[] } {
+  const { tools: defs } = importToolList(items);
+  const byName = new Map(defs.map((d) => [d.name, d]));
+  const graph = createGraph();
+  addTools(graph, defs.map((d) => d.name));
+  addTrajectories(graph, trajectories, { unknownTools: "skip" });
+  const index = ToolIndex.build(defs.map(toolDocument));
+  const describe = (tool: string): string => (byName.get(tool)?.summary ?? byName.get(tool)?.description ?? "").replace(/\s+/g, " ").trim().slice(0, 160);
+  const random = seededRandom(calls);
+  const one = (previous: string | null, task: string): number => {
+    const t = performance.now();
+    let ranked: { tool: string; weight: number }[];
+    if (previous === null) {
+      const hits = index.search(task, 8);
+      const top = hits[0]?.score ?? 1;
+      ranked = hits.map((hit) => ({ tool: hit.name, weight: Math.round((hit.score / top) * 1000) }));
+    } else {
+      ranked = successors(graph, previous, 8, { includeEnd: true });
+    }
+    const prompt = formatPromptBlock({ previous: previous ?? START, candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })), describe });
+    const tools = ranked.flatMap((r) => {
+      const def = r.tool === END ? undefined : byName.get(r.tool);
+      return def === undefined ? [] : [openAiTool(def)];
+    });
+    if (prompt.length === 0 || tools.length > 8) throw new Error("unexpected route result");
+    return performance.now() - t;
+  };
+  const out = { graph: [] as number[], retrieval: [] as number[] };
+  for (let i = 0; i < 100 + calls; i += 1) {
+    const task = queries[randomInt(random, queries.length)] ?? "";
+    const g = one(defs[randomInt(random, defs.length)]?.name ?? null, task);
+    const r = one(null, task);
+    if (i >= 100) {
+      out.graph.push(g);
+      out.retrieval.push(r);
+    }
+  }
+  return out;
+}
+
+function reloadParts(items: readonly ListItem[], trajectories: readonly Trajectory[]): ReloadParts {
+  const { tools: defs } = importToolList(items);
+  const definitionRows = defs.map((d) => JSON.stringify(d));
+  const trajectoryRows = trajectories.map((t) => JSON.stringify(t.tools));
+  const runs: ReloadParts[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    let t = performance.now();
+    const parsed = definitionRows.map((row) => JSON.parse(row) as (typeof defs)[number]);
+    const parseDefinitions = performance.now() - t;
+    t = performance.now();
+    const stored = trajectoryRows.map((row, j) => ({ id: String(j), tools: JSON.parse(row) as string[] }));
+    const parseTrajectories = performance.now() - t;
+    t = performance.now();
+    const graph = createGraph();
+    addTools(graph, parsed.map((d) => d.name));
+    addTrajectories(graph, stored, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
+    const graphMs = performance.now() - t;
+    t = performance.now();
+    ToolIndex.build(parsed.map(toolDocument));
+    runs.push({ parseDefinitions, parseTrajectories, graph: graphMs, index: performance.now() - t });
+  }
+  const median = (pick: (r: ReloadParts) => number): number => summary(runs.map(pick)).p50;
+  return { parseDefinitions: median((r) => r.parseDefinitions), parseTrajectories: median((r) => r.parseTrajectories), graph: median((r) => r.graph), index: median((r) => r.index) };
+}
+
+interface Tenant {
+  size: number;
+  items: ListItem[];
+  trajectoryList: Trajectory[];
+  names: string[];
+  edges: number;
+  trajectories: number;
+  setup: Awaited<ReturnType<typeof setUpTenant>>;
+  headers: Record<string, string>;
+}
+
+interface SizeResult {
+  tools: number;
+  edges: number;
+  trajectories: number;
+  setup: Awaited<ReturnType<typeof setUpTenant>>;
+  latencies: Map<Kind, number[]>;
+  bytes: Map<Kind, number>;
+  reload: { first: number[]; next: number[] };
+  parts: ReloadParts;
+  inProcess: { graph: number[]; retrieval: number[] };
+}
+
+const KINDS: readonly Kind[] = ["graph", "retrieval", "auth only"];
+
+async function timed(service: TestService, path: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
+  const t0 = performance.now();
+  const response = await service.fetch(path, init);
+  const elapsed = performance.now() - t0;
+  return { ms: elapsed, status: response.status, text: await response.text() };
+}
+
+async function setUpSize(service: TestService, size: number): Promise<Tenant> {
+  const items = toolItems(size, corpusItems());
+  const names = items.map((i) => i.name);
+  const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, DEGREE, size)];
+  const expected = edgeCount(names, trajectories);
+  console.log(`[${size} tools] ${int(trajectories.length)} trajectories, ${int(expected.transitions)} counted transitions, ${int(expected.edges)} observed tool→tool edges (${(expected.edges / size).toFixed(1)} per tool); importing…`);
+  const setup = await setUpTenant(service, `bench-${size}`, items, trajectories);
+  if (setup.transitions !== expected.transitions) throw new Error(`service counted ${setup.transitions} transitions, expected ${expected.transitions}`);
+  console.log(`[${size} tools] tools ${seconds(setup.toolImportMs)} (${setup.toolBatches} requests), trajectories ${seconds(setup.trajectoryImportMs)} (${setup.trajectoryBatches} requests)`);
+  const headers = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
+  return { size, items, trajectoryList: trajectories, names, edges: expected.edges, trajectories: trajectories.length, setup, headers };
+}
+
+/** One request of `kind` to `tenant`'s service, timed; anything but the expected answer throws. */
+async function request(service: TestService, tenant: Tenant, kind: Kind, random: () => number, queries: readonly string[]): Promise<{ ms: number; bytes: number }> {
+  let result: Awaited<ReturnType<typeof timed>>;
+  if (kind === "auth only") {
+    result = await timed(service, "/v1/tenant", { headers: { authorization: tenant.headers.authorization ?? "" } });
+  } else {
+    const task = queries[randomInt(random, queries.length)] ?? "weather";
+    const body = kind === "graph" ? { task, previousTool: tenant.names[randomInt(random, tenant.names.length)], k: 8 } : { task, k: 8 };
+    result = await timed(service, "/v1/route", { method: "POST", headers: tenant.headers, body: JSON.stringify(body) });
+  }
+  if (result.status !== 200) throw new Error(`${kind}: HTTP ${result.status} ${result.text.slice(0, 300)}`);
+  if (kind !== "auth only") {
+    const via = (JSON.parse(result.text) as { via?: string }).via;
+    if (via !== kind) throw new Error(`${kind}: answered via ${String(via)}`);
+  }
+  return { ms: result.ms, bytes: Buffer.byteLength(result.text) };
+}
+
+/**
+ * Every (size, kind) pair once per round, in a fresh random order each round, so that load drift
+ * and workerd's JIT warming up affect all sizes alike.
+ */
+async function measure(service: TestService, tenants: readonly Tenant[], rounds: number, queries: readonly string[]): Promise<SizeResult[]> {
+  const random = seededRandom(20240601);
+  const pairs = tenants.flatMap((tenant) => KINDS.map((kind) => ({ tenant, kind })));
+  for (let i = 0; i < WARMUP_ROUNDS; i += 1) {
+    for (const { tenant, kind } of shuffle([...pairs], random)) await request(service, tenant, kind, random, queries);
+  }
+  const latencies = new Map(tenants.map((t) => [t, new Map<Kind, number[]>(KINDS.map((k) => [k, []]))]));
+  const bytes = new Map(tenants.map((t) => [t, new Map<Kind, number>(KINDS.map((k) => [k, 0]))]));
+  for (let i = 0; i < rounds; i += 1) {
+    for (const { tenant, kind } of shuffle([...pairs], random)) {
+      const r = await request(service, tenant, kind, random, queries);
+      latencies.get(tenant)?.get(kind)?.push(r.ms);
+      const b = bytes.get(tenant);
+      b?.set(kind, (b.get(kind) ?? 0) + r.bytes);
+    }
+  }
+  const results: SizeResult[] = [];
+  for (const tenant of tenants) {
+    const object = await tenantObject(service, tenant.setup.tenantId);
+    const reload = { first: [] as number[], next: [] as number[] };
+    for (let i = 0; i < EVICTIONS; i += 1) {
+      await object.simulateEviction();
+      reload.first.push((await request(service, tenant, "graph", random, queries)).ms);
+      reload.next.push((await request(service, tenant, "graph", random, queries)).ms);
+    }
+    results.push({
+      tools: tenant.size,
+      edges: tenant.edges,
+      trajectories: tenant.trajectories,
+      setup: tenant.setup,
+      latencies: latencies.get(tenant) ?? new Map(),
+      bytes: bytes.get(tenant) ?? new Map(),
+      reload,
+      parts: reloadParts(tenant.items, tenant.trajectoryList),
+      inProcess: inProcessRoute(tenant.items, tenant.trajectoryList, queries, rounds),
+    });
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const sizes = option("sizes", "100,1000,10000").split(",").map(Number);
+  const rounds = Number(option("rounds", "300"));
+  if (sizes.some((s) => !Number.isInteger(s) || s < 2 || s > 50_000) || !Number.isInteger(rounds) || rounds < 1 || rounds > 5_000) {
+    throw new Error("--sizes: integers in 2..50000; --rounds: 1..5000");
+  }
+  console.log(`Route latency through HTTP in workerd (Miniflare) — ${machineLine()}`);
+  const queries = (readData("stabletoolbench/retrieval_queries.json") as { query: string }[]).map((q) => q.query);
+  const { service, buildMs, startMs } = await startBenchService();
+  console.log(`wrangler bundles ${buildMs === 0 ? "reused (--skip-build)" : seconds(buildMs)}, Miniflare start ${seconds(startMs)}`);
+  let results: SizeResult[];
+  try {
+    const tenants: Tenant[] = [];
+    for (const size of sizes) tenants.push(await setUpSize(service, size));
+    console.log(`measuring: ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} rounds of ${tenants.length * KINDS.length} requests (every size × request kind, shuffled)…`);
+    results = await measure(service, tenants, rounds, queries);
+  } finally {
+    await service.dispose();
+  }
+
+  console.log(`\nSetup (through the HTTP API)`);
+  console.log(
+    table(
+      ["tools", "edges", "trajectories", "tool import", "requests", "trajectory import", "requests"],
+      results.map((r) => [
+        int(r.tools),
+        int(r.edges),
+        int(r.trajectories),
+        seconds(r.setup.toolImportMs),
+        String(r.setup.toolBatches),
+        seconds(r.setup.trajectoryImportMs),
+        String(r.setup.trajectoryBatches),
+      ]),
+    ),
+  );
+
+  console.log(`\nLatency, ${rounds} sequential requests each (after ${WARMUP_ROUNDS} warm-up rounds), k = 8; target: graph p99 < 10 ms at 10,000 tools`);
+  const rows: string[][] = [];
+  for (const r of results) {
+    for (const kind of KINDS) {
+      const s = summary(r.latencies.get(kind) ?? []);
+      rows.push([int(r.tools), kind, ms(s.p50), ms(s.p99), ms(s.max), ms(s.mean), `${int((r.bytes.get(kind) ?? 0) / Math.max(1, s.n))} B`]);
+    }
+  }
+  console.log(table(["tools", "request", "p50", "p99", "max", "mean", "response"], rows));
+
+  console.log(`\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC)`);
+  console.log(
+    table(
+      ["tools", "graph p50", "graph p99", "retrieval p50", "retrieval p99"],
+      results.map((r) => {
+        const g = summary(r.inProcess.graph);
+        const q = summary(r.inProcess.retrieval);
+        return [int(r.tools), ms(g.p50), ms(g.p99), ms(q.p50), ms(q.p99)];
+      }),
+    ),
+  );
+
+  console.log(`\nRatios within this run (p50 / p50 of "auth only" at the same size; graph p99 vs smallest size)`);
+  const smallest = results[0];
+  console.log(
+    table(
+      ["tools", "graph/auth p50", "retrieval/auth p50", "graph p99 ÷ smallest", "retrieval p99 ÷ smallest"],
+      results.map((r) => {
+        const p = (res: SizeResult, kind: Kind) => summary(res.latencies.get(kind) ?? []);
+        const auth = p(r, "auth only").p50;
+        return [
+          int(r.tools),
+          (p(r, "graph").p50 / auth).toFixed(2),
+          (p(r, "retrieval").p50 / auth).toFixed(2),
+          smallest === undefined ? "" : (p(r, "graph").p99 / p(smallest, "graph").p99).toFixed(2),
+          smallest === undefined ? "" : (p(r, "retrieval").p99 / p(smallest, "retrieval").p99).toFixed(2),
+        ];
+      }),
+    ),
+  );
+
+  console.log(`\nReload after simulateEviction() (graph-step request; ${EVICTIONS} times each)`);
+  console.log(
+    table(
+      ["tools", "first request: median", "min", "max", "all", "next request: median"],
+      results.map((r) => {
+        const f = summary(r.reload.first);
+        const sorted = [...r.reload.first].sort((a, b) => a - b);
+        return [int(r.tools), ms(f.p50), ms(sorted[0] ?? Number.NaN), ms(f.max), r.reload.first.map((v) => v.toFixed(0)).join(" "), ms(summary(r.reload.next).p50)];
+      }),
+    ),
+  );
+  console.log(`\nThe same reload steps in this Node process (pure functions, same data; median of 3)`);
+  console.log(
+    table(
+      ["tools", "JSON.parse definitions", "JSON.parse trajectories", "graph: addTools + addTrajectories", "BM25 index build", "sum", "in workerd (median)"],
+      results.map((r) => [
+        int(r.tools),
+        ms(r.parts.parseDefinitions),
+        ms(r.parts.parseTrajectories),
+        ms(r.parts.graph),
+        ms(r.parts.index),
+        ms(r.parts.parseDefinitions + r.parts.parseTrajectories + r.parts.graph + r.parts.index),
+        ms(summary(r.reload.first).p50),
+      ]),
+    ),
+  );
+  console.log(`\n${machineLine()}`);
+  console.log(`done in ${seconds(performance.now() - started)}`);
+}
+
+await main();
