@@ -7,9 +7,14 @@ import type { CandidateSet, Evaluation, FeedbackResult, GraphSettings, StaticImp
 import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
 import type { TenantApi } from "../functions/http/auth";
+import { runJob } from "../functions/jobs/run-job";
+import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
+import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
 import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routing";
+import { TenantRuns } from "./tenant-runs";
+import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 
-const MAX_EVALUATION_ATTEMPTS = 5;
+
 import { TENANT_MIGRATIONS } from "./tenant-schema";
 
 /** What lists show of an API key (never the key or its hash). */
@@ -128,6 +133,10 @@ export class TenantObject extends DurableObject<Env> {
   readonly #sql: SqlStorage;
   /** ToolNet graph and retrieval index; see tenant-routing.ts. */
   readonly routing: TenantRouting;
+  readonly jobs: TenantJobs;
+  readonly protocols: TenantProtocols;
+  readonly webhooks: TenantWebhooks;
+  readonly #runs: TenantRuns;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -135,6 +144,10 @@ export class TenantObject extends DurableObject<Env> {
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(this.#sql, TENANT_MIGRATIONS);
     this.routing = new TenantRouting(this.#sql, () => new Map(this.listTools().map((t) => [t.definition.name, t.definition])));
+    this.jobs = new TenantJobs(this.#sql);
+    this.protocols = new TenantProtocols(this.#sql);
+    this.webhooks = new TenantWebhooks(this.#sql);
+    this.#runs = new TenantRuns(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -333,31 +346,18 @@ export class TenantObject extends DurableObject<Env> {
     return { tool, credential: server === undefined ? undefined : credentialFromRow(server) };
   }
 
-  // Runs and the evaluator queue.
+  // Runs, the evaluator queue, background jobs, protocols and webhooks (see their modules).
 
-  /** Store (or update) a run record. */
   saveRun(id: string, task: string, status: string, recordJson: string): void {
-    run(
-      this.#sql,
-      "INSERT INTO runs (id, created_at, status, task, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record",
-      id,
-      now(),
-      status,
-      task,
-      recordJson,
-    );
+    this.#runs.save(id, task, status, recordJson);
   }
 
   getRun(id: string): string | undefined {
-    return oneRow<{ record: string }>(this.#sql, "SELECT record FROM runs WHERE id = ?", id)?.record;
+    return this.#runs.get(id);
   }
 
   listRuns(limit: number): { id: string; createdAt: string; status: string; task: string }[] {
-    return allRows<{ id: string; created_at: string; status: string; task: string }>(
-      this.#sql,
-      "SELECT id, created_at, status, task FROM runs ORDER BY created_at DESC, id DESC LIMIT ?",
-      limit,
-    ).map((r) => ({ id: r.id, createdAt: r.created_at, status: r.status, task: r.task }));
+    return this.#runs.list(limit);
   }
 
   /**
@@ -369,53 +369,91 @@ export class TenantObject extends DurableObject<Env> {
       graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory }], "skip"));
     }
     if (evaluation !== undefined && evaluation.steps.length > 0) {
-      run(this.#sql, "INSERT INTO evaluation_queue (id, payload, due_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING", runId, JSON.stringify(evaluation), Date.now());
+      this.#runs.enqueueEvaluation(runId, evaluation);
       await this.#armAlarm();
     }
   }
 
-  evaluationStatus(runId: string): { attempts: number; done: boolean; scores: number[] | null; lastError: string | null } | undefined {
-    const row = oneRow<{ attempts: number; done_at: string | null; scores: string | null; last_error: string | null }>(
-      this.#sql,
-      "SELECT attempts, done_at, scores, last_error FROM evaluation_queue WHERE id = ?",
-      runId,
-    );
-    return row === undefined ? undefined : { attempts: row.attempts, done: row.done_at !== null, scores: row.scores === null ? null : (JSON.parse(row.scores) as number[]), lastError: row.last_error };
+  evaluationStatus(runId: string): ReturnType<TenantRuns["evaluationStatus"]> {
+    return this.#runs.evaluationStatus(runId);
+  }
+
+  /** Create (or find, by dedupe key) a background job and make sure the alarm will run it. */
+  async createJob(kind: JobKind, request: unknown, dedupeKey: string | null): Promise<{ id: string; created: boolean }> {
+    const job = this.jobs.create(kind, request, dedupeKey);
+    await this.#armAlarm();
+    return job;
+  }
+
+  getJob(id: string): JobRecord | undefined {
+    return this.jobs.get(id);
+  }
+
+  listJobs(limit: number): ReturnType<TenantJobs["list"]> {
+    return this.jobs.list(limit);
+  }
+
+  currentProtocols(tools: string[]): CurrentProtocol[] {
+    return this.protocols.currentMany(tools);
+  }
+
+  protocolVersions(tool: string): ProtocolVersion[] {
+    return this.protocols.versions(tool);
+  }
+
+  pinProtocol(tool: string, version: number | undefined): CurrentProtocol | undefined {
+    return this.protocols.pin(tool, version);
+  }
+
+  recordProtocol(entry: Omit<ProtocolVersion, "version" | "createdAt">): ProtocolVersion {
+    return this.protocols.record(entry);
+  }
+
+  addWebhookSecret(secret: Omit<SealedWebhookSecret, "expiresAt">, previousValidUntil: number): void {
+    this.webhooks.addSecret(secret, previousValidUntil);
+  }
+
+  webhookSecrets(): SealedWebhookSecret[] {
+    return this.webhooks.validSecrets(Date.now());
+  }
+
+  listWebhookSecrets(): ReturnType<TenantWebhooks["listSecrets"]> {
+    return this.webhooks.listSecrets();
+  }
+
+  claimDelivery(id: string): ReturnType<TenantWebhooks["claimDelivery"]> {
+    return this.webhooks.claimDelivery(id);
+  }
+
+  completeDelivery(id: string, jobId: string | null, outcome: string): void {
+    this.webhooks.completeDelivery(id, jobId, outcome);
+  }
+
+  releaseDelivery(id: string): void {
+    this.webhooks.releaseDelivery(id);
   }
 
   async #armAlarm(): Promise<void> {
-    const next = oneRow<{ due: number | null }>(this.#sql, "SELECT MIN(due_at) AS due FROM evaluation_queue WHERE done_at IS NULL")?.due ?? null;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next);
+    const times = [this.#runs.nextEvaluationDue(), this.jobs.nextDue()].filter((t): t is number => t !== null);
+    if (times.length === 0) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.min(...times));
   }
 
-  /** The evaluator queue: one alarm over a table of due work; at-least-once, so idempotent. */
+  /** One alarm drains both queues of due work; both are idempotent, as alarms are at-least-once. */
   override async alarm(): Promise<void> {
-    const due = allRows<{ id: string; payload: string; attempts: number }>(
-      this.#sql,
-      "SELECT id, payload, attempts FROM evaluation_queue WHERE done_at IS NULL AND due_at <= ? ORDER BY due_at LIMIT 5",
-      Date.now(),
-    );
-    for (const item of due) {
-      const request = JSON.parse(item.payload) as EvaluationRequest;
+    const tenantId = this.#tenantId() ?? "";
+    const self = this as unknown as TenantApi;
+    await this.#runs.processEvaluations(async (request) => {
+      const scores = await evaluateTrajectory(this.env, tenantId, self, request);
+      graphOutcome(() => this.routing.applyScores({ tools: request.steps.map((s) => s.tool), scores }));
+      return scores;
+    });
+    for (const job of this.jobs.due(Date.now())) {
+      this.jobs.start(job.id);
       try {
-        const scores = await evaluateTrajectory(this.env, this.#tenantId() ?? "", this as unknown as TenantApi, request);
-        graphOutcome(() => this.routing.applyScores({ tools: request.steps.map((s) => s.tool), scores }));
-        run(this.#sql, "UPDATE evaluation_queue SET done_at = ?, scores = ?, attempts = attempts + 1 WHERE id = ?", now(), JSON.stringify(scores), item.id);
+        await runJob(this.env, tenantId, self, this.jobs, job.id);
       } catch (error) {
-        const attempts = item.attempts + 1;
-        const message = error instanceof Error ? error.message : String(error);
-        // Exponential backoff; after the last try the item is closed with its error kept.
-        const giveUp = attempts >= MAX_EVALUATION_ATTEMPTS;
-        run(
-          this.#sql,
-          "UPDATE evaluation_queue SET attempts = ?, last_error = ?, due_at = ?, done_at = ? WHERE id = ?",
-          attempts,
-          message.slice(0, 500),
-          Date.now() + 2 ** attempts * 1_000,
-          giveUp ? now() : null,
-          item.id,
-        );
+        this.jobs.retryLater(job.id, job.attempts + 1, error instanceof Error ? error.message : String(error));
       }
     }
     await this.#armAlarm();

@@ -21,4 +21,21 @@ export const TENANT_MIGRATIONS = [
    CREATE TABLE IF NOT EXISTS evaluation_queue (
      id TEXT PRIMARY KEY, payload TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, due_at INTEGER NOT NULL,
      last_error TEXT, done_at TEXT, scores TEXT);`,
+  `CREATE TABLE IF NOT EXISTS jobs (
+     id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL, dedupe_key TEXT UNIQUE,
+     request TEXT NOT NULL, progress TEXT NOT NULL DEFAULT '{}', result TEXT, usage TEXT NOT NULL DEFAULT '{}',
+     attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL, last_error TEXT,
+     created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS job_items (
+     job_id TEXT NOT NULL, tool TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '{}',
+     updated_at TEXT NOT NULL, PRIMARY KEY (job_id, tool));
+   CREATE TABLE IF NOT EXISTS protocol_versions (
+     tool TEXT NOT NULL, version INTEGER NOT NULL, hash TEXT NOT NULL, kv_key TEXT NOT NULL, source TEXT NOT NULL,
+     score REAL, job_id TEXT, created_at TEXT NOT NULL, PRIMARY KEY (tool, version));
+   CREATE TABLE IF NOT EXISTS protocol_current (
+     tool TEXT PRIMARY KEY, version INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0);
+   CREATE TABLE IF NOT EXISTS webhook_secrets (
+     id TEXT PRIMARY KEY, ciphertext TEXT NOT NULL, iv TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER);
+   CREATE TABLE IF NOT EXISTS webhook_deliveries (
+     id TEXT PRIMARY KEY, received_at TEXT NOT NULL, job_id TEXT, outcome TEXT);`,
 ] as const;

@@ -3,6 +3,7 @@ import { ApiError } from "../http/problem";
 import { createModelClient } from "../llm/client";
 import { tenantModelConfig } from "../tenants/model-settings";
 import type { ToolDefinition } from "../tools/definition";
+import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
 import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
@@ -23,18 +24,20 @@ export interface StoredRun extends RunOutcome {
 }
 
 /** The tools of a run: the ones the request names (all must exist), or routing's candidate set. */
-export async function chooseCandidates(tenant: TenantApi, task: string, named: string[] | undefined): Promise<{ tools: ToolDefinition[]; source: "request" | "routing" }> {
-  if (named !== undefined) {
-    const records = await Promise.all(named.map((name) => tenant.getTool(name)));
-    const missing = named.filter((_, i) => records[i] === undefined);
-    if (missing.length > 0) throw new ApiError("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
-    return { tools: records.flatMap((r) => (r === undefined ? [] : [r.definition])), source: "request" };
+export async function chooseCandidates(
+  tenant: TenantApi,
+  task: string,
+  named: string[] | undefined,
+): Promise<{ tools: ToolDefinition[]; hashes: Map<string, string>; source: "request" | "routing" }> {
+  const names = named ?? (await tenant.runCandidates(task, { seeds: 6, hops: 2, maxTools: 12, tokenBudget: 12_000 })).candidates.map((c) => c.tool);
+  const records = await Promise.all(names.map((name) => tenant.getTool(name)));
+  const missing = names.filter((_, i) => records[i] === undefined);
+  if (named !== undefined && missing.length > 0) {
+    throw new ApiError("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
   }
-  const set = await tenant.runCandidates(task, { seeds: 6, hops: 2, maxTools: 12, tokenBudget: 12_000 });
-  const records = await Promise.all(set.candidates.map((c) => tenant.getTool(c.tool)));
-  const tools = records.flatMap((r) => (r === undefined ? [] : [r.definition]));
-  if (tools.length === 0) throw new ApiError("invalid-request", "No registered tool matches this task; register tools or name them in `tools`.");
-  return { tools, source: "routing" };
+  const found = records.flatMap((r) => (r === undefined ? [] : [r]));
+  if (found.length === 0) throw new ApiError("invalid-request", "No registered tool matches this task; register tools or name them in `tools`.");
+  return { tools: found.map((r) => r.definition), hashes: new Map(found.map((r) => [r.definition.name, r.hash])), source: named === undefined ? "routing" : "request" };
 }
 
 /** Run a task end to end for a tenant, store it, and let the graph learn from it. */
@@ -49,11 +52,12 @@ export async function startRun(
   const started = Date.now();
   const config = await tenantModelConfig(env, tenantId, tenant);
   if (!config.ok) throw new ApiError("not-configured", config.message);
-  const { tools, source } = await chooseCandidates(tenant, request.task, request.tools);
+  const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
+  const overrides = await protocolOverrides(env, tenant, tools, hashes);
   const client = createModelClient(config.config, { fetch: (input, init) => fetch(input, init) });
   const names = tools.map((t) => t.name);
   const outcome = await runTask(
-    { task: request.task, tools, overrides: new Map(), maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
+    { task: request.task, tools, overrides, maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
     {
       async chat(messages, purpose) {
         const answer = await client.chat({ messages, purpose, temperature: 0 });

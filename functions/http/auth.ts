@@ -27,11 +27,15 @@ export function tenantStub(env: Env, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
 }
 
+const SIGNED_WEBHOOK_PATH = /^\/v1\/webhooks\/[a-z0-9-]+\/tools$/;
+
 /**
  * Tenant authentication: `Authorization: Bearer atc_<tenant>_<secret>`. The key names its tenant;
  * that tenant's object checks the hash, so a revoked key fails on the very next request.
  */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // Signed webhooks authenticate by signature, not by key (see routes/webhooks.ts).
+  if (c.req.method === "POST" && SIGNED_WEBHOOK_PATH.test(c.req.path)) return next();
   const key = bearerToken(c.req.header("authorization"));
   if (key === undefined) throw new ApiError("unauthorized", "Send an API key as `Authorization: Bearer atc_…`.");
   const tenantId = tenantOfKey(key);

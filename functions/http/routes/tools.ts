@@ -2,8 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../tools/invoke";
-import { importToolList } from "../../tools/list-import";
-import { importOpenApi, ToolImportError } from "../../tools/openapi-import";
+import { registerTools } from "../../tools/register";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
@@ -61,19 +60,6 @@ const ToolCallResult = z
 
 const NameParam = z.object({ name: ToolName });
 
-async function parseImport(body: z.infer<typeof ImportTools>): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
-  try {
-    return body.format === "openapi"
-      ? await importOpenApi(body.document, body.serverUrl === undefined ? {} : { serverUrl: body.serverUrl })
-      : importToolList(body.tools);
-  } catch (error) {
-    if (error instanceof ToolImportError) {
-      const errors = error.issues.map((issue) => ({ path: error.code, message: issue }));
-      throw new ApiError("invalid-document", error.message, errors.length > 0 ? errors : undefined);
-    }
-    throw error;
-  }
-}
 
 /** Tool registry routes: import, list, read, replace, delete, call. */
 export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -93,10 +79,8 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const { tools, warnings } = await parseImport(body);
-      const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
-      const report = await c.var.tenant.upsertTools(upserts, body.source ?? body.format, body.prune);
-      return c.json({ ...report, warnings }, 200);
+      const source = body.format === "openapi" ? { format: body.format, document: body.document, serverUrl: body.serverUrl } : { format: body.format, tools: body.tools };
+      return c.json(await registerTools(c.var.tenant, source, body.source ?? body.format, body.prune), 200);
     },
   );
 

@@ -1,0 +1,163 @@
+import { allRows, oneRow, run } from "./sql";
+
+export type JobKind = "probe" | "optimize";
+export type JobStatus = "queued" | "running" | "succeeded" | "failed";
+
+export interface JobRecord {
+  id: string;
+  kind: JobKind;
+  status: JobStatus;
+  request: unknown;
+  progress: Record<string, unknown>;
+  result: unknown;
+  usage: Record<string, unknown>;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  items: { tool: string; status: string; detail: unknown; updatedAt: string }[];
+}
+
+interface JobRow {
+  id: string;
+  kind: JobKind;
+  status: JobStatus;
+  request: string;
+  progress: string;
+  result: string | null;
+  usage: string;
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** How many times a job is started again after its run failed, before it is marked failed. */
+export const MAX_JOB_ATTEMPTS = 4;
+const now = (): string => new Date().toISOString();
+
+/**
+ * Background jobs of one tenant (probing, prompt optimisation): a table of due work that the
+ * object's single alarm drains. Per-tool items record progress, so a job interrupted by an
+ * eviction or a crash resumes where it stopped instead of redoing finished tools.
+ */
+export class TenantJobs {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  /** Create a job, or return the one already created under the same dedupe key. */
+  create(kind: JobKind, request: unknown, dedupeKey: string | null): { id: string; created: boolean } {
+    if (dedupeKey !== null) {
+      const existing = oneRow<{ id: string }>(this.#sql, "SELECT id FROM jobs WHERE dedupe_key = ?", dedupeKey);
+      if (existing !== undefined) return { id: existing.id, created: false };
+    }
+    const id = `job_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+    const stamp = now();
+    run(
+      this.#sql,
+      "INSERT INTO jobs (id, kind, status, dedupe_key, request, next_at, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+      id,
+      kind,
+      dedupeKey,
+      JSON.stringify(request),
+      Date.now(),
+      stamp,
+      stamp,
+    );
+    return { id, created: true };
+  }
+
+  get(id: string): JobRecord | undefined {
+    const row = oneRow<JobRow>(this.#sql, "SELECT * FROM jobs WHERE id = ?", id);
+    if (row === undefined) return undefined;
+    const items = allRows<{ tool: string; status: string; detail: string; updated_at: string }>(
+      this.#sql,
+      "SELECT tool, status, detail, updated_at FROM job_items WHERE job_id = ? ORDER BY tool",
+      id,
+    ).map((item) => ({ tool: item.tool, status: item.status, detail: JSON.parse(item.detail) as unknown, updatedAt: item.updated_at }));
+    return {
+      id: row.id,
+      kind: row.kind,
+      status: row.status,
+      request: JSON.parse(row.request) as unknown,
+      progress: JSON.parse(row.progress) as Record<string, unknown>,
+      result: row.result === null ? null : (JSON.parse(row.result) as unknown),
+      usage: JSON.parse(row.usage) as Record<string, unknown>,
+      attempts: row.attempts,
+      lastError: row.last_error,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      items,
+    };
+  }
+
+  list(limit: number): { id: string; kind: JobKind; status: JobStatus; createdAt: string }[] {
+    return allRows<{ id: string; kind: JobKind; status: JobStatus; created_at: string }>(
+      this.#sql,
+      "SELECT id, kind, status, created_at FROM jobs ORDER BY created_at DESC, id DESC LIMIT ?",
+      limit,
+    ).map((r) => ({ id: r.id, kind: r.kind, status: r.status, createdAt: r.created_at }));
+  }
+
+  /** Jobs whose turn has come (queued, or running when an earlier run was interrupted). */
+  due(nowMs: number): { id: string; kind: JobKind; attempts: number }[] {
+    return allRows<{ id: string; kind: JobKind; attempts: number }>(
+      this.#sql,
+      "SELECT id, kind, attempts FROM jobs WHERE status IN ('queued', 'running') AND next_at <= ? ORDER BY next_at LIMIT 3",
+      nowMs,
+    );
+  }
+
+  /** Earliest time any unfinished job is due, or null. */
+  nextDue(): number | null {
+    return oneRow<{ due: number | null }>(this.#sql, "SELECT MIN(next_at) AS due FROM jobs WHERE status IN ('queued', 'running')")?.due ?? null;
+  }
+
+  /** Mark a job as started; if the process dies now, the alarm finds it running and resumes it. */
+  start(id: string): void {
+    run(this.#sql, "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?", now(), id);
+  }
+
+  progress(id: string, progress: Record<string, unknown>, usage: Record<string, unknown>): void {
+    run(this.#sql, "UPDATE jobs SET progress = ?, usage = ?, updated_at = ? WHERE id = ?", JSON.stringify(progress), JSON.stringify(usage), now(), id);
+  }
+
+  setItem(jobId: string, tool: string, status: string, detail: unknown): void {
+    run(
+      this.#sql,
+      "INSERT INTO job_items (job_id, tool, status, detail, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (job_id, tool) DO UPDATE SET status = excluded.status, detail = excluded.detail, updated_at = excluded.updated_at",
+      jobId,
+      tool,
+      status,
+      JSON.stringify(detail),
+      now(),
+    );
+  }
+
+  itemStatus(jobId: string): Map<string, string> {
+    return new Map(allRows<{ tool: string; status: string }>(this.#sql, "SELECT tool, status FROM job_items WHERE job_id = ?", jobId).map((r) => [r.tool, r.status]));
+  }
+
+  finish(id: string, status: "succeeded" | "failed", result: unknown): void {
+    run(this.#sql, "UPDATE jobs SET status = ?, result = ?, updated_at = ? WHERE id = ?", status, JSON.stringify(result), now(), id);
+  }
+
+  /** A transient failure: try again later with exponential backoff, or give up after the limit. */
+  retryLater(id: string, attempts: number, error: string): void {
+    if (attempts >= MAX_JOB_ATTEMPTS) {
+      run(this.#sql, "UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?", error.slice(0, 1_000), now(), id);
+      return;
+    }
+    run(
+      this.#sql,
+      "UPDATE jobs SET status = 'queued', last_error = ?, next_at = ?, updated_at = ? WHERE id = ?",
+      error.slice(0, 1_000),
+      Date.now() + 2 ** attempts * 1_000,
+      now(),
+      id,
+    );
+  }
+}

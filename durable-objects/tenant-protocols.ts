@@ -1,0 +1,127 @@
+import { allRows, oneRow, run } from "./sql";
+
+export type ProtocolSource = "probe" | "optimize";
+
+export interface ProtocolVersion {
+  tool: string;
+  version: number;
+  hash: string;
+  kvKey: string;
+  source: ProtocolSource;
+  score: number | null;
+  jobId: string | null;
+  createdAt: string;
+}
+
+export interface CurrentProtocol extends ProtocolVersion {
+  pinned: boolean;
+}
+
+interface VersionRow {
+  tool: string;
+  version: number;
+  hash: string;
+  kv_key: string;
+  source: ProtocolSource;
+  score: number | null;
+  job_id: string | null;
+  created_at: string;
+}
+
+function fromRow(row: VersionRow): ProtocolVersion {
+  return { tool: row.tool, version: row.version, hash: row.hash, kvKey: row.kv_key, source: row.source, score: row.score, jobId: row.job_id, createdAt: row.created_at };
+}
+
+/**
+ * Which documented protocol of each tool is current. The protocols themselves are immutable
+ * values in KV (written before they are recorded here, so a reader never finds a pointer to a
+ * half-written value); this object holds the versions and the pointer, and pinning.
+ */
+export class TenantProtocols {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  /** Record a new version; it becomes current unless the tool's protocol is pinned. */
+  record(entry: Omit<ProtocolVersion, "version" | "createdAt">): ProtocolVersion {
+    const last = oneRow<{ v: number | null }>(this.#sql, "SELECT MAX(version) AS v FROM protocol_versions WHERE tool = ?", entry.tool)?.v ?? 0;
+    const same = oneRow<VersionRow>(this.#sql, "SELECT * FROM protocol_versions WHERE tool = ? AND kv_key = ?", entry.tool, entry.kvKey);
+    const version = same?.version ?? last + 1;
+    const createdAt = same?.created_at ?? new Date().toISOString();
+    if (same === undefined) {
+      run(
+        this.#sql,
+        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        entry.tool,
+        version,
+        entry.hash,
+        entry.kvKey,
+        entry.source,
+        entry.score,
+        entry.jobId,
+        createdAt,
+      );
+    }
+    run(
+      this.#sql,
+      "INSERT INTO protocol_current (tool, version, pinned) VALUES (?, ?, 0) ON CONFLICT (tool) DO UPDATE SET version = excluded.version WHERE protocol_current.pinned = 0",
+      entry.tool,
+      version,
+    );
+    return { ...entry, version, createdAt };
+  }
+
+  current(tool: string): CurrentProtocol | undefined {
+    const row = oneRow<VersionRow & { pinned: number }>(
+      this.#sql,
+      "SELECT v.*, c.pinned FROM protocol_current c JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version WHERE c.tool = ?",
+      tool,
+    );
+    return row === undefined ? undefined : { ...fromRow(row), pinned: row.pinned === 1 };
+  }
+
+  /** Current protocols of many tools at once. */
+  currentMany(tools: string[]): CurrentProtocol[] {
+    return tools.flatMap((tool) => {
+      const current = this.current(tool);
+      return current === undefined ? [] : [current];
+    });
+  }
+
+  versions(tool: string): ProtocolVersion[] {
+    return allRows<VersionRow>(this.#sql, "SELECT * FROM protocol_versions WHERE tool = ? ORDER BY version", tool).map(fromRow);
+  }
+
+  /** Make `version` current and keep it there (pin), or release the pin (version undefined). */
+  pin(tool: string, version: number | undefined): CurrentProtocol | undefined {
+    if (version === undefined) {
+      run(this.#sql, "UPDATE protocol_current SET pinned = 0 WHERE tool = ?", tool);
+      return this.current(tool);
+    }
+    const exists = oneRow<{ version: number }>(this.#sql, "SELECT version FROM protocol_versions WHERE tool = ? AND version = ?", tool, version);
+    if (exists === undefined) return undefined;
+    run(
+      this.#sql,
+      "INSERT INTO protocol_current (tool, version, pinned) VALUES (?, ?, 1) ON CONFLICT (tool) DO UPDATE SET version = excluded.version, pinned = 1",
+      tool,
+      version,
+    );
+    return this.current(tool);
+  }
+
+  forgetTool(tool: string): void {
+    run(this.#sql, "DELETE FROM protocol_current WHERE tool = ?", tool);
+  }
+}
+
+/** KV key of a probed protocol: tenant, tool and definition hash (a changed tool is a new key). */
+export function probedProtocolKey(tenantId: string, tool: string, hash: string): string {
+  return `protocol/${tenantId}/${tool}/${hash}`;
+}
+
+/** KV key of an optimised protocol version made by a job. */
+export function optimizedProtocolKey(tenantId: string, tool: string, hash: string, jobId: string): string {
+  return `protocol/${tenantId}/${tool}/${hash}/optimized/${jobId}`;
+}

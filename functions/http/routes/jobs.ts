@@ -1,0 +1,83 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { ToolName } from "../../tools/definition";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError } from "../problem";
+
+const ProbeRequest = z
+  .object({
+    tools: z.array(ToolName).min(1).max(1_000).optional().describe("Tools to probe; default: every tool without a current probed protocol"),
+    samples: z.number().int().min(1).max(10).default(3).describe("Model samples per tool in instance discovery (N)"),
+    chainIterations: z.number().int().min(0).max(10).default(4).describe("Chain-of-probing iterations (β)"),
+  })
+  .strict()
+  .openapi("ProbeRequest");
+
+const JobAccepted = z.object({ jobId: z.string(), tools: z.array(z.string()) }).openapi("JobAccepted");
+const Job = z.record(z.string(), z.unknown()).openapi("Job", { description: "status, progress per tool (items), result, usage" });
+
+/** Background jobs: start probing, read any job's progress. */
+export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/probe",
+      tags: ["probing"],
+      summary: "Probe tools in the background (black-box probing, chain of probing)",
+      security: tenantSecurity,
+      request: { body: jsonBody(ProbeRequest) },
+      responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const registered = new Map((await c.var.tenant.listTools()).map((t) => [t.definition.name, t.hash]));
+      let tools: string[];
+      if (body.tools !== undefined) {
+        const unknown = body.tools.filter((name) => !registered.has(name));
+        if (unknown.length > 0) throw new ApiError("invalid-request", `Unknown tools: ${unknown.join(", ")}.`);
+        tools = [...new Set(body.tools)].sort();
+      } else {
+        // Unprobed or changed: no current protocol, or one made for an older definition.
+        const current = new Map((await c.var.tenant.currentProtocols([...registered.keys()])).map((p) => [p.tool, p.hash]));
+        tools = [...registered].filter(([name, hash]) => current.get(name) !== hash).map(([name]) => name).sort();
+      }
+      if (tools.length === 0) throw new ApiError("invalid-request", "Every tool already has a probed protocol for its current definition.");
+      const job = await c.var.tenant.createJob("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);
+      return c.json({ jobId: job.id, tools }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/jobs/{id}",
+      tags: ["jobs"],
+      summary: "A job's status, per-tool progress and token usage",
+      security: tenantSecurity,
+      request: { params: z.object({ id: z.string().max(100) }) },
+      responses: { 200: { description: "The job", content: { "application/json": { schema: Job } } }, ...problems(401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const job = await c.var.tenant.getJob(id);
+      if (job === undefined) throw new ApiError("not-found", `No job ${id}.`);
+      return c.json(job as unknown as Record<string, unknown>, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/jobs",
+      tags: ["jobs"],
+      summary: "Recent jobs",
+      security: tenantSecurity,
+      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
+      responses: {
+        200: { description: "Jobs, newest first", content: { "application/json": { schema: z.object({ jobs: z.array(z.record(z.string(), z.unknown())) }) } } },
+        ...problems(401),
+      },
+    }),
+    async (c) => c.json({ jobs: await c.var.tenant.listJobs(c.req.valid("query").limit) }, 200),
+  );
+}

@@ -1,0 +1,69 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { ToolName } from "../../tools/definition";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError } from "../problem";
+
+const Versions = z.object({ current: z.record(z.string(), z.unknown()).nullable(), versions: z.array(z.record(z.string(), z.unknown())) }).openapi("ProtocolVersions");
+
+/** A tool's documented protocol (probed or optimised), its versions, pinning and roll-back. */
+export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tools/{name}/protocol",
+      tags: ["probing"],
+      summary: "The tool's current documented protocol",
+      security: tenantSecurity,
+      request: { params: z.object({ name: ToolName }) },
+      responses: { 200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(401, 404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const tool = await c.var.tenant.getTool(name);
+      if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      const [current] = await c.var.tenant.currentProtocols([name]);
+      if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
+      const protocol = await c.env.PROTOCOLS.get(current.kvKey, "json");
+      return c.json({ ...current, stale: current.hash !== tool.hash, protocol: protocol as Record<string, unknown> | null }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tools/{name}/protocol/versions",
+      tags: ["probing"],
+      summary: "Every protocol version of a tool, and which is current",
+      security: tenantSecurity,
+      request: { params: z.object({ name: ToolName }) },
+      responses: { 200: { description: "Versions", content: { "application/json": { schema: Versions } } }, ...problems(401, 404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      if ((await c.var.tenant.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      const [current] = await c.var.tenant.currentProtocols([name]);
+      const versions = await c.var.tenant.protocolVersions(name);
+      return c.json({ current: current === undefined ? null : { ...current }, versions: versions.map((v) => ({ ...v })) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/tools/{name}/protocol/pin",
+      tags: ["probing"],
+      summary: "Pin a version as current (roll back or forward), or unpin with `version: null`",
+      security: tenantSecurity,
+      request: { params: z.object({ name: ToolName }), body: jsonBody(z.object({ version: z.number().int().min(1).nullable() }).strict()) },
+      responses: { 200: { description: "Current protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(400, 401, 404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const { version } = c.req.valid("json");
+      const current = await c.var.tenant.pinProtocol(name, version ?? undefined);
+      if (current === undefined) throw new ApiError("not-found", version === null ? `${name} has no protocol.` : `${name} has no protocol version ${version}.`);
+      return c.json({ ...current }, 200);
+    },
+  );
+}

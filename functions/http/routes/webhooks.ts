@@ -1,0 +1,114 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
+import { openSecret, sealSecret } from "../../tenants/credential-crypto";
+import { importChangedTools, WebhookBody } from "../../jobs/webhook-import";
+import { generateWebhookSecret, verifyWebhook } from "../../webhooks/standard-webhooks";
+import type { AppEnv } from "../app-env";
+import { tenantStub } from "../auth";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { ApiError } from "../problem";
+
+const DAY_SECONDS = 86_400;
+
+function credentialsKey(env: Env): string {
+  const key = env.CREDENTIALS_KEY;
+  if (key === undefined || key.length < 16) throw new ApiError("not-configured", "Webhook secrets need CREDENTIALS_KEY.");
+  return key;
+}
+
+const Accepted = z
+  .object({ jobId: z.string().nullable(), duplicate: z.boolean(), changed: z.array(z.string()), unchanged: z.number().int() })
+  .openapi("WebhookAccepted");
+
+/** Webhook secrets (tenant API) and the signed webhook that reports changed tools (CI, catalogues). */
+export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/webhooks/secrets",
+      tags: ["webhooks"],
+      summary: "Create (rotate) the webhook secret; shown once",
+      description: "Earlier secrets keep verifying for `graceSeconds` (default one day) so senders can switch without dropped deliveries.",
+      security: tenantSecurity,
+      request: { body: jsonBody(z.object({ graceSeconds: z.number().int().min(0).max(7 * DAY_SECONDS).default(DAY_SECONDS) }).strict()) },
+      responses: {
+        201: { description: "The new secret", content: { "application/json": { schema: z.object({ id: z.string(), secret: z.string(), previousValidUntil: z.string() }) } } },
+        ...problems(400, 401, 503),
+      },
+    }),
+    async (c) => {
+      const { graceSeconds } = c.req.valid("json");
+      const secret = generateWebhookSecret();
+      const id = `whs_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+      const sealed = await sealSecret(credentialsKey(c.env), c.var.tenantId, id, secret);
+      const previousValidUntil = Date.now() + graceSeconds * 1_000;
+      await c.var.tenant.addWebhookSecret({ id, ...sealed, createdAt: new Date().toISOString() }, previousValidUntil);
+      return c.json({ id, secret, previousValidUntil: new Date(previousValidUntil).toISOString() }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/webhooks/secrets",
+      tags: ["webhooks"],
+      summary: "Webhook secrets (ids and validity only)",
+      security: tenantSecurity,
+      responses: {
+        200: {
+          description: "Secrets",
+          content: { "application/json": { schema: z.object({ secrets: z.array(z.object({ id: z.string(), createdAt: z.string(), expiresAt: z.number().nullable() })) }) } },
+        },
+        ...problems(401),
+      },
+    }),
+    async (c) => c.json({ secrets: await c.var.tenant.listWebhookSecrets() }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/webhooks/{tenant}/tools",
+      tags: ["webhooks"],
+      summary: "Signed webhook: tools changed (Standard Webhooks signature)",
+      description:
+        "Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job.",
+      // The body is validated after the signature is, so it is not declared for the validator here.
+      request: { params: z.object({ tenant: z.string().regex(TENANT_ID_PATTERN) }) },
+      responses: { 202: { description: "Accepted", content: { "application/json": { schema: Accepted } } }, ...problems(400, 401, 422, 503) },
+    }),
+    async (c) => {
+      const { tenant: tenantId } = c.req.valid("param");
+      const tenant = tenantStub(c.env, tenantId);
+      // The exact bytes as received are what was signed: read them before anything parses.
+      const raw = await c.req.text();
+      const sealedSecrets = await tenant.webhookSecrets();
+      const key = credentialsKey(c.env);
+      const secrets = await Promise.all(sealedSecrets.map((s) => openSecret(key, tenantId, s.id, s)));
+      const verification = await verifyWebhook({ headers: c.req.raw.headers, body: raw, secrets, nowSeconds: Math.floor(Date.now() / 1000) });
+      // One answer for every failure, whether the tenant exists or not: nothing to probe for.
+      if (!verification.ok) throw new ApiError("unauthorized", `Webhook signature rejected: ${verification.message}`);
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch {
+        throw new ApiError("malformed-json", "The webhook body is not valid JSON.");
+      }
+      const parsed = WebhookBody.safeParse(json);
+      if (!parsed.success) {
+        throw new ApiError("invalid-request", "The webhook body does not match the schema.", parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })));
+      }
+      const body = parsed.data;
+      const claim = await tenant.claimDelivery(verification.id);
+      if (!claim.claimed) return c.json({ jobId: claim.jobId, duplicate: true, changed: [], unchanged: 0 }, 202);
+      try {
+        const outcome = await importChangedTools(c.env, tenantId, tenant, body, verification.id);
+        await tenant.completeDelivery(verification.id, outcome.jobId, "accepted");
+        return c.json({ ...outcome, duplicate: false }, 202);
+      } catch (error) {
+        await tenant.releaseDelivery(verification.id);
+        throw error;
+      }
+    },
+  );
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
+import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
+import { runAttemptInIsolate } from "../chain/isolate-executor";
+import type { TenantApi } from "../http/auth";
+import { createModelClient } from "../llm/client";
+import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
+import { ProbedProtocol } from "../probing/protocol";
+import { tenantModelConfig } from "../tenants/model-settings";
+import { invokeTool } from "../tools/invoke";
+
+const ProbeJobRequest = z.object({
+  tools: z.array(z.string()).min(1),
+  samples: z.number().int().min(1).max(10).default(3),
+  chainIterations: z.number().int().min(0).max(10).default(4),
+});
+
+/** Limits of one probing program: probing is exploratory, so it gets less than a run. */
+const PROBE_PROGRAM_LIMITS = {
+  deadlineMs: 20_000,
+  maxToolCalls: 10,
+  toolTimeoutMs: 10_000,
+  maxToolResponseBytes: 512 * 1024,
+  memoryLimitBytes: 32 * 1024 * 1024,
+  stretchBudget: 60,
+  totalBudget: 600,
+};
+
+/** The tenant's current probed protocols that still match their tools' definitions. */
+async function probedProtocols(env: Env, tenant: TenantApi, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
+  const current = await tenant.currentProtocols([...hashes.keys()]);
+  const protocols = new Map<string, ProbedProtocol>();
+  for (const entry of current) {
+    if (entry.source !== "probe" || hashes.get(entry.tool) !== entry.hash) continue;
+    const parsed = ProbedProtocol.safeParse(await env.PROTOCOLS.get(entry.kvKey, "json"));
+    if (parsed.success) protocols.set(entry.tool, parsed.data);
+  }
+  return protocols;
+}
+
+/**
+ * A probing job (black-box probing with chain of probing, §4): every finished tool is written at
+ * once (protocol to KV, then the pointer in the tenant object, then the job item), so a job that
+ * is interrupted resumes with those tools already done; the model is used only where the
+ * zero-token path fails, and not at all when no model is configured.
+ */
+export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, job: JobRecord): Promise<void> {
+  const request = ProbeJobRequest.parse(job.request);
+  const registered = await tenant.listTools();
+  const hashes = new Map(registered.map((t) => [t.definition.name, t.hash]));
+  const targets: ProbeTarget[] = registered.filter((t) => request.tools.includes(t.definition.name)).map((t) => ({ definition: t.definition, hash: t.hash }));
+  for (const name of request.tools) {
+    if (!hashes.has(name)) jobs.setItem(job.id, name, "failed", { error: "the tool was deleted before it was probed" });
+  }
+  const already = await probedProtocols(env, tenant, hashes);
+  // Helpers may be any probed tool of the tenant, not only this job's.
+  const helperTargets = registered.filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name)).map((t) => ({ definition: t.definition, hash: t.hash }));
+  const model = await tenantModelConfig(env, tenantId, tenant);
+  const client = model.ok ? createModelClient(model.config, { fetch: (input, init) => fetch(input, init) }) : undefined;
+  let events = 0;
+
+  const deps: ProbeDependencies = {
+    async callTool(name, args) {
+      const outcome = await invokeTool(env, tenantId, tenant, name, args);
+      if (!outcome.found) return { ok: false, body: null, error: `tool ${name} does not exist` };
+      const { result } = outcome;
+      return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
+    },
+    async runProgram(program, allowedTools) {
+      const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: allowedTools, replay: [], limits: PROBE_PROGRAM_LIMITS });
+      const { result } = attempt;
+      return result.ok
+        ? { ok: true, answer: result.answer, trace: attempt.trace }
+        : { ok: false, error: { message: result.error.message }, trace: attempt.trace };
+    },
+    async chat(messages, purpose) {
+      if (client === undefined) throw new Error(model.ok ? "unreachable" : model.message);
+      const answer = await client.chat({ messages, purpose: `probe:${purpose}`, temperature: 0.2 });
+      return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
+    },
+    onProgress(event) {
+      events += 1;
+      if (event.type === "tool_started") jobs.setItem(job.id, event.tool, "probing", { iteration: event.iteration });
+      jobs.progress(job.id, { events, last: event }, {});
+    },
+    async onProbed(protocol) {
+      const hash = hashes.get(protocol.name) ?? protocol.definitionHash;
+      const kvKey = probedProtocolKey(tenantId, protocol.name, hash);
+      // The value first, then the pointer: a reader never follows a pointer to nothing.
+      await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
+      await tenant.recordProtocol({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id });
+      jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
+    },
+    onFailed(tool, error) {
+      jobs.setItem(job.id, tool, "failed", { error });
+    },
+  };
+
+  const report = await probeTools([...helperTargets, ...targets], already, deps, {
+    samples: request.samples,
+    iterations: request.chainIterations,
+    useModel: client !== undefined,
+  });
+  const mine = report.results.filter((r) => request.tools.includes(r.tool));
+  jobs.finish(job.id, "succeeded", {
+    probed: mine.filter((r) => r.status === "probed").length,
+    failed: mine.filter((r) => r.status === "failed").length,
+    resumed: mine.filter((r) => r.status === "probed" && r.resumed).length,
+    modelUsed: client !== undefined,
+    results: mine.map((r) =>
+      r.status === "probed"
+        ? { tool: r.tool, status: r.status, how: r.how, resumed: r.resumed, helpers: r.helpers, toolCalls: r.toolCalls, modelCalls: r.modelCalls, usage: r.usage }
+        : r,
+    ),
+    usage: report.usage,
+    modelCalls: report.modelCalls,
+    toolCalls: report.toolCalls,
+  });
+  jobs.progress(job.id, { events, done: true }, { ...report.usage, modelCalls: report.modelCalls });
+}

@@ -1,0 +1,16 @@
+import type { TenantJobs } from "../../durable-objects/tenant-jobs";
+import type { TenantApi } from "../http/auth";
+import { runProbeJob } from "./probe-job";
+
+/** Run one due background job of a tenant to its end (called from the tenant object's alarm). */
+export async function runJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, jobId: string): Promise<void> {
+  const job = jobs.get(jobId);
+  if (job === undefined) return;
+  switch (job.kind) {
+    case "probe":
+      return runProbeJob(env, tenantId, tenant, jobs, job);
+    case "optimize":
+      jobs.finish(job.id, "failed", { error: "prompt optimisation jobs are not available in this version" });
+      return;
+  }
+}

@@ -1,0 +1,159 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signWebhook } from "../../functions/webhooks/standard-webhooks";
+import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+
+const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as { paths: Record<string, unknown> };
+
+let service: TestService;
+let tenant: { id: string; key: string };
+let secret: string;
+
+interface Job {
+  status: string;
+  result: { probed: number; failed: number; results: { tool: string; status: string; how?: string; helpers?: string[]; resumed?: boolean }[] } | null;
+  items: { tool: string; status: string }[];
+}
+
+/** Alarms run on their own in workerd; wait (bounded) until the job has finished. */
+async function waitForJob(key: string, id: string): Promise<Job> {
+  for (let i = 0; i < 600; i++) {
+    const job = await service.json<Job>("GET", `/v1/jobs/${id}`, { key });
+    if (job.body.status === "succeeded" || job.body.status === "failed") return job.body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`job ${id} did not finish in 60 s`);
+}
+
+async function deliver(body: string, headers: Record<string, string>) {
+  return service.json<{ jobId: string | null; duplicate: boolean; changed: string[]; type?: string; detail?: string }>("POST", `/v1/webhooks/${tenant.id}/tools`, {
+    body,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+async function signed(body: string, id: string, timestamp = Math.floor(Date.now() / 1000)) {
+  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": await signWebhook(secret, id, timestamp, body) };
+}
+
+/** A small TMDB document: search (hands out person ids) and credits (needs one). */
+function smallDoc(extraDescription = ""): Record<string, unknown> {
+  const paths = { "/search/person": tmdb.paths["/search/person"], "/person/{person_id}/movie_credits": tmdb.paths["/person/{person_id}/movie_credits"] };
+  const doc = JSON.parse(JSON.stringify({ ...tmdb, paths })) as Record<string, unknown> & { info: Record<string, unknown> };
+  doc.info = { ...doc.info, description: `small TMDB${extraDescription}` };
+  if (extraDescription !== "") {
+    const search = (paths["/search/person"] as { get: Record<string, unknown> }).get;
+    (JSON.parse(JSON.stringify(doc)) as unknown);
+    ((doc.paths as Record<string, { get: Record<string, unknown> }>)["/search/person"] as { get: Record<string, unknown> }).get = { ...search, description: `Search for people.${extraDescription}` };
+  }
+  return doc;
+}
+
+beforeAll(async () => {
+  // No model: these jobs must get as far as the zero-token path and chain of probing take them.
+  service = await startService({ bindings: { MODEL_API_KEY: "" } });
+  tenant = await createTenant(service, "prober");
+  const created = await service.json<{ secret: string }>("POST", "/v1/webhooks/secrets", { key: tenant.key, body: {} });
+  expect(created.status).toBe(201);
+  secret = created.body.secret;
+  expect(secret).toMatch(/^whsec_/);
+  const listed = await service.json("GET", "/v1/webhooks/secrets", { key: tenant.key });
+  expect(JSON.stringify(listed.body)).not.toContain(secret);
+});
+afterAll(async () => service.dispose());
+
+describe("signed webhooks", () => {
+  it("rejects missing, wrong, altered, stale and future-dated signatures, changing nothing", async () => {
+    const body = JSON.stringify({ openapi: smallDoc(), serverUrl: `${WORLD_ORIGIN}/tmdb` });
+    const good = await signed(body, "msg_reject");
+    const cases: Record<string, string>[] = [
+      {},
+      { ...good, "webhook-signature": "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" },
+      { ...good, "webhook-signature": "" },
+      await signed(body, "msg_old", Math.floor(Date.now() / 1000) - 301),
+      await signed(body, "msg_future", Math.floor(Date.now() / 1000) + 301),
+    ];
+    for (const headers of cases) {
+      const res = await deliver(body, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+    }
+    const altered = await deliver(body.replace("small TMDB", "small TMDb"), good);
+    expect(altered.status).toBe(401);
+    const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key: tenant.key });
+    expect(tools.body.tools).toEqual([]);
+  });
+
+  it("registers the tools and starts exactly one probe job for a delivery sent 10 times at once", async () => {
+    const body = JSON.stringify({ openapi: smallDoc(), serverUrl: `${WORLD_ORIGIN}/tmdb`, source: "tmdb-small" });
+    const headers = await signed(body, "msg_dup_1");
+    const answers = await Promise.all(Array.from({ length: 10 }, () => deliver(body, headers)));
+    expect(answers.every((a) => a.status === 202)).toBe(true);
+    const fresh = answers.filter((a) => !a.body.duplicate);
+    expect(fresh).toHaveLength(1);
+    const jobId = fresh[0]?.body.jobId ?? "";
+    expect(fresh[0]?.body.changed.sort()).toEqual(["getPersonPersonIdMovieCredits", "getSearchPerson"]);
+    const jobs = await service.json<{ jobs: { id: string; kind: string }[] }>("GET", "/v1/jobs", { key: tenant.key });
+    expect(jobs.body.jobs.filter((j) => j.kind === "probe")).toHaveLength(1);
+
+    // Chain of probing: the credits tool needs a person id that only the search hands out.
+    const job = await waitForJob(tenant.key, jobId);
+    expect(job.status, JSON.stringify(job)).toBe("succeeded");
+    const byTool = new Map(job.result?.results.map((r) => [r.tool, r]));
+    expect(byTool.get("getSearchPerson")).toMatchObject({ status: "probed", how: "direct" });
+    expect(byTool.get("getPersonPersonIdMovieCredits")).toMatchObject({ status: "probed", how: "helper_chain", helpers: ["getSearchPerson"] });
+
+    const protocol = await service.json<{ kvKey: string; hash: string; protocol: { responseSchema: Record<string, unknown> } }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
+    expect(protocol.status).toBe(200);
+    expect(protocol.body.kvKey).toBe(`protocol/${tenant.id}/getPersonPersonIdMovieCredits/${protocol.body.hash}`);
+    expect(protocol.body.protocol.responseSchema).toHaveProperty("cast");
+  });
+
+  it("keeps the protocol key for an unchanged tool and makes a new one for a changed tool", async () => {
+    const before = await service.json<{ kvKey: string }>("GET", "/v1/tools/getSearchPerson/protocol", { key: tenant.key });
+    const creditsBefore = await service.json<{ kvKey: string }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
+    const body = JSON.stringify({ openapi: smallDoc(" Now with a changed description."), serverUrl: `${WORLD_ORIGIN}/tmdb`, source: "tmdb-small" });
+    const res = await deliver(body, await signed(body, "msg_change_1"));
+    expect(res.status).toBe(202);
+    expect(res.body.changed).toEqual(["getSearchPerson"]);
+    const job = await waitForJob(tenant.key, res.body.jobId ?? "");
+    expect(job.result?.results.map((r) => r.tool)).toEqual(["getSearchPerson"]);
+    const after = await service.json<{ kvKey: string; stale: boolean }>("GET", "/v1/tools/getSearchPerson/protocol", { key: tenant.key });
+    expect(after.body.kvKey).not.toBe(before.body.kvKey);
+    expect(after.body.stale).toBe(false);
+    const creditsAfter = await service.json<{ kvKey: string }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
+    expect(creditsAfter.body.kvKey).toBe(creditsBefore.body.kvKey);
+    const versions = await service.json<{ versions: { version: number }[] }>("GET", "/v1/tools/getSearchPerson/protocol/versions", { key: tenant.key });
+    expect(versions.body.versions.map((v) => v.version)).toEqual([1, 2]);
+  });
+
+  it("accepts a delivery signed with the previous secret during rotation", async () => {
+    const old = secret;
+    const rotated = await service.json<{ secret: string }>("POST", "/v1/webhooks/secrets", { key: tenant.key, body: { graceSeconds: 3600 } });
+    expect(rotated.body.secret).not.toBe(old);
+    const body = JSON.stringify({ changed: ["getSearchPerson"] });
+    const res = await deliver(body, await signed(body, "msg_rotation"));
+    expect(res.status).toBe(202);
+    secret = rotated.body.secret;
+    const res2 = await deliver(body, await signed(body, "msg_rotation_2"));
+    expect(res2.status).toBe(202);
+  });
+});
+
+describe("probe API", () => {
+  it("probes on request, and rejects unknown tools", async () => {
+    const t = await createTenant(service, "prober-two");
+    await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "openapi", document: smallDoc(), serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+    const unknown = await service.json("POST", "/v1/probe", { key: t.key, body: { tools: ["ghost"] } });
+    expect(unknown.status).toBe(400);
+    const started = await service.json<{ jobId: string; tools: string[] }>("POST", "/v1/probe", { key: t.key, body: { chainIterations: 0 } });
+    expect(started.status).toBe(202);
+    expect(started.body.tools).toHaveLength(2);
+    const job = await waitForJob(t.key, started.body.jobId);
+    // Without chain of probing, the credits tool cannot get a valid person id.
+    const byTool = new Map(job.result?.results.map((r) => [r.tool, r]));
+    expect(byTool.get("getSearchPerson")?.status).toBe("probed");
+    expect(byTool.get("getPersonPersonIdMovieCredits")?.status).toBe("failed");
+    // Another tenant cannot see the job.
+    expect((await service.json("GET", `/v1/jobs/${started.body.jobId}`, { key: tenant.key })).status).toBe(404);
+  });
+});
