@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
+import { ModelCallError } from "../llm/errors";
 import { ApiError, problemResponse, type ProblemData } from "./problem";
 
 const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -15,6 +16,10 @@ function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; message
 function toProblem(error: unknown): ProblemData {
   if (error instanceof ApiError) {
     return { kind: error.kind, ...(error.detail === undefined ? {} : { detail: error.detail }), ...(error.errors === undefined ? {} : { errors: error.errors }) };
+  }
+  // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
+  if (error instanceof ModelCallError) {
+    return { kind: error.kind === "rate_limited" ? "rate-limited" : "upstream-error", detail: `The model endpoint failed: ${error.message}` };
   }
   if (error instanceof HTTPException) {
     if (error.status === 400 && /malformed json/i.test(error.message)) {

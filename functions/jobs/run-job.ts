@@ -1,5 +1,6 @@
 import type { TenantJobs } from "../../durable-objects/tenant-jobs";
 import type { TenantApi } from "../http/auth";
+import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
 
 /** Run one due background job of a tenant to its end (called from the tenant object's alarm). */
@@ -10,7 +11,6 @@ export async function runJob(env: Env, tenantId: string, tenant: TenantApi, jobs
     case "probe":
       return runProbeJob(env, tenantId, tenant, jobs, job);
     case "optimize":
-      jobs.finish(job.id, "failed", { error: "prompt optimisation jobs are not available in this version" });
-      return;
+      return runOptimizeJob(env, tenantId, tenant, jobs, job);
   }
 }

@@ -7,6 +7,7 @@ import {
   isInformative,
   nameWords,
   observeValues,
+  requiredIdentifiers,
   type ArgumentSet,
   type ProbedOutput,
 } from "./instance-discovery";
@@ -355,56 +356,49 @@ export async function probeTools(
     return fallback === undefined ? { error: errors[errors.length - 1] ?? "no sample" } : { instance: fallback };
   };
 
-  /** LLMProb(t, []): the tool on its own. */
-  const probeAlone = async (def: ToolDefinition): Promise<Attempt> => {
-    const errors: string[] = [];
-    if (zeroToken) {
-      const attempt = await tryDirect(def, fillArguments(def, { maxCandidates }), 0, (set) => ({
-        example: directExample(def, set.arguments),
-        helpers: [],
-        how: "direct",
-      }));
-      if ("instance" in attempt) return attempt;
-      errors.push(attempt.error);
-    }
-    if (useModel) {
-      const attempt = await tryModel(def, [], 0, errors);
-      if ("instance" in attempt) return attempt;
-      errors.push(attempt.error);
-    }
-    return { error: errors[errors.length - 1] ?? "probing is disabled (zeroToken and useModel are both off)" };
+  const modelTried = new Set<string>();
+
+  /** LLMProb(t, []), zero-token part: the tool on its own, from its schema. */
+  const directAlone = async (def: ToolDefinition): Promise<Attempt> =>
+    tryDirect(def, fillArguments(def, { maxCandidates }), 0, (set) => ({ example: directExample(def, set.arguments), helpers: [], how: "direct" }));
+
+  /** LLMProb(t, []), model part: I_p for the tool alone. */
+  const modelAlone = async (def: ToolDefinition, iteration: number): Promise<Attempt> => {
+    modelTried.add(def.name);
+    const earlier = lastErrors.get(def.name);
+    return tryModel(def, [], iteration, earlier === undefined ? [] : [earlier]);
   };
 
-  /** LLMProb(t, subset): the tool with helpers from H — data flow first, then the model's pick. */
-  const probeWithHelpers = async (def: ToolDefinition, iteration: number): Promise<Attempt> => {
-    const helpersAvailable = [...probed.values()].filter((p) => p.definition.name !== def.name);
-    if (helpersAvailable.length === 0) return { error: lastErrors.get(def.name) ?? "no probed tool can help" };
-    const errors: string[] = [lastErrors.get(def.name) ?? ""].filter((e) => e !== "");
-    if (zeroToken) {
-      const outputs = helpersAvailable.map((p) => outputOf(p.definition, p.protocol));
-      // Sets without data flow were already tried alone; sets that fill a required parameter
-      // from another tool come first (that is what a tool failing alone usually lacks).
-      const required = new Set(def.parameters.filter((p) => p.required).map((p) => p.name));
-      const fillsRequired = (s: ArgumentSet): number => (s.dataFlow.some((d) => required.has(d.parameter)) ? 0 : 1);
-      const sets = fillArguments(def, { outputs, maxCandidates: maxCandidates * 3 })
-        .filter((s) => s.dataFlow.length > 0)
-        .map((s, order) => ({ s, order }))
-        .sort((a, b) => fillsRequired(a.s) - fillsRequired(b.s) || a.order - b.order)
-        .map(({ s }) => s)
-        .slice(0, maxCandidates);
-      if (sets.length > 0) {
-        emit({ type: "helpers_selected", tool: def.name, iteration, helpers: [...new Set(sets.flatMap((s) => s.dataFlow.map((d) => d.tool)))], by: "data_flow" });
-        const attempt = await tryDirect(def, sets, iteration, (set) => ({
-          example: chainExample(def, set.arguments, set.dataFlow, probed),
-          helpers: [...new Set(set.dataFlow.map((d) => d.tool))],
-          how: "helper_chain",
-        }));
-        if ("instance" in attempt) return attempt;
-        errors.push(attempt.error);
-      }
-    }
-    if (!useModel) return { error: errors[errors.length - 1] ?? "no probed tool returns what it needs" };
-    const ranked = rankHelpers(def, helpersAvailable);
+  /** LLMProb(t, subset), zero-token part: arguments filled from probed tools' outputs (data flow). */
+  const directWithHelpers = async (def: ToolDefinition, iteration: number): Promise<Attempt | undefined> => {
+    const outputs = [...probed.values()].filter((p) => p.definition.name !== def.name).map((p) => outputOf(p.definition, p.protocol));
+    if (outputs.length === 0) return undefined;
+    // Sets without data flow were already tried alone; sets that fill a required parameter from
+    // another tool come first (that is what a tool failing alone usually lacks).
+    const required = new Set(def.parameters.filter((p) => p.required).map((p) => p.name));
+    const fillsRequired = (s: ArgumentSet): number => (s.dataFlow.some((d) => required.has(d.parameter)) ? 0 : 1);
+    const sets = fillArguments(def, { outputs, maxCandidates: maxCandidates * 3 })
+      .filter((s) => s.dataFlow.length > 0)
+      .map((s, order) => ({ s, order }))
+      .sort((a, b) => fillsRequired(a.s) - fillsRequired(b.s) || a.order - b.order)
+      .map(({ s }) => s)
+      .slice(0, maxCandidates);
+    if (sets.length === 0) return undefined;
+    emit({ type: "helpers_selected", tool: def.name, iteration, helpers: [...new Set(sets.flatMap((s) => s.dataFlow.map((d) => d.tool)))], by: "data_flow" });
+    return tryDirect(def, sets, iteration, (set) => ({
+      example: chainExample(def, set.arguments, set.dataFlow, probed),
+      helpers: [...new Set(set.dataFlow.map((d) => d.tool))],
+      how: "helper_chain",
+    }));
+  };
+
+  /** LLMProb(t, subset), model part: pre-select helpers by data flow, let the model pick (I_s), then I_p with them. */
+  const modelWithHelpers = async (def: ToolDefinition, iteration: number): Promise<Attempt> => {
+    const lastError = lastErrors.get(def.name) ?? "unknown error";
+    const ranked = rankHelpers(def, [...probed.values()]);
+    // No probed tool to offer: the tool on its own is all the model can try.
+    if (ranked.length === 0) return modelTried.has(def.name) ? { error: lastError } : modelAlone(def, iteration);
+    modelTried.add(def.name);
     const shortlist = ranked.slice(0, shortlistSize);
     let selected: string[];
     if (shortlist.length <= 1) {
@@ -412,15 +406,15 @@ export async function probeTools(
       selected = shortlist.map((r) => r.name);
     } else {
       const candidates = shortlist.map((r) => helperTool(r.name)).filter((h): h is HelperTool => h !== undefined);
-      const answer = await ask(def.name, helperSelectionMessages(def, errors[errors.length - 1] ?? "unknown error", candidates, maxHelpers), "select");
+      const answer = await ask(def.name, helperSelectionMessages(def, lastError, candidates, maxHelpers), "select");
       selected = parseHelperSelection(answer, shortlist.map((r) => r.name), maxHelpers);
       // An answer naming no listed tool: fall back to the data-flow pre-selection.
       if (selected.length === 0) selected = shortlist.filter((r) => r.flow > 0).slice(0, maxHelpers).map((r) => r.name);
     }
-    if (selected.length === 0) return { error: errors[errors.length - 1] ?? "no helper tool was selected" };
+    if (selected.length === 0) return { error: lastError };
     emit({ type: "helpers_selected", tool: def.name, iteration, helpers: selected, by: "model" });
     const helpers = selected.map(helperTool).filter((h): h is HelperTool => h !== undefined);
-    return tryModel(def, helpers, iteration, errors);
+    return tryModel(def, helpers, iteration, [lastError]);
   };
 
   const helperTool = (name: string): HelperTool | undefined => {
@@ -458,36 +452,72 @@ export async function probeTools(
     await deps.onProbed?.(protocol);
   };
 
-  // Initial iteration: every single tool (Algorithm 1, lines 7–14).
   const blackBox: ProbeTarget[] = [];
-  for (const target of targets.values()) {
-    if (probed.has(target.definition.name)) continue;
-    emit({ type: "tool_started", tool: target.definition.name, iteration: 0 });
-    const attempt = await probeAlone(target.definition);
-    if ("instance" in attempt) await record(target, attempt.instance, 0);
-    else {
-      lastErrors.set(target.definition.name, attempt.error);
-      blackBox.push(target);
+  const settle = async (target: ProbeTarget, attempt: Attempt, iteration: number): Promise<boolean> => {
+    if ("instance" in attempt) {
+      await record(target, attempt.instance, iteration);
+      const at = blackBox.indexOf(target);
+      if (at !== -1) blackBox.splice(at, 1);
+      return true;
     }
+    lastErrors.set(target.definition.name, attempt.error);
+    return false;
+  };
+
+  // Initial iteration: every single tool (Algorithm 1, lines 7–14). A tool that fails for want of
+  // an identifier only another tool returns is not shown to the model alone yet: data flow from
+  // the probed tools is tried first, for free.
+  const deferred = new Set<string>();
+  for (const target of targets.values()) {
+    const def = target.definition;
+    if (probed.has(def.name)) continue;
+    emit({ type: "tool_started", tool: def.name, iteration: 0 });
+    if (zeroToken && (await settle(target, await directAlone(def), 0))) continue;
+    if (useModel && (!zeroToken || requiredIdentifiers(def).length === 0)) {
+      if (await settle(target, await modelAlone(def, 0), 0)) continue;
+    } else if (useModel) deferred.add(def.name);
+    if (!zeroToken && !useModel) lastErrors.set(def.name, "probing is disabled (zeroToken and useModel are both off)");
+    blackBox.push(target);
   }
 
-  // Probing with dependency chains (lines 15–27).
+  // Probing with dependency chains (lines 15–27). Each iteration first runs the zero-token
+  // data-flow probes to a fixpoint (a tool is tried again only when H has grown since its last
+  // try), then asks the model about the tools still unprobed, with helpers it picks from H.
   let iterations = 0;
+  const triedWith = new Map<string, number>();
   while (blackBox.length > 0 && iterations < beta) {
     iterations++;
     let progress = 0;
-    for (const target of [...blackBox]) {
-      emit({ type: "tool_started", tool: target.definition.name, iteration: iterations });
-      const attempt = await probeWithHelpers(target.definition, iterations);
-      if ("instance" in attempt) {
-        await record(target, attempt.instance, iterations);
-        blackBox.splice(blackBox.indexOf(target), 1);
-        progress++;
-      } else lastErrors.set(target.definition.name, attempt.error);
+    if (zeroToken) {
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const target of [...blackBox]) {
+          const name = target.definition.name;
+          if (triedWith.get(name) === probed.size) continue;
+          triedWith.set(name, probed.size);
+          emit({ type: "tool_started", tool: name, iteration: iterations });
+          const attempt = await directWithHelpers(target.definition, iterations);
+          if (attempt !== undefined && (await settle(target, attempt, iterations))) {
+            progress++;
+            grew = true;
+          }
+        }
+      }
+    }
+    if (useModel) {
+      for (const target of [...blackBox]) {
+        emit({ type: "tool_started", tool: target.definition.name, iteration: iterations });
+        if (await settle(target, await modelWithHelpers(target.definition, iterations), iterations)) progress++;
+      }
     }
     emit({ type: "iteration_finished", iteration: iterations, probed: progress, remaining: blackBox.length });
     // Nothing new in H: the next iteration would make the same calls and ask the same questions.
     if (progress === 0) break;
+  }
+
+  // Deferred tools the model never saw (the chain is disabled, β = 0): their turn alone now.
+  for (const target of [...blackBox]) {
+    if (deferred.has(target.definition.name) && !modelTried.has(target.definition.name)) await settle(target, await modelAlone(target.definition, 0), 0);
   }
 
   for (const target of blackBox) {

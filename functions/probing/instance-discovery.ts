@@ -338,10 +338,10 @@ function documentedValues(schema: Schema, withEnum: boolean): ValueCandidate[] {
   if (schema["default"] !== undefined && schema["default"] !== "") out.push({ value: schema["default"], source: "default", score: 0.95 });
   if (schema["example"] !== undefined) out.push({ value: schema["example"], source: "example", score: 0.9 });
   const examples = schema["examples"];
-  if (Array.isArray(examples)) for (const value of examples.slice(0, 2)) out.push({ value, source: "example", score: 0.9 });
+  if (Array.isArray(examples)) for (const value of examples.slice(0, 3)) out.push({ value, source: "example", score: 0.9 });
   else if (isSchema(examples)) {
     // OpenAPI's named examples map: { name: { value } }.
-    for (const named of Object.values(examples).slice(0, 2)) if (isSchema(named) && named["value"] !== undefined) out.push({ value: named["value"], source: "example", score: 0.9 });
+    for (const named of Object.values(examples).slice(0, 3)) if (isSchema(named) && named["value"] !== undefined) out.push({ value: named["value"], source: "example", score: 0.9 });
   }
   const values = schema["enum"];
   if (withEnum && Array.isArray(values)) {
@@ -717,6 +717,18 @@ export function isInformative(response: unknown): boolean {
   const values = Object.values(response);
   if (values.length === 0) return false;
   // `{page: 1, results: [], total_results: 0}`: a search that found nothing documents nothing.
+  // Its envelope is numbers; a string or an object beside the empty lists is content.
   const lists = values.filter(Array.isArray);
-  return lists.length === 0 || lists.some((list) => list.length > 0);
+  if (lists.length === 0 || lists.some((list) => list.length > 0)) return true;
+  return values.some((v) => typeof v === "string" || (typeof v === "object" && v !== null && !Array.isArray(v)));
+}
+
+/**
+ * The required identifiers of a tool. When such a tool fails alone, it most likely needs an id
+ * that only another tool returns (`/person/{person_id}`; or its documented example id is stale),
+ * and asking the model to call it alone mostly buys a hallucinated id. Chain of probing defers
+ * the model for these tools until data flow from the probed ones was tried, for free.
+ */
+export function requiredIdentifiers(def: ToolDefinition): string[] {
+  return def.parameters.filter((p) => p.required && isIdLike(p.name)).map((p) => p.name);
 }

@@ -1,5 +1,6 @@
 import type { TenantApi } from "../http/auth";
 import { openSecret } from "../tenants/credential-crypto";
+import type { ToolDefinition } from "./definition";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -9,6 +10,8 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export interface CallLimits {
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** Call with a changed definition (tool play explores arguments the documentation lacks). */
+  adaptDefinition?: (definition: ToolDefinition) => ToolDefinition;
 }
 
 /**
@@ -49,7 +52,8 @@ export async function invokeTool(
   }
   const serviceTimeout = Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS);
   const serviceMaxBytes = Number(env.TOOL_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES);
-  const result = await callTool(tool.definition, args, {
+  const definition = limits.adaptDefinition === undefined ? tool.definition : limits.adaptDefinition(tool.definition);
+  const result = await callTool(definition, args, {
     fetch: (input, init) => fetch(input, init),
     ...(injected === undefined ? {} : { credential: injected }),
     timeoutMs: Math.min(limits.timeoutMs ?? serviceTimeout, serviceTimeout),

@@ -133,6 +133,15 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(events).toEqual(["attempt_started", "program", "tool_called", "answer", "run"]);
   });
 
+  it("answers a failing model endpoint with a 502 problem, not a stack trace", async () => {
+    model.reset();
+    model.on({ name: "down", answer: { status: 503, body: { error: { message: "overloaded" } } } });
+    const res = await service.json<{ type: string; detail: string }>("POST", "/v1/runs", { key: tenant.key, body: { task: "anything", tools: ["getSearchPerson"] } });
+    expect(res.status).toBe(502);
+    expect(res.body.type).toBe("https://atc-edge.dev/problems/upstream-error");
+    expect(res.body.detail).not.toContain("sk-test-model-key");
+  });
+
   it("rejects bad run requests", async () => {
     const empty = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "  " } });
     expect(empty.status).toBe(400);

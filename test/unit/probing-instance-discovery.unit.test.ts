@@ -113,7 +113,8 @@ describe("zero-token argument filling from the schema", () => {
       { name: "page", in: "query", required: false, schema: { type: "integer", default: 1 } },
     ]);
     const sets = fillArguments(def, { maxCandidates: 4 });
-    expect(sets.map((s) => s.arguments)).toEqual([{ x_id: 7, page: 1 }, { x_id: 7 }, { x_id: 8, page: 1 }, { x_id: 9, page: 1 }]);
+    // Documented alternatives (0.9) outrank dropping the optional default (0.95 × 0.9), then the placeholder.
+    expect(sets.map((s) => s.arguments)).toEqual([{ x_id: 7, page: 1 }, { x_id: 8, page: 1 }, { x_id: 9, page: 1 }, { x_id: 7 }]);
     for (let i = 1; i < sets.length; i++) expect(sets[i - 1]?.score ?? 0).toBeGreaterThanOrEqual(sets[i]?.score ?? 0);
     expect(fillArguments(def, { maxCandidates: 2 })).toHaveLength(2);
     expect(fillArguments(tool("/health", []))).toEqual([{ arguments: {}, score: 1, sources: {}, dataFlow: [] }]);
@@ -228,7 +229,8 @@ describe("observed values and informative responses", () => {
     expect(isInformative(null)).toBe(false);
     expect(isInformative("")).toBe(false);
     expect(isInformative({ page: 1, results: [{ id: 1 }] })).toBe(true);
-    expect(isInformative({ id: 1, tags: [] })).toBe(true);
+    expect(isInformative({ id: 1, name: "x", tags: [] })).toBe(true);
+    expect(isInformative({ id: 1, tags: [] })).toBe(false);
     expect(isInformative({ status: "ok" })).toBe(true);
     expect(isInformative(0)).toBe(true);
   });

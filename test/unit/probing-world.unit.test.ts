@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { probeTools, type DirectCallResult, type ProbeDependencies } from "../../functions/probing/chain-of-probing";
+import { schemaTransform } from "../../functions/probing/schema-transform";
 import { mountAutotools, mountOpenApi, SimulatedWorld } from "../../functions/simulated-world/index";
 import type { ToolDefinition } from "../../functions/tools/definition";
 import { importToolList } from "../../functions/tools/list-import";
@@ -45,23 +46,73 @@ function noModel(): Pick<ProbeDependencies, "chat" | "runProgram"> {
   };
 }
 
+const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (tools: unknown) => Promise<unknown>;
+
+/** Runs a documented example program with `tools` bound to the world. */
+function runExample(program: string, call: (name: string, args: Record<string, unknown>) => Promise<DirectCallResult>): Promise<unknown> {
+  const tools = new Proxy(
+    {},
+    {
+      get: (_t, name) => async (args: Record<string, unknown>) => {
+        const result = await call(String(name), args);
+        if (!result.ok) throw new Error(`${String(name)} failed: ${result.error ?? ""}`);
+        return result.body;
+      },
+    },
+  );
+  return new AsyncFunction("tools", program)(tools);
+}
+
+async function tmdbWorld() {
+  const document = data("restbench-tmdb/openapi.json") as object;
+  const { tools } = await importOpenApi(document, { serverUrl: "http://world.test/tmdb" });
+  // No seeded ids: an id is accepted only once a tool has handed it out, as with a real API.
+  const world = new SimulatedWorld([mountOpenApi("/tmdb", document, { seed: "none" })]);
+  return { tools, call: worldCaller(world, tools) };
+}
+
 describe("zero-token probing against the simulated world", () => {
-  it("TMDB (RestBench, 54 tools)", async () => {
-    const { tools } = await importOpenApi(data("restbench-tmdb/openapi.json") as object, { serverUrl: "http://world.test/tmdb" });
-    const world = new SimulatedWorld([mountOpenApi("/tmdb", data("restbench-tmdb/openapi.json"), { seed: "none" })]);
+  it("probes all 54 RestBench TMDB tools without a model: 21 alone, 33 by chain of probing", async () => {
+    const { tools, call } = await tmdbWorld();
+    expect(tools).toHaveLength(54);
     const report = await probeTools(
       tools.map((definition) => ({ definition, hash: "h" })),
       new Map(),
-      { ...noModel(), callTool: worldCaller(world, tools) },
-      { useModel: false },
+      { ...noModel(), callTool: call },
     );
-    const summary = report.results.map((r) => (r.status === "probed" ? `${r.tool}: ${r.how} ${r.helpers.join(",")} ${JSON.stringify(r.protocol.example.arguments)}` : `${r.tool}: FAILED ${r.error.slice(0, 150)}`));
-    console.log(summary.join("\n"));
-    console.log(report.probed, report.failed, report.iterations, report.toolCalls);
-    expect(report.modelCalls).toBe(0);
+    expect(report).toMatchObject({ probed: 54, failed: 0, modelCalls: 0, usage: { totalTokens: 0 } });
+    const how = (h: string) => report.results.filter((r) => r.status === "probed" && r.how === h).length;
+    expect(how("direct")).toBe(21);
+    expect(how("helper_chain")).toBe(33);
+    expect(report.toolCalls).toBeLessThan(2 * 54);
+
+    const byName = new Map(report.results.flatMap((r) => (r.status === "probed" ? [[r.tool, r] as const] : [])));
+    expect(byName.get("getPersonPersonId")).toMatchObject({ how: "helper_chain", helpers: ["getSearchPerson"] });
+    expect(byName.get("getPersonPersonId")?.protocol.example.program).toContain("person_id: searchPersonResult.results[0].id");
+    expect(byName.get("getReviewReviewId")?.protocol.example.program).toContain("review_id: movieMovieIdReviewsResult.results[0].id");
+    expect(byName.get("getSearchPerson")?.protocol.example.arguments).toMatchObject({ query: "Tom Hanks" });
+
+    // Every documented example runs, and returns what the protocol's schema describes.
+    for (const r of byName.values()) {
+      const answer = await runExample(r.protocol.example.program, call);
+      expect(schemaTransform(answer), r.tool).toEqual(r.protocol.responseSchema);
+    }
   });
 
-  it("autotools food + weather", async () => {
+  it("probes only the 21 self-sufficient TMDB tools when the chain is disabled", async () => {
+    const { tools, call } = await tmdbWorld();
+    const report = await probeTools(
+      tools.map((definition) => ({ definition, hash: "h" })),
+      new Map(),
+      { ...noModel(), callTool: call },
+      { useModel: false, iterations: 0 },
+    );
+    expect(report).toMatchObject({ probed: 21, failed: 33, iterations: 0 });
+    const failed = report.results.find((r) => r.tool === "getPersonPersonId");
+    expect(failed?.status === "failed" ? failed.error : "").toContain("HTTP 404");
+  });
+
+  it("probes the autotools food and weather tools (33) without a model", async () => {
     const food = importToolList(data("autotools/tools/food.tools.json")).tools.map((d) => ({ ...d, serverUrl: "http://world.test/food" }));
     const weather = importToolList(data("autotools/tools/weather.tools.json")).tools.map((d) => ({ ...d, serverUrl: "http://world.test/weather" }));
     const world = new SimulatedWorld([
@@ -73,10 +124,15 @@ describe("zero-token probing against the simulated world", () => {
       tools.map((definition) => ({ definition, hash: "h" })),
       new Map(),
       { ...noModel(), callTool: worldCaller(world, tools) },
-      { useModel: false },
     );
-    const summary = report.results.map((r) => (r.status === "probed" ? `${r.tool}: ${r.how} ${r.helpers.join(",")} ${JSON.stringify(r.protocol.example.arguments)}` : `${r.tool}: FAILED ${r.error.slice(0, 150)}`));
-    console.log(summary.join("\n"));
-    console.log(report.probed, report.failed, report.iterations, report.toolCalls);
+    expect(report).toMatchObject({ probed: 33, failed: 0, modelCalls: 0 });
+    const ingredient = report.results.find((r) => r.tool === "GET_ingredient_information");
+    expect(ingredient).toMatchObject({ status: "probed", how: "helper_chain" });
+    // The world replays the recorded responses, so the probed schemas are the authors' own.
+    const recorded = (data("autotools/tools/food.tools.json") as { endpoints: { name: string; _responses_json: string }[] }).endpoints;
+    for (const endpoint of recorded) {
+      const r = report.results.find((x) => x.tool === endpoint.name);
+      expect(r?.status === "probed" ? r.protocol.responseSchema : undefined, endpoint.name).toEqual(JSON.parse(endpoint._responses_json));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -16,8 +17,43 @@ const ProbeRequest = z
 const JobAccepted = z.object({ jobId: z.string(), tools: z.array(z.string()) }).openapi("JobAccepted");
 const Job = z.record(z.string(), z.unknown()).openapi("Job", { description: "status, progress per tool (items), result, usage" });
 
-/** Background jobs: start probing, read any job's progress. */
+const OptimizeRequest = z
+  .object({
+    settings: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("depth, beamWidth, expansionsPerNode, refineSteps (N_refine), invocationAttempts, demonstrations (M), budget: {maxModelCalls, maxTokens, demonstrationShare}; the paper's defaults: 5, 3, 3, 5"),
+  })
+  .strict()
+  .openapi("OptimizeRequest");
+
+/** Background jobs: start probing or prompt optimisation, read any job's progress. */
 export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/tools/{name}/optimize",
+      tags: ["prompt play"],
+      summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
+      security: tenantSecurity,
+      request: { params: z.object({ name: ToolName }), body: jsonBody(OptimizeRequest) },
+      responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401, 404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const { settings } = c.req.valid("json");
+      if ((await c.var.tenant.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      try {
+        validatePlaySettings(settings);
+      } catch (error) {
+        if (error instanceof InvalidSettingsError) throw new ApiError("invalid-request", error.message, error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })));
+        throw error;
+      }
+      const job = await c.var.tenant.createJob("optimize", { tool: name, settings }, null);
+      return c.json({ jobId: job.id, tools: [name] }, 202);
+    },
+  );
+
   app.openapi(
     createRoute({
       method: "post",

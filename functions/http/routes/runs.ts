@@ -29,7 +29,7 @@ const Limits = z
 const CreateRun = z
   .object({
     task: z.string().trim().min(1).max(10_000),
-    tools: z.array(ToolName).min(1).max(50).optional().describe("Candidate tools; default: chosen by routing"),
+    tools: z.array(ToolName).min(1).max(100).optional().describe("Candidate tools; default: chosen by routing"),
     maxAttempts: z.number().int().min(1).max(5).default(3).describe("Programs per run, first one included (the paper's α)"),
     feedbackTokenBudget: z.number().int().min(200).max(20_000).default(3_000).describe("Tokens of errors and earlier programs fed back"),
     limits: Limits.default({ maxToolCalls: 50, deadlineMs: 30_000, toolTimeoutMs: 10_000, maxToolResponseBytes: 1024 * 1024, memoryLimitBytes: 64 * 1024 * 1024 }),

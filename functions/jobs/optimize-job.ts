@@ -1,0 +1,113 @@
+import { z } from "zod";
+import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
+import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
+import type { TenantApi } from "../http/auth";
+import { createModelClient } from "../llm/client";
+import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
+import { tenantModelConfig } from "../tenants/model-settings";
+import { invokeTool } from "../tools/invoke";
+import { exploratoryDefinition } from "./exploratory-definition";
+import { solveWith } from "./solve-with";
+
+export const OptimizeJobRequest = z.object({ tool: z.string(), settings: z.record(z.string(), z.unknown()).default({}) });
+
+/** What the job shows while it runs: the beam at each depth of both searches, with scores. */
+interface OptimizeProgress {
+  phase: string | null;
+  beams: { phase: string; depth: number; nodes: unknown }[];
+  rejectedInvocations: number;
+  checkpoint?: PlayCheckpoint;
+}
+
+/**
+ * A Play2Prompt job (§2): demonstrations found by playing with the real tool, then the
+ * description the base model uses best. Checkpoints after every step (the job resumes from the
+ * last one), stops at its budget keeping the best found, and records a new protocol version only
+ * when the best description beats the original on the demonstration set.
+ */
+export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, job: JobRecord): Promise<void> {
+  const request = OptimizeJobRequest.parse(job.request);
+  const record = await tenant.getTool(request.tool);
+  if (record === undefined) {
+    jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
+    return;
+  }
+  const model = await tenantModelConfig(env, tenantId, tenant);
+  if (!model.ok) {
+    jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
+    return;
+  }
+  const client = createModelClient(model.config, { fetch: (input, init) => fetch(input, init) });
+  const tool = record.definition;
+  const call = async (args: Record<string, unknown>) => {
+    const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, { adaptDefinition: (def) => exploratoryDefinition(def, args) });
+    if (!outcome.found) return { ok: false, body: null, error: "the tool was deleted" };
+    const { result } = outcome;
+    return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
+  };
+  const saved = job.progress as Partial<OptimizeProgress>;
+  const progress: OptimizeProgress = { phase: null, beams: saved.beams ?? [], rejectedInvocations: saved.rejectedInvocations ?? 0 };
+  const resumeFrom = saved.checkpoint === undefined ? undefined : parseCheckpoint(saved.checkpoint, tool.name);
+
+  const result = await playToPrompt(
+    { tool, settings: request.settings, ...(resumeFrom === undefined ? {} : { resumeFrom }) },
+    {
+      async chat(messages, purpose) {
+        const answer = await client.chat({ messages, purpose: `play:${purpose}`, temperature: 0.7 });
+        return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
+      },
+      callTool: call,
+      solveWith: (description, demonstration) =>
+        solveWith(tool, description, demonstration, {
+          async chat(messages) {
+            const answer = await client.chat({ messages, purpose: "play:solve", temperature: 0 });
+            return { content: answer.content ?? "", usage: answer.usage };
+          },
+          call,
+        }),
+      onProgress(event: PlayEvent) {
+        if (event.type === "phase_started") progress.phase = event.phase;
+        if (event.type === "invocation_rejected") progress.rejectedInvocations += 1;
+        if (event.type === "beam") progress.beams.push({ phase: event.phase, depth: event.record.depth, nodes: event.record.beam });
+      },
+      onCheckpoint(state) {
+        progress.checkpoint = state;
+        jobs.progress(job.id, { ...progress }, { ...state.usage });
+      },
+    },
+  );
+
+  let version: number | null = null;
+  if (result.improved) {
+    const current = (await tenant.currentProtocols([tool.name]))[0];
+    const base = current !== undefined && current.hash === record.hash ? ((await env.PROTOCOLS.get(current.kvKey, "json")) as Record<string, unknown> | null) : null;
+    const top = result.demonstrations[0];
+    const protocol = {
+      ...(base ?? {}),
+      name: tool.name,
+      definitionHash: record.hash,
+      description: result.bestDescription,
+      descriptionSource: "optimized",
+      ...(top === undefined ? {} : { example: { query: top.query, program: `return await tools.${tool.name}(${JSON.stringify(top.args)});`, arguments: top.args } }),
+      optimization: { jobId: job.id, score: result.bestScore, originalScore: result.originalScore, originalDescription: result.originalDescription, demonstrations: result.demonstrations },
+    };
+    const kvKey = optimizedProtocolKey(tenantId, tool.name, record.hash, job.id);
+    await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
+    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id })).version;
+  }
+  const { checkpoint: _checkpoint, ...shown } = progress;
+  jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
+  jobs.finish(job.id, "succeeded", {
+    tool: tool.name,
+    improved: result.improved,
+    version,
+    originalDescription: result.originalDescription,
+    bestDescription: result.bestDescription,
+    originalScore: result.originalScore,
+    bestScore: result.bestScore,
+    demonstrations: result.demonstrations,
+    stoppedBy: result.stoppedBy,
+    phases: result.phases,
+    usage: result.usage,
+  });
+}
