@@ -462,14 +462,22 @@ export class TenantObject extends DurableObject<Env> {
   // ToolNet: thin RPC delegates to TenantRouting; graph errors become problems, not throws.
 
   /** Candidate next tools for a task after `previous` (or from the start). */
-  route(task: string, previous: string | null, k: number): Outcome<RouteAnswer> {
-    const answer = this.routing.route(task, previous, k);
+  route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }): Outcome<RouteAnswer> {
+    const answer = this.routing.route(task, previous, k, query);
     return "unknownPrevious" in answer ? failure("not-found", `No tool named ${answer.unknownPrevious}.`) : success(answer);
   }
 
   /** Candidate tools for a run (retrieval seeds plus strong successors). */
   runCandidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
     return this.routing.candidates(task, options);
+  }
+
+  toolsNeedingEmbeddings(model: string): { name: string; hash: string }[] {
+    return this.routing.toolsNeedingEmbeddings(model);
+  }
+
+  storeEmbeddings(model: string, entries: { tool: string; hash: string; vector: number[] }[]): void {
+    this.routing.storeEmbeddings(model, entries);
   }
 
   importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {

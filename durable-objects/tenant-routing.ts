@@ -24,7 +24,7 @@ import {
   type ToolGraphSnapshot,
   type Trajectory,
 } from "../functions/routing/graph";
-import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { hybridSearch, toolDocument, ToolIndex } from "../functions/routing/retrieval";
 import { openAiTool, type OpenAiTool } from "../functions/routing/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, oneRow, run } from "./sql";
@@ -38,7 +38,7 @@ export interface RoutedTool {
 
 export interface RouteAnswer {
   previous: string | null;
-  via: "retrieval" | "graph";
+  via: "retrieval" | "retrieval+embeddings" | "graph";
   candidates: RoutedTool[];
   prompt: string;
   tools: OpenAiTool[];
@@ -63,6 +63,8 @@ export class TenantRouting {
   #graph: ToolGraph | undefined;
   #index: ToolIndex | undefined;
   #defs: Map<string, ToolDefinition> | undefined;
+  /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
+  #vectors: Map<string, Map<string, number[]>> | undefined;
 
   constructor(sql: SqlStorage, definitions: () => Map<string, ToolDefinition>) {
     this.#sql = sql;
@@ -98,6 +100,47 @@ export class TenantRouting {
     return { graph, index, defs };
   }
 
+  /** Stored tool vectors of one embeddings model (only those of current definitions). */
+  #embeddings(model: string): Map<string, number[]> {
+    this.#vectors ??= new Map();
+    let vectors = this.#vectors.get(model);
+    if (vectors === undefined) {
+      vectors = new Map(
+        allRows<{ tool: string; vector: string }>(
+          this.#sql,
+          "SELECT e.tool, e.vector FROM tool_embeddings e JOIN tenant_tools t ON t.name = e.tool AND t.hash = e.hash WHERE e.model = ?",
+          model,
+        ).map((row) => [row.tool, JSON.parse(row.vector) as number[]]),
+      );
+      this.#vectors.set(model, vectors);
+    }
+    return vectors;
+  }
+
+  /** Tools whose embedding (for this model) is missing or was made for an older definition. */
+  toolsNeedingEmbeddings(model: string): { name: string; hash: string }[] {
+    return allRows<{ name: string; hash: string }>(
+      this.#sql,
+      "SELECT t.name, t.hash FROM tenant_tools t LEFT JOIN tool_embeddings e ON e.tool = t.name AND e.model = ? WHERE e.hash IS NULL OR e.hash <> t.hash",
+      model,
+    );
+  }
+
+  /** Store tool embeddings computed by the Worker. */
+  storeEmbeddings(model: string, entries: { tool: string; hash: string; vector: number[] }[]): void {
+    for (const entry of entries) {
+      run(
+        this.#sql,
+        "INSERT INTO tool_embeddings (tool, hash, model, vector) VALUES (?, ?, ?, ?) ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, model = excluded.model, vector = excluded.vector",
+        entry.tool,
+        entry.hash,
+        model,
+        JSON.stringify(entry.vector),
+      );
+    }
+    this.#vectors = undefined;
+  }
+
   /** Keep graph and index in step with the registry (called inside the registry's transaction). */
   toolsChanged(upserted: ToolDefinition[], removed: string[]): void {
     if (this.#graph === undefined || this.#index === undefined || this.#defs === undefined) return;
@@ -113,20 +156,25 @@ export class TenantRouting {
       this.#defs.delete(name);
     }
     if (removed.length > 0) {
-      for (const name of removed) run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+      for (const name of removed) {
+        run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+        run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
+      }
     }
+    this.#vectors = undefined;
   }
 
   /**
    * Candidate next tools. From the start (no previous tool): lexical retrieval over tool
    * documents. After a tool: its successors in the graph, by learned weight (eq. 4).
    */
-  route(task: string, previous: string | null, k: number): RouteAnswer | { unknownPrevious: string } {
+  route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }): RouteAnswer | { unknownPrevious: string } {
     const { graph, index, defs } = this.#load();
     if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
     let ranked: { tool: string; weight: number }[];
     if (previous === null) {
-      const hits = index.search(task, k);
+      const vectors = query === undefined ? undefined : this.#embeddings(query.model);
+      const hits = vectors === undefined || vectors.size === 0 || query === undefined ? index.search(task, k) : hybridSearch(index, task, query.vector, vectors, { k });
       const top = hits[0]?.score ?? 1;
       // Retrieval scores are not transition weights; they are scaled to the same 0–1000 range
       // so the prompt reads the same at every step.
@@ -141,7 +189,8 @@ export class TenantRouting {
       const def = defs.get(r.tool);
       return def === undefined ? [] : [openAiTool(def)];
     });
-    return { previous, via: previous === null ? "retrieval" : "graph", candidates, prompt, tools };
+    const fused = previous === null && query !== undefined && (this.#vectors?.get(query.model)?.size ?? 0) > 0;
+    return { previous, via: previous === null ? (fused ? "retrieval+embeddings" : "retrieval") : "graph", candidates, prompt, tools };
   }
 
   /** Tools for a run: retrieval seeds plus their strongest successors, within a token budget. */

@@ -38,4 +38,5 @@ export const TENANT_MIGRATIONS = [
      id TEXT PRIMARY KEY, ciphertext TEXT NOT NULL, iv TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER);
    CREATE TABLE IF NOT EXISTS webhook_deliveries (
      id TEXT PRIMARY KEY, received_at TEXT NOT NULL, job_id TEXT, outcome TEXT);`,
+  `CREATE TABLE IF NOT EXISTS tool_embeddings (tool TEXT PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, vector TEXT NOT NULL);`,
 ] as const;

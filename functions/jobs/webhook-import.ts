@@ -24,8 +24,8 @@ export type WebhookBody = z.infer<typeof WebhookBody>;
  * dedupe key, so a redelivery cannot start a second job.
  */
 export async function importChangedTools(
-  _env: Env,
-  _tenantId: string,
+  env: Env,
+  tenantId: string,
   tenant: TenantApi,
   body: WebhookBody,
   deliveryId: string,
@@ -33,12 +33,12 @@ export async function importChangedTools(
   const changed = new Set<string>();
   let unchanged = 0;
   if (body.openapi !== undefined) {
-    const report = await registerTools(tenant, { format: "openapi", document: body.openapi, serverUrl: body.serverUrl }, body.source, body.prune);
+    const report = await registerTools(env, tenantId, tenant, { format: "openapi", document: body.openapi, serverUrl: body.serverUrl }, body.source, body.prune);
     for (const name of [...report.created, ...report.updated]) changed.add(name);
     unchanged += report.unchanged.length;
   }
   if (body.tools !== undefined) {
-    const report = await registerTools(tenant, { format: "list", tools: body.tools }, body.source, body.prune);
+    const report = await registerTools(env, tenantId, tenant, { format: "list", tools: body.tools }, body.source, body.prune);
     for (const name of [...report.created, ...report.updated]) changed.add(name);
     unchanged += report.unchanged.length;
   }

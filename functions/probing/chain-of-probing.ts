@@ -201,7 +201,7 @@ function lexicalAffinity(a: ToolDefinition, b: ToolDefinition): number {
   return shared / Math.sqrt(left.size * right.size);
 }
 
-interface RankedHelper {
+export interface RankedHelper {
   name: string;
   /** Best data-flow score over the target's parameters (optional ones count half). */
   flow: number;
@@ -268,7 +268,7 @@ export async function probeTools(
   }
   const lastErrors = new Map<string, string>();
 
-  const ask = async (name: string, messages: ProbeMessage[], purpose: "probe" | "select" | "describe"): Promise<string> => {
+  const ask = async (name: string, messages: ProbeMessage[], purpose: ProbePurpose): Promise<string> => {
     const turn = await deps.chat(messages, purpose, name);
     const cost = costOf(name);
     cost.modelCalls++;
@@ -330,7 +330,7 @@ export async function probeTools(
         const used = [...new Set(run.trace.filter((c) => c.ok && c.tool !== def.name).map((c) => c.tool))];
         const instance: Instance = {
           example: {
-            query: answer.query ?? directExample(def, {}).query,
+            query: answer.query ?? directExample(def, isRecord(hit.arguments) ? hit.arguments : {}).query,
             program: answer.program,
             arguments: isRecord(hit.arguments) ? hit.arguments : {},
           },

@@ -5,6 +5,7 @@
 export {
   probeTools,
   rankHelpers,
+  type RankedHelper,
   type DirectCallResult,
   type ProbeDependencies,
   type ProbeEvent,
@@ -23,6 +24,7 @@ export {
   isInformative,
   observeValues,
   parameterCandidates,
+  requiredIdentifiers,
   type ArgumentSet,
   type DataFlowBinding,
   type FillContext,

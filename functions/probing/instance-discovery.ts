@@ -644,11 +644,12 @@ function toSet(choices: Choice[]): ArgumentSet {
 }
 
 /**
- * Ranked argument sets for a tool, without a model. The first set takes every required
- * parameter's best value and every optional parameter's documented value; then the same with
- * required parameters only (an optional default can break a call), then one set per runner-up
- * value of a required parameter. With `outputs`, data-flow values compete with the rest and, when
- * strong, also fill optional parameters (`place_id` from a probed `/find_places`).
+ * Ranked argument sets for a tool, without a model. Candidates: every required parameter's best
+ * value with every optional parameter's documented value; the same with required parameters only
+ * (an optional default can break a call); one set per runner-up value of a required parameter;
+ * and, with `outputs`, one set per producing tool (values of one response belong together) and
+ * one with strong data-flow values for optional identifiers (`place_id` from `/find_places`).
+ * Sets are ranked by their weakest required value, distinct, at most `maxCandidates`.
  */
 export function fillArguments(def: ToolDefinition, context: FillContext = {}): ArgumentSet[] {
   const outputs = context.outputs ?? [];

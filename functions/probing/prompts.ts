@@ -51,7 +51,7 @@ export function instanceDiscoveryMessages(target: ToolDefinition, helpers: reado
   );
   if (earlierErrors.length > 0) {
     lines.push(
-      "Earlier test programs failed; choose other argument values or another approach:",
+      "Earlier tests of the tool failed; choose other argument values or another approach:",
       ...earlierErrors.slice(-3).map((e, i) => `${i + 1}. ${e.replace(/\s+/g, " ").slice(0, 400)}`),
     );
   }

@@ -1,5 +1,6 @@
 import type { TenantApi } from "../http/auth";
 import { ApiError } from "../http/problem";
+import { embedNewTools } from "../routing/tool-embeddings";
 import { contentHash } from "./content-hash";
 import type { ToolDefinition } from "./definition";
 import { importToolList } from "./list-import";
@@ -32,10 +33,14 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
   }
 }
 
-/** Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched. */
-export async function registerTools(tenant: TenantApi, source: ToolSource, label: string, prune: boolean): Promise<RegisterReport> {
+/**
+ * Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched.
+ * When an embeddings model is configured, new and changed tools are embedded here, once.
+ */
+export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource, label: string, prune: boolean): Promise<RegisterReport> {
   const { tools, warnings } = await parseToolSource(source);
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
   const report = await tenant.upsertTools(upserts, label, prune);
-  return { ...report, warnings };
+  const embedded = await embedNewTools(env, tenantId, tenant);
+  return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
 }

@@ -36,7 +36,9 @@ const getReport = def("getReport", "/report", [{ name: "ref", in: "query", requi
 const listOrders = def("listOrders", "/orders", [], "List recent orders.");
 const getOrder = def("getOrder", "/order", [{ name: "ref", in: "query", required: true, schema: { type: "string" } }], "Get one order by its reference.");
 
-const THING = { id: 42, name: "Widget", tags: ["blue"], price: 9.5 };
+const getMaker = def("getMaker", "/maker/{maker_id}", [{ name: "maker_id", in: "path", required: true, schema: { type: "integer" } }], "Get a maker by id.");
+
+const THING = { id: 42, name: "Widget", tags: ["blue"], price: 9.5, maker: { id: 7, name: "Acme" } };
 
 function answer(name: string, args: Record<string, unknown>): DirectCallResult {
   switch (name) {
@@ -44,6 +46,8 @@ function answer(name: string, args: Record<string, unknown>): DirectCallResult {
       return { ok: true, status: 200, body: { page: 1, results: [{ id: 42, name: "Widget" }] } };
     case "getThing":
       return args["thing_id"] === 42 ? { ok: true, status: 200, body: THING } : { ok: false, status: 404, body: { message: "no such thing" }, error: "no such thing" };
+    case "getMaker":
+      return args["maker_id"] === 7 ? { ok: true, status: 200, body: { id: 7, name: "Acme", country: "US" } } : { ok: false, status: 404, body: null, error: "no such maker" };
     case "getStatus":
       return { ok: true, status: 200, body: { status: "ok", mode: args["mode"] } };
     case "getReport":
@@ -171,7 +175,7 @@ describe("chain of probing (Algorithm 1)", () => {
     expect(probedResult(report, "searchThings")).toMatchObject({ how: "direct", iteration: 0 });
     // Alone: the placeholder id failed; with the helper, the id searchThings returned worked.
     expect(h.calls.filter((c) => c.name === "getThing").map((c) => c.args)).toEqual([{ thing_id: 1 }, { thing_id: 42 }]);
-    expect(thing.protocol.responseSchema).toEqual({ id: "int", name: "str", tags: ["str"], price: "float" });
+    expect(thing.protocol.responseSchema).toEqual({ id: "int", name: "str", tags: ["str"], price: "float", maker: { id: "int", name: "str" } });
     expect(thing.protocol.example.program).toContain("const searchThingsResult = await tools.searchThings(");
     expect(thing.protocol.example.program).toContain("return await tools.getThing({ thing_id: searchThingsResult.results[0].id });");
     expect(h.events).toContainEqual({ type: "helpers_selected", tool: "getThing", iteration: 1, helpers: ["searchThings"], by: "data_flow" });
@@ -192,6 +196,36 @@ describe("chain of probing (Algorithm 1)", () => {
     expect(h.calls.filter((c) => c.name === "getThing")).toHaveLength(1);
     expect(h.failed).toEqual([{ tool: "getThing", error: expect.stringContaining("no such thing") as unknown as string }]);
     expect(h.events).toContainEqual({ type: "failed", tool: "getThing", error: expect.any(String) as unknown as string });
+  });
+
+  it("does not ask the model about a tool that needs an id before data flow was tried", async () => {
+    const h = harness(); // an unscripted chat would throw
+    const report = await probeTools(targets(getThing, searchThings), new Map(), h.deps);
+    expect(probedResult(report, "getThing").how).toBe("helper_chain");
+    expect(h.chats).toHaveLength(0);
+  });
+
+  it("follows a chain of data flow in one iteration, longest chains included", async () => {
+    const h = harness();
+    const report = await probeTools(targets(getMaker, getThing, searchThings), new Map(), h.deps);
+    expect(probedResult(report, "getMaker")).toMatchObject({ how: "helper_chain", helpers: ["getThing"], iteration: 1 });
+    expect(probedResult(report, "getMaker").protocol.example.program).toContain("maker_id: thingResult.maker.id");
+    expect(report).toMatchObject({ probed: 3, iterations: 1, modelCalls: 0 });
+    // getMaker was tried again only once getThing had joined the probed tools.
+    expect(h.calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`)).toEqual([
+      'getMaker({"maker_id":1})',
+      'getThing({"thing_id":1})',
+      'searchThings({"query":"test"})',
+      'getThing({"thing_id":42})',
+      'getMaker({"maker_id":7})',
+    ]);
+  });
+
+  it("gives a deferred tool its turn with the model alone when the chain is disabled", async () => {
+    const h = harness({ probe: [programAnswer("Get thing 42", "return await tools.getThing({ thing_id: 42 });")] });
+    const report = await probeTools(targets(getThing), new Map(), h.deps, { iterations: 0 });
+    expect(probedResult(report, "getThing")).toMatchObject({ how: "model", iteration: 0 });
+    expect(h.chats.map((c) => c.purpose)).toEqual(["probe"]);
   });
 
   it("stops iterating when an iteration probes nothing new", async () => {

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { toDot } from "../../routing/graph-dot";
+import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -17,7 +18,7 @@ const RouteRequest = z
 const RouteAnswer = z
   .object({
     previous: z.string().nullable(),
-    via: z.enum(["retrieval", "graph"]),
+    via: z.enum(["retrieval", "retrieval+embeddings", "graph"]),
     candidates: z.array(z.object({ name: z.string(), weight: z.number().int(), description: z.string() })),
     prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
     tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array"),
@@ -71,7 +72,9 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      return c.json(unwrap(await c.var.tenant.route(body.task, body.previousTool ?? null, body.k)), 200);
+      const previous = body.previousTool ?? null;
+      const query = previous === null ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
+      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query)), 200);
     },
   );
 

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../tools/invoke";
+import { embedNewTools } from "../../routing/tool-embeddings";
 import { registerTools } from "../../tools/register";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -80,7 +81,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const source = body.format === "openapi" ? { format: body.format, document: body.document, serverUrl: body.serverUrl } : { format: body.format, tools: body.tools };
-      return c.json(await registerTools(c.var.tenant, source, body.source ?? body.format, body.prune), 200);
+      return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.format, body.prune), 200);
     },
   );
 
@@ -145,7 +146,8 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       const definition = c.req.valid("json");
       if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
       const report = await c.var.tenant.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false);
-      return c.json({ ...report, warnings: [] }, 200);
+      const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
+      return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
     },
   );
 

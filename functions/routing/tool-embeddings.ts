@@ -1,0 +1,53 @@
+import type { TenantApi } from "../http/auth";
+import { createModelClient, type ModelClient } from "../llm/client";
+import { tenantModelConfig } from "../tenants/model-settings";
+
+/**
+ * Optional embeddings for the first routing step: tool vectors are computed once per definition
+ * (at registration) and kept in the tenant's object; at route time only the task is embedded —
+ * an embeddings call, never a chat-model call — and fused with the lexical ranking (RRF).
+ */
+
+const MAX_TOOL_TEXT_CHARS = 2_000;
+
+/** The tenant's embeddings client, or undefined when no embeddings model is configured. */
+export async function embeddingsClient(env: Env, tenantId: string, tenant: TenantApi): Promise<{ client: ModelClient; model: string } | undefined> {
+  const config = await tenantModelConfig(env, tenantId, tenant);
+  if (!config.ok || config.config.embeddingModel === undefined) return undefined;
+  return { client: createModelClient(config.config, { fetch: (input, init) => fetch(input, init) }), model: config.config.embeddingModel };
+}
+
+/** Embed every tool whose vector is missing or stale; returns a warning instead of failing the import. */
+export async function embedNewTools(env: Env, tenantId: string, tenant: TenantApi): Promise<{ embedded: number; warning?: string }> {
+  const embeddings = await embeddingsClient(env, tenantId, tenant);
+  if (embeddings === undefined) return { embedded: 0 };
+  const pending = await tenant.toolsNeedingEmbeddings(embeddings.model);
+  if (pending.length === 0) return { embedded: 0 };
+  try {
+    const records = await Promise.all(pending.map((p) => tenant.getTool(p.name)));
+    const texts = records.map((r) => {
+      const d = r?.definition;
+      return d === undefined ? "" : [d.name, d.operation, d.summary ?? "", d.description].join("\n").slice(0, MAX_TOOL_TEXT_CHARS);
+    });
+    const { vectors } = await embeddings.client.embed(texts, { purpose: "tool-embeddings" });
+    await tenant.storeEmbeddings(
+      embeddings.model,
+      pending.flatMap((p, i) => {
+        const vector = vectors[i];
+        return vector === undefined ? [] : [{ tool: p.name, hash: p.hash, vector }];
+      }),
+    );
+    return { embedded: pending.length };
+  } catch (error) {
+    return { embedded: 0, warning: `tool embeddings were not computed (routing stays lexical until they are): ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** The task's vector for the first routing step, when embeddings are configured. */
+export async function embedTask(env: Env, tenantId: string, tenant: TenantApi, task: string): Promise<{ model: string; vector: number[] } | undefined> {
+  const embeddings = await embeddingsClient(env, tenantId, tenant);
+  if (embeddings === undefined) return undefined;
+  const { vectors } = await embeddings.client.embed([task], { purpose: "route" });
+  const vector = vectors[0];
+  return vector === undefined ? undefined : { model: embeddings.model, vector };
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
+import { createTenant, startService, type TestService } from "../helpers/service";
+
+let service: TestService;
+let model: ScriptedModel;
+let tenant: { id: string; key: string };
+
+const tools = [
+  { name: "findFlights", method: "GET", url: "https://travel.example.com/flights", description: "Search airline flights between two airports on a date." },
+  { name: "bookHotel", method: "POST", url: "https://travel.example.com/hotels", description: "Reserve a hotel room in a city." },
+  { name: "getWeather", method: "GET", url: "https://weather.example.com/now", description: "Current weather for a city." },
+];
+
+beforeAll(async () => {
+  model = createScriptedModel();
+  service = await startService({
+    bindings: { EMBEDDING_MODEL: "scripted-embeddings" },
+    outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("no", { status: 404 })),
+  });
+  tenant = await createTenant(service, "embedder");
+});
+afterAll(async () => service.dispose());
+
+describe("embeddings for the first routing step", () => {
+  it("embeds tools once at registration, embeds only the task when routing, and fuses the rankings", async () => {
+    const imported = await service.json<{ created: string[]; warnings: string[] }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools } });
+    expect(imported.body.warnings).toEqual([]);
+    expect(model.embeddingRequests).toHaveLength(1);
+    expect(model.embeddingRequests[0]?.inputs).toHaveLength(3);
+
+    const again = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools } });
+    expect(again.status).toBe(200);
+    expect(model.embeddingRequests).toHaveLength(1); // unchanged tools are not embedded again
+
+    const changed = [{ ...tools[0], description: "Find flights between airports." }, tools[1], tools[2]];
+    await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: changed } });
+    expect(model.embeddingRequests).toHaveLength(2);
+    expect(model.embeddingRequests[1]?.inputs).toHaveLength(1);
+
+    const routed = await service.json<{ via: string; candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather in the city today", k: 3 } });
+    expect(routed.status).toBe(200);
+    expect(routed.body.via).toBe("retrieval+embeddings");
+    expect(routed.body.candidates[0]?.name).toBe("getWeather");
+    expect(model.embeddingRequests).toHaveLength(3);
+    expect(model.embeddingRequests[2]?.inputs).toEqual(["weather in the city today"]);
+    expect(model.chatRequests).toHaveLength(0); // never a chat-model call on the routing path
+  });
+
+  it("keeps routing lexical when the embeddings endpoint fails at registration, with a warning", async () => {
+    const other = await createTenant(service, "embedder-two");
+    model.onEmbeddings({ name: "down", answer: { status: 500, body: { error: { message: "down" } } }, times: 3 });
+    const imported = await service.json<{ created: string[]; warnings: string[] }>("POST", "/v1/tools/import", { key: other.key, body: { format: "list", tools } });
+    expect(imported.status).toBe(200);
+    expect(imported.body.created).toHaveLength(3);
+    expect(imported.body.warnings.join(" ")).toMatch(/embeddings were not computed/);
+  });
+});
