@@ -11,6 +11,7 @@ import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
 import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routing";
+import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 
@@ -137,6 +138,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly protocols: TenantProtocols;
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
+  readonly #optimization: TenantOptimization;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -148,6 +150,7 @@ export class TenantObject extends DurableObject<Env> {
     this.protocols = new TenantProtocols(this.#sql);
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
+    this.#optimization = new TenantOptimization(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -364,10 +367,15 @@ export class TenantObject extends DurableObject<Env> {
    * A finished run teaches the graph: its tool sequence is a trajectory (static counts, eq. 5),
    * and it is queued for the evaluator, whose scores arrive later through the alarm (eq. 6–8).
    */
-  async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined): Promise<void> {
+  async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
     if (trajectory.length > 0) {
       graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory }], "skip"));
     }
+    const toOptimize = this.#optimization.recordFailures(attributedFailures);
+    for (const tool of toOptimize) {
+      this.jobs.create("optimize", { tool, settings: {}, reason: "auto: failures attributed in recent runs" }, null);
+    }
+    if (toOptimize.length > 0) await this.#armAlarm();
     if (evaluation !== undefined && evaluation.steps.length > 0) {
       this.#runs.enqueueEvaluation(runId, evaluation);
       await this.#armAlarm();
@@ -376,6 +384,14 @@ export class TenantObject extends DurableObject<Env> {
 
   evaluationStatus(runId: string): ReturnType<TenantRuns["evaluationStatus"]> {
     return this.#runs.evaluationStatus(runId);
+  }
+
+  optimizationSettings(): OptimizationSettings {
+    return this.#optimization.settings();
+  }
+
+  updateOptimizationSettings(settings: OptimizationSettings): OptimizationSettings {
+    return this.#optimization.update(settings);
   }
 
   /** Create (or find, by dedupe key) a background job and make sure the alarm will run it. */

@@ -39,4 +39,5 @@ export const TENANT_MIGRATIONS = [
    CREATE TABLE IF NOT EXISTS webhook_deliveries (
      id TEXT PRIMARY KEY, received_at TEXT NOT NULL, job_id TEXT, outcome TEXT);`,
   `CREATE TABLE IF NOT EXISTS tool_embeddings (tool TEXT PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, vector TEXT NOT NULL);`,
+  `CREATE TABLE IF NOT EXISTS tool_failures (tool TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL);`,
 ] as const;

@@ -89,6 +89,7 @@ export async function startRun(
     timings: { totalMs: Date.now() - started },
   };
   await tenant.saveRun(id, request.task, stored.status, JSON.stringify(stored));
-  await tenant.learnFromRun(id, outcome.trajectory, evaluationFromRun(request.task, outcome));
+  const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));
+  await tenant.learnFromRun(id, outcome.trajectory, evaluationFromRun(request.task, outcome), attributedFailures);
   return stored;
 }

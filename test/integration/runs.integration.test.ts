@@ -142,6 +142,29 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(res.body.detail).not.toContain("sk-test-model-key");
   });
 
+  it("queues tools that runs keep misusing for optimisation, only when the tenant turned it on", async () => {
+    const failing = 'const found = await tools.getSearchPerson({ query: "x" });\nreturn found.nothing.here;';
+    const runOnce = async () => {
+      model.reset();
+      model.on({ name: "generate", answer: { text: fence(failing) } });
+      return service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "misuse", tools: ["getSearchPerson"], maxAttempts: 1 } });
+    };
+    const optimizeJobs = async () =>
+      (await service.json<{ jobs: { kind: string }[] }>("GET", "/v1/jobs", { key: tenant.key })).body.jobs.filter((j) => j.kind === "optimize");
+    expect((await service.json<{ autoOptimize: boolean }>("GET", "/v1/settings/optimization", { key: tenant.key })).body.autoOptimize).toBe(false);
+    const first = await runOnce();
+    expect(first.body.attempts[0]?.attributedTool).toBe("getSearchPerson");
+    expect(await optimizeJobs()).toHaveLength(0);
+    const on = await service.json("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimize: true, failureThreshold: 2 } });
+    expect(on.status).toBe(200);
+    await runOnce();
+    const jobs = await optimizeJobs();
+    expect(jobs).toHaveLength(1);
+    const job = await service.json<{ request: { tool: string } }>("GET", `/v1/jobs/${(jobs[0] as unknown as { id: string }).id}`, { key: tenant.key });
+    expect(job.body.request.tool).toBe("getSearchPerson");
+    await service.json("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimize: false, failureThreshold: 3 } });
+  });
+
   it("rejects bad run requests", async () => {
     const empty = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "  " } });
     expect(empty.status).toBe(400);

@@ -194,8 +194,8 @@ describe("chain of probing (Algorithm 1)", () => {
     expect(thing.status === "failed" ? thing.error : "").toContain("HTTP 404");
     expect(report).toMatchObject({ probed: 1, failed: 1, iterations: 0 });
     expect(h.calls.filter((c) => c.name === "getThing")).toHaveLength(1);
-    expect(h.failed).toEqual([{ tool: "getThing", error: expect.stringContaining("no such thing") as unknown as string }]);
-    expect(h.events).toContainEqual({ type: "failed", tool: "getThing", error: expect.any(String) as unknown as string });
+    expect(h.failed).toEqual([{ tool: "getThing", error: expect.stringContaining("no such thing") }]);
+    expect(h.events).toContainEqual({ type: "failed", tool: "getThing", error: expect.any(String) });
   });
 
   it("does not ask the model about a tool that needs an id before data flow was tried", async () => {

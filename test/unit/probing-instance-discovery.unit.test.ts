@@ -15,6 +15,12 @@ function tool(path: string, parameters: unknown[], extra: Record<string, unknown
   return ToolDefinition.parse({ name, method: "GET", serverUrl: "https://api.example.com", path, operation: `GET ${path}`, parameters, ...extra });
 }
 
+function param(def: ToolDefinition): ToolDefinition["parameters"][number] {
+  const first = def.parameters[0];
+  if (first === undefined) throw new Error(`${def.name} has no parameter`);
+  return first;
+}
+
 function output(def: ToolDefinition, response: unknown): ProbedOutput {
   return { tool: def.name, path: def.path, inputs: def.parameters.map((p) => p.name), samples: observeValues(response) };
 }
@@ -146,7 +152,7 @@ describe("data flow from probed tools", () => {
     const movie = tool("/movie/{movie_id}", [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }]);
     const details = { id: 550, genres: [{ id: 18, name: "Drama" }], production_companies: [{ id: 508, name: "Regency" }], belongs_to_collection: { id: 10, name: "C" } };
     const out = [output(movie, details)];
-    const first = (def: ToolDefinition) => dataFlowCandidates(def, def.parameters[0] ?? { name: "", in: "path", required: true, schema: {} }, out)[0];
+    const first = (def: ToolDefinition) => dataFlowCandidates(def, param(def), out)[0];
     expect(first(tool("/genre/{genre_id}", [{ name: "genre_id", in: "path", required: true, schema: { type: "integer" } }]))?.value).toBe(18);
     expect(first(tool("/company/{company_id}", [{ name: "company_id", in: "path", required: true, schema: { type: "integer" } }]))?.value).toBe(508);
     expect(first(tool("/collection/{collection_id}", [{ name: "collection_id", in: "path", required: true, schema: { type: "integer" } }]))?.value).toBe(10);
@@ -158,20 +164,20 @@ describe("data flow from probed tools", () => {
     const reviews = tool("/movie/{movie_id}/reviews", [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }]);
     const review = tool("/review/{review_id}", [{ name: "review_id", in: "path", required: true, schema: { type: "string" } }]);
     const response = { id: 550, page: 1, results: [{ id: "5b1c", author: "a" }] };
-    const values = dataFlowCandidates(review, review.parameters[0] ?? personDetails.parameters[0]!, [output(reviews, response)]);
+    const values = dataFlowCandidates(review, param(review), [output(reviews, response)]);
     expect(values.map((v) => v.value)).toEqual(["5b1c"]);
   });
 
   it("prefers a search's results over the echo of the same id, and weighs input entities down", () => {
     const credits = tool("/person/{person_id}/movie_credits", [{ name: "person_id", in: "path", required: true, schema: { type: "integer" } }]);
     const creditsResponse = { id: 31, cast: [{ id: 13, title: "Forrest Gump" }] };
-    const candidates = dataFlowCandidates(personDetails, personDetails.parameters[0]!, [output(credits, creditsResponse), output(searchPerson, searchPersonResponse)]);
+    const candidates = dataFlowCandidates(personDetails, param(personDetails), [output(credits, creditsResponse), output(searchPerson, searchPersonResponse)]);
     expect(candidates[0]).toMatchObject({ value: 31, from: { tool: "getSearchPerson", path: "results[0].id" } });
     // movie_credits lists movies: a movie_id may come from its cast[].id, a person_id rather not.
     const movie = tool("/movie/{movie_id}", [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }]);
-    const forMovie = dataFlowCandidates(movie, movie.parameters[0]!, [output(credits, creditsResponse)]);
+    const forMovie = dataFlowCandidates(movie, param(movie), [output(credits, creditsResponse)]);
     expect(forMovie[0]).toMatchObject({ value: 13, from: { path: "cast[0].id" } });
-    const forPerson = dataFlowCandidates(personDetails, personDetails.parameters[0]!, [output(credits, creditsResponse)]);
+    const forPerson = dataFlowCandidates(personDetails, param(personDetails), [output(credits, creditsResponse)]);
     expect(forPerson.find((c) => c.value === 13)?.score ?? 0).toBeLessThan(forMovie[0]?.score ?? 0);
   });
 
@@ -204,9 +210,9 @@ describe("data flow from probed tools", () => {
 
   it("converts types and skips values that cannot be the parameter's type", () => {
     const out = [output(searchPerson, { results: [{ id: "31" }, { id: "abc" }] })];
-    expect(dataFlowCandidates(personDetails, personDetails.parameters[0]!, out).map((c) => c.value)).toEqual([31]);
+    expect(dataFlowCandidates(personDetails, param(personDetails), out).map((c) => c.value)).toEqual([31]);
     const byString = tool("/person/{person_id}", [{ name: "person_id", in: "path", required: true, schema: { type: "string" } }]);
-    expect(dataFlowCandidates(byString, byString.parameters[0]!, [output(searchPerson, { results: [{ id: 31 }] })]).map((c) => c.value)).toEqual(["31"]);
+    expect(dataFlowCandidates(byString, param(byString), [output(searchPerson, { results: [{ id: 31 }] })]).map((c) => c.value)).toEqual(["31"]);
   });
 
   it("lists every parameter's candidates for display", () => {

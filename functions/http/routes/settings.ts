@@ -16,8 +16,41 @@ const EffectiveModel = z
   })
   .openapi("ModelSettings");
 
-/** A tenant's model settings: its own endpoint, key or model names over the service defaults. */
+const OptimizationSettings = z
+  .object({
+    autoOptimize: z.boolean().describe("Queue a Play2Prompt job for a tool once runs attribute `failureThreshold` failures to it (off by default)"),
+    failureThreshold: z.number().int().min(1).max(1_000),
+  })
+  .strict()
+  .openapi("OptimizationSettings");
+
+/** A tenant's model settings (its own endpoint, key or model names) and optimisation settings. */
 export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/settings/optimization",
+      tags: ["settings"],
+      summary: "Automatic prompt optimisation of often-misused tools",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: OptimizationSettings } } }, ...problems(401) },
+    }),
+    async (c) => c.json(await c.var.tenant.optimizationSettings(), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/settings/optimization",
+      tags: ["settings"],
+      summary: "Turn automatic prompt optimisation on or off",
+      security: tenantSecurity,
+      request: { body: jsonBody(OptimizationSettings) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: OptimizationSettings } } }, ...problems(400, 401) },
+    }),
+    async (c) => c.json(await c.var.tenant.updateOptimizationSettings(c.req.valid("json")), 200),
+  );
+
   const effective = async (c: { env: Env; var: AppEnv["Variables"] }) => {
     const resolved = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
     const override = (await readModelOverride(c.var.tenant)) ?? null;
