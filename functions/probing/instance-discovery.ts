@@ -1,5 +1,6 @@
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
 import type { SampleValue } from "./protocol";
+import { JSON_TYPE_ALIASES } from "../tools/type-aliases";
 
 /**
  * Instance discovery (§4.1), zero-token path: argument sets for a tool proposed from its
@@ -257,28 +258,12 @@ function effectiveSchema(schema: unknown): Schema {
 
 type ValueType = "string" | "integer" | "number" | "boolean" | "array" | "object";
 
-const TYPE_ALIASES: Record<string, ValueType> = {
-  string: "string",
-  str: "string",
-  text: "string",
-  integer: "integer",
-  int: "integer",
-  long: "integer",
-  number: "number",
-  float: "number",
-  double: "number",
-  boolean: "boolean",
-  bool: "boolean",
-  array: "array",
-  list: "array",
-  object: "object",
-  dict: "object",
-};
-
 function declaredType(schema: Schema): ValueType | undefined {
   const type = schema["type"];
   const first = Array.isArray(type) ? type.find((t) => typeof t === "string" && t !== "null") : type;
-  return typeof first === "string" ? TYPE_ALIASES[first.toLowerCase()] : undefined;
+  if (typeof first !== "string") return undefined;
+  const alias = JSON_TYPE_ALIASES[first.toLowerCase()];
+  return alias === "null" ? undefined : alias;
 }
 
 const INTEGER_NAMES = /^(page|limit|offset|count|number|size|year|month|day|per_page|page_size|max_results|top|skip)$/;
@@ -626,6 +611,13 @@ interface Choice {
   candidate: ValueCandidate;
 }
 
+/** A parameter with its candidate values, best first (there is at least one). */
+interface Ranked {
+  param: ToolParameter;
+  values: ValueCandidate[];
+  best: ValueCandidate;
+}
+
 function toSet(choices: Choice[]): ArgumentSet {
   const args: Record<string, unknown> = {};
   const sources: Record<string, ValueSource> = {};
@@ -654,12 +646,20 @@ function toSet(choices: Choice[]): ArgumentSet {
 export function fillArguments(def: ToolDefinition, context: FillContext = {}): ArgumentSet[] {
   const outputs = context.outputs ?? [];
   const max = Math.max(1, context.maxCandidates ?? DEFAULT_MAX_CANDIDATES);
-  const perParam = def.parameters.map((param) => ({ param, values: valueCandidates(def, param, outputs) }));
+  const perParam: Ranked[] = [];
+  for (const param of def.parameters) {
+    const values = valueCandidates(def, param, outputs);
+    const best = values[0];
+    // A required parameter without any value cannot be called at all; the placeholder rule makes that rare.
+    if (best === undefined) {
+      if (param.required) return [];
+      continue;
+    }
+    perParam.push({ param, values, best });
+  }
   const required = perParam.filter((p) => p.param.required);
-  // A required parameter without any value cannot be called at all; the placeholder rule makes that rare.
-  if (required.some((p) => p.values.length === 0)) return [];
-  const optional = perParam.filter((p) => !p.param.required && p.values.length > 0);
-  const bestOf = (p: { param: ToolParameter; values: ValueCandidate[] }): Choice => ({ param: p.param, candidate: p.values[0] as ValueCandidate });
+  const optional = perParam.filter((p) => !p.param.required);
+  const bestOf = (p: Ranked): Choice => ({ param: p.param, candidate: p.best });
   const documentedOptional = optional.filter((p) => p.values[0]?.source !== "data_flow").map(bestOf);
   const flowOptional = optional
     .filter((p) => isIdLike(p.param.name))
@@ -682,7 +682,7 @@ export function fillArguments(def: ToolDefinition, context: FillContext = {}): A
   // One set per producing tool: every parameter it can fill, filled from its response.
   const producers = new Set(perParam.flatMap((p) => p.values.flatMap((v) => (v.from === undefined ? [] : [v.from.tool]))));
   for (const tool of producers) {
-    const fromTool = (p: { param: ToolParameter; values: ValueCandidate[] }): ValueCandidate | undefined => p.values.find((v) => v.from?.tool === tool);
+    const fromTool = (p: Ranked): ValueCandidate | undefined => p.values.find((v) => v.from?.tool === tool);
     const choices = required.map((p) => {
       const own = fromTool(p);
       return own === undefined ? bestOf(p) : { param: p.param, candidate: own };

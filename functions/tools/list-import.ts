@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AuthRequirement, HttpMethod, JsonSchema, ToolDefinition, type ToolParameter } from "./definition";
 import { documentedResponse, ToolImportError, type ImportResult } from "./openapi-import";
 import { isToolName, NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
+import { JSON_TYPE_ALIASES } from "./type-aliases";
 
 /**
  * A bare tool list → ToolDefinition[]. Accepts
@@ -85,24 +86,6 @@ const LOCATION_ALIASES: Record<string, ToolParameter["in"] | "required" | "optio
   optional: "optional",
 };
 
-const TYPE_ALIASES: Record<string, string> = {
-  string: "string",
-  str: "string",
-  text: "string",
-  integer: "integer",
-  int: "integer",
-  long: "integer",
-  number: "number",
-  float: "number",
-  double: "number",
-  boolean: "boolean",
-  bool: "boolean",
-  array: "array",
-  list: "array",
-  object: "object",
-  dict: "object",
-  null: "null",
-};
 
 type ListContext = {
   servers: string[];
@@ -390,7 +373,7 @@ function parameterSchema(input: ParameterInput, field: string, warn: (warning: s
 function normalizeTypes(schema: Json, field: string, warn: (warning: string) => void): void {
   const fix = (type: unknown): string | undefined => {
     if (typeof type !== "string") return undefined;
-    const known = TYPE_ALIASES[type.trim().toLowerCase()];
+    const known = JSON_TYPE_ALIASES[type.trim().toLowerCase()];
     if (known === undefined && type.trim() !== "") warn(`${field}: type "${type}" is unknown; the type is left open.`);
     return known;
   };
