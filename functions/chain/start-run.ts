@@ -23,6 +23,12 @@ export interface StoredRun extends RunOutcome {
   timings: { totalMs: number };
 }
 
+/** The tool calls a run's final program made (sent or answered from an earlier attempt), in order. */
+export function runTools(run: Pick<StoredRun, "attempts">): string[] {
+  const last = run.attempts[run.attempts.length - 1];
+  return (last?.trace ?? []).filter((t) => t.sent || t.replayed).map((t) => t.tool);
+}
+
 /** The tools of a run: the ones the request names (all must exist), or routing's candidate set. */
 export async function chooseCandidates(
   tenant: TenantApi,

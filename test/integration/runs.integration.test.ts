@@ -165,6 +165,21 @@ describe("ATC runs on RestBench TMDB", () => {
     await service.json("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimize: false, failureThreshold: 3 } });
   });
 
+  it("takes explicit feedback for a whole run and applies it to every tool the run called", async () => {
+    model.reset();
+    model.on({ name: "generate", answer: { text: fence('const r = await tools.getSearchPerson({ query: "y" });\nreturn r.results.length;') } });
+    const run = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "count people named y", tools: ["getSearchPerson"] } });
+    const scoreOf = async () =>
+      (await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: tenant.key })).body.nodes.find((n) => n.tool === "getSearchPerson")?.score ?? 0;
+    const before = await scoreOf();
+    const fed = await service.json<{ updated: { tool: string }[] }>("POST", "/v1/feedback", { key: tenant.key, body: { runId: run.body.id, score: -2 } });
+    expect(fed.status).toBe(200);
+    expect(fed.body.updated.map((u) => u.tool)).toEqual(["getSearchPerson"]);
+    expect(await scoreOf()).toBe(before - 2);
+    expect((await service.json("POST", "/v1/feedback", { key: tenant.key, body: { runId: "run_nope", score: 1 } })).status).toBe(404);
+    expect((await service.json("POST", "/v1/feedback", { key: tenant.key, body: { runId: run.body.id, score: 7 } })).status).toBe(400);
+  });
+
   it("rejects bad run requests", async () => {
     const empty = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "  " } });
     expect(empty.status).toBe(400);

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { runTools, type StoredRun } from "../../chain/start-run";
 import { toDot } from "../../routing/graph-dot";
 import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
@@ -38,12 +39,21 @@ const TrajectoryImport = z
 
 const Score = z.number().int().min(MIN_EVALUATOR_SCORE).max(MAX_EVALUATOR_SCORE);
 const Feedback = z
-  .object({
-    tools: z.array(z.string().min(1).max(200)).min(1).max(256).describe("The tools of one trajectory, in order"),
-    scores: z.array(Score).min(1).max(256).describe("One integer score in [-3, 3] per tool"),
-  })
-  .strict()
-  .refine((f) => f.tools.length === f.scores.length, { message: "one score per tool", path: ["scores"] })
+  .union([
+    z
+      .object({
+        tools: z.array(z.string().min(1).max(200)).min(1).max(256).describe("The tools of one trajectory, in order"),
+        scores: z.array(Score).min(1).max(256).describe("One integer score in [-3, 3] per tool"),
+      })
+      .strict()
+      .refine((f) => f.tools.length === f.scores.length, { message: "one score per tool", path: ["scores"] }),
+    z
+      .object({
+        runId: z.string().min(1).max(100).describe("A stored run: every tool call of its final program gets `score`"),
+        score: Score,
+      })
+      .strict(),
+  ])
   .openapi("Feedback");
 
 const ImportResult = z
@@ -112,7 +122,18 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const result = unwrap(await c.var.tenant.applyScores(c.req.valid("json")));
+      const body = c.req.valid("json");
+      let evaluation: { tools: string[]; scores: number[] };
+      if ("runId" in body) {
+        const json = await c.var.tenant.getRun(body.runId);
+        if (json === undefined) throw new ApiError("not-found", `No run ${body.runId}.`);
+        const tools = runTools(JSON.parse(json) as StoredRun);
+        if (tools.length === 0) throw new ApiError("invalid-request", `Run ${body.runId} called no tools: there is nothing to score.`);
+        evaluation = { tools, scores: tools.map(() => body.score) };
+      } else {
+        evaluation = body;
+      }
+      const result = unwrap(await c.var.tenant.applyScores(evaluation));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
     },
   );
