@@ -19,6 +19,8 @@ export interface AttemptRequest {
   tools: string[];
   replay: CallContext["replay"];
   limits: AttemptLimits;
+  /** Keep whole tool results in the trace (probing needs them); runs keep clipped ones. */
+  fullResults?: boolean;
 }
 
 export type AttemptOutcome = IsolateRunResult & { isolateMs: number };
@@ -79,6 +81,7 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
     replay: request.replay,
     timeoutMs: request.limits.toolTimeoutMs,
     maxResponseBytes: request.limits.maxToolResponseBytes,
+    ...(request.fullResults === true ? { fullResults: true } : {}),
   };
   const mode: IsolateMode = env.SANDBOX_ISOLATE === "fresh" ? "fresh" : "tenant";
   const worker =

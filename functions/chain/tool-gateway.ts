@@ -80,7 +80,7 @@ export class ToolGateway extends WorkerEntrypoint<Env, GatewayProps> {
       bytes: result.bytes,
       truncated: result.truncated,
       // A successful side effect keeps its whole result: a later attempt is answered with it.
-      result: result.ok && result.request.method !== "GET" ? result.body : traceResult(result.body),
+      result: props.fullResults === true || (result.ok && result.request.method !== "GET") ? result.body : traceResult(result.body),
       method: result.request.method,
     };
     if (result.ok) return { ok: true, value: result.body, trace };

@@ -67,7 +67,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
       return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
     },
     async runProgram(program, allowedTools) {
-      const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: allowedTools, replay: [], limits: PROBE_PROGRAM_LIMITS });
+      const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: allowedTools, replay: [], limits: PROBE_PROGRAM_LIMITS, fullResults: true });
       const { result } = attempt;
       return result.ok
         ? { ok: true, answer: result.answer, trace: attempt.trace }

@@ -33,6 +33,8 @@ export interface CallContext {
   replay: { key: string; value: unknown; status?: number }[];
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Keep whole results in the trace (probing documents tools from them); else results are clipped. */
+  fullResults?: boolean;
 }
 
 /** The one capability a program isolate has: calling its tenant's tools. */
