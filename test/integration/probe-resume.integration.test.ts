@@ -23,7 +23,8 @@ beforeAll(async () => {
       if (url.pathname === "/status") return Response.json({ healthy: true, version: "1.2.3" });
       if (url.pathname === "/define") {
         return url.searchParams.get("word") === "serendipity"
-          ? Response.json({ word: "serendipity", meanings: [{ partOfSpeech: "noun", definition: "a happy accident" }] })
+          ? // Larger than a run's trace keeps (4,000 characters): probing must still see all of it.
+            Response.json({ word: "serendipity", meanings: Array.from({ length: 100 }, (_, i) => ({ partOfSpeech: "noun", definition: `a happy accident, sense ${i}` })) })
           : Response.json({ error: "word not in the dictionary" }, { status: 404 });
       }
       return new Response("not found", { status: 404 });
@@ -71,5 +72,7 @@ describe("probe jobs", () => {
     expect(byTool.get("checkStatus"), JSON.stringify(job.result)).toMatchObject({ status: "probed", how: "direct", resumed: true });
     expect(byTool.get("defineWord")).toMatchObject({ status: "probed", how: "model" });
     expect(calls.get("/status")).toBe(1);
+    const protocol = await service.json<{ protocol: { responseSchema: unknown } }>("GET", "/v1/tools/defineWord/protocol", { key: tenant.key });
+    expect(protocol.body.protocol.responseSchema).toEqual({ word: "str", meanings: [{ partOfSpeech: "str", definition: "str" }] });
   });
 });
