@@ -21,16 +21,9 @@ import { callTool } from "../../functions/tools/safe-call/index";
 /** The world's origin, as kv-seed/demo-tenant.json and the dev service configure it. */
 export const WORLD_ORIGIN = "http://world.atc.test";
 
-/** functions/jobs/probe-job.ts PROBE_PROGRAM_LIMITS, as the Node sandbox takes them. */
-export const PROBE_PROGRAM_LIMITS = {
-  deadlineMs: 20_000,
-  maxToolCalls: 10,
-  toolTimeoutMs: 10_000,
-  maxToolResponseBytes: 512 * 1024,
-  memoryLimitBytes: 32 * 1024 * 1024,
-  stretchBudget: 60,
-  totalBudget: 600,
-};
+import { PROBE_PROGRAM_LIMITS } from "../../functions/probing/program-limits";
+
+export { PROBE_PROGRAM_LIMITS };
 
 /** functions/chain/tool-gateway.ts: what the trace keeps of a result, and of an error. */
 const MAX_TRACE_RESULT_CHARS = 4_000;

@@ -5,6 +5,7 @@ import { runAttemptInIsolate } from "../chain/isolate-executor";
 import type { TenantApi } from "../http/auth";
 import { createModelClient } from "../llm/client";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
+import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
 import { ProbedProtocol } from "../probing/protocol";
 import { tenantModelConfig } from "../tenants/model-settings";
 import { invokeTool } from "../tools/invoke";
@@ -15,16 +16,6 @@ const ProbeJobRequest = z.object({
   chainIterations: z.number().int().min(0).max(10).default(4),
 });
 
-/** Limits of one probing program: probing is exploratory, so it gets less than a run. */
-const PROBE_PROGRAM_LIMITS = {
-  deadlineMs: 20_000,
-  maxToolCalls: 10,
-  toolTimeoutMs: 10_000,
-  maxToolResponseBytes: 512 * 1024,
-  memoryLimitBytes: 32 * 1024 * 1024,
-  stretchBudget: 60,
-  totalBudget: 600,
-};
 
 /** The tenant's current probed protocols that still match their tools' definitions. */
 async function probedProtocols(env: Env, tenant: TenantApi, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {

@@ -1,4 +1,4 @@
-// Inside a program isolate, the QuickJS wasm is the module "quickjs.wasm" given to LOADER.load().
+// Inside a program isolate, the QuickJS wasm is the module named "quickjs.wasm" in the isolate's code.
 declare module "*/quickjs.wasm" {
   const module: WebAssembly.Module;
   export default module;
