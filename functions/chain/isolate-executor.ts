@@ -43,10 +43,14 @@ const HARNESS_VERSION = `${harnessSource.length}-${quickjsBytes.byteLength}`;
  */
 export type IsolateMode = "tenant" | "fresh";
 
-function workerCode(tenantId: string): WorkerLoaderWorkerCode {
+/** Deployed, Cloudflare enforces these per invocation too; local workerd ignores them. */
+const TENANT_ISOLATE_LIMITS = { cpuMs: 30_000, subRequests: 205 };
+
+function workerCode(tenantId: string, limits: { cpuMs: number; subRequests: number } = TENANT_ISOLATE_LIMITS): WorkerLoaderWorkerCode {
   const props: GatewayProps = { tenantId };
   return {
     compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
+    limits,
     mainModule: "harness.js",
     modules: { "harness.js": harnessSource, "quickjs.wasm": { wasm: quickjsBytes } },
     // No network at all: the program's only way out is the tools capability.
@@ -87,11 +91,7 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
   const worker =
     mode === "tenant"
       ? env.LOADER.get(`atc-sandbox:${HARNESS_VERSION}:${request.tenantId}`, async () => workerCode(request.tenantId))
-      : env.LOADER.load({
-          ...workerCode(request.tenantId),
-          // Enforced when deployed (local workerd ignores them; the counting budget holds anyway).
-          limits: { cpuMs: Math.max(1_000, request.limits.deadlineMs), subRequests: request.limits.maxToolCalls + 5 },
-        });
+      : env.LOADER.load(workerCode(request.tenantId, { cpuMs: Math.max(1_000, request.limits.deadlineMs), subRequests: request.limits.maxToolCalls + 5 }));
   const isolate = worker.getEntrypoint() as unknown as ProgramIsolateStub;
   const { deadlineMs, toolTimeoutMs: _t, maxToolResponseBytes: _m, ...limits } = request.limits;
   let timer: ReturnType<typeof setTimeout> | undefined;
