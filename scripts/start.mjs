@@ -18,6 +18,11 @@ if (!existsSync(resolve(root, "../shared/data"))) {
   process.exit(1);
 }
 
+// Model settings from the environment, when given (e.g. MODEL_API_KEY=… npm start).
+const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL"]
+  .filter((name) => process.env[name] !== undefined && process.env[name] !== "")
+  .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
+
 const wrangler = spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
@@ -25,6 +30,7 @@ const wrangler = spawn(
     "--ip", "127.0.0.1", "--port", String(port), "--persist-to", ".wrangler/state",
     "--var", `ADMIN_TOKEN:${adminToken}`, "--var", `CREDENTIALS_KEY:${credentialsKey}`,
     "--show-interactive-dev-session=false",
+    ...modelVars,
   ],
   { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
 );
