@@ -145,9 +145,13 @@ export class TenantObject extends DurableObject<Env> {
     this.#sql = ctx.storage.sql;
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(this.#sql, TENANT_MIGRATIONS);
-    this.routing = new TenantRouting(this.#sql, () => new Map(this.listTools().map((t) => [t.definition.name, t.definition])));
-    this.jobs = new TenantJobs(this.#sql);
     this.protocols = new TenantProtocols(this.#sql);
+    this.routing = new TenantRouting(
+      this.#sql,
+      () => new Map(this.listTools().map((t) => [t.definition.name, t.definition])),
+      () => this.protocols.descriptions(),
+    );
+    this.jobs = new TenantJobs(this.#sql);
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);

@@ -11,6 +11,8 @@ export interface ProtocolVersion {
   score: number | null;
   jobId: string | null;
   createdAt: string;
+  /** Set when this version replaces the registered description (model-written or optimised). */
+  description?: string | null;
 }
 
 export interface CurrentProtocol extends ProtocolVersion {
@@ -26,10 +28,11 @@ interface VersionRow {
   score: number | null;
   job_id: string | null;
   created_at: string;
+  description: string | null;
 }
 
 function fromRow(row: VersionRow): ProtocolVersion {
-  return { tool: row.tool, version: row.version, hash: row.hash, kvKey: row.kv_key, source: row.source, score: row.score, jobId: row.job_id, createdAt: row.created_at };
+  return { tool: row.tool, version: row.version, hash: row.hash, kvKey: row.kv_key, source: row.source, score: row.score, jobId: row.job_id, createdAt: row.created_at, description: row.description };
 }
 
 /**
@@ -53,7 +56,7 @@ export class TenantProtocols {
     if (same === undefined) {
       run(
         this.#sql,
-        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         entry.tool,
         version,
         entry.hash,
@@ -62,6 +65,7 @@ export class TenantProtocols {
         entry.score,
         entry.jobId,
         createdAt,
+        entry.description ?? null,
       );
     }
     run(
@@ -109,6 +113,19 @@ export class TenantProtocols {
       version,
     );
     return this.current(tool);
+  }
+
+  /** Current replacement descriptions of tools whose protocol was made for their current definition. */
+  descriptions(): Map<string, string> {
+    return new Map(
+      allRows<{ tool: string; description: string }>(
+        this.#sql,
+        `SELECT v.tool, v.description FROM protocol_current c
+         JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
+         JOIN tenant_tools t ON t.name = v.tool AND t.hash = v.hash
+         WHERE v.description IS NOT NULL`,
+      ).map((r) => [r.tool, r.description]),
+    );
   }
 
   forgetTool(tool: string): void {

@@ -66,9 +66,12 @@ export class TenantRouting {
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
-  constructor(sql: SqlStorage, definitions: () => Map<string, ToolDefinition>) {
+  readonly #descriptions: () => Map<string, string>;
+
+  constructor(sql: SqlStorage, definitions: () => Map<string, ToolDefinition>, descriptions: () => Map<string, string> = () => new Map()) {
     this.#sql = sql;
     this.#definitions = definitions;
+    this.#descriptions = descriptions;
   }
 
   #settings(): GraphSettings | undefined {
@@ -182,11 +185,18 @@ export class TenantRouting {
     } else {
       ranked = successors(graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight }));
     }
-    const describe = (tool: string): string | undefined => shortDescription(defs.get(tool));
+    // A probed (model-written) or optimised description replaces the registered one, as in runs.
+    const better = this.#descriptions();
+    const current = (tool: string): ToolDefinition | undefined => {
+      const def = defs.get(tool);
+      const description = better.get(tool);
+      return def === undefined || description === undefined ? def : { ...def, summary: undefined, description };
+    };
+    const describe = (tool: string): string | undefined => shortDescription(current(tool));
     const prompt = formatPromptBlock({ previous: previous ?? START, candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })), describe });
     const candidates = ranked.map((r) => ({ name: r.tool === END ? "Finish" : r.tool, weight: r.weight, description: r.tool === END ? "Stop and answer." : (describe(r.tool) ?? "") }));
     const tools = ranked.flatMap((r) => {
-      const def = defs.get(r.tool);
+      const def = current(r.tool);
       return def === undefined ? [] : [openAiTool(def)];
     });
     const fused = previous === null && query !== undefined && (this.#vectors?.get(query.model)?.size ?? 0) > 0;

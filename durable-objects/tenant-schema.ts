@@ -40,4 +40,6 @@ export const TENANT_MIGRATIONS = [
      id TEXT PRIMARY KEY, received_at TEXT NOT NULL, job_id TEXT, outcome TEXT);`,
   `CREATE TABLE IF NOT EXISTS tool_embeddings (tool TEXT PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, vector TEXT NOT NULL);`,
   `CREATE TABLE IF NOT EXISTS tool_failures (tool TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL);`,
+  // The description a protocol version gives the tool, when it replaces the registered one (routing shows it).
+  `ALTER TABLE protocol_versions ADD COLUMN description TEXT;`,
 ] as const;

@@ -93,7 +93,7 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     };
     const kvKey = optimizedProtocolKey(tenantId, tool.name, record.hash, job.id);
     await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
-    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id })).version;
+    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription })).version;
   }
   const { checkpoint: _checkpoint, ...shown } = progress;
   jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });

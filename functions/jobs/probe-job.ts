@@ -79,7 +79,8 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
       const kvKey = probedProtocolKey(tenantId, protocol.name, hash);
       // The value first, then the pointer: a reader never follows a pointer to nothing.
       await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
-      await tenant.recordProtocol({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id });
+      const description = protocol.descriptionSource === "model" ? (protocol.description ?? null) : null;
+      await tenant.recordProtocol({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id, description });
       jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {

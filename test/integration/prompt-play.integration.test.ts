@@ -76,6 +76,13 @@ describe("Play2Prompt jobs", () => {
     const current = await service.json<{ version: number; source: string; protocol: { description: string } }>("GET", "/v1/tools/getHistoricalRates/protocol", { key: tenant.key });
     expect(current.body).toMatchObject({ source: "optimize", version: job.result?.version });
     expect(current.body.protocol.description).toBe(job.result?.bestDescription);
+    // Routing shows the optimised description too, in its candidates and its OpenAI tools array.
+    const routed = await service.json<{ candidates: { name: string; description: string }[]; tools: { function: { description: string } }[] }>("POST", "/v1/route", {
+      key: tenant.key,
+      body: { task: "historical exchange rates", k: 1 },
+    });
+    expect(routed.body.candidates[0]?.description).toContain("`from`");
+    expect(routed.body.tools[0]?.function.description).toContain("`from`");
   });
 
   it("pins and rolls back protocol versions", async () => {
