@@ -6,8 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import buildBundles from "../test/helpers/global-setup";
-import { figure2Answer, RATES_HOST, RATES_TOOL, rates } from "../test/helpers/figure2-world";
-import { createScriptedModel, type ScriptedChatRequest } from "../test/helpers/scripted-model";
+import { figure2World, RATES_TOOL } from "../test/helpers/figure2-world";
 import { createTenant, startService } from "../test/helpers/service";
 
 interface Job {
@@ -17,19 +16,8 @@ interface Job {
 }
 
 if (!(process.argv.includes("--skip-build") && existsSync(".test-build/main"))) buildBundles();
-const model = createScriptedModel({ rules: [{ name: "figure2", answer: (request: ScriptedChatRequest) => ({ text: figure2Answer(request) }) }] });
-let toolCalls = 0;
-const service = await startService({
-  outbound: async (request) => {
-    const url = new URL(request.url);
-    if (url.hostname === "model.atc.test") return model.handle(request);
-    if (url.hostname === RATES_HOST) {
-      toolCalls += 1;
-      return rates(url);
-    }
-    return new Response("not found", { status: 404 });
-  },
-});
+const { model, outbound, toolCalls } = figure2World();
+const service = await startService({ outbound });
 try {
   const tenant = await createTenant(service, "cost");
   await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [RATES_TOOL] } });
@@ -49,7 +37,7 @@ try {
     console.log("Play2Prompt at the paper's default settings (Figure 2 case, scripted model)");
     console.log(`improved: ${result.result.improved} (score ${result.result.originalScore} → ${result.result.bestScore}), stopped by: ${result.result.stoppedBy}`);
     console.log(`model calls: ${usage.calls}, tokens: ${usage.totalTokens} (prompt ${usage.promptTokens}, completion ${usage.completionTokens})`);
-    console.log(`tool calls: ${toolCalls}, chat requests seen by the model: ${model.chatRequests.length}, wall time: ${seconds} s`);
+    console.log(`tool calls: ${toolCalls()}, chat requests seen by the model: ${model.chatRequests.length}, wall time: ${seconds} s`);
   }
 } finally {
   await service.dispose();

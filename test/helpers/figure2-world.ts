@@ -1,4 +1,4 @@
-import type { ScriptedChatRequest } from "./scripted-model";
+import { createScriptedModel, type ScriptedChatRequest, type ScriptedModel } from "./scripted-model";
 
 /**
  * The paper's Figure 2 as a world for the service: a rates tool whose documentation names
@@ -69,3 +69,22 @@ export function figure2Answer(request: ScriptedChatRequest): string {
   return "{}";
 }
 
+
+/** The scripted model and the outbound handler of the Figure 2 world, counting real tool calls. */
+export function figure2World(): { model: ScriptedModel; outbound: (request: Request) => Promise<Response>; toolCalls: () => number } {
+  const model = createScriptedModel({ rules: [{ name: "figure2", answer: (request: ScriptedChatRequest) => ({ text: figure2Answer(request) }) }] });
+  let calls = 0;
+  return {
+    model,
+    toolCalls: () => calls,
+    outbound: async (request) => {
+      const url = new URL(request.url);
+      if (url.hostname === "model.atc.test") return model.handle(request);
+      if (url.hostname === RATES_HOST) {
+        calls += 1;
+        return rates(url);
+      }
+      return new Response("not found", { status: 404 });
+    },
+  };
+}

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScriptedModel, type ScriptedChatRequest, type ScriptedModel } from "../helpers/scripted-model";
-import { figure2Answer, RATES_HOST, RATES_TOOL, rates } from "../helpers/figure2-world";
+import { figure2World, RATES_TOOL } from "../helpers/figure2-world";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /**
@@ -11,23 +10,11 @@ import { createTenant, startService, type TestService } from "../helpers/service
  */
 
 let service: TestService;
-let model: ScriptedModel;
 let tenant: { id: string; key: string };
-let toolCalls = 0;
+const world = figure2World();
 
 beforeAll(async () => {
-  model = createScriptedModel({ rules: [{ name: "figure2", answer: (request: ScriptedChatRequest) => ({ text: figure2Answer(request) }) }] });
-  service = await startService({
-    outbound: async (request) => {
-      const url = new URL(request.url);
-      if (url.hostname === "model.atc.test") return model.handle(request);
-      if (url.hostname === RATES_HOST) {
-        toolCalls += 1;
-        return rates(url);
-      }
-      return new Response("not found", { status: 404 });
-    },
-  });
+  service = await startService({ outbound: world.outbound });
   tenant = await createTenant(service, "player");
   const imported = await service.json("POST", "/v1/tools/import", {
     key: tenant.key,
@@ -70,7 +57,7 @@ describe("Play2Prompt jobs", () => {
     expect(job.result?.bestScore ?? 0).toBeGreaterThan(job.result?.originalScore ?? 1);
     expect(job.result?.usage.calls).toBeGreaterThan(0);
     expect(job.progress.beams?.some((b) => b.phase === "descriptions")).toBe(true);
-    expect(toolCalls).toBeGreaterThan(0);
+    expect(world.toolCalls()).toBeGreaterThan(0);
 
     // The new description is a protocol version, current, and what runs will now see.
     const current = await service.json<{ version: number; source: string; protocol: { description: string } }>("GET", "/v1/tools/getHistoricalRates/protocol", { key: tenant.key });

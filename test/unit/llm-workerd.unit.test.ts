@@ -1,7 +1,7 @@
-import { build } from "esbuild";
 import { Miniflare, type Request as MfRequest } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../helpers/scripted-model";
+import { bundleTestWorker } from "../helpers/workerd-bundle";
 
 /**
  * functions/llm must run inside workerd: bundle it the way a Worker is bundled, run it in
@@ -52,20 +52,7 @@ const scripted = createScriptedModel({
 let mf: Miniflare | undefined;
 
 beforeAll(async () => {
-  const bundle = await build({
-    stdin: { contents: WORKER_SOURCE, resolveDir: process.cwd(), sourcefile: "llm-worker.js", loader: "js" },
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    // The resolution wrangler uses for Workers.
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["workerd", "worker", "browser", "module", "main"],
-    logLevel: "silent",
-  });
-  const script = bundle.outputFiles[0]?.text;
-  if (!script) throw new Error("esbuild produced no output");
+  const script = await bundleTestWorker(WORKER_SOURCE, "llm-worker.js");
   mf = new Miniflare({
     modules: true,
     script,

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleTestWorker } from "../helpers/workerd-bundle";
 
 /**
  * functions/webhooks must run inside workerd with Web Crypto alone: bundle it as a Worker, run it
@@ -36,19 +36,7 @@ const NOW = 1_750_000_000;
 let mf: Miniflare | undefined;
 
 beforeAll(async () => {
-  const bundle = await build({
-    stdin: { contents: WORKER_SOURCE, resolveDir: process.cwd(), sourcefile: "webhooks-worker.js", loader: "js" },
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["workerd", "worker", "browser", "module", "main"],
-    logLevel: "silent",
-  });
-  const script = bundle.outputFiles[0]?.text;
-  if (!script) throw new Error("esbuild produced no output");
+  const script = await bundleTestWorker(WORKER_SOURCE, "webhooks-worker.js");
   mf = new Miniflare({
     modules: true,
     script,
