@@ -1,0 +1,96 @@
+/** Plain-JSON copies of dereferenced OpenAPI data, and the import's warning list. */
+
+export type Json = Record<string, unknown>;
+
+const MAX_SCHEMA_DEPTH = 64;
+const MAX_SCHEMA_NODES = 50_000;
+
+/**
+ * Copies dereferenced data into a fresh JSON tree. The parser shares and even cycles objects
+ * (recursive schemas); tools must be independent and JSON.stringify-able, so a reference met
+ * again inside its own expansion is cut there and replaced by a stub that says so.
+ */
+export class SchemaCopier {
+  private nodes = 0;
+  private readonly refSites: WeakMap<object, string>;
+  private readonly warnings: Warnings;
+  readonly label: string;
+
+  constructor(refSites: WeakMap<object, string>, warnings: Warnings, label: string) {
+    this.refSites = refSites;
+    this.warnings = warnings;
+    this.label = label;
+  }
+
+  /** A copied JSON Schema; `{}` when there is none. */
+  schema(value: unknown): Json {
+    const copy = this.value(value);
+    return isRecord(copy) ? copy : {};
+  }
+
+  /** A copied JSON value. */
+  value(value: unknown): unknown {
+    return this.copy(value, [], new Set(), 0);
+  }
+
+  private copy(value: unknown, refs: string[], ancestors: Set<object>, depth: number): unknown {
+    if (value === null || typeof value !== "object") return typeof value === "function" ? undefined : value;
+    this.nodes += 1;
+    if (this.nodes > MAX_SCHEMA_NODES || depth > MAX_SCHEMA_DEPTH) {
+      this.warnings.add(`${this.label}: a schema is too large or too deep; it was cut short.`);
+      return Array.isArray(value) ? [] : {};
+    }
+    const ref = this.refSites.get(value);
+    if (ref !== undefined && refs.includes(ref)) {
+      this.warnings.add(`${this.label}: recursive schema ${ref} was cut where it refers to itself.`);
+      return recursionStub(value, ref);
+    }
+    if (ancestors.has(value)) {
+      // A cycle that does not pass through a known reference; should not happen, but stay finite.
+      this.warnings.add(`${this.label}: a self-containing value was cut.`);
+      return Array.isArray(value) ? [] : {};
+    }
+    ancestors.add(value);
+    const innerRefs = ref === undefined ? refs : [...refs, ref];
+    const result: unknown = Array.isArray(value)
+      ? value.map((item) => this.copy(item, innerRefs, ancestors, depth + 1) ?? null)
+      : Object.fromEntries(
+          Object.entries(value)
+            .map(([key, item]) => [key, this.copy(item, innerRefs, ancestors, depth + 1)] as const)
+            .filter(([, item]) => item !== undefined),
+        );
+    ancestors.delete(value);
+    return result;
+  }
+}
+
+function recursionStub(value: object, ref: string): Json {
+  const stub: Json = {};
+  if (isRecord(value)) {
+    if (typeof value.type === "string" || Array.isArray(value.type)) stub.type = copyJson(value.type);
+    if (typeof value.title === "string") stub.title = value.title;
+  }
+  stub.description = `Recursive reference to ${ref}; not expanded further.`;
+  return stub;
+}
+
+/** Warning list without repeats, in first-seen order. */
+export class Warnings {
+  private readonly seen = new Set<string>();
+
+  add(message: string): void {
+    this.seen.add(message);
+  }
+
+  list(): string[] {
+    return [...this.seen];
+  }
+}
+
+export function copyJson<T>(value: T): T {
+  return structuredClone(value);
+}
+
+export function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
