@@ -1,6 +1,9 @@
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
 import type { SampleValue } from "./protocol";
 import { JSON_TYPE_ALIASES } from "../tools/type-aliases";
+import { CONTAINER_WORDS, ID_WORDS, isIdLike, nameWords, normalized, overlap, parameterEntity } from "./vocabulary";
+
+export { nameWords } from "./vocabulary";
 
 /**
  * Instance discovery (§4.1), zero-token path: argument sets for a tool proposed from its
@@ -69,98 +72,6 @@ const DEFAULT_MAX_CANDIDATES = 3;
 /** Below this a data-flow match is more likely wrong than right. */
 const MIN_DATA_FLOW_SCORE = 0.3;
 const MAX_VALUE_DEPTH = 3;
-
-// ---------------------------------------------------------------------------------------------
-// Words: the shared vocabulary of parameter names, field paths and tool paths.
-
-/** Plural and synonym folding, so `people` meets `person` and `films` meets `movie`. */
-const SYNONYMS: Record<string, string> = {
-  people: "person",
-  actor: "person",
-  actress: "person",
-  film: "movie",
-  show: "tv",
-  series: "tv",
-  television: "tv",
-  ids: "id",
-};
-
-/** Identifier words: `person_id` is the id of a person. */
-const ID_WORDS = new Set(["id", "key", "uuid", "slug", "code"]);
-
-/** Container keys that hold items without naming what they are (`results[].id`). */
-const CONTAINER_WORDS = new Set([
-  "result",
-  "item",
-  "data",
-  "list",
-  "hit",
-  "record",
-  "entry",
-  "doc",
-  "content",
-  "value",
-  "response",
-  "cast",
-  "crew",
-  "part",
-  "node",
-  "element",
-  "object",
-  "row",
-]);
-
-function singular(word: string): string {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && /(ss|sh|ch|x)es$/.test(word)) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
-
-function canonical(word: string): string {
-  const direct = SYNONYMS[word];
-  if (direct !== undefined) return direct;
-  const one = singular(word);
-  return SYNONYMS[one] ?? one;
-}
-
-/** Lower-case, de-pluralised words of an identifier, path or sentence (`movieId` → movie, id). */
-export function nameWords(text: string): string[] {
-  return text
-    .replace(/\{[^}]*\}/g, " ") // path placeholders name a tool's inputs, not its outputs
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w !== "")
-    .map(canonical);
-}
-
-/** The entity words of a parameter: `person_id` → person; a bare `id` takes the path segment before it. */
-function parameterEntity(def: Pick<ToolDefinition, "path">, name: string): string[] {
-  const words = nameWords(name).filter((w) => !ID_WORDS.has(w));
-  if (words.length > 0) return words;
-  // `/albums/{id}`: the id of an album.
-  const segments = def.path.split("/");
-  const at = segments.findIndex((s) => s === `{${name}}`);
-  const before = at > 0 ? segments[at - 1] : undefined;
-  return before === undefined || before.startsWith("{") ? [] : nameWords(before);
-}
-
-function isIdLike(name: string): boolean {
-  const words = nameWords(name);
-  const last = words[words.length - 1];
-  return last !== undefined && ID_WORDS.has(last);
-}
-
-function normalized(name: string): string {
-  return nameWords(name).join("_");
-}
-
-function overlap(wanted: readonly string[], offered: ReadonlySet<string>): number {
-  if (wanted.length === 0) return 0;
-  return wanted.filter((w) => offered.has(w)).length / wanted.length;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Samples: the scalars of a probed response, kept so that later tools can use them.
