@@ -85,7 +85,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const override = c.req.valid("json");
-      const problem = overrideProblem(override);
+      const problem = overrideProblem(c.env, override);
       if (problem !== undefined) throw new ApiError("invalid-request", problem, [{ path: "baseUrl", message: problem }]);
       await storeModelOverride(c.env, c.var.tenantId, c.var.tenant, override);
       return c.json(await effective(c), 200);
