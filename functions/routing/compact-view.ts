@@ -31,10 +31,10 @@ export interface CompactionLimits extends SchemaLimits {
 
 /** The limits of the stored compact view (chosen on the StableToolBench corpus; see the README). */
 export const COMPACT_LIMITS: CompactionLimits = {
-  descriptionChars: 200,
-  requiredDescriptionChars: 120,
-  optionalDescriptionChars: 50,
-  optionalDescriptionTotal: 150,
+  descriptionChars: 120,
+  requiredDescriptionChars: 80,
+  optionalDescriptionChars: 40,
+  optionalDescriptionTotal: 80,
   enumValues: 12,
   enumExamples: 4,
   depth: 3,
