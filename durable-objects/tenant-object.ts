@@ -403,8 +403,8 @@ export class TenantObject extends DurableObject<Env> {
     return this.#optimization.settings();
   }
 
-  updateOptimizationSettings(settings: OptimizationSettings): OptimizationSettings {
-    return this.#optimization.update(settings);
+  updateOptimizationSettings(change: Partial<OptimizationSettings>): OptimizationSettings {
+    return this.#optimization.update(change);
   }
 
   /** Create (or find, by dedupe key) a background job and make sure the alarm will run it. */
