@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
  */
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { engines: { node: string } };
 const lock = JSON.parse(readFileSync("package-lock.json", "utf8")) as { packages: Record<string, { engines?: { node?: string } | string[] }> };
-const readme = readFileSync("README.md", "utf8");
+const readme = readFileSync("README.md", "utf8").replace(/\s+/g, " ");
 
 describe("Node version requirement", () => {
   const oldest = semver.minVersion(pkg.engines.node);
