@@ -85,7 +85,7 @@ function inProcessRoute(
   const graph = createGraph();
   addTools(graph, defs.map((d) => d.name));
   addTrajectories(graph, trajectories, { unknownTools: "skip" });
-  const index = ToolIndex.build(defs.map(toolDocument));
+  const index = ToolIndex.build(defs.map((def) => toolDocument(def)));
   const describe = (tool: string): string => (byName.get(tool)?.summary ?? byName.get(tool)?.description ?? "").replace(/\s+/g, " ").trim().slice(0, 160);
   const random = seededRandom(calls);
   const one = (previous: string | null, task: string): number => {
@@ -137,7 +137,7 @@ function reloadParts(items: readonly ListItem[], trajectories: readonly Trajecto
     addTrajectories(graph, stored, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
     const graphMs = performance.now() - t;
     t = performance.now();
-    ToolIndex.build(parsed.map(toolDocument));
+    ToolIndex.build(parsed.map((def) => toolDocument(def)));
     runs.push({ parseDefinitions, parseTrajectories, graph: graphMs, index: performance.now() - t });
   }
   const median = (pick: (r: ReloadParts) => number): number => summary(runs.map(pick)).p50;

@@ -42,4 +42,8 @@ export const TENANT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS tool_failures (tool TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL);`,
   // The description a protocol version gives the tool, when it replaces the registered one (routing shows it).
   `ALTER TABLE protocol_versions ADD COLUMN description TEXT;`,
+  // Routing learns from use: a trajectory's task text (first-step learning) and what a protocol
+  // taught about its tool (example queries for its retrieval document, output fields for data flow).
+  `ALTER TABLE graph_trajectories ADD COLUMN task TEXT;
+   ALTER TABLE protocol_versions ADD COLUMN routing_hints TEXT;`,
 ] as const;

@@ -100,7 +100,22 @@ describe("toolDocument", () => {
       parameters: "person_id language",
       parameterDocs: "\nISO 639-1 language code.",
       tags: "people credits",
+      action: "get find search list show fetch retrieve look lookup read view query check",
+      examples: "",
     });
+  });
+
+  it("adds queries the tool is known to answer (probe example, Play2Prompt demonstrations)", () => {
+    const doc = toolDocument(def, { queries: ["How many movies has Bradley Cooper acted in?", "Films of Sofia Coppola"] });
+    expect(doc.examples).toBe("How many movies has Bradley Cooper acted in?\nFilms of Sofia Coppola");
+  });
+
+  it("describes a tool's action in everyday verbs: its name's verb first, else its method", () => {
+    const remove = ToolDefinition.parse({ ...def, name: "deleteNote", method: "DELETE", operation: "DELETE /notes/{id}", path: "/notes/{id}" });
+    const searchByPost = ToolDefinition.parse({ ...def, name: "searchNotes", method: "POST", operation: "POST /notes/search", path: "/notes/search" });
+    expect(toolDocument(remove).action).toContain("remove");
+    expect(toolDocument(searchByPost).action).toContain("find");
+    expect(toolDocument(searchByPost).action).not.toContain("create");
   });
 
   it("drops path placeholders from the operation: person, movie, credits remain", () => {

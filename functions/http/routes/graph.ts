@@ -11,16 +11,33 @@ const RouteRequest = z
   .object({
     task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
     previousTool: z.string().max(200).nullable().optional().describe("The tool used last; omit or null for the first step"),
-    k: z.number().int().min(1).max(50).default(8).describe("How many candidates"),
+    k: z.number().int().min(1).max(50).default(8).describe("How many candidates (after a tool, Finish is added to them)"),
+    mode: z
+      .enum(["fused", "graph"])
+      .default("fused")
+      .describe("`fused`: learned transitions, task relevance, data flow and similar earlier tasks together, each candidate with `why`; `graph`: the paper's eq. 4 (successors by learned weight only)"),
   })
   .strict()
   .openapi("RouteRequest");
 
+const Why = z
+  .object({
+    relevance: z.object({ rank: z.number().int() }).optional().describe("Rank in retrieval for the task text"),
+    transition: z.object({ from: z.string(), weight: z.number().int(), observed: z.number().int() }).optional().describe("Learned transition (eq. 6 weight per mille)"),
+    dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("An output field of `from` fills this required input"),
+    history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it"),
+  })
+  .openapi("RouteWhy");
+
 const RouteAnswer = z
   .object({
     previous: z.string().nullable(),
-    via: z.enum(["retrieval", "retrieval+embeddings", "graph"]),
-    candidates: z.array(z.object({ name: z.string(), weight: z.number().int(), description: z.string() })),
+    via: z.enum(["retrieval", "retrieval+embeddings", "graph", "fused"]),
+    fallback: z
+      .object({ method: z.enum(["partial-match", "learned-start", "starting-tools"]), reason: z.string() })
+      .optional()
+      .describe("Present when no tool matched the task as written and a stand-in ranking was used"),
+    candidates: z.array(z.object({ name: z.string(), weight: z.number().int(), description: z.string(), why: Why.optional() })),
     prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
     tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array"),
   })
@@ -29,7 +46,15 @@ const RouteAnswer = z
 const TrajectoryImport = z
   .object({
     trajectories: z
-      .array(z.object({ id: z.string().min(1).max(200), tools: z.array(z.string().min(1).max(200)).min(1).max(256) }).strict())
+      .array(
+        z
+          .object({
+            id: z.string().min(1).max(200),
+            tools: z.array(z.string().min(1).max(200)).min(1).max(256),
+            task: z.string().trim().min(1).max(10_000).optional().describe("The task this trajectory solved: teaches which tools start similar tasks"),
+          })
+          .strict(),
+      )
       .min(1)
       .max(10_000),
     unknownTools: z.enum(["error", "skip"]).default("error"),
@@ -83,8 +108,9 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const previous = body.previousTool ?? null;
-      const query = previous === null ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
-      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query)), 200);
+      // Task relevance is used at every fused step, so the task is embedded for those too.
+      const query = previous === null || body.mode === "fused" ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
+      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query, body.mode)), 200);
     },
   );
 
