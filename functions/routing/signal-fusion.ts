@@ -215,6 +215,7 @@ export interface RunCandidateSet {
  * earlier tasks pick seeds; each seed's learned and data-flow successors join; one fused ranking
  * orders them all, and tools are taken best first while they fit `maxTools` and `tokenBudget`.
  */
+const FORWARD_FLOW = process.env.FORWARD_FLOW === "1";
 export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const signals = input.signals ?? new Set(SIGNALS);
   const weights = input.weights ?? DEFAULT_FUSION;
@@ -233,7 +234,7 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   for (const entry of flows) if (!firstFlow.has(entry.tool)) firstFlow.set(entry.tool, entry);
   // Producers of the seeds' required inputs first (a chain needs its start), then relevant successors.
   const producers = signals.has("dataFlow") ? producersFor(seeds, input.producersOf) : { tools: [], why: new Map<string, Why>() };
-  const dataFlow = [...new Set([...producers.tools, ...byRelevance([...firstFlow.keys()], input.relevance)])];
+  const dataFlow = FORWARD_FLOW ? [...new Set([...producers.tools, ...byRelevance([...firstFlow.keys()], input.relevance)])] : producers.tools;
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const ranked = fuse(
     [

@@ -79,7 +79,7 @@ describe("first step", () => {
       fuseFirstStep({ relevance: index.search(task, 30), history: history ? memory.votes(task) : [] }).map((c) => c.tool);
     const similar = "Who wrote the screenplay of Jaws?";
     expect(rank(similar, true).indexOf("getSearchMovie")).toBeLessThan(rank(similar, false).indexOf("getSearchMovie") === -1 ? Infinity : rank(similar, false).indexOf("getSearchMovie"));
-    expect(rank(similar, true)[0]).toBe("getSearchMovie");
+    expect(rank(similar, true).slice(0, 2)).toContain("getSearchMovie");
     const unrelated = "What are the popular TV shows this week?";
     expect(memory.votes(unrelated)).toEqual([]);
     expect(rank(unrelated, true)).toEqual(rank(unrelated, false));

@@ -5,15 +5,17 @@ import { splitWords } from "./analyze";
  * What a tool does to its resource, in the words people use to ask for it. A task says "find my
  * notes" or "remove the note"; a tool says `GET /notes/search` or `DELETE /notes/{id}`. The tool's
  * own verb (the first word of its name, when it is one) or else its HTTP method picks one of the
- * four generic CRUD actions, and the action's everyday verbs go into the tool's document, so the
+ * generic actions (CRUD, with search apart from plain reads), and the action's everyday verbs go into the tool's document, so the
  * task's verb counts for the tool that does it and not for the one that does the opposite.
  * These are generic HTTP/CRUD words, not the vocabulary of any data set.
  */
 
-type Action = "read" | "create" | "update" | "delete";
+type Action = "search" | "read" | "create" | "update" | "delete";
 
+// "search" is a read that takes what to look for; a plain read lists or fetches by id.
 const ACTION_WORDS: Record<Action, string> = {
-  read: "get find search list show fetch retrieve look lookup read view query check",
+  search: "search find look lookup query filter match seek",
+  read: "get list show fetch retrieve read view check display",
   create: "create add new make post submit send register insert",
   update: "update edit change modify set replace rename patch",
   delete: "delete remove erase cancel clear destroy unset",

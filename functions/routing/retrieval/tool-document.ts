@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../tools/definition";
 import { actionWords } from "./action-words";
+import { responseWords } from "./response-words";
 
 /**
  * The searchable text of one tool, one string per indexed field. Plain data: it is what the
@@ -22,6 +23,8 @@ export interface ToolDoc {
   action: string;
   /** Queries the tool is known to answer: probing's example task, Play2Prompt demonstrations. */
   examples: string;
+  /** What the tool returns: its response's field names and short categorical values (see response-words.ts). */
+  outputs: string;
 }
 
 /** What use has taught about a tool, beyond its definition. */
@@ -31,7 +34,7 @@ export interface ToolDocExtras {
 }
 
 /** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
-export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples"] as const;
+export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs"] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
 // Long reference descriptions (markdown tables, change logs) add index size but little signal
@@ -53,5 +56,6 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
     tags: def.tags.join(" "),
     action: actionWords(def),
     examples: (extras.queries ?? []).join("\n").slice(0, MAX_EXAMPLE_CHARS),
+    outputs: responseWords(def),
   };
 }
