@@ -23,7 +23,8 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { countTokens, toolPromptTokens } from "../functions/chain/tool-cost";
+import { toolPromptTokens } from "../functions/chain/tool-cost";
+import { countTokens } from "../functions/routing/token-count";
 import {
   addTools,
   addTrajectories,

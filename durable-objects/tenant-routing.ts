@@ -6,7 +6,6 @@ import {
   createGraph,
   END,
   exportGraph,
-  formatPromptBlock,
   learnedSuccessors,
   loadGraph,
   promptWeight,
@@ -26,7 +25,7 @@ import {
   type Trajectory,
 } from "../functions/routing/graph";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
-import { openAiTool, type OpenAiTool } from "../functions/routing/openai-tools";
+import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type BudgetedAnswer, type ToolViews } from "../functions/routing/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
 import { TaskMemory } from "../functions/routing/task-memory";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/routing/signal-fusion";
@@ -36,27 +35,24 @@ import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, oneRow, run } from "./sql";
 
-/** One ranked candidate as routing returns it. */
-export interface RoutedTool {
-  name: string;
-  weight: number;
-  description: string;
-  /** Which signals put it there (fused routing); absent in the paper's eq. 4 mode. */
-  why?: Why;
-}
-
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
 export type RouteMode = "fused" | "graph";
 
-export interface RouteAnswer {
+export interface RouteAnswer extends BudgetedAnswer {
   previous: string | null;
   via: "retrieval" | "retrieval+embeddings" | "graph" | "fused";
   /** Set when nothing matched the task as written and another ranking stood in. */
   fallback?: RouteFallback;
-  candidates: RoutedTool[];
-  prompt: string;
-  tools: OpenAiTool[];
 }
+
+/** A route answer's token budget (the request's, else the tenant's setting, else the service's) and mode. */
+export interface RouteOptions {
+  maxTokens?: number;
+  mode?: RouteMode;
+}
+
+/** The compact views of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
+export type ViewsOf = (tool: string, shown: ToolDefinition, description: string | undefined) => ToolViews;
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
 interface RoutingHints {
@@ -100,10 +96,25 @@ export class TenantRouting {
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
-  constructor(sql: SqlStorage, definitions: () => Map<string, ToolDefinition>, descriptions: () => Map<string, string> = () => new Map()) {
+  readonly #views: ViewsOf;
+
+  constructor(
+    sql: SqlStorage,
+    definitions: () => Map<string, ToolDefinition>,
+    descriptions: () => Map<string, string> = () => new Map(),
+    views: ViewsOf = (_tool, shown) => toolViews(shown),
+  ) {
     this.#sql = sql;
     this.#definitions = definitions;
     this.#descriptions = descriptions;
+    this.#views = views;
+  }
+
+  /** The tenant's default answer budget (`setting:routing`), else the service's. */
+  #maxTokens(): number {
+    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:routing'")?.value;
+    const stored = json === undefined ? undefined : (JSON.parse(json) as { maxTokens?: number }).maxTokens;
+    return stored ?? DEFAULT_MAX_TOKENS;
   }
 
   #settings(): GraphSettings | undefined {
@@ -255,8 +266,9 @@ export class TenantRouting {
     previous: string | null,
     k: number,
     query?: { model: string; vector: number[] },
-    mode: RouteMode = "fused",
-  ): RouteAnswer | { unknownPrevious: string } {
+    options: RouteOptions = {},
+  ): RouteAnswer | { unknownPrevious: string } | { budgetTooSmall: string } {
+    const mode = options.mode ?? "fused";
     const state = this.#load();
     const { graph, defs } = state;
     if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
@@ -292,24 +304,19 @@ export class TenantRouting {
       const description = better.get(tool);
       return def === undefined || description === undefined ? def : { ...def, summary: undefined, description };
     };
-    const describe = (tool: string): string | undefined => shortDescription(current(tool));
-    const prompt = formatPromptBlock({
+    // Last step: the ranked list within the token budget (answer-budget.ts).
+    const fitted = fitToBudget({
       previous: previous ?? START,
-      candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })),
-      describe,
+      maxTokens: options.maxTokens ?? this.#maxTokens(),
       ...(via === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
+      ranked: ranked.map((r) => {
+        const def = r.tool === END ? undefined : current(r.tool);
+        const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
+        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(views === undefined ? {} : { views }), ...(r.why === undefined ? {} : { why: r.why }) };
+      }),
     });
-    const candidates = ranked.map((r) => ({
-      name: r.tool === END ? "Finish" : r.tool,
-      weight: r.weight,
-      description: r.tool === END ? "Stop and answer." : (describe(r.tool) ?? ""),
-      ...(r.why === undefined ? {} : { why: r.why }),
-    }));
-    const tools = ranked.flatMap((r) => {
-      const def = current(r.tool);
-      return def === undefined ? [] : [openAiTool(def)];
-    });
-    return { previous, via, ...(fallback === undefined ? {} : { fallback }), candidates, prompt, tools };
+    if (!fitted.ok) return { budgetTooSmall: fitted.message };
+    return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
   }
 
   /** Stand-ins when no tool matches the task as written: partial words, learned starts, starting tools. */

@@ -6,12 +6,14 @@ import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError, unwrap } from "../problem";
+import { MaxTokens, RouteAnswer } from "./route-answer";
 
 const RouteRequest = z
   .object({
     task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
     previousTool: z.string().max(200).nullable().optional().describe("The tool used last; omit or null for the first step"),
     k: z.number().int().min(1).max(50).default(8).describe("How many candidates (after a tool, Finish is added to them)"),
+    maxTokens: MaxTokens.optional().describe("Token budget of the answer (prompt + tools); default: the tenant's setting, else 2,000"),
     mode: z
       .enum(["fused", "graph"])
       .default("fused")
@@ -19,29 +21,6 @@ const RouteRequest = z
   })
   .strict()
   .openapi("RouteRequest");
-
-const Why = z
-  .object({
-    relevance: z.object({ rank: z.number().int() }).optional().describe("Rank in retrieval for the task text"),
-    transition: z.object({ from: z.string(), weight: z.number().int(), observed: z.number().int() }).optional().describe("Learned transition (eq. 6 weight per mille)"),
-    dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("An output field of `from` fills this required input"),
-    history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it"),
-  })
-  .openapi("RouteWhy");
-
-const RouteAnswer = z
-  .object({
-    previous: z.string().nullable(),
-    via: z.enum(["retrieval", "retrieval+embeddings", "graph", "fused"]),
-    fallback: z
-      .object({ method: z.enum(["partial-match", "learned-start", "starting-tools"]), reason: z.string() })
-      .optional()
-      .describe("Present when no tool matched the task as written and a stand-in ranking was used"),
-    candidates: z.array(z.object({ name: z.string(), weight: z.number().int(), description: z.string(), why: Why.optional() })),
-    prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
-    tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array"),
-  })
-  .openapi("RouteAnswer");
 
 const TrajectoryImport = z
   .object({
@@ -110,7 +89,8 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       const previous = body.previousTool ?? null;
       // Task relevance is used at every fused step, so the task is embedded for those too.
       const query = previous === null || body.mode === "fused" ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
-      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query, body.mode)), 200);
+      const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }) };
+      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query, options)), 200);
     },
   );
 
