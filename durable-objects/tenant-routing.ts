@@ -63,6 +63,7 @@ interface RoutingHints {
 const SHORT_DESCRIPTION_CHARS = 160;
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
+const RELEVANCE_CACHE_SIZE = 64;
 const FUSED_WEIGHT_NOTE =
   "A weight (0–1000) ranks the tools for this step from what is known together: transitions that worked in past runs, " +
   "relevance to the task, and data flow from the last tool's output into a tool's required input. Prefer heavier tools, but choose what the task needs.";
@@ -80,6 +81,8 @@ interface Loaded {
   flow: DataFlowIndex;
   memory: TaskMemory;
   hints: Map<string, RoutingHints>;
+  /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
+  relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
 }
 
 /**
@@ -157,7 +160,7 @@ export class TenantRouting {
     const hints = this.#hints();
     const index = ToolIndex.build([...defs.values()].map((def) => this.#document(def, hints)));
     const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
-    this.#state = { graph, index, defs, hashes, flow, memory, hints };
+    this.#state = { graph, index, defs, hashes, flow, memory, hints, relevance: new Map() };
     return this.#state;
   }
 
@@ -200,6 +203,7 @@ export class TenantRouting {
       );
     }
     this.#vectors = undefined;
+    this.#state?.relevance.clear();
   }
 
   /** Keep graph and index in step with the registry (called inside the registry's transaction). */
@@ -224,6 +228,7 @@ export class TenantRouting {
         state.hints.delete(name);
       }
       state.flow.invalidate();
+      state.relevance.clear();
     }
     for (const name of removed) {
       run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
@@ -245,13 +250,26 @@ export class TenantRouting {
       state.index.add(this.#document(def, state.hints));
     }
     state.flow.invalidate();
+    state.relevance.clear();
   }
 
-  /** Task relevance: BM25, fused with embeddings when the task was embedded. */
+  /**
+   * Task relevance: BM25, fused with embeddings when the task was embedded. An agent routes the
+   * same task at every step, so recent rankings are kept (until tools or protocols change) and a
+   * later step costs about what eq. 4 alone did.
+   */
   #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): { ranked: Ranked[]; embedded: boolean } {
+    const key = `${depth}\u0000${query?.model ?? ""}\u0000${task}`;
+    const cached = state.relevance.get(key);
+    if (cached !== undefined) return cached;
     const vectors = query === undefined ? undefined : this.#embeddings(query.model);
-    if (vectors === undefined || vectors.size === 0 || query === undefined) return { ranked: state.index.search(task, depth), embedded: false };
-    return { ranked: hybridSearch(state.index, task, query.vector, vectors, { k: depth }), embedded: true };
+    const result =
+      vectors === undefined || vectors.size === 0 || query === undefined
+        ? { ranked: state.index.search(task, depth), embedded: false }
+        : { ranked: hybridSearch(state.index, task, query.vector, vectors, { k: depth }), embedded: true };
+    if (state.relevance.size >= RELEVANCE_CACHE_SIZE) state.relevance.delete(state.relevance.keys().next().value ?? "");
+    state.relevance.set(key, result);
+    return result;
   }
 
   /**
