@@ -5,6 +5,7 @@ import { feedbackEvaluation } from "../chain/feedback";
 import { startRun } from "../chain/start-run";
 import type { TenantApi } from "../http/auth";
 import { unwrap } from "../http/problem";
+import { MaxTokens } from "../http/routes/route-answer";
 import { CreateRun, runSettings } from "../http/routes/runs";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../routing/graph";
 import { embedTask } from "../routing/tool-embeddings";
@@ -47,18 +48,20 @@ const findTools = defineTool({
       task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
       previous_tool: z.string().max(200).nullable().optional().describe("The tool used last; omit for the first step"),
       k: z.number().int().min(1).max(50).default(8).describe("How many candidates"),
+      max_tokens: MaxTokens.optional().describe("Token budget of the candidates shown; default: the tenant's routing setting"),
     })
     .strict(),
   async handle(args, { env, tenantId, tenant }) {
     const previous = args.previous_tool ?? null;
     const query = previous === null ? await embedTask(env, tenantId, tenant, args.task) : undefined;
-    const answer = unwrap(await tenant.route(args.task, previous, args.k, query));
+    const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
+    const answer = unwrap(await tenant.route(args.task, previous, args.k, query, options));
     const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
       ...(schemas.has(candidate.name) ? { inputSchema: schemas.get(candidate.name) } : {}),
     }));
-    return jsonResult({ via: answer.via, previous: answer.previous, candidates });
+    return jsonResult({ via: answer.via, previous: answer.previous, candidates, overBudget: answer.overBudget, tokens: answer.tokens });
   },
 });
 

@@ -63,7 +63,7 @@ describe("the tenant's MCP server at /mcp", () => {
     expect(tools.map((t) => t.name)).toEqual(["find_tools", "call_tool", "run_task", "give_feedback"]);
     const find = tools.find((t) => t.name === "find_tools");
     expect(find?.inputSchema.required).toEqual(["task"]);
-    expect(Object.keys(find?.inputSchema.properties ?? {})).toEqual(["task", "previous_tool", "k"]);
+    expect(Object.keys(find?.inputSchema.properties ?? {})).toEqual(["task", "previous_tool", "k", "max_tokens"]);
   });
 
   it("find_tools returns the same candidates as POST /v1/route, first step and after a tool", async () => {
@@ -74,11 +74,18 @@ describe("the tenant's MCP server at /mcp", () => {
     expect(found.isError).toBeUndefined();
     const answer = found.structuredContent as unknown as FoundTools;
     expect(answer.via).toBe(rest.body.via);
-    expect(answer.candidates.map(({ name, weight, description }) => ({ name, weight, description }))).toEqual(rest.body.candidates);
+    expect(answer.candidates.map(({ inputSchema: _schema, ...candidate }) => candidate)).toEqual(rest.body.candidates);
     for (const tool of rest.body.tools) {
       expect(answer.candidates.find((c) => c.name === tool.function.name)?.inputSchema).toEqual(tool.function.parameters);
     }
     expect(JSON.parse((found.content[0] as { text: string }).text)).toEqual(answer);
+
+    // A token budget goes through as it does for /v1/route.
+    const restSmall = await service.json<RouteAnswer & { overBudget: { name: string }[] }>("POST", "/v1/route", { key: movies.key, body: { task, k: 8, maxTokens: 300 } });
+    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & { overBudget: { name: string }[] };
+    expect(restSmall.body.overBudget.length).toBeGreaterThan(0);
+    expect(small.overBudget).toEqual(restSmall.body.overBudget);
+    expect(small.candidates.map((c) => c.name)).toEqual(restSmall.body.candidates.map((c) => c.name));
 
     await service.json("POST", "/v1/graph/trajectories", {
       key: movies.key,

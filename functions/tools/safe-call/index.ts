@@ -17,7 +17,7 @@ import type { SafeCallOptions, ToolCallError, ToolCallResult } from "./types";
 export { validateArguments } from "./arguments";
 export type { ArgumentCheck } from "./arguments";
 export { checkDestination } from "./destination";
-export type { DestinationCheck } from "./destination";
+export type { DestinationCheck, DestinationOptions } from "./destination";
 export { guardedFetch, type GuardedFetchOptions } from "./guarded-fetch";
 export type {
   FetchFn,
