@@ -183,6 +183,20 @@ describe("the tenant's MCP server at /mcp", () => {
     await expect(connectMcp(service, "atc_mcp-movies_wrongsecret")).rejects.toThrow(/401/);
   });
 
+  it("answers a lone JSON-RPC POST without a session, as the README's curl example sends it", async () => {
+    const response = await serviceFetch(service)(MCP_URL, {
+      method: "POST",
+      headers: { authorization: `Bearer ${movies.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "find_tools", arguments: { task: "Who directed the movie Inception?", k: 3 } } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const data = (await response.text()).split("\n").find((line) => line.startsWith("data: "));
+    const message = JSON.parse(data?.slice("data: ".length) ?? "null") as { id: number; result: { structuredContent: FoundTools } };
+    expect(message.id).toBe(1);
+    expect(message.result.structuredContent.candidates).toHaveLength(3);
+  });
+
   it("lists the top routed tools directly when the tenant asks, and calls them like call_tool", async () => {
     const put = await service.json("PUT", "/v1/settings/mcp", { key: movies.key, body: { routedTools: 2 } });
     expect(put.status).toBe(200);
