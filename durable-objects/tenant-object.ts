@@ -14,6 +14,7 @@ import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routin
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
+import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
 import { TENANT_MIGRATIONS } from "./tenant-schema";
@@ -139,6 +140,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
   readonly #optimization: TenantOptimization;
+  readonly #activity: TenantActivity;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -155,6 +157,7 @@ export class TenantObject extends DurableObject<Env> {
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
+    this.#activity = new TenantActivity(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -365,6 +368,16 @@ export class TenantObject extends DurableObject<Env> {
 
   listRuns(limit: number): { id: string; createdAt: string; status: string; task: string }[] {
     return this.#runs.list(limit);
+  }
+
+  /** Runs with token use and duration, for the console's list. */
+  runSummaries(limit: number): RunSummary[] {
+    return this.#activity.runs(limit);
+  }
+
+  /** Per tool: recent call success, newest probe outcome, recent evaluator scores (console). */
+  toolActivity(runLimit: number): Record<string, ToolActivity> {
+    return this.#activity.tools(runLimit);
   }
 
   /**
