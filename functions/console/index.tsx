@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { ConsoleEnv } from "./context";
 import graphScript from "./generated/graph.js.txt";
@@ -79,6 +80,10 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
   app.use("*", csrf());
   app.use("*", requireSession(service));
   app.onError((error, c) => {
+    if (error instanceof HTTPException && error.status === 403) {
+      // hono/csrf: a form posted from another site.
+      return c.html(<MessagePage title="Form refused" message="This form was not sent from the console itself, so nothing was done." />, 403);
+    }
     console.error("console error", error);
     return c.html(<MessagePage title="Something went wrong" message="The console could not show this page. Try again; if it keeps failing, check the service's log." />, 500);
   });

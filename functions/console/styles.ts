@@ -25,7 +25,10 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; color: var(--muted); padding-bottom: .4rem; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: var(--panel); font-weight: 600; }
+thead th { background: var(--panel); font-weight: 600; }
+tbody th { font-weight: 500; }
+td code { overflow-wrap: anywhere; }
+.table-scroll { overflow-x: auto; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre { font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 pre { background: var(--panel); border: 1px solid var(--line); padding: .75rem; overflow: auto; max-height: 32rem; }

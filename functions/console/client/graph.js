@@ -31,7 +31,7 @@ function layout(data) {
   const simulation = forceSimulation(nodes)
     .force("link", forceLink(links).id((n) => n.id).distance(70).strength((l) => 0.2 + l.weight))
     .force("charge", forceManyBody().strength(-60).distanceMax(400))
-    .force("collide", forceCollide(12))
+    .force("collide", forceCollide(nodes.length > 400 ? 12 : 20))
     .force("x", forceX(0).strength(0.04))
     .force("y", forceY(0).strength(0.04))
     .stop();
