@@ -42,4 +42,8 @@ export const TENANT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS tool_failures (tool TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL);`,
   // The description a protocol version gives the tool, when it replaces the registered one (routing shows it).
   `ALTER TABLE protocol_versions ADD COLUMN description TEXT;`,
+  // Compact tool views and their token counts, per definition hash and shown description (routing budgets).
+  `CREATE TABLE IF NOT EXISTS tool_views (
+     tool TEXT PRIMARY KEY, hash TEXT NOT NULL, description TEXT, compact TEXT NOT NULL, compact_tokens INTEGER NOT NULL,
+     required_only TEXT NOT NULL, required_only_tokens INTEGER NOT NULL);`,
 ] as const;

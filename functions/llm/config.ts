@@ -13,6 +13,15 @@ export interface ModelEnv {
   MODEL_NAME?: string | undefined;
   EMBEDDING_MODEL?: string | undefined;
   MODEL_TIMEOUT_MS?: string | undefined;
+  MODEL_ALLOW_LOOPBACK?: string | undefined;
+}
+
+/**
+ * Whether model endpoints on this machine's loopback are allowed (local development with Ollama,
+ * LM Studio, llama.cpp or vLLM). Only the exact value `true` turns it on; production sets nothing.
+ */
+export function modelLoopbackAllowed(env: ModelEnv): boolean {
+  return env.MODEL_ALLOW_LOOPBACK?.trim() === "true";
 }
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
