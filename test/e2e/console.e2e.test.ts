@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
@@ -37,8 +39,8 @@ let base: string;
 let demoKey: string;
 let demoRunId: string;
 let otherRunId: string;
-const keyFile = ".wrangler/demo-api-key";
-let savedKeyFile: string | undefined;
+/** Where the demo seeding writes its key file (not the reader's own .wrangler/state). */
+let stateDir: string;
 
 async function a11y(target: Page): Promise<void> {
   const violations = await accessibilityViolations(target);
@@ -55,10 +57,8 @@ beforeAll(async () => {
     outbound: (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("offline", { status: 599 })),
   });
   base = service.url.origin;
-  savedKeyFile = existsSync(keyFile) ? readFileSync(keyFile, "utf8") : undefined;
-  demoKey = (await seedDemo(base, ADMIN_TOKEN)).key;
-  if (savedKeyFile === undefined) rmSync(keyFile, { force: true });
-  else writeFileSync(keyFile, savedKeyFile);
+  stateDir = mkdtempSync(join(tmpdir(), "atc-console-e2e-"));
+  demoKey = (await seedDemo(base, ADMIN_TOKEN, stateDir)).key;
 
   const run = { task: "How many movies has Bradley Cooper acted in?", tools: RUN_TOOLS };
   const made = await service.json<{ id: string; status: string }>("POST", "/v1/runs", { key: demoKey, body: run });
@@ -79,6 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.dispose();
+  if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
 });
 
 describe("operator console in Chromium", () => {
@@ -160,6 +161,7 @@ describe("operator console in Chromium", () => {
     await page.goto(`${base}/console/runs`);
     expect(await page.locator("#runs tbody tr").count()).toBe(1);
     await a11y(page);
+    await screenshot(page, "runs");
     await page.getByRole("link", { name: "How many movies has Bradley Cooper acted in?" }).click();
     await page.waitForURL(`${base}/console/runs/${demoRunId}`);
     expect(await page.locator("pre.program").count()).toBe(2);
