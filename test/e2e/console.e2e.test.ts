@@ -30,6 +30,8 @@ const RIGHT_PROGRAM = [
   "return `${credits.cast.length} movies`;",
 ].join("\n");
 const RUN_TOOLS = ["getSearchPerson", "getPersonPersonIdMovieCredits"];
+const SLOW_HOST = "slow.example.com";
+const SLOW_TOOL_MS = 3_000;
 
 let service: TestService;
 let browser: Browser;
@@ -54,7 +56,16 @@ beforeAll(async () => {
   model.on({ name: "evaluator", match: (r) => r.lastUserMessage.includes("score every tool call"), answer: { text: '{"scores":[2,2]}' } });
   service = await startService({
     port: PORT,
-    outbound: (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("offline", { status: 599 })),
+    outbound: async (request) => {
+      const host = new URL(request.url).hostname;
+      if (host === "model.atc.test") return model.handle(request);
+      if (host === SLOW_HOST) {
+        // A slow tool keeps the probe job running long enough to be watched.
+        await new Promise((done) => setTimeout(done, SLOW_TOOL_MS));
+        return Response.json({ id: 7, name: "slow thing" });
+      }
+      return new Response("offline", { status: 599 });
+    },
   });
   base = service.url.origin;
   stateDir = mkdtempSync(join(tmpdir(), "atc-console-e2e-"));
@@ -120,9 +131,15 @@ describe("operator console in Chromium", () => {
     await screenshot(page, "tools");
   });
 
-  it("starts a probe and watches every tool's progress bar reach done", async () => {
-    await page.getByRole("button", { name: /^Probe \d+ undocumented tools$/ }).click();
+  it("starts a probe and watches every tool's progress bar reach done, live", async () => {
+    const slow = { name: "getSlowThing", method: "GET", url: `https://${SLOW_HOST}/things/{thing_id}` };
+    const imported = await service.json("POST", "/v1/tools/import", { key: demoKey, body: { format: "list", source: "slow", tools: [slow] } });
+    expect(imported.status).toBe(200);
+    await page.reload();
+    await page.getByRole("button", { name: `Probe ${DEMO_TOOLS + 1} undocumented tools` }).click();
     await page.waitForURL(/\/console\/jobs\/job_/);
+    // The slow tool holds the job open: the page is served while it runs, then follows it live.
+    expect(await page.locator("#job").getAttribute("data-live")).toMatch(/\/events$/);
     await screenshot(page, "job-running");
     const overall = page.locator("#job progress").first();
     await expect.poll(async () => Number(await overall.getAttribute("value")), { timeout: 90_000, interval: 500 }).toBe(1);
@@ -130,7 +147,7 @@ describe("operator console in Chromium", () => {
     // Set by the page's script when the server-sent events said the job finished: the bars moved live.
     expect(await page.locator("#job").getAttribute("data-finished")).toBe("true");
     const bars = await Promise.all((await page.locator("#job-tools progress").all()).map(async (bar) => Number(await bar.getAttribute("value"))));
-    expect(bars).toHaveLength(DEMO_TOOLS);
+    expect(bars).toHaveLength(DEMO_TOOLS + 1);
     expect(bars.every((v) => v === 1)).toBe(true);
     await a11y(page);
     await screenshot(page, "job");
@@ -141,10 +158,10 @@ describe("operator console in Chromium", () => {
     await screenshot(page, "jobs");
   }, 120_000);
 
-  it("draws the graph as SVG with one node per tool, selects a tool, and downloads the SVG", async () => {
+  it("draws the graph as SVG with one node per tool (the 87 demo tools and the slow one), selects a tool, and downloads the SVG", async () => {
     await page.goto(`${base}/console/graph`);
     await page.waitForSelector("svg#graph[data-drawn]");
-    expect(await page.locator("svg#graph g.node.tool").count()).toBe(DEMO_TOOLS);
+    expect(await page.locator("svg#graph g.node.tool").count()).toBe(DEMO_TOOLS + 1);
     expect(await page.locator("svg#graph line.edge").count()).toBeGreaterThan(0);
     await page.locator('svg#graph g.node[data-tool="getSearchPerson"]').focus();
     await page.keyboard.press("Enter");
@@ -152,7 +169,7 @@ describe("operator console in Chromium", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download SVG" }).click()]);
     const svg = readFileSync(await download.path(), "utf8");
     expect(svg.startsWith("<?xml")).toBe(true);
-    expect(svg.match(/class="node tool/g)).toHaveLength(DEMO_TOOLS);
+    expect(svg.match(/class="node tool/g)).toHaveLength(DEMO_TOOLS + 1);
     await a11y(page);
     await screenshot(page, "graph");
   });
