@@ -10,6 +10,7 @@ import { registerRunRoutes } from "./http/routes/runs";
 import { registerRoutingSettingsRoutes } from "./http/routes/route-answer";
 import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
+import { registerToolExportRoutes } from "./http/routes/tool-export";
 import { registerToolRoutes } from "./http/routes/tools";
 
 export { ToolGateway } from "./chain/tool-gateway";
@@ -20,6 +21,7 @@ const app = createApp();
 registerHealthRoutes(app);
 registerTenantRoutes(app);
 registerToolRoutes(app);
+registerToolExportRoutes(app);
 registerCredentialRoutes(app);
 registerSettingsRoutes(app);
 registerGraphRoutes(app);
