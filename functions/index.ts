@@ -12,6 +12,7 @@ import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
 import { registerToolExportRoutes } from "./http/routes/tool-export";
 import { registerToolRoutes } from "./http/routes/tools";
+import { registerMcpRoutes } from "./mcp/routes";
 
 export { ToolGateway } from "./chain/tool-gateway";
 export { DirectoryObject } from "../durable-objects/directory-object";
@@ -30,6 +31,7 @@ registerRunRoutes(app);
 registerJobRoutes(app);
 registerProtocolRoutes(app);
 registerWebhookRoutes(app);
+registerMcpRoutes(app);
 app.route("/console", createConsole(app));
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
