@@ -3,7 +3,7 @@ import { failure, success, type Outcome } from "../functions/http/problem";
 import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, migrate, oneRow, run } from "./sql";
-import type { CandidateSet, Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
+import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
 import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
 import type { TenantApi } from "../functions/http/auth";
@@ -11,6 +11,7 @@ import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
 import { TenantRouting, ToolGraphError, type RouteAnswer, type RouteOptions } from "./tenant-routing";
+import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
@@ -395,7 +396,7 @@ export class TenantObject extends DurableObject<Env> {
    */
   async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
     if (trajectory.length > 0) {
-      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory }], "skip"));
+      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip"));
     }
     const toOptimize = this.#optimization.recordFailures(attributedFailures);
     for (const tool of toOptimize) {
@@ -448,7 +449,9 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   recordProtocol(entry: Omit<ProtocolVersion, "version" | "createdAt">): ProtocolVersion {
-    return this.protocols.record(entry);
+    const version = this.protocols.record(entry);
+    this.routing.protocolChanged(entry.tool);
+    return version;
   }
 
   addWebhookSecret(secret: Omit<SealedWebhookSecret, "expiresAt">, previousValidUntil: number): void {
@@ -511,8 +514,8 @@ export class TenantObject extends DurableObject<Env> {
     return success(answer);
   }
 
-  /** Candidate tools for a run (retrieval seeds plus strong successors). */
-  runCandidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
+  /** Candidate tools for a run (retrieval, similar earlier tasks, and their successors). */
+  runCandidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
     return this.routing.candidates(task, options);
   }
 
@@ -524,7 +527,7 @@ export class TenantObject extends DurableObject<Env> {
     this.routing.storeEmbeddings(model, entries);
   }
 
-  importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
     return graphOutcome(() => this.routing.importTrajectories(trajectories, unknownTools));
   }
 
