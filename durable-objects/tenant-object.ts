@@ -16,6 +16,7 @@ import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
+import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
 import { TENANT_MIGRATIONS } from "./tenant-schema";
@@ -141,6 +142,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
   readonly #optimization: TenantOptimization;
+  readonly #activity: TenantActivity;
   readonly #toolViews: TenantToolViews;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -160,6 +162,7 @@ export class TenantObject extends DurableObject<Env> {
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
+    this.#activity = new TenantActivity(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -375,6 +378,16 @@ export class TenantObject extends DurableObject<Env> {
 
   listRuns(limit: number): { id: string; createdAt: string; status: string; task: string }[] {
     return this.#runs.list(limit);
+  }
+
+  /** Runs with token use and duration, for the console's list. */
+  runSummaries(limit: number): RunSummary[] {
+    return this.#activity.runs(limit);
+  }
+
+  /** Per tool: recent call success, newest probe outcome, recent evaluator scores (console). */
+  toolActivity(runLimit: number): Record<string, ToolActivity> {
+    return this.#activity.tools(runLimit);
   }
 
   /**
