@@ -543,6 +543,11 @@ export class TenantObject extends DurableObject<Env> {
   simulateEviction(): void {
     this.routing.evictMemory();
   }
+
+  /** Bytes of this object's SQLite database (what counts against the per-object storage limit). */
+  storageBytes(): number {
+    return this.ctx.storage.sql.databaseSize;
+  }
 }
 
 /** Run a graph operation; its validation errors become a 400 problem with the graph's message. */

@@ -22,5 +22,7 @@ declare namespace Cloudflare {
     SANDBOX_ISOLATE?: string;
     /** Largest tool response kept, in bytes (default 1 MiB); larger ones are truncated. */
     TOOL_MAX_RESPONSE_BYTES?: string;
+    /** How often an open MCP GET stream checks the tenant's tool list for changes, in ms (default 10000). */
+    MCP_LIST_CHANGED_POLL_MS?: string;
   }
 }

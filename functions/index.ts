@@ -9,7 +9,9 @@ import { registerRunRoutes } from "./http/routes/runs";
 import { registerRoutingSettingsRoutes } from "./http/routes/route-answer";
 import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
+import { registerToolExportRoutes } from "./http/routes/tool-export";
 import { registerToolRoutes } from "./http/routes/tools";
+import { registerMcpRoutes } from "./mcp/routes";
 
 export { ToolGateway } from "./chain/tool-gateway";
 export { DirectoryObject } from "../durable-objects/directory-object";
@@ -19,6 +21,7 @@ const app = createApp();
 registerHealthRoutes(app);
 registerTenantRoutes(app);
 registerToolRoutes(app);
+registerToolExportRoutes(app);
 registerCredentialRoutes(app);
 registerSettingsRoutes(app);
 registerGraphRoutes(app);
@@ -27,6 +30,7 @@ registerRunRoutes(app);
 registerJobRoutes(app);
 registerProtocolRoutes(app);
 registerWebhookRoutes(app);
+registerMcpRoutes(app);
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
 app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });

@@ -47,7 +47,7 @@ const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_M
 const wrangler = spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
-    "dev", "-c", "wrangler.toml", "-c", "wrangler.world.toml",
+    "dev", "-c", "wrangler.toml", "-c", "wrangler.world.toml", "--env", "local",
     "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", stateDir,
     "--var", `ADMIN_TOKEN:${adminToken}`, "--var", `CREDENTIALS_KEY:${credentialsKey}`,
     "--show-interactive-dev-session=false",

@@ -1,6 +1,6 @@
 import type { TenantApi } from "../http/auth";
 import { ApiError } from "../http/problem";
-import { createModelClient } from "../llm/client";
+import { createModelClient, modelTransport } from "../llm/client";
 import { ModelCallError } from "../llm/errors";
 import { tenantModelConfig } from "../tenants/model-settings";
 import type { ToolDefinition } from "../tools/definition";
@@ -67,7 +67,7 @@ export async function startRun(
   if (!config.ok) throw new ApiError("not-configured", config.message);
   const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
   const overrides = await protocolOverrides(env, tenant, tools, hashes);
-  const client = createModelClient(config.config, { fetch: (input, init) => fetch(input, init) });
+  const client = createModelClient(config.config, { fetch: modelTransport(env, config.config) });
   const names = tools.map((t) => t.name);
   const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   let outcome: RunOutcome;

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ModelConfig } from "./config";
 import { modelCallError, ModelCallError, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
+import { WORKERS_AI, WORKERS_AI_SDK_BASE_URL, workersAiFetch, type AiRunner } from "./workers-ai";
 
 /**
  * The product's only door to the model endpoint: chat and embeddings over the official
@@ -148,9 +149,18 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/**
+ * How a tenant's model calls leave the Worker: through the Workers AI binding when the endpoint
+ * is `workers-ai`, else over the network.
+ */
+export function modelTransport(env: { AI?: AiRunner | undefined }, config: ModelConfig): typeof fetch {
+  if (config.baseUrl === WORKERS_AI && env.AI !== undefined) return workersAiFetch(env.AI);
+  return (input, init) => fetch(input, init);
+}
+
 export function createModelClient(config: ModelConfig, options: ModelClientOptions = {}): ModelClient {
   const sdk = new OpenAI({
-    baseURL: config.baseUrl,
+    baseURL: config.baseUrl === WORKERS_AI ? WORKERS_AI_SDK_BASE_URL : config.baseUrl,
     apiKey: config.apiKey,
     // Explicit nulls: otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from a Node env
     // and would send them to whatever endpoint is configured.

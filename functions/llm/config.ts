@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { redactSecret } from "./redact";
+import { WORKERS_AI } from "./workers-ai";
 
 /**
  * Model configuration: which OpenAI-compatible endpoint, key and models a tenant's calls use.
@@ -14,6 +15,8 @@ export interface ModelEnv {
   EMBEDDING_MODEL?: string | undefined;
   MODEL_TIMEOUT_MS?: string | undefined;
   MODEL_ALLOW_LOOPBACK?: string | undefined;
+  /** The Workers AI binding; used when MODEL_BASE_URL is `workers-ai`. */
+  AI?: unknown;
 }
 
 /**
@@ -89,7 +92,7 @@ export function resolveModelConfig(
   const invalid: string[] = [];
   const o = tenantOverride ?? {};
 
-  const pick = (tenant: string | undefined, envVar: keyof ModelEnv) => {
+  const pick = (tenant: string | undefined, envVar: Exclude<keyof ModelEnv, "AI">) => {
     const fromTenant = envValue(tenant);
     if (fromTenant !== undefined) return { value: fromTenant, source: "tenant" as const };
     const fromEnv = envValue(env[envVar]);
@@ -98,12 +101,16 @@ export function resolveModelConfig(
   };
 
   const baseUrl = pick(o.baseUrl, "MODEL_BASE_URL");
-  const apiKey = pick(o.apiKey, "MODEL_API_KEY");
+  // The Workers AI binding authenticates as the account itself: no key to configure.
+  const viaBinding = baseUrl?.value === WORKERS_AI && baseUrl.source === "env";
+  const apiKey = viaBinding ? { value: "workers-ai-binding", source: "env" as const } : pick(o.apiKey, "MODEL_API_KEY");
   const model = pick(o.model, "MODEL_NAME");
   const embeddingModel = pick(o.embeddingModel, "EMBEDDING_MODEL");
 
   if (!baseUrl) missing.push("MODEL_BASE_URL");
-  else if (!HttpUrl.safeParse(baseUrl.value).success)
+  else if (viaBinding) {
+    if (env.AI === undefined) missing.push("the AI binding (MODEL_BASE_URL is workers-ai)");
+  } else if (!HttpUrl.safeParse(baseUrl.value).success)
     invalid.push(baseUrl.source === "tenant" ? "tenant baseUrl" : "MODEL_BASE_URL");
   if (!apiKey) missing.push("MODEL_API_KEY");
   if (!model) missing.push("MODEL_NAME");

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { runTools, type StoredRun } from "../../chain/start-run";
+import { feedbackEvaluation } from "../../chain/feedback";
 import { toDot } from "../../routing/graph-dot";
 import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
@@ -116,16 +116,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      let evaluation: { tools: string[]; scores: number[] };
-      if ("runId" in body) {
-        const json = await c.var.tenant.getRun(body.runId);
-        if (json === undefined) throw new ApiError("not-found", `No run ${body.runId}.`);
-        const tools = runTools(JSON.parse(json) as StoredRun);
-        if (tools.length === 0) throw new ApiError("invalid-request", `Run ${body.runId} called no tools: there is nothing to score.`);
-        evaluation = { tools, scores: tools.map(() => body.score) };
-      } else {
-        evaluation = body;
-      }
+      const evaluation = await feedbackEvaluation(c.var.tenant, body);
       const result = unwrap(await c.var.tenant.applyScores(evaluation));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
     },
