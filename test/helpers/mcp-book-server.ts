@@ -17,6 +17,8 @@ export interface BookServer {
   handle(request: Request): Promise<Response>;
   /** Every request seen: HTTP method, JSON-RPC method(s), Authorization header. */
   seen: { method: string; rpc: string[]; authorization: string | null }[];
+  /** The arguments of every tools/call, in order. */
+  calls: { name: string; arguments: unknown }[];
   /** Changes get-book's description, as a server update would. */
   revise(): void;
 }
@@ -24,6 +26,7 @@ export interface BookServer {
 export function createBookServer(): BookServer {
   let revision = 1;
   const seen: BookServer["seen"] = [];
+  const calls: BookServer["calls"] = [];
   const build = (): McpServer => {
     const server = new McpServer({ name: "books", version: "1.0.0" });
     server.registerTool(
@@ -55,12 +58,14 @@ export function createBookServer(): BookServer {
   };
   return {
     seen,
+    calls,
     revise: () => {
       revision += 1;
     },
     async handle(request) {
       const text = request.method === "POST" ? await request.text() : "";
-      const messages = text === "" ? [] : ([JSON.parse(text)].flat() as { method?: string }[]);
+      const messages = text === "" ? [] : ([JSON.parse(text)].flat() as { method?: string; params?: { name?: string; arguments?: unknown } }[]);
+      for (const m of messages) if (m.method === "tools/call") calls.push({ name: m.params?.name ?? "", arguments: m.params?.arguments });
       seen.push({ method: request.method, rpc: messages.map((m) => m.method ?? "(response)"), authorization: request.headers.get("authorization") });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await build().connect(transport);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { exploratoryDefinition } from "../../functions/jobs/exploratory-definition";
 import { callMcpTool } from "../../functions/tools/mcp-call";
 import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { createBookServer } from "../helpers/mcp-book-server";
@@ -34,6 +35,14 @@ describe("calling a remote MCP tool through the safe-call path", () => {
     expect(result).toMatchObject({ ok: true, status: 200, body: { books: [{ id: 1, title: "Dune" }] }, request: { method: "POST", url: URL_ } });
     expect(books.seen.flatMap((s) => s.rpc)).toEqual(["initialize", "notifications/initialized", "tools/call"]);
     expect(hops.every((h) => h.authorization === `Bearer ${SECRET}`)).toBe(true);
+  });
+
+  it("takes tool play's exploratory definition: undocumented arguments reach the server as they do for REST tools", async () => {
+    const { fetch, books } = network();
+    const args = { query: "dune", edition: "first" };
+    const result = await callMcpTool({ ...exploratoryDefinition(searchBooks(), args), mcp: { tool: "search_books" } }, args, { fetch });
+    expect(result.ok).toBe(true);
+    expect(books.calls).toEqual([{ name: "search_books", arguments: { query: "dune", edition: "first" } }]);
   });
 
   it("checks every redirect hop: a redirect into a private network is refused", async () => {
