@@ -49,7 +49,9 @@ export async function withRemoteServer<T>(options: RemoteServerOptions, work: (c
   } finally {
     clearTimeout(timer);
     // Best effort, bounded: a stateful server gets its session ended, a stateless one no request.
-    await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    let giveUp: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => (giveUp = setTimeout(resolve, 1_000)))]);
+    clearTimeout(giveUp);
     await client.close().catch(() => undefined);
   }
 }
