@@ -44,6 +44,7 @@ beforeAll(async () => {
       const url = new URL(request.url);
       if (url.hostname === "model.atc.test") return model.handle(request);
       if (url.hostname === "books.example.com") return books.handle(request);
+      if (url.hostname === "echo.example.com") return new Response(`bad request, you sent ${request.headers.get("authorization")}`, { status: 400 });
       if (url.hostname === "garbage.example.com") return new Response("<html>not MCP</html>", { headers: { "content-type": "text/html" } });
       if (url.hostname === "hangs.example.com") {
         hangs += 1;
@@ -168,6 +169,14 @@ describe("MCP servers as a tool source", () => {
     expect(garbage.status).toBe(502);
     expect(garbage.body.type).toBe("https://atc-edge.dev/problems/upstream-error");
     expect(garbage.body.detail).toMatch(/^Importing from the MCP server https:\/\/garbage\.example\.com\/mcp failed: /);
+
+    const echoed = await service.json<{ detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "mcp", url: "https://echo.example.com/mcp", headers: { Authorization: "Bearer echoed-secret-0123456789" } },
+    });
+    expect(echoed.status).toBe(502);
+    expect(echoed.body.detail).toContain("answered HTTP 400: Streamable HTTP error: Error POSTing to endpoint: bad request, you sent [REDACTED]");
+    expect(echoed.body.detail).not.toContain("echoed-secret");
 
     const hanging = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "mcp", url: "https://hangs.example.com/mcp" } });
     expect(hanging.status).toBe(502);
