@@ -86,7 +86,7 @@ try {
       const graph = createGraph();
       addTools(graph, names);
       addTrajectories(graph, trajectories, { unknownTools: "skip" });
-      return { graph, index: ToolIndex.build(definitions.map(toolDocument)) };
+      return { graph, index: ToolIndex.build(definitions.map((def) => toolDocument(def))) };
     });
     const memory = (heapUsed() - before) / kept.length;
     if (kept.some((k) => k.graph.tools.size !== size)) throw new Error("unexpected in-memory state");

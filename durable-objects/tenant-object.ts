@@ -3,7 +3,7 @@ import { failure, success, type Outcome } from "../functions/http/problem";
 import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, migrate, oneRow, run } from "./sql";
-import type { CandidateSet, Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
+import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
 import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
 import type { TenantApi } from "../functions/http/auth";
@@ -11,10 +11,12 @@ import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
 import { TenantRouting, ToolGraphError, type RouteAnswer, type RouteOptions } from "./tenant-routing";
+import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
+import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
 import { TENANT_MIGRATIONS } from "./tenant-schema";
@@ -140,6 +142,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
   readonly #optimization: TenantOptimization;
+  readonly #activity: TenantActivity;
   readonly #toolViews: TenantToolViews;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -159,6 +162,7 @@ export class TenantObject extends DurableObject<Env> {
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
+    this.#activity = new TenantActivity(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -376,13 +380,23 @@ export class TenantObject extends DurableObject<Env> {
     return this.#runs.list(limit);
   }
 
+  /** Runs with token use and duration, for the console's list. */
+  runSummaries(limit: number): RunSummary[] {
+    return this.#activity.runs(limit);
+  }
+
+  /** Per tool: recent call success, newest probe outcome, recent evaluator scores (console). */
+  toolActivity(runLimit: number): Record<string, ToolActivity> {
+    return this.#activity.tools(runLimit);
+  }
+
   /**
    * A finished run teaches the graph: its tool sequence is a trajectory (static counts, eq. 5),
    * and it is queued for the evaluator, whose scores arrive later through the alarm (eq. 6–8).
    */
   async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
     if (trajectory.length > 0) {
-      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory }], "skip"));
+      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip"));
     }
     const toOptimize = this.#optimization.recordFailures(attributedFailures);
     for (const tool of toOptimize) {
@@ -435,7 +449,9 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   recordProtocol(entry: Omit<ProtocolVersion, "version" | "createdAt">): ProtocolVersion {
-    return this.protocols.record(entry);
+    const version = this.protocols.record(entry);
+    this.routing.protocolChanged(entry.tool);
+    return version;
   }
 
   addWebhookSecret(secret: Omit<SealedWebhookSecret, "expiresAt">, previousValidUntil: number): void {
@@ -498,8 +514,8 @@ export class TenantObject extends DurableObject<Env> {
     return success(answer);
   }
 
-  /** Candidate tools for a run (retrieval seeds plus strong successors). */
-  runCandidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
+  /** Candidate tools for a run (retrieval, similar earlier tasks, and their successors). */
+  runCandidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
     return this.routing.candidates(task, options);
   }
 
@@ -511,7 +527,7 @@ export class TenantObject extends DurableObject<Env> {
     this.routing.storeEmbeddings(model, entries);
   }
 
-  importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
     return graphOutcome(() => this.routing.importTrajectories(trajectories, unknownTools));
   }
 
