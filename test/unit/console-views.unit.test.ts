@@ -60,7 +60,11 @@ describe("graph view", () => {
     expect(view.nodes.filter((n) => n.kind === "tool").map((n) => n.id)).toEqual(["search", "details", "flaky"]);
     expect(view.nodes.map((n) => n.kind)).toEqual(["start", "tool", "tool", "tool"]);
     expect(view.nodes.filter((n) => n.broken).map((n) => n.id)).toEqual(["details", "flaky"]);
-    expect(view.edges).toHaveLength(2); // the edge to an unregistered tool is not drawn
+    // Edges by node index, weight ×1000; the edge to an unregistered tool is not drawn.
+    expect(view.edges).toEqual([
+      [0, 1, 600, 3],
+      [1, 2, 500, 2],
+    ]);
   });
 });
 
