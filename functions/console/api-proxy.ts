@@ -1,4 +1,5 @@
 import type { Hono } from "hono";
+import { problemResponse } from "../http/problem";
 import type { ConsoleEnv } from "./context";
 
 /** Where the API reference's "Try it" requests arrive when they go through the console session. */
@@ -14,7 +15,7 @@ export function registerApiProxy(app: Hono<ConsoleEnv>): void {
   app.all("/api/*", async (c) => {
     const path = c.req.path.slice(API_PROXY_PREFIX.length);
     const allowed = c.var.session.kind === "tenant" ? path.startsWith("/v1/") : path.startsWith("/admin/");
-    if (!allowed) return c.json({ type: "https://atc-edge.dev/problems/not-found", title: "Not found", status: 404, detail: `The console session cannot call ${path}.` }, 404);
+    if (!allowed) return problemResponse({ kind: "not-found", detail: `The console session cannot call ${path}.` }, c.req.path);
     const search = new URL(c.req.url).search;
     const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
     return c.var.api.send(c.req.method, `${path}${search}`, hasBody ? await c.req.text() : undefined, c.req.header("accept") ?? "application/json", c.req.header("content-type"));

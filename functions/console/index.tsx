@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
+import { problemResponse } from "../http/problem";
 import type { ConsoleEnv } from "./context";
 import graphScript from "./generated/graph.js.txt";
 import liveScript from "./generated/live.js.txt";
@@ -33,7 +34,7 @@ function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> 
     if (session === undefined || !(await sessionStillValid(c.env, session))) {
       if (session !== undefined) endSession(c);
       if (c.req.path.startsWith(`${API_PROXY_PREFIX}/`)) {
-        return c.json({ type: "https://atc-edge.dev/problems/unauthorized", title: "Unauthorized", status: 401, detail: "Sign in at /console first, or call the API directly with your key." }, 401);
+        return problemResponse({ kind: "unauthorized", detail: "Sign in at /console first, or call the API directly with your key." }, c.req.path);
       }
       if (c.req.method === "GET") return c.redirect("/console/sign-in", 303);
       return c.html(<SignInPage error="Your session has ended; sign in again." />, 401);
@@ -42,7 +43,7 @@ function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> 
       // API calls from the reference page: same origin only (SameSite=Strict already keeps the cookie off cross-site requests).
       const origin = c.req.header("origin");
       if (c.req.method !== "GET" && c.req.method !== "HEAD" && origin !== new URL(c.req.url).origin) {
-        return c.json({ type: "https://atc-edge.dev/problems/forbidden", title: "Forbidden", status: 403, detail: "Console API calls must come from the console's own origin." }, 403);
+        return problemResponse({ kind: "forbidden", detail: "Console API calls must come from the console's own origin." }, c.req.path);
       }
     } else if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const type = c.req.header("content-type") ?? "";
