@@ -201,7 +201,7 @@ async function main(): Promise<void> {
     const floorRate = (1000 * (floor.requests - floor.errors)) / floor.elapsedMs;
     const singleRate = (1000 * (feedback.requests - feedback.errors)) / feedback.elapsedMs;
     const batchedRate = (1000 * batched.scoreUpdates) / batched.elapsedMs;
-    console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor is ${(floorRate / singleRate).toFixed(2)}× it); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
+    console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor/single ${(floorRate / singleRate).toFixed(2)}); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
   }
   const best = Math.max(...http.map((h) => (1000 * (h.feedback.requests - h.feedback.errors)) / h.feedback.elapsedMs));
   const bestAuth = Math.max(...http.map((h) => (1000 * (h.auth.requests - h.auth.errors)) / h.auth.elapsedMs));
