@@ -20,5 +20,7 @@ declare namespace Cloudflare {
     SANDBOX_ISOLATE?: string;
     /** Largest tool response kept, in bytes (default 1 MiB); larger ones are truncated. */
     TOOL_MAX_RESPONSE_BYTES?: string;
+    /** Rate-limiting binding counting failed authentications per client address (optional). */
+    AUTH_FAILURES?: RateLimit;
   }
 }

@@ -2,7 +2,9 @@ import type { MiddlewareHandler } from "hono";
 import type { TenantObject } from "../../durable-objects/tenant-object";
 import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
 import type { AppEnv } from "./app-env";
+import { authFailure, clientAddress, refuseBlockedAddress } from "./middleware/auth-failures";
 import { ApiError } from "./problem";
+import { tenantExists } from "./tenant-directory";
 
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
@@ -31,17 +33,26 @@ const SIGNED_WEBHOOK_PATH = /^\/v1\/webhooks\/[a-z0-9-]+\/tools$/;
 
 /**
  * Tenant authentication: `Authorization: Bearer atc_<tenant>_<secret>`. The key names its tenant;
- * that tenant's object checks the hash, so a revoked key fails on the very next request.
+ * that tenant's object checks the hash, so a revoked key fails on the very next request. A tenant
+ * that does not exist is never addressed (no storage for strangers), and answers exactly like a
+ * wrong key. Failed attempts count against the client address (429 past the limit).
  */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Signed webhooks authenticate by signature, not by key (see routes/webhooks.ts).
   if (c.req.method === "POST" && SIGNED_WEBHOOK_PATH.test(c.req.path)) return next();
+  const address = clientAddress(c.req.raw.headers);
+  refuseBlockedAddress(address);
   const key = bearerToken(c.req.header("authorization"));
-  if (key === undefined) throw new ApiError("unauthorized", "Send an API key as `Authorization: Bearer atc_…`.");
+  if (key === undefined) {
+    throw await authFailure(c.env, address, new ApiError("unauthorized", "Send an API key as `Authorization: Bearer atc_…`."));
+  }
+  const invalid = new ApiError("unauthorized", "The API key is not valid.");
   const tenantId = tenantOfKey(key);
-  if (tenantId === undefined) throw new ApiError("unauthorized", "The API key is not valid.");
+  if (tenantId === undefined) throw await authFailure(c.env, address, invalid);
+  const keyHash = await sha256Hex(key);
+  if (!(await tenantExists(c.env, tenantId))) throw await authFailure(c.env, address, invalid);
   const stub = tenantStub(c.env, tenantId);
-  if (!(await stub.authenticate(await sha256Hex(key)))) throw new ApiError("unauthorized", "The API key is not valid.");
+  if (!(await stub.authenticate(keyHash))) throw await authFailure(c.env, address, invalid);
   c.set("tenantId", tenantId);
   c.set("tenant", stub);
   await next();

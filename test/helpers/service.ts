@@ -18,6 +18,8 @@ export type OutboundHandler = (request: Request) => Promise<Response> | Response
 export interface ServiceOptions {
   outbound?: OutboundHandler;
   bindings?: Record<string, string>;
+  /** Keep Durable Object storage on disk here (to inspect what requests created). */
+  durableObjectsPersist?: string;
 }
 
 export interface TestService {
@@ -42,6 +44,7 @@ const defaultOutbound: OutboundHandler = (request) =>
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
   const outbound = options.outbound ?? defaultOutbound;
   const mf = new Miniflare({
+    ...(options.durableObjectsPersist === undefined ? {} : { durableObjectsPersist: options.durableObjectsPersist }),
     workers: [
       {
         name: "atc-edge",

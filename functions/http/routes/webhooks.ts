@@ -7,6 +7,7 @@ import type { AppEnv } from "../app-env";
 import { tenantStub } from "../auth";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
+import { tenantExists } from "../tenant-directory";
 
 const DAY_SECONDS = 86_400;
 
@@ -79,10 +80,13 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { tenant: tenantId } = c.req.valid("param");
-      const tenant = tenantStub(c.env, tenantId);
       // The exact bytes as received are what was signed: read them before anything parses.
       const raw = await c.req.text();
-      const sealedSecrets = await tenant.webhookSecrets();
+      // An unknown tenant is never addressed (that would create its storage); it verifies against
+      // no secrets, so it fails exactly as a wrong signature does.
+      const exists = await tenantExists(c.env, tenantId);
+      const tenant = tenantStub(c.env, tenantId);
+      const sealedSecrets = exists ? await tenant.webhookSecrets() : [];
       const key = credentialsKey(c.env);
       const secrets = await Promise.all(sealedSecrets.map((s) => openSecret(key, tenantId, s.id, s)));
       const verification = await verifyWebhook({ headers: c.req.raw.headers, body: raw, secrets, nowSeconds: Math.floor(Date.now() / 1000) });
