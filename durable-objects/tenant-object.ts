@@ -449,8 +449,8 @@ export class TenantObject extends DurableObject<Env> {
     this.webhooks.completeDelivery(id, jobId, outcome);
   }
 
-  releaseDelivery(id: string): void {
-    this.webhooks.releaseDelivery(id);
+  failDelivery(id: string): void {
+    this.webhooks.failDelivery(id);
   }
 
   async #armAlarm(): Promise<void> {
