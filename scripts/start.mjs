@@ -1,6 +1,8 @@
 // `npm start`: the service and the simulated tool world in local workerd (wrangler dev), with
 // local Durable Object / KV storage under .wrangler/state, then the demo tenant from kv-seed/.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { redactText } from "../functions/tools/safe-call/log-redaction.mjs";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,8 +34,13 @@ const wrangler = spawn(
     "--show-interactive-dev-session=false",
     ...modelVars,
   ],
-  { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
 );
+// wrangler's and workerd's own log lines (request lines, runtime warnings) pass through the
+// service's log redaction: no credential reaches the terminal.
+for (const [from, to] of [[wrangler.stdout, process.stdout], [wrangler.stderr, process.stderr]]) {
+  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => to.write(`${redactText(line)}\n`));
+}
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));
 

@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { ModelCallError } from "../llm/errors";
 import { limitJsonDepth } from "./middleware/json-depth";
+import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
 
 /** The first problem kind of each client-error status, for framework exceptions we do not name. */
@@ -47,7 +48,8 @@ function toProblem(error: unknown): ProblemData {
     const byStatus = PROBLEM_KIND_BY_STATUS.get(error.status);
     if (byStatus !== undefined) return { kind: byStatus, detail: error.message };
   }
-  console.error("unhandled error", error);
+  // Logs never carry a credential: URLs, bearer values and key shapes are scrubbed first.
+  console.error("unhandled error", redactText(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)));
   return { kind: "internal", detail: "Something went wrong on our side." };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BearerSecret } from "../tenants/credential-values";
 import { redactSecret } from "./redact";
 
 /**
@@ -24,7 +25,7 @@ const Name = z.string().trim().min(1).max(200);
 export const TenantModelOverride = z
   .object({
     baseUrl: HttpUrl.optional(),
-    apiKey: z.string().trim().min(1).max(1_000).optional(),
+    apiKey: z.string().trim().min(1).max(1_000).pipe(BearerSecret).optional(),
     model: Name.optional(),
     embeddingModel: Name.optional(),
   })

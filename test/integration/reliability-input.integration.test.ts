@@ -137,3 +137,24 @@ describe("3. requests for tenants that do not exist", () => {
     );
   });
 });
+
+describe("5. credential values that would be printed by the runtime", () => {
+  it("are refused at PUT with 400 naming the field, never echoing the value", async () => {
+    const cases = [
+      { scope: { server: "https://api.example.com" }, scheme: "bearer", value: "s\u00e9cr\u00e8t-token-123" },
+      { scope: { server: "https://api.example.com" }, scheme: "bearer", value: "two words" },
+      { scope: { server: "https://api.example.com" }, scheme: "apiKey", in: "header", name: "X-Key", value: "line\r\nX-Evil: 1" },
+      { scope: { server: "https://api.example.com" }, scheme: "apiKey", in: "header", name: "Bad Header", value: "ok" },
+    ];
+    for (const body of cases) {
+      const res = await service.json<{ type: string; errors: { path: string; message: string }[] }>("PUT", "/v1/credentials", { key: tenant.key, body, headers: fresh() });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(res.body)).not.toContain(body.value);
+      expect(res.body.errors.map((e) => e.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^(value|name)$/)]));
+    }
+    const model = await service.json("PUT", "/v1/settings/model", { key: tenant.key, body: { baseUrl: "https://api.example.com/v1", apiKey: "sk-\u00fcml\u00e4ut", model: "m" }, headers: fresh() });
+    expect(model.status).toBe(400);
+    const listed = await service.json<{ credentials: unknown[] }>("GET", "/v1/credentials", { key: tenant.key, headers: fresh() });
+    expect(listed.body.credentials).toEqual([]);
+  });
+});
