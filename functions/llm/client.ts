@@ -5,6 +5,8 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { z } from "zod";
+import { guardedFetch } from "../tools/safe-call/guarded-fetch";
+import type { DestinationCheck } from "../tools/safe-call/destination";
 import type { ModelConfig } from "./config";
 import { modelCallError, ModelCallError, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
@@ -64,6 +66,11 @@ export interface ModelClientOptions {
   maxRetries?: number;
   /** Every call (successful or not) is recorded here when given. */
   ledger?: UsageLedger;
+  /**
+   * The destination check of every request and redirect hop (default: the tool-call guard).
+   * Local development passes one that allows loopback for a model server on this machine.
+   */
+  destinationCheck?: (url: string) => DestinationCheck;
 }
 
 export interface ModelClient {
@@ -158,7 +165,10 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
     project: null,
     timeout: config.timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Every request, and every redirect hop, passes the destination guard, as tool calls do.
+    fetch: guardedFetch(options.fetch ?? ((input, init) => fetch(input, init)), {
+      ...(options.destinationCheck === undefined ? {} : { check: options.destinationCheck }),
+    }),
   });
   const ledger = options.ledger;
   const secret = config.apiKey;

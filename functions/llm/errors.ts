@@ -4,6 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "openai";
+import { DestinationRefusedError } from "../tools/safe-call/guarded-fetch";
 import { redactSecret } from "./redact";
 
 /**
@@ -30,6 +31,8 @@ export type ModelCallErrorKind =
   | "aborted"
   /** An answer came back but is not a usable Chat Completions / Embeddings response. */
   | "malformed_response"
+  /** The destination guard refused the endpoint or one of its redirects: nothing was sent there. */
+  | "blocked_destination"
   /** embed() called while no embedding model is configured. */
   | "embeddings_disabled"
   | "unexpected";
@@ -117,7 +120,11 @@ export function toModelCallError(err: unknown, context: { purpose: string; apiKe
   // Subclasses first: all three extend APIConnectionError, which extends APIError.
   if (err instanceof APIConnectionTimeoutError) return modelCallError("timeout", "no answer before the timeout", context);
   if (err instanceof APIUserAbortError) return modelCallError("aborted", "the call was aborted", context);
-  if (err instanceof APIConnectionError) return modelCallError("connection", err.message, context);
+  if (err instanceof APIConnectionError) {
+    if (err.cause instanceof DestinationRefusedError) return modelCallError("blocked_destination", err.cause.message, context);
+    return modelCallError("connection", err.message, context);
+  }
+  if (err instanceof DestinationRefusedError) return modelCallError("blocked_destination", err.message, context);
   if (err instanceof APIError && typeof err.status === "number") {
     // The SDK prefixes its message with the status, which ours already shows.
     return modelCallError(kindForStatus(err.status), err.message.replace(/^\d{3}\s+/, ""), {

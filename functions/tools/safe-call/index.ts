@@ -17,6 +17,7 @@ export { validateArguments } from "./arguments";
 export type { ArgumentCheck } from "./arguments";
 export { checkDestination } from "./destination";
 export type { DestinationCheck } from "./destination";
+export { DestinationRefusedError, guardedFetch } from "./guarded-fetch";
 export type {
   FetchFn,
   InjectedCredential,
