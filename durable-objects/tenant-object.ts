@@ -14,6 +14,9 @@ import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routin
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
+import { TenantQuotas } from "./tenant-quotas";
+import type { QuotaSettings, QuotaSettingsUpdate, RouteFamily } from "../functions/quotas/settings";
+import type { ProblemData } from "../functions/http/problem";
 
 
 import { TENANT_MIGRATIONS } from "./tenant-schema";
@@ -139,6 +142,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
   readonly #optimization: TenantOptimization;
+  readonly #quotas: TenantQuotas;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -155,6 +159,7 @@ export class TenantObject extends DurableObject<Env> {
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
+    this.#quotas = new TenantQuotas(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -180,6 +185,28 @@ export class TenantObject extends DurableObject<Env> {
       keyHash,
     );
     return row !== undefined;
+  }
+
+  /**
+   * Authenticate and admit one request in a single call: the key check, then the tenant's quota
+   * for the request's route family (rate, and for model work: tokens today, jobs in flight).
+   */
+  admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: ProblemData | null } {
+    if (!this.authenticate(keyHash)) return { ok: false, problem: null };
+    const refused = this.#quotas.admit(family, nowMs);
+    return refused === undefined ? { ok: true } : { ok: false, problem: refused };
+  }
+
+  quotaSettings(): QuotaSettings {
+    return this.#quotas.settings();
+  }
+
+  updateQuotaSettings(change: QuotaSettingsUpdate): QuotaSettings {
+    return this.#quotas.update(change);
+  }
+
+  modelTokensToday(nowMs: number): number {
+    return this.#quotas.modelTokensToday(nowMs);
   }
 
   /** Issue a new API key; the clear key is returned once and never stored. */

@@ -15,6 +15,11 @@ export function directory(env: Env): DurableObjectStub<DirectoryObject> {
   return env.DIRECTORY.getByName("directory");
 }
 
+/** Whether this isolate has already seen the tenant exist (no lookup). */
+export function isKnownTenant(tenantId: string): boolean {
+  return knownTenants.has(tenantId);
+}
+
 export async function tenantExists(env: Env, tenantId: string): Promise<boolean> {
   if (knownTenants.has(tenantId)) return true;
   const exists = await directory(env).exists(tenantId);

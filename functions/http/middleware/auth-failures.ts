@@ -4,8 +4,10 @@ import { ApiError } from "../problem";
  * Bad-key attempts are limited per client address. Deployed, the count lives in the Workers
  * rate-limiting binding `AUTH_FAILURES` (shared by the location's isolates); without the binding
  * a per-isolate window does the same job. Only failures are counted, so a client with a good key
- * never pays for this; once an address is over the limit, every key it sends is refused until
- * the window passes, right or wrong, so guessing gains nothing.
+ * never pays for this. Once an address is over the limit, keys it sends for tenants this isolate
+ * does not know are refused without any lookup, and a wrong key for a known tenant gets 429, not
+ * 401, until the window passes; a right key still works (keys carry 190 random bits: the limit
+ * is there to stop floods from costing lookups, not to slow guessing that cannot succeed).
  */
 
 export const AUTH_FAILURE_LIMIT = 30;
@@ -30,12 +32,13 @@ function blocked(address: string, now: number): ApiError {
   );
 }
 
-/** Throws 429 when the address is over its bad-key limit. */
-export function refuseBlockedAddress(address: string, now = Date.now()): void {
+/** The 429 to answer when the address is over its bad-key limit, else undefined. */
+export function blockedAddress(address: string, now = Date.now()): ApiError | undefined {
   const until = blockedUntil.get(address);
-  if (until === undefined) return;
-  if (until > now) throw blocked(address, now);
+  if (until === undefined) return undefined;
+  if (until > now) return blocked(address, now);
   blockedUntil.delete(address);
+  return undefined;
 }
 
 function trim<K, V>(map: Map<K, V>): void {

@@ -7,6 +7,7 @@ import type { AppEnv } from "../app-env";
 import { tenantStub } from "../auth";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
+import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";
 import { tenantExists } from "../tenant-directory";
 
 const DAY_SECONDS = 86_400;
@@ -93,7 +94,11 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       const secrets = await Promise.all(sealedSecrets.map((s) => openSecret(key, tenantId, s.id, s)));
       const verification = await verifyWebhook({ headers: c.req.raw.headers, body: raw, secrets, nowSeconds: Math.floor(Date.now() / 1000) });
       // One answer for every failure, whether the tenant exists or not: nothing to probe for.
-      if (!verification.ok) throw new ApiError("unauthorized", `Webhook signature rejected: ${verification.message}`);
+      if (!verification.ok) {
+        const address = clientAddress(c.req.raw.headers);
+        const rejected = new ApiError("unauthorized", `Webhook signature rejected: ${verification.message}`);
+        throw blockedAddress(address) ?? (await authFailure(c.env, address, rejected));
+      }
       let json: unknown;
       try {
         json = JSON.parse(raw);
