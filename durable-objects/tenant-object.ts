@@ -15,6 +15,7 @@ import { TenantOptimization, type OptimizationSettings } from "./tenant-optimiza
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 import { TenantQuotas } from "./tenant-quotas";
+import { TenantIdempotency, type IdempotencyBegin, type StoredResponse } from "./tenant-idempotency";
 import type { QuotaSettings, QuotaSettingsUpdate, RouteFamily } from "../functions/quotas/settings";
 import type { ProblemData } from "../functions/http/problem";
 
@@ -143,6 +144,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly #runs: TenantRuns;
   readonly #optimization: TenantOptimization;
   readonly #quotas: TenantQuotas;
+  readonly #idempotency: TenantIdempotency;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -160,6 +162,7 @@ export class TenantObject extends DurableObject<Env> {
     this.#runs = new TenantRuns(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
     this.#quotas = new TenantQuotas(this.#sql);
+    this.#idempotency = new TenantIdempotency(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -207,6 +210,18 @@ export class TenantObject extends DurableObject<Env> {
 
   modelTokensToday(nowMs: number): number {
     return this.#quotas.modelTokensToday(nowMs);
+  }
+
+  beginIdempotent(key: string, fingerprint: string, nowMs: number): IdempotencyBegin {
+    return this.#idempotency.begin(key, fingerprint, nowMs);
+  }
+
+  completeIdempotent(key: string, response: StoredResponse): void {
+    this.#idempotency.complete(key, response);
+  }
+
+  abandonIdempotent(key: string): void {
+    this.#idempotency.abandon(key);
   }
 
   /** Issue a new API key; the clear key is returned once and never stored. */

@@ -42,4 +42,9 @@ export const TENANT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS tool_failures (tool TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL);`,
   // The description a protocol version gives the tool, when it replaces the registered one (routing shows it).
   `ALTER TABLE protocol_versions ADD COLUMN description TEXT;`,
+  // Idempotency-Key records (kept 24 h): the request's fingerprint and the response to replay.
+  `CREATE TABLE IF NOT EXISTS idempotency_keys (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, status INTEGER, content_type TEXT,
+     body TEXT, created_at INTEGER NOT NULL);
+   CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at);`,
 ] as const;

@@ -5,6 +5,7 @@ import { requireAdmin, requireTenant, tenantStub } from "../auth";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError, unwrap } from "../problem";
 import { directory, tenantExists } from "../tenant-directory";
+import { idempotency } from "../middleware/idempotency";
 
 const TenantId = z.string().regex(TENANT_ID_PATTERN, "3–40 characters: a-z, 0-9 and -, not starting or ending with -");
 
@@ -86,6 +87,8 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
   );
 
   app.use("/v1/*", requireTenant);
+  // Idempotency-Key on every tenant POST; it needs the tenant, so it comes right after auth.
+  app.use("/v1/*", idempotency);
 
   app.openapi(
     createRoute({
