@@ -14,13 +14,16 @@
  * one-line-per-tool prompt format (`formatPromptBlock`, ranked by the start node's weights of
  * the same graph, with the service's short descriptions). Definitions come from the project's
  * `importToolList` on the very list sent to the service, and the bench checks that they
- * reproduce the service's answers exactly (same tools entries, same prompt text).
+ * reproduce the service's answers exactly (each tools entry is the compact or required-only view
+ * of the local definition, the prompt text is the same). Steps are compact views within the
+ * default budget; the all-tools baseline is full definitions (answer-tokens compares like with like).
  *
  * Tokens of a `tools` array are counted on its JSON text; the API renders tools into its own
  * internal format before tokenising, so absolute counts differ somewhat, ratios much less.
  */
 import { getEncoding } from "js-tiktoken";
 import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors } from "../functions/routing/graph";
+import { toolViews } from "../functions/routing/answer-budget";
 import { openAiTool } from "../functions/routing/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
@@ -39,7 +42,7 @@ function shortDescription(def: ToolDefinition | undefined): string {
 
 interface RouteAnswer {
   via: string;
-  candidates: { name: string; weight: number }[];
+  candidates: { name: string; weight: number; view?: string }[];
   prompt: string;
   tools: unknown[];
 }
@@ -85,13 +88,16 @@ async function main(): Promise<void> {
       for (const entry of tools) {
         const name = (entry as { function?: { name?: string } }).function?.name ?? "";
         const def = defs.get(name);
-        if (def === undefined || JSON.stringify(openAiTool(def)) !== JSON.stringify(entry)) throw new Error(`tools entry for ${name} differs from openAiTool(local definition)`);
+        const view = candidates.find((c) => c.name === name)?.view;
+        const views = def === undefined ? undefined : toolViews(def);
+        const expected = view === "required-only" ? views?.requiredOnly : views?.compact;
+        if (expected === undefined || JSON.stringify(expected) !== JSON.stringify(entry)) throw new Error(`tools entry for ${name} differs from the ${view ?? "?"} view of the local definition`);
         toolEntriesChecked += 1;
       }
+      // Budgeted answers list names and weights only; descriptions are in the tools entries.
       const local = formatPromptBlock({
         previous: kind === "graph" ? String(body.previousTool) : START,
         candidates: candidates.map((c) => ({ tool: c.name === "Finish" ? END : c.name, weight: c.weight, exact: c.weight / 1000 })),
-        describe: (tool) => shortDescription(defs.get(tool)),
       });
       if (local !== prompt) throw new Error(`local prompt block differs from the service's:\n${local}\n---\n${prompt}`);
       promptsChecked += 1;

@@ -10,7 +10,8 @@ import type { TenantApi } from "../functions/http/auth";
 import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
-import { TenantRouting, ToolGraphError, type RouteAnswer } from "./tenant-routing";
+import { TenantRouting, ToolGraphError, type RouteAnswer, type RouteOptions } from "./tenant-routing";
+import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
@@ -145,6 +146,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly #optimization: TenantOptimization;
   readonly #quotas: TenantQuotas;
   readonly #idempotency: TenantIdempotency;
+  readonly #toolViews: TenantToolViews;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -152,10 +154,12 @@ export class TenantObject extends DurableObject<Env> {
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(this.#sql, TENANT_MIGRATIONS);
     this.protocols = new TenantProtocols(this.#sql);
+    this.#toolViews = new TenantToolViews(this.#sql);
     this.routing = new TenantRouting(
       this.#sql,
       () => new Map(this.listTools().map((t) => [t.definition.name, t.definition])),
       () => this.protocols.descriptions(),
+      (tool, shown, description) => this.#toolViews.viewsOf(tool, shown, description),
     );
     this.jobs = new TenantJobs(this.#sql);
     this.webhooks = new TenantWebhooks(this.#sql);
@@ -316,6 +320,8 @@ export class TenantObject extends DurableObject<Env> {
         }
       }
       this.routing.toolsChanged(tools.filter((t) => changed.has(t.definition.name)).map((t) => t.definition), report.removed);
+      this.#toolViews.forget(report.removed, true);
+      for (const tool of tools) if (changed.has(tool.definition.name)) this.#toolViews.store(tool.definition, tool.hash);
     });
     return report;
   }
@@ -331,7 +337,10 @@ export class TenantObject extends DurableObject<Env> {
 
   deleteTool(name: string): boolean {
     const deleted = run(this.#sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;
-    if (deleted) this.routing.toolsChanged([], [name]);
+    if (deleted) {
+      this.routing.toolsChanged([], [name]);
+      this.#toolViews.forget([name], true);
+    }
     return deleted;
   }
 
@@ -436,8 +445,8 @@ export class TenantObject extends DurableObject<Env> {
     return this.#optimization.settings();
   }
 
-  updateOptimizationSettings(settings: OptimizationSettings): OptimizationSettings {
-    return this.#optimization.update(settings);
+  updateOptimizationSettings(change: Partial<OptimizationSettings>): OptimizationSettings {
+    return this.#optimization.update(change);
   }
 
   /** Create (or find, by dedupe key) a background job and make sure the alarm will run it. */
@@ -524,9 +533,11 @@ export class TenantObject extends DurableObject<Env> {
   // ToolNet: thin RPC delegates to TenantRouting; graph errors become problems, not throws.
 
   /** Candidate next tools for a task after `previous` (or from the start). */
-  route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }): Outcome<RouteAnswer> {
-    const answer = this.routing.route(task, previous, k, query);
-    return "unknownPrevious" in answer ? failure("not-found", `No tool named ${answer.unknownPrevious}.`) : success(answer);
+  route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<RouteAnswer> {
+    const answer = this.routing.route(task, previous, k, query, options);
+    if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
+    if ("budgetTooSmall" in answer) return failure("invalid-request", answer.budgetTooSmall);
+    return success(answer);
   }
 
   /** Candidate tools for a run (retrieval seeds plus strong successors). */

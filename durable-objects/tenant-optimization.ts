@@ -26,7 +26,9 @@ export class TenantOptimization {
     return json === undefined ? { ...DEFAULTS } : { ...DEFAULTS, ...(JSON.parse(json) as Partial<OptimizationSettings>) };
   }
 
-  update(settings: OptimizationSettings): OptimizationSettings {
+  /** Applies the fields given; the others keep their current value. */
+  update(change: Partial<OptimizationSettings>): OptimizationSettings {
+    const settings = { ...this.settings(), ...change };
     run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SETTING_KEY, JSON.stringify(settings));
     return settings;
   }

@@ -7,7 +7,6 @@ import {
   createGraph,
   END,
   exportGraph,
-  formatPromptBlock,
   loadGraph,
   removeTool,
   START,
@@ -25,24 +24,22 @@ import {
   type Trajectory,
 } from "../functions/routing/graph";
 import { hybridSearch, toolDocument, ToolIndex } from "../functions/routing/retrieval";
-import { openAiTool, type OpenAiTool } from "../functions/routing/openai-tools";
+import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type BudgetedAnswer, type ToolViews } from "../functions/routing/answer-budget";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, oneRow, run } from "./sql";
 
-/** One ranked candidate as routing returns it. */
-export interface RoutedTool {
-  name: string;
-  weight: number;
-  description: string;
-}
-
-export interface RouteAnswer {
+export interface RouteAnswer extends BudgetedAnswer {
   previous: string | null;
   via: "retrieval" | "retrieval+embeddings" | "graph";
-  candidates: RoutedTool[];
-  prompt: string;
-  tools: OpenAiTool[];
 }
+
+/** A route answer's token budget: the request's, else the tenant's setting, else the service's. */
+export interface RouteOptions {
+  maxTokens?: number;
+}
+
+/** The compact views of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
+export type ViewsOf = (tool: string, shown: ToolDefinition, description: string | undefined) => ToolViews;
 
 const SHORT_DESCRIPTION_CHARS = 160;
 
@@ -67,11 +64,25 @@ export class TenantRouting {
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
   readonly #descriptions: () => Map<string, string>;
+  readonly #views: ViewsOf;
 
-  constructor(sql: SqlStorage, definitions: () => Map<string, ToolDefinition>, descriptions: () => Map<string, string> = () => new Map()) {
+  constructor(
+    sql: SqlStorage,
+    definitions: () => Map<string, ToolDefinition>,
+    descriptions: () => Map<string, string> = () => new Map(),
+    views: ViewsOf = (_tool, shown) => toolViews(shown),
+  ) {
     this.#sql = sql;
     this.#definitions = definitions;
     this.#descriptions = descriptions;
+    this.#views = views;
+  }
+
+  /** The tenant's default answer budget (`setting:routing`), else the service's. */
+  #maxTokens(): number {
+    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:routing'")?.value;
+    const stored = json === undefined ? undefined : (JSON.parse(json) as { maxTokens?: number }).maxTokens;
+    return stored ?? DEFAULT_MAX_TOKENS;
   }
 
   #settings(): GraphSettings | undefined {
@@ -171,7 +182,13 @@ export class TenantRouting {
    * Candidate next tools. From the start (no previous tool): lexical retrieval over tool
    * documents. After a tool: its successors in the graph, by learned weight (eq. 4).
    */
-  route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }): RouteAnswer | { unknownPrevious: string } {
+  route(
+    task: string,
+    previous: string | null,
+    k: number,
+    query?: { model: string; vector: number[] },
+    options: RouteOptions = {},
+  ): RouteAnswer | { unknownPrevious: string } | { budgetTooSmall: string } {
     const { graph, index, defs } = this.#load();
     if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
     let ranked: { tool: string; weight: number }[];
@@ -192,15 +209,19 @@ export class TenantRouting {
       const description = better.get(tool);
       return def === undefined || description === undefined ? def : { ...def, summary: undefined, description };
     };
-    const describe = (tool: string): string | undefined => shortDescription(current(tool));
-    const prompt = formatPromptBlock({ previous: previous ?? START, candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })), describe });
-    const candidates = ranked.map((r) => ({ name: r.tool === END ? "Finish" : r.tool, weight: r.weight, description: r.tool === END ? "Stop and answer." : (describe(r.tool) ?? "") }));
-    const tools = ranked.flatMap((r) => {
-      const def = current(r.tool);
-      return def === undefined ? [] : [openAiTool(def)];
+    // Last step: the ranked list within the token budget (answer-budget.ts).
+    const fitted = fitToBudget({
+      previous: previous ?? START,
+      maxTokens: options.maxTokens ?? this.#maxTokens(),
+      ranked: ranked.map((r) => {
+        const def = r.tool === END ? undefined : current(r.tool);
+        const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
+        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(views === undefined ? {} : { views }) };
+      }),
     });
+    if (!fitted.ok) return { budgetTooSmall: fitted.message };
     const fused = previous === null && query !== undefined && (this.#vectors?.get(query.model)?.size ?? 0) > 0;
-    return { previous, via: previous === null ? (fused ? "retrieval+embeddings" : "retrieval") : "graph", candidates, prompt, tools };
+    return { previous, via: previous === null ? (fused ? "retrieval+embeddings" : "retrieval") : "graph", ...fitted.answer };
   }
 
   /** Tools for a run: retrieval seeds plus their strongest successors, within a token budget. */

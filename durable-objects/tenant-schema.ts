@@ -42,6 +42,10 @@ export const TENANT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS tool_failures (tool TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL);`,
   // The description a protocol version gives the tool, when it replaces the registered one (routing shows it).
   `ALTER TABLE protocol_versions ADD COLUMN description TEXT;`,
+  // Compact tool views and their token counts, per definition hash and shown description (routing budgets).
+  `CREATE TABLE IF NOT EXISTS tool_views (
+     tool TEXT PRIMARY KEY, hash TEXT NOT NULL, description TEXT, compact TEXT NOT NULL, compact_tokens INTEGER NOT NULL,
+     required_only TEXT NOT NULL, required_only_tokens INTEGER NOT NULL);`,
   // Idempotency-Key records (kept 24 h): the request's fingerprint and the response to replay.
   `CREATE TABLE IF NOT EXISTS idempotency_keys (
      key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, status INTEGER, content_type TEXT,

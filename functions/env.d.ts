@@ -10,6 +10,8 @@ declare namespace Cloudflare {
     MODEL_API_KEY?: string;
     /** Embeddings model name; embeddings are off when unset. */
     EMBEDDING_MODEL?: string;
+    /** `true`: a model endpoint on this machine (Ollama, LM Studio, …) is allowed. Local development only. */
+    MODEL_ALLOW_LOOPBACK?: string;
     /** Model call timeout in milliseconds. */
     MODEL_TIMEOUT_MS?: string;
     /** Largest accepted request body in bytes (default 8 MiB). */

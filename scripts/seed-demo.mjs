@@ -1,6 +1,6 @@
 // Loads the demo tenant described in kv-seed/demo-tenant.json into a running service.
-// Usage: node scripts/seed-demo.mjs [baseUrl] (default http://127.0.0.1:8787)
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// Usage: node scripts/seed-demo.mjs [baseUrl] [stateDir] (defaults http://127.0.0.1:8787, .wrangler/state)
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,12 +17,24 @@ function retargetEndpoints(file, origin) {
   return { ...file, servers: [{ url: origin }], endpoints };
 }
 
-export async function seedDemo(baseUrl, adminToken) {
+/** The demo key saved by an earlier start on this state, if the service still accepts it. */
+async function savedKey(baseUrl, keyFile) {
+  if (!existsSync(keyFile)) return undefined;
+  const key = readFileSync(keyFile, "utf8").trim();
+  const check = await fetch(`${baseUrl}/v1/tenant`, { headers: { authorization: `Bearer ${key}` } });
+  return check.status === 200 ? key : undefined;
+}
+
+/** Creates (or finds) the demo tenant, imports its tools, and saves its key in the state directory. */
+export async function seedDemo(baseUrl, adminToken, stateDir = resolve(root, ".wrangler/state")) {
   const admin = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" };
+  const keyFile = resolve(stateDir, "demo-api-key");
   let key;
   const created = await fetch(`${baseUrl}/admin/tenants`, { method: "POST", headers: admin, body: JSON.stringify(seed.tenant) });
   if (created.status === 201) {
     key = (await created.json()).apiKey.key;
+  } else if (created.status === 409 && (key = await savedKey(baseUrl, keyFile)) !== undefined) {
+    // A later start on the same state: the key printed last time keeps working, no new one.
   } else if (created.status === 409) {
     const issued = await fetch(`${baseUrl}/admin/tenants/${seed.tenant.id}/keys`, { method: "POST", headers: admin, body: JSON.stringify({ label: "npm start" }) });
     if (issued.status !== 201) throw new Error(`could not issue a demo key: ${issued.status} ${await issued.text()}`);
@@ -30,6 +42,8 @@ export async function seedDemo(baseUrl, adminToken) {
   } else {
     throw new Error(`could not create the demo tenant: ${created.status} ${await created.text()}`);
   }
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(keyFile, `${key}\n`);
   const tenant = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const summary = [];
   for (const item of seed.imports) {
@@ -42,14 +56,13 @@ export async function seedDemo(baseUrl, adminToken) {
     if (response.status !== 200) throw new Error(`import of ${item.source} failed: ${response.status} ${JSON.stringify(report)}`);
     summary.push(`${item.source}: ${report.created.length} created, ${report.updated.length} updated, ${report.unchanged.length} unchanged`);
   }
-  mkdirSync(resolve(root, ".wrangler"), { recursive: true });
-  writeFileSync(resolve(root, ".wrangler/demo-api-key"), `${key}\n`);
-  return { key, summary };
+  return { key, keyFile, summary };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const baseUrl = process.argv[2] ?? "http://127.0.0.1:8787";
-  const { key, summary } = await seedDemo(baseUrl, process.env.ADMIN_TOKEN ?? "local-admin-token");
+  const stateDir = process.argv[3] === undefined ? undefined : resolve(process.argv[3]);
+  const { key, summary } = await seedDemo(baseUrl, process.env.ADMIN_TOKEN ?? "local-admin-token", stateDir);
   console.log(summary.join("\n"));
   console.log(`demo API key: ${key}`);
 }

@@ -1,15 +1,35 @@
 // `npm start`: the service and the simulated tool world in local workerd (wrangler dev), with
-// local Durable Object / KV storage under .wrangler/state, then the demo tenant from kv-seed/.
+// local Durable Object / KV storage under the state directory, then the demo tenant from kv-seed/.
+//
+//   npm start -- --port 8790 --inspector-port 9230 --state .wrangler/other-state
+//
+// Each option may come from the environment instead: PORT, INSPECTOR_PORT, ATC_STATE_DIR.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { redactText } from "../functions/tools/safe-call/log-redaction.mjs";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { seedDemo } from "./seed-demo.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const port = Number(process.env.PORT ?? 8787);
+const { values: options } = parseArgs({
+  options: {
+    port: { type: "string", default: process.env.PORT ?? "8787" },
+    "inspector-port": { type: "string", default: process.env.INSPECTOR_PORT ?? "9229" },
+    state: { type: "string", default: process.env.ATC_STATE_DIR ?? ".wrangler/state" },
+  },
+});
+const port = Number(options.port);
+const inspectorPort = Number(options["inspector-port"]);
+for (const [name, value] of [["--port", port], ["--inspector-port", inspectorPort]]) {
+  if (!Number.isInteger(value) || value < 1 || value > 65_535) {
+    console.error(`${name} must be a TCP port number (1–65535)`);
+    process.exit(2);
+  }
+}
+const stateDir = resolve(root, options.state);
 const baseUrl = `http://127.0.0.1:${port}`;
 // Documented local-development defaults; deployed, these are secrets (wrangler secret put).
 const adminToken = process.env.ADMIN_TOKEN ?? "local-admin-token";
@@ -21,15 +41,16 @@ if (!existsSync(resolve(root, "../shared/data"))) {
 }
 
 // Model settings from the environment, when given (e.g. MODEL_API_KEY=… npm start).
-const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL"]
+// MODEL_ALLOW_LOOPBACK=true lets them name a model server on this machine (Ollama, LM Studio, …).
+const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL", "MODEL_ALLOW_LOOPBACK"]
   .filter((name) => process.env[name] !== undefined && process.env[name] !== "")
   .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
 
 const wrangler = spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
-    "dev", "-c", "wrangler.toml", "-c", "wrangler.world.toml",
-    "--ip", "127.0.0.1", "--port", String(port), "--persist-to", ".wrangler/state",
+    "dev", "-c", "wrangler.toml", "-c", "wrangler.world.toml", "--env", "local",
+    "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", stateDir,
     "--var", `ADMIN_TOKEN:${adminToken}`, "--var", `CREDENTIALS_KEY:${credentialsKey}`,
     "--show-interactive-dev-session=false",
     ...modelVars,
@@ -58,9 +79,9 @@ async function waitForHealth(deadline) {
 
 try {
   await waitForHealth(Date.now() + 60_000);
-  const { key, summary } = await seedDemo(baseUrl, adminToken);
+  const { key, keyFile, summary } = await seedDemo(baseUrl, adminToken, stateDir);
   console.log(`\natc-edge is running at ${baseUrl}\n${summary.join("\n")}`);
-  console.log(`demo tenant API key (also in .wrangler/demo-api-key):\n  ${key}`);
+  console.log(`demo tenant API key (also in ${keyFile}):\n  ${key}`);
   console.log(`try: curl -H "Authorization: Bearer ${key}" ${baseUrl}/v1/tools\n`);
 } catch (error) {
   console.error(`demo seeding failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,7 @@
 import type { TenantApi } from "../http/auth";
 import { ApiError } from "../http/problem";
-import { createModelClient } from "../llm/client";
+import { createModelClient, modelTransport } from "../llm/client";
+import { ModelCallError } from "../llm/errors";
 import { tenantModelConfig } from "../tenants/model-settings";
 import type { ToolDefinition } from "../tools/definition";
 import { protocolOverrides } from "./protocol-overrides";
@@ -21,6 +22,12 @@ export interface StoredRun extends RunOutcome {
   candidateSource: "request" | "routing";
   createdAt: string;
   timings: { totalMs: number };
+}
+
+/** The stored record of a run that stopped before it had an outcome. */
+function unfinishedRun(id: string, task: string, candidates: string[], candidateSource: StoredRun["candidateSource"], started: number, error: unknown) {
+  const reason = error instanceof ModelCallError ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` } : { kind: "internal", message: "The run failed on our side." };
+  return { id, task, status: "failed", error: reason, attempts: [], candidates, candidateSource, createdAt: new Date(started).toISOString(), timings: { totalMs: Date.now() - started } };
 }
 
 /** The tool calls a run's final program made (sent or answered from an earlier attempt), in order. */
@@ -60,31 +67,38 @@ export async function startRun(
   if (!config.ok) throw new ApiError("not-configured", config.message);
   const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
   const overrides = await protocolOverrides(env, tenant, tools, hashes);
-  const client = createModelClient(config.config, { fetch: (input, init) => fetch(input, init) });
+  const client = createModelClient(config.config, { fetch: modelTransport(env, config.config) });
   const names = tools.map((t) => t.name);
-  const outcome = await runTask(
-    { task: request.task, tools, overrides, maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
-    {
-      async chat(messages, purpose) {
-        const answer = await client.chat({ messages, purpose, temperature: 0 });
-        return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
-      },
-      async execute(program, replay) {
-        const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: names, replay, limits: settings.limits });
-        const { result } = attempt;
-        return {
-          ok: result.ok,
-          ...(result.ok ? { answer: result.answer } : { error: result.error }),
-          logs: result.logs,
-          trace: attempt.trace,
-          durationMs: attempt.isolateMs,
-          firstCallMs: attempt.timing.engineReadyMs,
-        };
-      },
-      ...(emit === undefined ? {} : { emit }),
-    },
-  );
   const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  let outcome: RunOutcome;
+  try {
+    outcome = await runTask(
+      { task: request.task, tools, overrides, maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
+      {
+        async chat(messages, purpose) {
+          const answer = await client.chat({ messages, purpose, temperature: 0 });
+          return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
+        },
+        async execute(program, replay) {
+          const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: names, replay, limits: settings.limits });
+          const { result } = attempt;
+          return {
+            ok: result.ok,
+            ...(result.ok ? { answer: result.answer } : { error: result.error }),
+            logs: result.logs,
+            trace: attempt.trace,
+            durationMs: attempt.isolateMs,
+            firstCallMs: attempt.timing.engineReadyMs,
+          };
+        },
+        ...(emit === undefined ? {} : { emit }),
+      },
+    );
+  } catch (error) {
+    // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
+    await tenant.saveRun(id, request.task, "failed", JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)));
+    throw error;
+  }
   const stored: StoredRun = {
     id,
     task: request.task,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
 import type { TenantApi } from "../http/auth";
-import { createModelClient } from "../llm/client";
+import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
 import { tenantModelConfig } from "../tenants/model-settings";
 import { invokeTool } from "../tools/invoke";
@@ -37,7 +37,7 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
     return;
   }
-  const client = createModelClient(model.config, { fetch: (input, init) => fetch(input, init) });
+  const client = createModelClient(model.config, { fetch: modelTransport(env, model.config) });
   const tool = record.definition;
   const call = async (args: Record<string, unknown>) => {
     const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, { adaptDefinition: (def) => exploratoryDefinition(def, args) });

@@ -3,7 +3,7 @@ import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
 import { runAttemptInIsolate } from "../chain/isolate-executor";
 import type { TenantApi } from "../http/auth";
-import { createModelClient } from "../llm/client";
+import { createModelClient, modelTransport } from "../llm/client";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
 import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
 import { ProbedProtocol } from "../probing/protocol";
@@ -47,7 +47,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
   // Helpers may be any probed tool of the tenant, not only this job's.
   const helperTargets = registered.filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name)).map((t) => ({ definition: t.definition, hash: t.hash }));
   const model = await tenantModelConfig(env, tenantId, tenant);
-  const client = model.ok ? createModelClient(model.config, { fetch: (input, init) => fetch(input, init) }) : undefined;
+  const client = model.ok ? createModelClient(model.config, { fetch: modelTransport(env, model.config) }) : undefined;
   let events = 0;
 
   const deps: ProbeDependencies = {

@@ -6,10 +6,11 @@ import type {
 } from "openai/resources/chat/completions";
 import { z } from "zod";
 import { guardedFetch } from "../tools/safe-call/guarded-fetch";
-import type { DestinationCheck } from "../tools/safe-call/destination";
+import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
 import type { ModelConfig } from "./config";
 import { modelCallError, ModelCallError, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
+import { WORKERS_AI, WORKERS_AI_SDK_BASE_URL, workersAiFetch, type AiRunner } from "./workers-ai";
 
 /**
  * The product's only door to the model endpoint: chat and embeddings over the official
@@ -67,8 +68,8 @@ export interface ModelClientOptions {
   /** Every call (successful or not) is recorded here when given. */
   ledger?: UsageLedger;
   /**
-   * The destination check of every request and redirect hop (default: the tool-call guard).
-   * Local development passes one that allows loopback for a model server on this machine.
+   * The destination check of every request and redirect hop (default: the tool-call guard, with
+   * loopback allowed only when the config says so: MODEL_ALLOW_LOOPBACK in local development).
    */
   destinationCheck?: (url: string) => DestinationCheck;
 }
@@ -155,9 +156,18 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/**
+ * How a tenant's model calls leave the Worker: through the Workers AI binding when the endpoint
+ * is `workers-ai`, else over the network.
+ */
+export function modelTransport(env: { AI?: AiRunner | undefined }, config: ModelConfig): typeof fetch {
+  if (config.baseUrl === WORKERS_AI && env.AI !== undefined) return workersAiFetch(env.AI);
+  return (input, init) => fetch(input, init);
+}
+
 export function createModelClient(config: ModelConfig, options: ModelClientOptions = {}): ModelClient {
   const sdk = new OpenAI({
-    baseURL: config.baseUrl,
+    baseURL: config.baseUrl === WORKERS_AI ? WORKERS_AI_SDK_BASE_URL : config.baseUrl,
     apiKey: config.apiKey,
     // Explicit nulls: otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from a Node env
     // and would send them to whatever endpoint is configured.
@@ -167,7 +177,7 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     // Every request, and every redirect hop, passes the destination guard, as tool calls do.
     fetch: guardedFetch(options.fetch ?? ((input, init) => fetch(input, init)), {
-      ...(options.destinationCheck === undefined ? {} : { check: options.destinationCheck }),
+      check: options.destinationCheck ?? ((url) => checkDestination(url, { allowLoopback: config.allowLoopback === true })),
     }),
   });
   const ledger = options.ledger;

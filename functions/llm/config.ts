@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BearerSecret } from "../tenants/credential-values";
 import { redactSecret } from "./redact";
+import { WORKERS_AI } from "./workers-ai";
 
 /**
  * Model configuration: which OpenAI-compatible endpoint, key and models a tenant's calls use.
@@ -14,6 +15,17 @@ export interface ModelEnv {
   MODEL_NAME?: string | undefined;
   EMBEDDING_MODEL?: string | undefined;
   MODEL_TIMEOUT_MS?: string | undefined;
+  MODEL_ALLOW_LOOPBACK?: string | undefined;
+  /** The Workers AI binding; used when MODEL_BASE_URL is `workers-ai`. */
+  AI?: unknown;
+}
+
+/**
+ * Whether model endpoints on this machine's loopback are allowed (local development with Ollama,
+ * LM Studio, llama.cpp or vLLM). Only the exact value `true` turns it on; production sets nothing.
+ */
+export function modelLoopbackAllowed(env: ModelEnv): boolean {
+  return env.MODEL_ALLOW_LOOPBACK?.trim() === "true";
 }
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
@@ -46,6 +58,8 @@ export interface ModelConfig {
   /** Undefined: embeddings are disabled. */
   embeddingModel: string | undefined;
   timeoutMs: number;
+  /** Model requests may go to this machine's loopback (MODEL_ALLOW_LOOPBACK, local development only). */
+  allowLoopback?: boolean;
   /** Where each overridable field came from, for display and debugging. */
   sources: {
     baseUrl: ConfigSource;
@@ -81,7 +95,7 @@ export function resolveModelConfig(
   const invalid: string[] = [];
   const o = tenantOverride ?? {};
 
-  const pick = (tenant: string | undefined, envVar: keyof ModelEnv) => {
+  const pick = (tenant: string | undefined, envVar: Exclude<keyof ModelEnv, "AI">) => {
     const fromTenant = envValue(tenant);
     if (fromTenant !== undefined) return { value: fromTenant, source: "tenant" as const };
     const fromEnv = envValue(env[envVar]);
@@ -90,12 +104,16 @@ export function resolveModelConfig(
   };
 
   const baseUrl = pick(o.baseUrl, "MODEL_BASE_URL");
-  const apiKey = pick(o.apiKey, "MODEL_API_KEY");
+  // The Workers AI binding authenticates as the account itself: no key to configure.
+  const viaBinding = baseUrl?.value === WORKERS_AI && baseUrl.source === "env";
+  const apiKey = viaBinding ? { value: "workers-ai-binding", source: "env" as const } : pick(o.apiKey, "MODEL_API_KEY");
   const model = pick(o.model, "MODEL_NAME");
   const embeddingModel = pick(o.embeddingModel, "EMBEDDING_MODEL");
 
   if (!baseUrl) missing.push("MODEL_BASE_URL");
-  else if (!HttpUrl.safeParse(baseUrl.value).success)
+  else if (viaBinding) {
+    if (env.AI === undefined) missing.push("the AI binding (MODEL_BASE_URL is workers-ai)");
+  } else if (!HttpUrl.safeParse(baseUrl.value).success)
     invalid.push(baseUrl.source === "tenant" ? "tenant baseUrl" : "MODEL_BASE_URL");
   if (!apiKey) missing.push("MODEL_API_KEY");
   if (!model) missing.push("MODEL_NAME");
@@ -132,6 +150,7 @@ export function resolveModelConfig(
       model: model.value,
       embeddingModel: embeddingModel?.value,
       timeoutMs,
+      ...(modelLoopbackAllowed(env) ? { allowLoopback: true } : {}),
       sources: {
         baseUrl: baseUrl.source,
         apiKey: apiKey.source,

@@ -5,8 +5,13 @@ export interface WeightedGraph {
   edges: { from: string; to: string; count: number; weight: number }[];
 }
 
-function quote(id: string): string {
-  return `"${id.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+/** A DOT quoted string of `text`, every character literal. */
+function quote(text: string): string {
+  return `"${escapeDot(text)}"`;
+}
+
+function escapeDot(text: string): string {
+  return text.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
 }
 
 /**
@@ -23,7 +28,7 @@ export function toDot(graph: WeightedGraph, options: { minWeight?: number } = {}
   for (const node of graph.nodes) {
     if (!used.has(node.tool)) continue;
     const colour = node.score < 0 ? "mistyrose" : node.score > 0 ? "honeydew" : "white";
-    lines.push(`  ${quote(node.tool)} [label=${quote(`${node.tool}\\nscore ${node.score}`)}, style=filled, fillcolor=${colour}];`);
+    lines.push(`  ${quote(node.tool)} [label="${escapeDot(node.tool)}\\nscore ${node.score}", style=filled, fillcolor=${colour}];`);
   }
   for (const edge of edges) {
     const weight = Math.round(edge.weight * 1000);

@@ -9,8 +9,24 @@ export interface OpenAiTool {
 const MAX_DESCRIPTION_CHARS = 1_000;
 
 /**
- * A registered tool as an OpenAI `tools` entry, so a chatbot can pass routing's answer straight
- * to its model: one JSON-schema object whose properties are the tool's parameters.
+ * One `tools` entry: a function whose parameters are one JSON-schema object. `closed` adds
+ * `additionalProperties: false`; compact views leave it out (the validator rejects unknown
+ * arguments anyway, and it costs tokens in every answer).
+ */
+export function functionTool(name: string, description: string, properties: Record<string, unknown>, required: string[], closed = false): OpenAiTool {
+  return {
+    type: "function",
+    function: {
+      name,
+      description,
+      parameters: { type: "object", properties, required, ...(closed ? { additionalProperties: false } : {}) },
+    },
+  };
+}
+
+/**
+ * A registered tool's full definition as an OpenAI `tools` entry (what routing answered before
+ * compact views; benchmarks compare against it).
  */
 export function openAiTool(def: ToolDefinition): OpenAiTool {
   const properties: Record<string, unknown> = {};
@@ -23,12 +39,5 @@ export function openAiTool(def: ToolDefinition): OpenAiTool {
     if (parameter.required) required.push(parameter.name);
   }
   const text = (def.description || def.summary || def.operation).replace(/\s+/g, " ").trim();
-  return {
-    type: "function",
-    function: {
-      name: def.name,
-      description: text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text,
-      parameters: { type: "object", properties, required, additionalProperties: false },
-    },
-  };
+  return functionTool(def.name, text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text, properties, required, true);
 }

@@ -1,5 +1,5 @@
 import type { TenantApi } from "../http/auth";
-import { createModelClient, type ModelClient } from "../llm/client";
+import { createModelClient, modelTransport, type ModelClient } from "../llm/client";
 import { tenantModelConfig } from "../tenants/model-settings";
 
 /**
@@ -14,7 +14,7 @@ const MAX_TOOL_TEXT_CHARS = 2_000;
 export async function embeddingsClient(env: Env, tenantId: string, tenant: TenantApi): Promise<{ client: ModelClient; model: string } | undefined> {
   const config = await tenantModelConfig(env, tenantId, tenant);
   if (!config.ok || config.config.embeddingModel === undefined) return undefined;
-  return { client: createModelClient(config.config, { fetch: (input, init) => fetch(input, init) }), model: config.config.embeddingModel };
+  return { client: createModelClient(config.config, { fetch: modelTransport(env, config.config) }), model: config.config.embeddingModel };
 }
 
 /** Embed every tool whose vector is missing or stale; returns a warning instead of failing the import. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resolveModelConfig, TenantModelOverride, type ResolveModelConfigResult } from "../llm/config";
+import { modelLoopbackAllowed, resolveModelConfig, TenantModelOverride, type ResolveModelConfigResult } from "../llm/config";
 import type { TenantApi } from "../http/auth";
 import { checkDestination } from "../tools/safe-call";
 import { maskedHint, openSecret, sealSecret } from "./credential-crypto";
@@ -31,10 +31,14 @@ export interface ModelOverrideView {
 }
 
 /** Why an override cannot be stored, or undefined when it can. */
-export function overrideProblem(override: ModelOverrideInput): string | undefined {
+export function overrideProblem(env: Env, override: ModelOverrideInput): string | undefined {
   if (override.baseUrl === undefined) return undefined;
-  const check = checkDestination(override.baseUrl);
-  return check.ok ? undefined : `baseUrl refused: ${check.reason}`;
+  const allowLoopback = modelLoopbackAllowed(env);
+  const check = checkDestination(override.baseUrl, { allowLoopback });
+  if (check.ok) return undefined;
+  const loopback = !allowLoopback && checkDestination(override.baseUrl, { allowLoopback: true }).ok;
+  const hint = loopback ? " (a model server on this machine needs MODEL_ALLOW_LOOPBACK=true, in local development only)" : "";
+  return `baseUrl refused: ${check.reason}${hint}`;
 }
 
 /** Seal and store a tenant's override (replacing the previous one). */

@@ -67,7 +67,19 @@ describe("4. the model client's destination guard", () => {
     expect(seen[1]?.body).toContain('"model":"m"');
   });
 
-  it("takes an explicit check, e.g. loopback allowed for a local model server", async () => {
+  it("allows this machine's loopback only when the config says so (MODEL_ALLOW_LOOPBACK), never private networks", async () => {
+    const { seen, fetchFn } = redirectingEndpoint((path) => `http://10.0.0.1${path}`);
+    const local = createModelClient({ ...config, baseUrl: "http://127.0.0.1:11434/v1", allowLoopback: true }, { fetch: fetchFn, maxRetries: 0 });
+    expect((await local.chat({ purpose: "plan", messages: [{ role: "user", content: "x" }] })).content).toBe("hi");
+    expect(seen.map((s) => new URL(s.url).hostname)).toEqual(["127.0.0.1"]);
+    const strict = createModelClient({ ...config, baseUrl: "http://127.0.0.1:11434/v1" }, { fetch: fetchFn, maxRetries: 0 });
+    expect((await rejection(strict.chat({ purpose: "plan", messages: [{ role: "user", content: "x" }] }))).kind).toBe("blocked_destination");
+    const privateNet = createModelClient({ ...config, baseUrl: "http://10.1.2.3/v1", allowLoopback: true }, { fetch: fetchFn, maxRetries: 0 });
+    expect((await rejection(privateNet.chat({ purpose: "plan", messages: [{ role: "user", content: "x" }] }))).kind).toBe("blocked_destination");
+    expect(seen).toHaveLength(1);
+  });
+
+  it("takes an explicit check", async () => {
     const { seen, fetchFn } = redirectingEndpoint(() => "");
     const loopbackOnly = (url: string) => (new URL(url).hostname === "127.0.0.1" ? { ok: true as const, url: new URL(url) } : checkDestination(url));
     const client = createModelClient({ ...config, baseUrl: "http://127.0.0.1:11434/v1" }, { fetch: fetchFn, maxRetries: 0, destinationCheck: loopbackOnly });

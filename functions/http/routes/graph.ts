@@ -6,25 +6,17 @@ import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError, unwrap } from "../problem";
+import { MaxTokens, RouteAnswer } from "./route-answer";
 
 const RouteRequest = z
   .object({
     task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
     previousTool: z.string().max(200).nullable().optional().describe("The tool used last; omit or null for the first step"),
     k: z.number().int().min(1).max(50).default(8).describe("How many candidates"),
+    maxTokens: MaxTokens.optional().describe("Token budget of the answer (prompt + tools); default: the tenant's setting, else 2,000"),
   })
   .strict()
   .openapi("RouteRequest");
-
-const RouteAnswer = z
-  .object({
-    previous: z.string().nullable(),
-    via: z.enum(["retrieval", "retrieval+embeddings", "graph"]),
-    candidates: z.array(z.object({ name: z.string(), weight: z.number().int(), description: z.string() })),
-    prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
-    tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array"),
-  })
-  .openapi("RouteAnswer");
 
 const TrajectoryImport = z
   .object({
@@ -84,7 +76,8 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       const previous = body.previousTool ?? null;
       const query = previous === null ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
-      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query)), 200);
+      const options = body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens };
+      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query, options)), 200);
     },
   );
 

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
+import { tenantModelConfig } from "../../tenants/model-settings";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -37,12 +38,15 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
       security: tenantSecurity,
       request: { params: z.object({ name: ToolName }), body: jsonBody(OptimizeRequest) },
-      responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401, 404) },
+      responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401, 404, 503) },
     }),
     async (c) => {
       const { name } = c.req.valid("param");
       const { settings } = c.req.valid("json");
       if ((await c.var.tenant.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      // Every step of tool play asks the model: refuse now, as runs do, rather than fail in the background.
+      const model = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
+      if (!model.ok) throw new ApiError("not-configured", model.message);
       try {
         validatePlaySettings(settings);
       } catch (error) {

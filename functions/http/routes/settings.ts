@@ -23,6 +23,8 @@ const OptimizationSettings = z
   })
   .strict()
   .openapi("OptimizationSettings");
+/** A change: the fields given are set, the others keep their value. */
+const OptimizationSettingsChange = OptimizationSettings.partial().openapi("OptimizationSettingsChange");
 
 /** A tenant's model settings (its own endpoint, key or model names) and optimisation settings. */
 export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -45,7 +47,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["settings"],
       summary: "Turn automatic prompt optimisation on or off",
       security: tenantSecurity,
-      request: { body: jsonBody(OptimizationSettings) },
+      request: { body: jsonBody(OptimizationSettingsChange) },
       responses: { 200: { description: "Settings", content: { "application/json": { schema: OptimizationSettings } } }, ...problems(400, 401) },
     }),
     async (c) => c.json(await c.var.tenant.updateOptimizationSettings(c.req.valid("json")), 200),
@@ -83,7 +85,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const override = c.req.valid("json");
-      const problem = overrideProblem(override);
+      const problem = overrideProblem(c.env, override);
       if (problem !== undefined) throw new ApiError("invalid-request", problem, [{ path: "baseUrl", message: problem }]);
       await storeModelOverride(c.env, c.var.tenantId, c.var.tenant, override);
       return c.json(await effective(c), 200);

@@ -17,12 +17,31 @@ import ipaddr from "ipaddr.js";
 
 export type DestinationCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
+export interface DestinationOptions {
+  /**
+   * Also allow this machine's loopback (`localhost`, 127.0.0.0/8, `::1`). Only for a model server
+   * in local development (Ollama, LM Studio, llama.cpp, vLLM), turned on by MODEL_ALLOW_LOOPBACK;
+   * tool calls never get it, and nothing sets it when deployed. Private networks stay refused.
+   */
+  allowLoopback?: boolean;
+}
+
 /** Decides whether a URL may be fetched on a tenant's behalf. */
-export function checkDestination(url: string): DestinationCheck {
+export function checkDestination(url: string, options: DestinationOptions = {}): DestinationCheck {
   const parsed = parseWebUrl(url);
   if (!parsed.ok) return parsed;
+  if (options.allowLoopback === true && isLoopback(parsed.url.hostname)) return parsed;
   const host = classifyHost(parsed.url.hostname);
   return host === null ? parsed : { ok: false, reason: `${host} (${parsed.url.host})` };
+}
+
+/** `localhost` (and names under it), 127.0.0.0/8 and `::1`, as `URL.hostname` spells them. */
+function isLoopback(hostname: string): boolean {
+  const name = hostname.replace(/\.+$/, "").toLowerCase();
+  if (name === "localhost" || name.endsWith(".localhost")) return true;
+  const literal = name.startsWith("[") && name.endsWith("]") ? name.slice(1, -1) : name;
+  if (ipaddr.IPv4.isValidFourPartDecimal(literal)) return ipaddr.IPv4.parse(literal).range() === "loopback";
+  return ipaddr.IPv6.isValid(literal) && ipaddr.IPv6.parse(literal).range() === "loopback";
 }
 
 /**

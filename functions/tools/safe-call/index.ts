@@ -16,7 +16,7 @@ import type { SafeCallOptions, ToolCallError, ToolCallResult } from "./types";
 export { validateArguments } from "./arguments";
 export type { ArgumentCheck } from "./arguments";
 export { checkDestination } from "./destination";
-export type { DestinationCheck } from "./destination";
+export type { DestinationCheck, DestinationOptions } from "./destination";
 export { DestinationRefusedError, guardedFetch } from "./guarded-fetch";
 export type {
   FetchFn,

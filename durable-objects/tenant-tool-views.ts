@@ -1,0 +1,90 @@
+import { toolViews, type ToolViews } from "../functions/routing/answer-budget";
+import type { ToolDefinition } from "../functions/tools/definition";
+import { oneRow, run } from "./sql";
+
+interface ViewRow {
+  current: string;
+  hash: string | null;
+  description: string | null;
+  compact: string | null;
+  compact_tokens: number | null;
+  required_only: string | null;
+  required_only_tokens: number | null;
+}
+
+/**
+ * A tenant's compact tool views and their token counts, stored with the tools (`tool_views`):
+ * computed when a tool is registered or changed, so routing never recomputes them. A row
+ * belongs to one definition hash and one shown description (a probed or optimised one replaces
+ * the registered text); a tool stored before views existed, or whose description changed since,
+ * gets its views computed and stored on first use.
+ */
+export class TenantToolViews {
+  readonly #sql: SqlStorage;
+  /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
+  readonly #memory = new Map<string, { description: string | null; views: ToolViews }>();
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  /** Compute and store the views of a registered or changed tool (its registered description). */
+  store(definition: ToolDefinition, hash: string): void {
+    this.#write(definition.name, hash, null, toolViews(definition));
+  }
+
+  /**
+   * The views of `tool` as shown with `description` (undefined: the registered one); `shown` is
+   * the definition with that description in place, used only when they must be computed.
+   */
+  viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): ToolViews {
+    const wanted = description ?? null;
+    const remembered = this.#memory.get(tool);
+    if (remembered !== undefined && remembered.description === wanted) return remembered.views;
+    const row = oneRow<ViewRow>(
+      this.#sql,
+      `SELECT t.hash AS current, v.hash, v.description, v.compact, v.compact_tokens, v.required_only, v.required_only_tokens
+       FROM tenant_tools t LEFT JOIN tool_views v ON v.tool = t.name WHERE t.name = ?`,
+      tool,
+    );
+    let views: ToolViews;
+    if (row !== undefined && row.hash === row.current && row.description === wanted && row.compact !== null && row.required_only !== null) {
+      views = {
+        compact: JSON.parse(row.compact) as ToolViews["compact"],
+        compactTokens: row.compact_tokens ?? 0,
+        requiredOnly: JSON.parse(row.required_only) as ToolViews["requiredOnly"],
+        requiredOnlyTokens: row.required_only_tokens ?? 0,
+      };
+    } else {
+      views = toolViews(shown);
+      if (row !== undefined) this.#write(tool, row.current, wanted, views);
+    }
+    this.#memory.set(tool, { description: wanted, views });
+    return views;
+  }
+
+  /** Forget tools that changed or were removed (their rows go with them or are replaced). */
+  forget(tools: readonly string[], removed: boolean): void {
+    for (const tool of tools) {
+      this.#memory.delete(tool);
+      if (removed) run(this.#sql, "DELETE FROM tool_views WHERE tool = ?", tool);
+    }
+  }
+
+  #write(tool: string, hash: string, description: string | null, views: ToolViews): void {
+    run(
+      this.#sql,
+      `INSERT INTO tool_views (tool, hash, description, compact, compact_tokens, required_only, required_only_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, description = excluded.description, compact = excluded.compact,
+         compact_tokens = excluded.compact_tokens, required_only = excluded.required_only, required_only_tokens = excluded.required_only_tokens`,
+      tool,
+      hash,
+      description,
+      JSON.stringify(views.compact),
+      views.compactTokens,
+      JSON.stringify(views.requiredOnly),
+      views.requiredOnlyTokens,
+    );
+    this.#memory.delete(tool);
+  }
+}

@@ -1,0 +1,84 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { DEFAULT_MAX_TOKENS } from "../../routing/answer-budget";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+
+/** A routing answer's token budget (o200k_base tokens of the prompt block plus the tools array). */
+export const MaxTokens = z.number().int().min(1).max(1_000_000);
+
+export const RouteAnswer = z
+  .object({
+    previous: z.string().nullable(),
+    via: z.enum(["retrieval", "retrieval+embeddings", "graph"]),
+    candidates: z
+      .array(
+        z.object({
+          name: z.string(),
+          weight: z.number().int(),
+          description: z.string(),
+          view: z.enum(["compact", "required-only"]).optional().describe("Which view of the tool `tools` shows"),
+          tokens: z.number().int().optional().describe("Tokens of its `tools` entry"),
+        }),
+      )
+      .describe("The ranked candidates shown (in `prompt` and `tools`), best first"),
+    prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
+    tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array (compact views)"),
+    overBudget: z
+      .array(
+        z.object({
+          name: z.string(),
+          weight: z.number().int(),
+          tokens: z.number().int().describe("Tokens of its compact view"),
+          requiredOnlyTokens: z.number().int().describe("Tokens of its view with required parameters only"),
+          reason: z.enum(["budget", "required-parameters-exceed-budget"]),
+          message: z.string(),
+        }),
+      )
+      .describe("Ranked tools left out because they did not fit maxTokens, with their cost"),
+    tokens: z
+      .object({ prompt: z.number().int(), tools: z.number().int(), total: z.number().int(), budget: z.number().int() })
+      .describe("o200k_base tokens of `prompt` and of `tools` as JSON text; total ≤ budget"),
+  })
+  .openapi("RouteAnswer");
+
+const RoutingSettings = z
+  .object({ maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer") })
+  .strict()
+  .openapi("RoutingSettings");
+
+const SETTING = "routing";
+
+/** The tenant's default routing budget (`setting:routing`); the service's when unset. */
+export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/settings/routing",
+      tags: ["settings"],
+      summary: "The default token budget of routing answers",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(401) },
+    }),
+    async (c) => {
+      const json = await c.var.tenant.getSetting(SETTING);
+      return c.json(json === undefined ? { maxTokens: DEFAULT_MAX_TOKENS } : RoutingSettings.parse(JSON.parse(json)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/settings/routing",
+      tags: ["settings"],
+      summary: "Change the default token budget of routing answers",
+      security: tenantSecurity,
+      request: { body: jsonBody(RoutingSettings) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(400, 401) },
+    }),
+    async (c) => {
+      const settings = c.req.valid("json");
+      await c.var.tenant.putSetting(SETTING, JSON.stringify(settings));
+      return c.json(settings, 200);
+    },
+  );
+}

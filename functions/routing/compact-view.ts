@@ -1,0 +1,136 @@
+import type { ToolDefinition, ToolParameter } from "../tools/definition";
+import { compactSchema, cutAtSentence, type SchemaLimits, type SchemaRule, type SchemaWalk } from "./compact-schema";
+import { functionTool, type OpenAiTool } from "./openai-tools";
+
+/**
+ * What the model is shown for a tool: derived from its full definition by named rules, so that a
+ * routing answer stays small. The full definition stays in the registry (`GET /v1/tools/{name}`)
+ * and is what every call is validated against; a compact view only ever leaves out detail, it
+ * never drops a required parameter or changes a type, so a call built from it validates as one
+ * built from the full definition would.
+ */
+
+export type CompactionRule =
+  /** The tool's description is cut at a sentence boundary. */
+  | "description-cut-at-sentence"
+  /** Optional parameters' descriptions are cut (shorter limit, applied first). */
+  | "optional-descriptions-trimmed"
+  /** Required parameters' descriptions are cut (longer limit). */
+  | "required-descriptions-trimmed"
+  /** Only in the required-only view: optional parameters are not shown at all. */
+  | "optional-parameters-left-out"
+  | SchemaRule;
+
+export interface CompactionLimits extends SchemaLimits {
+  readonly descriptionChars: number;
+  readonly requiredDescriptionChars: number;
+  readonly optionalDescriptionChars: number;
+  /** Characters all optional parameters' descriptions of one tool share; later ones get none. */
+  readonly optionalDescriptionTotal: number;
+}
+
+/** The limits of the stored compact view (chosen on the StableToolBench corpus; see the README). */
+export const COMPACT_LIMITS: CompactionLimits = {
+  descriptionChars: 120,
+  requiredDescriptionChars: 80,
+  optionalDescriptionChars: 40,
+  optionalDescriptionTotal: 80,
+  enumValues: 12,
+  enumExamples: 4,
+  depth: 3,
+  nestedDescriptionChars: 60,
+};
+
+/** The limits of the required-only view: the least a model needs to make a valid call. */
+export const REQUIRED_ONLY_LIMITS: CompactionLimits = {
+  descriptionChars: 100,
+  requiredDescriptionChars: 60,
+  optionalDescriptionChars: 0,
+  optionalDescriptionTotal: 0,
+  enumValues: 8,
+  enumExamples: 3,
+  depth: 2,
+  nestedDescriptionChars: 40,
+};
+
+/** A description cut shorter than this says too little to be worth its tokens. */
+const MIN_DESCRIPTION_CHARS = 16;
+
+export interface CompactView {
+  tool: OpenAiTool;
+  /** The rules that changed something, in a fixed order. */
+  rules: CompactionRule[];
+}
+
+/** A parameter the validator treats as required (OpenAPI: path parameters always are). */
+export function isRequired(parameter: ToolParameter): boolean {
+  return parameter.required || parameter.in === "path";
+}
+
+/** The text a tool is described by: its description, else its summary, else its operation. */
+export function toolText(def: ToolDefinition): string {
+  return (def.description || def.summary || def.operation).replace(/\s+/g, " ").trim();
+}
+
+/** The compact view of a tool: every parameter, descriptions and schemas cut by the rules. */
+export function compactView(def: ToolDefinition, limits: CompactionLimits = COMPACT_LIMITS): CompactView {
+  return view(def, limits, false);
+}
+
+/**
+ * The smallest useful view: only the parameters a call must have, shortest descriptions. Shown
+ * when a tool's compact view does not fit the budget left; its size is what a tool needs at least.
+ */
+export function requiredOnlyView(def: ToolDefinition, limits: CompactionLimits = REQUIRED_ONLY_LIMITS): CompactView {
+  return view(def, limits, true);
+}
+
+function view(def: ToolDefinition, limits: CompactionLimits, requiredOnly: boolean): CompactView {
+  const rules = new Set<CompactionRule>();
+  const walk: SchemaWalk = { limits, rules: rules as Set<SchemaRule>, shown: new Map() };
+  const text = toolText(def);
+  const description = cutAtSentence(text, limits.descriptionChars);
+  if (description !== text) rules.add("description-cut-at-sentence");
+
+  const compacted = new Map<string, unknown>();
+  const required = new Set<string>();
+  let optionalLeft = limits.optionalDescriptionTotal;
+  // Required parameters first, so a repeated sub-schema is shown in full where it is needed.
+  const ordered = [...def.parameters.filter(isRequired), ...def.parameters.filter((p) => !isRequired(p))];
+  for (const parameter of ordered) {
+    const needed = isRequired(parameter) || def.parameters.some((p) => p.name === parameter.name && isRequired(p));
+    if (requiredOnly && !needed) {
+      rules.add("optional-parameters-left-out");
+      continue;
+    }
+    if (compacted.has(parameter.name)) continue; // same name in two places: one property
+    const shown: Record<string, unknown> = { ...parameter.schema };
+    const own = parameter.description ?? (typeof shown.description === "string" ? shown.description : undefined);
+    if (own !== undefined) {
+      const max = needed ? limits.requiredDescriptionChars : Math.min(limits.optionalDescriptionChars, optionalLeft);
+      const cut = max >= MIN_DESCRIPTION_CHARS ? cutAtSentence(own, max) : "";
+      if (!needed) optionalLeft -= cut.length;
+      if (cut !== own.replace(/\s+/g, " ").trim()) rules.add(needed ? "required-descriptions-trimmed" : "optional-descriptions-trimmed");
+      if (cut === "") delete shown.description;
+      else shown.description = cut;
+    }
+    compacted.set(parameter.name, compactSchema(shown, parameter.name, walk));
+    if (needed) required.add(parameter.name);
+  }
+  // Shown in the definition's order, whatever order they were compacted in.
+  const properties = Object.fromEntries(def.parameters.flatMap((p) => (compacted.has(p.name) ? [[p.name, compacted.get(p.name)]] : [])));
+  return { tool: functionTool(def.name, description, properties, [...required]), rules: RULE_ORDER.filter((rule) => rules.has(rule)) };
+}
+
+const RULE_ORDER: readonly CompactionRule[] = [
+  "description-cut-at-sentence",
+  "optional-descriptions-trimmed",
+  "required-descriptions-trimmed",
+  "optional-parameters-left-out",
+  "long-enum-summarised",
+  "refs-inlined",
+  "repeated-schema-inlined-once",
+  "deep-nesting-as-object",
+  "annotations-dropped",
+  "nested-descriptions-trimmed",
+];

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTenant, startService, type TestService } from "../helpers/service";
+
+/**
+ * Defects a new user met in their first hour (issue 13): settings that could not be changed one
+ * field at a time, an optimisation job accepted without a model, failed runs missing from the list.
+ * The service here has no model configured (MODEL_API_KEY unset); one tenant brings its own.
+ */
+
+const TENANT_MODEL = "https://model.example.com/v1";
+
+let service: TestService;
+let tenant: { id: string; key: string };
+const modelRequests: string[] = [];
+
+beforeAll(async () => {
+  service = await startService({
+    bindings: { MODEL_API_KEY: "" },
+    outbound: (request) => {
+      if (request.url.startsWith(TENANT_MODEL)) {
+        modelRequests.push(request.url);
+        return Response.json({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }, { status: 401 });
+      }
+      return Response.json({ ok: true });
+    },
+  });
+  tenant = await createTenant(service, "newcomer");
+  await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "list", source: "notes", tools: [{ name: "searchNotes", method: "GET", url: "https://notes.example.com/search", parameters: [{ name: "q", in: "query", type: "string" }] }] },
+  });
+});
+afterAll(async () => service.dispose());
+
+describe("optimisation settings", () => {
+  it("accept one field alone and keep the others", async () => {
+    const set = await service.json<{ autoOptimize: boolean; failureThreshold: number }>("PUT", "/v1/settings/optimization", { key: tenant.key, body: { failureThreshold: 5 } });
+    expect(set.status).toBe(200);
+    const off = await service.json<{ autoOptimize: boolean; failureThreshold: number }>("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimize: false } });
+    expect(off.status).toBe(200);
+    expect(off.body).toEqual({ autoOptimize: false, failureThreshold: 5 });
+  });
+
+  it("still refuse unknown fields and wrong types", async () => {
+    expect((await service.json("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimise: true } })).status).toBe(400);
+    expect((await service.json("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimize: "yes" } })).status).toBe(400);
+  });
+});
+
+describe("without a model", () => {
+  it("refuses an optimisation job up front with 503, as runs do, and queues nothing", async () => {
+    const optimize = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/searchNotes/optimize", { key: tenant.key, body: {} });
+    expect(optimize.status).toBe(503);
+    expect(optimize.body.type).toMatch(/not-configured$/);
+    expect(optimize.body.detail).toContain("MODEL_API_KEY");
+    const run = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "find my notes about taxes", tools: ["searchNotes"] } });
+    expect(run.status).toBe(503);
+    const jobs = await service.json<{ jobs: unknown[] }>("GET", "/v1/jobs", { key: tenant.key });
+    expect(jobs.body.jobs).toEqual([]);
+  });
+});
+
+describe("a run whose model endpoint fails", () => {
+  it("is stored and listed as failed, saying what failed", async () => {
+    const other = await createTenant(service, "own-model");
+    await service.json("POST", "/v1/tools/import", {
+      key: other.key,
+      body: { format: "list", source: "notes", tools: [{ name: "searchNotes", method: "GET", url: "https://notes.example.com/search" }] },
+    });
+    const settings = await service.json("PUT", "/v1/settings/model", { key: other.key, body: { baseUrl: TENANT_MODEL, apiKey: "sk-wrong-key-0123456789", model: "gpt-4o-mini" } });
+    expect(settings.status).toBe(200);
+    const run = await service.json<{ status: number }>("POST", "/v1/runs", { key: other.key, body: { task: "find my notes about taxes", tools: ["searchNotes"] } });
+    expect(run.status).toBe(502);
+    expect(modelRequests.length).toBeGreaterThan(0);
+    const listed = await service.json<{ runs: { id: string; status: string; task: string }[] }>("GET", "/v1/runs", { key: other.key });
+    expect(listed.body.runs).toHaveLength(1);
+    const [failed] = listed.body.runs;
+    expect(failed).toMatchObject({ status: "failed", task: "find my notes about taxes" });
+    const record = await service.json<{ status: string; error: { kind: string; message: string } }>("GET", `/v1/runs/${failed?.id}`, { key: other.key });
+    expect(record.body.status).toBe("failed");
+    expect(record.body.error.kind).toBe("model:auth");
+    expect(record.body.error.message).not.toContain("sk-wrong-key");
+  });
+});

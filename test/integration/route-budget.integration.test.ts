@@ -1,0 +1,147 @@
+import { getEncoding } from "js-tiktoken";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTenant, startService, type TestService } from "../helpers/service";
+
+const encoding = getEncoding("o200k_base");
+const tokens = (text: string): number => encoding.encode(text).length;
+
+interface RouteAnswer {
+  via: string;
+  candidates: { name: string; view?: string; tokens?: number }[];
+  prompt: string;
+  tools: { function: { name: string; description: string; parameters: { properties: Record<string, Record<string, unknown>>; required: string[] } } }[];
+  overBudget: { name: string; tokens: number; requiredOnlyTokens: number; reason: string; message: string }[];
+  tokens: { prompt: number; tools: number; total: number; budget: number };
+}
+
+let service: TestService;
+let tenant: { id: string; key: string };
+
+const CODES = Array.from({ length: 3_000 }, (_, i) => `station-${String(i).padStart(4, "0")}`);
+const LONG_DESCRIPTION = `Weather forecast for a city or a weather station anywhere in the world. ${"Every station reports temperature, wind, rain, snow, pressure and humidity by the hour, with daily summaries. ".repeat(30)}`;
+
+const weatherTools = Array.from({ length: 12 }, (_, i) => ({
+  name: `weatherForecast${i}`,
+  method: "GET",
+  url: `https://weather${i}.example.com/forecast`,
+  description: `Weather forecast for a city from provider ${i}: temperature, wind and rain.`,
+  parameters: [
+    { name: "city", in: "query", required: true, type: "string", description: "The city." },
+    { name: "days", in: "query", type: "integer", description: "Days ahead." },
+  ],
+}));
+const stationTool = {
+  name: "stationWeatherForecast",
+  method: "GET",
+  url: "https://stations.example.com/forecast",
+  description: LONG_DESCRIPTION,
+  parameters: [
+    { name: "station", in: "query", required: true, description: "Station code.", schema: { type: "string", enum: CODES } },
+    { name: "city", in: "query", type: "string", description: "The city, for weather forecast of a city." },
+  ],
+};
+const bulkTool = {
+  name: "bulkForecastOrder",
+  method: "POST",
+  url: "https://bulk.example.com/orders",
+  description: "Order bulk forecast reports for many stations.",
+  parameters: Array.from({ length: 40 }, (_, i) => ({ name: `station_quantity_${i}`, in: "body", required: true, type: "integer" })),
+};
+
+beforeAll(async () => {
+  service = await startService();
+  tenant = await createTenant(service, "budget-co");
+  const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather", tools: [...weatherTools, stationTool, bulkTool] } });
+  expect(imported.status).toBe(200);
+});
+afterAll(async () => service.dispose());
+
+const route = (body: Record<string, unknown>) => service.json<RouteAnswer>("POST", "/v1/route", { key: tenant.key, body });
+
+/** The answer's reported counts are the tokenizer's count of exactly what it returned. */
+function expectExactCounts(answer: RouteAnswer): void {
+  expect(answer.tokens.prompt).toBe(tokens(answer.prompt));
+  expect(answer.tokens.tools).toBe(tokens(JSON.stringify(answer.tools)));
+  expect(answer.tokens.total).toBe(answer.tokens.prompt + answer.tokens.tools);
+  expect(answer.tokens.total).toBeLessThanOrEqual(answer.tokens.budget);
+}
+
+describe("POST /v1/route within a token budget", () => {
+  it("answers k = 8 within the service default, a 3,000-value enum summarised, the full definition kept in the registry", async () => {
+    const res = await route({ task: "weather forecast for a city station", k: 8 });
+    expect(res.status).toBe(200);
+    expectExactCounts(res.body);
+    expect(res.body.tokens.budget).toBe(2_000);
+    expect(res.body.tools).toHaveLength(8);
+    const station = res.body.tools.find((t) => t.function.name === "stationWeatherForecast");
+    expect(station).toBeDefined();
+    expect(station?.function.parameters.required).toEqual(["station"]);
+    expect(station?.function.parameters.properties.station?.enum).toBeUndefined();
+    expect(String(station?.function.parameters.properties.station?.description)).toContain("One of 3,000 values");
+    expect(station?.function.description.length).toBeLessThanOrEqual(200);
+    // Before compact views this one tool's entry alone was well over the whole budget.
+    expect(tokens(JSON.stringify(CODES))).toBeGreaterThan(2_000);
+
+    const full = await service.json<{ definition: { description: string; parameters: { schema: { enum?: string[] } }[] } }>("GET", "/v1/tools/stationWeatherForecast", { key: tenant.key });
+    expect(full.body.definition.description).toBe(LONG_DESCRIPTION);
+    expect(full.body.definition.parameters[0]?.schema.enum).toHaveLength(3_000);
+  });
+
+  it("at a tight budget names what it left out, with each one's cost", async () => {
+    const all = await route({ task: "weather forecast for a city", k: 8, maxTokens: 100_000 });
+    const res = await route({ task: "weather forecast for a city", k: 8, maxTokens: 300 });
+    expect(res.status).toBe(200);
+    expectExactCounts(res.body);
+    expect(res.body.tokens.budget).toBe(300);
+    const shown = res.body.tools.map((t) => t.function.name);
+    const left = res.body.overBudget.map((o) => o.name);
+    expect(left.length).toBeGreaterThan(0);
+    expect([...shown, ...left].sort()).toEqual(all.body.tools.map((t) => t.function.name).sort());
+    for (const item of res.body.overBudget) {
+      expect(item.tokens).toBeGreaterThan(0);
+      expect(item.message).toContain(item.name);
+    }
+  });
+
+  it("reports a tool whose required parameters alone exceed the budget", async () => {
+    const res = await route({ task: "bulk forecast order for stations", k: 3, maxTokens: 250 });
+    expect(res.status).toBe(200);
+    expectExactCounts(res.body);
+    const bulk = res.body.overBudget.find((o) => o.name === "bulkForecastOrder");
+    expect(bulk?.reason).toBe("required-parameters-exceed-budget");
+    expect(bulk?.requiredOnlyTokens).toBeGreaterThan(250);
+    expect(bulk?.message).toContain("required parameters alone");
+  });
+
+  it("uses the tenant's default budget, which a request can override; bad budgets are refused and change nothing", async () => {
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000 });
+    const put = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 400 } });
+    expect(put.status).toBe(200);
+    const byDefault = await route({ task: "weather forecast for a city", k: 8 });
+    expect(byDefault.body.tokens.budget).toBe(400);
+    expectExactCounts(byDefault.body);
+    const overridden = await route({ task: "weather forecast for a city", k: 8, maxTokens: 5_000 });
+    expect(overridden.body.tokens.budget).toBe(5_000);
+
+    const tooSmall = await service.json<{ type: string; detail: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather", maxTokens: 5 } });
+    expect(tooSmall.status).toBe(400);
+    expect(tooSmall.body.detail).toMatch(/maxTokens 5 is below what any answer here costs: .* take \d+ tokens/);
+    const badSetting = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 5 } });
+    expect(badSetting.status).toBe(400);
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 400 });
+    await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000 } });
+  });
+
+  it("recomputes a stored view when the shown description changes (a probed or optimised one)", async () => {
+    const tool = await service.json<{ hash: string }>("GET", "/v1/tools/weatherForecast3", { key: tenant.key });
+    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+    const object = namespace.get(namespace.idFromName(tenant.id)) as unknown as {
+      recordProtocol(entry: Record<string, unknown>): Promise<unknown>;
+    };
+    await object.recordProtocol({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
+    const res = await route({ task: "weather forecast for a city provider 3", k: 12 });
+    const entry = res.body.tools.find((t) => t.function.name === "weatherForecast3");
+    expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");
+    expectExactCounts(res.body);
+  });
+});

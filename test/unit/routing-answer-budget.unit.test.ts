@@ -1,0 +1,123 @@
+import { getEncoding } from "js-tiktoken";
+import { describe, expect, it } from "vitest";
+import { fitToBudget, toolViews, type RankedCandidate } from "../../functions/routing/answer-budget";
+import { END, START } from "../../functions/routing/graph";
+import { ToolDefinition } from "../../functions/tools/definition";
+
+// An independent o200k_base encoder (the full js-tiktoken entry point), not the service's module.
+const encoding = getEncoding("o200k_base");
+const tokens = (text: string): number => encoding.encode(text).length;
+
+const weatherTool = (i: number): ToolDefinition =>
+  ToolDefinition.parse({
+    name: `weather${i}`,
+    method: "GET",
+    serverUrl: "https://api.example.com",
+    path: `/weather/${i}`,
+    operation: `GET /weather/${i}`,
+    description: `Weather forecast for a city, provider ${i}. Gives temperature, wind and rain by the hour for the coming days.`,
+    parameters: [
+      { name: "city", in: "query", required: true, description: "City name, e.g. Oslo.", schema: { type: "string" } },
+      { name: "days", in: "query", description: "How many days ahead, 1 to 14; the default is three days.", schema: { type: "integer", minimum: 1, maximum: 14 } },
+      { name: "units", in: "query", schema: { type: "string", enum: ["metric", "imperial"] } },
+    ],
+  });
+
+/** A tool that needs 40 required parameters: no small budget can show it at all. */
+const hugeTool = ToolDefinition.parse({
+  name: "bulkOrder",
+  method: "POST",
+  serverUrl: "https://api.example.com",
+  path: "/orders",
+  operation: "POST /orders",
+  description: "Place a bulk order.",
+  parameters: Array.from({ length: 40 }, (_, i) => ({ name: `line_item_quantity_${i}`, in: "body", required: true, schema: { type: "integer", minimum: 0 } })),
+});
+
+const ranked = (defs: ToolDefinition[], end = false): RankedCandidate[] => [
+  ...defs.map((def, i) => ({ tool: def.name, weight: 1000 - i * 50, description: def.description, views: toolViews(def) })),
+  ...(end ? [{ tool: END, weight: 40, description: "" }] : []),
+];
+
+describe("fitToBudget", () => {
+  it("reports token counts equal to the tokenizer's count of the returned prompt and tools JSON", () => {
+    const result = fitToBudget({ previous: START, ranked: ranked([1, 2, 3].map(weatherTool)), maxTokens: 2_000 });
+    if (!result.ok) throw new Error(result.message);
+    const { answer } = result;
+    expect(answer.overBudget).toEqual([]);
+    expect(answer.tools).toHaveLength(3);
+    expect(answer.tokens.prompt).toBe(tokens(answer.prompt));
+    expect(answer.tokens.tools).toBe(tokens(JSON.stringify(answer.tools)));
+    expect(answer.tokens.total).toBe(answer.tokens.prompt + answer.tokens.tools);
+    expect(answer.candidates.map((c) => [c.name, c.view])).toEqual([["weather1", "compact"], ["weather2", "compact"], ["weather3", "compact"]]);
+    for (const [i, candidate] of answer.candidates.entries()) expect(candidate.tokens).toBe(tokens(JSON.stringify(answer.tools[i])));
+  });
+
+  it("at a tight budget, names every ranked tool it left out, with its cost, and stays within the budget", () => {
+    const defs = Array.from({ length: 8 }, (_, i) => weatherTool(i + 1));
+    const maxTokens = 400;
+    const result = fitToBudget({ previous: "weather0", ranked: ranked(defs, true), maxTokens });
+    if (!result.ok) throw new Error(result.message);
+    const { answer } = result;
+    expect(answer.tokens.total).toBeLessThanOrEqual(maxTokens);
+    expect(answer.tokens.total).toBe(tokens(answer.prompt) + tokens(JSON.stringify(answer.tools)));
+    const shown = answer.tools.map((t) => t.function.name);
+    const left = answer.overBudget.map((o) => o.name);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(left.length).toBeGreaterThan(0);
+    // Nothing silently lost: shown + over budget = everything ranked, best ones shown.
+    expect([...shown, ...left]).toEqual(defs.map((d) => d.name));
+    for (const item of answer.overBudget) {
+      expect(item.reason).toBe("budget");
+      expect(item.tokens).toBe(toolViews(defs.find((d) => d.name === item.name) as ToolDefinition).compactTokens);
+      expect(item.message).toContain(`maxTokens ${maxTokens}`);
+    }
+    expect(answer.prompt).not.toContain(left[0]);
+    expect(answer.candidates.at(-1)?.name).toBe("Finish"); // the end node always stays
+  });
+
+  it("shows a tool's required-only view when its compact view does not fit what is left", () => {
+    const wordy = ToolDefinition.parse({
+      ...weatherTool(9),
+      name: "wordyWeather",
+      parameters: [
+        { name: "city", in: "query", required: true, schema: { type: "string" } },
+        ...Array.from({ length: 12 }, (_, i) => ({ name: `option_${i}`, in: "query", description: "An optional refinement of the forecast.", schema: { type: "string" } })),
+      ],
+    });
+    const views = toolViews(wordy);
+    const fixed = tokens(fitToBudgetPrompt()) + tokens("[]");
+    const maxTokens = fixed + Math.floor((views.requiredOnlyTokens + views.compactTokens) / 2) + 12;
+    const result = fitToBudget({ previous: START, ranked: ranked([wordy]), maxTokens });
+    if (!result.ok) throw new Error(result.message);
+    expect(result.answer.candidates[0]?.view).toBe("required-only");
+    expect(result.answer.tools[0]?.function.parameters.required).toEqual(["city"]);
+    expect(result.answer.tokens.total).toBeLessThanOrEqual(maxTokens);
+  });
+
+  it("reports a tool whose required parameters alone exceed the budget, with a clear message", () => {
+    const result = fitToBudget({ previous: START, ranked: ranked([hugeTool, weatherTool(1)]), maxTokens: 300 });
+    if (!result.ok) throw new Error(result.message);
+    const [huge] = result.answer.overBudget;
+    expect(huge).toMatchObject({ name: "bulkOrder", reason: "required-parameters-exceed-budget" });
+    expect(huge?.requiredOnlyTokens).toBeGreaterThan(300);
+    expect(huge?.message).toMatch(/^bulkOrder: its required parameters alone take \d+ tokens; an answer showing only this tool needs maxTokens ≥ \d+, more than 300/);
+    // The next tool still gets its place.
+    expect(result.answer.tools.map((t) => t.function.name)).toEqual(["weather1"]);
+  });
+
+  it("refuses a budget below what any answer costs, saying how much that is", () => {
+    const result = fitToBudget({ previous: START, ranked: ranked([weatherTool(1)]), maxTokens: 10 });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.minimum).toBe(tokens(fitToBudgetPrompt()) + tokens("[]"));
+    expect(result.message).toContain(`take ${result.minimum} tokens`);
+  });
+});
+
+/** The prompt block of an answer that shows nothing (what every answer from START pays). */
+function fitToBudgetPrompt(): string {
+  const result = fitToBudget({ previous: START, ranked: [], maxTokens: 10_000 });
+  if (!result.ok) throw new Error(result.message);
+  return result.answer.prompt;
+}

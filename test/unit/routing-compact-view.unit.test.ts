@@ -1,0 +1,211 @@
+import { readFileSync } from "node:fs";
+import { sample } from "openapi-sampler";
+import { describe, expect, it } from "vitest";
+import { compactView, COMPACT_LIMITS, requiredOnlyView } from "../../functions/routing/compact-view";
+import { cutAtSentence } from "../../functions/routing/compact-schema";
+import { openAiTool } from "../../functions/routing/openai-tools";
+import { ToolDefinition } from "../../functions/tools/definition";
+import { importOpenApi } from "../../functions/tools/openapi-import";
+import { validateArguments } from "../../functions/tools/safe-call";
+
+const tool = (parameters: unknown[], extra: Record<string, unknown> = {}): ToolDefinition =>
+  ToolDefinition.parse({ name: "t", method: "POST", serverUrl: "https://api.example.com", path: "/t", operation: "POST /t", parameters, ...extra });
+
+type Schema = Record<string, unknown>;
+const properties = (def: ToolDefinition, view = compactView(def)): Record<string, Schema> =>
+  view.tool.function.parameters.properties as Record<string, Schema>;
+
+const COUNTRIES = Array.from({ length: 3_000 }, (_, i) => `C${String(i).padStart(4, "0")}`);
+
+describe("compaction rules, one small schema each", () => {
+  it("description-cut-at-sentence: a long description ends at a sentence, not mid-word; the definition keeps it all", () => {
+    const text = `Returns the forecast for a city. ${"It covers hourly temperature, wind and rain for the next ten days. ".repeat(6)}`;
+    const def = tool([], { description: text });
+    const view = compactView(def);
+    expect(view.rules).toContain("description-cut-at-sentence");
+    expect(view.tool.function.description.length).toBeLessThanOrEqual(COMPACT_LIMITS.descriptionChars);
+    expect(view.tool.function.description).toMatch(/\.$/);
+    expect(text.replace(/\s+/g, " ").trim().startsWith(view.tool.function.description)).toBe(true);
+    expect(def.description).toBe(text);
+    // "e.g." and "i.e." do not end a sentence; with no sentence end, a word boundary and "…".
+    expect(cutAtSentence("Use a code, e.g. FR or DE, for the country of the shop that sells it today.", 40)).toBe("Use a code, e.g. FR or DE, for the…");
+    expect(compactView(tool([], { description: "Short." })).rules).not.toContain("description-cut-at-sentence");
+  });
+
+  it("optional-descriptions-trimmed before required-descriptions-trimmed: optional ones are cut harder and run out first", () => {
+    const long = "The identifier of the city as the provider spells it. Use the search tool to find it when all you have is its name or a postcode.";
+    const def = tool([
+      { name: "city", in: "query", required: true, description: long },
+      ...Array.from({ length: 6 }, (_, i) => ({ name: `opt${i}`, in: "query", description: long })),
+    ]);
+    const view = compactView(def);
+    const props = properties(def, view);
+    expect(view.rules).toEqual(expect.arrayContaining(["optional-descriptions-trimmed"]));
+    expect(String(props.city?.description)).toBe("The identifier of the city as the provider spells it.");
+    expect(String(props.opt0?.description).length).toBeLessThanOrEqual(COMPACT_LIMITS.optionalDescriptionChars);
+    expect(String(props.opt0?.description).length).toBeLessThan(String(props.city?.description).length);
+    // The optional parameters share one allowance: the last ones get no description at all.
+    expect(props.opt5?.description).toBeUndefined();
+    expect(Object.keys(props)).toEqual(["city", "opt0", "opt1", "opt2", "opt3", "opt4", "opt5"]);
+    const veryLong = tool([{ name: "city", in: "query", required: true, description: `${"A very long explanation of the city parameter ".repeat(5)}.` }]);
+    expect(compactView(veryLong).rules).toContain("required-descriptions-trimmed");
+  });
+
+  it("long-enum-summarised: 3,000 values become a type and a few examples; short enums stay", () => {
+    const def = tool([
+      { name: "country", in: "query", required: true, description: "Country code.", schema: { type: "string", enum: COUNTRIES } },
+      { name: "unit", in: "query", schema: { type: "string", enum: ["metric", "imperial"] } },
+      { name: "level", in: "query", schema: { enum: Array.from({ length: 50 }, (_, i) => i) } },
+    ]);
+    const view = compactView(def);
+    const props = properties(def, view);
+    expect(view.rules).toContain("long-enum-summarised");
+    expect(props.country?.enum).toBeUndefined();
+    expect(props.country?.type).toBe("string");
+    expect(props.country?.description).toBe('Country code. One of 3,000 values, e.g. "C0000", "C0001", "C0002", "C0003", …');
+    expect(props.unit?.enum).toEqual(["metric", "imperial"]);
+    expect(props.level?.type).toBe("integer"); // inferred from the values, so the model still knows the type
+    expect(JSON.stringify(view.tool).length).toBeLessThan(500);
+  });
+
+  it("refs-inlined: a local $ref is replaced by its target and $defs are not shown; a recursive one stops as object", () => {
+    const def = tool([
+      {
+        name: "filter",
+        in: "body",
+        required: true,
+        schema: {
+          $ref: "#/$defs/Filter",
+          $defs: {
+            Filter: { type: "object", required: ["field"], properties: { field: { type: "string" }, and: { $ref: "#/$defs/Filter" } } },
+          },
+        },
+      },
+    ]);
+    const view = compactView(def);
+    expect(view.rules).toContain("refs-inlined");
+    const json = JSON.stringify(view.tool);
+    expect(json).not.toContain("$ref");
+    expect(json).not.toContain("$defs");
+    expect(properties(def, view).filter).toEqual({ type: "object", required: ["field"], properties: { field: { type: "string" }, and: { type: "object" } } });
+  });
+
+  it("repeated-schema-inlined-once: the same sub-schema is shown in full once, then as 'same as'", () => {
+    const address = {
+      type: "object",
+      required: ["street", "city"],
+      properties: { street: { type: "string" }, city: { type: "string" }, postcode: { type: "string", description: "Postal code" } },
+    };
+    const def = tool([
+      { name: "shipping", in: "body", schema: { type: "object", properties: { address } } },
+      { name: "billing", in: "body", required: true, schema: { type: "object", properties: { address } } },
+    ]);
+    const view = compactView(def);
+    const props = properties(def, view);
+    expect(view.rules).toContain("repeated-schema-inlined-once");
+    // The required parameter is compacted first, so it keeps the full shape.
+    expect((props.billing?.properties as Record<string, Schema>).address).toEqual(address);
+    expect((props.shipping?.properties as Record<string, Schema>).address).toEqual({ type: "object", description: "Same as billing.address." });
+  });
+
+  it("deep-nesting-as-object: structure deeper than the limit is a bare object (or array)", () => {
+    const leaf = { type: "object", properties: { x: { type: "number" } } };
+    const nest = (depth: number): Schema => (depth === 0 ? leaf : { type: "object", properties: { inner: nest(depth - 1), list: { type: "array", items: leaf } } });
+    const def = tool([{ name: "deep", in: "body", required: true, schema: nest(5) }]);
+    const view = compactView(def);
+    expect(view.rules).toContain("deep-nesting-as-object");
+    let node = properties(def, view).deep as Schema;
+    for (let depth = 1; depth <= COMPACT_LIMITS.depth; depth += 1) node = (node.properties as Record<string, Schema>).inner as Schema;
+    expect((node.properties as Record<string, Schema>).inner).toEqual({ type: "object" });
+    expect((node.properties as Record<string, Schema>).list).toEqual({ type: "array" });
+  });
+
+  it("annotations-dropped: examples, titles and x- extensions go; validation keywords stay", () => {
+    const def = tool([
+      { name: "q", in: "query", required: true, schema: { type: "string", title: "Query", examples: ["a", "b"], "x-internal": true, minLength: 2, pattern: "^[a-z]+$", default: "abc" } },
+    ]);
+    const view = compactView(def);
+    expect(view.rules).toContain("annotations-dropped");
+    expect(properties(def, view).q).toEqual({ type: "string", minLength: 2, pattern: "^[a-z]+$", default: "abc" });
+  });
+
+  it("never drops a required parameter: path parameters count as required, in both views", () => {
+    const def = tool([
+      { name: "id", in: "path", schema: { type: "integer" } },
+      { name: "name", in: "body", required: true, schema: { type: "string" } },
+      { name: "note", in: "body", schema: { type: "string" } },
+    ]);
+    for (const view of [compactView(def), requiredOnlyView(def)]) {
+      expect(view.tool.function.parameters.required).toEqual(["id", "name"]);
+      expect(Object.keys(properties(def, view))).toEqual(expect.arrayContaining(["id", "name"]));
+    }
+    const minimal = requiredOnlyView(def);
+    expect(minimal.rules).toContain("optional-parameters-left-out");
+    expect(Object.keys(properties(def, minimal))).toEqual(["id", "name"]);
+  });
+});
+
+/**
+ * What a model does with a view: fills every property it is shown, from the shown schema, and
+ * for a summarised enum takes one of the examples the summary names (nested ones too).
+ */
+function valueFor(schema: Schema): unknown {
+  const example = /One of [\d,]+ values, e\.g\. ("[^"]*"|[^,]+),/.exec(String(schema.description ?? ""))?.[1];
+  if (example !== undefined) return JSON.parse(example);
+  if (schema.type === "object" && typeof schema.properties === "object" && schema.properties !== null) {
+    return Object.fromEntries(Object.entries(schema.properties as Record<string, Schema>).map(([name, sub]) => [name, valueFor(sub)]));
+  }
+  return sample(schema as never, { skipReadOnly: true });
+}
+
+function callFromView(view: ReturnType<typeof compactView>): Record<string, unknown> {
+  return valueFor(view.tool.function.parameters as Schema) as Record<string, unknown>;
+}
+
+describe("a call built from the compact view validates against the full definition", () => {
+  it("with a 3,000-value enum and a $ref (the real safe-call validation)", () => {
+    const def = tool([
+      { name: "country", in: "query", required: true, schema: { type: "string", enum: COUNTRIES } },
+      {
+        name: "place",
+        in: "body",
+        required: true,
+        schema: {
+          $ref: "#/$defs/Place",
+          $defs: { Place: { type: "object", required: ["city", "country"], properties: { city: { type: "string", minLength: 1 }, country: { type: "string", enum: COUNTRIES } } } },
+        },
+      },
+      { name: "days", in: "query", schema: { type: "integer", minimum: 1, maximum: 14, examples: [3] } },
+    ]);
+    const view = compactView(def);
+    expect(view.rules).toEqual(expect.arrayContaining(["long-enum-summarised", "refs-inlined"]));
+    const place = properties(def, view).place as Schema;
+    // The model sees the $ref's required fields, so it sends them.
+    expect(place.required).toEqual(["city", "country"]);
+    const args = callFromView(view);
+    expect(args.country).toBe("C0000");
+    expect(validateArguments(def, args)).toEqual({ ok: true, values: args });
+    // The full list is still what counts: a value that is not in it is refused.
+    expect(validateArguments(def, { ...args, country: "ZZ" }).ok).toBe(false);
+    expect(validateArguments(def, { ...args, place: { city: "Oslo", country: "nowhere" } }).ok).toBe(false);
+  });
+
+  it("for every RestBench TMDB operation, and the required-only view too", () => {
+    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+    return importOpenApi(document, { serverUrl: "https://api.themoviedb.org/3" }).then(({ tools }) => {
+      expect(tools.length).toBeGreaterThan(50);
+      let checked = 0;
+      for (const def of tools) {
+        // Only where a call built the same way from the full definition validates (a few TMDB
+        // schemas accept no value at all, e.g. type string with integer enum values).
+        if (!validateArguments(def, callFromView({ tool: openAiTool(def), rules: [] })).ok) continue;
+        checked += 1;
+        for (const view of [compactView(def), requiredOnlyView(def)]) {
+          const result = validateArguments(def, callFromView(view));
+          expect(result.ok ? "ok" : `${def.name}: ${result.message.slice(0, 300)}`).toBe("ok");
+        }
+      }
+      expect(checked).toBeGreaterThan(45);
+    });
+  });
+});
