@@ -112,7 +112,7 @@ function inject(url: URL, headers: Headers, credential: InjectedCredential, plac
   }
   const value = credential.scheme === "bearer" ? `Bearer ${credential.value}` : credential.value;
   // Checked before the runtime sees it: workerd prints a warning quoting an invalid header value.
-  if (credentialValueProblem(credential.value, credential.scheme === "bearer" ? "bearer" : "header") !== undefined) {
+  if (credentialValueProblem(credential.value, "header") !== undefined) {
     return `the credential cannot be sent in header "${placement.name}" (not visible ASCII; store it again)`;
   }
   try {
