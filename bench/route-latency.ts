@@ -12,7 +12,8 @@
  *
  * Then, sequentially (one request in flight), timed on the Node side with performance.now()
  * around service.fetch (request out, whole body back):
- *   graph      POST /v1/route with previousTool = a random registered tool (successors)
+ *   graph      POST /v1/route with previousTool = a random registered tool, mode "graph" (eq. 4 successors)
+ *   fused      the same in the default mode (learned successors, task relevance, data flow fused)
  *   retrieval  POST /v1/route without previousTool (BM25 over tool documents)
  *   auth only  GET /v1/tenant: the fixed cost of the HTTP path, auth and one Durable Object RPC
  * All tenants are set up first; then each round sends every (size, request) pair once, in a
@@ -59,7 +60,7 @@ function edgeCount(names: readonly string[], trajectories: readonly Trajectory[]
   return { edges, transitions: result.transitions };
 }
 
-type Kind = "graph" | "retrieval" | "auth only";
+type Kind = "graph" | "fused" | "retrieval" | "auth only";
 
 /** The object's reload steps (tenant-routing.ts #load) timed in Node, median of 3, in ms. */
 interface ReloadParts {
@@ -85,7 +86,7 @@ function inProcessRoute(
   const graph = createGraph();
   addTools(graph, defs.map((d) => d.name));
   addTrajectories(graph, trajectories, { unknownTools: "skip" });
-  const index = ToolIndex.build(defs.map(toolDocument));
+  const index = ToolIndex.build(defs.map((def) => toolDocument(def)));
   const describe = (tool: string): string => (byName.get(tool)?.summary ?? byName.get(tool)?.description ?? "").replace(/\s+/g, " ").trim().slice(0, 160);
   const random = seededRandom(calls);
   const one = (previous: string | null, task: string): number => {
@@ -137,7 +138,7 @@ function reloadParts(items: readonly ListItem[], trajectories: readonly Trajecto
     addTrajectories(graph, stored, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
     const graphMs = performance.now() - t;
     t = performance.now();
-    ToolIndex.build(parsed.map(toolDocument));
+    ToolIndex.build(parsed.map((def) => toolDocument(def)));
     runs.push({ parseDefinitions, parseTrajectories, graph: graphMs, index: performance.now() - t });
   }
   const median = (pick: (r: ReloadParts) => number): number => summary(runs.map(pick)).p50;
@@ -167,7 +168,7 @@ interface SizeResult {
   inProcess: { graph: number[]; retrieval: number[] };
 }
 
-const KINDS: readonly Kind[] = ["graph", "retrieval", "auth only"];
+const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only"];
 
 async function timed(service: TestService, path: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
   const t0 = performance.now();
@@ -196,7 +197,9 @@ async function request(service: TestService, tenant: Tenant, kind: Kind, random:
     result = await timed(service, "/v1/tenant", { headers: { authorization: tenant.headers.authorization ?? "" } });
   } else {
     const task = queries[randomInt(random, queries.length)] ?? "weather";
-    const body = kind === "graph" ? { task, previousTool: tenant.names[randomInt(random, tenant.names.length)], k: 8 } : { task, k: 8 };
+    // graph: the paper's eq. 4 alone (today's later step); fused: learned transitions, task relevance and data flow.
+    const previousTool = tenant.names[randomInt(random, tenant.names.length)];
+    const body = kind === "graph" ? { task, previousTool, k: 8, mode: "graph" } : kind === "fused" ? { task, previousTool, k: 8 } : { task, k: 8 };
     result = await timed(service, "/v1/route", { method: "POST", headers: tenant.headers, body: JSON.stringify(body) });
   }
   if (result.status !== 200) throw new Error(`${kind}: HTTP ${result.status} ${result.text.slice(0, 300)}`);

@@ -33,5 +33,6 @@ await build({
 });
 if (!existsSync(outfile)) throw new Error(`esbuild wrote no ${outfile}`);
 // The service helpers find .test-build/ and ../shared relative to the repository root.
-const result = spawnSync(process.execPath, [outfile, ...args], { cwd: root, stdio: "inherit" });
+// --expose-gc: memory figures are read after a forced collection.
+const result = spawnSync(process.execPath, ["--expose-gc", outfile, ...args], { cwd: root, stdio: "inherit" });
 process.exit(result.status ?? 1);

@@ -3,7 +3,7 @@ import { failure, success, type Outcome } from "../functions/http/problem";
 import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, migrate, oneRow, run } from "./sql";
-import type { CandidateSet, Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
+import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
 import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
 import type { TenantApi } from "../functions/http/auth";
@@ -11,6 +11,7 @@ import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
 import { TenantRouting, ToolGraphError, type RouteAnswer, type RouteOptions } from "./tenant-routing";
+import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
@@ -19,6 +20,7 @@ import { TenantQuotas } from "./tenant-quotas";
 import { TenantIdempotency, type IdempotencyBegin, type StoredResponse } from "./tenant-idempotency";
 import type { QuotaSettings, QuotaSettingsUpdate, RouteFamily } from "../functions/quotas/settings";
 import type { ProblemData } from "../functions/http/problem";
+import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
 import { TENANT_MIGRATIONS } from "./tenant-schema";
@@ -146,6 +148,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly #optimization: TenantOptimization;
   readonly #quotas: TenantQuotas;
   readonly #idempotency: TenantIdempotency;
+  readonly #activity: TenantActivity;
   readonly #toolViews: TenantToolViews;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -167,6 +170,7 @@ export class TenantObject extends DurableObject<Env> {
     this.#optimization = new TenantOptimization(this.#sql);
     this.#quotas = new TenantQuotas(this.#sql);
     this.#idempotency = new TenantIdempotency(this.#sql);
+    this.#activity = new TenantActivity(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -418,13 +422,23 @@ export class TenantObject extends DurableObject<Env> {
     return this.#runs.list(limit);
   }
 
+  /** Runs with token use and duration, for the console's list. */
+  runSummaries(limit: number): RunSummary[] {
+    return this.#activity.runs(limit);
+  }
+
+  /** Per tool: recent call success, newest probe outcome, recent evaluator scores (console). */
+  toolActivity(runLimit: number): Record<string, ToolActivity> {
+    return this.#activity.tools(runLimit);
+  }
+
   /**
    * A finished run teaches the graph: its tool sequence is a trajectory (static counts, eq. 5),
    * and it is queued for the evaluator, whose scores arrive later through the alarm (eq. 6–8).
    */
   async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
     if (trajectory.length > 0) {
-      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory }], "skip"));
+      graphOutcome(() => this.routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip"));
     }
     const toOptimize = this.#optimization.recordFailures(attributedFailures);
     for (const tool of toOptimize) {
@@ -477,7 +491,9 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   recordProtocol(entry: Omit<ProtocolVersion, "version" | "createdAt">): ProtocolVersion {
-    return this.protocols.record(entry);
+    const version = this.protocols.record(entry);
+    this.routing.protocolChanged(entry.tool);
+    return version;
   }
 
   addWebhookSecret(secret: Omit<SealedWebhookSecret, "expiresAt">, previousValidUntil: number): void {
@@ -540,8 +556,8 @@ export class TenantObject extends DurableObject<Env> {
     return success(answer);
   }
 
-  /** Candidate tools for a run (retrieval seeds plus strong successors). */
-  runCandidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
+  /** Candidate tools for a run (retrieval, similar earlier tasks, and their successors). */
+  runCandidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
     return this.routing.candidates(task, options);
   }
 
@@ -553,7 +569,7 @@ export class TenantObject extends DurableObject<Env> {
     this.routing.storeEmbeddings(model, entries);
   }
 
-  importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
     return graphOutcome(() => this.routing.importTrajectories(trajectories, unknownTools));
   }
 
@@ -584,6 +600,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Drop in-memory state as an eviction would; the next read reloads from SQLite. */
   simulateEviction(): void {
     this.routing.evictMemory();
+  }
+
+  /** Bytes of this object's SQLite database (what counts against the per-object storage limit). */
+  storageBytes(): number {
+    return this.ctx.storage.sql.databaseSize;
   }
 }
 

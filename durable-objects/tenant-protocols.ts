@@ -13,6 +13,12 @@ export interface ProtocolVersion {
   createdAt: string;
   /** Set when this version replaces the registered description (model-written or optimised). */
   description?: string | null;
+  /**
+   * What routing learns from this version (kept only while it is current for the tool's current
+   * definition): queries it answered (probe example, Play2Prompt demonstrations) for the tool's
+   * retrieval document, and fields its response had (probe samples) for data flow.
+   */
+  routingHints?: { queries: string[]; outputs: { path: string; value: string | number | boolean }[] } | null;
 }
 
 export interface CurrentProtocol extends ProtocolVersion {
@@ -56,7 +62,7 @@ export class TenantProtocols {
     if (same === undefined) {
       run(
         this.#sql,
-        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at, description, routing_hints) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         entry.tool,
         version,
         entry.hash,
@@ -66,6 +72,7 @@ export class TenantProtocols {
         entry.jobId,
         createdAt,
         entry.description ?? null,
+        entry.routingHints === undefined || entry.routingHints === null ? null : JSON.stringify(entry.routingHints),
       );
     }
     run(

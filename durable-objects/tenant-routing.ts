@@ -3,18 +3,19 @@ import {
   addTools,
   addTrajectories,
   applyFeedback,
-  candidateSet,
   createGraph,
   END,
   exportGraph,
+  learnedSuccessors,
   loadGraph,
+  promptWeight,
   removeTool,
   START,
   successors,
   ToolGraphError,
+  transitionWeight,
   transitionWeights,
   updateSettings,
-  type CandidateSet,
   type Evaluation,
   type FeedbackResult,
   type GraphSettings,
@@ -23,47 +24,81 @@ import {
   type ToolGraphSnapshot,
   type Trajectory,
 } from "../functions/routing/graph";
-import { hybridSearch, toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
 import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type BudgetedAnswer, type ToolViews } from "../functions/routing/answer-budget";
+import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
+import { TaskMemory } from "../functions/routing/task-memory";
+import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/routing/signal-fusion";
+import { startingTools, type RouteFallback } from "../functions/routing/route-fallback";
+import { toolPromptTokens } from "../functions/chain/tool-cost";
+import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, oneRow, run } from "./sql";
 
+/** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
+export type RouteMode = "fused" | "graph";
+
 export interface RouteAnswer extends BudgetedAnswer {
   previous: string | null;
-  via: "retrieval" | "retrieval+embeddings" | "graph";
+  via: "retrieval" | "retrieval+embeddings" | "graph" | "fused";
+  /** Set when nothing matched the task as written and another ranking stood in. */
+  fallback?: RouteFallback;
 }
 
-/** A route answer's token budget: the request's, else the tenant's setting, else the service's. */
+/** A route answer's token budget (the request's, else the tenant's setting, else the service's) and mode. */
 export interface RouteOptions {
   maxTokens?: number;
+  mode?: RouteMode;
 }
 
 /** The compact views of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
 export type ViewsOf = (tool: string, shown: ToolDefinition, description: string | undefined) => ToolViews;
 
+/** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
+interface RoutingHints {
+  queries: string[];
+  outputs: SampleValue[];
+}
+
 const SHORT_DESCRIPTION_CHARS = 160;
+/** How deep the task-relevance ranking goes before fusion. */
+const RELEVANCE_DEPTH = 30;
+const RELEVANCE_CACHE_SIZE = 64;
+const FUSED_WEIGHT_NOTE =
+  "A weight (0–1000) ranks the tools for this step from what is known together: transitions that worked in past runs, " +
+  "relevance to the task, and data flow from the last tool's output into a tool's required input. Prefer heavier tools, but choose what the task needs.";
 
 function shortDescription(def: ToolDefinition | undefined): string {
   const text = (def?.summary ?? def?.description ?? "").replace(/\s+/g, " ").trim();
   return text.length > SHORT_DESCRIPTION_CHARS ? `${text.slice(0, SHORT_DESCRIPTION_CHARS - 1)}…` : text;
 }
 
+interface Loaded {
+  graph: ToolGraph;
+  index: ToolIndex;
+  defs: Map<string, ToolDefinition>;
+  hashes: Map<string, string>;
+  flow: DataFlowIndex;
+  memory: TaskMemory;
+  hints: Map<string, RoutingHints>;
+  /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
+  relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
+}
+
 /**
- * A tenant's ToolNet state: the weighted tool graph and the retrieval index over tool documents,
- * held in memory and persisted as rows (trajectories, scores, settings). Every method is
- * synchronous, so within the Durable Object no two updates interleave: concurrent feedback is
- * applied one at a time and a read never sees half an update.
+ * A tenant's ToolNet state: the weighted tool graph, the retrieval index over tool documents,
+ * data-flow links between tools and the memory of earlier tasks, held in memory and persisted as
+ * rows (trajectories with their tasks, scores, settings). Every method is synchronous, so within
+ * the Durable Object no two updates interleave.
  */
 export class TenantRouting {
   readonly #sql: SqlStorage;
   readonly #definitions: () => Map<string, ToolDefinition>;
-  #graph: ToolGraph | undefined;
-  #index: ToolIndex | undefined;
-  #defs: Map<string, ToolDefinition> | undefined;
+  readonly #descriptions: () => Map<string, string>;
+  #state: Loaded | undefined;
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
-  readonly #descriptions: () => Map<string, string>;
   readonly #views: ViewsOf;
 
   constructor(
@@ -90,28 +125,43 @@ export class TenantRouting {
     return json === undefined ? undefined : (JSON.parse(json) as GraphSettings);
   }
 
-  /** Build the in-memory graph and index from storage, once per object lifetime. */
-  #load(): { graph: ToolGraph; index: ToolIndex; defs: Map<string, ToolDefinition> } {
-    if (this.#graph !== undefined && this.#index !== undefined && this.#defs !== undefined) {
-      return { graph: this.#graph, index: this.#index, defs: this.#defs };
-    }
+  /** Routing hints of current protocols made for the tools' current definitions. */
+  #hints(): Map<string, RoutingHints> {
+    const rows = allRows<{ tool: string; hints: string }>(
+      this.#sql,
+      `SELECT v.tool, v.routing_hints AS hints FROM protocol_current c
+       JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
+       JOIN tenant_tools t ON t.name = v.tool AND t.hash = v.hash
+       WHERE v.routing_hints IS NOT NULL`,
+    );
+    return new Map(rows.map((row) => [row.tool, parseHints(row.hints)]));
+  }
+
+  #document(def: ToolDefinition, hints: Map<string, RoutingHints>) {
+    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [] });
+  }
+
+  /** Build the in-memory state from storage, once per object lifetime. */
+  #load(): Loaded {
+    if (this.#state !== undefined) return this.#state;
     const defs = this.#definitions();
+    const hashes = new Map(allRows<{ name: string; hash: string }>(this.#sql, "SELECT name, hash FROM tenant_tools").map((r) => [r.name, r.hash]));
     const graph = createGraph(this.#settings());
     addTools(graph, [...defs.keys()]);
     for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
       const node = graph.tools.get(row.tool);
       if (node !== undefined) node.score = row.score;
     }
-    const trajectories = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid").map(
-      (row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] }),
-    );
+    const rows = allRows<{ id: string; tools: string; task: string | null }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories ORDER BY rowid");
+    const trajectories = rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] }));
     // Stored trajectories may name tools deleted since; their transitions simply do not count.
     addTrajectories(graph, trajectories, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
-    const index = ToolIndex.build([...defs.values()].map(toolDocument));
-    this.#graph = graph;
-    this.#index = index;
-    this.#defs = defs;
-    return { graph, index, defs };
+    const memory = TaskMemory.build(rows.flatMap((row, i) => (row.task === null ? [] : [{ id: row.id, task: row.task, tools: trajectories[i]?.tools ?? [] }])));
+    const hints = this.#hints();
+    const index = ToolIndex.build([...defs.values()].map((def) => this.#document(def, hints)));
+    const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
+    this.#state = { graph, index, defs, hashes, flow, memory, hints, relevance: new Map() };
+    return this.#state;
   }
 
   /** Stored tool vectors of one embeddings model (only those of current definitions). */
@@ -153,34 +203,81 @@ export class TenantRouting {
       );
     }
     this.#vectors = undefined;
+    this.#state?.relevance.clear();
   }
 
   /** Keep graph and index in step with the registry (called inside the registry's transaction). */
   toolsChanged(upserted: ToolDefinition[], removed: string[]): void {
-    if (this.#graph === undefined || this.#index === undefined || this.#defs === undefined) return;
-    for (const def of upserted) {
-      addTool(this.#graph, def.name);
-      this.#index.remove(def.name);
-      this.#index.add(toolDocument(def));
-      this.#defs.set(def.name, def);
+    const state = this.#state;
+    if (state !== undefined) {
+      for (const def of upserted) {
+        addTool(state.graph, def.name);
+        state.index.remove(def.name);
+        state.defs.set(def.name, def);
+        const hash = oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", def.name)?.hash;
+        if (hash !== undefined) state.hashes.set(def.name, hash);
+        // A changed definition has no current protocol yet: its hints no longer apply.
+        state.hints.delete(def.name);
+        state.index.add(this.#document(def, state.hints));
+      }
+      for (const name of removed) {
+        removeTool(state.graph, name);
+        state.index.remove(name);
+        state.defs.delete(name);
+        state.hashes.delete(name);
+        state.hints.delete(name);
+      }
+      state.flow.invalidate();
+      state.relevance.clear();
     }
     for (const name of removed) {
-      removeTool(this.#graph, name);
-      this.#index.remove(name);
-      this.#defs.delete(name);
-    }
-    if (removed.length > 0) {
-      for (const name of removed) {
-        run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
-        run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
-      }
+      run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+      run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
     }
     this.#vectors = undefined;
   }
 
+  /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
+  protocolChanged(tool: string): void {
+    const state = this.#state;
+    if (state === undefined) return;
+    const hints = this.#hints();
+    const def = state.defs.get(tool);
+    state.hints.clear();
+    for (const [name, hint] of hints) state.hints.set(name, hint);
+    if (def !== undefined) {
+      state.index.remove(tool);
+      state.index.add(this.#document(def, state.hints));
+    }
+    state.flow.invalidate();
+    state.relevance.clear();
+  }
+
   /**
-   * Candidate next tools. From the start (no previous tool): lexical retrieval over tool
-   * documents. After a tool: its successors in the graph, by learned weight (eq. 4).
+   * Task relevance: BM25, fused with embeddings when the task was embedded. An agent routes the
+   * same task at every step, so recent rankings are kept (until tools or protocols change) and a
+   * later step costs about what eq. 4 alone did.
+   */
+  #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): { ranked: Ranked[]; embedded: boolean } {
+    const key = `${depth}\u0000${query?.model ?? ""}\u0000${task}`;
+    const cached = state.relevance.get(key);
+    if (cached !== undefined) return cached;
+    const vectors = query === undefined ? undefined : this.#embeddings(query.model);
+    const result =
+      vectors === undefined || vectors.size === 0 || query === undefined
+        ? { ranked: state.index.search(task, depth), embedded: false }
+        : { ranked: hybridSearch(state.index, task, query.vector, vectors, { k: depth }), embedded: true };
+    if (state.relevance.size >= RELEVANCE_CACHE_SIZE) state.relevance.delete(state.relevance.keys().next().value ?? "");
+    state.relevance.set(key, result);
+    return result;
+  }
+
+  /**
+   * Candidate next tools. Fused (default): at the first step, retrieval over tool documents
+   * fused with the votes of this tenant's similar earlier tasks; after a tool, its learned
+   * successors (eq. 6), task relevance and data-flow successors, each candidate with its `why`,
+   * and Finish. `graph`: the paper's eq. 4, successors by learned weight. A tenant with tools
+   * never gets an empty answer: when nothing matches, a named fallback ranking stands in.
    */
   route(
     task: string,
@@ -189,18 +286,34 @@ export class TenantRouting {
     query?: { model: string; vector: number[] },
     options: RouteOptions = {},
   ): RouteAnswer | { unknownPrevious: string } | { budgetTooSmall: string } {
-    const { graph, index, defs } = this.#load();
+    const mode = options.mode ?? "fused";
+    const state = this.#load();
+    const { graph, defs } = state;
     if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
-    let ranked: { tool: string; weight: number }[];
-    if (previous === null) {
-      const vectors = query === undefined ? undefined : this.#embeddings(query.model);
-      const hits = vectors === undefined || vectors.size === 0 || query === undefined ? index.search(task, k) : hybridSearch(index, task, query.vector, vectors, { k });
-      const top = hits[0]?.score ?? 1;
-      // Retrieval scores are not transition weights; they are scaled to the same 0–1000 range
-      // so the prompt reads the same at every step.
-      ranked = hits.map((hit) => ({ tool: hit.name, weight: Math.round((hit.score / top) * 1000) }));
-    } else {
+    let ranked: { tool: string; weight: number; why?: Why }[];
+    let via: RouteAnswer["via"];
+    let fallback: RouteFallback | undefined;
+    if (previous !== null && mode === "graph") {
       ranked = successors(graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight }));
+      via = "graph";
+    } else {
+      const relevance = this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query);
+      let fused: FusedCandidate[];
+      if (previous === null) {
+        const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
+        fused = fuseFirstStep({ relevance: relevance.ranked, history, ...(mode === "fused" ? { producersOf: (tool: string) => state.flow.producers(tool) } : {}) });
+        via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
+      } else {
+        fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous) });
+        via = "fused";
+      }
+      if (fused.length === 0) {
+        const standIn = this.#fallback(state, task, k);
+        fallback = standIn.fallback;
+        fused = standIn.ranked;
+      }
+      ranked = scaleWeights(fused.slice(0, k));
+      if (previous !== null) ranked.push({ tool: END, weight: promptWeight(transitionWeight(graph, previous, END)) });
     }
     // A probed (model-written) or optimised description replaces the registered one, as in runs.
     const better = this.#descriptions();
@@ -213,31 +326,78 @@ export class TenantRouting {
     const fitted = fitToBudget({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? this.#maxTokens(),
+      ...(via === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
-        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(views === undefined ? {} : { views }) };
+        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(views === undefined ? {} : { views }), ...(r.why === undefined ? {} : { why: r.why }) };
       }),
     });
     if (!fitted.ok) return { budgetTooSmall: fitted.message };
-    const fused = previous === null && query !== undefined && (this.#vectors?.get(query.model)?.size ?? 0) > 0;
-    return { previous, via: previous === null ? (fused ? "retrieval+embeddings" : "retrieval") : "graph", ...fitted.answer };
+    return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
   }
 
-  /** Tools for a run: retrieval seeds plus their strongest successors, within a token budget. */
-  candidates(task: string, options: { seeds: number; hops: number; maxTools: number; tokenBudget: number }): CandidateSet {
-    const { graph, index, defs } = this.#load();
-    const seeds = index.search(task, options.seeds).map((hit) => hit.name);
-    const costOf = (tool: string): number => Math.ceil(JSON.stringify(defs.get(tool) ?? {}).length / 4);
-    return candidateSet(graph, seeds, { hops: options.hops, maxTools: options.maxTools, tokenBudget: options.tokenBudget, costOf });
+  /** Stand-ins when no tool matches the task as written: partial words, learned starts, starting tools. */
+  #fallback(state: Loaded, task: string, k: number): { fallback: RouteFallback; ranked: FusedCandidate[] } {
+    const partial = state.index.looseSearch(task, k);
+    if (partial.length > 0) {
+      return {
+        fallback: { method: "partial-match", reason: "No tool matched the task's words as written; tools matching word beginnings or near spellings are shown." },
+        ranked: partial.map((hit, i) => ({ tool: hit.name, score: hit.score, why: { relevance: { rank: i + 1 } } })),
+      };
+    }
+    const learned = learnedSuccessors(state.graph, START);
+    if (learned.length > 0) {
+      return {
+        fallback: { method: "learned-start", reason: "No tool matched the task's words; the tools this tenant's runs most often start with are shown." },
+        ranked: learned.slice(0, k).map((step) => ({ tool: step.tool, score: step.exact, why: { transition: { from: START, weight: Math.round(step.exact * 1000), observed: step.observed } } })),
+      };
+    }
+    return {
+      fallback: { method: "starting-tools", reason: "No tool matched the task's words and no run history exists; tools that need no other tool's output, and feed the most others, are shown." },
+      ranked: startingTools(state.defs, state.flow, k).map((tool, i, all) => ({ tool, score: all.length - i, why: {} })),
+    };
   }
 
-  /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. */
-  importTrajectories(trajectories: Trajectory[], unknownTools: "error" | "skip"): StaticImportResult {
-    const { graph } = this.#load();
+  /**
+   * Tools for a run: retrieval, similar earlier tasks, and the learned and data-flow successors of
+   * the best of them, in one fused ranking, taken best first within `maxTools` and `tokenBudget`.
+   * A tool costs the tokens the run prompt shows for it (typed signature and description).
+   */
+  candidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
+    const state = this.#load();
+    const better = this.#descriptions();
+    return fuseRunCandidates({
+      relevance: state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)),
+      history: state.memory.votes(task, { tools: "all" }),
+      seeds: options.seeds,
+      learnedAfter: (tool) => learnedSuccessors(state.graph, tool),
+      dataFlowAfter: (tool) => state.flow.successors(tool),
+      producersOf: (tool) => state.flow.producers(tool),
+      maxTools: options.maxTools,
+      tokenBudget: options.tokenBudget,
+      costOf: (tool) => {
+        const def = state.defs.get(tool);
+        if (def === undefined) return 0;
+        const description = better.get(tool);
+        return toolPromptTokens(def, state.hashes.get(tool) ?? "", description === undefined ? {} : { description });
+      },
+    });
+  }
+
+  /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text teaches the first step. */
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): StaticImportResult {
+    const { graph, memory } = this.#load();
     const result = addTrajectories(graph, trajectories, { unknownTools });
     for (const t of trajectories) {
-      run(this.#sql, "INSERT INTO graph_trajectories (id, tools) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", t.id, JSON.stringify(t.tools));
+      const written = run(
+        this.#sql,
+        "INSERT INTO graph_trajectories (id, tools, task) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        t.id,
+        JSON.stringify(t.tools),
+        t.task ?? null,
+      );
+      if (written > 0 && t.task !== undefined) memory.add({ id: t.id, task: t.task, tools: t.tools });
     }
     return result;
   }
@@ -296,31 +456,55 @@ export class TenantRouting {
   /**
    * Replace the learned state (trajectories, scores, settings) with an exported snapshot. Tools
    * themselves stay as registered: snapshot nodes that are not registered tools are reported.
+   * Task texts of trajectories kept under the same id survive; others go with their trajectory.
    */
   replaceWith(data: unknown): { missingTools: string[] } {
     const snapshot = loadGraph(data); // validates fully before anything is written
     const exported = exportGraph(snapshot);
     const { defs } = this.#load();
+    const tasks = new Map(
+      allRows<{ id: string; task: string }>(this.#sql, "SELECT id, task FROM graph_trajectories WHERE task IS NOT NULL").map((r) => [r.id, r.task]),
+    );
     run(this.#sql, "DELETE FROM graph_trajectories");
     run(this.#sql, "DELETE FROM graph_scores");
-    for (const t of exported.trajectories) run(this.#sql, "INSERT INTO graph_trajectories (id, tools) VALUES (?, ?)", t.id, JSON.stringify(t.tools));
+    for (const t of exported.trajectories) {
+      run(this.#sql, "INSERT INTO graph_trajectories (id, tools, task) VALUES (?, ?, ?)", t.id, JSON.stringify(t.tools), tasks.get(t.id) ?? null);
+    }
     for (const n of exported.nodes) run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?)", n.tool, n.score);
     run(
       this.#sql,
       "INSERT INTO tenant_meta (key, value) VALUES ('setting:graph', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       JSON.stringify(exported.settings),
     );
-    this.#graph = undefined;
-    this.#index = undefined;
-    this.#defs = undefined;
+    this.#state = undefined;
     return { missingTools: exported.nodes.map((n) => n.tool).filter((tool) => !defs.has(tool)) };
   }
 
   /** Forget the in-memory state (tests use it to prove a reload restores everything). */
   evictMemory(): void {
-    this.#graph = undefined;
-    this.#index = undefined;
-    this.#defs = undefined;
+    this.#state = undefined;
+  }
+}
+
+/** Fused scores as the integers the prompt shows: the best candidate is 1000. */
+function scaleWeights(fused: readonly FusedCandidate[]): { tool: string; weight: number; why: Why }[] {
+  const top = fused[0]?.score ?? 1;
+  return fused.map((c) => ({ tool: c.tool, weight: top > 0 ? Math.round((c.score / top) * 1000) : 0, why: c.why }));
+}
+
+function parseHints(json: string): RoutingHints {
+  try {
+    const value = JSON.parse(json) as Partial<RoutingHints>;
+    const queries = Array.isArray(value.queries) ? value.queries.filter((q): q is string => typeof q === "string") : [];
+    const outputs = Array.isArray(value.outputs)
+      ? value.outputs.filter(
+          (o): o is SampleValue =>
+            typeof o === "object" && o !== null && typeof o.path === "string" && ["string", "number", "boolean"].includes(typeof o.value),
+        )
+      : [];
+    return { queries, outputs };
+  } catch {
+    return { queries: [], outputs: [] };
   }
 }
 

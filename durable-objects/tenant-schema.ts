@@ -46,6 +46,10 @@ export const TENANT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS tool_views (
      tool TEXT PRIMARY KEY, hash TEXT NOT NULL, description TEXT, compact TEXT NOT NULL, compact_tokens INTEGER NOT NULL,
      required_only TEXT NOT NULL, required_only_tokens INTEGER NOT NULL);`,
+  // Routing learns from use: a trajectory's task text (first-step learning) and what a protocol
+  // taught about its tool (example queries for its retrieval document, output fields for data flow).
+  `ALTER TABLE graph_trajectories ADD COLUMN task TEXT;
+   ALTER TABLE protocol_versions ADD COLUMN routing_hints TEXT;`,
   // Idempotency-Key records (kept 24 h): the request's fingerprint and the response to replay.
   `CREATE TABLE IF NOT EXISTS idempotency_keys (
      key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, status INTEGER, content_type TEXT,

@@ -1,3 +1,4 @@
+import { createConsole } from "./console";
 import { createApp } from "./http/app";
 import { registerCredentialRoutes } from "./http/routes/credentials";
 import { registerGraphRoutes } from "./http/routes/graph";
@@ -10,7 +11,9 @@ import { registerRunRoutes } from "./http/routes/runs";
 import { registerRoutingSettingsRoutes } from "./http/routes/route-answer";
 import { registerSettingsRoutes } from "./http/routes/settings";
 import { registerTenantRoutes } from "./http/routes/tenants";
+import { registerToolExportRoutes } from "./http/routes/tool-export";
 import { registerToolRoutes } from "./http/routes/tools";
+import { registerMcpRoutes } from "./mcp/routes";
 
 export { ToolGateway } from "./chain/tool-gateway";
 export { DirectoryObject } from "../durable-objects/directory-object";
@@ -20,6 +23,7 @@ const app = createApp();
 registerHealthRoutes(app);
 registerTenantRoutes(app);
 registerToolRoutes(app);
+registerToolExportRoutes(app);
 registerCredentialRoutes(app);
 registerSettingsRoutes(app);
 registerQuotaRoutes(app);
@@ -29,6 +33,8 @@ registerRunRoutes(app);
 registerJobRoutes(app);
 registerProtocolRoutes(app);
 registerWebhookRoutes(app);
+registerMcpRoutes(app);
+app.route("/console", createConsole(app));
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
 app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });

@@ -36,13 +36,19 @@ export function runTools(run: Pick<StoredRun, "attempts">): string[] {
   return (last?.trace ?? []).filter((t) => t.sent || t.replayed).map((t) => t.tool);
 }
 
+/**
+ * Routing's candidate set for a run: up to 12 tools, 6 of them expanded with their successors;
+ * the budget is in tokens of what the prompt shows per tool (typed signature and description).
+ */
+const RUN_CANDIDATES = { seeds: 6, maxTools: 12, tokenBudget: 6_000 };
+
 /** The tools of a run: the ones the request names (all must exist), or routing's candidate set. */
 export async function chooseCandidates(
   tenant: TenantApi,
   task: string,
   named: string[] | undefined,
 ): Promise<{ tools: ToolDefinition[]; hashes: Map<string, string>; source: "request" | "routing" }> {
-  const names = named ?? (await tenant.runCandidates(task, { seeds: 6, hops: 2, maxTools: 12, tokenBudget: 12_000 })).candidates.map((c) => c.tool);
+  const names = named ?? (await tenant.runCandidates(task, RUN_CANDIDATES)).candidates.map((c) => c.tool);
   const records = await Promise.all(names.map((name) => tenant.getTool(name)));
   const missing = names.filter((_, i) => records[i] === undefined);
   if (named !== undefined && missing.length > 0) {

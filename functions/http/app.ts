@@ -18,12 +18,12 @@ const PROBLEM_KIND_BY_STATUS = new Map<number, ProblemKind>(
 const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** Turn zod issues into the problem's field list. */
-function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[]): { path: string; message: string }[] {
+export function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[]): { path: string; message: string }[] {
   return issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(root)", message: issue.message }));
 }
 
 /** Map anything thrown in a handler to a problem; internal detail goes to the log only. */
-function toProblem(error: unknown): ProblemData {
+export function toProblem(error: unknown): ProblemData {
   if (error instanceof ApiError) {
     return {
       kind: error.kind,

@@ -8,6 +8,8 @@ import { tenantModelConfig } from "../tenants/model-settings";
 import { invokeTool } from "../tools/invoke";
 import { exploratoryDefinition } from "./exploratory-definition";
 import { solveWith } from "./solve-with";
+import { SampleValue } from "../probing/protocol";
+import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
 
 export const OptimizeJobRequest = z.object({ tool: z.string(), settings: z.record(z.string(), z.unknown()).default({}) });
 
@@ -93,7 +95,9 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     };
     const kvKey = optimizedProtocolKey(tenantId, tool.name, record.hash, job.id);
     await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
-    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription })).version;
+    // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
+    const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
+    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
   }
   const { checkpoint: _checkpoint, ...shown } = progress;
   jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
@@ -110,4 +114,21 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     phases: result.phases,
     usage: result.usage,
   });
+}
+
+/** The fields of a stored protocol that routing learns from; parsed, not trusted. */
+const ProbedRoutingFields = z.looseObject({
+  example: z.looseObject({ query: z.string() }).optional(),
+  samples: z.array(SampleValue).optional(),
+});
+
+/** Routing hints of an optimised version: the probed example and samples kept, demonstration queries added. */
+function routingHintsAfterOptimization(
+  base: Record<string, unknown> | null,
+  demonstrations: readonly { query: string }[],
+): { queries: string[]; outputs: SampleValue[] } {
+  const probed = ProbedRoutingFields.safeParse(base ?? {});
+  const example = probed.success ? probed.data.example?.query : undefined;
+  const outputs = probed.success ? (probed.data.samples ?? []).slice(0, MAX_ROUTING_SAMPLES) : [];
+  return { queries: [...(example === undefined ? [] : [example]), ...demonstrations.map((d) => d.query)], outputs };
 }

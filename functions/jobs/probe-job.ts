@@ -8,6 +8,7 @@ import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing
 import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
 import { ProbedProtocol } from "../probing/protocol";
 import { tenantModelConfig } from "../tenants/model-settings";
+import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
 import { invokeTool } from "../tools/invoke";
 
 const ProbeJobRequest = z.object({
@@ -80,7 +81,8 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
       // The value first, then the pointer: a reader never follows a pointer to nothing.
       await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
       const description = protocol.descriptionSource === "model" ? (protocol.description ?? null) : null;
-      await tenant.recordProtocol({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id, description });
+      const routingHints = { queries: [protocol.example.query], outputs: protocol.samples.slice(0, MAX_ROUTING_SAMPLES) };
+      await tenant.recordProtocol({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
       jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {

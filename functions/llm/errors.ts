@@ -4,7 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "openai";
-import { DestinationRefusedError } from "../tools/safe-call/guarded-fetch";
+import { GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { redactSecret } from "./redact";
 
 /**
@@ -114,6 +114,11 @@ export function modelCallError(
   });
 }
 
+/** The destination guard refused a hop (or the redirect chain): nothing was sent there. */
+function refusedByGuard(err: unknown): boolean {
+  return err instanceof GuardedFetchError && (err.kind === "blocked_destination" || err.kind === "too_many_redirects");
+}
+
 /** Maps whatever the SDK (or response parsing) threw to a ModelCallError. */
 export function toModelCallError(err: unknown, context: { purpose: string; apiKey: string }): ModelCallError {
   if (err instanceof ModelCallError) return err;
@@ -121,10 +126,10 @@ export function toModelCallError(err: unknown, context: { purpose: string; apiKe
   if (err instanceof APIConnectionTimeoutError) return modelCallError("timeout", "no answer before the timeout", context);
   if (err instanceof APIUserAbortError) return modelCallError("aborted", "the call was aborted", context);
   if (err instanceof APIConnectionError) {
-    if (err.cause instanceof DestinationRefusedError) return modelCallError("blocked_destination", err.cause.message, context);
+    if (refusedByGuard(err.cause)) return modelCallError("blocked_destination", (err.cause as Error).message, context);
     return modelCallError("connection", err.message, context);
   }
-  if (err instanceof DestinationRefusedError) return modelCallError("blocked_destination", err.message, context);
+  if (refusedByGuard(err)) return modelCallError("blocked_destination", (err as Error).message, context);
   if (err instanceof APIError && typeof err.status === "number") {
     // The SDK prefixes its message with the status, which ours already shows.
     return modelCallError(kindForStatus(err.status), err.message.replace(/^\d{3}\s+/, ""), {

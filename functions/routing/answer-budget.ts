@@ -2,6 +2,7 @@ import type { ToolDefinition } from "../tools/definition";
 import { compactView, requiredOnlyView, type CompactionRule } from "./compact-view";
 import { END, formatPromptBlock } from "./graph";
 import type { OpenAiTool } from "./openai-tools";
+import type { Why } from "./signal-fusion";
 import { countJsonTokens, countTokens } from "./token-count";
 
 /**
@@ -38,6 +39,8 @@ export interface RankedCandidate {
   /** One-line description for the answer's `candidates` list (not counted: not for the model). */
   description: string;
   views?: ToolViews;
+  /** Fused routing: the signals that ranked it, passed through to the answer. */
+  why?: Why;
 }
 
 export interface AnswerCandidate {
@@ -48,6 +51,7 @@ export interface AnswerCandidate {
   view?: "compact" | "required-only";
   /** Tokens of its `tools` entry. */
   tokens?: number;
+  why?: Why;
 }
 
 export interface OverBudgetTool {
@@ -82,6 +86,8 @@ export interface BudgetInput {
   previous: string;
   ranked: readonly RankedCandidate[];
   maxTokens: number;
+  /** What the weights mean when they are not eq. 6 transition weights alone (fused routing). */
+  weightNote?: string;
   /** The tokenizer; o200k_base unless a test brings its own. */
   count?: (text: string) => number;
 }
@@ -99,8 +105,8 @@ interface Shown {
  * The prompt block in ToolNet's format: names and weights. Descriptions are not repeated there:
  * the same answer's `tools` array carries them, and a budget should pay for them once.
  */
-function promptFor(previous: string, shown: readonly { tool: string; weight: number }[]): string {
-  return formatPromptBlock({ previous, candidates: shown.map((c) => ({ tool: c.tool, weight: c.weight, exact: c.weight / 1000 })) });
+function promptFor(previous: string, shown: readonly { tool: string; weight: number }[], weightNote?: string): string {
+  return formatPromptBlock({ previous, candidates: shown.map((c) => ({ tool: c.tool, weight: c.weight, exact: c.weight / 1000 })), ...(weightNote === undefined ? {} : { weightNote }) });
 }
 
 /** Fit ranked candidates into `maxTokens`; see the file comment. */
@@ -109,7 +115,7 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   const max = input.maxTokens;
   const ends = input.ranked.filter((c) => c.views === undefined);
   // What every answer pays whatever it shows: header, footer, Finish, an empty tools array.
-  const fixed = count(promptFor(input.previous, ends)) + count("[]");
+  const fixed = count(promptFor(input.previous, ends, input.weightNote)) + count("[]");
   if (fixed > max) {
     return { ok: false, minimum: fixed, message: `maxTokens ${max} is below what any answer here costs: the prompt block's header and footer and an empty tools array take ${fixed} tokens.` };
   }
@@ -131,10 +137,10 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
     }
   });
 
-  let assembled = assemble(input.previous, input.ranked, shown, count);
+  let assembled = assemble(input.previous, input.ranked, shown, count, input.weightNote);
   while (assembled.total > max && shown.length > 0) {
     shown.pop();
-    assembled = assemble(input.previous, input.ranked, shown, count);
+    assembled = assemble(input.previous, input.ranked, shown, count, input.weightNote);
   }
 
   const shownIndexes = new Set(shown.map((s) => s.index));
@@ -160,7 +166,7 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   input.ranked.forEach((candidate, index) => {
     if (candidate.views === undefined) {
       const end = candidate.tool === END;
-      candidates.push({ name: end ? FINISH : candidate.tool, weight: candidate.weight, description: end ? FINISH_DESCRIPTION : candidate.description });
+      candidates.push({ name: end ? FINISH : candidate.tool, weight: candidate.weight, description: end ? FINISH_DESCRIPTION : candidate.description, ...(candidate.why === undefined ? {} : { why: candidate.why }) });
       return;
     }
     const entry = shown.find((s) => s.index === index);
@@ -172,6 +178,7 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
       description: candidate.description,
       view: entry.view,
       tokens: entry.view === "compact" ? views.compactTokens : views.requiredOnlyTokens,
+      ...(candidate.why === undefined ? {} : { why: candidate.why }),
     });
   });
   return {
@@ -186,10 +193,10 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   };
 }
 
-function assemble(previous: string, ranked: readonly RankedCandidate[], shown: readonly Shown[], count: (text: string) => number) {
+function assemble(previous: string, ranked: readonly RankedCandidate[], shown: readonly Shown[], count: (text: string) => number, weightNote?: string) {
   const indexes = new Set(shown.map((s) => s.index));
   const inPrompt = ranked.filter((c, index) => c.views === undefined || indexes.has(index));
-  const prompt = promptFor(previous, inPrompt);
+  const prompt = promptFor(previous, inPrompt, weightNote);
   const tools = shown.map((s) => (s.view === "compact" ? s.candidate.views?.compact : s.candidate.views?.requiredOnly)).filter((t): t is OpenAiTool => t !== undefined);
   const promptTokens = count(prompt);
   const toolsTokens = count(JSON.stringify(tools));

@@ -63,6 +63,11 @@ export const ToolDefinition = z
     /** One recorded or documented example response, when there is one. */
     responseExample: z.unknown().optional(),
     auth: AuthRequirement.optional(),
+    /**
+     * Set for a tool of a remote MCP server: calls go to that server's `tools/call` with this
+     * tool name, `serverUrl` being its Streamable HTTP endpoint; the parameters are all `in: body`.
+     */
+    mcp: z.object({ tool: z.string().min(1).max(500) }).strict().optional(),
     tags: z.array(z.string()).max(50).default([]),
   })
   .strict();

@@ -1,6 +1,7 @@
 import type { TenantApi } from "../http/auth";
 import { openSecret } from "../tenants/credential-crypto";
 import type { ToolDefinition } from "./definition";
+import { callMcpTool } from "./mcp-call";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -53,12 +54,14 @@ export async function invokeTool(
   const serviceTimeout = Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS);
   const serviceMaxBytes = Number(env.TOOL_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES);
   const definition = limits.adaptDefinition === undefined ? tool.definition : limits.adaptDefinition(tool.definition);
-  const result = await callTool(definition, args, {
+  const options: SafeCallOptions = {
     fetch: (input, init) => fetch(input, init),
     ...(injected === undefined ? {} : { credential: injected }),
     timeoutMs: Math.min(limits.timeoutMs ?? serviceTimeout, serviceTimeout),
     maxResponseBytes: Math.min(limits.maxResponseBytes ?? serviceMaxBytes, serviceMaxBytes),
     allowedOrigins: allowedOrigins(env),
-  });
+  };
+  const { mcp } = definition;
+  const result = mcp === undefined ? await callTool(definition, args, options) : await callMcpTool({ ...definition, mcp }, args, options);
   return { found: true, result };
 }

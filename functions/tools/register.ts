@@ -4,7 +4,9 @@ import { embedNewTools } from "../routing/tool-embeddings";
 import { contentHash } from "./content-hash";
 import type { ToolDefinition } from "./definition";
 import { importToolList } from "./list-import";
+import { credentialFromHeaders, importMcpServer, McpImportError, type McpSource } from "./mcp-import";
 import { importOpenApi, ToolImportError } from "./openapi-import";
+import { storeCredential } from "../tenants/store-credential";
 
 export type ToolSource =
   | { format: "openapi"; document: string | Record<string, unknown>; serverUrl?: string | undefined }
@@ -37,10 +39,35 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
  * Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched.
  * When an embeddings model is configured, new and changed tools are embedded here, once.
  */
-export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource, label: string, prune: boolean): Promise<RegisterReport> {
-  const { tools, warnings } = await parseToolSource(source);
+export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource | McpSource, label: string, prune: boolean): Promise<RegisterReport> {
+  const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
   const report = await tenant.upsertTools(upserts, label, prune);
   const embedded = await embedNewTools(env, tenantId, tenant);
   return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
+}
+
+/**
+ * An MCP server's tools, listed through the safe-call path. A single import header (a bearer
+ * token or one API-key header) is stored, sealed, as the server's credential, so calls carry it.
+ */
+async function listMcpServer(env: Env, tenantId: string, tenant: TenantApi, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
+  let listed: { tools: ToolDefinition[]; warnings: string[] };
+  try {
+    listed = await importMcpServer(env, source);
+  } catch (error) {
+    if (!(error instanceof McpImportError)) throw error;
+    const kind = error.kind === "blocked_destination" || error.kind === "invalid_definition" ? "invalid-request" : "upstream-error";
+    throw new ApiError(kind, `Importing from the MCP server ${source.url} failed: ${error.message}`);
+  }
+  const credential = credentialFromHeaders(source.headers);
+  if (credential === "several") {
+    return { ...listed, warnings: [...listed.warnings, "several headers were sent for the import; none is stored, so calls send none: store the server's credential with PUT /v1/credentials"] };
+  }
+  if (credential !== undefined) {
+    const scope = { kind: "server" as const, value: source.url.replace(/\/+$/, "") };
+    await storeCredential(env, tenantId, tenant, { scope, in: "header", ...credential });
+    return { ...listed, warnings: [...listed.warnings, `the import header is stored, sealed, as the credential of server ${scope.value}; tool calls send it`] };
+  }
+  return listed;
 }

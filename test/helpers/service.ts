@@ -20,6 +20,8 @@ export interface ServiceOptions {
   bindings?: Record<string, string>;
   /** Keep Durable Object storage on disk here (to inspect what requests created). */
   durableObjectsPersist?: string;
+  /** Also listen for real HTTP on 127.0.0.1:port (browser tests); otherwise only dispatchFetch. */
+  port?: number;
 }
 
 export interface TestService {
@@ -27,6 +29,8 @@ export interface TestService {
   /** JSON helper: sends/parses JSON, returns status and body. */
   json<T = unknown>(method: string, path: string, options?: { body?: unknown; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
   mf: Miniflare;
+  /** Where the service listens for HTTP (a loopback URL; only reachable when `port` was given). */
+  url: URL;
   dispose(): Promise<void>;
 }
 
@@ -45,6 +49,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
   const outbound = options.outbound ?? defaultOutbound;
   const mf = new Miniflare({
     ...(options.durableObjectsPersist === undefined ? {} : { durableObjectsPersist: options.durableObjectsPersist }),
+    ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),
     workers: [
       {
         name: "atc-edge",
@@ -95,10 +100,11 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
       },
     ],
   });
-  await mf.ready;
+  const url = await mf.ready;
 
   const service: TestService = {
     mf,
+    url,
     async fetch(path, init) {
       const response = await mf.dispatchFetch(`http://atc.test${path}`, init as never);
       const nullBody = [101, 204, 205, 304].includes(response.status);

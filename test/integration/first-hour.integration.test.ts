@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countTokens } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /**
@@ -80,5 +81,36 @@ describe("a run whose model endpoint fails", () => {
     expect(record.body.status).toBe("failed");
     expect(record.body.error.kind).toBe("model:auth");
     expect(record.body.error.message).not.toContain("sk-wrong-key");
+  });
+});
+
+describe("the whole tool set in one answer", () => {
+  interface Export {
+    format: string;
+    count: number;
+    tokens: { count: number; encoding: string };
+    tools: Record<string, unknown>[];
+  }
+
+  it("comes as an OpenAI tools array with its token count", async () => {
+    const answer = await service.json<Export>("GET", "/v1/export/tools?format=openai", { key: tenant.key });
+    expect(answer.status).toBe(200);
+    expect(answer.body.count).toBe(1);
+    expect(answer.body.tools).toEqual([
+      { type: "function", function: { name: "searchNotes", description: "GET /search", parameters: { type: "object", properties: { q: { type: "string" } }, required: [], additionalProperties: false } } },
+    ]);
+    expect(answer.body.tokens).toEqual({ count: await countTokens(JSON.stringify(answer.body.tools)), encoding: "o200k_base", of: "tools" });
+  });
+
+  it("comes as an MCP tool list", async () => {
+    const answer = await service.json<Export>("GET", "/v1/export/tools?format=mcp", { key: tenant.key });
+    expect(answer.body.tools).toEqual([{ name: "searchNotes", description: "GET /search", inputSchema: { type: "object", properties: { q: { type: "string" } }, required: [], additionalProperties: false } }]);
+    expect(answer.body.tokens.count).toBe(await countTokens(JSON.stringify(answer.body.tools)));
+  });
+
+  it("refuses an unknown format and another tenant sees only its own tools", async () => {
+    expect((await service.json("GET", "/v1/export/tools?format=yaml", { key: tenant.key })).status).toBe(400);
+    const other = await createTenant(service, "exporter-other");
+    expect((await service.json<Export>("GET", "/v1/export/tools", { key: other.key })).body).toMatchObject({ format: "openai", count: 0, tools: [] });
   });
 });

@@ -61,7 +61,7 @@ describe("routing", () => {
     expect(again.body.added).toEqual([]);
     expect(again.body.unchanged).toHaveLength(3);
 
-    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3 });
+    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph" });
     expect(next.body.via).toBe("graph");
     expect(next.body.candidates.map((c) => c.name).slice(0, 2)).toEqual([credits, details]);
     const [first, second] = next.body.candidates;
@@ -69,7 +69,7 @@ describe("routing", () => {
     expect(next.body.prompt).toContain(`You last used ${search}`);
 
     // The other tenant learned nothing.
-    const otherNext = await route(other.key, { task: "who directed Inception", previousTool: search, k: 3 });
+    const otherNext = await route(other.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph" });
     expect(otherNext.body.candidates[0]?.name).not.toBe(credits);
   });
 
@@ -81,7 +81,7 @@ describe("routing", () => {
       await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [search, credits], scores: [2, -3] } });
       await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [search, details], scores: [2, 3] } });
     }
-    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3 });
+    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph" });
     expect(next.body.candidates[0]?.name).toBe(details);
   });
 

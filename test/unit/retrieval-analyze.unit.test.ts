@@ -100,7 +100,33 @@ describe("toolDocument", () => {
       parameters: "person_id language",
       parameterDocs: "\nISO 639-1 language code.",
       tags: "people credits",
+      action: "get list show fetch retrieve read view check display",
+      examples: "",
+      outputs: "",
     });
+  });
+
+  it("adds queries the tool is known to answer (probe example, Play2Prompt demonstrations)", () => {
+    const doc = toolDocument(def, { queries: ["How many movies has Bradley Cooper acted in?", "Films of Sofia Coppola"] });
+    expect(doc.examples).toBe("How many movies has Bradley Cooper acted in?\nFilms of Sofia Coppola");
+  });
+
+  it("lists what the tool returns: response field names and short categorical example values", () => {
+    const withResponse = ToolDefinition.parse({
+      ...def,
+      responseSchema: { type: "object", properties: { crew: { type: "array", items: { type: "object", properties: { job: { type: "string" }, name: { type: "string" } } } } } },
+      responseExample: { crew: [{ job: "Director", name: "Sofia Coppola", profile_path: "/x.jpg", id: 1769 }] },
+    });
+    expect(toolDocument(withResponse).outputs.split(" ")).toEqual(expect.arrayContaining(["crew", "job", "Director"]));
+    expect(toolDocument(withResponse).outputs).not.toContain("/x.jpg");
+  });
+
+  it("describes a tool's action in everyday verbs: its name's verb first, else its method", () => {
+    const remove = ToolDefinition.parse({ ...def, name: "deleteNote", method: "DELETE", operation: "DELETE /notes/{id}", path: "/notes/{id}" });
+    const searchByPost = ToolDefinition.parse({ ...def, name: "searchNotes", method: "POST", operation: "POST /notes/search", path: "/notes/search" });
+    expect(toolDocument(remove).action).toContain("remove");
+    expect(toolDocument(searchByPost).action).toContain("find");
+    expect(toolDocument(searchByPost).action).not.toContain("create");
   });
 
   it("drops path placeholders from the operation: person, movie, credits remain", () => {

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { maskedHint, sealSecret } from "../../tenants/credential-crypto";
 import { credentialValueProblem, HEADER_NAME } from "../../tenants/credential-values";
+import { storeCredential } from "../../tenants/store-credential";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -57,23 +57,8 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const serviceSecret = c.env.CREDENTIALS_KEY;
-      if (serviceSecret === undefined || serviceSecret.length < 16) {
-        throw new ApiError("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
-      }
-      const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-      const sealed = await sealSecret(serviceSecret, c.var.tenantId, id, body.value);
       const scope = "tool" in body.scope ? { kind: "tool" as const, value: body.scope.tool } : { kind: "server" as const, value: body.scope.server.replace(/\/+$/, "") };
-      const summary = await c.var.tenant.putCredential({
-        id,
-        scope,
-        scheme: body.scheme,
-        in: body.scheme === "bearer" ? "header" : body.in,
-        name: body.scheme === "bearer" ? null : (body.name ?? null),
-        hint: maskedHint(body.value),
-        createdAt: new Date().toISOString(),
-        ...sealed,
-      });
+      const summary = await storeCredential(c.env, c.var.tenantId, c.var.tenant, { scope, scheme: body.scheme, in: body.in, name: body.name ?? null, value: body.value });
       return c.json(summary, 201);
     },
   );

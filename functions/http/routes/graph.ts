@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { runTools, type StoredRun } from "../../chain/start-run";
+import { feedbackEvaluation } from "../../chain/feedback";
 import { toDot } from "../../routing/graph-dot";
 import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
@@ -12,8 +12,12 @@ const RouteRequest = z
   .object({
     task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
     previousTool: z.string().max(200).nullable().optional().describe("The tool used last; omit or null for the first step"),
-    k: z.number().int().min(1).max(50).default(8).describe("How many candidates"),
+    k: z.number().int().min(1).max(50).default(8).describe("How many candidates (after a tool, Finish is added to them)"),
     maxTokens: MaxTokens.optional().describe("Token budget of the answer (prompt + tools); default: the tenant's setting, else 2,000"),
+    mode: z
+      .enum(["fused", "graph"])
+      .default("fused")
+      .describe("`fused`: learned transitions, task relevance, data flow and similar earlier tasks together, each candidate with `why`; `graph`: the paper's eq. 4 (successors by learned weight only)"),
   })
   .strict()
   .openapi("RouteRequest");
@@ -21,7 +25,15 @@ const RouteRequest = z
 const TrajectoryImport = z
   .object({
     trajectories: z
-      .array(z.object({ id: z.string().min(1).max(200), tools: z.array(z.string().min(1).max(200)).min(1).max(256) }).strict())
+      .array(
+        z
+          .object({
+            id: z.string().min(1).max(200),
+            tools: z.array(z.string().min(1).max(200)).min(1).max(256),
+            task: z.string().trim().min(1).max(10_000).optional().describe("The task this trajectory solved: teaches which tools start similar tasks"),
+          })
+          .strict(),
+      )
       .min(1)
       .max(10_000),
     unknownTools: z.enum(["error", "skip"]).default("error"),
@@ -75,8 +87,9 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const previous = body.previousTool ?? null;
-      const query = previous === null ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
-      const options = body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens };
+      // Task relevance is used at every fused step, so the task is embedded for those too.
+      const query = previous === null || body.mode === "fused" ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
+      const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }) };
       return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query, options)), 200);
     },
   );
@@ -116,16 +129,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      let evaluation: { tools: string[]; scores: number[] };
-      if ("runId" in body) {
-        const json = await c.var.tenant.getRun(body.runId);
-        if (json === undefined) throw new ApiError("not-found", `No run ${body.runId}.`);
-        const tools = runTools(JSON.parse(json) as StoredRun);
-        if (tools.length === 0) throw new ApiError("invalid-request", `Run ${body.runId} called no tools: there is nothing to score.`);
-        evaluation = { tools, scores: tools.map(() => body.score) };
-      } else {
-        evaluation = body;
-      }
+      const evaluation = await feedbackEvaluation(c.var.tenant, body);
       const result = unwrap(await c.var.tenant.applyScores(evaluation));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
     },

@@ -6,10 +6,25 @@ import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 /** A routing answer's token budget (o200k_base tokens of the prompt block plus the tools array). */
 export const MaxTokens = z.number().int().min(1).max(1_000_000);
 
+/** Which routing signals put a candidate in the answer (fused routing; see signal-fusion.ts). */
+const RouteWhy = z
+  .object({
+    relevance: z.object({ rank: z.number().int() }).optional().describe("Rank in retrieval for the task text"),
+    transition: z.object({ from: z.string(), weight: z.number().int(), observed: z.number().int() }).optional().describe("Learned transition from `from` (eq. 6 weight per mille, times observed)"),
+    dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("`field` of `from`'s output fills this tool's required `parameter`"),
+    feeds: z.object({ to: z.string(), field: z.string(), parameter: z.string() }).optional().describe("This tool's output `field` fills `parameter`, a required input of the relevant tool `to`"),
+    history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it"),
+  })
+  .openapi("RouteWhy");
+
 export const RouteAnswer = z
   .object({
     previous: z.string().nullable(),
-    via: z.enum(["retrieval", "retrieval+embeddings", "graph"]),
+    via: z.enum(["retrieval", "retrieval+embeddings", "graph", "fused"]),
+    fallback: z
+      .object({ method: z.enum(["partial-match", "learned-start", "starting-tools"]), reason: z.string() })
+      .optional()
+      .describe("Present when no tool matched the task as written and a stand-in ranking was used"),
     candidates: z
       .array(
         z.object({
@@ -18,6 +33,7 @@ export const RouteAnswer = z
           description: z.string(),
           view: z.enum(["compact", "required-only"]).optional().describe("Which view of the tool `tools` shows"),
           tokens: z.number().int().optional().describe("Tokens of its `tools` entry"),
+          why: RouteWhy.optional().describe("Fused routing: the signals that ranked it"),
         }),
       )
       .describe("The ranked candidates shown (in `prompt` and `tools`), best first"),

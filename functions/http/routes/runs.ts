@@ -26,7 +26,7 @@ const Limits = z
   })
   .strict();
 
-const CreateRun = z
+export const CreateRun = z
   .object({
     task: z.string().trim().min(1).max(10_000),
     tools: z.array(ToolName).min(1).max(100).optional().describe("Candidate tools; default: chosen by routing"),
@@ -40,6 +40,16 @@ const CreateRun = z
 const Run = z.record(z.string(), z.unknown()).openapi("Run", {
   description: "answer, finalProgram, attempts (program, error, attributed tool, trace), modelCalls with token usage, usage, timings",
 });
+
+/** The settings of a run from a validated request (the MCP face's run_task uses the same). */
+export function runSettings(body: z.infer<typeof CreateRun>): RunSettings {
+  const { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes } = body.limits;
+  return {
+    maxAttempts: body.maxAttempts,
+    feedbackTokenBudget: body.feedbackTokenBudget,
+    limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes, ...PROGRAM_CPU_BUDGET },
+  };
+}
 
 /** ATC runs: one generated program per attempt, executed in an isolate, repaired by attributable reflection. */
 export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -59,12 +69,7 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes } = body.limits;
-      const settings: RunSettings = {
-        maxAttempts: body.maxAttempts,
-        feedbackTokenBudget: body.feedbackTokenBudget,
-        limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes, ...PROGRAM_CPU_BUDGET },
-      };
+      const settings = runSettings(body);
       const request = { task: body.task, tools: body.tools };
       if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
         return streamSSE(c, async (stream) => {

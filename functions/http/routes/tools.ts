@@ -38,6 +38,15 @@ const ImportTools = z
         prune: z.boolean().default(false),
       })
       .strict(),
+    z
+      .object({
+        format: z.literal("mcp"),
+        url: z.string().url().describe("The MCP server's Streamable HTTP endpoint"),
+        headers: z.record(z.string().min(1).max(200), z.string().max(8_192)).optional().describe("Sent with the import's requests; a single one (bearer token or API-key header) is stored, sealed, as the server's credential for calls"),
+        source: SourceLabel.optional().describe("Default: the server URL"),
+        prune: z.boolean().default(false),
+      })
+      .strict(),
   ])
   .openapi("ImportTools");
 
@@ -69,17 +78,21 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/v1/tools/import",
       tags: ["tools"],
-      summary: "Register tools from an OpenAPI document or a bare list",
+      summary: "Register tools from an OpenAPI document, a bare list or a remote MCP server",
       description: "Idempotent: tools whose definition is unchanged are left as they are.",
       security: tenantSecurity,
       request: { body: jsonBody(ImportTools) },
       responses: {
         200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
-        ...problems(400, 401, 413, 422),
+        ...problems(400, 401, 413, 422, 502),
       },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      if (body.format === "mcp") {
+        const source = { format: body.format, url: body.url, headers: body.headers };
+        return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url, body.prune), 200);
+      }
       const source = body.format === "openapi" ? { format: body.format, document: body.document, serverUrl: body.serverUrl } : { format: body.format, tools: body.tools };
       return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.format, body.prune), 200);
     },

@@ -18,6 +18,8 @@ export interface PromptBlockInput {
   readonly describe?: (tool: string) => string | undefined;
   /** How the end node is named to the model; default "Finish". */
   readonly finishName?: string;
+  /** What the weights mean, when they are not eq. 6 transition weights alone. */
+  readonly weightNote?: string;
 }
 
 const FINISH_DESCRIPTION = "Stop calling tools and give the final answer (or report that the task cannot be done).";
@@ -37,8 +39,9 @@ export function formatPromptBlock(input: PromptBlockInput): string {
     return `${index + 1}. ${name} (weight ${candidate.weight})${tail}`;
   });
   const footer =
+    input.weightNote ??
     "A weight (0–1000) is how strongly past runs favour that tool at this step: tools that came next often and " +
-    "worked well weigh more, tools that failed weigh less. Prefer heavier tools, but choose what the task needs.";
+      "worked well weigh more, tools that failed weigh less. Prefer heavier tools, but choose what the task needs.";
   return [header, ...lines, footer].join("\n");
 }
 

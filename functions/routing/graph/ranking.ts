@@ -94,3 +94,25 @@ function rank(graph: ToolGraph, source: GraphNode, k: number, includeEnd: boolea
   }
   return ranked.reverse();
 }
+
+/** An observed successor: its eq. 6 weight and how often the transition was seen. */
+export interface LearnedSuccessor {
+  readonly tool: string;
+  readonly exact: number;
+  readonly observed: number;
+}
+
+/**
+ * The successors of `from` that were observed after it (count > 0), heaviest first by eq. 6,
+ * without end; the structural edges nobody took (self-loop, end) are left to the caller.
+ */
+export function learnedSuccessors(graph: ToolGraph, from: string): LearnedSuccessor[] {
+  const source = requireSource(graph, from, "learnedSuccessors()");
+  const out: LearnedSuccessor[] = [];
+  visitTransitionWeights(graph, source, (target, exact) => {
+    if (target === graph.end) return;
+    const observed = source.out.get(target.id)?.count ?? 0;
+    if (observed > 0) out.push({ tool: target.id, exact, observed });
+  });
+  return out.sort((a, b) => b.exact - a.exact || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+}

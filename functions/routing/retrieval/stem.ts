@@ -116,10 +116,12 @@ function step3(w: string): string {
   return replaceSuffix(w, STEP3, 0);
 }
 
-// Longest suffixes first so "ement" wins over "ment" and "ent".
+// Longest suffixes first so "ement" wins over "ment" and "ent". "or" is our addition to Porter's
+// list: agent nouns in -or ("director", "editor") then meet their verb ("directed", "edit") as
+// agent nouns in -er already do; the measure rule keeps short words ("actor", "color") whole.
 const STEP4 = [
   "ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize",
-  "ion", "al", "er", "ic", "ou",
+  "ion", "al", "er", "or", "ic", "ou",
 ] as const;
 
 function step4(w: string): string {

@@ -1,4 +1,6 @@
 import type { ToolDefinition } from "../../tools/definition";
+import { actionWords } from "./action-words";
+import { responseWords } from "./response-words";
 
 /**
  * The searchable text of one tool, one string per indexed field. Plain data: it is what the
@@ -17,10 +19,22 @@ export interface ToolDoc {
   parameterDocs: string;
   /** Tags, space-separated. */
   tags: string;
+  /** Everyday verbs of what the tool does (read, create, update, delete); see action-words.ts. */
+  action: string;
+  /** Queries the tool is known to answer: probing's example task, Play2Prompt demonstrations. */
+  examples: string;
+  /** What the tool returns: its response's field names and short categorical values (see response-words.ts). */
+  outputs: string;
+}
+
+/** What use has taught about a tool, beyond its definition. */
+export interface ToolDocExtras {
+  /** Task texts the tool answered (probe example, Play2Prompt demonstration queries). */
+  queries?: readonly string[];
 }
 
 /** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
-export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags"] as const;
+export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs"] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
 // Long reference descriptions (markdown tables, change logs) add index size but little signal
@@ -28,9 +42,10 @@ export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 export const MAX_DESCRIPTION_CHARS = 2_000;
 
 const PLACEHOLDER = /\{[^}]*\}/g;
+const MAX_EXAMPLE_CHARS = 2_000;
 
-/** Builds the searchable document of a tool definition. */
-export function toolDocument(def: ToolDefinition): ToolDoc {
+/** Builds the searchable document of a tool definition, with what use has taught about it. */
+export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): ToolDoc {
   return {
     name: def.name,
     operation: def.operation.replace(PLACEHOLDER, " "),
@@ -39,5 +54,8 @@ export function toolDocument(def: ToolDefinition): ToolDoc {
     parameters: def.parameters.map((parameter) => parameter.name).join(" "),
     parameterDocs: def.parameters.map((parameter) => parameter.description ?? "").join("\n"),
     tags: def.tags.join(" "),
+    action: actionWords(def),
+    examples: (extras.queries ?? []).join("\n").slice(0, MAX_EXAMPLE_CHARS),
+    outputs: responseWords(def),
   };
 }

@@ -25,7 +25,7 @@ export interface RankingTuning {
 export const DEFAULT_TUNING: RankingTuning = {
   // Words that name the tool (name, path, summary, tags) count double; parameter descriptions are
   // mostly boilerplate ("Specify which page to query"). Classic BM25 (d = 0) measured best.
-  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2 },
+  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5 },
   bm25: { k: 1.2, b: 0.75, d: 0 },
   prefixMinLength: 0,
   fuzzyMinLength: 0,
@@ -40,7 +40,7 @@ export interface SerializedToolIndex {
   index: AsPlainObject;
 }
 
-const FORMAT = "atc-tool-index/1";
+const FORMAT = "atc-tool-index/3";
 
 const ENGINE_OPTIONS: Options<ToolDoc> = {
   idField: "name",
@@ -50,14 +50,19 @@ const ENGINE_OPTIONS: Options<ToolDoc> = {
   processTerm: termOf,
 };
 
+/** Tuning of the fallback search for a task whose words match no tool exactly. */
+const LOOSE_TUNING: Pick<RankingTuning, "prefixMinLength" | "fuzzyMinLength"> = { prefixMinLength: 4, fuzzyMinLength: 5 };
+
 export class ToolIndex {
   private readonly searchOptions: SearchOptions;
+  private readonly looseOptions: SearchOptions;
 
   private constructor(
     private readonly engine: MiniSearch<ToolDoc>,
     tuning: Partial<RankingTuning>,
   ) {
     this.searchOptions = toSearchOptions({ ...DEFAULT_TUNING, ...tuning });
+    this.looseOptions = toSearchOptions({ ...DEFAULT_TUNING, ...tuning, ...LOOSE_TUNING });
   }
 
   /** Index of `docs`; a later doc with an already-seen name replaces the earlier one. */
@@ -101,11 +106,23 @@ export class ToolIndex {
 
   /** The `k` tools most relevant to `text`, best first; empty when no word of `text` is indexed. */
   search(text: string, k = 10): Ranked[] {
+    return this.#search(text, k, this.searchOptions);
+  }
+
+  /**
+   * Partial matching for a task none of whose words is indexed as such: words also match the
+   * index terms they begin ("direct" → "director") or nearly spell (20% edits).
+   */
+  looseSearch(text: string, k = 10): Ranked[] {
+    return this.#search(text, k, this.looseOptions);
+  }
+
+  #search(text: string, k: number, options: SearchOptions): Ranked[] {
     const limit = Math.floor(k);
     if (limit <= 0 || this.engine.documentCount === 0) return [];
     // MiniSearch returns every matching tool, best first; only the top k (and tools tied with
     // the k-th) are copied, and name breaks ties so results survive a rebuild or reload unchanged.
-    const results = this.engine.search(text, this.searchOptions);
+    const results = this.engine.search(text, options);
     const ranked: Ranked[] = [];
     for (const result of results) {
       const last = ranked[ranked.length - 1];

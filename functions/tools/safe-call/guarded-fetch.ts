@@ -1,46 +1,122 @@
-import { checkDestination, type DestinationCheck } from "./destination";
-import { deliver } from "./redirects";
-import type { FetchFn } from "./types";
+import { guardWith } from "./deadline";
+import type { DestinationCheck } from "./destination";
+import { redactorFor } from "./redact";
+import { allowedOriginMap, deliver } from "./redirects";
+import { applyCredential, type PreparedRequest } from "./request";
+import type { FetchFn, InjectedCredential, ToolCallErrorKind } from "./types";
 
 /**
- * A `fetch` that sends nothing the destination guard refuses, on the first URL and on every
- * redirect hop, exactly as tool calls do (the same `deliver`). For clients that bring their own
- * HTTP stack, like the `openai` SDK: every model and embeddings request goes through it. The
- * Authorization header is dropped when a redirect leaves the first origin.
+ * The safe-call path as a `fetch`, for protocol clients that build their own requests (the MCP
+ * SDK's client): every hop passes the destination guard, the tenant's credential is injected
+ * (and kept off other origins), one deadline covers the whole exchange, and the bytes of all
+ * responses together are capped.
  */
 
-export const GUARDED_MAX_REDIRECTS = 5;
+export interface GuardedFetchOptions {
+  /** The network for every destination not listed in `allowedOrigins`. */
+  fetch: FetchFn;
+  allowedOrigins?: Record<string, { fetch: FetchFn }> | undefined;
+  credential?: InjectedCredential | undefined;
+  /** Headers added to every request (an import's connection headers); the credential wins. */
+  headers?: Record<string, string> | undefined;
+  maxRedirects?: number;
+  /** Aborts the whole exchange (its deadline). */
+  signal: AbortSignal;
+  /** Response bytes allowed over the whole exchange. */
+  maxResponseBytes: number;
+  /** The destination check of each hop (default: the tool-call guard); the model client passes its loopback allowance. */
+  check?: ((url: string) => DestinationCheck) | undefined;
+  /** A header the caller set itself that must not leave the first origin (the model key). */
+  credentialHeader?: string | undefined;
+}
 
-/** Thrown (to the SDK, which wraps it) when a hop is refused; nothing was sent to that hop. */
-export class DestinationRefusedError extends Error {
-  constructor(message: string) {
+/** Why a guarded request did not happen or was cut; the message never holds the credential. */
+export class GuardedFetchError extends Error {
+  readonly kind: Extract<ToolCallErrorKind, "blocked_destination" | "too_many_redirects" | "too_large" | "invalid_definition">;
+  constructor(kind: GuardedFetchError["kind"], message: string) {
     super(message);
-    this.name = "DestinationRefusedError";
+    this.name = "GuardedFetchError";
+    this.kind = kind;
   }
 }
 
-export interface GuardedFetchOptions {
-  /** The check of each hop; the model client passes one with its loopback allowance. */
-  check?: (url: string) => DestinationCheck;
-  maxRedirects?: number;
-}
+const DEFAULT_MAX_REDIRECTS = 5;
 
-export function guardedFetch(network: FetchFn, options: GuardedFetchOptions = {}): FetchFn {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    const body = request.body === null ? undefined : await request.text();
-    const delivery = await deliver(
-      { method: request.method, url: new URL(request.url), headers: request.headers, ...(body === undefined ? {} : { body }), credentialHeader: "Authorization" },
-      {
-        fetch: network,
-        allowed: new Map(),
-        maxRedirects: options.maxRedirects ?? GUARDED_MAX_REDIRECTS,
-        signal: init?.signal ?? request.signal,
-        guard: (step) => step,
-        check: options.check ?? ((url) => checkDestination(url)),
+/** A fetch that only goes where a tool call may go, with the credential and caps applied. */
+export function guardedFetch(options: GuardedFetchOptions): FetchFn {
+  const allowed = allowedOriginMap(options.allowedOrigins);
+  const guard = guardWith(options.signal);
+  const redact = redactorFor(options.credential?.value);
+  let received = 0;
+
+  const countBytes = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+    const reader = body.getReader();
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await guard(reader.read());
+          if (done) {
+            controller.close();
+            return;
+          }
+          received += value.byteLength;
+          if (received > options.maxResponseBytes) {
+            reader.cancel().catch(() => undefined);
+            controller.error(new GuardedFetchError("too_large", `the responses exceed ${options.maxResponseBytes} bytes`));
+            return;
+          }
+          controller.enqueue(value);
+        } catch (error) {
+          reader.cancel().catch(() => undefined);
+          controller.error(error);
+        }
       },
-    );
-    if (!delivery.ok) throw new DestinationRefusedError(`${delivery.message} (${delivery.url.origin})`);
-    return delivery.response;
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+  };
+
+  return async (input, init) => {
+    const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const body = init?.body ?? undefined;
+    if (body !== undefined && typeof body !== "string") throw new TypeError("guardedFetch sends text bodies only");
+    let url: URL;
+    try {
+      url = new URL(href);
+    } catch {
+      throw new GuardedFetchError("blocked_destination", "not a valid absolute URL");
+    }
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+    let credentialHeader = options.credentialHeader;
+    if (options.credential !== undefined) {
+      const applied = applyCredential(url, headers, options.credential);
+      if (!applied.ok) throw new GuardedFetchError("invalid_definition", applied.message);
+      credentialHeader = applied.credentialHeader;
+    }
+    const prepared: PreparedRequest = {
+      method: init?.method ?? "GET",
+      url,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(credentialHeader === undefined ? {} : { credentialHeader }),
+    };
+    const delivery = await deliver(prepared, {
+      fetch: options.fetch,
+      allowed,
+      maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+      signal: options.signal,
+      guard,
+      ...(options.check === undefined ? {} : { check: options.check }),
+    });
+    if (!delivery.ok) throw new GuardedFetchError(delivery.kind, redact.text(delivery.message));
+    const { response } = delivery;
+    const bodyless = response.body === null || [101, 204, 205, 304].includes(response.status);
+    return new Response(bodyless || response.body === null ? null : countBytes(response.body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

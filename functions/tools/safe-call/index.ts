@@ -2,6 +2,7 @@ import type { ToolDefinition } from "../definition";
 import { validateArguments } from "./arguments";
 import { redactorFor } from "./redact";
 import type { Redactor } from "./redact";
+import { guardWith } from "./deadline";
 import { allowedOriginMap, deliver } from "./redirects";
 import { buildRequest } from "./request";
 import { interpretBody, readCapped } from "./response";
@@ -17,7 +18,7 @@ export { validateArguments } from "./arguments";
 export type { ArgumentCheck } from "./arguments";
 export { checkDestination } from "./destination";
 export type { DestinationCheck, DestinationOptions } from "./destination";
-export { DestinationRefusedError, guardedFetch } from "./guarded-fetch";
+export { guardedFetch, type GuardedFetchOptions } from "./guarded-fetch";
 export type {
   FetchFn,
   InjectedCredential,
@@ -30,9 +31,6 @@ export type {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
-
-/** Rejection used by the timeout guard; callTool checks the signal, so this is never shown. */
-const timedOut = (): DOMException => new DOMException("timed out", "TimeoutError");
 
 /** Calls `def` with `args` on behalf of a tenant; never throws for expected failures. */
 export async function callTool(
@@ -110,33 +108,6 @@ export async function callTool(
 /** Narrows the validation/build failure shape to the result's error shape. */
 function errorOf(failure: { kind: ToolCallError["kind"]; message: string; argument?: string }): ToolCallError {
   return { kind: failure.kind, message: failure.message, ...(failure.argument !== undefined ? { argument: failure.argument } : {}) };
-}
-
-/**
- * Races each step against the abort signal, so a fetcher or body stream that ignores the signal
- * still cannot hold the call past its timeout.
- */
-function guardWith(signal: AbortSignal): <T>(step: Promise<T>) => Promise<T> {
-  return <T>(step: Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
-      if (signal.aborted) {
-        step.catch(() => undefined);
-        reject(timedOut());
-        return;
-      }
-      const onAbort = (): void => reject(timedOut());
-      signal.addEventListener("abort", onAbort, { once: true });
-      step.then(
-        (value) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-      );
-    });
 }
 
 function describe(error: unknown, redact: Redactor): string {

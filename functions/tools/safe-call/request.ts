@@ -95,6 +95,19 @@ export function buildRequest(
 
 type Placement = { in: "header" | "query"; name: string };
 
+/**
+ * Puts a credential on a request another module built (an MCP client's): the same placement
+ * rules as tool calls. Returns the header that carries it (dropped on cross-origin redirects).
+ */
+export function applyCredential(url: URL, headers: Headers, credential: InjectedCredential): { ok: true; credentialHeader?: string } | { ok: false; message: string } {
+  const placement = credentialPlacement(credential);
+  if (typeof placement === "string") return { ok: false, message: placement };
+  if (placement === undefined) return { ok: true };
+  const injected = inject(url, headers, credential, placement);
+  if (injected !== null) return { ok: false, message: injected };
+  return placement.in === "header" ? { ok: true, credentialHeader: placement.name } : { ok: true };
+}
+
 /** Where the credential goes, or a message when it cannot be placed. */
 function credentialPlacement(credential: InjectedCredential | undefined): Placement | undefined | string {
   if (credential === undefined) return undefined;

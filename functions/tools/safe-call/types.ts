@@ -44,7 +44,13 @@ export type ToolCallErrorKind =
   | "timeout"
   | "too_many_redirects"
   | "network"
-  | "http_status";
+  | "http_status"
+  /** A protocol exchange (MCP) needed more response bytes than the cap; nothing partial is used. */
+  | "too_large"
+  /** The server answered, but not in the protocol the tool speaks (MCP): garbage, wrong shape. */
+  | "protocol_error"
+  /** An MCP server ran the tool and reported a failure (`isError`). */
+  | "tool_error";
 
 export interface ToolCallError {
   kind: ToolCallErrorKind;

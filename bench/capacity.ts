@@ -1,0 +1,109 @@
+/**
+ * How far one tenant goes: storage, memory and the whole-set token cost at 1,000 and 10,000 tools.
+ *
+ *   node bench/run.mjs capacity [--skip-build] [--sizes=1000,10000] [--runs=200]
+ *
+ * Storage: a fresh tenant per size gets that many tools (POST /v1/tools/import, StableToolBench's
+ * operations then renamed copies, as route-latency does) and ≈ 10 observed successors per tool
+ * (POST /v1/graph/trajectories); the tenant object's SQLite size (`sql.databaseSize`, what the
+ * per-object storage limit counts) is read before and after each step. Runs: `--runs` stored ATC
+ * runs of the README's two-tool task (a recorded run record: program, trace with the tool
+ * responses, usage) are written through the object's own saveRun, then the size is read again.
+ * Memory: the object's in-memory state at that size (ToolNet graph + BM25 index, the same pure
+ * functions tenant-routing.ts uses) is rebuilt three times in this Node process and the heap growth
+ * per copy measured (after a forced GC: bench/run.mjs runs node with --expose-gc).
+ * Tokens: the whole set as an OpenAI tools array (GET /v1/export/tools), o200k_base.
+ */
+import { addTools, addTrajectories, createGraph } from "../functions/routing/graph";
+import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { importToolList } from "../functions/tools/list-import";
+import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { machineLine, table } from "./lib/stats";
+import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
+
+function option(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
+}
+
+const sizes = option("sizes", "1000,10000").split(",").map(Number);
+const runs = Number(option("runs", "200"));
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+interface TenantStorage {
+  storageBytes(): Promise<number>;
+  saveRun(id: string, task: string, status: string, record: string): Promise<void>;
+}
+
+/** A run record of the README's task, shaped as start-run.ts stores it (two sent tool calls). */
+function runRecord(id: string): string {
+  const result = JSON.stringify({ results: Array.from({ length: 20 }, (_, i) => ({ id: 51329 + i, name: `Person ${i}`, known_for: [{ title: "A movie title", overview: "x".repeat(300) }] })) });
+  return JSON.stringify({
+    id,
+    task: "How many movies has Bradley Cooper acted in?",
+    candidates: ["getSearchPerson", "getPersonPersonIdMovieCredits"],
+    status: "succeeded",
+    answer: "42 movies",
+    finalProgram: 'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });\nconst credits = await tools.getPersonPersonIdMovieCredits({ person_id: found.results[0].id });\nreturn `${credits.cast.length} movies`;',
+    attempts: [{ attempt: 1, ok: true, trace: [{ tool: "getSearchPerson", arguments: { query: "Bradley Cooper" }, sent: true, ok: true, status: 200, bytes: result.length, result }, { tool: "getPersonPersonIdMovieCredits", arguments: { person_id: 51329 }, sent: true, ok: true, status: 200, bytes: result.length, result }] }],
+    modelCalls: [{ purpose: "generate", usage: { promptTokens: 2350, completionTokens: 51, totalTokens: 2401 } }],
+    trajectory: ["getSearchPerson", "getPersonPersonIdMovieCredits"],
+  });
+}
+
+function heapUsed(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+const { service } = await startBenchService();
+const corpus = corpusItems();
+const rows: string[][] = [];
+try {
+  for (const size of sizes) {
+    const items = toolItems(size, corpus);
+    const names = items.map((i) => i.name);
+    const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, 10, size)];
+    const tenantId = `capacity-${size}`;
+    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+    const object = namespace.get(namespace.idFromName(tenantId)) as unknown as TenantStorage;
+
+    const setup = await setUpTenant(service, tenantId, items, []);
+    const afterTools = await object.storageBytes();
+    await setUpTenant(service, `${tenantId}-graph`, items, trajectories);
+    const graphObject = namespace.get(namespace.idFromName(`${tenantId}-graph`)) as unknown as TenantStorage;
+    const afterGraph = await graphObject.storageBytes();
+    const record = runRecord("run_x");
+    for (let i = 0; i < runs; i += 1) await graphObject.saveRun(`run_capacity_${i}`, "How many movies has Bradley Cooper acted in?", "succeeded", runRecord(`run_capacity_${i}`));
+    const afterRuns = await graphObject.storageBytes();
+
+    const exported = await service.json<{ tokens: { count: number } }>("GET", "/v1/export/tools", { key: setup.key });
+
+    const definitions = importToolList(items).tools;
+    // Three copies kept alive at once, so collector noise is small against what is measured.
+    const before = heapUsed();
+    const kept = Array.from({ length: 3 }, () => {
+      const graph = createGraph();
+      addTools(graph, names);
+      addTrajectories(graph, trajectories, { unknownTools: "skip" });
+      return { graph, index: ToolIndex.build(definitions.map((def) => toolDocument(def))) };
+    });
+    const memory = (heapUsed() - before) / kept.length;
+    if (kept.some((k) => k.graph.tools.size !== size)) throw new Error("unexpected in-memory state");
+
+    rows.push([
+      size.toLocaleString("en"),
+      mib(afterTools),
+      `${((afterTools / size) * 10_000 / 1024 / 1024).toFixed(1)} MiB`,
+      mib(afterGraph - afterTools),
+      `${((afterRuns - afterGraph) / runs / 1024).toFixed(1)} KiB (record ${(record.length / 1024).toFixed(1)} KiB)`,
+      mib(memory),
+      exported.body.tokens.count.toLocaleString("en"),
+      `${(setup.toolImportMs / 1000).toFixed(1)} s`,
+    ]);
+  }
+} finally {
+  await service.dispose();
+}
+console.log(machineLine());
+console.log(table(["tools", "SQLite after tools", "per 10,000 tools", "+ graph (≈10 successors/tool)", "per stored run", "graph + BM25 heap", "whole set, tokens", "tool import"], rows));

@@ -1,0 +1,450 @@
+/**
+ * Routing that generalises: first-step retrieval, later-step candidates and run candidate sets
+ * on tasks the tenant has not seen, with and without each signal, against plain retrieval.
+ *
+ *   npm run bench -- routing-generalisation        (pure code in Node, no workerd; ~1 minute)
+ *
+ * Data (dev sets in ../shared/data, or $ATC_DATA), tools imported with the project's importers:
+ * - RestBench TMDB: the 54 operations of openapi.json (importOpenApi); 100 tasks with ordered gold
+ *   solutions. Leave-one-out: for each task, the graph (static construction, eq. 5) and the task
+ *   memory are built from the 99 other tasks' gold paths and texts.
+ * - StableToolBench: the 2,479-operation corpus as a bare list (importToolList, template responses
+ *   as response examples); 704 queries with unordered gold. Graph from the recorded gpt-3.5
+ *   sequences; task memory from the other queries (leave-one-out). No ordered gold, so no
+ *   later-step figure.
+ * - API-Bank: the catalog's 75 APIs as a bare list (output parameters as the response schema);
+ *   313 dialogues, first utterance as the task. Leave-one-sequence-out: every record with the
+ *   same call sequence is held out together (313 records hold only 126 distinct sequences).
+ *
+ * Figures: first-step recall@5/@10 (the first gold tool for ordered sets, the gold set for
+ * StableToolBench); later-step hit@5/@10 (gold next tool among k candidates after the gold
+ * previous tool; tools only, Finish not counted); run candidate-set recall at ≤ 10 tools and the
+ * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { toolPromptTokens } from "../functions/chain/tool-cost";
+import { countTokens } from "../functions/routing/token-count";
+import {
+  addTools,
+  addTrajectories,
+  apiBankTrajectories,
+  candidateSet,
+  createGraph,
+  formatPromptBlock,
+  learnedSuccessors,
+  removeTrajectory,
+  stableToolBenchTrajectories,
+  START,
+  successors,
+  type ToolGraph,
+  type Trajectory,
+} from "../functions/routing/graph";
+import { DataFlowIndex } from "../functions/routing/data-flow";
+import { openAiTool } from "../functions/routing/openai-tools";
+import { toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
+import { DEFAULT_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/routing/signal-fusion";
+import { TaskMemory, type RememberedTask } from "../functions/routing/task-memory";
+import type { ToolDefinition } from "../functions/tools/definition";
+import { importToolList } from "../functions/tools/list-import";
+import { importOpenApi } from "../functions/tools/openapi-import";
+import { machineLine, summary, table } from "./lib/stats";
+
+const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
+const read = (path: string): unknown => JSON.parse(readFileSync(resolve(DATA, path), "utf8"));
+
+interface Task {
+  id: string;
+  text: string;
+  /** Gold tools; ordered when the data set orders them. */
+  gold: string[];
+  /** Tasks held out together with this one (same gold sequence for API-Bank). */
+  group: string;
+}
+
+interface Dataset {
+  label: string;
+  defs: ToolDefinition[];
+  tasks: Task[];
+  ordered: boolean;
+  /** Trajectories that are not tasks of the set (recorded runs), always in the graph. */
+  background: Trajectory[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data sets, through the project's own importers.
+
+async function tmdb(): Promise<Dataset> {
+  const { tools } = await importOpenApi(read("restbench-tmdb/openapi.json") as object, { serverUrl: "http://world.atc.test/tmdb" });
+  const byOperation = new Map(tools.map((t) => [t.operation, t.name]));
+  const tasks = (read("restbench-tmdb/tasks.json") as { idx: number; query: string; solution: string[] }[]).map((t) => ({
+    id: `tmdb:${t.idx}`,
+    text: t.query,
+    gold: t.solution.map((op) => byOperation.get(op) ?? `missing:${op}`),
+    group: `tmdb:${t.idx}`,
+  }));
+  return { label: "RestBench TMDB (LOO)", defs: tools, tasks, ordered: true, background: [] };
+}
+
+const TEMPLATE_TYPES: Record<string, number | string> = { int: 1, float: 1, str: "x", bool: 1 };
+
+/** A StableToolBench template response (`{"id": "int"}`) as an example response of the right shape. */
+function templateExample(template: unknown): unknown {
+  if (typeof template === "string") return TEMPLATE_TYPES[template] ?? "x";
+  if (Array.isArray(template)) return template.map(templateExample);
+  if (typeof template === "object" && template !== null) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, templateExample(v)]));
+  return template;
+}
+
+function standardize(raw: string): string {
+  let s = raw.replace(/[^\u4e00-\u9fa5A-Za-z0-9_]/g, "_").replace(/_+/g, "_").toLowerCase();
+  s = s.replace(/^_+/, "").replace(/_+$/, "");
+  return /^[0-9]/.test(s) ? `get_${s}` : s;
+}
+
+async function stableToolBench(): Promise<Dataset> {
+  interface Entry {
+    id: string;
+    tool_name: string;
+    api_name: string;
+    api_description: string;
+    category_name: string;
+    method: string;
+    required_parameters: { name?: string; type?: string; description?: string }[];
+    optional_parameters: { name?: string; type?: string; description?: string }[];
+    template_response?: unknown;
+  }
+  const entries = read("stabletoolbench/api_corpus.json") as Entry[];
+  const taken = new Set<string>();
+  const byId = new Map<string, string>();
+  const items = entries.map((entry) => {
+    // ToolBench's own function names, so the recorded sequences name the same tools.
+    const api = standardize(entry.api_name);
+    let base = `${["from", "class", "return", "false", "true", "id", "and"].includes(api) ? `is_${api}` : api}_for_${standardize(entry.tool_name)}`.slice(-64);
+    if (!/^[A-Za-z_]/.test(base)) base = `_${base}`.slice(0, 64);
+    let name = base;
+    for (let n = 2; taken.has(name); n += 1) name = `${base}_${n}`;
+    taken.add(name);
+    byId.set(entry.id, name);
+    const seen = new Set<string>();
+    const parameters = [...entry.required_parameters.map((p) => ({ p, required: true })), ...entry.optional_parameters.map((p) => ({ p, required: false }))]
+      .filter(({ p }) => typeof p.name === "string" && p.name !== "" && !seen.has(p.name) && seen.add(p.name))
+      .map(({ p, required }) => ({ name: p.name ?? "", in: "query", required, description: p.description ?? "", type: (p.type ?? "string").toLowerCase() }));
+    const host = entry.tool_name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "api";
+    return {
+      name,
+      method: entry.method === "" ? "GET" : entry.method,
+      url: `https://${host}.p.rapidapi.com/${entry.api_name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "api"}`,
+      summary: entry.api_name.slice(0, 1_000),
+      description: entry.api_description.slice(0, 20_000),
+      parameters,
+      tags: [entry.tool_name, entry.category_name].filter((t) => t !== ""),
+      ...(entry.template_response === undefined ? {} : { responseExample: templateExample(entry.template_response) }),
+    };
+  });
+  const { tools } = importToolList(items, { skipInvalid: true });
+  const names = new Set(tools.map((t) => t.name));
+  const tasks = (read("stabletoolbench/retrieval_queries.json") as { query_id: number; group: string; query: string; relevant_api_ids: string[] }[]).map((q) => ({
+    id: `stb:${q.group}:${q.query_id}`,
+    text: q.query,
+    gold: [...new Set(q.relevant_api_ids.map((id) => byId.get(id) ?? `missing:${id}`))],
+    group: `stb:${q.group}:${q.query_id}`,
+  }));
+  const background = stableToolBenchTrajectories(read("stabletoolbench/gpt35_tool_sequences.json")).trajectories.filter((t) => t.tools.every((tool) => names.has(tool)));
+  return { label: "StableToolBench", defs: tools, tasks, ordered: false, background };
+}
+
+async function apiBank(): Promise<Dataset> {
+  const catalog = read("api-bank/api_catalog_from_source.json") as {
+    apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }>; output_parameters: Record<string, { type: string; description: string }> }[];
+  };
+  const typeOf = (t: string): string => ({ str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" })[t] ?? "string";
+  const items = catalog.apis.map((api) => ({
+    name: api.name,
+    method: "POST",
+    url: `https://api-bank.example/${api.name}`,
+    description: api.description,
+    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
+    responseSchema: { type: "object", properties: Object.fromEntries(Object.entries(api.output_parameters).map(([name, p]) => [name, { type: typeOf(p.type), description: p.description }])) },
+  }));
+  const { tools } = importToolList(items, { skipInvalid: true });
+  const records = read("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
+  const parsed = apiBankTrajectories(records).trajectories;
+  const utterance = new Map(records.map((r) => [`api-bank:${r.source}/${r.file}`, r.first_user_utterance]));
+  const tasks = parsed.map((t) => ({ id: t.id, text: utterance.get(t.id) ?? "", gold: [...t.tools], group: t.tools.join(">") }));
+  return { label: "API-Bank (leave-sequence-out)", defs: tools, tasks, ordered: true, background: [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring.
+
+const K = [5, 10] as const;
+const MAX_TOOLS = 10;
+
+interface Context {
+  index: ToolIndex;
+  flow: DataFlowIndex;
+  defs: Map<string, ToolDefinition>;
+  graph: ToolGraph;
+  memory: TaskMemory;
+  cost: (tool: string) => number;
+}
+
+/** `--weights k,relevance,transition,dataFlow,history` tries other fusion weights (for tuning). */
+const weightsArg = process.argv.find((a) => a.startsWith("--weights="))?.slice("--weights=".length).split(",").map(Number);
+const WEIGHTS: FusionWeights =
+  weightsArg === undefined ? DEFAULT_FUSION : { k: weightsArg[0] ?? 10, relevance: weightsArg[1] ?? 1, transition: weightsArg[2] ?? 1, dataFlow: weightsArg[3] ?? 1, history: weightsArg[4] ?? 1 };
+
+const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
+const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
+
+type Tally = Map<string, number[]>;
+function add(tally: Tally, key: string, value: number): void {
+  const list = tally.get(key);
+  if (list === undefined) tally.set(key, [value]);
+  else list.push(value);
+}
+const mean = (values: readonly number[] | undefined): number => (values === undefined || values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
+const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(3) : "–");
+
+function recall(gold: readonly string[], found: readonly string[]): number {
+  const set = new Set(found);
+  return gold.filter((g) => set.has(g)).length / gold.length;
+}
+
+function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
+  const relevance = ctx.index.search(text, 30);
+  const firstVotes = ctx.memory.votes(text, { tools: "first" });
+  const allVotes = ctx.memory.votes(text, { tools: "all" });
+  const producersOf = (tool: string) => ctx.flow.producers(tool);
+  return new Map([
+    ["retrieval only", relevance.map((r) => r.name)],
+    ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["fused: relevance + producers + history (first tools)", fuseFirstStep({ relevance, history: firstVotes, producersOf, weights: WEIGHTS }).map((c) => c.tool)],
+  ]);
+}
+
+function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
+  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), weights: WEIGHTS };
+  return new Map([
+    ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
+    ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
+    ["fused: all signals", fuseNextStep(input).map((c) => c.tool)],
+    ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
+    ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
+    ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
+  ]);
+}
+
+function candidateSets(ctx: Context, text: string): Map<string, string[]> {
+  const relevance = ctx.index.search(text, 30);
+  const history = ctx.memory.votes(text, { tools: "all" });
+  const base = {
+    relevance,
+    history,
+    seeds: 6,
+    learnedAfter: (tool: string) => (ctx.graph.tools.has(tool) ? learnedSuccessors(ctx.graph, tool) : []),
+    dataFlowAfter: (tool: string) => ctx.flow.successors(tool),
+    producersOf: (tool: string) => ctx.flow.producers(tool),
+    maxTools: MAX_TOOLS,
+    tokenBudget: Number.POSITIVE_INFINITY,
+    costOf: ctx.cost,
+    weights: WEIGHTS,
+  };
+  const seeds = relevance.slice(0, 6).map((r) => r.name);
+  // Today's candidate set: retrieval seeds + graph successors, whole definitions priced at 4 chars a token.
+  const today = candidateSet(ctx.graph, seeds, {
+    hops: 2,
+    maxTools: 12,
+    tokenBudget: 12_000,
+    costOf: (tool) => Math.ceil(JSON.stringify(ctx.defs.get(tool) ?? {}).length / 4),
+  }).candidates.map((c) => c.tool);
+  return new Map([
+    ["retrieval top 10", relevance.slice(0, MAX_TOOLS).map((r) => r.name)],
+    ["today: seeds + graph (≤12, 12k est. tokens)", today],
+    ["fused: all signals", fuseRunCandidates(base).candidates.map((c) => c.tool)],
+    ["fused − history", fuseRunCandidates({ ...base, signals: without("history") }).candidates.map((c) => c.tool)],
+    ["fused − transition", fuseRunCandidates({ ...base, signals: without("transition") }).candidates.map((c) => c.tool)],
+    ["fused − data flow", fuseRunCandidates({ ...base, signals: without("dataFlow") }).candidates.map((c) => c.tool)],
+    ["fused: relevance + data flow only", fuseRunCandidates({ ...base, signals: only("relevance", "dataFlow") }).candidates.map((c) => c.tool)],
+  ]);
+}
+
+interface Report {
+  first: Tally;
+  later: Tally;
+  sets: Tally;
+  tokens: Tally;
+  timing: Tally;
+}
+
+async function evaluate(dataset: Dataset): Promise<Report> {
+  const defs = new Map(dataset.defs.map((d) => [d.name, d]));
+  const index = ToolIndex.build(dataset.defs.map((d) => toolDocument(d)));
+  const flow = new DataFlowIndex(defs);
+  const costs = new Map<string, number>();
+  const cost = (tool: string): number => {
+    let c = costs.get(tool);
+    const def = defs.get(tool);
+    if (c === undefined && def !== undefined) costs.set(tool, (c = toolPromptTokens(def, `bench:${tool}`)));
+    return c ?? 0;
+  };
+  const graph = createGraph();
+  addTools(graph, [...defs.keys()]);
+  addTrajectories(graph, dataset.background, { unknownTools: "skip" });
+  const asTrajectory = (t: Task): Trajectory => ({ id: t.id, tools: t.gold.filter((g) => defs.has(g)) });
+  const taskTrajectories = dataset.ordered ? dataset.tasks.map(asTrajectory).filter((t) => t.tools.length > 0) : [];
+  addTrajectories(graph, taskTrajectories, { unknownTools: "skip" });
+  const remembered: RememberedTask[] = dataset.tasks.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
+  const memory = TaskMemory.build(remembered);
+  const ctx: Context = { index, flow, defs, graph, memory, cost };
+  const byGroup = new Map<string, Task[]>();
+  for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
+
+  const report: Report = { first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
+  for (const task of dataset.tasks) {
+    // Hold out the task (and its group): nothing it taught may help it.
+    const held = byGroup.get(task.group) ?? [task];
+    for (const t of held) {
+      memory.remove(t.id);
+      if (dataset.ordered) removeTrajectory(graph, t.id);
+    }
+    const gold = task.gold;
+    const firstGold = dataset.ordered ? gold.slice(0, 1) : gold;
+    for (const [variant, ranking] of firstStepRankings(ctx, task.text)) {
+      for (const k of K) add(report.first, `${variant}|${k}`, recall(firstGold, ranking.slice(0, k)));
+    }
+    const relevance = index.search(task.text, 30);
+    if (dataset.ordered) {
+      for (let i = 1; i < gold.length; i += 1) {
+        const previous = gold[i - 1];
+        const next = gold[i];
+        if (previous === undefined || next === undefined || !defs.has(previous) || previous === next) continue;
+        for (const [variant, ranking] of laterStepRankings(ctx, task.text, relevance, previous)) {
+          for (const k of K) add(report.later, `${variant}|${k}`, ranking.slice(0, k).includes(next) ? 1 : 0);
+        }
+      }
+    }
+    const sets = candidateSets(ctx, task.text);
+    if (process.env.ROUTING_DEBUG !== undefined) {
+      const fused = sets.get("fused: all signals") ?? [];
+      const missed = gold.filter((g) => !fused.includes(g));
+      if (missed.length > 0) console.log(`MISS ${task.text}\n  gold ${gold.join(" > ")}\n  missed ${missed.join(", ")}\n  set ${fused.join(", ")}\n  rel ${relevance.slice(0, 10).map((r) => r.name).join(", ")}\n  hist ${memory.votes(task.text, { tools: "all" }).slice(0, 6).map((v) => v.name).join(", ")}`);
+    }
+    for (const [variant, set] of sets) {
+      add(report.sets, `${variant}|recall`, recall(gold, set.slice(0, variant.startsWith("today") ? 12 : MAX_TOOLS)));
+      add(report.sets, `${variant}|all`, recall(gold, set) === 1 ? 1 : 0);
+      add(report.sets, `${variant}|size`, set.length);
+      add(report.sets, `${variant}|tokens`, set.reduce((sum, tool) => sum + cost(tool), 0));
+      add(report.sets, `${variant}|wholeDefTokens`, set.reduce((sum, tool) => sum + Math.ceil(JSON.stringify(defs.get(tool) ?? {}).length / 4), 0));
+    }
+    routingStepTokens(ctx, task, relevance, report.tokens);
+    timeSteps(ctx, task, report.timing);
+    for (const t of held) {
+      memory.add({ id: t.id, task: t.text, tools: t.gold });
+      if (dataset.ordered) {
+        const trajectory = asTrajectory(t);
+        if (trajectory.tools.length > 0) addTrajectories(graph, [trajectory], { unknownTools: "skip" });
+      }
+    }
+  }
+  return report;
+}
+
+/** Tokens of one routing answer at k = 5 (prompt block and OpenAI tools array), first and later step. */
+function routingStepTokens(ctx: Context, task: Task, relevance: readonly Ranked[], tally: Tally): void {
+  const describe = (tool: string): string => (ctx.defs.get(tool)?.summary ?? ctx.defs.get(tool)?.description ?? "").slice(0, 160);
+  const steps: { previous: string; tools: string[] }[] = [
+    { previous: START, tools: fuseFirstStep({ relevance, history: ctx.memory.votes(task.text) }).slice(0, 5).map((c) => c.tool) },
+  ];
+  const previous = task.gold[0];
+  if (previous !== undefined && ctx.defs.has(previous)) {
+    const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous) };
+    steps.push({ previous, tools: fuseNextStep(input).slice(0, 5).map((c) => c.tool) });
+  }
+  for (const step of steps) {
+    const prompt = formatPromptBlock({ previous: step.previous, candidates: step.tools.map((tool, i) => ({ tool, weight: 1000 - i, exact: 1 })), describe });
+    const tools = step.tools.flatMap((tool) => {
+      const def = ctx.defs.get(tool);
+      return def === undefined ? [] : [openAiTool(def)];
+    });
+    add(tally, "prompt", countTokens(prompt));
+    add(tally, "tools", countTokens(JSON.stringify(tools)));
+  }
+}
+
+/** In-process time of one routing step, today's path against the fused one (same tasks, same run). */
+function timeSteps(ctx: Context, task: Task, tally: Tally): void {
+  const previous = task.gold[0];
+  let t = performance.now();
+  ctx.index.search(task.text, 8);
+  add(tally, "first: retrieval (today)", performance.now() - t);
+  t = performance.now();
+  fuseFirstStep({ relevance: ctx.index.search(task.text, 30), history: ctx.memory.votes(task.text) }).slice(0, 8);
+  add(tally, "first: fused", performance.now() - t);
+  if (previous === undefined || !ctx.defs.has(previous)) return;
+  t = performance.now();
+  successors(ctx.graph, previous, 8, { includeEnd: true });
+  add(tally, "later: eq. 4 successors (today)", performance.now() - t);
+  t = performance.now();
+  fuseNextStep({ previous, learned: learnedSuccessors(ctx.graph, previous), relevance: ctx.index.search(task.text, 30), dataFlow: ctx.flow.successors(previous) }).slice(0, 8);
+  add(tally, "later: fused", performance.now() - t);
+}
+
+function variantsOf(tally: Tally, suffix: string): string[] {
+  return [...new Set([...tally.keys()].filter((key) => key.endsWith(`|${suffix}`)).map((key) => key.slice(0, key.lastIndexOf("|"))))];
+}
+
+function print(dataset: Dataset, report: Report): void {
+  console.log(`\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks`);
+  console.log(`\nFirst step (${dataset.ordered ? "first gold tool" : "gold set"} recall):`);
+  console.log(table(["variant", "recall@5", "recall@10"], variantsOf(report.first, "5").map((v) => [v, fmt(mean(report.first.get(`${v}|5`))), fmt(mean(report.first.get(`${v}|10`)))])));
+  if (dataset.ordered) {
+    const n = report.later.get("fused: all signals|5")?.length ?? 0;
+    console.log(`\nLater steps (${n} gold transitions; hit = gold next tool among k candidates):`);
+    console.log(table(["variant", "hit@5", "hit@10"], variantsOf(report.later, "5").map((v) => [v, fmt(mean(report.later.get(`${v}|5`))), fmt(mean(report.later.get(`${v}|10`)))])));
+  }
+  console.log(`\nRun candidate sets (≤ ${MAX_TOOLS} tools unless named; tokens = what the run prompt shows, o200k_base):`);
+  console.log(
+    table(
+      ["variant", "recall", "tasks with every gold tool", "tools", "prompt tokens", "whole-definition est. tokens"],
+      variantsOf(report.sets, "recall").map((v) => [
+        v,
+        fmt(mean(report.sets.get(`${v}|recall`))),
+        fmt(mean(report.sets.get(`${v}|all`))),
+        mean(report.sets.get(`${v}|size`)).toFixed(1),
+        Math.round(mean(report.sets.get(`${v}|tokens`))).toLocaleString("en-US"),
+        Math.round(mean(report.sets.get(`${v}|wholeDefTokens`))).toLocaleString("en-US"),
+      ]),
+    ),
+  );
+  console.log(`\nTokens per routing step (k = 5): prompt block ${Math.round(mean(report.tokens.get("prompt")))}, OpenAI tools array ${Math.round(mean(report.tokens.get("tools")))}`);
+  console.log(
+    `In-process step time p50 / p99 (ms): ${[...report.timing.entries()].map(([label, values]) => {
+      const s = summary([...values].sort((a, b) => a - b));
+      return `${label} ${s.p50.toFixed(3)} / ${s.p99.toFixed(3)}`;
+    }).join("; ")}`,
+  );
+}
+
+async function main(): Promise<void> {
+  console.log(`# routing-generalisation — ${machineLine()}`);
+  const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  const loaders: [string, () => Promise<Dataset>][] = [
+    ["tmdb", tmdb],
+    ["stb", stableToolBench],
+    ["apibank", apiBank],
+  ];
+  for (const [key, load] of loaders) {
+    if (only.length > 0 && !only.includes(key)) continue;
+    const dataset = await load();
+    const started = performance.now();
+    const report = await evaluate(dataset);
+    print(dataset, report);
+    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  }
+}
+
+await main();

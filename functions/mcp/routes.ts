@@ -1,0 +1,60 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { AppEnv } from "../http/app-env";
+import { requireTenant } from "../http/auth";
+import { jsonBody, problems, tenantSecurity } from "../http/openapi-common";
+import { watchToolList } from "./list-changed";
+import { tenantMcpServer } from "./server";
+import { McpSettings, readMcpSettings, writeMcpSettings } from "./settings";
+
+const DEFAULT_POLL_MS = 10_000;
+const STREAM_LIFETIME_MS = 10 * 60_000;
+
+/**
+ * `/mcp`: the tenant's MCP server (Streamable HTTP, stateless: a server and transport per
+ * request, which is what a Worker can hold), authenticated by the tenant key like `/v1`.
+ * `/v1/settings/mcp`: the tenant's MCP options.
+ */
+export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.use("/mcp", requireTenant);
+  app.all("/mcp", async (c) => {
+    const context = { env: c.env, tenantId: c.var.tenantId, tenant: c.var.tenant };
+    const server = tenantMcpServer(context);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    const response = await transport.handleRequest(c.req.raw);
+    if (c.req.method === "GET" && response.ok) {
+      watchToolList(server, context, { pollMs: Number(c.env.MCP_LIST_CHANGED_POLL_MS ?? DEFAULT_POLL_MS), lifetimeMs: STREAM_LIFETIME_MS });
+    }
+    return response;
+  });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/settings/mcp",
+      tags: ["settings"],
+      summary: "The tenant's MCP server options",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: McpSettings } } }, ...problems(401) },
+    }),
+    async (c) => c.json(await readMcpSettings(c.var.tenant), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/settings/mcp",
+      tags: ["settings"],
+      summary: "Set the tenant's MCP server options",
+      security: tenantSecurity,
+      request: { body: jsonBody(McpSettings) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: McpSettings } } }, ...problems(400, 401) },
+    }),
+    async (c) => {
+      const settings = c.req.valid("json");
+      await writeMcpSettings(c.var.tenant, settings);
+      return c.json(settings, 200);
+    },
+  );
+}

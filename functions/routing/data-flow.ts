@@ -1,0 +1,214 @@
+import { dataFlowCandidates, observeValues, type ProbedOutput } from "../probing";
+import type { SampleValue } from "../probing/protocol";
+import { ID_WORDS, isIdLike, nameWords, normalized, parameterEntity } from "../probing/vocabulary";
+import type { ToolDefinition, ToolParameter } from "../tools/definition";
+
+/**
+ * Data-flow edges between tools, from what is known of their outputs: a tool whose required
+ * input can be filled from a field of another tool's output follows it (`results[].id` of
+ * `searchPerson` → `person_id` of `getPersonMovieCredits`), whether or not that transition was
+ * ever observed. The matching itself is probing's (instance discovery's data-flow score); this
+ * module only supplies output fields (documented response schema or example, or probed samples)
+ * and an index so that one tool's successors are found without scoring every pair.
+ */
+
+/** One data-flow successor: `to` takes `parameter` from `field` of the producer's output. */
+export interface DataFlowLink {
+  readonly to: string;
+  readonly parameter: string;
+  readonly field: string;
+  /** Instance discovery's confidence in [0, 1]. */
+  readonly score: number;
+}
+
+const MAX_FIELDS = 200;
+/** Probed samples kept for routing per protocol version (paths matter, not values). */
+export const MAX_ROUTING_SAMPLES = 100;
+const MAX_SCHEMA_DEPTH = 6;
+
+/**
+ * The scalar fields a JSON Schema promises, as sample paths (`results[0].id`) with a neutral
+ * value: only names and nesting decide a data-flow match, and a number coerces to any scalar type.
+ */
+export function schemaFields(schema: unknown, maxFields = MAX_FIELDS): SampleValue[] {
+  const out: SampleValue[] = [];
+  let level: { path: string; schema: unknown }[] = [{ path: "", schema }];
+  for (let depth = 0; depth <= MAX_SCHEMA_DEPTH && level.length > 0 && out.length < maxFields; depth += 1) {
+    const next: { path: string; schema: unknown }[] = [];
+    for (const { path, schema: node } of level) {
+      if (out.length >= maxFields) break;
+      if (typeof node !== "object" || node === null) continue;
+      const s = node as Record<string, unknown>;
+      const variants = [s.anyOf, s.oneOf, s.allOf].find(Array.isArray) as unknown[] | undefined;
+      if (variants !== undefined) {
+        for (const variant of variants) next.push({ path, schema: variant });
+        continue;
+      }
+      const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+      if (type === "array" || (type === undefined && s.items !== undefined)) {
+        next.push({ path: `${path}[0]`, schema: s.items });
+      } else if (type === "object" || (type === undefined && typeof s.properties === "object" && s.properties !== null)) {
+        for (const [key, child] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+          next.push({ path: path === "" ? key : `${path}.${key}`, schema: child });
+        }
+      } else if (type !== "boolean" && path !== "") {
+        out.push({ path, value: 1 });
+      }
+    }
+    level = next;
+  }
+  return out;
+}
+
+/** What a tool is known to return: probed samples first, else its documented schema, else its example. */
+export function outputFields(def: ToolDefinition, probed: readonly SampleValue[] = []): SampleValue[] {
+  if (probed.length > 0) return [...probed];
+  if (def.responseSchema !== undefined) {
+    const fields = schemaFields(def.responseSchema);
+    if (fields.length > 0) return fields;
+  }
+  return def.responseExample === undefined ? [] : observeValues(def.responseExample, { maxValues: MAX_FIELDS });
+}
+
+/** One data-flow predecessor: `from`'s output `field` fills the consumer's `parameter`. */
+export interface DataFlowSource {
+  readonly from: string;
+  readonly parameter: string;
+  readonly field: string;
+  readonly score: number;
+}
+
+interface Consumer {
+  readonly tool: ToolDefinition;
+  readonly parameter: ToolParameter;
+}
+
+function isFillable(parameter: ToolParameter): boolean {
+  // Headers are credentials or fixed values; optional inputs do not make a tool depend on another.
+  return parameter.required && parameter.in !== "header";
+}
+
+/**
+ * Data-flow successors of every tool of a tenant, computed on demand and cached per producer.
+ * Rebuild (or `invalidate`) when tools change; it holds no other state.
+ */
+export class DataFlowIndex {
+  readonly #defs: ReadonlyMap<string, ToolDefinition>;
+  readonly #outputs: (def: ToolDefinition) => readonly SampleValue[];
+  /** normalized parameter name → consumers; entity word of an id parameter → consumers. */
+  #byName: Map<string, Consumer[]> | undefined;
+  #byEntity: Map<string, Consumer[]> | undefined;
+  readonly #cache = new Map<string, DataFlowLink[]>();
+  /** consumer → producers, built from every tool's successors on first use. */
+  #producers: Map<string, DataFlowSource[]> | undefined;
+
+  constructor(defs: ReadonlyMap<string, ToolDefinition>, outputs: (def: ToolDefinition) => readonly SampleValue[] = (def) => outputFields(def)) {
+    this.#defs = defs;
+    this.#outputs = outputs;
+  }
+
+  /** Forget everything computed (tools or their outputs changed). */
+  invalidate(): void {
+    this.#byName = undefined;
+    this.#byEntity = undefined;
+    this.#producers = undefined;
+    this.#cache.clear();
+  }
+
+  /**
+   * Tools whose output can fill a required input of `to`, best first: those that themselves need
+   * no identifier from another tool (they can start a chain), then those that take a required
+   * text input (a lookup by name), then by confidence. The first call scores every tool's outputs.
+   */
+  producers(to: string): readonly DataFlowSource[] {
+    if (this.#producers === undefined) {
+      const byConsumer = new Map<string, DataFlowSource[]>();
+      for (const from of this.#defs.keys()) {
+        for (const link of this.successors(from)) {
+          const list = byConsumer.get(link.to) ?? [];
+          list.push({ from, parameter: link.parameter, field: link.field, score: link.score });
+          byConsumer.set(link.to, list);
+        }
+      }
+      for (const list of byConsumer.values()) list.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
+      this.#producers = byConsumer;
+    }
+    return this.#producers.get(to) ?? [];
+  }
+
+  /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier. */
+  #startRank(tool: string): number {
+    const required = (this.#defs.get(tool)?.parameters ?? []).filter(isFillable);
+    if (required.some((p) => isIdLike(p.name))) return 2;
+    return required.length > 0 ? 0 : 1;
+  }
+
+  #consumers(): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
+    if (this.#byName !== undefined && this.#byEntity !== undefined) return { byName: this.#byName, byEntity: this.#byEntity };
+    const byName = new Map<string, Consumer[]>();
+    const byEntity = new Map<string, Consumer[]>();
+    const add = (map: Map<string, Consumer[]>, key: string, consumer: Consumer): void => {
+      const list = map.get(key);
+      if (list === undefined) map.set(key, [consumer]);
+      else list.push(consumer);
+    };
+    for (const tool of this.#defs.values()) {
+      for (const parameter of tool.parameters) {
+        if (!isFillable(parameter)) continue;
+        const consumer = { tool, parameter };
+        add(byName, normalized(parameter.name), consumer);
+        if (isIdLike(parameter.name)) for (const word of new Set(parameterEntity(tool, parameter.name))) add(byEntity, word, consumer);
+      }
+    }
+    this.#byName = byName;
+    this.#byEntity = byEntity;
+    return { byName, byEntity };
+  }
+
+  /** Tools that can take a required input from `from`'s output, best first (one link per tool). */
+  successors(from: string): readonly DataFlowLink[] {
+    const cached = this.#cache.get(from);
+    if (cached !== undefined) return cached;
+    const producer = this.#defs.get(from);
+    const links = producer === undefined ? [] : this.#link(producer);
+    this.#cache.set(from, links);
+    return links;
+  }
+
+  #link(producer: ToolDefinition): DataFlowLink[] {
+    const samples = this.#outputs(producer);
+    if (samples.length === 0) return [];
+    const { byName, byEntity } = this.#consumers();
+    // Blocking: only consumers named like a field, or (for id fields) whose entity is a word of
+    // the field's owners or of the producer's name and path, are scored.
+    const producerWords = new Set(nameWords(`${producer.name} ${producer.path}`));
+    // Each candidate consumer is scored on the samples that named it only.
+    const candidates = new Map<Consumer, SampleValue[]>();
+    const offer = (consumer: Consumer, sample: SampleValue): void => {
+      const list = candidates.get(consumer);
+      if (list === undefined) candidates.set(consumer, [sample]);
+      else if (list[list.length - 1] !== sample) list.push(sample);
+    };
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      for (const consumer of byName.get(normalized(keys[keys.length - 1] ?? "")) ?? []) offer(consumer, sample);
+      const leafWords = nameWords(keys[keys.length - 1] ?? "");
+      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
+      const owners = new Set([...producerWords, ...keys.flatMap((key) => nameWords(key))]);
+      for (const word of owners) for (const consumer of byEntity.get(word) ?? []) offer(consumer, sample);
+    }
+    const inputs = producer.parameters.map((p) => p.name);
+    const best = new Map<string, DataFlowLink>();
+    for (const [{ tool, parameter }, offered] of candidates) {
+      if (tool.name === producer.name) continue;
+      const output: ProbedOutput = { tool: producer.name, path: producer.path, inputs, samples: offered };
+      const top = dataFlowCandidates(tool, parameter, [output])[0];
+      if (top?.from === undefined) continue;
+      const known = best.get(tool.name);
+      if (known === undefined || top.score > known.score) {
+        best.set(tool.name, { to: tool.name, parameter: parameter.name, field: top.from.path.replace(/\[0\]/g, "[]"), score: top.score });
+      }
+    }
+    return [...best.values()].sort((a, b) => b.score - a.score || (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+  }
+}

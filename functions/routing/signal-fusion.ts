@@ -1,0 +1,278 @@
+import type { DataFlowLink, DataFlowSource } from "./data-flow";
+import type { Ranked } from "./retrieval/ranked";
+import type { Vote } from "./task-memory";
+
+/**
+ * One ranking from several routing signals, each candidate with the reasons it is there.
+ * Signals are rankings of different kinds (BM25 scores, eq. 6 weights, data-flow confidence,
+ * votes of earlier tasks) with no common scale, so they are merged by weighted reciprocal rank
+ * fusion: score = Σ_signal weight / (K + rank). A tool that several signals agree on rises; a
+ * tool only one signal knows (a never-observed transition the task asks for) is still there.
+ */
+
+/** Why a tool is a candidate: one entry per signal that ranked it (ranks from 1). */
+export interface Why {
+  /** Rank in retrieval over tool documents for the task text. */
+  relevance?: { rank: number };
+  /** Learned transition from the previous tool (eq. 6 weight per mille, observed count). */
+  transition?: { from: string; weight: number; observed: number };
+  /** Data flow: the previous (or a seed) tool's output field fills this tool's required input. */
+  dataFlow?: { from: string; field: string; parameter: string };
+  /** Data flow backwards: this tool's output `field` fills `parameter`, a required input of `to` (a relevant tool). */
+  feeds?: { to: string; field: string; parameter: string };
+  /** Earlier tasks of this tenant like this one used it (how many of them). */
+  history?: { tasks: number };
+}
+
+export interface FusedCandidate {
+  readonly tool: string;
+  readonly score: number;
+  readonly why: Why;
+}
+
+export type Signal = "relevance" | "transition" | "dataFlow" | "history";
+export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow", "history"];
+
+/** Weights of each signal and the RRF constant; the defaults are measured in bench/routing-generalisation.ts. */
+export interface FusionWeights {
+  readonly k: number;
+  readonly relevance: number;
+  readonly transition: number;
+  readonly dataFlow: number;
+  readonly history: number;
+}
+
+export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1 };
+
+/** A learned successor: its eq. 6 weight (exact, in [0, 1]) and observed 2-gram count. */
+export interface LearnedStep {
+  readonly tool: string;
+  readonly exact: number;
+  readonly observed: number;
+}
+
+interface Contribution {
+  readonly signal: Signal;
+  readonly tools: readonly string[];
+  readonly explain: (tool: string, rank: number) => Why;
+}
+
+/**
+ * Tools in order of their rank in `relevance`, tools it does not rank after them in their given
+ * order. Data flow says which tools CAN follow; among them, the task says which it needs.
+ */
+function byRelevance(tools: readonly string[], relevance: readonly Ranked[]): string[] {
+  const rank = new Map(relevance.map((r, i) => [r.name, i]));
+  return tools
+    .map((tool, i) => ({ tool, key: rank.get(tool) ?? relevance.length + i }))
+    .sort((a, b) => a.key - b.key)
+    .map((t) => t.tool);
+}
+
+function fuse(contributions: readonly Contribution[], weights: FusionWeights, enabled: ReadonlySet<Signal>): FusedCandidate[] {
+  const scores = new Map<string, { score: number; why: Why }>();
+  for (const { signal, tools, explain } of contributions) {
+    if (!enabled.has(signal)) continue;
+    const weight = weights[signal];
+    const seen = new Set<string>();
+    tools.forEach((tool, index) => {
+      if (seen.has(tool)) return;
+      seen.add(tool);
+      const entry = scores.get(tool) ?? { score: 0, why: {} };
+      entry.score += weight / (weights.k + index + 1);
+      entry.why = { ...entry.why, ...explain(tool, index + 1) };
+      scores.set(tool, entry);
+    });
+  }
+  return [...scores]
+    .map(([tool, { score, why }]) => ({ tool, score, why }))
+    .sort((a, b) => b.score - a.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+}
+
+export interface FirstStepInput {
+  readonly relevance: readonly Ranked[];
+  readonly history: readonly Vote[];
+  /** Data-flow producers of a tool's required inputs; with it, the best relevant tools' producers join. */
+  readonly producersOf?: (tool: string) => readonly DataFlowSource[];
+  readonly signals?: ReadonlySet<Signal>;
+  readonly weights?: FusionWeights;
+}
+
+/** How many of the most relevant tools have their inputs' producers offered. */
+export const PRODUCER_SEEDS = 3;
+/** Producers offered per tool: the best two (a tool's id has a few good sources and many poor ones). */
+export const PRODUCERS_PER_TOOL = 2;
+
+/**
+ * The tools that can supply the required inputs of `seeds` (best seed first): a task that needs
+ * `getPersonMovieCredits` must first find the person, so `searchPerson` belongs near the front.
+ */
+function producersFor(seeds: readonly string[], producersOf: (tool: string) => readonly DataFlowSource[]): { tools: string[]; why: Map<string, Why> } {
+  const why = new Map<string, Why>();
+  for (const seed of seeds) {
+    for (const source of producersOf(seed).slice(0, PRODUCERS_PER_TOOL)) {
+      if (!why.has(source.from)) why.set(source.from, { feeds: { to: seed, field: source.field, parameter: source.parameter } });
+    }
+  }
+  return { tools: [...why.keys()], why };
+}
+
+/** The first step: retrieval for the task, the producers of the most relevant tools' inputs, and the votes of similar earlier tasks. */
+export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
+  const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
+  const producers =
+    input.producersOf === undefined ? { tools: [], why: new Map<string, Why>() } : producersFor(input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name), input.producersOf);
+  return fuse(
+    [
+      { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
+      { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
+      { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
+    ],
+    input.weights ?? DEFAULT_FUSION,
+    input.signals ?? new Set(SIGNALS),
+  );
+}
+
+export interface NextStepInput {
+  readonly previous: string;
+  /** Observed successors of `previous`, heaviest first. */
+  readonly learned: readonly LearnedStep[];
+  /** Retrieval for the task text, as at the first step. */
+  readonly relevance: readonly Ranked[];
+  /** Data-flow successors of `previous`, best first. */
+  readonly dataFlow: readonly DataFlowLink[];
+  readonly signals?: ReadonlySet<Signal>;
+  readonly weights?: FusionWeights;
+}
+
+/**
+ * A later step: learned transitions (eq. 6), task relevance and data flow from the previous
+ * tool's output. The previous tool itself is offered only when it was observed to repeat.
+ */
+export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
+  const learned = new Map(input.learned.map((l) => [l.tool, l]));
+  const flows = new Map(input.dataFlow.map((d) => [d.to, d]));
+  const dataFlow = byRelevance(input.dataFlow.map((d) => d.to), input.relevance);
+  return fuse(
+    [
+      {
+        signal: "transition",
+        tools: input.learned.map((l) => l.tool),
+        explain: (tool) => {
+          const step = learned.get(tool);
+          return step === undefined ? {} : { transition: { from: input.previous, weight: Math.round(step.exact * 1000), observed: step.observed } };
+        },
+      },
+      {
+        signal: "dataFlow",
+        tools: dataFlow,
+        explain: (tool) => {
+          const flow = flows.get(tool);
+          return flow === undefined ? {} : { dataFlow: { from: input.previous, field: flow.field, parameter: flow.parameter } };
+        },
+      },
+      {
+        signal: "relevance",
+        tools: input.relevance.map((r) => r.name).filter((tool) => tool !== input.previous),
+        explain: (_tool, rank) => ({ relevance: { rank } }),
+      },
+    ],
+    input.weights ?? DEFAULT_FUSION,
+    input.signals ?? new Set(SIGNALS),
+  );
+}
+
+export interface RunCandidateInput {
+  /** Retrieval for the task, deep enough to fill the set on its own. */
+  readonly relevance: readonly Ranked[];
+  /** Votes of similar earlier tasks for every tool they used. */
+  readonly history: readonly Vote[];
+  /** How many of the best first-round tools are expanded with their successors. */
+  readonly seeds: number;
+  readonly learnedAfter: (tool: string) => readonly LearnedStep[];
+  readonly dataFlowAfter: (tool: string) => readonly DataFlowLink[];
+  readonly producersOf: (tool: string) => readonly DataFlowSource[];
+  readonly maxTools: number;
+  readonly tokenBudget: number;
+  readonly costOf: (tool: string) => number;
+  readonly signals?: ReadonlySet<Signal>;
+  readonly weights?: FusionWeights;
+}
+
+export interface RunCandidate extends FusedCandidate {
+  readonly cost: number;
+}
+
+export interface RunCandidateSet {
+  readonly candidates: readonly RunCandidate[];
+  readonly tokens: number;
+  /** Tools ranked high enough but left out because they did not fit the token budget. */
+  readonly overBudget: readonly string[];
+}
+
+/**
+ * The tools for one run (ATC writes one program for the whole task): retrieval and similar
+ * earlier tasks pick seeds; each seed's learned and data-flow successors join; one fused ranking
+ * orders them all, and tools are taken best first while they fit `maxTools` and `tokenBudget`.
+ */
+const FORWARD_FLOW = process.env.FORWARD_FLOW === "1";
+export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
+  const signals = input.signals ?? new Set(SIGNALS);
+  const weights = input.weights ?? DEFAULT_FUSION;
+  const first = fuseFirstStep({ relevance: input.relevance, history: input.history, signals, weights, producersOf: input.producersOf });
+  const seeds = first.slice(0, Math.max(0, input.seeds)).map((c) => c.tool);
+  // Successors of better seeds come first; within a seed, heavier or more confident first.
+  const learned: { tool: string; from: string; step: LearnedStep }[] = [];
+  const flows: { tool: string; link: DataFlowLink; from: string }[] = [];
+  for (const seed of seeds) {
+    if (signals.has("transition")) for (const step of input.learnedAfter(seed)) learned.push({ tool: step.tool, from: seed, step });
+    if (signals.has("dataFlow")) for (const link of input.dataFlowAfter(seed)) flows.push({ tool: link.to, link, from: seed });
+  }
+  const firstLearned = new Map<string, (typeof learned)[number]>();
+  for (const entry of learned) if (!firstLearned.has(entry.tool)) firstLearned.set(entry.tool, entry);
+  const firstFlow = new Map<string, (typeof flows)[number]>();
+  for (const entry of flows) if (!firstFlow.has(entry.tool)) firstFlow.set(entry.tool, entry);
+  // Producers of the seeds' required inputs first (a chain needs its start), then relevant successors.
+  const producers = signals.has("dataFlow") ? producersFor(seeds, input.producersOf) : { tools: [], why: new Map<string, Why>() };
+  const dataFlow = FORWARD_FLOW ? [...new Set([...producers.tools, ...byRelevance([...firstFlow.keys()], input.relevance)])] : producers.tools;
+  const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
+  const ranked = fuse(
+    [
+      { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
+      { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
+      {
+        signal: "transition",
+        tools: [...firstLearned.keys()],
+        explain: (tool) => {
+          const entry = firstLearned.get(tool);
+          return entry === undefined ? {} : { transition: { from: entry.from, weight: Math.round(entry.step.exact * 1000), observed: entry.step.observed } };
+        },
+      },
+      {
+        signal: "dataFlow",
+        tools: dataFlow,
+        explain: (tool) => {
+          const entry = firstFlow.get(tool);
+          const feeds = producers.why.get(tool) ?? {};
+          return entry === undefined ? feeds : { ...feeds, dataFlow: { from: entry.from, field: entry.link.field, parameter: entry.link.parameter } };
+        },
+      },
+    ],
+    weights,
+    signals,
+  );
+  const candidates: RunCandidate[] = [];
+  const overBudget: string[] = [];
+  let tokens = 0;
+  for (const candidate of ranked) {
+    if (candidates.length >= input.maxTools) break;
+    const cost = input.costOf(candidate.tool);
+    if (tokens + cost > input.tokenBudget) {
+      overBudget.push(candidate.tool);
+      continue;
+    }
+    tokens += cost;
+    candidates.push({ ...candidate, cost });
+  }
+  return { candidates, tokens, overBudget };
+}

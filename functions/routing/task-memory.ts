@@ -1,0 +1,137 @@
+import { analyze } from "./retrieval/analyze";
+import { sortRanked, type Ranked } from "./retrieval/ranked";
+
+/**
+ * First-step learning from a tenant's own history: tasks it has run, or sent with trajectories,
+ * remember which tools they used. A new task asks its nearest earlier tasks (cosine of
+ * IDF-weighted term sets, the same text analysis as tool retrieval), and each votes for its first
+ * tool (or for all its tools, for run candidate sets) with its similarity. A task that shares no
+ * meaningful words with any earlier one gets no votes, so unrelated tasks rank as before. One
+ * memory per tenant: it is built from that tenant's rows only.
+ */
+
+export interface RememberedTask {
+  readonly id: string;
+  readonly task: string;
+  /** The tools the task used, in order. */
+  readonly tools: readonly string[];
+}
+
+export interface NearTask {
+  readonly id: string;
+  readonly similarity: number;
+  readonly tools: readonly string[];
+}
+
+export interface VoteOptions {
+  /** How many nearest tasks vote. */
+  readonly neighbours?: number;
+  /** Tasks less similar than this do not vote (cosine in [0, 1]). */
+  readonly minSimilarity?: number;
+  /** "first": each task votes for its first tool; "all": for every tool it used (earlier ones more). */
+  readonly tools?: "first" | "all";
+}
+
+/** A tool with the votes it got and from how many earlier tasks. */
+export interface Vote extends Ranked {
+  readonly tasks: number;
+}
+
+export const DEFAULT_NEIGHBOURS = 8;
+export const DEFAULT_MIN_SIMILARITY = 0.35;
+
+interface Entry {
+  readonly tools: readonly string[];
+  readonly terms: ReadonlySet<string>;
+}
+
+export class TaskMemory {
+  readonly #entries = new Map<string, Entry>();
+  readonly #postings = new Map<string, Set<string>>();
+
+  /** A memory holding `tasks` (a later task with an id seen before replaces it). */
+  static build(tasks: Iterable<RememberedTask>): TaskMemory {
+    const memory = new TaskMemory();
+    for (const task of tasks) memory.add(task);
+    return memory;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Remembers a task; tasks without tools or without meaningful words are not kept. */
+  add(task: RememberedTask): void {
+    this.remove(task.id);
+    const terms = new Set(analyze(task.task));
+    if (terms.size === 0 || task.tools.length === 0) return;
+    this.#entries.set(task.id, { tools: [...task.tools], terms });
+    for (const term of terms) {
+      let ids = this.#postings.get(term);
+      if (ids === undefined) this.#postings.set(term, (ids = new Set()));
+      ids.add(task.id);
+    }
+  }
+
+  remove(id: string): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
+    for (const term of entry.terms) {
+      const ids = this.#postings.get(term);
+      ids?.delete(id);
+      if (ids?.size === 0) this.#postings.delete(term);
+    }
+    this.#entries.delete(id);
+  }
+
+  #idf(term: string): number {
+    const n = this.#postings.get(term)?.size ?? 0;
+    return Math.log(1 + (this.#entries.size + 1) / (n + 0.5));
+  }
+
+  #norm(terms: Iterable<string>): number {
+    let sum = 0;
+    for (const term of terms) sum += this.#idf(term) ** 2;
+    return Math.sqrt(sum);
+  }
+
+  /** The earlier tasks most similar to `task`, most similar first, at least `minSimilarity`. */
+  nearest(task: string, neighbours = DEFAULT_NEIGHBOURS, minSimilarity = DEFAULT_MIN_SIMILARITY): NearTask[] {
+    if (this.#entries.size === 0) return [];
+    const terms = new Set(analyze(task));
+    const queryNorm = this.#norm(terms);
+    if (queryNorm === 0) return [];
+    const shared = new Map<string, number>();
+    for (const term of terms) {
+      const weight = this.#idf(term) ** 2;
+      for (const id of this.#postings.get(term) ?? []) shared.set(id, (shared.get(id) ?? 0) + weight);
+    }
+    const near: NearTask[] = [];
+    for (const [id, dot] of shared) {
+      const entry = this.#entries.get(id);
+      if (entry === undefined) continue;
+      const similarity = dot / (queryNorm * this.#norm(entry.terms));
+      if (similarity >= minSimilarity) near.push({ id, similarity, tools: entry.tools });
+    }
+    near.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return near.slice(0, Math.max(0, neighbours));
+  }
+
+  /** Tools voted for by the nearest earlier tasks, most votes first; empty for an unfamiliar task. */
+  votes(task: string, options: VoteOptions = {}): Vote[] {
+    const near = this.nearest(task, options.neighbours ?? DEFAULT_NEIGHBOURS, options.minSimilarity ?? DEFAULT_MIN_SIMILARITY);
+    const score = new Map<string, { score: number; tasks: number }>();
+    for (const { similarity, tools } of near) {
+      const voted = options.tools === "all" ? [...new Set(tools)] : tools.slice(0, 1);
+      voted.forEach((tool, position) => {
+        const vote = score.get(tool) ?? { score: 0, tasks: 0 };
+        // Later tools of a task count a little less: the first one is what the task starts with.
+        vote.score += similarity / (1 + 0.25 * position);
+        vote.tasks += 1;
+        score.set(tool, vote);
+      });
+    }
+    const ranked = sortRanked([...score].map(([name, v]) => ({ name, score: v.score })));
+    return ranked.map((r) => ({ ...r, tasks: score.get(r.name)?.tasks ?? 0 }));
+  }
+}

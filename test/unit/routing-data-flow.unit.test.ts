@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DataFlowIndex, outputFields, schemaFields } from "../../functions/routing/data-flow";
+import { ToolDefinition } from "../../functions/tools/definition";
+import { importOpenApi } from "../../functions/tools/openapi-import";
+
+let tmdb: Map<string, ToolDefinition>;
+
+beforeAll(async () => {
+  const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+  tmdb = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
+});
+
+const tool = (name: string, path: string, parameters: ToolDefinition["parameters"], responseSchema?: Record<string, unknown>): ToolDefinition =>
+  ToolDefinition.parse({ name, method: "GET", serverUrl: "https://api.example.com", path, operation: `GET ${path}`, parameters, ...(responseSchema === undefined ? {} : { responseSchema }) });
+
+describe("data-flow edges from documented outputs", () => {
+  it("lists the scalar fields a response schema promises, arrays as their first item", () => {
+    const fields = schemaFields({
+      type: "object",
+      properties: { page: { type: "integer" }, results: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, name: { type: "string" }, adult: { type: "boolean" } } } } },
+    });
+    expect(fields.map((f) => f.path)).toEqual(["page", "results[0].id", "results[0].name"]);
+  });
+
+  it("links searchPerson's results[].id to getPersonMovieCredits' person_id, though no run ever did it", () => {
+    const flow = new DataFlowIndex(tmdb);
+    const links = flow.successors("getSearchPerson");
+    const credits = links.find((l) => l.to === "getPersonPersonIdMovieCredits");
+    expect(credits).toMatchObject({ parameter: "person_id", field: "results[].id" });
+    // A person's id is not a movie's: movie tools are not fed by a person search.
+    expect(links.map((l) => l.to)).not.toContain("getMovieMovieIdCredits");
+  });
+
+  it("names the producers of a tool's required inputs, search tools (need no id, take text) first", () => {
+    const flow = new DataFlowIndex(tmdb);
+    const producers = flow.producers("getPersonPersonIdMovieCredits").map((p) => p.from);
+    expect(producers[0]).toBe("getSearchPerson");
+    expect(flow.producers("getSearchPerson")).toEqual([]);
+  });
+
+  it("uses probed samples when the document has no response schema, and links nothing without outputs", () => {
+    const consumer = tool("getOrder", "/orders/{order_id}", [{ name: "order_id", in: "path", required: true, schema: {} }]);
+    const producer = tool("listOrders", "/orders", []);
+    expect(outputFields(producer)).toEqual([]);
+    const bare = new DataFlowIndex(new Map([[producer.name, producer], [consumer.name, consumer]]));
+    expect(bare.successors("listOrders")).toEqual([]);
+    const probed = new DataFlowIndex(new Map([[producer.name, producer], [consumer.name, consumer]]), (def) =>
+      outputFields(def, def.name === "listOrders" ? [{ path: "orders[0].order_id", value: "o-1" }] : []),
+    );
+    expect(probed.successors("listOrders")).toEqual([expect.objectContaining({ to: "getOrder", parameter: "order_id" })]);
+  });
+});

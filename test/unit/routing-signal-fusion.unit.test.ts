@@ -1,0 +1,116 @@
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DataFlowIndex } from "../../functions/routing/data-flow";
+import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/routing/graph";
+import { toolDocument, ToolIndex } from "../../functions/routing/retrieval";
+import { fuseFirstStep, fuseNextStep, fuseRunCandidates } from "../../functions/routing/signal-fusion";
+import { TaskMemory } from "../../functions/routing/task-memory";
+import type { ToolDefinition } from "../../functions/tools/definition";
+import { importOpenApi } from "../../functions/tools/openapi-import";
+
+let defs: Map<string, ToolDefinition>;
+let index: ToolIndex;
+let flow: DataFlowIndex;
+
+beforeAll(async () => {
+  const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+  defs = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
+  index = ToolIndex.build([...defs.values()].map((d) => toolDocument(d)));
+  flow = new DataFlowIndex(defs);
+});
+
+function graphWith(trajectories: string[][]): ToolGraph {
+  const graph = createGraph();
+  addTools(graph, [...defs.keys()]);
+  addTrajectories(graph, trajectories.map((tools, i) => ({ id: `t${i}`, tools })));
+  return graph;
+}
+
+function nextStep(graph: ToolGraph, task: string, previous: string) {
+  return fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: index.search(task, 30), dataFlow: flow.successors(previous) });
+}
+
+describe("later steps fuse learned transitions, task relevance and data flow", () => {
+  it("offers a never-observed transition that data flow links, and says why", () => {
+    // Runs so far only ever went searchPerson → its TV credits.
+    const graph = graphWith([["getSearchPerson", "getPersonPersonIdTvCredits"], ["getSearchPerson", "getPersonPersonIdTvCredits"]]);
+    expect(successors(graph, "getSearchPerson", 5).map((r) => r.tool)).not.toContain("getPersonPersonIdMovieCredits");
+    const fused = nextStep(graph, "How many movies has Sofia Coppola directed?", "getSearchPerson");
+    const top = fused.slice(0, 5);
+    const credits = top.find((c) => c.tool === "getPersonPersonIdMovieCredits");
+    expect(credits?.why.dataFlow).toEqual({ from: "getSearchPerson", field: "results[].id", parameter: "person_id" });
+    expect(credits?.why.transition).toBeUndefined();
+    // The learned transition is still offered, with its weight.
+    expect(fused.find((c) => c.tool === "getPersonPersonIdTvCredits")?.why.transition?.observed).toBe(2);
+  });
+
+  it("offers the tool the task asks for after a tool with no learned successors", () => {
+    const graph = graphWith([]);
+    expect(learnedSuccessors(graph, "getMovieTopRated")).toEqual([]);
+    const fused = nextStep(graph, "What are the reviews of the top rated movie?", "getMovieTopRated");
+    expect(fused.slice(0, 5).map((c) => c.tool)).toContain("getMovieMovieIdReviews");
+    expect(fused.find((c) => c.tool === "getMovieMovieIdReviews")?.why.relevance?.rank).toBeGreaterThan(0);
+  });
+
+  it("ranks a tool that several signals agree on above one that only one signal knows", () => {
+    const graph = graphWith([["getSearchMovie", "getMovieMovieIdCredits"]]);
+    const fused = nextStep(graph, "Who directed Inception? Get the credits of the movie", "getSearchMovie");
+    expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
+    expect(Object.keys(fused[0]?.why ?? {}).sort()).toEqual(["dataFlow", "relevance", "transition"]);
+  });
+});
+
+describe("first step", () => {
+  it("offers the producer of a relevant tool's required input (the search a lookup by id needs)", () => {
+    const task = "Which films are in the movie credits of Sofia Coppola?";
+    const plain = fuseFirstStep({ relevance: index.search(task, 30), history: [] }).map((c) => c.tool);
+    const withFlow = fuseFirstStep({ relevance: index.search(task, 30), history: [], producersOf: (t) => flow.producers(t) });
+    const rankOf = (list: string[]) => list.indexOf("getSearchPerson") === -1 ? Infinity : list.indexOf("getSearchPerson");
+    expect(rankOf(withFlow.map((c) => c.tool))).toBeLessThan(rankOf(plain));
+    expect(withFlow.find((c) => c.tool === "getSearchPerson")?.why.feeds?.parameter).toBe("person_id");
+  });
+
+  it("learns from a toy history: a similar task ranks its first tool higher, an unrelated task is unchanged", () => {
+    const memory = TaskMemory.build([
+      { id: "a", task: "Who wrote the screenplay of Alien?", tools: ["getSearchMovie", "getMovieMovieIdCredits"] },
+      { id: "b", task: "Who wrote the screenplay of Heat?", tools: ["getSearchMovie", "getMovieMovieIdCredits"] },
+    ]);
+    const rank = (task: string, history: boolean) =>
+      fuseFirstStep({ relevance: index.search(task, 30), history: history ? memory.votes(task) : [] }).map((c) => c.tool);
+    const similar = "Who wrote the screenplay of Jaws?";
+    expect(rank(similar, true).indexOf("getSearchMovie")).toBeLessThan(rank(similar, false).indexOf("getSearchMovie") === -1 ? Infinity : rank(similar, false).indexOf("getSearchMovie"));
+    expect(rank(similar, true).slice(0, 2)).toContain("getSearchMovie");
+    const unrelated = "What are the popular TV shows this week?";
+    expect(memory.votes(unrelated)).toEqual([]);
+    expect(rank(unrelated, true)).toEqual(rank(unrelated, false));
+  });
+});
+
+describe("run candidate sets", () => {
+  const run = (task: string, graph: ToolGraph, maxTools: number, tokenBudget = Infinity) =>
+    fuseRunCandidates({
+      relevance: index.search(task, 30),
+      history: [],
+      seeds: 6,
+      learnedAfter: (t) => learnedSuccessors(graph, t),
+      dataFlowAfter: (t) => flow.successors(t),
+      producersOf: (t) => flow.producers(t),
+      maxTools,
+      tokenBudget,
+      costOf: () => 100,
+    });
+
+  it("holds the chain a task needs, its start included, within maxTools", () => {
+    const set = run("Which films are in the movie credits of Sofia Coppola?", graphWith([]), 10);
+    expect(set.candidates.length).toBeLessThanOrEqual(10);
+    const tools = set.candidates.map((c) => c.tool);
+    expect(tools).toEqual(expect.arrayContaining(["getSearchPerson", "getPersonPersonIdMovieCredits"]));
+  });
+
+  it("stops at the token budget and reports what did not fit", () => {
+    const set = run("give me the number of movies directed by Sofia Coppola", graphWith([]), 10, 350);
+    expect(set.candidates).toHaveLength(3);
+    expect(set.tokens).toBe(300);
+    expect(set.overBudget.length).toBeGreaterThan(0);
+  });
+});
