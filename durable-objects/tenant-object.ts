@@ -17,6 +17,7 @@ import { TenantOptimization, type OptimizationSettings } from "./tenant-optimiza
 import { TenantRuns } from "./tenant-runs";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 import { TenantQuotas } from "./tenant-quotas";
+import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
 import { TenantIdempotency, type IdempotencyBegin, type StoredResponse } from "./tenant-idempotency";
 import type { QuotaSettings, QuotaSettingsUpdate, RouteFamily } from "../functions/quotas/settings";
 import type { ProblemData } from "../functions/http/problem";
@@ -218,6 +219,18 @@ export class TenantObject extends DurableObject<Env> {
 
   modelTokensToday(nowMs: number): number {
     return this.#quotas.modelTokensToday(nowMs);
+  }
+
+  /** Which non-GET operations probing and tool play may call for real or against a simulated copy. */
+  sideEffectSettings(): SideEffectSettings {
+    const stored = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:side-effects'")?.value;
+    const parsed = stored === undefined ? undefined : SideEffectSettings.safeParse(JSON.parse(stored));
+    return parsed?.success === true ? parsed.data : DEFAULT_SIDE_EFFECT_SETTINGS;
+  }
+
+  updateSideEffectSettings(settings: SideEffectSettings): SideEffectSettings {
+    run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES ('setting:side-effects', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(settings));
+    return settings;
   }
 
   beginIdempotent(key: string, fingerprint: string, nowMs: number): IdempotencyBegin {
