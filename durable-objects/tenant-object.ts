@@ -15,6 +15,7 @@ import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
+import { RunSlots, type SlotAnswer } from "./run-slots";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 import { TenantQuotas } from "./tenant-quotas";
 import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
@@ -146,6 +147,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly protocols: TenantProtocols;
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
+  readonly #runSlots: RunSlots;
   readonly #optimization: TenantOptimization;
   readonly #quotas: TenantQuotas;
   readonly #idempotency: TenantIdempotency;
@@ -168,6 +170,7 @@ export class TenantObject extends DurableObject<Env> {
     this.jobs = new TenantJobs(this.#sql);
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
+    this.#runSlots = new RunSlots(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
     this.#quotas = new TenantQuotas(this.#sql);
     this.#idempotency = new TenantIdempotency(this.#sql);
@@ -422,6 +425,15 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   // Runs, the evaluator queue, background jobs, protocols and webhooks (see their modules).
+
+  /** Take one of the tenant's concurrent-run slots (see run-slots.ts). */
+  acquireRunSlot(key: string): SlotAnswer {
+    return this.#runSlots.acquire(key, Date.now());
+  }
+
+  releaseRunSlot(key: string): void {
+    this.#runSlots.release(key);
+  }
 
   saveRun(id: string, task: string, status: string, recordJson: string): void {
     this.#runs.save(id, task, status, recordJson);
