@@ -22,6 +22,7 @@ export const PROBLEM_KINDS = {
   "payload-too-large": { status: 413, title: "Payload too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "tool-call-refused": { status: 422, title: "Tool call refused" },
+  "feedback-refused": { status: 422, title: "Feedback refused" },
   "idempotency-key-reused": { status: 422, title: "Idempotency key reused with a different request" },
   "rate-limited": { status: 429, title: "Too many requests" },
   "quota-exceeded": { status: 429, title: "Quota exceeded" },
