@@ -40,6 +40,7 @@ import {
   type ToolGraph,
   type Trajectory,
 } from "../functions/routing/graph";
+import { apiSiblings } from "../functions/routing/api-siblings";
 import { DataFlowIndex } from "../functions/routing/data-flow";
 import { openAiTool } from "../functions/routing/openai-tools";
 import { toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
@@ -187,13 +188,16 @@ interface Context {
   defs: Map<string, ToolDefinition>;
   graph: ToolGraph;
   memory: TaskMemory;
+  siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
 }
 
 /** `--weights k,relevance,transition,dataFlow,history` tries other fusion weights (for tuning). */
 const weightsArg = process.argv.find((a) => a.startsWith("--weights="))?.slice("--weights=".length).split(",").map(Number);
 const WEIGHTS: FusionWeights =
-  weightsArg === undefined ? DEFAULT_FUSION : { k: weightsArg[0] ?? 10, relevance: weightsArg[1] ?? 1, transition: weightsArg[2] ?? 1, dataFlow: weightsArg[3] ?? 1, history: weightsArg[4] ?? 1 };
+  weightsArg === undefined
+    ? DEFAULT_FUSION
+    : { k: weightsArg[0] ?? 10, relevance: weightsArg[1] ?? 1, transition: weightsArg[2] ?? 1, dataFlow: weightsArg[3] ?? 1, history: weightsArg[4] ?? 1, sibling: weightsArg[5] ?? 0.5 };
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
@@ -217,12 +221,15 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const firstVotes = ctx.memory.votes(text, { tools: "first" });
   const allVotes = ctx.memory.votes(text, { tools: "all" });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
+  const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
   return new Map([
     ["retrieval only", relevance.map((r) => r.name)],
     ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["fused: relevance + producers + history (first tools)", fuseFirstStep({ relevance, history: firstVotes, producersOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["fused: all signals (first tools of history)", fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
   ]);
 }
 
@@ -248,6 +255,7 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
     learnedAfter: (tool: string) => (ctx.graph.tools.has(tool) ? learnedSuccessors(ctx.graph, tool) : []),
     dataFlowAfter: (tool: string) => ctx.flow.successors(tool),
     producersOf: (tool: string) => ctx.flow.producers(tool),
+    siblingsOf: (tool: string) => ctx.siblings.get(tool) ?? [],
     maxTools: MAX_TOOLS,
     tokenBudget: Number.POSITIVE_INFINITY,
     costOf: ctx.cost,
@@ -268,6 +276,7 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
     ["fused − history", fuseRunCandidates({ ...base, signals: without("history") }).candidates.map((c) => c.tool)],
     ["fused − transition", fuseRunCandidates({ ...base, signals: without("transition") }).candidates.map((c) => c.tool)],
     ["fused − data flow", fuseRunCandidates({ ...base, signals: without("dataFlow") }).candidates.map((c) => c.tool)],
+    ["fused − same API", fuseRunCandidates({ ...base, signals: without("sibling") }).candidates.map((c) => c.tool)],
     ["fused: relevance + data flow only", fuseRunCandidates({ ...base, signals: only("relevance", "dataFlow") }).candidates.map((c) => c.tool)],
   ]);
 }
@@ -299,7 +308,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   addTrajectories(graph, taskTrajectories, { unknownTools: "skip" });
   const remembered: RememberedTask[] = dataset.tasks.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
   const memory = TaskMemory.build(remembered);
-  const ctx: Context = { index, flow, defs, graph, memory, cost };
+  const ctx: Context = { index, flow, defs, graph, memory, siblings: apiSiblings(dataset.defs), cost };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
