@@ -334,7 +334,7 @@ export class TenantRouting {
     const fitted = fitToBudget({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? this.#maxTokens(),
-      ...(via === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
+      ...(mode === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));

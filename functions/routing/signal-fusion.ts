@@ -103,8 +103,8 @@ export interface FirstStepInput {
   readonly weights?: FusionWeights;
 }
 
-/** How many of the most relevant tools lend their API's other operations. */
-export const SIBLING_SEEDS = 2;
+/** Only the most relevant tool lends its API's other operations (with itself first among them). */
+export const SIBLING_SEEDS = 1;
 
 /**
  * Operations of the same API as the most relevant tools, in relevance order: a task about one
@@ -114,7 +114,11 @@ export const SIBLING_SEEDS = 2;
 function siblingsFor(relevance: readonly Ranked[], siblingsOf: (tool: string) => readonly string[]): { tools: string[]; why: Map<string, Why> } {
   const why = new Map<string, Why>();
   for (const seed of relevance.slice(0, SIBLING_SEEDS)) {
-    for (const sibling of siblingsOf(seed.name)) if (sibling !== seed.name && !why.has(sibling)) why.set(sibling, { sibling: { of: seed.name } });
+    const family = siblingsOf(seed.name);
+    if (family.length === 0) continue;
+    // The seed leads its own family, so the family rises above other tools without overtaking it.
+    if (!why.has(seed.name)) why.set(seed.name, {});
+    for (const sibling of family) if (!why.has(sibling)) why.set(sibling, { sibling: { of: seed.name } });
   }
   return { tools: byRelevance([...why.keys()], relevance), why };
 }
@@ -239,7 +243,6 @@ export interface RunCandidateSet {
  * earlier tasks pick seeds; each seed's learned and data-flow successors join; one fused ranking
  * orders them all, and tools are taken best first while they fit `maxTools` and `tokenBudget`.
  */
-const FORWARD_FLOW = process.env.FORWARD_FLOW === "1";
 export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const signals = input.signals ?? new Set(SIGNALS);
   const weights = input.weights ?? DEFAULT_FUSION;
@@ -259,7 +262,9 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   for (const entry of flows) if (!firstFlow.has(entry.tool)) firstFlow.set(entry.tool, entry);
   // Producers of the seeds' required inputs first (a chain needs its start), then relevant successors.
   const producers = signals.has("dataFlow") ? producersFor(seeds, input.producersOf) : { tools: [], why: new Map<string, Why>() };
-  const dataFlow = FORWARD_FLOW ? [...new Set([...producers.tools, ...byRelevance([...firstFlow.keys()], input.relevance)])] : producers.tools;
+  // Forward data flow is left to later steps: from six seeds it offers dozens of id consumers,
+  // which crowded out the tools a task needs (measured in bench/routing-generalisation.ts).
+  const dataFlow = producers.tools;
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const ranked = fuse(
     [
