@@ -24,6 +24,9 @@
  * first tool shown / among those shown, against the same over the ranked list. Budgets only ever
  * leave out the lowest-ranked tools, so the two agree unless something went over budget.
  *
+ * Time: route p50/p99 through HTTP with an auth-only request as the yardstick, and the answer
+ * assembly alone in this process, budgeted against how the answer was built before.
+ *
  * Calls: for every tool of the corpus, a call is built from its full definition (openapi-sampler,
  * summarised enums read from their examples); where that validates against the full definition
  * (the safe-call validator), calls built the same way from the compact and the required-only
@@ -31,6 +34,7 @@
  */
 import { getEncoding } from "js-tiktoken";
 import { sample } from "openapi-sampler";
+import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type ToolViews } from "../functions/routing/answer-budget";
 import { compactView, requiredOnlyView } from "../functions/routing/compact-view";
 import { END, formatPromptBlock, START, stableToolBenchTrajectories } from "../functions/routing/graph";
 import { openAiTool, type OpenAiTool } from "../functions/routing/openai-tools";
@@ -74,6 +78,9 @@ interface Cell {
   scored: number;
   routeMs: number[];
   authMs: number[];
+  /** Each answer's ranked list, for timing the answer assembly in this process. */
+  rankedLists: { previous: string; ranked: { tool: string; weight: number }[] }[];
+  defs: ReadonlyMap<string, ToolDefinition>;
 }
 
 const DEGREE = 10;
@@ -91,18 +98,71 @@ function oldShortDescription(def: ToolDefinition | undefined): string {
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
-/** Tokens of the answer the service gave before compact views, for the same ranked list. */
-function fullAnswerTokens(answer: Answer, previous: string, defs: ReadonlyMap<string, ToolDefinition>): number {
-  const ranked = [
+/** Everything an answer ranked (shown, Finish and over budget), best first. */
+function rankedOf(answer: Answer): { tool: string; weight: number }[] {
+  return [
     ...answer.candidates.map((c) => ({ tool: c.name === "Finish" ? END : c.name, weight: c.weight })),
     ...answer.overBudget.map((o) => ({ tool: o.name, weight: o.weight })),
   ].sort((a, b) => b.weight - a.weight);
+}
+
+/** The answer as the service built it before compact views (route() in tenant-routing.ts then). */
+function fullAnswer(ranked: readonly { tool: string; weight: number }[], previous: string, defs: ReadonlyMap<string, ToolDefinition>): { prompt: string; tools: OpenAiTool[] } {
   const prompt = formatPromptBlock({ previous, candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })), describe: (tool) => oldShortDescription(defs.get(tool)) });
   const tools = ranked.flatMap((r) => {
     const def = defs.get(r.tool);
     return def === undefined ? [] : [openAiTool(def)];
   });
+  return { prompt, tools };
+}
+
+/** Tokens of the answer the service gave before compact views, for the same ranked list. */
+function fullAnswerTokens(answer: Answer, previous: string, defs: ReadonlyMap<string, ToolDefinition>): number {
+  const { prompt, tools } = fullAnswer(rankedOf(answer), previous, defs);
   return tokens(prompt) + tokens(JSON.stringify(tools));
+}
+
+/**
+ * The answer assembly alone, in this process, on the run's own ranked lists: today's (stored
+ * views looked up, fitToBudget with exact counts) against before (full tools entries and the
+ * prompt block with descriptions). Both serialise their tools array, as the response does.
+ */
+function assemblyTimes(cell: Cell): { budgeted: number[]; before: number[] } {
+  const views = new Map<string, ToolViews>();
+  const viewsOf = (tool: string): ToolViews | undefined => {
+    const def = cell.defs.get(tool);
+    if (def === undefined) return undefined;
+    let v = views.get(tool);
+    if (v === undefined) views.set(tool, (v = toolViews(def))); // computed once, as stored ones are
+    return v;
+  };
+  for (const list of cell.rankedLists) for (const r of list.ranked) viewsOf(r.tool);
+  const budgeted = (list: Cell["rankedLists"][number]): number => {
+    const t = performance.now();
+    const ranked = list.ranked.map((r) => {
+      const v = viewsOf(r.tool);
+      return { tool: r.tool, weight: r.weight, description: oldShortDescription(cell.defs.get(r.tool)), ...(v === undefined ? {} : { views: v }) };
+    });
+    const result = fitToBudget({ previous: list.previous, ranked, maxTokens: DEFAULT_MAX_TOKENS });
+    if (!result.ok) throw new Error(result.message);
+    JSON.stringify(result.answer);
+    return performance.now() - t;
+  };
+  const before = (list: Cell["rankedLists"][number]): number => {
+    const t = performance.now();
+    JSON.stringify(fullAnswer(list.ranked, list.previous, cell.defs));
+    return performance.now() - t;
+  };
+  for (const list of cell.rankedLists.slice(0, 100)) {
+    budgeted(list);
+    before(list);
+  }
+  const out = { budgeted: [] as number[], before: [] as number[] };
+  for (const list of cell.rankedLists) {
+    out.budgeted.push(budgeted(list));
+    out.before.push(before(list));
+  }
+  return out;
 }
 
 /** StableToolBench queries with their gold tools, named as the tenant names them. */
@@ -152,7 +212,7 @@ async function measureSize(service: TestService, size: number, answers: number, 
   const cells: Cell[] = [];
   for (const k of [5, 8]) {
     for (const step of ["first", "later"] as const) {
-      const cell: Cell = { size, k, step, compact: [], full: [], overBudgetAnswers: 0, overBudgetTools: 0, shown1: 0, ranked1: 0, shownK: 0, rankedK: 0, scored: 0, routeMs: [], authMs: [] };
+      const cell: Cell = { size, k, step, compact: [], full: [], overBudgetAnswers: 0, overBudgetTools: 0, shown1: 0, ranked1: 0, shownK: 0, rankedK: 0, scored: 0, routeMs: [], authMs: [], rankedLists: [], defs };
       for (let i = 0; i < answers; i += 1) {
         let body: Record<string, unknown>;
         let gold: string[] = [];
@@ -178,6 +238,7 @@ async function measureSize(service: TestService, size: number, answers: number, 
         if (promptTokens + toolsTokens > answer.tokens.budget) throw new Error(`answer over its budget: ${promptTokens + toolsTokens} > ${answer.tokens.budget}`);
         cell.compact.push(promptTokens + toolsTokens);
         cell.full.push(fullAnswerTokens(answer, previous, defs));
+        cell.rankedLists.push({ previous, ranked: rankedOf(answer) });
         if (answer.overBudget.length > 0) cell.overBudgetAnswers += 1;
         cell.overBudgetTools += answer.overBudget.length;
         if (gold.length === 0) continue;
@@ -284,6 +345,19 @@ async function main(): Promise<void> {
         const r = summary(c.routeMs);
         const a = summary(c.authMs);
         return [int(c.size), String(c.k), c.step, ms(r.p50), ms(r.p99), ms(a.p50), (r.p50 / a.p50).toFixed(2)];
+      }),
+    ),
+  );
+
+  console.log(`\nThe answer assembly alone, in this process, on each cell's own ranked lists (after 100 warm-up answers): budgeted (stored views, fitToBudget, exact counts) vs before compact views (full entries + described prompt block)`);
+  console.log(
+    table(
+      ["tools", "k", "step", "budgeted p50", "p99", "before p50", "p99"],
+      cells.map((c) => {
+        const t = assemblyTimes(c);
+        const b = summary(t.budgeted);
+        const o = summary(t.before);
+        return [int(c.size), String(c.k), c.step, ms(b.p50), ms(b.p99), ms(o.p50), ms(o.p99)];
       }),
     ),
   );

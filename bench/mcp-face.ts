@@ -5,8 +5,8 @@
  *   node bench/run.mjs mcp-face [--skip-build] [--rounds=3]
  *
  * Tokens (js-tiktoken o200k_base, on the JSON text the client receives): what a chat client
- * spends to get usable tools for one step. Listing every demo tool as an MCP tool (each tool's
- * name, description and input schema as /mcp would list it with routedTools covering them all)
+ * spends to get usable tools for one step. Listing every demo tool as an MCP tool (name,
+ * description, input schema: `GET /v1/export/tools?format=mcp`, the listing /mcp gives a routed tool)
  * against the four service tools' listing plus one `find_tools` answer, for each of RestBench's
  * 100 tasks (first step, k = 5).
  *
@@ -19,8 +19,6 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { getEncoding } from "js-tiktoken";
-import { openAiTool } from "../functions/routing/openai-tools";
-import type { ToolDefinition } from "../functions/tools/definition";
 import { connectMcp } from "../test/helpers/mcp-client";
 import { ADMIN_TOKEN, type TestService } from "../test/helpers/service";
 import { startBenchService } from "./lib/bench-service";
@@ -65,13 +63,10 @@ async function main(): Promise<void> {
     const tasks = (JSON.parse(readFileSync("../shared/data/restbench-tmdb/tasks.json", "utf8")) as { query: string }[]).map((t) => t.query);
     const client = await connectMcp(service, key);
 
-    // Every demo tool as an MCP tool: the listing /mcp gives for a tool (server.ts listTenantTools).
-    const names = (await service.json<{ tools: { name: string }[] }>("GET", "/v1/tools", { key })).body.tools.map((t) => t.name);
-    const definitions = await Promise.all(names.map(async (name) => (await service.json<{ definition: ToolDefinition }>("GET", `/v1/tools/${name}`, { key })).body.definition));
-    const allTools = definitions.map((def) => {
-      const tool = openAiTool(def).function;
-      return { name: tool.name, description: tool.description, inputSchema: tool.parameters };
-    });
+    // Every demo tool as an MCP tool, as the service exports the whole set (GET /v1/export/tools).
+    const exported = await service.json<{ tools: unknown[] }>("GET", "/v1/export/tools?format=mcp", { key });
+    if (exported.status !== 200) throw new Error(`export answered ${exported.status}`);
+    const allTools = exported.body.tools;
     const serviceListing = (await client.listTools()).tools;
 
     const stepTokens: number[] = [];

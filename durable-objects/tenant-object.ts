@@ -15,7 +15,9 @@ import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
+import { RunSlots, type SlotAnswer } from "./run-slots";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
+import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
 import { TENANT_MIGRATIONS } from "./tenant-schema";
@@ -140,7 +142,9 @@ export class TenantObject extends DurableObject<Env> {
   readonly protocols: TenantProtocols;
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
+  readonly #runSlots: RunSlots;
   readonly #optimization: TenantOptimization;
+  readonly #activity: TenantActivity;
   readonly #toolViews: TenantToolViews;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -159,7 +163,9 @@ export class TenantObject extends DurableObject<Env> {
     this.jobs = new TenantJobs(this.#sql);
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
+    this.#runSlots = new RunSlots(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
+    this.#activity = new TenantActivity(this.#sql);
   }
 
   #tenantId(): string | undefined {
@@ -365,6 +371,15 @@ export class TenantObject extends DurableObject<Env> {
 
   // Runs, the evaluator queue, background jobs, protocols and webhooks (see their modules).
 
+  /** Take one of the tenant's concurrent-run slots (see run-slots.ts). */
+  acquireRunSlot(key: string): SlotAnswer {
+    return this.#runSlots.acquire(key, Date.now());
+  }
+
+  releaseRunSlot(key: string): void {
+    this.#runSlots.release(key);
+  }
+
   saveRun(id: string, task: string, status: string, recordJson: string): void {
     this.#runs.save(id, task, status, recordJson);
   }
@@ -375,6 +390,16 @@ export class TenantObject extends DurableObject<Env> {
 
   listRuns(limit: number): { id: string; createdAt: string; status: string; task: string }[] {
     return this.#runs.list(limit);
+  }
+
+  /** Runs with token use and duration, for the console's list. */
+  runSummaries(limit: number): RunSummary[] {
+    return this.#activity.runs(limit);
+  }
+
+  /** Per tool: recent call success, newest probe outcome, recent evaluator scores (console). */
+  toolActivity(runLimit: number): Record<string, ToolActivity> {
+    return this.#activity.tools(runLimit);
   }
 
   /**

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { seedDemo } from "./seed-demo.mjs";
 
@@ -15,12 +16,13 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: options } = parseArgs({
   options: {
     port: { type: "string", default: process.env.PORT ?? "8787" },
-    "inspector-port": { type: "string", default: process.env.INSPECTOR_PORT ?? "9229" },
+    "inspector-port": { type: "string", default: process.env.INSPECTOR_PORT ?? "" },
     state: { type: "string", default: process.env.ATC_STATE_DIR ?? ".wrangler/state" },
   },
 });
 const port = Number(options.port);
-const inspectorPort = Number(options["inspector-port"]);
+// Without one given: 9229 (DevTools' default) when it is free, else any free port, said below.
+const inspectorPort = options["inspector-port"] === "" ? await freeInspectorPort() : Number(options["inspector-port"]);
 for (const [name, value] of [["--port", port], ["--inspector-port", inspectorPort]]) {
   if (!Number.isInteger(value) || value < 1 || value > 65_535) {
     console.error(`${name} must be a TCP port number (1–65535)`);
@@ -58,6 +60,20 @@ const wrangler = spawn(
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));
 
+/** 9229 if nothing listens there, else a port the system picks. */
+function freeInspectorPort() {
+  const tryPort = (wanted) =>
+    new Promise((resolvePort) => {
+      const server = createServer();
+      server.once("error", () => resolvePort(undefined));
+      server.listen(wanted, "127.0.0.1", () => {
+        const { port: got } = server.address();
+        server.close(() => resolvePort(got));
+      });
+    });
+  return tryPort(9229).then((port) => port ?? tryPort(0));
+}
+
 async function waitForHealth(deadline) {
   while (Date.now() < deadline) {
     try {
@@ -73,7 +89,7 @@ async function waitForHealth(deadline) {
 try {
   await waitForHealth(Date.now() + 60_000);
   const { key, keyFile, summary } = await seedDemo(baseUrl, adminToken, stateDir);
-  console.log(`\natc-edge is running at ${baseUrl}\n${summary.join("\n")}`);
+  console.log(`\natc-edge is running at ${baseUrl} (DevTools inspector on port ${inspectorPort})\n${summary.join("\n")}`);
   console.log(`demo tenant API key (also in ${keyFile}):\n  ${key}`);
   console.log(`try: curl -H "Authorization: Bearer ${key}" ${baseUrl}/v1/tools\n`);
 } catch (error) {

@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import harnessSource from "../sandbox/generated/harness.js.txt";
 import quickjsBytes from "../sandbox/generated/quickjs.wasm.bin";
+import type { ProgramError } from "../sandbox";
 import type { IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../sandbox/isolate/protocol";
 import type { CallContext, GatewayProps } from "./tool-gateway";
 
@@ -59,18 +60,35 @@ function workerCode(tenantId: string, limits: { cpuMs: number; subRequests: numb
   };
 }
 
-function deadlineResult(ms: number): IsolateRunResult {
+function failedResult(error: ProgramError, ms: number): IsolateRunResult {
   return {
-    result: {
-      ok: false,
-      error: { kind: "timeout", message: `the attempt did not finish within ${ms} ms and was stopped` },
-      logs: [],
-      calls: [],
-      stats: { toolCalls: 0, interruptChecks: 0, durationMs: ms },
-    },
+    result: { ok: false, error, logs: [], calls: [], stats: { toolCalls: 0, interruptChecks: 0, fuel: 0, durationMs: ms } },
     trace: [],
     timing: { engineReadyMs: undefined },
   };
+}
+
+function deadlineError(ms: number): ProgramError {
+  return { kind: "timeout", limit: "deadlineMs", message: `the attempt did not finish within its deadline of ${ms} ms and was stopped` };
+}
+
+/** The sandbox names its own options; a run's caller knows the deadline as `deadlineMs`. */
+function withRunLimitNames(outcome: IsolateRunResult): IsolateRunResult {
+  const { result } = outcome;
+  if (result.ok || result.error.limit !== "timeoutMs") return outcome;
+  return { ...outcome, result: { ...result, error: { ...result.error, limit: "deadlineMs" } } };
+}
+
+/**
+ * Deployed, the platform stops an isolate that spends its `cpuMs`: the call then fails with its
+ * own message. That is a limit too, and is reported as one.
+ */
+function isolateFailure(error: unknown): ProgramError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/cpu time|exceeded cpu|cpu limit/i.test(message)) {
+    return { kind: "cpu_budget", limit: "cpuMs", message: `the program isolate was stopped by the platform's CPU limit (${message})` };
+  }
+  return { kind: "runtime", message: `the program isolate failed: ${message}` };
 }
 
 /**
@@ -96,18 +114,24 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
   const { deadlineMs, toolTimeoutMs: _t, maxToolResponseBytes: _m, ...limits } = request.limits;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<IsolateRunResult>((resolve) => {
-    timer = setTimeout(() => resolve(deadlineResult(deadlineMs)), deadlineMs);
+    timer = setTimeout(() => resolve(failedResult(deadlineError(deadlineMs), deadlineMs)), deadlineMs);
   });
   try {
-    const run = isolate.run({ program: request.program, tools: request.tools, limits: { ...limits, timeoutMs: deadlineMs }, calls });
-    const outcome = await Promise.race([run, deadline]);
-    return { ...outcome, isolateMs: Date.now() - started };
+    // The sandbox's own deadline is what is left of the attempt's (loading the isolate took some).
+    const timeoutMs = Math.max(1, deadlineMs - (Date.now() - started));
+    const run = isolate.run({ program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls });
+    const outcome = withRunLimitNames(await Promise.race([run, deadline]));
+    const isolateMs = Date.now() - started;
+    // A result that arrives after the deadline (the timer could not fire while this thread was
+    // busy) is not an answer: the attempt failed at its deadline.
+    const { result } = outcome;
+    if (result.ok && isolateMs > deadlineMs) {
+      return { ...outcome, result: { ok: false, error: deadlineError(deadlineMs), logs: result.logs, calls: result.calls, stats: result.stats }, isolateMs };
+    }
+    return { ...outcome, isolateMs };
   } catch (error) {
     // The isolate itself failed (it should not: QuickJS contains the program). Report, don't throw.
-    const message = error instanceof Error ? error.message : String(error);
-    const failed = deadlineResult(deadlineMs);
-    failed.result = { ...failed.result, ok: false, error: { kind: "runtime", message: `the program isolate failed: ${message}` } };
-    return { ...failed, isolateMs: Date.now() - started };
+    return { ...failedResult(isolateFailure(error), deadlineMs), isolateMs: Date.now() - started };
   } finally {
     clearTimeout(timer);
   }

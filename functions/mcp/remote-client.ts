@@ -1,5 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { guardWith } from "../tools/safe-call/deadline";
 import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from "../tools/safe-call/guarded-fetch";
@@ -49,7 +49,9 @@ export async function withRemoteServer<T>(options: RemoteServerOptions, work: (c
   } finally {
     clearTimeout(timer);
     // Best effort, bounded: a stateful server gets its session ended, a stateless one no request.
-    await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    let giveUp: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => (giveUp = setTimeout(resolve, 1_000)))]);
+    clearTimeout(giveUp);
     await client.close().catch(() => undefined);
   }
 }
@@ -60,7 +62,9 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number): RemoteS
   const guarded = findGuarded(error);
   if (guarded !== undefined) return new RemoteServerError(guarded.kind, guarded.message);
   const message = error instanceof Error ? error.message : String(error);
-  if (/HTTP \d{3}/.test(message)) return new RemoteServerError("http_status", `the MCP server refused the request: ${shorten(message)}`);
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400) {
+    return new RemoteServerError("http_status", `the MCP server answered HTTP ${error.code}: ${shorten(message)}`);
+  }
   if (error instanceof TypeError && /fetch|network|connect/i.test(message)) return new RemoteServerError("network", `request failed: ${shorten(message)}`);
   return new RemoteServerError("protocol_error", `the server did not answer as an MCP server: ${shorten(message)}`);
 }

@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { AppEnv } from "../http/app-env";
 import { requireTenant } from "../http/auth";
 import { jsonBody, problems, tenantSecurity } from "../http/openapi-common";
-import { watchToolList } from "./list-changed";
+import { onCancel, watchToolList } from "./list-changed";
 import { tenantMcpServer } from "./server";
 import { McpSettings, readMcpSettings, writeMcpSettings } from "./settings";
 
@@ -23,10 +23,9 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     const response = await transport.handleRequest(c.req.raw);
-    if (c.req.method === "GET" && response.ok) {
-      watchToolList(server, context, { pollMs: Number(c.env.MCP_LIST_CHANGED_POLL_MS ?? DEFAULT_POLL_MS), lifetimeMs: STREAM_LIFETIME_MS });
-    }
-    return response;
+    if (c.req.method !== "GET" || !response.ok || response.body === null) return response;
+    const watch = watchToolList(server, context, { pollMs: Number(c.env.MCP_LIST_CHANGED_POLL_MS ?? DEFAULT_POLL_MS), lifetimeMs: STREAM_LIFETIME_MS });
+    return new Response(onCancel(response.body, watch.stop), response);
   });
 
   app.openapi(

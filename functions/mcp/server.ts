@@ -4,6 +4,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { issuesToErrors, toProblem } from "../http/app";
 import { SERVICE_VERSION } from "../http/routes/health";
+import { mcpTool } from "../routing/tool-export";
 import { callRegisteredTool } from "./call-registered-tool";
 import { topRoutedTools } from "./routed-tools";
 import { SERVICE_TOOLS, type McpTenantContext, type ServiceTool } from "./service-tools";
@@ -41,7 +42,7 @@ export async function listTenantTools(context: McpTenantContext): Promise<Tool[]
   const routed = (await topRoutedTools(context.tenant, settings.routedTools)).filter((t) => !reserved.has(t.function.name));
   return [
     ...SERVICE_LISTINGS,
-    ...routed.map((t) => ({ name: t.function.name, description: t.function.description, inputSchema: t.function.parameters as Tool["inputSchema"] })),
+    ...routed.map((t) => mcpTool(t) as Tool),
   ];
 }
 

@@ -1,5 +1,6 @@
 import canonicalize from "canonicalize";
 import type { JsonSchema } from "../tools/definition";
+import { localPointerTarget } from "../tools/json-pointer";
 
 /**
  * The schema half of a compact tool view: one walk over a parameter's JSON Schema that applies
@@ -83,20 +84,6 @@ export function cutAtSentence(text: string, max: number): string {
   return `${(space > max * 0.5 ? head.slice(0, space) : head).replace(/[\s,;:.]+$/, "")}…`;
 }
 
-/** The value a local JSON pointer (`#/…`) names inside `root`, if any. */
-function resolvePointer(root: unknown, ref: string): unknown {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    if (Array.isArray(node)) node = node[Number(key)];
-    else if (isRecord(node)) node = node[key];
-    else return undefined;
-  }
-  return node;
-}
-
 function hasStructure(node: Record<string, unknown>): boolean {
   return STRUCTURE.some((key) => node[key] !== undefined && node[key] !== true && node[key] !== false);
 }
@@ -132,7 +119,7 @@ function compactNode(node: unknown, root: JsonSchema, depth: number, path: strin
   if (typeof node.$ref === "string") {
     walk.rules.add("refs-inlined");
     const ref = node.$ref;
-    const target = refs.includes(ref) ? undefined : resolvePointer(root, ref);
+    const target = refs.includes(ref) ? undefined : localPointerTarget(root, ref);
     const { $ref: _ref, ...siblings } = node;
     // A recursive or unresolvable reference cannot be inlined: it stands as a bare object.
     if (!isRecord(target)) return compactNode({ type: "object", ...siblings }, root, depth, path, refs, walk);

@@ -24,7 +24,8 @@ export interface ToolExport {
   tools: OpenAiTool[] | McpTool[];
 }
 
-function mcpTool(tool: OpenAiTool): McpTool {
+/** An OpenAI function tool as an MCP `tools/list` entry (the same name, description and schema). */
+export function mcpTool(tool: OpenAiTool): McpTool {
   return { name: tool.function.name, description: tool.function.description, inputSchema: tool.function.parameters };
 }
 

@@ -17,7 +17,8 @@ import { sandboxDiagnostics } from "./diagnostics";
  * the instance does. And deep native recursion (the parser, JSON.stringify on deep data) can
  * overflow the host stack before QuickJS's own stack check fires; the instance is then in an
  * unknown state and must never be used again. Instantiating from the compiled module costs
- * about 1 ms.
+ * about 1 ms. The wasm is metered (scripts/meter-quickjs.mjs): its work calls back into the host
+ * at a bounded interval, whatever the program does.
  */
 export interface QuickJsEngine {
   /** A fresh QuickJS instance whose heap cannot grow more than `heapBytes` past its start size. */
@@ -29,7 +30,23 @@ export interface SandboxInstance {
   memory: WebAssembly.Memory;
   /** Ceiling of `memory`, in bytes. */
   maxBytes: number;
+  /**
+   * Called by the metered wasm whenever it has spent its fuel (see `fuel.ts`): returns the next
+   * allowance, or throws to stop whatever runs inside (the instance is then never used again).
+   * Between programs it is `unmetered`.
+   */
+  refuel: RefuelHandler;
 }
+
+/** The host side of the wasm's fuel meter: given the fuel left (≤ 0, below 0 after a charge by size), the next allowance. */
+export type RefuelHandler = (fuelLeft: number) => number;
+
+/** Fuel handed out per refuel when no program is being metered. */
+const UNMETERED_ALLOWANCE = 1_000_000;
+export const unmetered: RefuelHandler = () => UNMETERED_ALLOWANCE;
+
+/** The import the metered wasm calls (scripts/meter-quickjs.mjs). */
+const REFUEL_IMPORT = { module: "atc", name: "refuel" } as const;
 
 const PAGE_BYTES = 65_536;
 /** The module's own minimum (16 MiB: data, a 5 MB C stack, the start of the heap). */
@@ -41,6 +58,9 @@ class CompiledEngine implements QuickJsEngine {
   readonly #module: WebAssembly.Module;
 
   constructor(module: WebAssembly.Module) {
+    const metered = WebAssembly.Module.imports(module).some((i) => i.module === REFUEL_IMPORT.module && i.name === REFUEL_IMPORT.name);
+    // An unmetered QuickJS could compute inside one built-in call for as long as it likes.
+    if (!metered) throw new Error("this QuickJS wasm is not metered: build it with scripts/build-sandbox.mjs");
     this.#module = module;
   }
 
@@ -48,14 +68,33 @@ class CompiledEngine implements QuickJsEngine {
     const extraPages = Math.max(1, Math.ceil(heapBytes / PAGE_BYTES));
     const maximum = Math.min(MAX_PAGES, INITIAL_PAGES + extraPages);
     const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum });
+    const module = this.#module;
+    const partial: { refuel: RefuelHandler } = { refuel: unmetered };
+    // The library's own `wasmModule` option would instantiate without the refuel import, so the
+    // instantiation is done here (emscripten's `instantiateWasm` hook).
+    const instantiateWasm = (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void): Promise<WebAssembly.Exports> =>
+      WebAssembly.instantiate(module, { ...imports, [REFUEL_IMPORT.module]: { [REFUEL_IMPORT.name]: (fuelLeft: number) => partial.refuel(fuelLeft) } }).then((instance) => {
+        done(instance);
+        return instance.exports;
+      });
     const quickjs = await newQuickJSWASMModuleFromVariant(
       newVariant(variant, {
-        wasmModule: this.#module,
         wasmMemory: memory,
-        emscriptenModule: QUIET_EMSCRIPTEN,
+        emscriptenModule: { ...QUIET_EMSCRIPTEN, instantiateWasm } as typeof QUIET_EMSCRIPTEN,
       }),
     );
-    return { quickjs, memory, maxBytes: maximum * PAGE_BYTES };
+    const instance: SandboxInstance = {
+      quickjs,
+      memory,
+      maxBytes: maximum * PAGE_BYTES,
+      get refuel() {
+        return partial.refuel;
+      },
+      set refuel(handler: RefuelHandler) {
+        partial.refuel = handler;
+      },
+    };
+    return instance;
   }
 }
 

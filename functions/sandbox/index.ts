@@ -27,6 +27,6 @@ export async function executeProgram(text: string, options: RunOptions): Promise
     error: { kind: "syntax", message: transpiled.error, ...(transpiled.line === undefined ? {} : { line: transpiled.line }) },
     logs: [],
     calls: [],
-    stats: { toolCalls: 0, interruptChecks: 0, durationMs: 0 },
+    stats: { toolCalls: 0, interruptChecks: 0, fuel: 0, durationMs: 0 },
   };
 }

@@ -14,6 +14,24 @@
  */
 export const INTERRUPT_CHECKS_PER_100MS = 1_800;
 
+/**
+ * Fuel the metered wasm spends per ms of work, for the workload that spends it slowest (so a
+ * fuel budget is an upper bound on time): see README, "Fuel".
+ */
+export const FUEL_PER_MS_SLOWEST = 50_000;
+
+/**
+ * Default wasm fuel of one stretch: a tenth of the deadline's worth at the slowest rate. Where the
+ * clock stands still during computation (deployed), a stretch that starts before the deadline
+ * therefore ends by deadline + 10 %, whatever it does.
+ */
+export const STRETCH_FUEL_SHARE_OF_DEADLINE = 0.1;
+
+/** Wasm fuel for `ms` of work at the slowest rate: a budget that lasts at most about that long. */
+export function fuelForMs(ms: number): number {
+  return Math.max(1, Math.round(ms * FUEL_PER_MS_SLOWEST));
+}
+
 export const DEFAULT_LIMITS = {
   memoryLimitBytes: 64 * 1024 * 1024,
   maxStackSizeBytes: 256 * 1024,

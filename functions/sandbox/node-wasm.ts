@@ -1,6 +1,7 @@
 /**
- * Node only: compile the QuickJS wasm file of the installed variant package. Loaded lazily by
- * `loadQuickJs()` when no compiled module is passed, so a Worker bundle never runs it.
+ * Node only: compile the metered QuickJS wasm that scripts/build-sandbox.mjs writes (the test
+ * setup and wrangler's build run it). Loaded lazily by `loadQuickJs()` when no compiled module
+ * is passed, so a Worker bundle never runs it.
  */
 
 /** Node's WebAssembly can compile bytes; the Workers types (rightly) leave that out. */
@@ -9,9 +10,14 @@ interface CompilingWebAssembly {
 }
 
 export async function compileQuickJsWasm(): Promise<WebAssembly.Module> {
-  const { createRequire } = await import("node:module");
   const { readFile } = await import("node:fs/promises");
-  const path = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+  const { existsSync } = await import("node:fs");
+  const { fileURLToPath } = await import("node:url");
+  // Beside this file; from the repository root when a bundler moved this code (bench/).
+  const candidates = [fileURLToPath(new URL("./generated/quickjs.wasm", import.meta.url)), `${process.cwd()}/functions/sandbox/generated/quickjs.wasm`];
+  const path = candidates.find((candidate) => existsSync(candidate));
+  if (path === undefined) throw new Error("the metered QuickJS wasm is missing: run `node scripts/build-sandbox.mjs` (the test setup and wrangler's build do)");
+  const bytes = await readFile(path);
   const compiler = WebAssembly as unknown as CompilingWebAssembly;
-  return compiler.compile(await readFile(path));
+  return compiler.compile(bytes);
 }

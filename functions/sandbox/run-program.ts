@@ -1,9 +1,10 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE } from "./bootstrap";
 import { sandboxDiagnostics } from "./diagnostics";
-import { loadQuickJs, type SandboxInstance } from "./engine";
+import { loadQuickJs, unmetered, type SandboxInstance } from "./engine";
+import { FUEL_ALLOWANCE, SandboxStopped, YIELD_EVERY_MS, yieldToEventLoop } from "./fuel";
 import { acquireInstance, releaseInstance } from "./instance-pool";
-import { DEFAULT_LIMITS } from "./limits";
+import { DEFAULT_LIMITS, fuelForMs, STRETCH_FUEL_SHARE_OF_DEADLINE } from "./limits";
 import { errorFromThrown, errorMessage, lineInStack, parseThrownEnvelope, utf8Length, type ThrownValue } from "./outcome";
 import { prepareProgram } from "./program-shape";
 import type { ProgramError, ProgramErrorKind, ProgramResult, RunOptions, ToolCallRecord } from "./types";
@@ -12,12 +13,23 @@ import type { ProgramError, ProgramErrorKind, ProgramResult, RunOptions, ToolCal
 const EXHAUSTED_MARGIN_BYTES = 8 * 1024 * 1024;
 const MAX_STACK_CHARS = 8_000;
 
-type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: (typeof DEFAULT_LIMITS)[K] extends string ? string : number };
+type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: (typeof DEFAULT_LIMITS)[K] extends string ? string : number } & {
+  stretchFuel: number;
+  totalFuel: number;
+};
 
 type Outcome = { index: number; ok: true; text: string | undefined } | { index: number; ok: false; message: string };
 
 /** A hard stop: the host ends the run whatever the program does (it cannot catch these). */
 type StopKind = Extract<ProgramErrorKind, "timeout" | "cpu_budget" | "too_many_calls" | "output_too_large">;
+
+/** The option each kind of stop comes from, when the stop itself does not say more precisely. */
+const LIMIT_OF_KIND: Partial<Record<ProgramErrorKind, string>> = {
+  timeout: "timeoutMs",
+  memory: "memoryLimitBytes",
+  stack_overflow: "maxStackSizeBytes",
+  too_many_calls: "maxToolCalls",
+};
 
 /**
  * Run a program (JavaScript from `transpile`) in a fresh QuickJS sandbox. Never throws: every
@@ -32,7 +44,7 @@ export async function runProgram(js: string, options: RunOptions): Promise<Progr
       error: { kind: "runtime", message: `the sandbox failed: ${errorMessage(error)}` },
       logs: [],
       calls: [],
-      stats: { toolCalls: 0, interruptChecks: 0, durationMs: 0 },
+      stats: { toolCalls: 0, interruptChecks: 0, fuel: 0, durationMs: 0 },
     };
   }
 }
@@ -52,9 +64,16 @@ class ProgramRun {
   #inflight = 0;
   readonly #ready: Outcome[] = [];
   #wake: (() => void) | undefined;
-  #stop: { kind: StopKind; message: string } | undefined;
+  #stop: { kind: StopKind; message: string; limit: string } | undefined;
   #stretchChecks = 0;
   #totalChecks = 0;
+  #stretchFuel = 0;
+  #totalFuel = 0;
+  /** Set once the fuel meter threw through the wasm: the instance must never be touched again. */
+  #meterStopped = false;
+  #lastYield = this.#started;
+  /** Fuel handed to the wasm at the last refuel (its fuel starts at 0, so the first refuel comes at once). */
+  #allowance = 0;
   #resultBytes = 0;
   #finished = false;
   #instance: SandboxInstance | undefined;
@@ -62,6 +81,7 @@ class ProgramRun {
   constructor(js: string, options: RunOptions) {
     this.#js = js;
     this.#options = options;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
     this.#limits = {
       memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_LIMITS.memoryLimitBytes,
       // QuickJS's check runs on the wasm's 5 MB C stack: 0 (no check) or more than that would let
@@ -69,7 +89,9 @@ class ProgramRun {
       maxStackSizeBytes: clamp(options.maxStackSizeBytes ?? DEFAULT_LIMITS.maxStackSizeBytes, 16 * 1024, 1024 * 1024),
       stretchBudget: options.stretchBudget ?? DEFAULT_LIMITS.stretchBudget,
       totalBudget: options.totalBudget ?? DEFAULT_LIMITS.totalBudget,
-      timeoutMs: options.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
+      stretchFuel: options.stretchFuel ?? fuelForMs(timeoutMs * STRETCH_FUEL_SHARE_OF_DEADLINE),
+      totalFuel: options.totalFuel ?? fuelForMs(timeoutMs),
+      timeoutMs,
       maxToolCalls: options.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls,
       maxArgumentBytes: options.maxArgumentBytes ?? DEFAULT_LIMITS.maxArgumentBytes,
       maxResultBytes: options.maxResultBytes ?? DEFAULT_LIMITS.maxResultBytes,
@@ -95,9 +117,10 @@ class ProgramRun {
       return this.#failure({ kind: "runtime", message: `the sandbox could not start: ${errorMessage(error)}` });
     }
     this.#instance = instance;
+    instance.refuel = (fuelLeft) => this.#refuel(fuelLeft);
 
     const timer = setTimeout(() => {
-      this.#halt("timeout", `the program did not finish within ${this.#limits.timeoutMs} ms`);
+      this.#halt("timeout", this.#timeoutMessage(), "timeoutMs");
       this.#wakeUp();
     }, this.#limits.timeoutMs);
     let runtime: QuickJSRuntime | undefined;
@@ -125,6 +148,8 @@ class ProgramRun {
       this.#finished = true;
       clearTimeout(timer);
       this.#abort.abort(new Error("the program run ended"));
+      instance.refuel = unmetered;
+      healthy &&= !this.#meterStopped;
       const clean = healthy && this.#dispose(owned, context, runtime) && !this.#memoryExhausted();
       releaseInstance(instance, this.#limits.memoryLimitBytes, this.#options.isolationKey, clean);
     }
@@ -185,12 +210,21 @@ class ProgramRun {
           });
         }
         await this.#nextOutcome();
-        const late = this.#stopError();
-        if (late) return this.#failure(late);
       }
+      // Let the isolate's other work (other requests, locally the whole workerd process) in
+      // before the program's next stretch: awaiting only promises would never leave the
+      // microtask queue while tool results keep arriving. At most every few ms, so that a run of
+      // quick tool calls does not pay a timer turn per call.
+      if (Date.now() - this.#lastYield >= YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        this.#lastYield = Date.now();
+      }
+      const late = this.#stopError();
+      if (late) return this.#failure(late);
       this.#deliver(context);
       // The program yielded to await tool results: a new synchronous stretch begins.
       this.#stretchChecks = 0;
+      this.#stretchFuel = 0;
     }
   }
 
@@ -215,7 +249,7 @@ class ProgramRun {
     if (!this.#allowed.has(name)) return context.newString(`tool ${name} is not in this run's candidate set`);
     const { maxToolCalls, maxArgumentBytes } = this.#limits;
     if (this.#calls.length >= maxToolCalls) {
-      this.#halt("too_many_calls", `the program tried to make more than ${maxToolCalls} tool calls`);
+      this.#halt("too_many_calls", `the program tried to make more than ${maxToolCalls} tool calls`, "maxToolCalls");
       return context.newString(`too many tool calls: at most ${maxToolCalls} per program`);
     }
     let args: unknown;
@@ -277,6 +311,7 @@ class ProgramRun {
       this.#halt(
         "output_too_large",
         `tool results exceed ${this.#limits.maxResultBytes} bytes in total (tools.${name} returned ${bytes} bytes)`,
+        "maxResultBytes",
       );
     }
     return { index, ok: true, text };
@@ -358,22 +393,52 @@ class ProgramRun {
     if (this.#stop) return true;
     const { stretchBudget, totalBudget } = this.#limits;
     if (this.#stretchChecks > stretchBudget) {
-      this.#halt("cpu_budget", `the program computed without pause for more than ${stretchBudget} interrupt checks (its CPU budget per stretch between tool calls)`);
+      this.#halt("cpu_budget", `the program computed without pause for more than ${stretchBudget} interrupt checks (its CPU budget per stretch between tool calls)`, "stretchBudget");
       return true;
     }
     if (this.#totalChecks > totalBudget) {
-      this.#halt("cpu_budget", `the program used more than ${totalBudget} interrupt checks in total (its CPU budget for the run)`);
+      this.#halt("cpu_budget", `the program used more than ${totalBudget} interrupt checks in total (its CPU budget for the run)`, "totalBudget");
       return true;
     }
     return false;
   }
 
-  #halt(kind: StopKind, message: string): void {
-    this.#stop ??= { kind, message };
+  /**
+   * Called by the metered wasm every FUEL_ALLOWANCE units of work, whatever QuickJS is doing
+   * (bytecode, inside a built-in, the regex engine, the GC). Past a limit it throws: the throw
+   * unwinds the wasm, which is the only way to stop work inside one built-in call, and leaves the
+   * instance in an unknown state, so it is dropped. The clock check is what bounds a run by wall
+   * time where clocks advance during computation (local workerd, Node); deployed, clocks stand
+   * still until I/O and the fuel counts are the bound.
+   */
+  #refuel(fuelLeft: number): number {
+    if (this.#meterStopped) throw new SandboxStopped();
+    // What was spent since the last refuel: its allowance, and any debt of a charge by size.
+    const spent = this.#allowance - fuelLeft;
+    this.#allowance = FUEL_ALLOWANCE;
+    this.#stretchFuel += spent;
+    this.#totalFuel += spent;
+    const { stretchFuel, totalFuel, timeoutMs } = this.#limits;
+    if (Date.now() - this.#started >= timeoutMs) this.#halt("timeout", this.#timeoutMessage(), "timeoutMs");
+    else if (this.#stretchFuel > stretchFuel) {
+      this.#halt("cpu_budget", `the program computed without pause for more than ${stretchFuel} units of fuel (its CPU budget per stretch between tool calls)`, "stretchFuel");
+    } else if (this.#totalFuel > totalFuel) {
+      this.#halt("cpu_budget", `the program used more than ${totalFuel} units of fuel in total (its CPU budget for the run)`, "totalFuel");
+    } else return FUEL_ALLOWANCE;
+    this.#meterStopped = true;
+    throw new SandboxStopped();
+  }
+
+  #timeoutMessage(): string {
+    return `the program did not finish within its deadline of ${this.#limits.timeoutMs} ms`;
+  }
+
+  #halt(kind: StopKind, message: string, limit: string): void {
+    this.#stop ??= { kind, message, limit };
   }
 
   #stopError(): ProgramError | undefined {
-    return this.#stop ? { kind: this.#stop.kind, message: this.#stop.message } : undefined;
+    return this.#stop ? { kind: this.#stop.kind, message: this.#stop.message, limit: this.#stop.limit } : undefined;
   }
 
   #readEnvelope(context: QuickJSContext, handle: QuickJSHandle): string | { tooLarge: number } {
@@ -454,7 +519,8 @@ class ProgramRun {
   }
 
   #failure(error: ProgramError): ProgramResult {
-    return { ok: false, error, logs: this.#logLines(), calls: this.#calls, stats: this.#stats() };
+    const limit = error.limit ?? LIMIT_OF_KIND[error.kind];
+    return { ok: false, error: limit === undefined ? error : { ...error, limit }, logs: this.#logLines(), calls: this.#calls, stats: this.#stats() };
   }
 
   #logLines(): string[] {
@@ -466,7 +532,7 @@ class ProgramRun {
   }
 
   #stats(): ProgramResult["stats"] {
-    return { toolCalls: this.#calls.length, interruptChecks: this.#totalChecks, durationMs: Date.now() - this.#started };
+    return { toolCalls: this.#calls.length, interruptChecks: this.#totalChecks, fuel: this.#totalFuel, durationMs: Date.now() - this.#started };
   }
 }
 

@@ -31,6 +31,8 @@ export interface ProgramError {
   line?: number;
   /** Set when the uncaught error is a failed tool call: the tool's name. */
   tool?: string;
+  /** For a stop at a limit: the option that was exceeded (`timeoutMs`, `stretchFuel`, `memoryLimitBytes`, …). */
+  limit?: string;
 }
 
 /** One tool call the program made, in call order. */
@@ -47,6 +49,8 @@ export interface ProgramStats {
   toolCalls: number;
   /** Interrupt-handler invocations over the whole run (the CPU work measure, see README). */
   interruptChecks: number;
+  /** Units of the metered wasm's fuel spent over the run, counted per refuel (see README). */
+  fuel: number;
   /** Host wall-clock time of the whole run, including sandbox start and tool calls. */
   durationMs: number;
 }
@@ -88,7 +92,11 @@ export interface RunOptions {
   stretchBudget?: number;
   /** Interrupt checks allowed over the whole run. */
   totalBudget?: number;
-  /** Host wall-clock deadline for the whole run. Default 30 s. */
+  /** Units of wasm fuel allowed in one synchronous stretch (README, "Fuel"). Default: 10 % of `timeoutMs` at the slowest rate. */
+  stretchFuel?: number;
+  /** Units of wasm fuel allowed over the whole run. Default: `timeoutMs` at the slowest rate. */
+  totalFuel?: number;
+  /** Wall-clock deadline for the whole run, checked while it waits and (where clocks advance) while it computes. Default 30 s. */
   timeoutMs?: number;
   /** Default 50. */
   maxToolCalls?: number;

@@ -1,11 +1,11 @@
 /**
- * The QuickJS wasm as a compiled `WebAssembly.Module`, for Workers: pass it to `loadQuickJs`.
+ * The metered QuickJS wasm (built by scripts/build-sandbox.mjs) as a compiled
+ * `WebAssembly.Module`, for Workers: pass it to `loadQuickJs`.
  *
  * wrangler's default module rule (`**\/*.wasm` → CompiledWasm) matches on the import text, so
- * the specifier names the file itself rather than the package's `./wasm` export (which does not
- * end in `.wasm`); wrangler then resolves it, uploads it as a separate module and imports it.
- * Node cannot import this file; Node code calls `loadQuickJs()` without a module.
+ * wrangler uploads the file as a separate module and the Worker receives it compiled. Node
+ * cannot import this file; Node code calls `loadQuickJs()` without a module.
  */
-import quickjsWasm from "@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm";
+import quickjsWasm from "./generated/quickjs.wasm";
 
 export default quickjsWasm;

@@ -1,3 +1,4 @@
+import { localPointerTarget } from "../tools/json-pointer";
 import { isRecord } from "./json";
 
 // Only local references ("#/components/..."): the world serves self-contained documents, and
@@ -11,22 +12,9 @@ export function resolveRef(document: unknown, value: unknown): unknown {
     if (!isRecord(current)) return current;
     const ref = current["$ref"];
     if (typeof ref !== "string") return current;
-    const target = pointerTarget(document, ref);
+    const target = localPointerTarget(document, ref);
     if (target === undefined) return undefined;
     current = target;
   }
   return undefined; // a reference cycle: treat as unresolvable rather than loop
-}
-
-function pointerTarget(document: unknown, ref: string): unknown {
-  if (ref === "#") return document;
-  if (!ref.startsWith("#/")) return undefined;
-  let node = document;
-  for (const raw of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    if (Array.isArray(node)) node = node[Number(key)];
-    else if (isRecord(node)) node = node[key];
-    else return undefined;
-  }
-  return node;
 }

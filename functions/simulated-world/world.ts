@@ -4,6 +4,7 @@ import { collectIdentifiers, echoedParam, echoRequestedId, isIdentifierName } fr
 import { parameterProblems } from "./params";
 import { normalizePath, templateParams } from "./path-template";
 import { OperationRouter } from "./router";
+import { filterSearchResults, searchQuery } from "./search-filter";
 import type { SkippedOperation, WorldMount, WorldOperation } from "./types";
 
 /** The control path listing what the world serves. */
@@ -114,11 +115,17 @@ export class SimulatedWorld {
       const value = params[name];
       if (isIdentifierName(name) && (value === undefined || !state.handedOut.has(value))) return notFound();
     }
-    const headers = { "x-world-operation": `${operation.method} ${operation.path}` };
+    const headers: Record<string, string> = { "x-world-operation": `${operation.method} ${operation.path}` };
     // These statuses forbid a body, so there is nothing to generate or hand out.
     if (operation.status === 204 || operation.status === 205) return new Response(null, { status: operation.status, headers });
     const body = this.body(state, operation, `${state.mount.prefix} ${requestLine}?${sortedQuery(query)}`);
     if (body === undefined) return noRecordedResponse(`${operation.method} ${operation.path}`);
+    const search = searchQuery(operation, query);
+    if (search !== undefined) {
+      const filtered = filterSearchResults(body.value, search);
+      body.value = filtered.body;
+      headers["x-world-search"] = filtered.matched ? "filtered" : "unmatched";
+    }
     const echoed = echoedParam(names);
     const requested = echoed === undefined ? undefined : params[echoed];
     if (requested !== undefined) echoRequestedId(body.value, requested);

@@ -2,6 +2,7 @@ import { RemoteServerError, withRemoteServer } from "../mcp/remote-client";
 import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
 import type { ToolDefinition } from "./definition";
 import { allowedOrigins } from "./invoke";
+import { redactorFor } from "./safe-call/redact";
 
 /**
  * `POST /v1/tools/import {"format":"mcp"}`: connect to a remote MCP server through the safe-call
@@ -17,10 +18,10 @@ export interface McpSource {
 /** Why an MCP import failed: the server could not be reached or did not speak MCP. */
 export class McpImportError extends Error {
   readonly kind: RemoteServerError["kind"];
-  constructor(error: RemoteServerError) {
-    super(error.message);
+  constructor(kind: RemoteServerError["kind"], message: string) {
+    super(message);
     this.name = "McpImportError";
-    this.kind = error.kind;
+    this.kind = kind;
   }
 }
 
@@ -61,7 +62,8 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
       },
     );
   } catch (error) {
-    if (error instanceof RemoteServerError) throw new McpImportError(error);
+    // A server may echo what it was sent; the import's headers never come back in the error.
+    if (error instanceof RemoteServerError) throw new McpImportError(error.kind, Object.values(source.headers ?? {}).reduce((text, secret) => redactorFor(secret).text(text), error.message));
     throw error;
   }
   const converted = definitionsFromMcpTools(source.url, listed.slice(0, MAX_TOOLS));

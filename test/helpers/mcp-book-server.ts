@@ -17,13 +17,23 @@ export interface BookServer {
   handle(request: Request): Promise<Response>;
   /** Every request seen: HTTP method, JSON-RPC method(s), Authorization header. */
   seen: { method: string; rpc: string[]; authorization: string | null }[];
+  /** The arguments of every tools/call, in order. */
+  calls: { name: string; arguments: unknown }[];
+  /** Open sessions (stateful servers only). */
+  sessions: Map<string, unknown>;
   /** Changes get-book's description, as a server update would. */
   revise(): void;
 }
 
-export function createBookServer(): BookServer {
+/**
+ * `stateful`: sessions as most SDK-built servers keep them (a session id from `initialize`, one
+ * transport per session, DELETE ends it); otherwise a fresh stateless server per request.
+ */
+export function createBookServer(options: { stateful?: boolean } = {}): BookServer {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   let revision = 1;
   const seen: BookServer["seen"] = [];
+  const calls: BookServer["calls"] = [];
   const build = (): McpServer => {
     const server = new McpServer({ name: "books", version: "1.0.0" });
     server.registerTool(
@@ -55,16 +65,32 @@ export function createBookServer(): BookServer {
   };
   return {
     seen,
+    calls,
+    sessions,
     revise: () => {
       revision += 1;
     },
     async handle(request) {
       const text = request.method === "POST" ? await request.text() : "";
-      const messages = text === "" ? [] : ([JSON.parse(text)].flat() as { method?: string }[]);
+      const messages = text === "" ? [] : ([JSON.parse(text)].flat() as { method?: string; params?: { name?: string; arguments?: unknown } }[]);
+      for (const m of messages) if (m.method === "tools/call") calls.push({ name: m.params?.name ?? "", arguments: m.params?.arguments });
       seen.push({ method: request.method, rpc: messages.map((m) => m.method ?? "(response)"), authorization: request.headers.get("authorization") });
+      const forward = new Request(request.url, { method: request.method, headers: request.headers, ...(text === "" ? {} : { body: text }) });
+      if (options.stateful === true) {
+        const existing = sessions.get(request.headers.get("mcp-session-id") ?? "");
+        if (existing !== undefined) return existing.handleRequest(forward);
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (id) => void sessions.set(id, transport),
+          onsessionclosed: (id) => void sessions.delete(id),
+        });
+        await build().connect(transport);
+        return transport.handleRequest(forward);
+      }
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await build().connect(transport);
-      return transport.handleRequest(new Request(request.url, { method: request.method, headers: request.headers, ...(text === "" ? {} : { body: text }) }));
+      return transport.handleRequest(forward);
     },
   };
 }

@@ -18,6 +18,8 @@ export type OutboundHandler = (request: Request) => Promise<Response> | Response
 export interface ServiceOptions {
   outbound?: OutboundHandler;
   bindings?: Record<string, string>;
+  /** Also listen for real HTTP on 127.0.0.1:port (browser tests); otherwise only dispatchFetch. */
+  port?: number;
 }
 
 export interface TestService {
@@ -25,6 +27,8 @@ export interface TestService {
   /** JSON helper: sends/parses JSON, returns status and body. */
   json<T = unknown>(method: string, path: string, options?: { body?: unknown; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
   mf: Miniflare;
+  /** Where the service listens for HTTP (a loopback URL; only reachable when `port` was given). */
+  url: URL;
   dispose(): Promise<void>;
 }
 
@@ -42,6 +46,7 @@ const defaultOutbound: OutboundHandler = (request) =>
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
   const outbound = options.outbound ?? defaultOutbound;
   const mf = new Miniflare({
+    ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),
     workers: [
       {
         name: "atc-edge",
@@ -92,10 +97,11 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
       },
     ],
   });
-  await mf.ready;
+  const url = await mf.ready;
 
   const service: TestService = {
     mf,
+    url,
     async fetch(path, init) {
       const response = await mf.dispatchFetch(`http://atc.test${path}`, init as never);
       const nullBody = [101, 204, 205, 304].includes(response.status);

@@ -61,6 +61,18 @@ describe("without a model", () => {
   });
 });
 
+describe("a tenant model server on this machine", () => {
+  it("is refused while MODEL_ALLOW_LOOPBACK is not set, saying how to allow it", async () => {
+    const answer = await service.json<{ detail: string }>("PUT", "/v1/settings/model", {
+      key: tenant.key,
+      body: { baseUrl: "http://localhost:11434/v1", apiKey: "ollama", model: "qwen2.5-coder:7b" },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.detail).toContain("MODEL_ALLOW_LOOPBACK=true");
+    expect((await service.json<{ override: unknown }>("GET", "/v1/settings/model", { key: tenant.key })).body.override).toBeNull();
+  });
+});
+
 describe("a run whose model endpoint fails", () => {
   it("is stored and listed as failed, saying what failed", async () => {
     const other = await createTenant(service, "own-model");

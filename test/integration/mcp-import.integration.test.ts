@@ -44,6 +44,7 @@ beforeAll(async () => {
       const url = new URL(request.url);
       if (url.hostname === "model.atc.test") return model.handle(request);
       if (url.hostname === "books.example.com") return books.handle(request);
+      if (url.hostname === "echo.example.com") return new Response(`bad request, you sent ${request.headers.get("authorization")}`, { status: 400 });
       if (url.hostname === "garbage.example.com") return new Response("<html>not MCP</html>", { headers: { "content-type": "text/html" } });
       if (url.hostname === "hangs.example.com") {
         hangs += 1;
@@ -129,6 +130,25 @@ describe("MCP servers as a tool source", () => {
     expect(model.requests.find((r) => r.rule === "generate")?.lastUserMessage).toMatch(/search_books\(args: \{ .*query: string; limit\?: number; \}\): Promise<\{ books: \{ id: number; title: string \}\[\] \}>/);
   });
 
+  it("is probed like a REST tool: the response schema comes from a real tools/call result", async () => {
+    const started = await service.json<{ jobId: string; tools: string[] }>("POST", "/v1/probe", { key: tenant.key, body: { tools: ["search_books", "getBook"] } });
+    expect(started.status).toBe(202);
+    let job: { status: string; result?: { results: { tool: string; status: string }[] } } = { status: "queued" };
+    for (let i = 0; i < 300 && job.status !== "succeeded" && job.status !== "failed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      job = (await service.json<typeof job>("GET", `/v1/jobs/${started.body.jobId}`, { key: tenant.key })).body;
+    }
+    expect(job.status).toBe("succeeded");
+    expect(job.result?.results.map((r) => [r.tool, r.status])).toEqual([
+      ["getBook", "probed"],
+      ["search_books", "probed"],
+    ]);
+    // get-book documents no output schema: the protocol's comes from what the server answered,
+    // with an id that search_books handed out (chain of probing).
+    const protocol = await service.json<{ protocol: { responseSchema: unknown; how: string; helpers: string[]; example: { arguments: unknown } } }>("GET", "/v1/tools/getBook/protocol", { key: tenant.key });
+    expect(protocol.body.protocol).toMatchObject({ responseSchema: { id: "int", title: "str", author: "str" }, how: "helper_chain", helpers: ["search_books"], example: { arguments: { id: 1 } } });
+  });
+
   it("re-import is idempotent by content hash; a changed tool is updated", async () => {
     const before = await snapshot();
     const again = await service.json<ImportReport>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "mcp", url: BOOKS_URL } });
@@ -149,6 +169,14 @@ describe("MCP servers as a tool source", () => {
     expect(garbage.status).toBe(502);
     expect(garbage.body.type).toBe("https://atc-edge.dev/problems/upstream-error");
     expect(garbage.body.detail).toMatch(/^Importing from the MCP server https:\/\/garbage\.example\.com\/mcp failed: /);
+
+    const echoed = await service.json<{ detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "mcp", url: "https://echo.example.com/mcp", headers: { Authorization: "Bearer echoed-secret-0123456789" } },
+    });
+    expect(echoed.status).toBe(502);
+    expect(echoed.body.detail).toContain("answered HTTP 400: Streamable HTTP error: Error POSTing to endpoint: bad request, you sent [REDACTED]");
+    expect(echoed.body.detail).not.toContain("echoed-secret");
 
     const hanging = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "mcp", url: "https://hangs.example.com/mcp" } });
     expect(hanging.status).toBe(502);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { exploratoryDefinition } from "../../functions/jobs/exploratory-definition";
 import { callMcpTool } from "../../functions/tools/mcp-call";
 import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { createBookServer } from "../helpers/mcp-book-server";
@@ -16,8 +17,8 @@ function searchBooks() {
 }
 
 /** A network where the book server lives at books.example.com and `detour` may answer first. */
-function network(detour?: (request: Request) => Response | undefined) {
-  const books = createBookServer();
+function network(detour?: (request: Request) => Response | undefined, options: { stateful?: boolean } = {}) {
+  const books = createBookServer(options);
   const hops: { url: string; authorization: string | null }[] = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input, init);
@@ -34,6 +35,22 @@ describe("calling a remote MCP tool through the safe-call path", () => {
     expect(result).toMatchObject({ ok: true, status: 200, body: { books: [{ id: 1, title: "Dune" }] }, request: { method: "POST", url: URL_ } });
     expect(books.seen.flatMap((s) => s.rpc)).toEqual(["initialize", "notifications/initialized", "tools/call"]);
     expect(hops.every((h) => h.authorization === `Bearer ${SECRET}`)).toBe(true);
+  });
+
+  it("works with a server that keeps sessions, and ends the session after the call", async () => {
+    const { fetch, books } = network(undefined, { stateful: true });
+    const result = await callMcpTool(searchBooks(), { query: "darkness" }, { fetch });
+    expect(result).toMatchObject({ ok: true, body: { books: [{ id: 3, title: "The Left Hand of Darkness" }] } });
+    expect(books.seen.map((s) => [s.method, ...s.rpc].join(" "))).toEqual(["POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE"]);
+    expect(books.sessions.size).toBe(0);
+  });
+
+  it("takes tool play's exploratory definition: undocumented arguments reach the server as they do for REST tools", async () => {
+    const { fetch, books } = network();
+    const args = { query: "dune", edition: "first" };
+    const result = await callMcpTool({ ...exploratoryDefinition(searchBooks(), args), mcp: { tool: "search_books" } }, args, { fetch });
+    expect(result.ok).toBe(true);
+    expect(books.calls).toEqual([{ name: "search_books", arguments: { query: "dune", edition: "first" } }]);
   });
 
   it("checks every redirect hop: a redirect into a private network is refused", async () => {

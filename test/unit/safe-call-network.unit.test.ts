@@ -276,7 +276,7 @@ describe("response handling", () => {
       throw new TypeError("fetch failed", { cause: new Error("ECONNREFUSED") });
     };
     const result = await callTool(tool(), {}, { fetch });
-    expect(result).toMatchObject({ ok: false, error: { kind: "network", message: "request failed: fetch failed: ECONNREFUSED" } });
+    expect(result).toMatchObject({ ok: false, error: { kind: "network", cause: "connect", message: "request failed: no connection could be made to the tool's host (fetch failed: ECONNREFUSED)" } });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
   });
 

@@ -102,7 +102,8 @@ describe("sandbox limits: memory and stack", () => {
   });
 
   it("reports a memory error the program caught and rethrew as such", async () => {
-    const result = await executeProgram("try { const s = []; while (true) s.push('x'.repeat(1e6) + s.length); } catch (e) { throw e; }", options().options);
+    // Unlimited fuel: the bomb must reach the memory ceiling, not the CPU budget.
+    const result = await executeProgram("try { const s = []; while (true) s.push('x'.repeat(1e6) + s.length); } catch (e) { throw e; }", options({ stretchFuel: 1e12, totalFuel: 1e12 }).options);
     expect(kind(result)).toBe("memory");
   });
 

@@ -112,7 +112,7 @@ describe("functions/sandbox inside workerd", () => {
   it("stops while(true){} and keeps answering", async () => {
     const { reply, ms } = await execute("while (true) {}");
     expect(reply.result.error?.kind).toBe("cpu_budget");
-    expect(ms).toBeLessThan(2_000);
+    expect(ms).toBeLessThan(5_000);
     expect(await ping()).toBe("pong");
   });
 

@@ -313,7 +313,8 @@ describe("sandbox: WebAssembly instances", () => {
   });
 
   it("does not recycle an instance whose program exhausted its memory", async () => {
-    const bomb = await run("const a = [];\nwhile (true) a.push('x'.repeat(1e6) + a.length);", host({}, { isolationKey: "tenant-c" }).options);
+    // Fuel is not what this test is about: the bomb must reach the memory ceiling first.
+    const bomb = await run("const a = [];\nwhile (true) a.push('x'.repeat(1e6) + a.length);", host({}, { isolationKey: "tenant-c", stretchFuel: 1e12, totalFuel: 1e12 }).options);
     expect(bomb).toMatchObject({ ok: false, error: { kind: "memory" } });
     const before = { ...sandboxDiagnostics };
     const next = await run("return 2;", host({}, { isolationKey: "tenant-c" }).options);

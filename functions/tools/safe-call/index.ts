@@ -5,6 +5,7 @@ import type { Redactor } from "./redact";
 import { guardWith } from "./deadline";
 import { allowedOriginMap, deliver } from "./redirects";
 import { buildRequest } from "./request";
+import { causeOfEdgeResponse, causeOfThrown, explainCause } from "./failure-cause";
 import { interpretBody, readCapped } from "./response";
 import type { SafeCallOptions, ToolCallError, ToolCallResult } from "./types";
 
@@ -91,15 +92,20 @@ export async function callTool(
       request,
     };
     if (!response.ok) {
-      result.error = { kind: "http_status", message: redact.text(`the tool answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}`) };
+      const answered = `the tool answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}`;
+      const edgeCause = causeOfEdgeResponse(status, new TextDecoder().decode(read.bytes.subarray(0, 200)));
+      result.error = edgeCause === undefined
+        ? { kind: "http_status", message: redact.text(answered) }
+        : { kind: "http_status", cause: edgeCause, message: redact.text(`${answered}: ${explainCause(edgeCause)}`) };
     }
     return result;
   } catch (error) {
     const extra = status !== undefined ? { status } : {};
     if (controller.signal.aborted) {
-      return fail({ kind: "timeout", message: `no complete response within ${timeoutMs} ms` }, extra);
+      return fail({ kind: "timeout", cause: "timeout", message: `no complete response within ${timeoutMs} ms` }, extra);
     }
-    return fail({ kind: "network", message: `request failed: ${describe(error, redact)}` }, extra);
+    const cause = causeOfThrown(error);
+    return fail({ kind: "network", cause, message: `request failed: ${explainCause(cause)} (${describe(error, redact)})` }, extra);
   } finally {
     clearTimeout(timer);
   }

@@ -42,12 +42,17 @@ const WRAPPER_KEYWORDS = new Set([
   "dependentSchemas",
 ]);
 
+const MAX_ERROR_CHARS = 240;
+
 function describeErrors(errors: OutputUnit[], value: unknown): string {
   const specific = errors.filter((e) => !WRAPPER_KEYWORDS.has(e.keyword));
   const chosen = (specific.length > 0 ? specific : errors).slice(0, 3);
   const parts = chosen.map((e) => {
     const where = e.instanceLocation.replace(/^#\/?/, "");
-    return where === "" ? e.error : `at ${where}: ${e.error}`;
+    // The validator quotes a whole enum ("does not match any of [3,000 values]"): cut, since this
+    // text goes back to the model that made the call.
+    const error = e.error.length > MAX_ERROR_CHARS ? `${e.error.slice(0, MAX_ERROR_CHARS - 1)}…]` : e.error;
+    return where === "" ? error : `at ${where}: ${error}`;
   });
   return `${parts.join("; ")} Got ${preview(value)}.`;
 }

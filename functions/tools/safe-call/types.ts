@@ -1,6 +1,7 @@
 /**
  * Shapes shared by the safe-call modules. Only data and types here; no behaviour.
  */
+import type { FailureCause } from "./failure-cause";
 
 /**
  * The network as safe-call sees it. Called detached (no `this`), so pass the global `fetch` as is,
@@ -57,6 +58,8 @@ export interface ToolCallError {
   message: string;
   /** The argument at fault, for invalid_arguments. */
   argument?: string;
+  /** For network failures (and Cloudflare's own error answers): what failed, as far as the platform says. */
+  cause?: FailureCause;
 }
 
 export interface ToolCallResult {
