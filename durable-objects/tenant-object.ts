@@ -15,6 +15,7 @@ import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
+import { RunSlots, type SlotAnswer } from "./run-slots";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
@@ -141,6 +142,7 @@ export class TenantObject extends DurableObject<Env> {
   readonly protocols: TenantProtocols;
   readonly webhooks: TenantWebhooks;
   readonly #runs: TenantRuns;
+  readonly #runSlots: RunSlots;
   readonly #optimization: TenantOptimization;
   readonly #activity: TenantActivity;
   readonly #toolViews: TenantToolViews;
@@ -161,6 +163,7 @@ export class TenantObject extends DurableObject<Env> {
     this.jobs = new TenantJobs(this.#sql);
     this.webhooks = new TenantWebhooks(this.#sql);
     this.#runs = new TenantRuns(this.#sql);
+    this.#runSlots = new RunSlots(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
     this.#activity = new TenantActivity(this.#sql);
   }
@@ -367,6 +370,15 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   // Runs, the evaluator queue, background jobs, protocols and webhooks (see their modules).
+
+  /** Take one of the tenant's concurrent-run slots (see run-slots.ts). */
+  acquireRunSlot(key: string): SlotAnswer {
+    return this.#runSlots.acquire(key, Date.now());
+  }
+
+  releaseRunSlot(key: string): void {
+    this.#runSlots.release(key);
+  }
 
   saveRun(id: string, task: string, status: string, recordJson: string): void {
     this.#runs.save(id, task, status, recordJson);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../helpers/hostile-programs";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
@@ -61,21 +62,9 @@ async function hostile(program: string, limits: Record<string, number> = {}) {
   return { ...run, healthMs: health };
 }
 
-const HOSTILE: [string, string][] = [
-  ["a tight loop", "while (true) {}"],
-  ["String.prototype.repeat on huge values", 'for (let k = 0; k < 100000; k++) "ab".repeat(4e6);\nreturn 1;'],
-  ["Array.prototype.join on huge arrays", 'for (let k = 0; k < 100000; k++) new Array(4e6).join("ab");\nreturn 1;'],
-  ["JSON.stringify of a big value", 'const a = [];\nfor (let i = 0; i < 2e5; i++) a.push({ i, s: "x" + i });\nfor (let k = 0; k < 100000; k++) JSON.stringify(a);\nreturn 1;'],
-  ["sort of a big array", "const a = [];\nfor (let i = 0; i < 3e5; i++) a.push((i * 7919) % 100003);\nfor (let k = 0; k < 100000; k++) a.slice().sort();\nreturn 1;"],
-  ["concatenation of huge strings", 'const s = "x".repeat(1 << 22);\nfor (let k = 0; k < 100000; k++) (s + k).indexOf("zz");\nreturn 1;'],
-  ["a catastrophic regex", 'for (let k = 0; k < 100000; k++) /^(a+)+$/.test("a".repeat(40) + "b");\nreturn 1;'],
-  ["deep recursion", "function down(n) { return down(n + 1) + 1; }\nreturn down(0);"],
-  ["allocation churn under the memory ceiling", "for (let k = 0; k < 100000; k++) { const o = []; for (let i = 0; i < 1e5; i++) o.push({ i, s: 'v' + i }); }\nreturn 1;"],
-  ["a microtask storm", "for (let k = 0; k < 1e9; k++) await null;\nreturn 1;"],
-];
 
 describe("every hostile program is stopped by a named limit before its deadline", () => {
-  for (const [name, program] of HOSTILE) {
+  for (const [name, program] of HOSTILE_PROGRAMS) {
     it(`stops ${name}; /health is answered meanwhile`, async () => {
       const run = await hostile(program);
       console.log(`${name}: ${run.body.attempts[0]?.error?.kind}/${run.body.attempts[0]?.error?.limit} after ${run.elapsedMs.toFixed(0)} ms, /health ${run.healthMs.toFixed(0)} ms`);
@@ -90,9 +79,7 @@ describe("every hostile program is stopped by a named limit before its deadline"
   }
 
   it("stops at the deadline itself a program whose every stretch stays within its budgets", async () => {
-    // Short sleeps on tool calls, short work between them: no per-stretch budget trips.
-    const program = 'let x = 0;\nfor (let k = 0; k < 1e9; k++) {\n  await tools.getGenreMovieList({});\n  for (let i = 0; i < 20000; i++) x += i;\n}\nreturn x;';
-    const run = await hostile(program, { deadlineMs: 1_500, maxToolCalls: 200 });
+    const run = await hostile(PACED_PROGRAM, { deadlineMs: 1_500, maxToolCalls: 200 });
     const error = run.body.attempts[0]?.error;
     expect(run.body.status).toBe("failed");
     expect(error?.limit, JSON.stringify(error)).toMatch(/^(deadlineMs|totalBudget|totalFuel|maxToolCalls)$/);

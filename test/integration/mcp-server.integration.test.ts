@@ -158,6 +158,10 @@ describe("the tenant's MCP server at /mcp", () => {
     const graph = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: movies.key });
     expect(graph.body.nodes.find((n) => n.tool === "getSearchPerson")?.score).toBeGreaterThan(0);
 
+    const byTools = await call(client, "give_feedback", { tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], scores: [1, -1] });
+    expect((byTools.structuredContent as { updated: { tool: string; delta: number }[] }).updated.map((u) => u.tool)).toEqual(["getSearchPerson", "getPersonPersonIdMovieCredits"]);
+    const mismatched = await call(client, "give_feedback", { tools: ["getSearchPerson", "getSearchMovie"], scores: [1] });
+    expect(mismatched.structuredContent).toMatchObject({ type: "https://atc-edge.dev/problems/invalid-request", errors: [{ path: "scores", message: "one score per tool" }] });
     const unknownRun = await call(client, "give_feedback", { run_id: "run_missing", score: 1 });
     expect(unknownRun.structuredContent).toMatchObject({ type: "https://atc-edge.dev/problems/not-found" });
   });

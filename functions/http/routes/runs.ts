@@ -5,6 +5,7 @@ import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError, PROBLEM_BASE, PROBLEM_KINDS } from "../problem";
+import { withRunSlot } from "../run-slot";
 
 /**
  * CPU budget of a program, in QuickJS interrupt checks (one per 10,000 polls: backward jumps and
@@ -64,29 +65,38 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(CreateRun) },
       responses: {
         201: { description: "The finished run", content: { "application/json": { schema: Run }, "text/event-stream": { schema: z.string() } } },
-        ...problems(400, 401, 503),
+        ...problems(400, 401, 429, 503),
       },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const settings = runSettings(body);
       const request = { task: body.task, tools: body.tools };
-      if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-        return streamSSE(c, async (stream) => {
-          try {
-            const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings, (event) => {
-              void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
-            });
-            await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
-          } catch (error) {
-            const kind = error instanceof ApiError ? error.kind : "internal";
-            const detail = error instanceof ApiError ? error.detail : "The run failed on our side.";
-            await stream.writeSSE({ event: "problem", data: JSON.stringify({ type: PROBLEM_BASE + kind, title: PROBLEM_KINDS[kind].title, status: PROBLEM_KINDS[kind].status, detail }) });
-          }
-        }) as never;
-      }
-      const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings);
-      return c.json(run as unknown as Record<string, unknown>, 201);
+      // One tenant's runs cannot fill the service: a per-tenant limit of runs in flight.
+      return withRunSlot(c.var.tenant, c.req.path, async (release) => {
+        if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
+          return streamSSE(c, async (stream) => {
+            try {
+              const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings, (event) => {
+                void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
+              });
+              await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
+            } catch (error) {
+              const kind = error instanceof ApiError ? error.kind : "internal";
+              const detail = error instanceof ApiError ? error.detail : "The run failed on our side.";
+              await stream.writeSSE({ event: "problem", data: JSON.stringify({ type: PROBLEM_BASE + kind, title: PROBLEM_KINDS[kind].title, status: PROBLEM_KINDS[kind].status, detail }) });
+            } finally {
+              await release();
+            }
+          });
+        }
+        try {
+          const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings);
+          return c.json(run as unknown as Record<string, unknown>, 201);
+        } finally {
+          await release();
+        }
+      }) as never;
     },
   );
 

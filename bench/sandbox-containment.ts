@@ -1,0 +1,166 @@
+/**
+ * Containment of hostile programs in workerd, through the service's real API (`POST /v1/runs`,
+ * scripted model, RestBench TMDB tools on the simulated world):
+ *
+ * - per hostile class (test/helpers/hostile-programs.ts) and for the paced program that only the
+ *   deadline stops: when the run stopped (ms after the request), by which limit, how far past its
+ *   deadline, and /health and /v1/route latency while it ran against idle in the same run;
+ * - whether the service needed a restart: after every class a harmless run must succeed;
+ * - 20 worst-case programs at once (5 tenants × 4, the per-tenant limit): /health and /v1/route
+ *   p99 against idle;
+ * - a harmless run's sandbox start → first tool call (the same measure as sandbox-overhead.ts).
+ *
+ * Run: npm run bench -- sandbox-containment [--runs N] [--deadline MS] [--skip-build]
+ */
+import { readFileSync } from "node:fs";
+import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../test/helpers/hostile-programs";
+import { createScriptedModel } from "../test/helpers/scripted-model";
+import buildBundles from "../test/helpers/global-setup";
+import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../test/helpers/service";
+import { machineLine, summary, table } from "./lib/stats";
+
+const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const TOOL = "getGenreMovieList";
+const HARMLESS = `const r = await tools.${TOOL}({});\nreturn r.genres.length;`;
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(name);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : Number.NaN;
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+const RUNS = option("--runs", 5);
+const DEADLINE_MS = option("--deadline", 2_000);
+
+interface RunBody {
+  status: string;
+  attempts: { error?: { kind: string; limit?: string }; firstCallMs?: number }[];
+}
+
+const model = createScriptedModel();
+
+/** From now on the scripted model answers every run with `program`. */
+function answerWith(program: string): void {
+  model.reset();
+  model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
+}
+
+async function run(service: TestService, tenant: { id: string; key: string }, program: string, limits: Record<string, number>) {
+  answerWith(program);
+  const started = performance.now();
+  const res = await service.json<RunBody>("POST", "/v1/runs", {
+    key: tenant.key,
+    body: { task: `containment ${tenant.id}`, tools: [TOOL], maxAttempts: 1, limits },
+  });
+  return { status: res.status, body: res.body, ms: performance.now() - started };
+}
+
+async function latency(service: TestService, path: string, init?: RequestInit): Promise<number> {
+  const started = performance.now();
+  const res = await service.fetch(path, init);
+  await res.arrayBuffer();
+  if (res.status >= 500) throw new Error(`${path} answered ${res.status}`);
+  return performance.now() - started;
+}
+
+/** /health and /v1/route sent every 10 ms until `work` settles (or `count` of each, when idle). */
+async function probe(service: TestService, key: string, work: Promise<unknown> | undefined, count = 60) {
+  const health: Promise<number>[] = [];
+  const route: Promise<number>[] = [];
+  let done = false;
+  void work?.finally(() => {
+    done = true;
+  });
+  const routeInit = { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ task: "list movie genres", k: 3 }) };
+  for (let i = 0; work === undefined ? i < count : !done; i++) {
+    health.push(latency(service, "/health"));
+    route.push(latency(service, "/v1/route", routeInit));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await work;
+  return { health: await Promise.all(health), route: await Promise.all(route) };
+}
+
+const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) : "–");
+
+async function main(): Promise<void> {
+  console.log(machineLine());
+  if (!process.argv.includes("--skip-build")) buildBundles();
+  const service = await startService({ outbound: async (request) => model.handle(request) });
+  try {
+    const tenants: { id: string; key: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const tenant = await createTenant(service, `contain-${i}`);
+      await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+      tenants.push(tenant);
+    }
+    const [first] = tenants as [{ id: string; key: string }];
+    for (let i = 0; i < 3; i++) await run(service, first, HARMLESS, {}); // warm-up
+
+    const idle = await probe(service, first.key, undefined);
+    const idleHealth = summary(idle.health);
+    const idleRoute = summary(idle.route);
+    console.log(`idle: /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)} ms; /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)} ms`);
+
+    const rows: string[][] = [];
+    let restarts = 0;
+    const classes: (readonly [string, string, Record<string, number>])[] = [
+      ...HOSTILE_PROGRAMS.map(([name, program]) => [name, program, { deadlineMs: DEADLINE_MS }] as const),
+      ["paced: short work between tool calls, forever", PACED_PROGRAM, { deadlineMs: DEADLINE_MS, maxToolCalls: 200 }] as const,
+    ];
+    for (const [name, program, limits] of classes) {
+      const stops: number[] = [];
+      const past: number[] = [];
+      const limitsSeen = new Set<string>();
+      const health: number[] = [];
+      const route: number[] = [];
+      let succeeded = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const work = run(service, first, program, limits);
+        const during = await probe(service, first.key, work);
+        const result = await work;
+        health.push(...during.health);
+        route.push(...during.route);
+        stops.push(result.ms);
+        past.push(Math.max(0, result.ms - (limits.deadlineMs ?? DEADLINE_MS)));
+        if (result.body.status === "succeeded") succeeded++;
+        limitsSeen.add(result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none");
+        const after = await run(service, first, HARMLESS, {});
+        if (after.body.status !== "succeeded") restarts++;
+      }
+      const s = summary(stops);
+      const p = summary(past);
+      const h = summary(health);
+      const r = summary(route);
+      rows.push([name, [...limitsSeen].join(", "), `${f(s.p50)} / ${f(s.p99)}`, `${f(p.p50)} / ${f(p.p99)}`, `${f(h.p50)} / ${f(h.p99)}`, `${f(r.p50)} / ${f(r.p99)}`, String(succeeded)]);
+    }
+    console.log(`\ndeadline ${DEADLINE_MS} ms, ${RUNS} runs per class; latencies in ms (idle /health p99 ${f(idleHealth.p99)}, /v1/route p99 ${f(idleRoute.p99)})`);
+    console.log(table(["class", "stopped by", "stop p50 / p99", "past deadline p50 / p99", "/health p50 / p99", "/v1/route p50 / p99", "succeeded"], rows));
+    console.log(`service restarts needed: ${restarts} (a harmless run after every hostile one)`);
+
+    // 20 worst-case programs at once: 5 tenants × 4 runs (the per-tenant limit).
+    answerWith('for (let k = 0; k < 100000; k++) "ab".repeat(4e6);\nreturn 1;');
+    const storm: Promise<unknown>[] = [];
+    for (const tenant of tenants) {
+      for (let i = 0; i < 4; i++) storm.push(service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "storm", tools: [TOOL], maxAttempts: 1, limits: { deadlineMs: DEADLINE_MS } } }));
+    }
+    const during = await probe(service, first.key, Promise.all(storm));
+    const sh = summary(during.health);
+    const sr = summary(during.route);
+    console.log(
+      `\n20 worst-case runs at once: /health p99 ${f(sh.p99)} ms (${(sh.p99 / idleHealth.p99).toFixed(1)}× idle), /v1/route p99 ${f(sr.p99)} ms (${(sr.p99 / idleRoute.p99).toFixed(1)}× idle)`,
+    );
+
+    const firstCall: number[] = [];
+    for (let i = 0; i < Math.max(20, RUNS * 4); i++) {
+      const result = await run(service, first, HARMLESS, {});
+      const ms = result.body.attempts[0]?.firstCallMs;
+      if (typeof ms === "number") firstCall.push(ms);
+    }
+    const fc = summary(firstCall);
+    console.log(`harmless run, sandbox start → first tool call: p50 ${f(fc.p50)} / p99 ${f(fc.p99)} ms (n = ${fc.n})`);
+  } finally {
+    await service.dispose();
+  }
+}
+
+await main();

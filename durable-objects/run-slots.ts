@@ -1,0 +1,46 @@
+import { oneRow } from "./sql";
+
+/** Runs one tenant may have in flight at once, unless its `maxConcurrentRuns` setting says otherwise. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
+/** The tenant_meta key of the setting (a positive integer as text). */
+export const MAX_CONCURRENT_RUNS_SETTING = "setting:maxConcurrentRuns";
+/** A slot whose run never said it ended (its Worker died) frees itself after this long. */
+const LEASE_MS = 10 * 60_000;
+/** Suggested wait after a refusal: runs mostly end within seconds. */
+const RETRY_AFTER_SECONDS = 5;
+
+export type SlotAnswer = { ok: true } | { ok: false; limit: number; retryAfterSeconds: number };
+
+/**
+ * A tenant's runs in flight, so one tenant cannot fill the service with runs (each holds model
+ * calls and a program isolate) and starve everyone else. Kept in the tenant's own object, in
+ * memory: an evicted object forgets its leases, which errs on the tenant's side, and a lease
+ * that is never released expires.
+ */
+export class RunSlots {
+  readonly #sql: SqlStorage;
+  readonly #leases = new Map<string, number>();
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  /** The tenant's limit: its setting, else the default. */
+  limit(): number {
+    const stored = Number(oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", MAX_CONCURRENT_RUNS_SETTING)?.value);
+    return Number.isInteger(stored) && stored > 0 ? stored : DEFAULT_MAX_CONCURRENT_RUNS;
+  }
+
+  /** Take a slot for run `key`, or say how long to wait. */
+  acquire(key: string, nowMs: number): SlotAnswer {
+    for (const [held, expires] of this.#leases) if (expires <= nowMs) this.#leases.delete(held);
+    const limit = this.limit();
+    if (this.#leases.size >= limit) return { ok: false, limit, retryAfterSeconds: RETRY_AFTER_SECONDS };
+    this.#leases.set(key, nowMs + LEASE_MS);
+    return { ok: true };
+  }
+
+  release(key: string): void {
+    this.#leases.delete(key);
+  }
+}

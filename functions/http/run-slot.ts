@@ -1,0 +1,30 @@
+import type { TenantApi } from "./auth";
+import { problemResponse } from "./problem";
+
+/**
+ * Hold one of the tenant's concurrent-run slots while `work` runs (durable-objects/run-slots.ts).
+ * When all are taken: a 429 problem with `Retry-After`, and nothing is started or stored.
+ */
+export async function withRunSlot(tenant: TenantApi, path: string, work: (release: () => Promise<void>) => Promise<Response>): Promise<Response> {
+  const key = crypto.randomUUID();
+  const slot = await tenant.acquireRunSlot(key);
+  if (!slot.ok) {
+    return problemResponse(
+      { kind: "rate-limited", detail: `This tenant already has ${slot.limit} runs in progress (its maxConcurrentRuns); retry when one has finished.` },
+      path,
+      { "retry-after": String(slot.retryAfterSeconds) },
+    );
+  }
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await tenant.releaseRunSlot(key);
+  };
+  try {
+    return await work(release);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
