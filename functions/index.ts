@@ -1,4 +1,5 @@
 import { createConsole } from "./console";
+import { registerApiDocs } from "./console/api-docs";
 import { createApp } from "./http/app";
 import { registerCredentialRoutes } from "./http/routes/credentials";
 import { registerGraphRoutes } from "./http/routes/graph";
@@ -33,6 +34,7 @@ registerProtocolRoutes(app);
 registerWebhookRoutes(app);
 registerMcpRoutes(app);
 app.route("/console", createConsole(app));
+registerApiDocs(app);
 
 app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
 app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });

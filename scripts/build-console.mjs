@@ -1,8 +1,10 @@
 // Builds the console's two browser scripts (graph drawing with d3-force, live progress) into
-// functions/console/generated/ as text modules that the Worker serves under /console/assets/.
+// functions/console/generated/ as text modules that the Worker serves under /console/assets/,
+// and copies the API reference's prebuilt bundle (Scalar) beside them for /docs.
 // Run by wrangler's [build] command after the sandbox build, so dev, deploy and tests get them.
 import { build } from "esbuild";
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,3 +25,7 @@ for (const name of ["graph", "live"]) {
     logLevel: "warning",
   });
 }
+
+// The API reference's browser bundle (Scalar), served by the Worker at /docs/scalar.js.
+const require = createRequire(import.meta.url);
+copyFileSync(require.resolve("@scalar/api-reference/browser/standalone.js"), resolve(out, "scalar.js.txt"));

@@ -9,11 +9,14 @@ export function graphView(rows: ToolStatusRow[], weighted: { nodes: { tool: stri
     const score = scores.get(row.name) ?? 0;
     return { id: row.name, kind: "tool", score, broken: isBroken(row, score), calls: row.calls, successRate: row.successRate, recentScores: row.recentScores };
   });
-  const known = new Set(nodes.map((n) => n.id));
   const used = new Set(weighted.edges.flatMap((e) => [e.from, e.to]));
   if (used.has(START)) nodes.unshift({ id: START, kind: "start", score: 0, broken: false, calls: 0, successRate: null, recentScores: [] });
   if (used.has(END)) nodes.push({ id: END, kind: "end", score: 0, broken: false, calls: 0, successRate: null, recentScores: [] });
-  const drawable = new Set([...known, START, END]);
-  const edges = weighted.edges.filter((e) => drawable.has(e.from) && drawable.has(e.to)).map((e) => ({ from: e.from, to: e.to, weight: e.weight, count: e.count }));
+  const index = new Map(nodes.map((n, i) => [n.id, i]));
+  const edges: GraphView["edges"] = weighted.edges.flatMap((e) => {
+    const from = index.get(e.from);
+    const to = index.get(e.to);
+    return from === undefined || to === undefined ? [] : [[from, to, Math.round(e.weight * 1000), e.count]];
+  });
   return { nodes, edges };
 }

@@ -2,9 +2,11 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
+import { problemResponse } from "../http/problem";
 import type { ConsoleEnv } from "./context";
 import graphScript from "./generated/graph.js.txt";
 import liveScript from "./generated/live.js.txt";
+import { API_PROXY_PREFIX, registerApiProxy } from "./api-proxy";
 import { registerGraphPage } from "./graph-page";
 import { registerJobPages } from "./job-pages";
 import { registerRunPages } from "./run-pages";
@@ -31,10 +33,19 @@ function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> 
     const session = await readSession(c);
     if (session === undefined || !(await sessionStillValid(c.env, session))) {
       if (session !== undefined) endSession(c);
+      if (c.req.path.startsWith(`${API_PROXY_PREFIX}/`)) {
+        return problemResponse({ kind: "unauthorized", detail: "Sign in at /console first, or call the API directly with your key." }, c.req.path);
+      }
       if (c.req.method === "GET") return c.redirect("/console/sign-in", 303);
       return c.html(<SignInPage error="Your session has ended; sign in again." />, 401);
     }
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+    if (c.req.path.startsWith(`${API_PROXY_PREFIX}/`)) {
+      // API calls from the reference page: same origin only (SameSite=Strict already keeps the cookie off cross-site requests).
+      const origin = c.req.header("origin");
+      if (c.req.method !== "GET" && c.req.method !== "HEAD" && origin !== new URL(c.req.url).origin) {
+        return problemResponse({ kind: "forbidden", detail: "Console API calls must come from the console's own origin." }, c.req.path);
+      }
+    } else if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const type = c.req.header("content-type") ?? "";
       const sent = type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")
         ? (await c.req.parseBody())["csrf"]
@@ -127,6 +138,7 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
     return answer.ok ? c.html(<AdminPage session={session} tenants={answer.data.tenants} />) : c.html(<AdminPage session={session} tenants={[]} error={answer.message} />, answer.status as 500);
   });
 
+  registerApiProxy(app);
   const tenantPages = new Hono<ConsoleEnv>();
   tenantPages.use("*", requireTenantSession);
   registerToolPages(tenantPages);

@@ -32,15 +32,19 @@ export class ServiceApi {
     this.#session = session;
   }
 
-  /** The raw response, for streams (a run's server-sent events). */
-  async send(method: string, path: string, body?: unknown, accept = "application/json"): Promise<Response> {
+  /**
+   * The raw response, for streams (a run's server-sent events) and the API proxy. An object body
+   * is sent as JSON; a string body is sent as it is, with its own content type.
+   */
+  async send(method: string, path: string, body?: unknown, accept = "application/json", contentType?: string): Promise<Response> {
     const credential = this.#session.kind === "tenant" ? this.#session.key : this.#session.token;
     const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept };
-    if (body !== undefined) headers["content-type"] = "application/json";
+    const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    if (text !== undefined) headers["content-type"] = typeof body === "string" && contentType !== undefined ? contentType : "application/json";
     const request = new Request(new URL(path, this.#request.url), {
       method,
       headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(text === undefined ? {} : { body: text }),
     });
     return this.#service.fetch(request, this.#request.env, this.#request.executionCtx);
   }

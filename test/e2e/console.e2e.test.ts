@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -13,7 +14,16 @@ import { ADMIN_TOKEN, createTenant, startService, WORLD_ORIGIN, type TestService
  * port with the demo tenant loaded as `npm start` loads it, and the scripted model for runs.
  */
 
-const PORT = 8815;
+/** This test's own port (never npm start's 8787); a free one when another run holds it. */
+const PREFERRED_PORT = 8815;
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolvePort) => {
+    const probe = createServer();
+    probe.once("error", () => resolvePort(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolvePort(true)));
+  });
+}
 const DEMO_TOOLS = 87;
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
@@ -55,7 +65,7 @@ beforeAll(async () => {
   model.on({ name: "generate", match: (r) => r.lastUserMessage.includes("How many movies"), answer: { text: fence(WRONG_PROGRAM) } });
   model.on({ name: "evaluator", match: (r) => r.lastUserMessage.includes("score every tool call"), answer: { text: '{"scores":[2,2]}' } });
   service = await startService({
-    port: PORT,
+    port: (await portIsFree(PREFERRED_PORT)) ? PREFERRED_PORT : 0,
     outbound: async (request) => {
       const host = new URL(request.url).hostname;
       if (host === "model.atc.test") return model.handle(request);
@@ -212,6 +222,23 @@ describe("operator console in Chromium", () => {
     expect(await refused.text()).toContain("This form is no longer valid");
     const headers = (await page.request.get(`${base}/console/tools`)).headers();
     expect(headers["content-security-policy"]).toContain("script-src 'self'");
+  });
+
+  it("serves the API reference at /docs, usable with the console session's key without showing it", { timeout: 60_000 }, async () => {
+    await page.goto(`${base}/docs`);
+    await page.getByRole("heading", { name: "atc-edge", exact: true }).waitFor({ timeout: 30_000 });
+    expect(await page.getByText("Through your console session").count()).toBeGreaterThan(0);
+    expect(await page.content()).not.toContain(demoKey);
+    await screenshot(page, "docs");
+    // What "Try it" does with the first server (the console session): the same origin, the session's key.
+    const listed = (await page.evaluate(`fetch("/console/api/v1/tools").then(async (r) => ({ status: r.status, body: await r.json() }))`)) as {
+      status: number;
+      body: { tools: unknown[] };
+    };
+    expect(listed.status).toBe(200);
+    expect(listed.body.tools).toHaveLength(DEMO_TOOLS + 1);
+    const crossSite = await page.request.post(`${base}/console/api/v1/probe`, { data: {}, headers: { origin: "https://evil.example" } });
+    expect(crossSite.status()).toBe(403);
   });
 
   it("shows the tool page with versions and actions, and the admin's tenant list", async () => {

@@ -5,6 +5,7 @@ import { graphView } from "../../functions/console/graph-view";
 import { jobProgress } from "../../functions/console/job-progress";
 import { problemMessage } from "../../functions/console/service-api";
 import { toolStatusRows } from "../../functions/console/tool-status";
+import { ToolPage } from "../../functions/console/views/tool";
 
 const tool = (name: string, hash = `h-${name}`) => ({ definition: { name, operation: `GET /${name}` }, hash, source: "test" });
 const protocol = (tool: string, hash: string, version = 1, pinned = false) => ({
@@ -60,7 +61,11 @@ describe("graph view", () => {
     expect(view.nodes.filter((n) => n.kind === "tool").map((n) => n.id)).toEqual(["search", "details", "flaky"]);
     expect(view.nodes.map((n) => n.kind)).toEqual(["start", "tool", "tool", "tool"]);
     expect(view.nodes.filter((n) => n.broken).map((n) => n.id)).toEqual(["details", "flaky"]);
-    expect(view.edges).toHaveLength(2); // the edge to an unregistered tool is not drawn
+    // Edges by node index, weight ×1000; the edge to an unregistered tool is not drawn.
+    expect(view.edges).toEqual([
+      [0, 1, 600, 3],
+      [1, 2, 500, 2],
+    ]);
   });
 });
 
@@ -124,5 +129,49 @@ describe("messages instead of JSON", () => {
 
   it("diffs descriptions word by word with everything escaped", () => {
     expect(wordDiffHtml("Get rates <old>", "Get exchange rates <new>")).toBe("Get <ins>exchange </ins>rates &lt;<del>old</del><ins>new</ins>&gt;");
+  });
+});
+
+describe("tool page", () => {
+  it("shows protocol versions side by side with the Play2Prompt diff, scores and demonstrations", async () => {
+    const session = { kind: "tenant" as const, tenantId: "t", key: "atc_t_secret", csrf: "token", expiresAt: Date.now() + 60_000 };
+    const definition = {
+      name: "getRates",
+      method: "GET" as const,
+      serverUrl: "https://rates.example.com",
+      path: "/rates",
+      operation: "GET /rates",
+      description: "Get rates.",
+      parameters: [],
+      tags: [],
+    };
+    const base = { source: "probe", score: null, createdAt: "2026-01-01T00:00:00.000Z", hash: "h", jobId: null, pinned: false };
+    const optimized = {
+      description: "Get exchange rates between two currencies.",
+      optimization: {
+        score: 1,
+        originalScore: 1 / 3,
+        originalDescription: "Get rates.",
+        demonstrations: [{ query: "Euro in dollars?", args: { from: "EUR", to: "USD" }, answer: "1.08", score: 0.9 }],
+      },
+    };
+    const html = (
+      await ToolPage({
+        session,
+        definition,
+        hash: "h",
+        status: undefined,
+        versions: [
+          { ...base, version: 1, current: false, protocol: { description: "Get rates." } },
+          { ...base, version: 2, source: "optimize", score: 1, current: true, jobId: "job_1", protocol: optimized },
+        ],
+      }).toString()
+    ).replaceAll("\n", "");
+    expect(html.match(/class="card/g)).toHaveLength(2);
+    expect(html).toContain("demonstrations solved 33 % → 100 %");
+    expect(html).toContain("<ins>exchange </ins>");
+    expect(html).toContain("Euro in dollars?");
+    expect(html).toContain("Roll back to v1");
+    expect(html).not.toContain("atc_t_secret");
   });
 });

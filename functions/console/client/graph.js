@@ -26,8 +26,7 @@ function tickCount(nodes) {
 
 function layout(data) {
   const nodes = data.nodes.map((n) => ({ ...n }));
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const links = data.edges.filter((e) => byId.has(e.from) && byId.has(e.to)).map((e) => ({ ...e, source: e.from, target: e.to }));
+  const links = data.edges.map(([from, to, weight, count]) => ({ source: nodes[from].id, target: nodes[to].id, weight: weight / 1000, count }));
   const simulation = forceSimulation(nodes)
     .force("link", forceLink(links).id((n) => n.id).distance(70).strength((l) => 0.2 + l.weight))
     .force("charge", forceManyBody().strength(-60).distanceMax(400))
@@ -97,9 +96,13 @@ function text(tag, content, className) {
 
 /** The side panel for one tool: successors by weight and its recent feedback. */
 function showTool(panel, data, id) {
-  const node = data.nodes.find((n) => n.id === id);
+  const at = data.nodes.findIndex((n) => n.id === id);
+  const node = data.nodes[at];
   if (!node) return;
-  const successors = data.edges.filter((e) => e.from === id).sort((a, b) => b.weight - a.weight);
+  const successors = data.edges
+    .filter(([from]) => from === at)
+    .map(([, to, weight, count]) => ({ to: data.nodes[to].id, weight, count }))
+    .sort((a, b) => b.weight - a.weight);
   panel.replaceChildren();
   const heading = text("h2", "");
   const link = text("a", id);
@@ -118,7 +121,7 @@ function showTool(panel, data, id) {
     panel.append(text("p", "None learned yet.", "muted"));
   } else {
     const list = document.createElement("ol");
-    for (const edge of successors) list.append(text("li", `${edge.to.replace(/[<>]/g, "")} — weight ${Math.round(edge.weight * 1000)} (${edge.count} transitions)`));
+    for (const edge of successors) list.append(text("li", `${edge.to.replace(/[<>]/g, "")} — weight ${edge.weight} (${edge.count} transitions)`));
     panel.append(list);
   }
 }

@@ -6,7 +6,8 @@ import { EmptyState } from "./parts";
 /** What the browser draws: every tool, observed transitions with their weights, and each tool's recent feedback. */
 export interface GraphView {
   nodes: { id: string; kind: "tool" | "start" | "end"; score: number; broken: boolean; calls: number; successRate: number | null; recentScores: number[] }[];
-  edges: { from: string; to: string; weight: number; count: number }[];
+  /** [from node index, to node index, weight ×1000, transitions]: indices keep the page small at thousands of edges. */
+  edges: [number, number, number, number][];
 }
 
 /** JSON inside a <script type="application/json">: `<` escaped so no tool name can close the element. */
