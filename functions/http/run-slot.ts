@@ -1,5 +1,5 @@
 import type { TenantApi } from "./auth";
-import { problemResponse } from "./problem";
+import { problemResponse, type ProblemData } from "./problem";
 
 /**
  * Hold one of the tenant's concurrent-run slots while `work` runs (durable-objects/run-slots.ts).
@@ -9,11 +9,7 @@ export async function withRunSlot(tenant: TenantApi, path: string, work: (releas
   const key = crypto.randomUUID();
   const slot = await tenant.acquireRunSlot(key);
   if (!slot.ok) {
-    return problemResponse(
-      { kind: "rate-limited", detail: `This tenant already has ${slot.limit} runs in progress (its maxConcurrentRuns); retry when one has finished.` },
-      path,
-      { "retry-after": String(slot.retryAfterSeconds) },
-    );
+    return problemResponse(runSlotsTaken(slot.limit), path, { "retry-after": String(slot.retryAfterSeconds) });
   }
   let released = false;
   const release = async () => {
@@ -27,4 +23,9 @@ export async function withRunSlot(tenant: TenantApi, path: string, work: (releas
     await release();
     throw error;
   }
+}
+
+/** The problem a run gets when all of the tenant's run slots are taken (REST and MCP alike). */
+export function runSlotsTaken(limit: number): ProblemData {
+  return { kind: "rate-limited", detail: `This tenant already has ${limit} runs in progress (its maxConcurrentRuns); retry when one has finished.` };
 }

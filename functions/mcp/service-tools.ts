@@ -5,6 +5,7 @@ import { feedbackEvaluation } from "../chain/feedback";
 import { startRun } from "../chain/start-run";
 import type { TenantApi } from "../http/auth";
 import { unwrap } from "../http/problem";
+import { runSlotsTaken } from "../http/run-slot";
 import { MaxTokens } from "../http/routes/route-answer";
 import { CreateRun, runSettings } from "../http/routes/runs";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../routing/graph";
@@ -12,7 +13,7 @@ import { embedTask } from "../routing/tool-embeddings";
 import { ToolName } from "../tools/definition";
 import { callRegisteredTool } from "./call-registered-tool";
 import { progressReporter } from "./run-progress";
-import { jsonResult } from "./tool-results";
+import { jsonResult, problemResult } from "./tool-results";
 
 /** The calling tenant, as every MCP tool sees it. */
 export interface McpTenantContext {
@@ -94,8 +95,16 @@ const runTask = defineTool({
     .strict(),
   async handle(args, { env, tenantId, tenant }, extra) {
     const request = CreateRun.parse({ task: args.task, ...(args.tools === undefined ? {} : { tools: args.tools }) });
-    const report = progressReporter(extra);
-    const run = await startRun(env, tenantId, tenant, { task: request.task, tools: request.tools }, runSettings(request), report);
+    // The same per-tenant limit of runs in flight as POST /v1/runs.
+    const slot = crypto.randomUUID();
+    const taken = await tenant.acquireRunSlot(slot);
+    if (!taken.ok) return problemResult(runSlotsTaken(taken.limit));
+    let run: Awaited<ReturnType<typeof startRun>>;
+    try {
+      run = await startRun(env, tenantId, tenant, { task: request.task, tools: request.tools }, runSettings(request), progressReporter(extra));
+    } finally {
+      await tenant.releaseRunSlot(slot);
+    }
     const summary = {
       run_id: run.id,
       status: run.status,

@@ -94,6 +94,25 @@ describe("console sessions", () => {
     expect(accepted.headers.get("location")).toMatch(/^\/console\/jobs\/job_/);
   });
 
+  it("starts a Play2Prompt job from the tool page and shows it with a bar for the tool", async () => {
+    const { cookie } = await signIn(tenant.key);
+    const csrf = await csrfOf(cookie);
+    const started = await service.fetch("/console/tools/getThing/optimize", {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ csrf }),
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: ORIGIN },
+    });
+    expect(started.status).toBe(303);
+    const location = started.headers.get("location") ?? "";
+    expect(location).toMatch(/^\/console\/jobs\/job_/);
+    const jobs = await service.json<{ jobs: { id: string; kind: string }[] }>("GET", "/v1/jobs", { key: tenant.key });
+    expect(jobs.body.jobs.find((j) => location.endsWith(j.id))?.kind).toBe("optimize");
+    const page = await (await get(location, cookie)).text();
+    expect(page).toContain("Optimise job");
+    expect(page).toContain('aria-label="Progress of getThing"');
+  });
+
   it("shows problems of the API as messages on the page", async () => {
     const { cookie } = await signIn(tenant.key);
     const missing = await get("/console/tools/noSuchTool", cookie);

@@ -166,6 +166,23 @@ describe("the tenant's MCP server at /mcp", () => {
     expect(unknownRun.structuredContent).toMatchObject({ type: "https://atc-edge.dev/problems/not-found" });
   });
 
+  it("run_task takes one of the tenant's run slots, as POST /v1/runs does", async () => {
+    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+    const object = namespace.get(namespace.idFromName(movies.id)) as unknown as {
+      acquireRunSlot(key: string): Promise<{ ok: boolean }>;
+      releaseRunSlot(key: string): Promise<void>;
+    };
+    const held = ["a", "b", "c", "d"].map((k) => `held-${k}`);
+    for (const key of held) expect((await object.acquireRunSlot(key)).ok).toBe(true);
+    const client = await connect(movies.key);
+    const refused = await call(client, "run_task", { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] });
+    const rest = await service.json<{ type: string }>("POST", "/v1/runs", { key: movies.key, body: { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] } });
+    expect(rest.status).toBe(429);
+    expect(refused.isError).toBe(true);
+    expect((refused.structuredContent as { type: string }).type).toBe(rest.body.type);
+    for (const key of held) await object.releaseRunSlot(key);
+  });
+
   it("another tenant's key sees only its own tools", async () => {
     const client = await connect(shop.key);
     const found = (await call(client, "find_tools", { task: "search a person or a movie, or list orders", k: 10 })).structuredContent as unknown as FoundTools;
