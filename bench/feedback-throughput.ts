@@ -9,9 +9,14 @@
  * warm-up. Every request goes to the same Durable Object, which applies them one at a time
  * (`applyFeedback`, then one SQLite upsert per scored tool).
  *
- * For comparison at the same concurrency: `GET /v1/tenant` (HTTP, auth and one read RPC into the
- * same object, 3 s each), and the pure `applyFeedback` on an identical in-process graph (no
- * HTTP, no RPC, no SQLite), with the same evaluations.
+ * The same evaluations also go `BATCH_SIZE` at a time through `POST /v1/feedback/batch` (one
+ * transaction per request, each re-scored tool written once).
+ *
+ * For comparison at the same concurrency: the one-RPC floor (lib/rpc-floor.ts: an HTTP request
+ * into a Worker making one Durable Object RPC that adds 1 to a SQLite row, same workerd, same
+ * run), `GET /v1/tenant` (HTTP, auth and one read RPC into the same object, 3 s each), and the
+ * pure `applyFeedback` on an identical in-process graph (no HTTP, no RPC, no SQLite), with the
+ * same evaluations. Targets (issue 16): batched ≥ 2,000 updates/s; single within 1.3× the floor.
  *
  * Afterwards the tenant's exported scores are compared with the sum of every accepted update
  * replayed locally, so lost or doubled updates under concurrency would show.
@@ -19,12 +24,15 @@
 import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/routing/graph";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { startRpcFloor } from "./lib/rpc-floor";
 import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
 import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, summary, table } from "./lib/stats";
 
 const TOOLS = 1_000;
 const CONCURRENCY = [1, 8, 64] as const;
 const MAX_REQUESTS_PER_PHASE = 200_000;
+/** Updates per batched request (the issue's prototype sent 20). */
+const BATCH_SIZE = 20;
 
 function option(name: string, fallback: string): string {
   const prefix = `--${name}=`;
@@ -92,8 +100,9 @@ async function main(): Promise<void> {
   const replay = createGraph();
   addTools(replay, names);
 
-  const http: { concurrency: number; feedback: Phase; auth: Phase }[] = [];
+  const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; auth: Phase }[] = [];
   const { service } = await startBenchService();
+  const floorService = await startRpcFloor();
   let exported: { nodes: { tool: string; score: number }[] } | undefined;
   try {
     const setup = await setUpTenant(service, "bench-feedback", items, trajectories);
@@ -108,6 +117,15 @@ async function main(): Promise<void> {
       applyFeedback(replay, evaluation);
       return { ok: true, updates: (JSON.parse(text) as { updated: unknown[] }).updated.length };
     };
+    const sendBatch = async (i: number): Promise<{ ok: boolean; updates: number }> => {
+      const batch = Array.from({ length: BATCH_SIZE }, (_, j) => evaluationAt(offset + i * BATCH_SIZE + j));
+      const response = await service.fetch("/v1/feedback/batch", { method: "POST", headers: feedbackHeaders, body: JSON.stringify({ updates: batch }) });
+      const text = await response.text();
+      if (response.status !== 200) return { ok: false, updates: 0 };
+      for (const evaluation of batch) applyFeedback(replay, evaluation);
+      return { ok: true, updates: (JSON.parse(text) as { applied: number }).applied };
+    };
+    const sendFloor = async (): Promise<{ ok: boolean; updates: number }> => ({ ok: (await floorService.send()) > 0, updates: 1 });
     const sendAuth = async (): Promise<{ ok: boolean; updates: number }> => {
       const response = await service.fetch("/v1/tenant", { headers: { authorization: feedbackHeaders.authorization } });
       await response.arrayBuffer();
@@ -116,17 +134,23 @@ async function main(): Promise<void> {
     const warm = await load(8, 2_000, sendFeedback(service));
     offset += warm.requests;
     await load(8, 1_000, sendAuth);
+    await load(8, 1_000, sendFloor);
+    offset += BATCH_SIZE * (await load(8, 1_000, sendBatch)).requests;
     for (const concurrency of CONCURRENCY) {
       const feedback = await load(concurrency, durationMs, sendFeedback(service));
       offset += feedback.requests;
+      const batched = await load(concurrency, durationMs, sendBatch);
+      offset += BATCH_SIZE * batched.requests;
+      const floor = await load(concurrency, durationMs, sendFloor);
       const auth = await load(concurrency, Math.min(3_000, durationMs), sendAuth);
-      http.push({ concurrency, feedback, auth });
+      http.push({ concurrency, feedback, batched, floor, auth });
     }
     const snapshot = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: setup.key });
     if (snapshot.status !== 200) throw new Error(`GET /v1/graph: ${snapshot.status}`);
     exported = snapshot.body;
   } finally {
     await service.dispose();
+    await floorService.dispose();
   }
 
   // Same evaluations, pure function, same-sized graph: in-process updates per second.
@@ -152,22 +176,33 @@ async function main(): Promise<void> {
     maxDiff = Math.max(maxDiff, diff);
     if (!(diff < 1e-6)) mismatched += 1;
   }
-  const accepted = http.reduce((sum, h) => sum + h.feedback.requests - h.feedback.errors, 0);
+  const accepted = http.reduce((sum, h) => sum + h.feedback.requests - h.feedback.errors + h.batched.scoreUpdates, 0);
   console.log(`consistency: ${exported?.nodes.length ?? 0} tool scores after ${int(accepted)}+ accepted updates (all phases and warm-up): ${mismatched} differ from the local replay (max |diff| ${maxDiff.toExponential(1)})`);
 
   const perSecond = (count: number, elapsedMs: number): string => int((1000 * count) / elapsedMs);
   const rows: string[][] = [];
-  for (const { concurrency, feedback, auth } of http) {
-    const f = summary(feedback.latencies);
-    const a = summary(auth.latencies);
-    const cpu = (phase: Phase, of: "nodeCpuMs" | "workerdCpuMs"): string => `${(phase[of] / Math.max(1, phase.requests)).toFixed(2)} ms`;
-    rows.push([`HTTP POST /v1/feedback`, String(concurrency), perSecond(feedback.requests - feedback.errors, feedback.elapsedMs), perSecond(feedback.scoreUpdates, feedback.elapsedMs), ms(f.p50), ms(f.p99), cpu(feedback, "workerdCpuMs"), cpu(feedback, "nodeCpuMs"), String(feedback.errors), `${int(feedback.requests)} in ${seconds(feedback.elapsedMs)}`]);
-    rows.push([`HTTP GET /v1/tenant`, String(concurrency), perSecond(auth.requests - auth.errors, auth.elapsedMs), "—", ms(a.p50), ms(a.p99), cpu(auth, "workerdCpuMs"), cpu(auth, "nodeCpuMs"), String(auth.errors), `${int(auth.requests)} in ${seconds(auth.elapsedMs)}`]);
+  const cpu = (phase: Phase, of: "nodeCpuMs" | "workerdCpuMs"): string => `${(phase[of] / Math.max(1, phase.requests)).toFixed(2)} ms`;
+  const row = (path: string, concurrency: number, phase: Phase, updates: number, scores: string): string[] => {
+    const latency = summary(phase.latencies);
+    return [path, String(concurrency), perSecond(updates, phase.elapsedMs), scores, ms(latency.p50), ms(latency.p99), cpu(phase, "workerdCpuMs"), cpu(phase, "nodeCpuMs"), String(phase.errors), `${int(phase.requests)} in ${seconds(phase.elapsedMs)}`];
+  };
+  for (const { concurrency, feedback, batched, floor, auth } of http) {
+    rows.push(row("HTTP POST /v1/feedback", concurrency, feedback, feedback.requests - feedback.errors, perSecond(feedback.scoreUpdates, feedback.elapsedMs)));
+    rows.push(row(`HTTP POST /v1/feedback/batch (${BATCH_SIZE}/request)`, concurrency, batched, batched.scoreUpdates, "—"));
+    rows.push(row("one-RPC floor (HTTP, 1 RPC, +1 in SQLite)", concurrency, floor, floor.requests - floor.errors, "—"));
+    rows.push(row("HTTP GET /v1/tenant", concurrency, auth, auth.requests - auth.errors, "—"));
   }
   const pureMicros = (1000 * pure.elapsedMs) / pure.requests;
   rows.push(["pure applyFeedback", "1", perSecond(pure.requests, pure.elapsedMs), perSecond(pure.scoreUpdates, pure.elapsedMs), `${pureMicros.toFixed(2)} µs mean`, "", "—", `${pureMicros.toFixed(2)} µs`, "0", `${int(pure.requests)} in ${seconds(pure.elapsedMs)}`]);
   console.log(`\nThroughput (an update = one evaluated trajectory; a score = one tool's s_i changed; CPU = CPU time per request of workerd and of this Node process, from /proc and process.cpuUsage)`);
   console.log(table(["path", "in flight", "updates/s", "scores/s", "p50", "p99", "workerd CPU", "Node CPU", "errors", "requests"], rows));
+  console.log("\nAgainst the one-RPC floor at the same concurrency (targets: batched ≥ 2,000 updates/s; single within 1.3× the floor):");
+  for (const { concurrency, feedback, batched, floor } of http) {
+    const floorRate = (1000 * (floor.requests - floor.errors)) / floor.elapsedMs;
+    const singleRate = (1000 * (feedback.requests - feedback.errors)) / feedback.elapsedMs;
+    const batchedRate = (1000 * batched.scoreUpdates) / batched.elapsedMs;
+    console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor is ${(floorRate / singleRate).toFixed(2)}× it); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
+  }
   const best = Math.max(...http.map((h) => (1000 * (h.feedback.requests - h.feedback.errors)) / h.feedback.elapsedMs));
   const bestAuth = Math.max(...http.map((h) => (1000 * (h.auth.requests - h.auth.errors)) / h.auth.elapsedMs));
   console.log(`\nbest HTTP feedback ${int(best)}/s = ${((100 * best) / bestAuth).toFixed(0)} % of the best GET /v1/tenant rate (${int(bestAuth)}/s); pure applyFeedback is ${int((1000 * pure.requests) / pure.elapsedMs / best)}× the best HTTP rate`);

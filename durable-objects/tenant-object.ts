@@ -15,6 +15,9 @@ import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
 import { TenantRuns } from "./tenant-runs";
+import { batchEvaluations, batchItemProblem } from "./tenant-feedback";
+import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";
+import type { FeedbackInput } from "../functions/chain/feedback";
 import { RunSlots, type SlotAnswer } from "./run-slots";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
 import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
@@ -545,6 +548,18 @@ export class TenantObject extends DurableObject<Env> {
 
   applyScores(evaluation: Evaluation): Outcome<FeedbackResult> {
     return graphOutcome(() => this.routing.applyScores(evaluation));
+  }
+
+  /** Batched feedback: every item resolved and applied in one transaction, or none (tenant-feedback.ts). */
+  applyScoresBatch(items: FeedbackInput[]): Outcome<FeedbackResult[]> {
+    const resolved = batchEvaluations(items, (id) => this.#runs.get(id));
+    if ("problem" in resolved) return { ok: false, problem: resolved.problem };
+    try {
+      return success(this.ctx.storage.transactionSync(() => [...this.routing.applyScoresBatch(resolved.evaluations)]));
+    } catch (error) {
+      if (error instanceof FeedbackBatchError) return { ok: false, problem: batchItemProblem(error) };
+      throw error;
+    }
   }
 
   graphSettings(): GraphSettings {

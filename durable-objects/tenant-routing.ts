@@ -24,6 +24,7 @@ import {
   type ToolGraphSnapshot,
   type Trajectory,
 } from "../functions/routing/graph";
+import { applyFeedbackBatch } from "../functions/routing/graph/feedback-batch";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
 import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type BudgetedAnswer, type ToolViews } from "../functions/routing/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
@@ -415,6 +416,15 @@ export class TenantRouting {
       );
     }
     return result;
+  }
+
+  /** Many evaluations at once, all or nothing (feedback-batch.ts); each re-scored tool is written once. */
+  applyScoresBatch(evaluations: readonly Evaluation[]): readonly FeedbackResult[] {
+    const { results, finalScores } = applyFeedbackBatch(this.#load().graph, evaluations);
+    for (const [tool, score] of finalScores) {
+      run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
+    }
+    return results;
   }
 
   settings(): GraphSettings {

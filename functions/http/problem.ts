@@ -20,6 +20,7 @@ export const PROBLEM_KINDS = {
   "payload-too-large": { status: 413, title: "Payload too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "tool-call-refused": { status: 422, title: "Tool call refused" },
+  "feedback-refused": { status: 422, title: "Feedback refused" },
   "rate-limited": { status: 429, title: "Too many requests" },
   "not-configured": { status: 503, title: "Not configured" },
   "upstream-error": { status: 502, title: "Upstream error" },

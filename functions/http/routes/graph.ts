@@ -60,12 +60,28 @@ const Feedback = z
   ])
   .openapi("Feedback");
 
+const MAX_BATCH_UPDATES = 1_000;
+const FeedbackBatch = z
+  .object({
+    updates: z
+      .array(Feedback)
+      .min(1)
+      .max(MAX_BATCH_UPDATES)
+      .describe("Feedback items as `POST /v1/feedback` takes them, applied in order in one transaction: all or none"),
+  })
+  .strict()
+  .openapi("FeedbackBatch");
+
 const ImportResult = z
   .object({ added: z.array(z.string()), unchanged: z.array(z.string()), transitions: z.number().int(), skippedTools: z.array(z.string()) })
   .openapi("TrajectoryImportResult");
 const FeedbackResult = z
   .object({ updated: z.array(z.object({ tool: z.string(), delta: z.number(), score: z.number() })), skippedTools: z.array(z.string()) })
   .openapi("FeedbackResult");
+
+const FeedbackBatchResult = z
+  .object({ applied: z.number().int(), results: z.array(FeedbackResult).describe("One report per update, in order") })
+  .openapi("FeedbackBatchResult");
 
 const GraphSettings = z
   .object({ alpha: z.number().gt(0).max(10).optional(), beta: z.number().min(0).max(1).optional() })
@@ -132,6 +148,26 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       const evaluation = await feedbackEvaluation(c.var.tenant, body);
       const result = unwrap(await c.var.tenant.applyScores(evaluation));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/feedback/batch",
+      tags: ["routing"],
+      summary: "Many feedback items in one request, applied in one transaction: all or none",
+      security: tenantSecurity,
+      request: { body: jsonBody(FeedbackBatch) },
+      responses: {
+        200: { description: "Every update applied", content: { "application/json": { schema: FeedbackBatchResult } } },
+        ...problems(400, 401, 422),
+      },
+    }),
+    async (c) => {
+      const { updates } = c.req.valid("json");
+      const results = unwrap(await c.var.tenant.applyScoresBatch(updates));
+      return c.json({ applied: results.length, results: results.map((r) => ({ updated: r.updated.map((u) => ({ ...u })), skippedTools: [...r.skippedTools] })) }, 200);
     },
   );
 
