@@ -40,6 +40,7 @@ import {
   type ToolGraph,
   type Trajectory,
 } from "../functions/routing/graph";
+import { apiSiblings } from "../functions/routing/api-siblings";
 import { DataFlowIndex } from "../functions/routing/data-flow";
 import { openAiTool } from "../functions/routing/openai-tools";
 import { toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
@@ -49,6 +50,7 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
 import { importOpenApi } from "../functions/tools/openapi-import";
 import { machineLine, summary, table } from "./lib/stats";
+import { corpusItems } from "./lib/tool-corpus";
 
 const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
 const read = (path: string): unknown => JSON.parse(readFileSync(resolve(DATA, path), "utf8"));
@@ -96,53 +98,16 @@ function templateExample(template: unknown): unknown {
   return template;
 }
 
-function standardize(raw: string): string {
-  let s = raw.replace(/[^\u4e00-\u9fa5A-Za-z0-9_]/g, "_").replace(/_+/g, "_").toLowerCase();
-  s = s.replace(/^_+/, "").replace(/_+$/, "");
-  return /^[0-9]/.test(s) ? `get_${s}` : s;
-}
-
 async function stableToolBench(): Promise<Dataset> {
-  interface Entry {
-    id: string;
-    tool_name: string;
-    api_name: string;
-    api_description: string;
-    category_name: string;
-    method: string;
-    required_parameters: { name?: string; type?: string; description?: string }[];
-    optional_parameters: { name?: string; type?: string; description?: string }[];
-    template_response?: unknown;
-  }
-  const entries = read("stabletoolbench/api_corpus.json") as Entry[];
-  const taken = new Set<string>();
-  const byId = new Map<string, string>();
-  const items = entries.map((entry) => {
-    // ToolBench's own function names, so the recorded sequences name the same tools.
-    const api = standardize(entry.api_name);
-    let base = `${["from", "class", "return", "false", "true", "id", "and"].includes(api) ? `is_${api}` : api}_for_${standardize(entry.tool_name)}`.slice(-64);
-    if (!/^[A-Za-z_]/.test(base)) base = `_${base}`.slice(0, 64);
-    let name = base;
-    for (let n = 2; taken.has(name); n += 1) name = `${base}_${n}`;
-    taken.add(name);
-    byId.set(entry.id, name);
-    const seen = new Set<string>();
-    const parameters = [...entry.required_parameters.map((p) => ({ p, required: true })), ...entry.optional_parameters.map((p) => ({ p, required: false }))]
-      .filter(({ p }) => typeof p.name === "string" && p.name !== "" && !seen.has(p.name) && seen.add(p.name))
-      .map(({ p, required }) => ({ name: p.name ?? "", in: "query", required, description: p.description ?? "", type: (p.type ?? "string").toLowerCase() }));
-    const host = entry.tool_name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "api";
-    return {
-      name,
-      method: entry.method === "" ? "GET" : entry.method,
-      url: `https://${host}.p.rapidapi.com/${entry.api_name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "api"}`,
-      summary: entry.api_name.slice(0, 1_000),
-      description: entry.api_description.slice(0, 20_000),
-      parameters,
-      tags: [entry.tool_name, entry.category_name].filter((t) => t !== ""),
-      ...(entry.template_response === undefined ? {} : { responseExample: templateExample(entry.template_response) }),
-    };
+  const entries = read("stabletoolbench/api_corpus.json") as { id: string; template_response?: unknown }[];
+  // The bench corpus as bare-list items (ToolBench's own function names, so the recorded sequences
+  // name the same tools), with the template responses as response examples (data flow).
+  const items = corpusItems().map((item, i) => {
+    const template = entries[i]?.template_response;
+    return template === undefined ? item : { ...item, responseExample: templateExample(template) };
   });
-  const { tools } = importToolList(items, { skipInvalid: true });
+  const byId = new Map(entries.map((entry, i) => [entry.id, items[i]?.name ?? `missing:${entry.id}`]));
+  const { tools } = importToolList(items);
   const names = new Set(tools.map((t) => t.name));
   const tasks = (read("stabletoolbench/retrieval_queries.json") as { query_id: number; group: string; query: string; relevant_api_ids: string[] }[]).map((q) => ({
     id: `stb:${q.group}:${q.query_id}`,
@@ -167,7 +132,7 @@ async function apiBank(): Promise<Dataset> {
     parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
     responseSchema: { type: "object", properties: Object.fromEntries(Object.entries(api.output_parameters).map(([name, p]) => [name, { type: typeOf(p.type), description: p.description }])) },
   }));
-  const { tools } = importToolList(items, { skipInvalid: true });
+  const { tools } = importToolList(items);
   const records = read("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
   const parsed = apiBankTrajectories(records).trajectories;
   const utterance = new Map(records.map((r) => [`api-bank:${r.source}/${r.file}`, r.first_user_utterance]));
@@ -187,13 +152,16 @@ interface Context {
   defs: Map<string, ToolDefinition>;
   graph: ToolGraph;
   memory: TaskMemory;
+  siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
 }
 
 /** `--weights k,relevance,transition,dataFlow,history` tries other fusion weights (for tuning). */
 const weightsArg = process.argv.find((a) => a.startsWith("--weights="))?.slice("--weights=".length).split(",").map(Number);
 const WEIGHTS: FusionWeights =
-  weightsArg === undefined ? DEFAULT_FUSION : { k: weightsArg[0] ?? 10, relevance: weightsArg[1] ?? 1, transition: weightsArg[2] ?? 1, dataFlow: weightsArg[3] ?? 1, history: weightsArg[4] ?? 1 };
+  weightsArg === undefined
+    ? DEFAULT_FUSION
+    : { k: weightsArg[0] ?? 10, relevance: weightsArg[1] ?? 1, transition: weightsArg[2] ?? 1, dataFlow: weightsArg[3] ?? 1, history: weightsArg[4] ?? 1, sibling: weightsArg[5] ?? 0.5 };
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
@@ -217,12 +185,15 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const firstVotes = ctx.memory.votes(text, { tools: "first" });
   const allVotes = ctx.memory.votes(text, { tools: "all" });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
+  const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
   return new Map([
     ["retrieval only", relevance.map((r) => r.name)],
     ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["fused: relevance + producers + history (first tools)", fuseFirstStep({ relevance, history: firstVotes, producersOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["fused: all signals (first tools of history)", fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
   ]);
 }
 
@@ -248,6 +219,7 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
     learnedAfter: (tool: string) => (ctx.graph.tools.has(tool) ? learnedSuccessors(ctx.graph, tool) : []),
     dataFlowAfter: (tool: string) => ctx.flow.successors(tool),
     producersOf: (tool: string) => ctx.flow.producers(tool),
+    siblingsOf: (tool: string) => ctx.siblings.get(tool) ?? [],
     maxTools: MAX_TOOLS,
     tokenBudget: Number.POSITIVE_INFINITY,
     costOf: ctx.cost,
@@ -268,6 +240,7 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
     ["fused − history", fuseRunCandidates({ ...base, signals: without("history") }).candidates.map((c) => c.tool)],
     ["fused − transition", fuseRunCandidates({ ...base, signals: without("transition") }).candidates.map((c) => c.tool)],
     ["fused − data flow", fuseRunCandidates({ ...base, signals: without("dataFlow") }).candidates.map((c) => c.tool)],
+    ["fused − same API", fuseRunCandidates({ ...base, signals: without("sibling") }).candidates.map((c) => c.tool)],
     ["fused: relevance + data flow only", fuseRunCandidates({ ...base, signals: only("relevance", "dataFlow") }).candidates.map((c) => c.tool)],
   ]);
 }
@@ -299,7 +272,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   addTrajectories(graph, taskTrajectories, { unknownTools: "skip" });
   const remembered: RememberedTask[] = dataset.tasks.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
   const memory = TaskMemory.build(remembered);
-  const ctx: Context = { index, flow, defs, graph, memory, cost };
+  const ctx: Context = { index, flow, defs, graph, memory, siblings: apiSiblings(dataset.defs), cost };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 

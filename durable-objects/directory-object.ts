@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { failure, success, type Outcome } from "../functions/http/problem";
-import { allRows, migrate, run } from "./sql";
+import { allRows, migrate, oneRow, run } from "./sql";
 
 export interface TenantListing {
   id: string;
@@ -13,8 +13,9 @@ const DIRECTORY_MIGRATIONS = [
 ] as const;
 
 /**
- * The list of tenants, for the admin API only. One instance (named "directory"); request
- * handling never consults it, so it is not on any hot path.
+ * The list of tenants. One instance (named "directory"). Request handling asks it whether a
+ * tenant exists only the first time an isolate sees that tenant (see functions/http/tenant-directory.ts),
+ * so a known tenant's requests do not pass through it.
  */
 export class DirectoryObject extends DurableObject<Env> {
   readonly #sql: SqlStorage;
@@ -40,6 +41,11 @@ export class DirectoryObject extends DurableObject<Env> {
   /** Undo a reservation whose tenant object could not be created. */
   unregister(id: string): void {
     run(this.#sql, "DELETE FROM directory_tenants WHERE id = ?", id);
+  }
+
+  /** Whether a tenant exists: checked before any tenant object is touched, so strangers create no storage. */
+  exists(id: string): boolean {
+    return oneRow<{ found: number }>(this.#sql, "SELECT 1 AS found FROM directory_tenants WHERE id = ?", id) !== undefined;
   }
 
   list(): TenantListing[] {

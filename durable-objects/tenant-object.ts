@@ -20,6 +20,11 @@ import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";
 import type { FeedbackInput } from "../functions/chain/feedback";
 import { RunSlots, type SlotAnswer } from "./run-slots";
 import { TenantWebhooks, type SealedWebhookSecret } from "./tenant-webhooks";
+import { TenantQuotas } from "./tenant-quotas";
+import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
+import { TenantIdempotency, type IdempotencyBegin, type StoredResponse } from "./tenant-idempotency";
+import type { QuotaSettings, QuotaSettingsUpdate, RouteFamily } from "../functions/quotas/settings";
+import type { ProblemData } from "../functions/http/problem";
 import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
@@ -147,6 +152,8 @@ export class TenantObject extends DurableObject<Env> {
   readonly #runs: TenantRuns;
   readonly #runSlots: RunSlots;
   readonly #optimization: TenantOptimization;
+  readonly #quotas: TenantQuotas;
+  readonly #idempotency: TenantIdempotency;
   readonly #activity: TenantActivity;
   readonly #toolViews: TenantToolViews;
 
@@ -168,6 +175,8 @@ export class TenantObject extends DurableObject<Env> {
     this.#runs = new TenantRuns(this.#sql);
     this.#runSlots = new RunSlots(this.#sql);
     this.#optimization = new TenantOptimization(this.#sql);
+    this.#quotas = new TenantQuotas(this.#sql);
+    this.#idempotency = new TenantIdempotency(this.#sql);
     this.#activity = new TenantActivity(this.#sql);
   }
 
@@ -194,6 +203,52 @@ export class TenantObject extends DurableObject<Env> {
       keyHash,
     );
     return row !== undefined;
+  }
+
+  /**
+   * Authenticate and admit one request in a single call: the key check, then the tenant's quota
+   * for the request's route family (rate, and for model work: tokens today, jobs in flight).
+   */
+  admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: ProblemData | null } {
+    if (!this.authenticate(keyHash)) return { ok: false, problem: null };
+    const refused = this.#quotas.admit(family, nowMs);
+    return refused === undefined ? { ok: true } : { ok: false, problem: refused };
+  }
+
+  quotaSettings(): QuotaSettings {
+    return this.#quotas.settings();
+  }
+
+  updateQuotaSettings(change: QuotaSettingsUpdate): QuotaSettings {
+    return this.#quotas.update(change);
+  }
+
+  modelTokensToday(nowMs: number): number {
+    return this.#quotas.modelTokensToday(nowMs);
+  }
+
+  /** Which non-GET operations probing and tool play may call for real or against a simulated copy. */
+  sideEffectSettings(): SideEffectSettings {
+    const stored = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:side-effects'")?.value;
+    const parsed = stored === undefined ? undefined : SideEffectSettings.safeParse(JSON.parse(stored));
+    return parsed?.success === true ? parsed.data : DEFAULT_SIDE_EFFECT_SETTINGS;
+  }
+
+  updateSideEffectSettings(settings: SideEffectSettings): SideEffectSettings {
+    run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES ('setting:side-effects', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(settings));
+    return settings;
+  }
+
+  beginIdempotent(key: string, fingerprint: string, nowMs: number): IdempotencyBegin {
+    return this.#idempotency.begin(key, fingerprint, nowMs);
+  }
+
+  completeIdempotent(key: string, response: StoredResponse): void {
+    this.#idempotency.complete(key, response);
+  }
+
+  abandonIdempotent(key: string): void {
+    this.#idempotency.abandon(key);
   }
 
   /** Issue a new API key; the clear key is returned once and never stored. */
@@ -489,8 +544,8 @@ export class TenantObject extends DurableObject<Env> {
     this.webhooks.completeDelivery(id, jobId, outcome);
   }
 
-  releaseDelivery(id: string): void {
-    this.webhooks.releaseDelivery(id);
+  failDelivery(id: string): void {
+    this.webhooks.failDelivery(id);
   }
 
   async #armAlarm(): Promise<void> {

@@ -31,6 +31,7 @@ import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
 import { TaskMemory } from "../functions/routing/task-memory";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/routing/signal-fusion";
 import { startingTools, type RouteFallback } from "../functions/routing/route-fallback";
+import { apiSiblings } from "../functions/routing/api-siblings";
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
@@ -82,6 +83,8 @@ interface Loaded {
   flow: DataFlowIndex;
   memory: TaskMemory;
   hints: Map<string, RoutingHints>;
+  /** Other operations of each tool's API (small APIs only); rebuilt when tools change. */
+  siblings: Map<string, readonly string[]> | undefined;
   /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
   relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
 }
@@ -161,7 +164,7 @@ export class TenantRouting {
     const hints = this.#hints();
     const index = ToolIndex.build([...defs.values()].map((def) => this.#document(def, hints)));
     const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
-    this.#state = { graph, index, defs, hashes, flow, memory, hints, relevance: new Map() };
+    this.#state = { graph, index, defs, hashes, flow, memory, hints, siblings: undefined, relevance: new Map() };
     return this.#state;
   }
 
@@ -229,6 +232,7 @@ export class TenantRouting {
         state.hints.delete(name);
       }
       state.flow.invalidate();
+      state.siblings = undefined;
       state.relevance.clear();
     }
     for (const name of removed) {
@@ -302,7 +306,11 @@ export class TenantRouting {
       let fused: FusedCandidate[];
       if (previous === null) {
         const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
-        fused = fuseFirstStep({ relevance: relevance.ranked, history, ...(mode === "fused" ? { producersOf: (tool: string) => state.flow.producers(tool) } : {}) });
+        fused = fuseFirstStep({
+          relevance: relevance.ranked,
+          history,
+          ...(mode === "fused" ? { producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#siblings(state).get(tool) ?? [] } : {}),
+        });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
         fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous) });
@@ -327,7 +335,7 @@ export class TenantRouting {
     const fitted = fitToBudget({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? this.#maxTokens(),
-      ...(via === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
+      ...(mode === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
@@ -336,6 +344,11 @@ export class TenantRouting {
     });
     if (!fitted.ok) return { budgetTooSmall: fitted.message };
     return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
+  }
+
+  #siblings(state: Loaded): Map<string, readonly string[]> {
+    state.siblings ??= apiSiblings(state.defs.values());
+    return state.siblings;
   }
 
   /** Stand-ins when no tool matches the task as written: partial words, learned starts, starting tools. */
@@ -375,6 +388,7 @@ export class TenantRouting {
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),
       dataFlowAfter: (tool) => state.flow.successors(tool),
       producersOf: (tool) => state.flow.producers(tool),
+      siblingsOf: (tool) => this.#siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,
       costOf: (tool) => {

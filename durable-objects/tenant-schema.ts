@@ -50,4 +50,9 @@ export const TENANT_MIGRATIONS = [
   // taught about its tool (example queries for its retrieval document, output fields for data flow).
   `ALTER TABLE graph_trajectories ADD COLUMN task TEXT;
    ALTER TABLE protocol_versions ADD COLUMN routing_hints TEXT;`,
+  // Idempotency-Key records (kept 24 h): the request's fingerprint and the response to replay.
+  `CREATE TABLE IF NOT EXISTS idempotency_keys (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, status INTEGER, content_type TEXT,
+     body TEXT, created_at INTEGER NOT NULL);
+   CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at);`,
 ] as const;

@@ -44,22 +44,42 @@ export class TenantWebhooks {
   }
 
   /**
-   * Claim a delivery id. Exactly one caller gets `claimed: true`; the others learn the job it
-   * started (or that it is still being handled). Synchronous, so concurrent claims serialise.
+   * Claim a delivery id. Exactly one caller at a time gets `claimed`; the others learn how the
+   * first one is doing: `succeeded` (a duplicate of a delivery that worked, with its job),
+   * `in-flight` (still being handled: retry later). A delivery whose handling failed, or whose
+   * handler vanished (lease expired), is claimed again, so a retry after a failure is processed.
+   * Synchronous, so concurrent claims serialise.
    */
-  claimDelivery(id: string): { claimed: boolean; jobId: string | null; outcome: string | null } {
-    const written = run(this.#sql, "INSERT INTO webhook_deliveries (id, received_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, new Date().toISOString());
-    if (written > 0) return { claimed: true, jobId: null, outcome: null };
-    const row = oneRow<{ job_id: string | null; outcome: string | null }>(this.#sql, "SELECT job_id, outcome FROM webhook_deliveries WHERE id = ?", id);
-    return { claimed: false, jobId: row?.job_id ?? null, outcome: row?.outcome ?? null };
+  claimDelivery(id: string, nowMs = Date.now()): DeliveryClaim {
+    const receivedAt = new Date(nowMs).toISOString();
+    const written = run(this.#sql, "INSERT INTO webhook_deliveries (id, received_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, receivedAt);
+    if (written > 0) return { state: "claimed" };
+    const row = oneRow<{ job_id: string | null; outcome: string | null; received_at: string }>(
+      this.#sql,
+      "SELECT job_id, outcome, received_at FROM webhook_deliveries WHERE id = ?",
+      id,
+    );
+    if (row?.outcome === "accepted") return { state: "succeeded", jobId: row.job_id };
+    const abandoned = row !== undefined && row.outcome === null && nowMs - Date.parse(row.received_at) > DELIVERY_LEASE_MS;
+    if (row?.outcome === FAILED || abandoned) {
+      run(this.#sql, "UPDATE webhook_deliveries SET outcome = NULL, job_id = NULL, received_at = ? WHERE id = ?", receivedAt, id);
+      return { state: "claimed" };
+    }
+    return { state: "in-flight" };
   }
 
   completeDelivery(id: string, jobId: string | null, outcome: string): void {
     run(this.#sql, "UPDATE webhook_deliveries SET job_id = ?, outcome = ? WHERE id = ?", jobId, outcome, id);
   }
 
-  /** A delivery whose handling failed before it changed anything may be delivered again. */
-  releaseDelivery(id: string): void {
-    run(this.#sql, "DELETE FROM webhook_deliveries WHERE id = ? AND job_id IS NULL", id);
+  /** Handling failed (and changed nothing): the next delivery of this id is processed again. */
+  failDelivery(id: string): void {
+    run(this.#sql, "UPDATE webhook_deliveries SET outcome = ? WHERE id = ? AND outcome IS NULL", FAILED, id);
   }
 }
+
+const FAILED = "failed";
+/** A delivery still "in flight" after this long lost its handler (an evicted Worker): claim it again. */
+export const DELIVERY_LEASE_MS = 120_000;
+
+export type DeliveryClaim = { state: "claimed" } | { state: "in-flight" } | { state: "succeeded"; jobId: string | null };

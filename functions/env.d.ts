@@ -22,6 +22,8 @@ declare namespace Cloudflare {
     SANDBOX_ISOLATE?: string;
     /** Largest tool response kept, in bytes (default 1 MiB); larger ones are truncated. */
     TOOL_MAX_RESPONSE_BYTES?: string;
+    /** Rate-limiting binding counting failed authentications per client address (optional). */
+    AUTH_FAILURES?: RateLimit;
     /** How often an open MCP GET stream checks the tenant's tool list for changes, in ms (default 10000). */
     MCP_LIST_CHANGED_POLL_MS?: string;
   }

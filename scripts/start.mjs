@@ -5,6 +5,8 @@
 //
 // Each option may come from the environment instead: PORT, INSPECTOR_PORT, ATC_STATE_DIR.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { redactText } from "../functions/tools/safe-call/log-redaction.mjs";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,8 +57,13 @@ const wrangler = spawn(
     "--show-interactive-dev-session=false",
     ...modelVars,
   ],
-  { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
 );
+// wrangler's and workerd's own log lines (request lines, runtime warnings) pass through the
+// service's log redaction: no credential reaches the terminal.
+for (const [from, to] of [[wrangler.stdout, process.stdout], [wrangler.stderr, process.stderr]]) {
+  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => to.write(`${redactText(line)}\n`));
+}
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));
 

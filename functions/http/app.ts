@@ -3,7 +3,17 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { ModelCallError } from "../llm/errors";
-import { ApiError, problemResponse, type ProblemData } from "./problem";
+import { limitJsonDepth } from "./middleware/json-depth";
+import { redactText } from "../tools/safe-call/log-redaction.mjs";
+import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
+
+/** The first problem kind of each client-error status, for framework exceptions we do not name. */
+const PROBLEM_KIND_BY_STATUS = new Map<number, ProblemKind>(
+  (Object.entries(PROBLEM_KINDS) as [ProblemKind, { status: number }][])
+    .filter(([, k]) => k.status >= 400 && k.status < 500)
+    .reverse()
+    .map(([kind, k]) => [k.status, kind]),
+);
 
 const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -15,7 +25,12 @@ export function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; 
 /** Map anything thrown in a handler to a problem; internal detail goes to the log only. */
 export function toProblem(error: unknown): ProblemData {
   if (error instanceof ApiError) {
-    return { kind: error.kind, ...(error.detail === undefined ? {} : { detail: error.detail }), ...(error.errors === undefined ? {} : { errors: error.errors }) };
+    return {
+      kind: error.kind,
+      ...(error.detail === undefined ? {} : { detail: error.detail }),
+      ...(error.errors === undefined ? {} : { errors: error.errors }),
+      ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+    };
   }
   // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
   if (error instanceof ModelCallError) {
@@ -28,8 +43,13 @@ export function toProblem(error: unknown): ProblemData {
     if (error.status === 400) return { kind: "invalid-request", detail: error.message };
     if (error.status === 401) return { kind: "unauthorized", detail: error.message };
     if (error.status === 413) return { kind: "payload-too-large" };
+    // Raised by the route's media-type gate: a JSON route got a body of another (or no) type.
+    if (error.status === 415) return { kind: "unsupported-media-type", detail: "Send the request body as `Content-Type: application/json`." };
+    const byStatus = PROBLEM_KIND_BY_STATUS.get(error.status);
+    if (byStatus !== undefined) return { kind: byStatus, detail: error.message };
   }
-  console.error("unhandled error", error);
+  // Logs never carry a credential: URLs, bearer values and key shapes are scrubbed first.
+  console.error("unhandled error", redactText(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)));
   return { kind: "internal", detail: "Something went wrong on our side." };
 }
 
@@ -51,6 +71,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
       onError: (ctx) => problemResponse({ kind: "payload-too-large", detail: `The request body exceeds ${maxSize} bytes.` }, ctx.req.path),
     })(c, next);
   });
+
+  // JSON API routes: bodies nested beyond a fixed depth are refused before anything parses them.
+  // (Media types are checked per route by the zod-openapi gate: a route declaring a JSON body
+  // answers 415 to any other type; see toProblem.) Other paths (/mcp, a console) are untouched.
+  app.use("/v1/*", limitJsonDepth);
+  app.use("/admin/*", limitJsonDepth);
 
   app.onError((error, c) => problemResponse(toProblem(error), c.req.path));
   app.notFound((c) => problemResponse({ kind: "not-found", detail: `No route ${c.req.method} ${c.req.path}.` }, c.req.path));

@@ -11,17 +11,21 @@ export const PROBLEM_BASE = "https://atc-edge.dev/problems/";
 export const PROBLEM_KINDS = {
   "malformed-json": { status: 400, title: "Malformed JSON" },
   "invalid-request": { status: 400, title: "Invalid request" },
+  "json-too-deep": { status: 400, title: "JSON nested too deeply" },
   "invalid-document": { status: 422, title: "Invalid tool document" },
   unauthorized: { status: 401, title: "Unauthorized" },
   forbidden: { status: 403, title: "Forbidden" },
   "not-found": { status: 404, title: "Not found" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
+  "request-in-progress": { status: 409, title: "The same request is still being processed" },
   "payload-too-large": { status: 413, title: "Payload too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "tool-call-refused": { status: 422, title: "Tool call refused" },
   "feedback-refused": { status: 422, title: "Feedback refused" },
+  "idempotency-key-reused": { status: 422, title: "Idempotency key reused with a different request" },
   "rate-limited": { status: 429, title: "Too many requests" },
+  "quota-exceeded": { status: 429, title: "Quota exceeded" },
   "not-configured": { status: 503, title: "Not configured" },
   "upstream-error": { status: 502, title: "Upstream error" },
   internal: { status: 500, title: "Internal error" },
@@ -47,6 +51,8 @@ export interface ProblemData {
   kind: ProblemKind;
   detail?: string;
   errors?: { path: string; message: string }[];
+  /** Seconds after which a retry may succeed; sent as `Retry-After` (429, 409 in progress). */
+  retryAfter?: number;
 }
 
 /** Thrown anywhere in request handling; the app's error boundary renders it. */
@@ -54,17 +60,19 @@ export class ApiError extends Error {
   readonly kind: ProblemKind;
   readonly detail: string | undefined;
   readonly errors: { path: string; message: string }[] | undefined;
+  readonly retryAfter: number | undefined;
 
-  constructor(kind: ProblemKind, detail?: string, errors?: { path: string; message: string }[]) {
+  constructor(kind: ProblemKind, detail?: string, errors?: { path: string; message: string }[], retryAfter?: number) {
     super(detail ?? PROBLEM_KINDS[kind].title);
     this.name = "ApiError";
     this.kind = kind;
     this.detail = detail;
     this.errors = errors;
+    this.retryAfter = retryAfter;
   }
 
   static from(data: ProblemData): ApiError {
-    return new ApiError(data.kind, data.detail, data.errors);
+    return new ApiError(data.kind, data.detail, data.errors, data.retryAfter);
   }
 }
 
@@ -81,6 +89,7 @@ export function problemResponse(data: ProblemData, instance?: string, headers?: 
   };
   const responseHeaders = new Headers(headers);
   responseHeaders.set("content-type", "application/problem+json");
+  if (data.retryAfter !== undefined) responseHeaders.set("retry-after", String(Math.max(1, Math.ceil(data.retryAfter))));
   return new Response(JSON.stringify(body), { status: kind.status, headers: responseHeaders });
 }
 

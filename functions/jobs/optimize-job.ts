@@ -6,6 +6,8 @@ import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
 import { tenantModelConfig } from "../tenants/model-settings";
 import { invokeTool } from "../tools/invoke";
+import { sideEffectMode } from "../probing/side-effects";
+import { simulatedCopy } from "../simulated-world/tools-mount";
 import { exploratoryDefinition } from "./exploratory-definition";
 import { solveWith } from "./solve-with";
 import { SampleValue } from "../probing/protocol";
@@ -39,10 +41,21 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
     return;
   }
-  const client = createModelClient(model.config, { fetch: modelTransport(env, model.config) });
   const tool = record.definition;
+  // Tool play calls the tool many times with made-up arguments: a method that may change data is
+  // played only where the tenant allows it, or against a simulated copy of the tool.
+  const sideEffects = sideEffectMode(record, await tenant.sideEffectSettings(), env.SIMULATED_WORLD_ORIGIN);
+  if (sideEffects.mode === "skipped") {
+    jobs.finish(job.id, "failed", { tool: tool.name, skipped: true, error: `skipped: ${sideEffects.reason}` });
+    return;
+  }
+  const simulate = sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined;
+  const client = createModelClient(model.config, { fetch: modelTransport(env, model.config) });
   const call = async (args: Record<string, unknown>) => {
-    const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, { adaptDefinition: (def) => exploratoryDefinition(def, args) });
+    const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, {
+      adaptDefinition: (def) => exploratoryDefinition(def, args),
+      ...(simulate === undefined ? {} : { simulate }),
+    });
     if (!outcome.found) return { ok: false, body: null, error: "the tool was deleted" };
     const { result } = outcome;
     return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };

@@ -10,6 +10,8 @@ import { ProbedProtocol } from "../probing/protocol";
 import { tenantModelConfig } from "../tenants/model-settings";
 import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
 import { invokeTool } from "../tools/invoke";
+import { sideEffectMode } from "../probing/side-effects";
+import { simulatedCopy } from "../simulated-world/tools-mount";
 
 const ProbeJobRequest = z.object({
   tools: z.array(z.string()).min(1),
@@ -40,26 +42,48 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
   const request = ProbeJobRequest.parse(job.request);
   const registered = await tenant.listTools();
   const hashes = new Map(registered.map((t) => [t.definition.name, t.hash]));
-  const targets: ProbeTarget[] = registered.filter((t) => request.tools.includes(t.definition.name)).map((t) => ({ definition: t.definition, hash: t.hash }));
+  // Probing calls tools with made-up arguments: a method that may change data is called only
+  // where the tenant allows it, against a simulated copy where it asks for one, else skipped.
+  const sideEffects = await tenant.sideEffectSettings();
+  const modes = new Map(registered.map((t) => [t.definition.name, sideEffectMode(t, sideEffects, env.SIMULATED_WORLD_ORIGIN)]));
+  const modeOf = (name: string) => modes.get(name)?.mode ?? "skipped";
+  const skipped: { tool: string; status: "skipped"; reason: string }[] = [];
+  for (const name of request.tools) {
+    const mode = modes.get(name);
+    if (mode?.mode !== "skipped") continue;
+    skipped.push({ tool: name, status: "skipped", reason: mode.reason });
+    jobs.setItem(job.id, name, "skipped", { reason: mode.reason });
+  }
+  const simulatedDefinitions = registered.filter((t) => modeOf(t.definition.name) === "simulated").map((t) => t.definition);
+  const simulate = simulatedDefinitions.length === 0 ? undefined : simulatedCopy(simulatedDefinitions);
+  const targets: ProbeTarget[] = registered
+    .filter((t) => request.tools.includes(t.definition.name) && modeOf(t.definition.name) !== "skipped")
+    .map((t) => ({ definition: t.definition, hash: t.hash }));
   for (const name of request.tools) {
     if (!hashes.has(name)) jobs.setItem(job.id, name, "failed", { error: "the tool was deleted before it was probed" });
   }
   const already = await probedProtocols(env, tenant, hashes);
   // Helpers may be any probed tool of the tenant, not only this job's.
-  const helperTargets = registered.filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name)).map((t) => ({ definition: t.definition, hash: t.hash }));
+  // Helpers run inside programs, which reach real tools only: never a skipped or simulated one.
+  const helperTargets = registered
+    .filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name) && modeOf(t.definition.name) === "real")
+    .map((t) => ({ definition: t.definition, hash: t.hash }));
   const model = await tenantModelConfig(env, tenantId, tenant);
   const client = model.ok ? createModelClient(model.config, { fetch: modelTransport(env, model.config) }) : undefined;
   let events = 0;
 
   const deps: ProbeDependencies = {
     async callTool(name, args) {
-      const outcome = await invokeTool(env, tenantId, tenant, name, args);
+      const mode = modeOf(name);
+      if (mode === "skipped") return { ok: false, body: null, error: `tool ${name} is not called by probing (it may change data)` };
+      const outcome = await invokeTool(env, tenantId, tenant, name, args, mode === "simulated" && simulate !== undefined ? { simulate } : {});
       if (!outcome.found) return { ok: false, body: null, error: `tool ${name} does not exist` };
       const { result } = outcome;
       return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
     },
     async runProgram(program, allowedTools) {
-      const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: allowedTools, replay: [], limits: PROBE_PROGRAM_LIMITS, fullResults: true });
+      const tools = allowedTools.filter((name) => modeOf(name) === "real");
+      const attempt = await runAttemptInIsolate(env, { tenantId, program, tools, replay: [], limits: PROBE_PROGRAM_LIMITS, fullResults: true });
       const { result } = attempt;
       return result.ok
         ? { ok: true, answer: result.answer, trace: attempt.trace }
@@ -99,13 +123,17 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
   jobs.finish(job.id, "succeeded", {
     probed: mine.filter((r) => r.status === "probed").length,
     failed: mine.filter((r) => r.status === "failed").length,
+    skipped: skipped.length,
     resumed: mine.filter((r) => r.status === "probed" && r.resumed).length,
     modelUsed: client !== undefined,
-    results: mine.map((r) =>
-      r.status === "probed"
-        ? { tool: r.tool, status: r.status, how: r.how, resumed: r.resumed, helpers: r.helpers, toolCalls: r.toolCalls, modelCalls: r.modelCalls, usage: r.usage }
-        : r,
-    ),
+    results: [
+      ...mine.map((r) =>
+        r.status === "probed"
+          ? { tool: r.tool, status: r.status, how: r.how, resumed: r.resumed, helpers: r.helpers, toolCalls: r.toolCalls, modelCalls: r.modelCalls, usage: r.usage, ...(modeOf(r.tool) === "simulated" ? { simulated: true } : {}) }
+          : r,
+      ),
+      ...skipped,
+    ],
     usage: report.usage,
     modelCalls: report.modelCalls,
     toolCalls: report.toolCalls,

@@ -5,6 +5,8 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { z } from "zod";
+import { guardedFetch } from "../tools/safe-call/guarded-fetch";
+import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
 import type { ModelConfig } from "./config";
 import { modelCallError, ModelCallError, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
@@ -65,6 +67,11 @@ export interface ModelClientOptions {
   maxRetries?: number;
   /** Every call (successful or not) is recorded here when given. */
   ledger?: UsageLedger;
+  /**
+   * The destination check of every request and redirect hop (default: the tool-call guard, with
+   * loopback allowed only when the config says so: MODEL_ALLOW_LOOPBACK in local development).
+   */
+  destinationCheck?: (url: string) => DestinationCheck;
 }
 
 export interface ModelClient {
@@ -158,6 +165,27 @@ export function modelTransport(env: { AI?: AiRunner | undefined }, config: Model
   return (input, init) => fetch(input, init);
 }
 
+/** Model answers can be long (embeddings of many inputs), but not unbounded. */
+const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The safe-call path's guarded fetch for one SDK request: its signal (the SDK's timeout and the
+ * caller's abort) bounds the exchange; every hop passes `check`; the key stays on the first origin.
+ */
+function guardedModelFetch(network: typeof fetch, check: (url: string) => DestinationCheck): typeof fetch {
+  return async (input, init) => {
+    const body = init?.body ?? undefined;
+    const text = body === undefined || body === null || typeof body === "string" ? body : await new Response(body).text();
+    return guardedFetch({
+      fetch: network,
+      signal: init?.signal ?? new AbortController().signal,
+      maxResponseBytes: MAX_MODEL_RESPONSE_BYTES,
+      check,
+      credentialHeader: "Authorization",
+    })(input, { ...init, ...(text === undefined || text === null ? {} : { body: text }) });
+  };
+}
+
 export function createModelClient(config: ModelConfig, options: ModelClientOptions = {}): ModelClient {
   const sdk = new OpenAI({
     baseURL: config.baseUrl === WORKERS_AI ? WORKERS_AI_SDK_BASE_URL : config.baseUrl,
@@ -168,7 +196,8 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
     project: null,
     timeout: config.timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Every request, and every redirect hop, passes the destination guard, as tool calls do.
+    fetch: guardedModelFetch(options.fetch ?? ((input, init) => fetch(input, init)), options.destinationCheck ?? ((url) => checkDestination(url, { allowLoopback: config.allowLoopback === true }))),
   });
   const ledger = options.ledger;
   const secret = config.apiKey;

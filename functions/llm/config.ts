@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BearerSecret } from "../tenants/credential-values";
 import { redactSecret } from "./redact";
 import { WORKERS_AI } from "./workers-ai";
 
@@ -36,7 +37,7 @@ const Name = z.string().trim().min(1).max(200);
 export const TenantModelOverride = z
   .object({
     baseUrl: HttpUrl.optional(),
-    apiKey: z.string().trim().min(1).max(1_000).optional(),
+    apiKey: z.string().trim().min(1).max(1_000).pipe(BearerSecret).optional(),
     model: Name.optional(),
     embeddingModel: Name.optional(),
   })
@@ -57,6 +58,8 @@ export interface ModelConfig {
   /** Undefined: embeddings are disabled. */
   embeddingModel: string | undefined;
   timeoutMs: number;
+  /** Model requests may go to this machine's loopback (MODEL_ALLOW_LOOPBACK, local development only). */
+  allowLoopback?: boolean;
   /** Where each overridable field came from, for display and debugging. */
   sources: {
     baseUrl: ConfigSource;
@@ -147,6 +150,7 @@ export function resolveModelConfig(
       model: model.value,
       embeddingModel: embeddingModel?.value,
       timeoutMs,
+      ...(modelLoopbackAllowed(env) ? { allowLoopback: true } : {}),
       sources: {
         baseUrl: baseUrl.source,
         apiKey: apiKey.source,

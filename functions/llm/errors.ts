@@ -4,6 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "openai";
+import { GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { redactSecret } from "./redact";
 
 /**
@@ -30,6 +31,8 @@ export type ModelCallErrorKind =
   | "aborted"
   /** An answer came back but is not a usable Chat Completions / Embeddings response. */
   | "malformed_response"
+  /** The destination guard refused the endpoint or one of its redirects: nothing was sent there. */
+  | "blocked_destination"
   /** embed() called while no embedding model is configured. */
   | "embeddings_disabled"
   | "unexpected";
@@ -111,13 +114,22 @@ export function modelCallError(
   });
 }
 
+/** The destination guard refused a hop (or the redirect chain): nothing was sent there. */
+function refusedByGuard(err: unknown): boolean {
+  return err instanceof GuardedFetchError && (err.kind === "blocked_destination" || err.kind === "too_many_redirects");
+}
+
 /** Maps whatever the SDK (or response parsing) threw to a ModelCallError. */
 export function toModelCallError(err: unknown, context: { purpose: string; apiKey: string }): ModelCallError {
   if (err instanceof ModelCallError) return err;
   // Subclasses first: all three extend APIConnectionError, which extends APIError.
   if (err instanceof APIConnectionTimeoutError) return modelCallError("timeout", "no answer before the timeout", context);
   if (err instanceof APIUserAbortError) return modelCallError("aborted", "the call was aborted", context);
-  if (err instanceof APIConnectionError) return modelCallError("connection", err.message, context);
+  if (err instanceof APIConnectionError) {
+    if (refusedByGuard(err.cause)) return modelCallError("blocked_destination", (err.cause as Error).message, context);
+    return modelCallError("connection", err.message, context);
+  }
+  if (refusedByGuard(err)) return modelCallError("blocked_destination", (err as Error).message, context);
   if (err instanceof APIError && typeof err.status === "number") {
     // The SDK prefixes its message with the status, which ours already shows.
     return modelCallError(kindForStatus(err.status), err.message.replace(/^\d{3}\s+/, ""), {

@@ -42,7 +42,7 @@ const findTools = defineTool({
   name: "find_tools",
   title: "Find tools",
   description:
-    "Which of this tenant's tools fit the next step of a task: ranked candidates with short descriptions and input schemas. First step: omit previous_tool. After calling a tool, pass its name as previous_tool to get its learned successors. Then call one with call_tool.",
+    "Which of this tenant's tools fit the next step of a task: ranked candidates with short descriptions and input schemas. First step: omit previous_tool. After calling a tool, pass its name as previous_tool to get what fits next (learned transitions, data flow from its output, relevance to the task). Then call one with call_tool.",
   readOnly: true,
   input: z
     .object({
@@ -54,7 +54,8 @@ const findTools = defineTool({
     .strict(),
   async handle(args, { env, tenantId, tenant }) {
     const previous = args.previous_tool ?? null;
-    const query = previous === null ? await embedTask(env, tenantId, tenant, args.task) : undefined;
+    // Task relevance is part of every step (fused routing, as POST /v1/route does by default).
+    const query = await embedTask(env, tenantId, tenant, args.task);
     const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
     const answer = unwrap(await tenant.route(args.task, previous, args.k, query, options));
     const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters]));

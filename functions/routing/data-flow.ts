@@ -94,46 +94,81 @@ function isFillable(parameter: ToolParameter): boolean {
  */
 export class DataFlowIndex {
   readonly #defs: ReadonlyMap<string, ToolDefinition>;
-  readonly #outputs: (def: ToolDefinition) => readonly SampleValue[];
+  readonly #outputsOf: (def: ToolDefinition) => readonly SampleValue[];
   /** normalized parameter name → consumers; entity word of an id parameter → consumers. */
   #byName: Map<string, Consumer[]> | undefined;
   #byEntity: Map<string, Consumer[]> | undefined;
   readonly #cache = new Map<string, DataFlowLink[]>();
-  /** consumer → producers, built from every tool's successors on first use. */
-  #producers: Map<string, DataFlowSource[]> | undefined;
+  readonly #producerCache = new Map<string, DataFlowSource[]>();
+  #outputIndex: { byLeaf: Map<string, Set<string>>; byOwner: Map<string, Set<string>> } | undefined;
 
   constructor(defs: ReadonlyMap<string, ToolDefinition>, outputs: (def: ToolDefinition) => readonly SampleValue[] = (def) => outputFields(def)) {
     this.#defs = defs;
-    this.#outputs = outputs;
+    this.#outputsOf = outputs;
   }
 
   /** Forget everything computed (tools or their outputs changed). */
   invalidate(): void {
     this.#byName = undefined;
     this.#byEntity = undefined;
-    this.#producers = undefined;
+    this.#outputIndex = undefined;
+    this.#producerCache.clear();
     this.#cache.clear();
   }
 
   /**
    * Tools whose output can fill a required input of `to`, best first: those that themselves need
    * no identifier from another tool (they can start a chain), then those that take a required
-   * text input (a lookup by name), then by confidence. The first call scores every tool's outputs.
+   * text input (a lookup by name), then by confidence. Cached per tool.
    */
   producers(to: string): readonly DataFlowSource[] {
-    if (this.#producers === undefined) {
-      const byConsumer = new Map<string, DataFlowSource[]>();
-      for (const from of this.#defs.keys()) {
-        for (const link of this.successors(from)) {
-          const list = byConsumer.get(link.to) ?? [];
-          list.push({ from, parameter: link.parameter, field: link.field, score: link.score });
-          byConsumer.set(link.to, list);
-        }
+    const cached = this.#producerCache.get(to);
+    if (cached !== undefined) return cached;
+    const consumer = this.#defs.get(to);
+    const sources: DataFlowSource[] = [];
+    if (consumer !== undefined) {
+      // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
+      const { byLeaf, byOwner } = this.#outputs();
+      const candidates = new Set<string>();
+      for (const parameter of consumer.parameters) {
+        if (!isFillable(parameter)) continue;
+        for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
+        if (isIdLike(parameter.name)) for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
       }
-      for (const list of byConsumer.values()) list.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
-      this.#producers = byConsumer;
+      for (const from of candidates) {
+        if (from === to) continue;
+        const link = this.successors(from).find((l) => l.to === to);
+        if (link !== undefined) sources.push({ from, parameter: link.parameter, field: link.field, score: link.score });
+      }
+      sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
     }
-    return this.#producers.get(to) ?? [];
+    this.#producerCache.set(to, sources);
+    return sources;
+  }
+
+  /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */
+  #outputs(): { byLeaf: Map<string, Set<string>>; byOwner: Map<string, Set<string>> } {
+    if (this.#outputIndex !== undefined) return this.#outputIndex;
+    const byLeaf = new Map<string, Set<string>>();
+    const byOwner = new Map<string, Set<string>>();
+    const add = (map: Map<string, Set<string>>, key: string, tool: string): void => {
+      const set = map.get(key);
+      if (set === undefined) map.set(key, new Set([tool]));
+      else set.add(tool);
+    };
+    for (const def of this.#defs.values()) {
+      const toolWords = nameWords(`${def.name} ${def.path}`);
+      for (const sample of this.#outputsOf(def)) {
+        const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+        const leaf = keys[keys.length - 1] ?? "";
+        add(byLeaf, normalized(leaf), def.name);
+        const leafWords = nameWords(leaf);
+        if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
+        for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) add(byOwner, word, def.name);
+      }
+    }
+    this.#outputIndex = { byLeaf, byOwner };
+    return this.#outputIndex;
   }
 
   /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier. */
@@ -176,7 +211,7 @@ export class DataFlowIndex {
   }
 
   #link(producer: ToolDefinition): DataFlowLink[] {
-    const samples = this.#outputs(producer);
+    const samples = this.#outputsOf(producer);
     if (samples.length === 0) return [];
     const { byName, byEntity } = this.#consumers();
     // Blocking: only consumers named like a field, or (for id fields) whose entity is a word of

@@ -22,6 +22,8 @@ export interface Why {
   feeds?: { to: string; field: string; parameter: string };
   /** Earlier tasks of this tenant like this one used it (how many of them). */
   history?: { tasks: number };
+  /** An operation of the same API (server) as `of`, one of the tools most relevant to the task. */
+  sibling?: { of: string };
 }
 
 export interface FusedCandidate {
@@ -30,8 +32,8 @@ export interface FusedCandidate {
   readonly why: Why;
 }
 
-export type Signal = "relevance" | "transition" | "dataFlow" | "history";
-export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow", "history"];
+export type Signal = "relevance" | "transition" | "dataFlow" | "history" | "sibling";
+export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow", "history", "sibling"];
 
 /** Weights of each signal and the RRF constant; the defaults are measured in bench/routing-generalisation.ts. */
 export interface FusionWeights {
@@ -40,9 +42,10 @@ export interface FusionWeights {
   readonly transition: number;
   readonly dataFlow: number;
   readonly history: number;
+  readonly sibling: number;
 }
 
-export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1 };
+export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1, sibling: 0.5 };
 
 /** A learned successor: its eq. 6 weight (exact, in [0, 1]) and observed 2-gram count. */
 export interface LearnedStep {
@@ -94,8 +97,30 @@ export interface FirstStepInput {
   readonly history: readonly Vote[];
   /** Data-flow producers of a tool's required inputs; with it, the best relevant tools' producers join. */
   readonly producersOf?: (tool: string) => readonly DataFlowSource[];
+  /** The other operations of a tool's API (same server), or none when its API is too large to say much. */
+  readonly siblingsOf?: (tool: string) => readonly string[];
   readonly signals?: ReadonlySet<Signal>;
   readonly weights?: FusionWeights;
+}
+
+/** Only the most relevant tool lends its API's other operations (with itself first among them). */
+export const SIBLING_SEEDS = 1;
+
+/**
+ * Operations of the same API as the most relevant tools, in relevance order: a task about one
+ * API usually needs several of its operations, and tasks name the API more often than the
+ * operation.
+ */
+function siblingsFor(relevance: readonly Ranked[], siblingsOf: (tool: string) => readonly string[]): { tools: string[]; why: Map<string, Why> } {
+  const why = new Map<string, Why>();
+  for (const seed of relevance.slice(0, SIBLING_SEEDS)) {
+    const family = siblingsOf(seed.name);
+    if (family.length === 0) continue;
+    // The seed leads its own family, so the family rises above other tools without overtaking it.
+    if (!why.has(seed.name)) why.set(seed.name, {});
+    for (const sibling of family) if (!why.has(sibling)) why.set(sibling, { sibling: { of: seed.name } });
+  }
+  return { tools: byRelevance([...why.keys()], relevance), why };
 }
 
 /** How many of the most relevant tools have their inputs' producers offered. */
@@ -122,11 +147,13 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const producers =
     input.producersOf === undefined ? { tools: [], why: new Map<string, Why>() } : producersFor(input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name), input.producersOf);
+  const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
   return fuse(
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
       { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
       { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
+      { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
     ],
     input.weights ?? DEFAULT_FUSION,
     input.signals ?? new Set(SIGNALS),
@@ -192,6 +219,7 @@ export interface RunCandidateInput {
   readonly learnedAfter: (tool: string) => readonly LearnedStep[];
   readonly dataFlowAfter: (tool: string) => readonly DataFlowLink[];
   readonly producersOf: (tool: string) => readonly DataFlowSource[];
+  readonly siblingsOf?: (tool: string) => readonly string[];
   readonly maxTools: number;
   readonly tokenBudget: number;
   readonly costOf: (tool: string) => number;
@@ -215,11 +243,11 @@ export interface RunCandidateSet {
  * earlier tasks pick seeds; each seed's learned and data-flow successors join; one fused ranking
  * orders them all, and tools are taken best first while they fit `maxTools` and `tokenBudget`.
  */
-const FORWARD_FLOW = process.env.FORWARD_FLOW === "1";
 export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const signals = input.signals ?? new Set(SIGNALS);
   const weights = input.weights ?? DEFAULT_FUSION;
-  const first = fuseFirstStep({ relevance: input.relevance, history: input.history, signals, weights, producersOf: input.producersOf });
+  const first = fuseFirstStep({ relevance: input.relevance, history: input.history, signals, weights, producersOf: input.producersOf, ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }) });
+  const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
   const seeds = first.slice(0, Math.max(0, input.seeds)).map((c) => c.tool);
   // Successors of better seeds come first; within a seed, heavier or more confident first.
   const learned: { tool: string; from: string; step: LearnedStep }[] = [];
@@ -234,12 +262,15 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   for (const entry of flows) if (!firstFlow.has(entry.tool)) firstFlow.set(entry.tool, entry);
   // Producers of the seeds' required inputs first (a chain needs its start), then relevant successors.
   const producers = signals.has("dataFlow") ? producersFor(seeds, input.producersOf) : { tools: [], why: new Map<string, Why>() };
-  const dataFlow = FORWARD_FLOW ? [...new Set([...producers.tools, ...byRelevance([...firstFlow.keys()], input.relevance)])] : producers.tools;
+  // Forward data flow is left to later steps: from six seeds it offers dozens of id consumers,
+  // which crowded out the tools a task needs (measured in bench/routing-generalisation.ts).
+  const dataFlow = producers.tools;
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const ranked = fuse(
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
       { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
+      { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
       {
         signal: "transition",
         tools: [...firstLearned.keys()],

@@ -48,6 +48,9 @@ interface Entry {
 export class TaskMemory {
   readonly #entries = new Map<string, Entry>();
   readonly #postings = new Map<string, Set<string>>();
+  /** IDF and task norms depend on the whole memory: cached, and dropped whenever it changes. */
+  readonly #idfCache = new Map<string, number>();
+  readonly #normCache = new Map<string, number>();
 
   /** A memory holding `tasks` (a later task with an id seen before replaces it). */
   static build(tasks: Iterable<RememberedTask>): TaskMemory {
@@ -63,6 +66,7 @@ export class TaskMemory {
   /** Remembers a task; tasks without tools or without meaningful words are not kept. */
   add(task: RememberedTask): void {
     this.remove(task.id);
+    this.#changed();
     const terms = new Set(analyze(task.task));
     if (terms.size === 0 || task.tools.length === 0) return;
     this.#entries.set(task.id, { tools: [...task.tools], terms });
@@ -76,6 +80,7 @@ export class TaskMemory {
   remove(id: string): void {
     const entry = this.#entries.get(id);
     if (entry === undefined) return;
+    this.#changed();
     for (const term of entry.terms) {
       const ids = this.#postings.get(term);
       ids?.delete(id);
@@ -84,9 +89,19 @@ export class TaskMemory {
     this.#entries.delete(id);
   }
 
+  #changed(): void {
+    this.#idfCache.clear();
+    this.#normCache.clear();
+  }
+
   #idf(term: string): number {
-    const n = this.#postings.get(term)?.size ?? 0;
-    return Math.log(1 + (this.#entries.size + 1) / (n + 0.5));
+    let idf = this.#idfCache.get(term);
+    if (idf === undefined) {
+      const n = this.#postings.get(term)?.size ?? 0;
+      idf = Math.log(1 + (this.#entries.size + 1) / (n + 0.5));
+      this.#idfCache.set(term, idf);
+    }
+    return idf;
   }
 
   #norm(terms: Iterable<string>): number {
@@ -110,7 +125,9 @@ export class TaskMemory {
     for (const [id, dot] of shared) {
       const entry = this.#entries.get(id);
       if (entry === undefined) continue;
-      const similarity = dot / (queryNorm * this.#norm(entry.terms));
+      let norm = this.#normCache.get(id);
+      if (norm === undefined) this.#normCache.set(id, (norm = this.#norm(entry.terms)));
+      const similarity = dot / (queryNorm * norm);
       if (similarity >= minSimilarity) near.push({ id, similarity, tools: entry.tools });
     }
     near.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -4,7 +4,9 @@ import type { OperationBody } from "./types";
 
 /** The success body an OpenAPI response object describes: its JSON example, else its JSON schema. */
 export function bodyFromResponseObject(response: unknown, document: unknown): OperationBody {
-  const media = jsonMedia(recordAt(resolveRef(document, response), "content"));
+  const content = recordAt(resolveRef(document, response), "content");
+  if (content === undefined || Object.keys(content).length === 0) return { kind: "empty" };
+  const media = jsonMedia(content);
   if (media === undefined) return { kind: "none" };
   const examples = recordAt(media, "examples");
   for (const entry of Object.values(examples ?? {})) {

@@ -16,6 +16,9 @@ export interface WorldParameter {
 export type OperationBody =
   | { readonly kind: "example"; readonly value: unknown }
   | { readonly kind: "schema"; readonly schema: JsonRecord }
+  /** Documented success with no content (`200: {description: "OK"}`): an empty answer. */
+  | { readonly kind: "empty" }
+  /** No success response, or only a non-JSON one: the world cannot answer (501). */
   | { readonly kind: "none" };
 
 /** One served operation: method plus path template below the mount prefix. */

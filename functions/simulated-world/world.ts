@@ -5,7 +5,7 @@ import { parameterProblems } from "./params";
 import { normalizePath, templateParams } from "./path-template";
 import { OperationRouter } from "./router";
 import { filterSearchResults, searchQuery } from "./search-filter";
-import type { SkippedOperation, WorldMount, WorldOperation } from "./types";
+import type { OperationBody, SkippedOperation, WorldMount, WorldOperation } from "./types";
 
 /** The control path listing what the world serves. */
 export const CONTROL_PATH = "/__world";
@@ -15,7 +15,7 @@ export interface OperationSummary {
   readonly method: string;
   readonly path: string;
   readonly name: string;
-  readonly response: "example" | "schema" | "none";
+  readonly response: OperationBody["kind"];
   readonly identifierParams: readonly string[];
 }
 
@@ -117,7 +117,7 @@ export class SimulatedWorld {
     }
     const headers: Record<string, string> = { "x-world-operation": `${operation.method} ${operation.path}` };
     // These statuses forbid a body, so there is nothing to generate or hand out.
-    if (operation.status === 204 || operation.status === 205) return new Response(null, { status: operation.status, headers });
+    if (operation.status === 204 || operation.status === 205 || operation.body.kind === "empty") return new Response(null, { status: operation.status, headers });
     const body = this.body(state, operation, `${state.mount.prefix} ${requestLine}?${sortedQuery(query)}`);
     if (body === undefined) return noRecordedResponse(`${operation.method} ${operation.path}`);
     const search = searchQuery(operation, query);
@@ -140,6 +140,7 @@ export class SimulatedWorld {
         return { value: structuredClone(operation.body.value) };
       case "schema":
         return { value: generateFromSchema(operation.body.schema, state.mount.document, seed) };
+      case "empty":
       case "none":
         return undefined;
     }

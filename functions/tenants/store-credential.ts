@@ -1,6 +1,7 @@
 import type { TenantApi } from "../http/auth";
 import { ApiError } from "../http/problem";
 import { maskedHint, sealSecret } from "./credential-crypto";
+import { credentialValueProblem } from "./credential-values";
 
 export interface NewCredential {
   scope: { kind: "tool" | "server"; value: string };
@@ -16,6 +17,10 @@ export async function storeCredential(env: Env, tenantId: string, tenant: Tenant
   if (serviceSecret === undefined || serviceSecret.length < 16) {
     throw new ApiError("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
   }
+  // Every path that stores a credential (API, MCP import) refuses values the runtime could not
+  // send, and would quote in a warning; the message never holds the value.
+  const problem = credentialValueProblem(credential.value, credential.scheme === "bearer" ? "bearer" : credential.in);
+  if (problem !== undefined) throw new ApiError("invalid-request", "The credential value cannot be sent as given.", [{ path: "value", message: problem }]);
   const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const sealed = await sealSecret(serviceSecret, tenantId, id, credential.value);
   return tenant.putCredential({

@@ -11,6 +11,11 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export interface CallLimits {
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /**
+   * Answer from this instead of the tool's server (a simulated copy of the tool, for operations
+   * that would change real data): nothing leaves the Worker, and no credential is injected.
+   */
+  simulate?: typeof fetch;
   /** Call with a changed definition (tool play explores arguments the documentation lacks). */
   adaptDefinition?: (definition: ToolDefinition) => ToolDefinition;
 }
@@ -54,12 +59,13 @@ export async function invokeTool(
   const serviceTimeout = Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS);
   const serviceMaxBytes = Number(env.TOOL_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES);
   const definition = limits.adaptDefinition === undefined ? tool.definition : limits.adaptDefinition(tool.definition);
+  const simulate = limits.simulate;
   const options: SafeCallOptions = {
-    fetch: (input, init) => fetch(input, init),
-    ...(injected === undefined ? {} : { credential: injected }),
+    fetch: simulate ?? ((input, init) => fetch(input, init)),
+    ...(injected === undefined || simulate !== undefined ? {} : { credential: injected }),
     timeoutMs: Math.min(limits.timeoutMs ?? serviceTimeout, serviceTimeout),
     maxResponseBytes: Math.min(limits.maxResponseBytes ?? serviceMaxBytes, serviceMaxBytes),
-    allowedOrigins: allowedOrigins(env),
+    allowedOrigins: simulate === undefined ? allowedOrigins(env) : { [new URL(definition.serverUrl).origin]: { fetch: simulate } },
   };
   const { mcp } = definition;
   const result = mcp === undefined ? await callTool(definition, args, options) : await callMcpTool({ ...definition, mcp }, args, options);

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { AuthRequirement, HttpMethod, JsonSchema, ToolDefinition, type ToolParameter } from "./definition";
 import { documentedResponse, ToolImportError, type ImportResult } from "./openapi-import";
 import { isToolName, NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
+import { requestBodyParameters, requiredFlag } from "./request-body";
+import { SchemaCopier, Warnings } from "./schema-copier";
 import { JSON_TYPE_ALIASES } from "./type-aliases";
 
 /**
@@ -16,14 +18,18 @@ import { JSON_TYPE_ALIASES } from "./type-aliases";
  * `parameters`, `in: "required" | "optional"` meaning a (required / optional) query parameter,
  * type names like `String` / `float`, a server URL without scheme, the recorded `response` (kept
  * as `responseExample`), and `responses` holding an OpenAPI 3.0 response object (its JSON schema
- * and example are used). `_`-prefixed fields (`_responses_json`…), `operation` (recomputed) and
- * `requestBody` (always null in autotools; body fields are listed as `in: "body"` parameters) are
- * ignored silently; other unknown fields get a warning. A bare `url` is split at its origin
- * (`https://host` + `/v1/items/{id}`) unless a declared server prefixes it.
+ * and example are used). Real-spec quirks: `required: "true"` / `"false"` strings are read as the
+ * boolean with a warning; an OpenAPI-style `requestBody` becomes body parameters (as in the OpenAPI
+ * import; a property named like another parameter makes the body one parameter, with a warning;
+ * `requestBody: null`, as autotools writes it, means no body). `_`-prefixed fields
+ * (`_responses_json`…) and `operation` (recomputed) are ignored silently; other unknown fields get
+ * a warning. A bare `url` is split at its origin (`https://host` + `/v1/items/{id}`) unless a
+ * declared server prefixes it. One bad item never rejects the list: it is skipped with a warning
+ * naming it and what is wrong (unless `skipInvalid: false` asks for all or nothing).
  */
 
 export type ListImportOptions = {
-  /** Skip invalid items (reported as warnings) instead of rejecting the whole list. */
+  /** Skip invalid items, each reported as a warning (default), or reject the whole list (false). */
   skipInvalid?: boolean;
 };
 
@@ -33,7 +39,8 @@ const ParameterInput = z
   .object({
     name: z.string().min(1).max(200),
     in: z.string().optional(),
-    required: z.boolean().optional(),
+    // Booleans, or the strings "true" / "false" some generators write (read with a warning).
+    required: z.union([z.boolean(), z.string()]).optional(),
     description: z.string().max(10_000).optional(),
     schema: JsonSchema.optional(),
     // Shorthand JSON Schema keywords, folded into `schema`.
@@ -68,12 +75,13 @@ const ItemInput = z
     responseExample: z.unknown().optional(),
     response: z.unknown().optional(),
     responses: z.unknown().optional(),
+    requestBody: z.unknown().optional(),
   })
   .loose();
 type ItemInput = z.infer<typeof ItemInput>;
 
 /** Fields an item may carry that are not ours, and that we ignore without a warning. */
-const QUIET_EXTRA_FIELDS = new Set(["operation", "requestBody"]);
+const QUIET_EXTRA_FIELDS = new Set(["operation"]);
 const KNOWN_FIELDS = new Set([...Object.keys(ItemInput.shape), ...QUIET_EXTRA_FIELDS]);
 
 const LOCATION_ALIASES: Record<string, ToolParameter["in"] | "required" | "optional"> = {
@@ -157,7 +165,7 @@ export function importToolList(list: unknown, options: ListImportOptions = {}): 
     .sort(([a], [b]) => a - b)
     .flatMap(([index, list]) => list.map((issue) => `${itemLabel(index, nameOf(items[index]))}: ${issue}`));
   if (issues.length > 0) {
-    if (options.skipInvalid !== true) {
+    if (options.skipInvalid === false) {
       const shown = issues.slice(0, 5).join("; ");
       const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
       throw new ToolImportError("invalid_list", `The tool list is invalid: ${shown}${more}.`, issues);
@@ -244,6 +252,9 @@ function buildItem(item: ItemInput, index: number, context: ListContext, report:
     });
   }
 
+  const body = bodyParameters(item, label, parameters, context.warnings);
+  parameters.push(...body.parameters);
+
   const fromResponses = item.responses === undefined ? {} : documentedResponse(item.responses);
   const responseSchema = item.responseSchema ?? fromResponses.responseSchema;
   const responseExample = item.responseExample ?? item.response ?? fromResponses.responseExample;
@@ -257,12 +268,34 @@ function buildItem(item: ItemInput, index: number, context: ListContext, report:
     summary: item.summary,
     description: item.description ?? item.summary ?? "",
     parameters,
-    bodyContentType: hasBody ? (item.bodyContentType ?? "application/json") : undefined,
+    bodyContentType: hasBody ? (item.bodyContentType ?? body.contentType ?? "application/json") : undefined,
     responseSchema,
     responseExample,
     auth: item.auth ?? context.auth,
     tags: item.tags ?? [],
   };
+}
+
+/**
+ * Body parameters from an OpenAPI-style `requestBody` (`{content: {"application/json": {schema}}}`),
+ * read as the OpenAPI import reads it. `null` (autotools) means no body; anything else that has no
+ * `content` is reported, not dropped silently.
+ */
+function bodyParameters(item: ItemInput, label: string, others: ToolParameter[], warnings: string[]): { parameters: ToolParameter[]; contentType?: string } {
+  const requestBody = item.requestBody;
+  if (requestBody === undefined || requestBody === null) return { parameters: [] };
+  if (!isRecord(requestBody) || !isRecord(requestBody.content)) {
+    warnings.push(`${label}: requestBody has no \`content\` map of media types (OpenAPI style); ignored. List body fields as parameters with in: "body".`);
+    return { parameters: [] };
+  }
+  if (others.some((p) => p.in === "body")) {
+    warnings.push(`${label}: both body parameters and a requestBody are given; the requestBody is ignored.`);
+    return { parameters: [] };
+  }
+  const found = new Warnings();
+  const result = requestBodyParameters(requestBody, others, new SchemaCopier(new WeakMap(), found, label), found);
+  warnings.push(...found.list());
+  return result;
 }
 
 /** serverUrl + path of an item, from `url` (split at a known server prefix, else at the origin) or given apart. */
@@ -347,7 +380,7 @@ function toParameter(
   }
 
   const schema = parameterSchema(input, field, warn);
-  const required = location === "path" ? true : (input.required ?? alias === "required");
+  const required = location === "path" ? true : input.required === undefined ? alias === "required" : requiredFlag(input.required, `${field} "${input.name}"`, { add: warn });
   return {
     name: input.name,
     in: location,

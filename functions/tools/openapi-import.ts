@@ -8,6 +8,7 @@ import {
   type ToolParameter,
 } from "./definition";
 import { copyJson, isRecord, SchemaCopier, Warnings, type Json } from "./schema-copier";
+import { isJsonMediaType, requestBodyParameters, requiredFlag } from "./request-body";
 import { NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
 
 /**
@@ -85,7 +86,6 @@ export async function importOpenApi(
 
   const names = new NameRegistry();
   const operationIds = new Map<string, string>();
-  const duplicates: string[] = [];
   const tools: ToolDefinition[] = [];
 
   for (const [path, pathItem] of Object.entries(paths)) {
@@ -105,14 +105,13 @@ export async function importOpenApi(
       }
 
       const operationId = typeof operation.operationId === "string" ? operation.operationId.trim() : "";
-      if (operationId !== "") {
-        const earlier = operationIds.get(operationId);
-        if (earlier !== undefined) duplicates.push(`operationId "${operationId}" is used by ${earlier} and ${label}`);
-        else operationIds.set(operationId, label);
-      }
       const base = (operationId !== "" ? toIdentifier(operationId) : "") || nameFromOperation(method, path);
       const name = names.claim(base);
-      if (name !== base) warnings.add(`${label}: the name "${base}" is already taken; named "${name}".`);
+      const earlier = operationId === "" ? undefined : operationIds.get(operationId);
+      // A repeated operationId is one operation's mistake, not the document's: it gets another name.
+      if (earlier !== undefined) warnings.add(`${label}: operationId "${operationId}" is also used by ${earlier}; named "${name}".`);
+      else if (name !== base) warnings.add(`${label}: the name "${base}" is already taken; named "${name}".`);
+      if (operationId !== "" && earlier === undefined) operationIds.set(operationId, label);
 
       const candidate = buildTool(context, {
         name,
@@ -130,13 +129,6 @@ export async function importOpenApi(
     }
   }
 
-  if (duplicates.length > 0) {
-    throw new ToolImportError(
-      "duplicate_name",
-      `The document uses the same operationId for more than one operation: ${duplicates.join("; ")}.`,
-      duplicates,
-    );
-  }
   if (tools.length === 0) {
     throw new ToolImportError("no_operations", "None of the document's operations could be imported.", warnings.list());
   }
@@ -366,7 +358,7 @@ function operationParameters(
       name,
       in: location,
       // Path parameters are always required, whatever the document says.
-      required: location === "path" ? true : raw.required === true,
+      required: location === "path" ? true : requiredFlag(raw.required, `${label}: parameter ${name}`, warnings),
       description: description === undefined ? undefined : clip(description, LIMITS.parameterDescription, `${label}: parameter ${name}`, warnings),
       schema,
     });
@@ -379,93 +371,6 @@ function operationParameters(
     }
   }
   return result;
-}
-
-function requestBodyParameters(
-  requestBody: unknown,
-  others: ToolParameter[],
-  copier: SchemaCopier,
-  warnings: Warnings,
-): { parameters: ToolParameter[]; contentType?: string } {
-  if (!isRecord(requestBody) || !isRecord(requestBody.content)) return { parameters: [] };
-  const contentType = pickBodyMediaType(Object.keys(requestBody.content));
-  if (contentType === undefined) return { parameters: [] };
-  const media = requestBody.content[contentType];
-  const schema = copier.schema(isRecord(media) ? media.schema : undefined);
-  const bodyRequired = requestBody.required === true;
-
-  const object = objectShape(schema);
-  const taken = new Set(others.map((p) => p.name));
-  if (object !== undefined && object.properties.length > 0) {
-    const clash = object.properties.find(([name]) => taken.has(name));
-    if (clash === undefined) {
-      const parameters = object.properties.map(([name, property]): ToolParameter => {
-        const description = text(property.description);
-        return {
-          name,
-          in: "body",
-          required: object.required.includes(name),
-          description: description === undefined ? undefined : clip(description, LIMITS.parameterDescription, `${copier.label}: body property ${name}`, warnings),
-          schema: property,
-        };
-      });
-      return { parameters, contentType };
-    }
-    warnings.add(`${copier.label}: body property "${clash[0]}" has the same name as another parameter; the body is one parameter instead.`);
-  }
-
-  const name = taken.has("body") ? "requestBody" : "body";
-  const description = text(requestBody.description);
-  return {
-    parameters: [
-      {
-        name,
-        in: "body",
-        required: bodyRequired,
-        description: description === undefined ? undefined : clip(description, LIMITS.parameterDescription, `${copier.label}: request body`, warnings),
-        schema,
-      },
-    ],
-    contentType,
-  };
-}
-
-/** Properties of an object schema (merging `allOf` members), or undefined when it is not one. */
-function objectShape(schema: Json): { properties: [string, Json][]; required: string[] } | undefined {
-  const type = schema.type;
-  const typeAllowsObject = type === undefined || type === "object" || (Array.isArray(type) && type.includes("object"));
-  if (!typeAllowsObject) return undefined;
-  const properties: [string, Json][] = [];
-  const required: string[] = [];
-  if (isRecord(schema.properties)) {
-    for (const [name, property] of Object.entries(schema.properties)) {
-      // readOnly properties are only ever sent by the server.
-      if (isRecord(property) && property.readOnly !== true) properties.push([name, property]);
-    }
-  }
-  if (Array.isArray(schema.required)) required.push(...schema.required.filter((r): r is string => typeof r === "string"));
-  if (Array.isArray(schema.allOf)) {
-    for (const member of schema.allOf) {
-      if (!isRecord(member)) return undefined;
-      const inner = objectShape(member);
-      if (inner === undefined) return undefined;
-      for (const entry of inner.properties) if (!properties.some(([n]) => n === entry[0])) properties.push(entry);
-      required.push(...inner.required);
-    }
-  } else if (!isRecord(schema.properties)) {
-    return undefined;
-  }
-  return { properties, required };
-}
-
-function pickBodyMediaType(types: string[]): string | undefined {
-  return (
-    types.find((t) => t === "application/json") ??
-    types.find(isJsonMediaType) ??
-    types.find((t) => baseMediaType(t) === "application/x-www-form-urlencoded") ??
-    types.find((t) => baseMediaType(t) === "multipart/form-data") ??
-    types[0]
-  );
 }
 
 /** `responseSchema` / `responseExample` of the success response: 200, else lowest 2xx, else `default`. */
@@ -592,15 +497,6 @@ function firstMediaSchema(content: unknown): unknown {
   if (!isRecord(content)) return undefined;
   const first = Object.values(content)[0];
   return isRecord(first) ? first.schema : undefined;
-}
-
-function baseMediaType(type: string): string {
-  return (type.split(";")[0] ?? "").trim().toLowerCase();
-}
-
-function isJsonMediaType(type: string): boolean {
-  const base = baseMediaType(type);
-  return base === "application/json" || base.endsWith("+json");
 }
 
 function text(value: unknown): string | undefined {

@@ -18,6 +18,8 @@ export type OutboundHandler = (request: Request) => Promise<Response> | Response
 export interface ServiceOptions {
   outbound?: OutboundHandler;
   bindings?: Record<string, string>;
+  /** Keep Durable Object storage on disk here (to inspect what requests created). */
+  durableObjectsPersist?: string;
   /** Also listen for real HTTP on 127.0.0.1:port (browser tests); otherwise only dispatchFetch. */
   port?: number;
 }
@@ -46,6 +48,7 @@ const defaultOutbound: OutboundHandler = (request) =>
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
   const outbound = options.outbound ?? defaultOutbound;
   const mf = new Miniflare({
+    ...(options.durableObjectsPersist === undefined ? {} : { durableObjectsPersist: options.durableObjectsPersist }),
     ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),
     workers: [
       {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiSiblings } from "../../functions/routing/api-siblings";
 import { DataFlowIndex } from "../../functions/routing/data-flow";
 import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/routing/graph";
 import { toolDocument, ToolIndex } from "../../functions/routing/retrieval";
@@ -83,6 +84,23 @@ describe("first step", () => {
     const unrelated = "What are the popular TV shows this week?";
     expect(memory.votes(unrelated)).toEqual([]);
     expect(rank(unrelated, true)).toEqual(rank(unrelated, false));
+  });
+
+  it("offers the other operations of the most relevant tool's API (small APIs only)", () => {
+    const def = (name: string, serverUrl: string, summary: string): ToolDefinition =>
+      ({ name, method: "GET", serverUrl, path: `/${name}`, operation: `GET /${name}`, summary, description: "", parameters: [], tags: [] });
+    const tools = [
+      def("currentWeather", "https://weather.example.com", "Current weather for a city"),
+      def("weatherAlerts", "https://weather.example.com", "Active alerts"),
+      def("cityNews", "https://news.example.com", "News of a city"),
+    ];
+    const small = ToolIndex.build(tools.map((t) => toolDocument(t)));
+    const siblings = apiSiblings(tools);
+    const task = "What is the weather in Oslo, and anything I should be warned about?";
+    const ranked = fuseFirstStep({ relevance: small.search(task, 30), history: [], siblingsOf: (t) => siblings.get(t) ?? [] });
+    expect(ranked.find((c) => c.tool === "weatherAlerts")?.why.sibling).toEqual({ of: "currentWeather" });
+    expect(ranked.map((c) => c.tool)).not.toContain("cityNews");
+    expect(apiSiblings(tools, 1).size).toBe(0);
   });
 });
 

@@ -371,7 +371,7 @@ describe("importOpenApi: clear errors", () => {
     expect(error.issues).toHaveLength(1);
   });
 
-  it("rejects duplicate operationIds", async () => {
+  it("names the second operation of a repeated operationId apart, with a warning, and imports both", async () => {
     const doc = minimal({
       servers: [{ url: "https://api.example.com" }],
       paths: {
@@ -379,6 +379,11 @@ describe("importOpenApi: clear errors", () => {
         "/b": { get: { operationId: "list", responses: {} } },
       },
     });
-    await expectImportError(doc, "duplicate_name", /operationId "list" is used by GET \/a and GET \/b/);
+    const { tools, warnings } = await importOpenApi(doc);
+    expect(tools.map((t) => [t.name, t.operation])).toEqual([
+      ["list", "GET /a"],
+      ["list_2", "GET /b"],
+    ]);
+    expect(warnings).toContain('GET /b: operationId "list" is also used by GET /a; named "list_2".');
   });
 });

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { credentialValueProblem, HEADER_NAME } from "../../tenants/credential-values";
 import { storeCredential } from "../../tenants/store-credential";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
@@ -20,6 +21,11 @@ const PutCredential = z
   })
   .strict()
   .refine((c) => c.scheme === "bearer" || c.name !== undefined, { message: "an apiKey credential needs `name`", path: ["name"] })
+  .refine((c) => c.in !== "header" || c.name === undefined || HEADER_NAME.test(c.name), { message: "not a valid header name", path: ["name"] })
+  .superRefine((c, ctx) => {
+    const problem = credentialValueProblem(c.value, c.scheme === "bearer" ? "bearer" : c.in);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
+  })
   .openapi("PutCredential");
 
 const CredentialSummary = z

@@ -1,10 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { DirectoryObject } from "../../../durable-objects/directory-object";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
 import { requireAdmin, requireTenant, tenantStub } from "../auth";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError, unwrap } from "../problem";
+import { directory, tenantExists } from "../tenant-directory";
+import { idempotency } from "../middleware/idempotency";
 
 const TenantId = z.string().regex(TENANT_ID_PATTERN, "3–40 characters: a-z, 0-9 and -, not starting or ending with -");
 
@@ -16,10 +17,6 @@ const Tenant = z.object({ id: z.string(), name: z.string(), createdAt: z.string(
 const TenantInfo = Tenant.extend({ toolCount: z.number().int() }).openapi("TenantInfo");
 const CreateTenant = z.object({ id: TenantId, name: z.string().min(1).max(200).optional() }).strict().openapi("CreateTenant");
 const CreateKey = z.object({ label: z.string().max(200).optional() }).strict().openapi("CreateKey");
-
-function directory(env: Env): DurableObjectStub<DirectoryObject> {
-  return env.DIRECTORY.getByName("directory");
-}
 
 /** Admin routes (tenants) and a tenant's own key management. */
 export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -84,11 +81,14 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { tenantId } = c.req.valid("param");
       const { label } = c.req.valid("json");
+      if (!(await tenantExists(c.env, tenantId))) throw new ApiError("not-found", "no such tenant");
       return c.json(unwrap(await tenantStub(c.env, tenantId).createKey(label ?? null)), 201);
     },
   );
 
   app.use("/v1/*", requireTenant);
+  // Idempotency-Key on every tenant POST; it needs the tenant, so it comes right after auth.
+  app.use("/v1/*", idempotency);
 
   app.openapi(
     createRoute({

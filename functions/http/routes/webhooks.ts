@@ -7,8 +7,12 @@ import type { AppEnv } from "../app-env";
 import { tenantStub } from "../auth";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
+import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";
+import { tenantExists } from "../tenant-directory";
 
 const DAY_SECONDS = 86_400;
+/** Retry-After for a delivery whose original is still being handled. */
+const DELIVERY_RETRY_SECONDS = 2;
 
 function credentialsKey(env: Env): string {
   const key = env.CREDENTIALS_KEY;
@@ -72,22 +76,29 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["webhooks"],
       summary: "Signed webhook: tools changed (Standard Webhooks signature)",
       description:
-        "Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job.",
+        "Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job: a redelivery answers 202 `duplicate: true` once the original succeeded, 409 (retry later) while it is still being handled, and is processed again after the original failed.",
       // The body is validated after the signature is, so it is not declared for the validator here.
       request: { params: z.object({ tenant: z.string().regex(TENANT_ID_PATTERN) }) },
-      responses: { 202: { description: "Accepted", content: { "application/json": { schema: Accepted } } }, ...problems(400, 401, 422, 503) },
+      responses: { 202: { description: "Accepted", content: { "application/json": { schema: Accepted } } }, ...problems(400, 401, 409, 422, 503) },
     }),
     async (c) => {
       const { tenant: tenantId } = c.req.valid("param");
-      const tenant = tenantStub(c.env, tenantId);
       // The exact bytes as received are what was signed: read them before anything parses.
       const raw = await c.req.text();
-      const sealedSecrets = await tenant.webhookSecrets();
+      // An unknown tenant is never addressed (that would create its storage); it verifies against
+      // no secrets, so it fails exactly as a wrong signature does.
+      const exists = await tenantExists(c.env, tenantId);
+      const tenant = tenantStub(c.env, tenantId);
+      const sealedSecrets = exists ? await tenant.webhookSecrets() : [];
       const key = credentialsKey(c.env);
       const secrets = await Promise.all(sealedSecrets.map((s) => openSecret(key, tenantId, s.id, s)));
       const verification = await verifyWebhook({ headers: c.req.raw.headers, body: raw, secrets, nowSeconds: Math.floor(Date.now() / 1000) });
       // One answer for every failure, whether the tenant exists or not: nothing to probe for.
-      if (!verification.ok) throw new ApiError("unauthorized", `Webhook signature rejected: ${verification.message}`);
+      if (!verification.ok) {
+        const address = clientAddress(c.req.raw.headers);
+        const rejected = new ApiError("unauthorized", `Webhook signature rejected: ${verification.message}`);
+        throw blockedAddress(address) ?? (await authFailure(c.env, address, rejected));
+      }
       let json: unknown;
       try {
         json = JSON.parse(raw);
@@ -100,13 +111,17 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       }
       const body = parsed.data;
       const claim = await tenant.claimDelivery(verification.id);
-      if (!claim.claimed) return c.json({ jobId: claim.jobId, duplicate: true, changed: [], unchanged: 0 }, 202);
+      // 2xx for a duplicate only once the original worked; while it runs, retry later.
+      if (claim.state === "succeeded") return c.json({ jobId: claim.jobId, duplicate: true, changed: [], unchanged: 0 }, 202);
+      if (claim.state === "in-flight") {
+        throw new ApiError("request-in-progress", "This delivery is still being processed; retry it later.", undefined, DELIVERY_RETRY_SECONDS);
+      }
       try {
         const outcome = await importChangedTools(c.env, tenantId, tenant, body, verification.id);
         await tenant.completeDelivery(verification.id, outcome.jobId, "accepted");
         return c.json({ ...outcome, duplicate: false }, 202);
       } catch (error) {
-        await tenant.releaseDelivery(verification.id);
+        await tenant.failDelivery(verification.id);
         throw error;
       }
     },

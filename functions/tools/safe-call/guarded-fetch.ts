@@ -1,4 +1,5 @@
 import { guardWith } from "./deadline";
+import type { DestinationCheck } from "./destination";
 import { redactorFor } from "./redact";
 import { allowedOriginMap, deliver } from "./redirects";
 import { applyCredential, type PreparedRequest } from "./request";
@@ -23,6 +24,10 @@ export interface GuardedFetchOptions {
   signal: AbortSignal;
   /** Response bytes allowed over the whole exchange. */
   maxResponseBytes: number;
+  /** The destination check of each hop (default: the tool-call guard); the model client passes its loopback allowance. */
+  check?: ((url: string) => DestinationCheck) | undefined;
+  /** A header the caller set itself that must not leave the first origin (the model key). */
+  credentialHeader?: string | undefined;
 }
 
 /** Why a guarded request did not happen or was cut; the message never holds the credential. */
@@ -84,7 +89,7 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
     }
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-    let credentialHeader: string | undefined;
+    let credentialHeader = options.credentialHeader;
     if (options.credential !== undefined) {
       const applied = applyCredential(url, headers, options.credential);
       if (!applied.ok) throw new GuardedFetchError("invalid_definition", applied.message);
@@ -103,6 +108,7 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
       maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
       signal: options.signal,
       guard,
+      ...(options.check === undefined ? {} : { check: options.check }),
     });
     if (!delivery.ok) throw new GuardedFetchError(delivery.kind, redact.text(delivery.message));
     const { response } = delivery;

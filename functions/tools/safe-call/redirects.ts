@@ -1,4 +1,4 @@
-import { checkDestination, parseWebUrl } from "./destination";
+import { checkDestination, parseWebUrl, type DestinationCheck } from "./destination";
 import type { PreparedRequest } from "./request";
 import type { FetchFn } from "./types";
 
@@ -16,6 +16,8 @@ export type Transport = {
   signal: AbortSignal;
   /** Wraps each await so the overall timeout interrupts it even if the fetcher ignores the signal. */
   guard: <T>(step: Promise<T>) => Promise<T>;
+  /** The destination check of each hop (default: the guard for tenants' tools). */
+  check?: (url: string) => DestinationCheck;
 };
 
 export type Delivery =
@@ -87,6 +89,6 @@ function routeFor(url: URL, transport: Transport): Route {
   if (!web.ok) return { ok: false, message: `refused ${url.protocol}//${url.host}: ${web.reason}` };
   const allowed = transport.allowed.get(web.url.origin);
   if (allowed !== undefined) return { ok: true, fetch: allowed };
-  const check = checkDestination(url.href);
+  const check = (transport.check ?? checkDestination)(url.href);
   return check.ok ? { ok: true, fetch: transport.fetch } : { ok: false, message: `refused destination: ${check.reason}` };
 }

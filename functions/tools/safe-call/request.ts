@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../definition";
+import { credentialValueProblem } from "../../tenants/credential-values";
 import type { InjectedCredential } from "./types";
 
 /**
@@ -123,6 +124,10 @@ function inject(url: URL, headers: Headers, credential: InjectedCredential, plac
     return null;
   }
   const value = credential.scheme === "bearer" ? `Bearer ${credential.value}` : credential.value;
+  // Checked before the runtime sees it: workerd prints a warning quoting an invalid header value.
+  if (credentialValueProblem(credential.value, "header") !== undefined) {
+    return `the credential cannot be sent in header "${placement.name}" (not visible ASCII; store it again)`;
+  }
   try {
     headers.set(placement.name, value);
     return null;

@@ -1,0 +1,71 @@
+import { DEFAULT_QUOTAS, mergeQuotas, QuotaSettings, type QuotaSettingsUpdate, type RouteFamily } from "../functions/quotas/settings";
+import { take, type Bucket } from "../functions/quotas/token-bucket";
+import { MODEL_WORK } from "../functions/quotas/route-family";
+import type { ProblemData } from "../functions/http/problem";
+import { oneRow, run } from "./sql";
+
+const SETTING_KEY = "setting:quotas";
+const DAY_MS = 86_400_000;
+
+/**
+ * A tenant's quotas, enforced inside its own Durable Object: one tenant's buckets and counters
+ * live only in its object, so a tenant at its limit never slows another. Buckets are kept in
+ * memory (an evicted object starts with full buckets, which errs on the tenant's side); model
+ * tokens are counted from the runs and jobs themselves, so nothing extra is written per request.
+ */
+export class TenantQuotas {
+  readonly #sql: SqlStorage;
+  readonly #buckets = new Map<RouteFamily, Bucket>();
+  #settings: QuotaSettings | undefined;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  settings(): QuotaSettings {
+    if (this.#settings === undefined) {
+      const stored = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", SETTING_KEY)?.value;
+      const parsed = stored === undefined ? undefined : QuotaSettings.safeParse(JSON.parse(stored));
+      this.#settings = parsed?.success === true ? parsed.data : DEFAULT_QUOTAS;
+    }
+    return this.#settings;
+  }
+
+  update(change: QuotaSettingsUpdate): QuotaSettings {
+    const next = mergeQuotas(this.settings(), change);
+    run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SETTING_KEY, JSON.stringify(next));
+    this.#settings = next;
+    return next;
+  }
+
+  /** Admit one request of a family now, or the 429 problem to answer with. */
+  admit(family: RouteFamily, nowMs: number): ProblemData | undefined {
+    const settings = this.settings();
+    const { bucket, result } = take(this.#buckets.get(family), settings.rates[family], nowMs);
+    this.#buckets.set(family, bucket);
+    if (!result.ok) {
+      return { kind: "rate-limited", detail: `Rate limit for ${family} requests reached (${settings.rates[family].perSecond}/s).`, retryAfter: result.retryAfterSeconds };
+    }
+    if (!MODEL_WORK.has(family)) return undefined;
+    const used = this.modelTokensToday(nowMs);
+    if (used >= settings.modelTokensPerDay) {
+      const nextDay = Math.floor(nowMs / DAY_MS + 1) * DAY_MS;
+      return { kind: "quota-exceeded", detail: `Model tokens for today are used up (${used} of ${settings.modelTokensPerDay}).`, retryAfter: (nextDay - nowMs) / 1000 };
+    }
+    if (family === "jobs") {
+      const active = oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM jobs WHERE status IN ('queued', 'running')")?.n ?? 0;
+      if (active >= settings.maxConcurrentJobs) {
+        return { kind: "quota-exceeded", detail: `${active} jobs are queued or running (limit ${settings.maxConcurrentJobs}); retry when one has finished.`, retryAfter: 10 };
+      }
+    }
+    return undefined;
+  }
+
+  /** Model tokens of runs started and jobs updated since UTC midnight. */
+  modelTokensToday(nowMs: number): number {
+    const since = new Date(Math.floor(nowMs / DAY_MS) * DAY_MS).toISOString();
+    const runs = oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(record, '$.usage.totalTokens')) AS n FROM runs WHERE created_at >= ?", since)?.n ?? 0;
+    const jobs = oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?", since)?.n ?? 0;
+    return runs + jobs;
+  }
+}

@@ -1,0 +1,31 @@
+import type { DirectoryObject } from "../../durable-objects/directory-object";
+
+/**
+ * Does a tenant exist? Asked before any tenant object is addressed: creating a Durable Object
+ * stub and calling it creates that object's storage (a full schema, ~210 KB), so a made-up key or
+ * webhook tenant must never reach one. Positive answers are kept for the isolate's life (tenants
+ * are never deleted), so a known tenant's requests cost no extra round trip; unknown ones always
+ * ask, which the bad-key limit per client address bounds.
+ */
+
+const MAX_REMEMBERED = 10_000;
+const knownTenants = new Set<string>();
+
+export function directory(env: Env): DurableObjectStub<DirectoryObject> {
+  return env.DIRECTORY.getByName("directory");
+}
+
+/** Whether this isolate has already seen the tenant exist (no lookup). */
+export function isKnownTenant(tenantId: string): boolean {
+  return knownTenants.has(tenantId);
+}
+
+export async function tenantExists(env: Env, tenantId: string): Promise<boolean> {
+  if (knownTenants.has(tenantId)) return true;
+  const exists = await directory(env).exists(tenantId);
+  if (exists) {
+    if (knownTenants.size >= MAX_REMEMBERED) knownTenants.clear();
+    knownTenants.add(tenantId);
+  }
+  return exists;
+}
