@@ -421,24 +421,19 @@ export class TenantRouting {
   applyScores(evaluation: Evaluation): FeedbackResult {
     const { graph } = this.#load();
     const result = applyFeedback(graph, evaluation);
-    for (const update of result.updated) {
-      run(
-        this.#sql,
-        "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score",
-        update.tool,
-        update.score,
-      );
-    }
+    for (const update of result.updated) this.#storeScore(update.tool, update.score);
     return result;
   }
 
   /** Many evaluations at once, all or nothing (feedback-batch.ts); each re-scored tool is written once. */
   applyScoresBatch(evaluations: readonly Evaluation[]): readonly FeedbackResult[] {
     const { results, finalScores } = applyFeedbackBatch(this.#load().graph, evaluations);
-    for (const [tool, score] of finalScores) {
-      run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
-    }
+    for (const [tool, score] of finalScores) this.#storeScore(tool, score);
     return results;
+  }
+
+  #storeScore(tool: string, score: number): void {
+    run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
   }
 
   settings(): GraphSettings {
