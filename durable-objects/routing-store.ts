@@ -138,6 +138,11 @@ export class RoutingStore {
     loaded.complete = true;
   }
 
+  /** Test hook: marks the stored values as written by an older format, as after an upgrade. */
+  ageFormats(): void {
+    run(this.#sql, "UPDATE stored_blobs SET format = 'older-format/0' WHERE name IN (?, ?)", INDEX_BLOB, GRAPH_BLOB);
+  }
+
   /** Forget the stored graph (its trajectories were replaced); the next load rebuilds it. */
   dropGraph(): void {
     this.#blobs.delete(GRAPH_BLOB);

@@ -554,9 +554,13 @@ export class TenantRouting {
     return { missingTools: exported.nodes.map((n) => n.tool).filter((tool) => !defs.has(tool)) };
   }
 
-  /** Forget the in-memory state (tests use it to prove a reload restores everything). */
-  evictMemory(): void {
+  /**
+   * Forget the in-memory state (tests use it to prove a reload restores everything); with
+   * `olderFormats`, the stored index and graph also read as written by an older release.
+   */
+  evictMemory(options: { olderFormats?: boolean } = {}): void {
     this.#state = undefined;
+    if (options.olderFormats === true) this.#store.ageFormats();
   }
 }
 
