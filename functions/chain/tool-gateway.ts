@@ -1,6 +1,6 @@
 import canonicalize from "canonicalize";
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { tenantStub } from "../http/auth";
+import { tenantStub } from "../../durable-objects/tenant-api";
 import type { CallContext, ToolCallAnswer } from "../sandbox/isolate/protocol";
 import { invokeTool } from "../tools/invoke";
 
