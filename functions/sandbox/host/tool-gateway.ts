@@ -1,5 +1,5 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { tenantStub } from "../../http/auth";
+import { tenantStub } from "../../../durable-objects/tenant-api";
 import { invokeTool } from "../../tools/invoke";
 import { callKey, type CallContext, type ToolCallAnswer } from "../wire";
 
