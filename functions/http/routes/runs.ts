@@ -4,6 +4,7 @@ import { startRun, type RunSettings } from "../../chain/start-run";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
+import { Failure } from "../../failures";
 import { ApiError, PROBLEM_BASE, PROBLEM_KINDS } from "../problem";
 import { withRunSlot } from "../run-slot";
 
@@ -82,8 +83,9 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
               });
               await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
             } catch (error) {
-              const kind = error instanceof ApiError ? error.kind : "internal";
-              const detail = error instanceof ApiError ? error.detail : "The run failed on our side.";
+              const known = error instanceof ApiError || error instanceof Failure;
+              const kind = known ? error.kind : "internal";
+              const detail = known ? error.detail : "The run failed on our side.";
               await stream.writeSSE({ event: "problem", data: JSON.stringify({ type: PROBLEM_BASE + kind, title: PROBLEM_KINDS[kind].title, status: PROBLEM_KINDS[kind].status, detail }) });
             } finally {
               await release();

@@ -1,9 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
-import { requireAdmin, requireTenant, tenantStub } from "../auth";
+import { requireAdmin, requireTenant } from "../auth";
+import { tenantStub } from "../../../durable-objects/tenant-api";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError, unwrap } from "../problem";
+import { ApiError } from "../problem";
+import { unwrap } from "../../failures";
 import { directory, tenantExists } from "../tenant-directory";
 import { idempotency } from "../middleware/idempotency";
 
