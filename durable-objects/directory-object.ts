@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { failure, success, type Outcome } from "../functions/http/problem";
+import { failure, success, type Outcome } from "../functions/failures";
 import { allRows, migrate, oneRow, run } from "./sql";
 
 export interface TenantListing {

@@ -1,6 +1,6 @@
 import type { FeedbackInput } from "../functions/chain/feedback";
 import { runTools, type StoredRun } from "../functions/chain/start-run";
-import type { ProblemData } from "../functions/http/problem";
+import type { FailureData } from "../functions/failures";
 import type { Evaluation } from "../functions/routing/graph";
 import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";
 
@@ -12,7 +12,7 @@ const ITEMS = "updates";
  * of its final program (as single feedback does). The first item that cannot be resolved makes
  * the whole batch a 422 problem naming it.
  */
-export function batchEvaluations(items: readonly FeedbackInput[], getRun: (id: string) => string | undefined): { evaluations: Evaluation[] } | { problem: ProblemData } {
+export function batchEvaluations(items: readonly FeedbackInput[], getRun: (id: string) => string | undefined): { evaluations: Evaluation[] } | { problem: FailureData } {
   const evaluations: Evaluation[] = [];
   for (const [index, item] of items.entries()) {
     if (!("runId" in item)) {
@@ -29,11 +29,11 @@ export function batchEvaluations(items: readonly FeedbackInput[], getRun: (id: s
 }
 
 /** A graph refusal of one item as the batch's problem. */
-export function batchItemProblem(error: FeedbackBatchError): ProblemData {
+export function batchItemProblem(error: FeedbackBatchError): FailureData {
   return itemProblem(error.index, error.field, error.message);
 }
 
-function itemProblem(index: number, field: string, message: string): ProblemData {
+function itemProblem(index: number, field: string, message: string): FailureData {
   const path = [ITEMS, String(index), ...(field === "" ? [] : [field])].join(".");
   return { kind: "feedback-refused", detail: `Update ${index} was refused, so none of the batch was applied: ${message}`, errors: [{ path, message }] };
 }

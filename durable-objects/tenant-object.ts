@@ -1,12 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
-import { failure, success, type Outcome } from "../functions/http/problem";
+import { failure, success, type FailureData, type Outcome } from "../functions/failures";
 import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { allRows, migrate, oneRow, run } from "./sql";
 import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../functions/routing/graph";
 import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
-import type { TenantApi } from "../functions/http/auth";
+import type { TenantApi } from "./tenant-api";
 import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
@@ -24,7 +24,6 @@ import { TenantQuotas } from "./tenant-quotas";
 import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
 import { TenantIdempotency, type IdempotencyBegin, type StoredResponse } from "./tenant-idempotency";
 import type { QuotaSettings, QuotaSettingsUpdate, RouteFamily } from "../functions/quotas/settings";
-import type { ProblemData } from "../functions/http/problem";
 import { TenantActivity, type RunSummary, type ToolActivity } from "./tenant-activity";
 
 
@@ -209,7 +208,7 @@ export class TenantObject extends DurableObject<Env> {
    * Authenticate and admit one request in a single call: the key check, then the tenant's quota
    * for the request's route family (rate, and for model work: tokens today, jobs in flight).
    */
-  admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: ProblemData | null } {
+  admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData | null } {
     if (!this.authenticate(keyHash)) return { ok: false, problem: null };
     const refused = this.#quotas.admit(family, nowMs);
     return refused === undefined ? { ok: true } : { ok: false, problem: refused };

@@ -1,7 +1,7 @@
 import { DEFAULT_QUOTAS, mergeQuotas, QuotaSettings, type QuotaSettingsUpdate, type RouteFamily } from "../functions/quotas/settings";
 import { take, type Bucket } from "../functions/quotas/token-bucket";
 import { MODEL_WORK } from "../functions/quotas/route-family";
-import type { ProblemData } from "../functions/http/problem";
+import type { FailureData } from "../functions/failures";
 import { oneRow, run } from "./sql";
 
 const SETTING_KEY = "setting:quotas";
@@ -39,7 +39,7 @@ export class TenantQuotas {
   }
 
   /** Admit one request of a family now, or the 429 problem to answer with. */
-  admit(family: RouteFamily, nowMs: number): ProblemData | undefined {
+  admit(family: RouteFamily, nowMs: number): FailureData | undefined {
     const settings = this.settings();
     const { bucket, result } = take(this.#buckets.get(family), settings.rates[family], nowMs);
     this.#buckets.set(family, bucket);

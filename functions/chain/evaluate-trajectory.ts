@@ -1,5 +1,5 @@
 import { createModelClient, modelTransport } from "../llm/client";
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { tenantModelConfig } from "../tenants/model-settings";
 import { evaluatorMessages, parseEvaluatorAnswer, type EvaluationRequest } from "./evaluator";
 

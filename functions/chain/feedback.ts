@@ -1,5 +1,5 @@
-import type { TenantApi } from "../http/auth";
-import { ApiError } from "../http/problem";
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import { Failure } from "../failures";
 import { runTools, type StoredRun } from "./start-run";
 
 /** Feedback as the API takes it: scores for named tools, or one score for a stored run. */
@@ -9,8 +9,8 @@ export type FeedbackInput = { tools: string[]; scores: number[] } | { runId: str
 export async function feedbackEvaluation(tenant: TenantApi, feedback: FeedbackInput): Promise<{ tools: string[]; scores: number[] }> {
   if (!("runId" in feedback)) return feedback;
   const json = await tenant.getRun(feedback.runId);
-  if (json === undefined) throw new ApiError("not-found", `No run ${feedback.runId}.`);
+  if (json === undefined) throw new Failure("not-found", `No run ${feedback.runId}.`);
   const tools = runTools(JSON.parse(json) as StoredRun);
-  if (tools.length === 0) throw new ApiError("invalid-request", `Run ${feedback.runId} called no tools: there is nothing to score.`);
+  if (tools.length === 0) throw new Failure("invalid-request", `Run ${feedback.runId} called no tools: there is nothing to score.`);
   return { tools, scores: tools.map(() => feedback.score) };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import type { ToolDefinition } from "../tools/definition";
 import type { ProtocolOverrides } from "./typed-api";
 

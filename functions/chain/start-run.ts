@@ -1,12 +1,12 @@
-import type { TenantApi } from "../http/auth";
-import { ApiError } from "../http/problem";
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import { Failure } from "../failures";
 import { createModelClient, modelTransport } from "../llm/client";
 import { ModelCallError } from "../llm/errors";
 import { tenantModelConfig } from "../tenants/model-settings";
 import type { ToolDefinition } from "../tools/definition";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
-import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
+import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
 
 export interface RunSettings {
@@ -52,10 +52,10 @@ export async function chooseCandidates(
   const records = await Promise.all(names.map((name) => tenant.getTool(name)));
   const missing = names.filter((_, i) => records[i] === undefined);
   if (named !== undefined && missing.length > 0) {
-    throw new ApiError("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
+    throw new Failure("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
   }
   const found = records.flatMap((r) => (r === undefined ? [] : [r]));
-  if (found.length === 0) throw new ApiError("invalid-request", "No registered tool matches this task; register tools or name them in `tools`.");
+  if (found.length === 0) throw new Failure("invalid-request", "No registered tool matches this task; register tools or name them in `tools`.");
   return { tools: found.map((r) => r.definition), hashes: new Map(found.map((r) => [r.definition.name, r.hash])), source: named === undefined ? "routing" : "request" };
 }
 
@@ -70,7 +70,7 @@ export async function startRun(
 ): Promise<StoredRun> {
   const started = Date.now();
   const config = await tenantModelConfig(env, tenantId, tenant);
-  if (!config.ok) throw new ApiError("not-configured", config.message);
+  if (!config.ok) throw new Failure("not-configured", config.message);
   const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
   const overrides = await protocolOverrides(env, tenant, tools, hashes);
   const client = createModelClient(config.config, { fetch: modelTransport(env, config.config) });

@@ -1,4 +1,4 @@
-import type { TenantApi } from "./auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 
 /** Per-request variables set by middleware. */
 export interface AppVariables {

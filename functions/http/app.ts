@@ -5,6 +5,7 @@ import type { AppEnv } from "./app-env";
 import { ModelCallError } from "../llm/errors";
 import { limitJsonDepth } from "./middleware/json-depth";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
+import { Failure } from "../failures";
 import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
 
 /** The first problem kind of each client-error status, for framework exceptions we do not name. */
@@ -32,6 +33,7 @@ export function toProblem(error: unknown): ProblemData {
       ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
     };
   }
+  if (error instanceof Failure) return error.toData();
   // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
   if (error instanceof ModelCallError) {
     return { kind: error.kind === "rate_limited" ? "rate-limited" : "upstream-error", detail: `The model endpoint failed: ${error.message}` };

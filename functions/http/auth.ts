@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { TenantObject } from "../../durable-objects/tenant-object";
+import { tenantStub } from "../../durable-objects/tenant-api";
 import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
 import type { AppEnv } from "./app-env";
 import { authFailure, blockedAddress, clientAddress } from "./middleware/auth-failures";
@@ -10,24 +10,6 @@ import { routeFamily } from "../quotas/route-family";
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match?.[1];
-}
-
-/**
- * The tenant object's RPC methods as the Worker calls them. Workers' RPC typings cannot prove
- * that fields typed `unknown` (JSON schemas, example responses) are serialisable, and collapse
- * them to `never`; our records are plain JSON, so the stub is typed from the class directly.
- */
-export type TenantApi = {
-  [K in keyof TenantObject as TenantObject[K] extends (...args: never[]) => unknown ? K : never]: TenantObject[K] extends (
-    ...args: infer A
-  ) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
-    : never;
-};
-
-/** The tenant's Durable Object stub. */
-export function tenantStub(env: Env, tenantId: string): TenantApi {
-  return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Failure, type FailureData, type FailureKind } from "../failures";
 
 /**
  * RFC 9457 problem details. Every error the API returns has this shape, with a stable `type`
@@ -29,7 +30,10 @@ export const PROBLEM_KINDS = {
   "not-configured": { status: 503, title: "Not configured" },
   "upstream-error": { status: 502, title: "Upstream error" },
   internal: { status: 500, title: "Internal error" },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<FailureKind | HttpOnlyKind, { status: number; title: string }>;
+
+/** Kinds only the HTTP layer raises (about the request itself, before any domain code runs). */
+type HttpOnlyKind = "malformed-json" | "json-too-deep" | "method-not-allowed" | "payload-too-large" | "unsupported-media-type";
 
 export type ProblemKind = keyof typeof PROBLEM_KINDS;
 
@@ -46,16 +50,12 @@ export const Problem = z.object({
 });
 export type Problem = z.infer<typeof Problem>;
 
-/** Plain-data problem, safe to return across Durable Object RPC (class identity is lost there). */
-export interface ProblemData {
+/** A problem as plain data; `retryAfter` is sent as `Retry-After` (429, 409 in progress). */
+export interface ProblemData extends Omit<FailureData, "kind"> {
   kind: ProblemKind;
-  detail?: string;
-  errors?: { path: string; message: string }[];
-  /** Seconds after which a retry may succeed; sent as `Retry-After` (429, 409 in progress). */
-  retryAfter?: number;
 }
 
-/** Thrown anywhere in request handling; the app's error boundary renders it. */
+/** Thrown in request handling (http/ only; domain code throws `Failure`); the error boundary renders it. */
 export class ApiError extends Error {
   readonly kind: ProblemKind;
   readonly detail: string | undefined;
@@ -99,17 +99,7 @@ export function problemResponse(data: ProblemData, instance?: string, headers?: 
   return new Response(JSON.stringify(body), { status: kind.status, headers: responseHeaders });
 }
 
-/** Result of a Durable Object operation: a value, or a problem to render. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: ProblemData };
-
-export const success = <T>(value: T): Outcome<T> => ({ ok: true, value });
-export const failure = (kind: ProblemKind, detail?: string): Outcome<never> => ({
-  ok: false,
-  problem: { kind, ...(detail === undefined ? {} : { detail }) },
-});
-
-/** Unwrap an Outcome in a route handler: the value, or throw the problem for the error boundary. */
-export function unwrap<T>(outcome: Outcome<T>): T {
-  if (outcome.ok) return outcome.value;
-  throw ApiError.from(outcome.problem);
+/** A domain failure as a problem of the same kind. */
+export function failureProblem(error: Failure): ProblemData {
+  return error.toData();
 }

@@ -1,4 +1,4 @@
-import type { TenantApi } from "./auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { problemResponse, type ProblemData } from "./problem";
 
 /**

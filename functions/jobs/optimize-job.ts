@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
 import { tenantModelConfig } from "../tenants/model-settings";

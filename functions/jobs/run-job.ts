@@ -1,5 +1,5 @@
 import type { TenantJobs } from "../../durable-objects/tenant-jobs";
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
 

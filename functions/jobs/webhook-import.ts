@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { registerTools } from "../tools/register";
 
 /** What a tool-change webhook may carry: a document, a list, and/or names of changed tools. */

@@ -3,8 +3,8 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod";
 import { feedbackEvaluation } from "../chain/feedback";
 import { startRun } from "../chain/start-run";
-import type { TenantApi } from "../http/auth";
-import { unwrap } from "../http/problem";
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import { unwrap } from "../failures";
 import { runSlotsTaken } from "../http/run-slot";
 import { MaxTokens } from "../http/routes/route-answer";
 import { CreateRun, runSettings } from "../http/routes/runs";

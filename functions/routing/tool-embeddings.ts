@@ -1,4 +1,4 @@
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { createModelClient, modelTransport, type ModelClient } from "../llm/client";
 import { tenantModelConfig } from "../tenants/model-settings";
 

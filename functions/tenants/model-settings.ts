@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { modelLoopbackAllowed, resolveModelConfig, TenantModelOverride, type ResolveModelConfigResult } from "../llm/config";
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { checkDestination } from "../tools/safe-call";
 import { maskedHint, openSecret, sealSecret } from "./credential-crypto";
 

@@ -1,5 +1,5 @@
-import type { TenantApi } from "../http/auth";
-import { ApiError } from "../http/problem";
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import { Failure } from "../failures";
 import { maskedHint, sealSecret } from "./credential-crypto";
 import { credentialValueProblem } from "./credential-values";
 
@@ -15,12 +15,12 @@ export interface NewCredential {
 export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["putCredential"]> {
   const serviceSecret = env.CREDENTIALS_KEY;
   if (serviceSecret === undefined || serviceSecret.length < 16) {
-    throw new ApiError("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
+    throw new Failure("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
   }
   // Every path that stores a credential (API, MCP import) refuses values the runtime could not
   // send, and would quote in a warning; the message never holds the value.
   const problem = credentialValueProblem(credential.value, credential.scheme === "bearer" ? "bearer" : credential.in);
-  if (problem !== undefined) throw new ApiError("invalid-request", "The credential value cannot be sent as given.", [{ path: "value", message: problem }]);
+  if (problem !== undefined) throw new Failure("invalid-request", "The credential value cannot be sent as given.", [{ path: "value", message: problem }]);
   const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const sealed = await sealSecret(serviceSecret, tenantId, id, credential.value);
   return tenant.putCredential({

@@ -1,4 +1,4 @@
-import type { TenantApi } from "../http/auth";
+import type { TenantApi } from "../../durable-objects/tenant-api";
 import { openSecret } from "../tenants/credential-crypto";
 import type { ToolDefinition } from "./definition";
 import { callMcpTool } from "./mcp-call";

@@ -1,5 +1,5 @@
-import type { TenantApi } from "../http/auth";
-import { ApiError } from "../http/problem";
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import { Failure } from "../failures";
 import { embedNewTools } from "../routing/tool-embeddings";
 import { contentHash } from "./content-hash";
 import type { ToolDefinition } from "./definition";
@@ -29,7 +29,7 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
   } catch (error) {
     if (error instanceof ToolImportError) {
       const errors = error.issues.map((issue) => ({ path: error.code, message: issue }));
-      throw new ApiError("invalid-document", error.message, errors.length > 0 ? errors : undefined);
+      throw new Failure("invalid-document", error.message, errors.length > 0 ? errors : undefined);
     }
     throw error;
   }
@@ -58,7 +58,7 @@ async function listMcpServer(env: Env, tenantId: string, tenant: TenantApi, sour
   } catch (error) {
     if (!(error instanceof McpImportError)) throw error;
     const kind = error.kind === "blocked_destination" || error.kind === "invalid_definition" ? "invalid-request" : "upstream-error";
-    throw new ApiError(kind, `Importing from the MCP server ${source.url} failed: ${error.message}`);
+    throw new Failure(kind, `Importing from the MCP server ${source.url} failed: ${error.message}`);
   }
   const credential = credentialFromHeaders(source.headers);
   if (credential === "several") {

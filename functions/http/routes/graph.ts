@@ -5,7 +5,8 @@ import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError, unwrap } from "../problem";
+import { ApiError } from "../problem";
+import { unwrap } from "../../failures";
 import { MaxTokens, RouteAnswer } from "./route-answer";
 
 const RouteRequest = z

@@ -4,7 +4,7 @@ import { openSecret, sealSecret } from "../../tenants/credential-crypto";
 import { importChangedTools, WebhookBody } from "../../jobs/webhook-import";
 import { generateWebhookSecret, verifyWebhook } from "../../webhooks/standard-webhooks";
 import type { AppEnv } from "../app-env";
-import { tenantStub } from "../auth";
+import { tenantStub } from "../../../durable-objects/tenant-api";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";
