@@ -1,5 +1,5 @@
 import { raw } from "hono/html";
-import type { ToolDefinition } from "../../tools/definition";
+import type { ToolDefinition } from "../../../tools/definition";
 import { wordDiffHtml } from "../description-diff";
 import { highlightJson } from "../highlight";
 import type { Session } from "../session";
