@@ -2,9 +2,8 @@ import { z } from "zod";
 import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
-import { tenantModelConfig } from "../tenants/model-settings";
+import { modelClientFor } from "../tenants/model-client";
 import { invokeTool } from "../tools/invoke";
 import { sideEffectMode } from "../probing/side-effects";
 import { simulatedCopy } from "../simulated-world/tools-mount";
@@ -36,9 +35,9 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
     return;
   }
-  const model = await tenantModelConfig(env, tenantId, tenant);
+  const model = await modelClientFor(env, tenantId, tenant);
   if (!model.ok) {
-    jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
+    jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.problem.detail ?? model.problem.kind}` });
     return;
   }
   const tool = record.definition;
@@ -50,7 +49,7 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     return;
   }
   const simulate = sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined;
-  const client = createModelClient(model.config, { fetch: modelTransport(env, model.config) });
+  const client = model.value;
   const call = async (args: Record<string, unknown>) => {
     const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, {
       adaptDefinition: (def) => exploratoryDefinition(def, args),

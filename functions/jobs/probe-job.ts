@@ -3,11 +3,11 @@ import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
 import { runAttemptInIsolate } from "../chain/isolate-executor";
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { createModelClient, modelTransport } from "../llm/client";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
 import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
 import { ProbedProtocol } from "../probing/protocol";
-import { tenantModelConfig } from "../tenants/model-settings";
+import { Failure } from "../failures";
+import { modelClientFor } from "../tenants/model-client";
 import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
 import { invokeTool } from "../tools/invoke";
 import { sideEffectMode } from "../probing/side-effects";
@@ -68,8 +68,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
   const helperTargets = registered
     .filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name) && modeOf(t.definition.name) === "real")
     .map((t) => ({ definition: t.definition, hash: t.hash }));
-  const model = await tenantModelConfig(env, tenantId, tenant);
-  const client = model.ok ? createModelClient(model.config, { fetch: modelTransport(env, model.config) }) : undefined;
+  const model = await modelClientFor(env, tenantId, tenant);
   let events = 0;
 
   const deps: ProbeDependencies = {
@@ -90,8 +89,8 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
         : { ok: false, error: { message: result.error.message }, trace: attempt.trace };
     },
     async chat(messages, purpose) {
-      if (client === undefined) throw new Error(model.ok ? "unreachable" : model.message);
-      const answer = await client.chat({ messages, purpose: `probe:${purpose}`, temperature: 0.2 });
+      if (!model.ok) throw Failure.from(model.problem);
+      const answer = await model.value.chat({ messages, purpose: `probe:${purpose}`, temperature: 0.2 });
       return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
     },
     onProgress(event) {
@@ -117,7 +116,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
   const report = await probeTools([...helperTargets, ...targets], already, deps, {
     samples: request.samples,
     iterations: request.chainIterations,
-    useModel: client !== undefined,
+    useModel: model.ok,
   });
   const mine = report.results.filter((r) => request.tools.includes(r.tool));
   jobs.finish(job.id, "succeeded", {
@@ -125,7 +124,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
     failed: mine.filter((r) => r.status === "failed").length,
     skipped: skipped.length,
     resumed: mine.filter((r) => r.status === "probed" && r.resumed).length,
-    modelUsed: client !== undefined,
+    modelUsed: model.ok,
     results: [
       ...mine.map((r) =>
         r.status === "probed"

@@ -1,12 +1,12 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { TenantApi } from "../../durable-objects/tenant-api";
 import { startSession } from "../../functions/console/session";
 import { Failure } from "../../functions/failures";
 import { credentialsKey, CREDENTIALS_KEY_MISSING, credentialsKeyIfSet, MIN_CREDENTIALS_KEY_LENGTH } from "../../functions/tenants/credentials-key";
 import { storeModelOverride, tenantModelConfig } from "../../functions/tenants/model-settings";
 import { storeCredential } from "../../functions/tenants/store-credential";
 import { invokeTool } from "../../functions/tools/invoke";
+import { fakeTenant } from "../helpers/fake-tenant";
 
 const GOOD_KEY = "a-credentials-key-of-32-characters";
 const MISSING: Record<string, { CREDENTIALS_KEY?: string }> = {
@@ -14,25 +14,6 @@ const MISSING: Record<string, { CREDENTIALS_KEY?: string }> = {
   empty: { CREDENTIALS_KEY: "" },
   short: { CREDENTIALS_KEY: "x".repeat(MIN_CREDENTIALS_KEY_LENGTH - 1) },
 };
-
-/** A tenant holding settings in a map; any other method is a test error. */
-function fakeTenant(settings = new Map<string, string>(), extra: Record<string, unknown> = {}): TenantApi {
-  const methods: Record<string, unknown> = {
-    async getSetting(name: string) {
-      return settings.get(name);
-    },
-    async putSetting(name: string, value: string) {
-      settings.set(name, value);
-    },
-    ...extra,
-  };
-  return new Proxy(methods, {
-    get(target, name) {
-      if (typeof name === "string" && name in target) return target[name];
-      throw new Error(`unexpected tenant call: ${String(name)}`);
-    },
-  }) as unknown as TenantApi;
-}
 
 const asEnv = (vars: { CREDENTIALS_KEY?: string }) => vars as unknown as Env;
 
