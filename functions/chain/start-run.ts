@@ -3,6 +3,7 @@ import { Failure, unwrap } from "../failures";
 import { ModelCallError } from "../llm/errors";
 import { modelClientFor } from "../tenants/model-client";
 import type { ToolDefinition } from "../tools/definition";
+import { protocolStore } from "../probing/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
 import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
@@ -70,7 +71,7 @@ export async function startRun(
   const started = Date.now();
   const client = unwrap(await modelClientFor(env, tenantId, tenant));
   const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
-  const overrides = await protocolOverrides(env, tenant, tools, hashes);
+  const overrides = await protocolOverrides(protocolStore(env, tenantId), tenant, tools, hashes);
   const names = tools.map((t) => t.name);
   const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   let outcome: RunOutcome;

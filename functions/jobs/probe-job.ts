@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
-import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
 import { runAttemptInIsolate } from "../chain/isolate-executor";
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
 import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
-import { ProbedProtocol } from "../probing/protocol";
+import type { ProbedProtocol } from "../probing/protocol";
+import { protocolStore, type ProtocolStore } from "../probing/protocol-store";
 import { Failure } from "../failures";
 import { modelClientFor } from "../tenants/model-client";
 import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
@@ -21,14 +21,11 @@ const ProbeJobRequest = z.object({
 
 
 /** The tenant's current probed protocols that still match their tools' definitions. */
-async function probedProtocols(env: Env, tenant: TenantApi, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
+async function probedProtocols(store: ProtocolStore, tenant: TenantApi, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
   const current = await tenant.currentProtocols([...hashes.keys()]);
+  const stored = await store.readAll(current.filter((entry) => entry.source === "probe" && hashes.get(entry.tool) === entry.hash));
   const protocols = new Map<string, ProbedProtocol>();
-  for (const entry of current) {
-    if (entry.source !== "probe" || hashes.get(entry.tool) !== entry.hash) continue;
-    const parsed = ProbedProtocol.safeParse(await env.PROTOCOLS.get(entry.kvKey, "json"));
-    if (parsed.success) protocols.set(entry.tool, parsed.data);
-  }
+  for (const [tool, protocol] of stored) if (protocol.descriptionSource !== "optimized") protocols.set(tool, protocol);
   return protocols;
 }
 
@@ -62,7 +59,8 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
   for (const name of request.tools) {
     if (!hashes.has(name)) jobs.setItem(job.id, name, "failed", { error: "the tool was deleted before it was probed" });
   }
-  const already = await probedProtocols(env, tenant, hashes);
+  const store = protocolStore(env, tenantId);
+  const already = await probedProtocols(store, tenant, hashes);
   // Helpers may be any probed tool of the tenant, not only this job's.
   // Helpers run inside programs, which reach real tools only: never a skipped or simulated one.
   const helperTargets = registered
@@ -99,13 +97,11 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
       jobs.progress(job.id, { events, last: event }, {});
     },
     async onProbed(protocol) {
-      const hash = hashes.get(protocol.name) ?? protocol.definitionHash;
-      const kvKey = probedProtocolKey(tenantId, protocol.name, hash);
       // The value first, then the pointer: a reader never follows a pointer to nothing.
-      await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
+      const kvKey = await store.write(protocol);
       const description = protocol.descriptionSource === "model" ? (protocol.description ?? null) : null;
       const routingHints = { queries: [protocol.example.query], outputs: protocol.samples.slice(0, MAX_ROUTING_SAMPLES) };
-      await tenant.recordProtocol({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
+      await tenant.recordProtocol({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
       jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {
