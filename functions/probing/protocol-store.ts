@@ -43,8 +43,8 @@ export const OptimizedProtocol = ProbedProtocol.partial()
   .strict();
 export type OptimizedProtocol = z.infer<typeof OptimizedProtocol>;
 
-/** A stored protocol value: probed (chain of probing, §4) or optimised (Play2Prompt). */
-export const StoredProtocol = z.union([ProbedProtocol, OptimizedProtocol]);
+/** A stored protocol value: probed (chain of probing, §4) or optimised (Play2Prompt), told apart by `descriptionSource`. */
+export const StoredProtocol = z.discriminatedUnion("descriptionSource", [ProbedProtocol, OptimizedProtocol]);
 export type StoredProtocol = z.infer<typeof StoredProtocol>;
 
 /** A stored value as read: found and parsed, absent, or present but unusable (`problem` says why). */
