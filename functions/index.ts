@@ -17,7 +17,7 @@ import { registerToolExportRoutes } from "./http/routes/tool-export";
 import { registerToolRoutes } from "./http/routes/tools";
 import { registerMcpRoutes } from "./mcp/routes";
 
-export { ToolGateway } from "./chain/tool-gateway";
+export { ToolGateway } from "./sandbox/host/tool-gateway";
 export { DirectoryObject } from "../durable-objects/directory-object";
 export { TenantObject } from "../durable-objects/tenant-object";
 

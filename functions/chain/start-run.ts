@@ -6,7 +6,7 @@ import type { ToolDefinition } from "../tools/definition";
 import { protocolStore } from "../probing/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
-import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
+import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
 
 export interface RunSettings {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
-import { runAttemptInIsolate } from "../chain/isolate-executor";
+import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
 import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
