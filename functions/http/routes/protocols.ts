@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { protocolStore } from "../../probing/protocol-store";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -11,12 +12,12 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tools/{name}/protocol",
+      path: "/tools/{name}/protocol",
       tags: ["probing"],
       summary: "The tool's current documented protocol",
       security: tenantSecurity,
       request: { params: z.object({ name: ToolName }) },
-      responses: { 200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(401, 404) },
+      responses: { 200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(401, 404, 500) },
     }),
     async (c) => {
       const { name } = c.req.valid("param");
@@ -24,15 +25,17 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
       if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
       const [current] = await c.var.tenant.currentProtocols([name]);
       if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
-      const protocol = await c.env.PROTOCOLS.get(current.kvKey, "json");
-      return c.json({ ...current, stale: current.hash !== tool.hash, protocol: protocol as Record<string, unknown> | null }, 200);
+      const read = await protocolStore(c.env, c.var.tenantId).read(current.kvKey);
+      if (read.status === "malformed") throw new ApiError("internal", `The stored protocol of ${name} (version ${current.version}) is malformed and is not used; probe the tool again or pin another version.`);
+      // A value written moments ago may not have reached this location yet (KV is eventually consistent).
+      return c.json({ ...current, stale: current.hash !== tool.hash, protocol: read.status === "found" ? read.protocol : null }, 200);
     },
   );
 
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tools/{name}/protocol/versions",
+      path: "/tools/{name}/protocol/versions",
       tags: ["probing"],
       summary: "Every protocol version of a tool, and which is current",
       security: tenantSecurity,
@@ -51,7 +54,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/tools/{name}/protocol/pin",
+      path: "/tools/{name}/protocol/pin",
       tags: ["probing"],
       summary: "Pin a version as current (roll back or forward), or unpin with `version: null`",
       security: tenantSecurity,

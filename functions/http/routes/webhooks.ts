@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import { openSecret, sealSecret } from "../../tenants/credential-crypto";
+import { credentialsKey } from "../../tenants/credentials-key";
 import { importChangedTools, WebhookBody } from "../../jobs/webhook-import";
 import { generateWebhookSecret, verifyWebhook } from "../../webhooks/standard-webhooks";
 import type { AppEnv } from "../app-env";
@@ -14,22 +15,16 @@ const DAY_SECONDS = 86_400;
 /** Retry-After for a delivery whose original is still being handled. */
 const DELIVERY_RETRY_SECONDS = 2;
 
-function credentialsKey(env: Env): string {
-  const key = env.CREDENTIALS_KEY;
-  if (key === undefined || key.length < 16) throw new ApiError("not-configured", "Webhook secrets need CREDENTIALS_KEY.");
-  return key;
-}
-
 const Accepted = z
   .object({ jobId: z.string().nullable(), duplicate: z.boolean(), changed: z.array(z.string()), unchanged: z.number().int() })
   .openapi("WebhookAccepted");
 
-/** Webhook secrets (tenant API) and the signed webhook that reports changed tools (CI, catalogues). */
-export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
+/** Webhook secrets (on the tenant sub-app, under /v1). */
+export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/webhooks/secrets",
+      path: "/webhooks/secrets",
       tags: ["webhooks"],
       summary: "Create (rotate) the webhook secret; shown once",
       description: "Earlier secrets keep verifying for `graceSeconds` (default one day) so senders can switch without dropped deliveries.",
@@ -54,7 +49,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/webhooks/secrets",
+      path: "/webhooks/secrets",
       tags: ["webhooks"],
       summary: "Webhook secrets (ids and validity only)",
       security: tenantSecurity,
@@ -69,10 +64,14 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => c.json({ secrets: await c.var.tenant.listWebhookSecrets() }, 200),
   );
 
+}
+
+/** The signed webhook that reports changed tools (CI, catalogues), on the signed-webhook sub-app under /v1/webhooks: no API key. */
+export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/webhooks/{tenant}/tools",
+      path: "/{tenant}/tools",
       tags: ["webhooks"],
       summary: "Signed webhook: tools changed (Standard Webhooks signature)",
       description:
