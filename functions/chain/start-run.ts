@@ -6,7 +6,7 @@ import { tenantModelConfig } from "../tenants/model-settings";
 import type { ToolDefinition } from "../tools/definition";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
-import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
+import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
 
 export interface RunSettings {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
-import { runAttemptInIsolate } from "../chain/isolate-executor";
+import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { createModelClient, modelTransport } from "../llm/client";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";

@@ -47,7 +47,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/tools/{name}/optimize",
+      path: "/tools/{name}/optimize",
       tags: ["prompt play"],
       summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
       security: tenantSecurity,
@@ -75,7 +75,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/probe",
+      path: "/probe",
       tags: ["probing"],
       summary: "Probe tools in the background (black-box probing, chain of probing)",
       security: tenantSecurity,
@@ -104,7 +104,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/jobs/{id}",
+      path: "/jobs/{id}",
       tags: ["jobs"],
       summary: "A job's status, per-tool progress and token usage; with `wait`, once the job has ended",
       security: tenantSecurity,
@@ -124,7 +124,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/jobs",
+      path: "/jobs",
       tags: ["jobs"],
       summary: "Recent jobs",
       security: tenantSecurity,
