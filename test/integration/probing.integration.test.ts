@@ -162,7 +162,7 @@ describe("probe API", () => {
     expect(broken.status).toBe(500);
     expect(broken.body.detail).toBe(`The stored protocol of getSearchPerson (version ${good.body.version}) is malformed and is not used; probe the tool again or pin another version.`);
     const again = await service.json<{ jobId: string }>("POST", "/v1/probe", { key: t.key, body: { tools: ["getSearchPerson"], chainIterations: 0 } });
-    const reprobed = await waitForJob(t.key, again.body.jobId);
+    const reprobed = await waitForJob<Job>(service, t.key, again.body.jobId);
     expect(reprobed.result?.results.find((r) => r.tool === "getSearchPerson")).toMatchObject({ status: "probed", resumed: false });
     const healed = await service.json<{ kvKey: string; protocol: { name: string; responseSchema: unknown } }>("GET", path, { key: t.key });
     expect(healed.status).toBe(200);
