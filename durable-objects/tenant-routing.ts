@@ -66,9 +66,6 @@ const SHORT_DESCRIPTION_CHARS = 160;
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
 const RELEVANCE_CACHE_SIZE = 64;
-const FUSED_WEIGHT_NOTE =
-  "A weight (0–1000) ranks the tools for this step from what is known together: transitions that worked in past runs, " +
-  "relevance to the task, and data flow from the last tool's output into a tool's required input. Prefer heavier tools, but choose what the task needs.";
 
 function shortDescription(def: ToolDefinition | undefined): string {
   const text = (def?.summary ?? def?.description ?? "").replace(/\s+/g, " ").trim();
@@ -335,7 +332,7 @@ export class TenantRouting {
     const fitted = fitToBudget({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? this.#maxTokens(),
-      ...(mode === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
+      weights: mode === "graph" ? "transitions" : "fused",
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));

@@ -39,3 +39,70 @@ export function countTokens(text: string): number {
 export function countJsonTokens(value: unknown): number {
   return countTokens(JSON.stringify(value));
 }
+
+/**
+ * One entry of a JSON array whose token count is known: its JSON text and that text's tokens.
+ * Routing answers are arrays of stored tool views, each counted when it was stored.
+ */
+export interface CountedJson {
+  readonly json: string;
+  readonly tokens: number;
+}
+
+/**
+ * A run of punctuation, which o200k_base's pattern keeps as one piece (` ?[^\s\p{L}\p{N}]+`): at
+ * the start of a text, and at its end (there a combining mark belongs to the word before).
+ */
+const LEADING_PUNCTUATION = /^[^\s\p{L}\p{N}]+/u;
+const TRAILING_PUNCTUATION = / ?[^\s\p{L}\p{N}\p{M}]+$/u;
+const ENDS_WITH_MARK = /\p{M}$/u;
+
+interface Edges {
+  lead: string;
+  trail: string;
+  /** Tokens of the entry less those of its first and last piece. */
+  inner: number;
+}
+
+const edgesOf = new WeakMap<CountedJson, Edges | null>();
+
+/**
+ * An entry's first and last piece, when both are punctuation runs that join their neighbours'
+ * in an array (`}}},{"`): then the array's count is the entries' counts with only the joins
+ * recounted. null when the entry does not start and end that way.
+ */
+function edges(entry: CountedJson): Edges | null {
+  let known = edgesOf.get(entry);
+  if (known !== undefined) return known;
+  const lead = LEADING_PUNCTUATION.exec(entry.json)?.[0];
+  const trail = TRAILING_PUNCTUATION.exec(entry.json)?.[0];
+  // A single punctuation mark before a word is part of the word's piece ("{a" is not "{" + "a").
+  known =
+    lead === undefined ||
+    trail === undefined ||
+    lead.length < 2 ||
+    lead.length + trail.length >= entry.json.length ||
+    ENDS_WITH_MARK.test(entry.json.slice(0, -trail.length))
+      ? null
+      : { lead, trail, inner: entry.tokens - countTokens(lead) - countTokens(trail) };
+  edgesOf.set(entry, known);
+  return known;
+}
+
+/**
+ * Tokens of `[e1,e2,…]` (JSON.stringify of the entries), exactly, from the entries' own counts:
+ * the tokenizer splits text into pieces and counts each on its own, and entries of this shape
+ * change only the punctuation piece where two of them meet. Falls back to counting the text.
+ */
+export function countJsonArrayTokens(entries: readonly CountedJson[]): number {
+  if (entries.length === 0) return countTokens("[]");
+  let total = 0;
+  let before = "[";
+  for (const entry of entries) {
+    const e = edges(entry);
+    if (e === null) return countTokens(`[${entries.map((x) => x.json).join(",")}]`);
+    total += countTokens(before + e.lead) + e.inner;
+    before = `${e.trail},`;
+  }
+  return total + countTokens(`${before.slice(0, -1)}]`);
+}
