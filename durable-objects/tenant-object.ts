@@ -11,6 +11,7 @@ import { runJob } from "../functions/jobs/run-job";
 import { TenantJobs, type JobKind, type JobRecord } from "./tenant-jobs";
 import { TenantProtocols, type CurrentProtocol, type ProtocolVersion } from "./tenant-protocols";
 import { TenantRouting, ToolGraphError, type RouteAnswer, type RouteOptions } from "./tenant-routing";
+import type { LoadReport } from "./routing-store";
 import type { RunCandidateSet } from "../functions/routing/signal-fusion";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantOptimization, type OptimizationSettings } from "./tenant-optimization";
@@ -636,9 +637,14 @@ export class TenantObject extends DurableObject<Env> {
     return graphOutcome(() => this.routing.replaceWith(snapshot));
   }
 
-  /** Drop in-memory state as an eviction would; the next read reloads from SQLite. */
-  simulateEviction(): void {
-    this.routing.evictMemory();
+  /** Drop in-memory state as an eviction would; the next read reloads from SQLite (see TenantRouting.evictMemory). */
+  simulateEviction(options: { olderFormats?: boolean } = {}): void {
+    this.routing.evictMemory(options);
+  }
+
+  /** How the routing state was loaded: stored or rebuilt (tests and benchmarks). */
+  routingLoadReport(): LoadReport {
+    return this.routing.loadReport();
   }
 
   /** Bytes of this object's SQLite database (what counts against the per-object storage limit). */
