@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../tools/definition";
 import { compactView, requiredOnlyView, type CompactionRule } from "./compact-view";
-import { answerPrompt, type WeightKind } from "./answer-prompt";
+import { answerPromptParts, type WeightKind } from "./answer-prompt";
 import { END } from "./graph";
 import type { OpenAiTool } from "./openai-tools";
 import type { Why } from "./signal-fusion";
@@ -129,9 +129,10 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   const count = input.count ?? countTokens;
   const max = input.maxTokens;
   const finishWeight = input.ranked.find((c) => c.tool === END)?.weight;
-  const promptFor = (toolWeights: readonly number[]): string => answerPrompt({ previous: input.previous, toolWeights, finishWeight, weights: input.weights ?? "transitions" });
+  const partsFor = (toolWeights: readonly number[]): string[] => answerPromptParts({ previous: input.previous, toolWeights, finishWeight, weights: input.weights ?? "transitions" });
+  const promptTokens = (parts: readonly string[]): number => parts.reduce((sum, part) => sum + count(part), 0);
   // What every answer pays whatever it shows: the prompt block's sentences, Finish, an empty array.
-  const fixed = count(promptFor([])) + count("[]");
+  const fixed = promptTokens(partsFor([])) + count("[]");
   if (fixed > max) {
     return { ok: false, minimum: fixed, message: `maxTokens ${max} is below what any answer here costs: the prompt block and an empty tools array take ${fixed} tokens.` };
   }
@@ -154,11 +155,11 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   });
 
   const assemble = () => {
-    const prompt = promptFor(shown.map((s) => s.candidate.weight));
+    const parts = partsFor(shown.map((s) => s.candidate.weight));
     const views = shown.map(shownView);
-    const promptTokens = count(prompt);
-    const toolsTokens = input.count === undefined ? countJsonArrayTokens(views.map((v) => v.entry)) : count(JSON.stringify(views.map((v) => v.tool)));
-    return { prompt, tools: views.map((v) => v.tool), promptTokens, toolsTokens, total: promptTokens + toolsTokens };
+    const prompt = input.count === undefined ? promptTokens(parts) : count(parts.join(""));
+    const tools = input.count === undefined ? countJsonArrayTokens(views.map((v) => v.entry)) : count(JSON.stringify(views.map((v) => v.tool)));
+    return { prompt: parts.join(""), tools: views.map((v) => v.tool), promptTokens: prompt, toolsTokens: tools, total: prompt + tools };
   };
   let assembled = assemble();
   while (assembled.total > max && shown.length > 0) {
@@ -171,7 +172,7 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   input.ranked.forEach((candidate, index) => {
     const views = candidate.views;
     if (views === undefined || shownIndexes.has(index)) return;
-    const alone = count(promptFor([candidate.weight])) + countJsonArrayTokens([counted(views.requiredOnly, views.requiredOnlyTokens)]);
+    const alone = promptTokens(partsFor([candidate.weight])) + countJsonArrayTokens([counted(views.requiredOnly, views.requiredOnlyTokens)]);
     const tooBig = alone > max;
     overBudget.push({
       name: candidate.tool,

@@ -27,11 +27,21 @@ export interface AnswerPromptInput {
 }
 
 export function answerPrompt(input: AnswerPromptInput): string {
+  return answerPromptParts(input).join("");
+}
+
+/**
+ * The block in parts that the tokenizer splits apart anyway (each ends before a space or a new
+ * line's first word), so the block's tokens are the sum of the parts' counts; the parts other
+ * than the weights recur from answer to answer and are counted once (token-count.ts).
+ */
+export function answerPromptParts(input: AnswerPromptInput): string[] {
   const step = input.previous === START ? "First step" : `After ${input.previous}`;
+  const n = input.toolWeights.length;
   const tools =
-    input.toolWeights.length === 0
-      ? `${step}: no tool fits this answer's token budget.`
-      : `${step}: the ${input.toolWeights.length === 1 ? "tool" : `${input.toolWeights.length} tools`} in \`tools\`, best first, weights ${input.toolWeights.join(", ")}.`;
-  const finish = input.finishWeight === undefined ? [] : [`Finish (stop and give the final answer): weight ${input.finishWeight}.`];
-  return [tools, ...finish, WEIGHT_NOTES[input.weights]].join("\n");
+    n === 0
+      ? [`${step}: no tool fits this answer's token budget.\n`]
+      : [`${step}: the ${n === 1 ? "tool" : `${n} tools`} in \`tools\`, best first, weights`, ` ${input.toolWeights.join(", ")}.\n`];
+  const finish = input.finishWeight === undefined ? [] : [`Finish (stop and give the final answer): weight`, ` ${input.finishWeight}.\n`];
+  return [...tools, ...finish, WEIGHT_NOTES[input.weights]];
 }

@@ -13,6 +13,23 @@ import o200kBase from "js-tiktoken/ranks/o200k_base";
  */
 let encoder: Tiktoken | undefined;
 const PIECES = new RegExp(o200kBase.pat_str, "gu");
+/**
+ * The same pattern for ASCII text, without Unicode property classes (several times faster in V8):
+ * on ASCII, \p{L} is A-Za-z, \p{N} 0-9, upper/title/modifier/other letters and marks A-Z, lower
+ * and modifier/other letters and marks a-z. Tests check it splits as the Unicode one does.
+ */
+export const ASCII_PIECES = new RegExp(asciiPattern(o200kBase.pat_str), "g");
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function asciiPattern(pattern: string): string {
+  const ascii = pattern
+    .replaceAll("\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}", "A-Z")
+    .replaceAll("\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}", "a-z")
+    .replaceAll("\\p{L}\\p{N}", "A-Za-z0-9")
+    .replaceAll("\\p{N}{1,3}", "[0-9]{1,3}");
+  if (ascii.includes("\\p{")) throw new Error(`o200k_base's pattern changed; no ASCII form for ${pattern}`);
+  return ascii;
+}
 const pieceCounts = new Map<string, number>();
 const MAX_REMEMBERED_PIECES = 100_000;
 
@@ -30,8 +47,27 @@ function countPiece(piece: string): number {
 
 /** Tokens of `text` under o200k_base. */
 export function countTokens(text: string): number {
+  // Short texts (a prompt block's sentences, the join of two tools entries) recur in every
+  // answer: each is counted once.
+  if (text.length <= SHORT_TEXT_CHARS) {
+    let n = shortCounts.get(text);
+    if (n === undefined) {
+      n = countPieces(text);
+      if (shortCounts.size >= MAX_REMEMBERED_TEXTS) shortCounts.clear();
+      shortCounts.set(text, n);
+    }
+    return n;
+  }
+  return countPieces(text);
+}
+
+const SHORT_TEXT_CHARS = 200;
+const MAX_REMEMBERED_TEXTS = 10_000;
+const shortCounts = new Map<string, number>();
+
+function countPieces(text: string): number {
   let total = 0;
-  for (const match of text.matchAll(PIECES)) total += countPiece(match[0]);
+  for (const piece of text.match(NON_ASCII.test(text) ? PIECES : ASCII_PIECES) ?? []) total += countPiece(piece);
   return total;
 }
 

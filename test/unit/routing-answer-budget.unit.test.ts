@@ -69,6 +69,19 @@ describe("fitToBudget", () => {
     expect(answer.tokens.prompt).toBeLessThan(tokens(defs.map((d) => `${d.name} (weight 1000): ${d.description}`).join("\n")));
   });
 
+  it("counts the prompt block exactly whatever the previous tool is called (its parts are counted one by one)", () => {
+    const defs = [1, 2].map(weatherTool);
+    for (const previous of ["weather0", "get_v2.search…", "Ünïcode-tööl 東京", "ends with space ", "x", "1234", "a\nb", "!!!"]) {
+      for (const weights of ["fused", "transitions"] as const) {
+        for (const shown of [defs, []]) {
+          const result = fitToBudget({ previous, ranked: ranked(shown, true), maxTokens: 2_000, weights });
+          if (!result.ok) throw new Error(result.message);
+          expect(result.answer.tokens.prompt, `${previous} ${weights}`).toBe(tokens(result.answer.prompt));
+        }
+      }
+    }
+  });
+
   it("at a tight budget, names every ranked tool it left out, with its cost, and stays within the budget", () => {
     const defs = Array.from({ length: 8 }, (_, i) => weatherTool(i + 1));
     const maxTokens = 400;

@@ -1,7 +1,8 @@
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
 import { toolViews } from "../../functions/routing/answer-budget";
-import { countJsonArrayTokens, countTokens } from "../../functions/routing/token-count";
+import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { ASCII_PIECES, countJsonArrayTokens, countTokens } from "../../functions/routing/token-count";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { readFileSync } from "node:fs";
 
@@ -53,5 +54,21 @@ describe("countJsonArrayTokens: an array's tokens from its entries' stored count
   it("agrees with countTokens on the same text", () => {
     const views = [{ type: "function", function: { name: "a", description: "b." } }, { type: "function", function: { name: "c", description: "d" } }].map(entry);
     expect(countJsonArrayTokens(views)).toBe(countTokens(`[${views.map((v) => v.json).join(",")}]`));
+  });
+});
+
+describe("countTokens", () => {
+  it("splits ASCII text with the fast pattern exactly as o200k_base's own pattern does", async () => {
+    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+    const { tools } = await importOpenApi(document);
+    const unicode = new RegExp(o200kBase.pat_str, "gu");
+    const texts = [
+      ...tools.flatMap((def) => [JSON.stringify(def), JSON.stringify(toolViews(def).compact)]),
+      "Don't SPLIT it's WE'RE they'LL\n\n  two  spaces\t\ttabs \r\n 1234567 3.14 a/b/c\n/ x//y ?!... --flag=VALUE_1 CamelCaseWord HTTPServer",
+    ].filter((text) => !/[^\x00-\x7f]/.test(text));
+    expect(texts.length).toBeGreaterThan(50);
+    for (const text of texts) expect(text.match(ASCII_PIECES)).toEqual(text.match(unicode));
+    for (const text of texts.slice(0, 20)) expect(countTokens(text)).toBe(tokens(text));
+    expect(countTokens("naïve café, 東京 🚀")).toBe(tokens("naïve café, 東京 🚀"));
   });
 });
