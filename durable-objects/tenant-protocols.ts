@@ -139,13 +139,3 @@ export class TenantProtocols {
     run(this.#sql, "DELETE FROM protocol_current WHERE tool = ?", tool);
   }
 }
-
-/** KV key of a probed protocol: tenant, tool and definition hash (a changed tool is a new key). */
-export function probedProtocolKey(tenantId: string, tool: string, hash: string): string {
-  return `protocol/${tenantId}/${tool}/${hash}`;
-}
-
-/** KV key of an optimised protocol version made by a job. */
-export function optimizedProtocolKey(tenantId: string, tool: string, hash: string, jobId: string): string {
-  return `protocol/${tenantId}/${tool}/${hash}/optimized/${jobId}`;
-}

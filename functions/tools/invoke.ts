@@ -1,5 +1,6 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { openSecret } from "../tenants/credential-crypto";
+import { credentialsKey } from "../tenants/credentials-key";
 import type { ToolDefinition } from "./definition";
 import { callMcpTool } from "./mcp-call";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
@@ -51,9 +52,7 @@ export async function invokeTool(
   const { tool, credential } = found;
   let injected: SafeCallOptions["credential"];
   if (credential !== undefined) {
-    const secretKey = env.CREDENTIALS_KEY;
-    if (secretKey === undefined) throw new Error("CREDENTIALS_KEY is not set but a credential is stored");
-    const value = await openSecret(secretKey, tenantId, credential.id, { ciphertext: credential.ciphertext, iv: credential.iv });
+    const value = await openSecret(credentialsKey(env), tenantId, credential.id, { ciphertext: credential.ciphertext, iv: credential.iv });
     injected = { scheme: credential.scheme, in: credential.in, ...(credential.name === null ? {} : { name: credential.name }), value };
   }
   const serviceTimeout = Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS);

@@ -161,5 +161,21 @@ describe("probe API", () => {
     expect(byTool.get("getPersonPersonIdMovieCredits")?.status).toBe("failed");
     // Another tenant cannot see the job.
     expect((await service.json("GET", `/v1/jobs/${started.body.jobId}`, { key: tenant.key })).status).toBe(404);
+
+    // A stored value that does not parse is reported, never shown or built on: probing again replaces it.
+    const path = "/v1/tools/getSearchPerson/protocol";
+    const good = await service.json<{ kvKey: string; version: number; protocol: unknown }>("GET", path, { key: t.key });
+    const kv = await service.mf.getKVNamespace("PROTOCOLS");
+    await kv.put(good.body.kvKey, JSON.stringify({ name: "getSearchPerson", note: "not a protocol" }));
+    const broken = await service.json<{ type: string; detail: string }>("GET", path, { key: t.key });
+    expect(broken.status).toBe(500);
+    expect(broken.body.detail).toBe(`The stored protocol of getSearchPerson (version ${good.body.version}) is malformed and is not used; probe the tool again or pin another version.`);
+    const again = await service.json<{ jobId: string }>("POST", "/v1/probe", { key: t.key, body: { tools: ["getSearchPerson"], chainIterations: 0 } });
+    const reprobed = await waitForJob(t.key, again.body.jobId);
+    expect(reprobed.result?.results.find((r) => r.tool === "getSearchPerson")).toMatchObject({ status: "probed", resumed: false });
+    const healed = await service.json<{ kvKey: string; protocol: { name: string; responseSchema: unknown } }>("GET", path, { key: t.key });
+    expect(healed.status).toBe(200);
+    expect(healed.body.kvKey).toBe(good.body.kvKey);
+    expect(healed.body.protocol).toMatchObject({ name: "getSearchPerson", responseSchema: expect.any(Object) });
   });
 });

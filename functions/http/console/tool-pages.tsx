@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
-import type { ProtocolVersion } from "../../durable-objects/tenant-protocols";
-import type { ToolDefinition } from "../tools/definition";
+import type { ProtocolVersion } from "../../../durable-objects/tenant-protocols";
+import { protocolStore, type ProtocolRead } from "../../probing/protocol-store";
+import type { ToolDefinition } from "../../tools/definition";
 import { tenantOf, type ConsoleContext, type ConsoleEnv } from "./context";
 import { toolStatusRows, type ToolStatusRow } from "./tool-status";
 import { MessagePage } from "./views/message";
@@ -22,6 +23,11 @@ async function renderTools(c: ConsoleContext, error?: string, status: 200 | 400 
   return c.html(<ToolsPage session={c.var.session} rows={await loadToolRows(c)} {...(error === undefined ? {} : { error })} />, status);
 }
 
+function viewOf(read: ProtocolRead | undefined): Pick<VersionView, "protocol" | "problem"> {
+  if (read?.status === "found") return { protocol: read.protocol };
+  return read?.status === "malformed" ? { protocol: null, problem: read.problem } : { protocol: null };
+}
+
 type Versions = { current: (ProtocolVersion & { pinned: boolean }) | null; versions: ProtocolVersion[] };
 
 async function renderTool(c: ConsoleContext, name: string, message: { error?: string; notice?: string } = {}, status: 200 | 400 | 404 | 409 = 200): Promise<Response> {
@@ -31,7 +37,8 @@ async function renderTool(c: ConsoleContext, name: string, message: { error?: st
   const listed = await api.call<Versions>("GET", `/v1/tools/${encodeURIComponent(name)}/protocol/versions`);
   const { current, versions } = listed.ok ? listed.data : { current: null, versions: [] };
   // The protocol values are immutable KV entries at keys the tenant's own object handed out.
-  const values = await Promise.all(versions.map((v) => c.env.PROTOCOLS.get<Record<string, unknown>>(v.kvKey, "json")));
+  const store = protocolStore(c.env, tenantOf(c).session.tenantId);
+  const values = await Promise.all(versions.map((v) => store.read(v.kvKey)));
   const views: VersionView[] = versions.map((v, i) => ({
     version: v.version,
     source: v.source,
@@ -41,7 +48,7 @@ async function renderTool(c: ConsoleContext, name: string, message: { error?: st
     jobId: v.jobId,
     current: current?.version === v.version,
     pinned: current?.version === v.version && current.pinned,
-    protocol: values[i] ?? null,
+    ...viewOf(values[i]),
   }));
   const rows = await loadToolRows(c);
   return c.html(

@@ -1,5 +1,6 @@
 import { raw } from "hono/html";
-import type { ToolDefinition } from "../../tools/definition";
+import type { StoredProtocol } from "../../../probing/protocol-store";
+import type { ToolDefinition } from "../../../tools/definition";
 import { wordDiffHtml } from "../description-diff";
 import { highlightJson } from "../highlight";
 import type { Session } from "../session";
@@ -7,7 +8,7 @@ import type { ToolStatusRow } from "../tool-status";
 import { CsrfField, Layout } from "./layout";
 import { Badge, ErrorMessage, formatPercent, formatTime, Notice } from "./parts";
 
-/** One protocol version with the value stored for it in KV (null when the value is gone). */
+/** One protocol version with the value stored for it in KV (null when the value is gone or malformed; `problem` says which). */
 export interface VersionView {
   version: number;
   source: string;
@@ -17,19 +18,13 @@ export interface VersionView {
   current: boolean;
   pinned: boolean;
   jobId: string | null;
-  protocol: Record<string, unknown> | null;
-}
-
-interface Optimization {
-  score?: number | null;
-  originalScore?: number | null;
-  originalDescription?: string;
-  demonstrations?: { query: string; args: unknown; answer: string; score: number }[];
+  protocol: StoredProtocol | null;
+  problem?: string;
 }
 
 function describe(version: VersionView, fallback: string): string {
   const description = version.protocol?.description;
-  return typeof description === "string" && description !== "" ? description : fallback;
+  return description !== undefined && description !== "" ? description : fallback;
 }
 
 function VersionCard(props: { version: VersionView; definition: ToolDefinition; toolHash: string }) {
@@ -58,7 +53,7 @@ function VersionCard(props: { version: VersionView; definition: ToolDefinition; 
       </dl>
       <p>{describe(version, props.definition.description || props.definition.summary || "(no description)")}</p>
       {version.protocol === null ? (
-        <p class="muted">The stored protocol value could not be read.</p>
+        <p class="muted">{version.problem === undefined ? "The stored protocol value could not be read." : `The stored protocol value is malformed and is not used: ${version.problem}`}</p>
       ) : (
         <details>
           <summary>Protocol document</summary>
@@ -73,9 +68,10 @@ function VersionCard(props: { version: VersionView; definition: ToolDefinition; 
 
 /** The Play2Prompt comparison of an optimised version: description diff, scores and demonstrations. */
 function OptimizationDiff(props: { version: VersionView }) {
-  const optimization = props.version.protocol?.optimization as Optimization | undefined;
-  if (optimization === undefined) return null;
-  const original = optimization.originalDescription ?? "";
+  const { protocol } = props.version;
+  if (protocol?.descriptionSource !== "optimized") return null;
+  const { optimization } = protocol;
+  const original = optimization.originalDescription;
   const improved = describe(props.version, "");
   return (
     <section aria-label={`Play2Prompt result of v${props.version.version}`}>
@@ -83,7 +79,7 @@ function OptimizationDiff(props: { version: VersionView }) {
         Play2Prompt, v{props.version.version}: demonstrations solved {formatPercent(optimization.originalScore)} → {formatPercent(optimization.score)}
       </h3>
       <p class="diff">{raw(wordDiffHtml(original, improved))}</p>
-      {optimization.demonstrations === undefined || optimization.demonstrations.length === 0 ? null : (
+      {optimization.demonstrations.length === 0 ? null : (
         <table>
           <caption>Demonstrations found by tool play, best first</caption>
           <thead>

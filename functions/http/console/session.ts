@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { constantTimeEqual, randomBase62, sha256Hex, tenantOfKey } from "../tenants/api-keys";
-import { openSecret, sealSecret } from "../tenants/credential-crypto";
-import { tenantStub } from "../../durable-objects/tenant-api";
+import { constantTimeEqual, randomBase62, sha256Hex, tenantOfKey } from "../../tenants/api-keys";
+import { openSecret, sealSecret } from "../../tenants/credential-crypto";
+import { credentialsKey, credentialsKeyIfSet } from "../../tenants/credentials-key";
+import { tenantStub } from "../../../durable-objects/tenant-api";
 
 /**
  * The console's session: the tenant API key (or the admin token) the operator signed in with,
@@ -22,16 +23,9 @@ export type Session =
   | { kind: "tenant"; tenantId: string; key: string; csrf: string; expiresAt: number }
   | { kind: "admin"; token: string; csrf: string; expiresAt: number };
 
-function serviceSecret(env: Env): string | undefined {
-  const secret = env.CREDENTIALS_KEY;
-  return secret !== undefined && secret.length >= 16 ? secret : undefined;
-}
-
 /** Seal a session into the cookie (HttpOnly, Secure, SameSite=Strict, path /console). */
 export async function startSession<E extends { Bindings: Env }>(c: Context<E>, session: Session): Promise<void> {
-  const secret = serviceSecret(c.env);
-  if (secret === undefined) throw new Error("CREDENTIALS_KEY is not set");
-  const sealed = await sealSecret(secret, SESSION_PURPOSE, SESSION_RECORD, JSON.stringify(session));
+  const sealed = await sealSecret(credentialsKey(c.env), SESSION_PURPOSE, SESSION_RECORD, JSON.stringify(session));
   setCookie(c, SESSION_COOKIE, `${sealed.iv}.${sealed.ciphertext}`, {
     path: "/console",
     httpOnly: true,
@@ -48,7 +42,7 @@ export function endSession(c: Context): void {
 /** The session in the request's cookie, when it opens and has not expired; nothing is trusted otherwise. */
 export async function readSession<E extends { Bindings: Env }>(c: Context<E>): Promise<Session | undefined> {
   const cookie = getCookie(c, SESSION_COOKIE);
-  const secret = serviceSecret(c.env);
+  const secret = credentialsKeyIfSet(c.env);
   if (cookie === undefined || secret === undefined) return undefined;
   const [iv, ciphertext] = cookie.split(".");
   if (iv === undefined || ciphertext === undefined) return undefined;
