@@ -350,7 +350,8 @@ export class TenantRouting {
         });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
-        fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous) });
+        const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous } }) : [];
+        fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous), history });
         via = "fused";
       }
       if (fused.length === 0) {
