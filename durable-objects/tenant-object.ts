@@ -349,6 +349,15 @@ export class TenantObject extends DurableObject<Env> {
     return report;
   }
 
+  /** How many tools the tenant would hold after upsertTools(names, source, prune) (tools/tool-limit.ts). */
+  toolCountAfter(names: string[], source: string, prune: boolean): number {
+    const after = new Set(names);
+    for (const row of allRows<{ name: string; source: string }>(this.#sql, "SELECT name, source FROM tenant_tools")) {
+      if (!prune || row.source !== source) after.add(row.name);
+    }
+    return after.size;
+  }
+
   listTools(): ToolRecord[] {
     return allRows<ToolRow>(this.#sql, "SELECT * FROM tenant_tools ORDER BY name").map(toolFromRow);
   }

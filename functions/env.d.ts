@@ -24,6 +24,8 @@ declare namespace Cloudflare {
     TOOL_MAX_RESPONSE_BYTES?: string;
     /** Rate-limiting binding counting failed authentications per client address (optional). */
     AUTH_FAILURES?: RateLimit;
+    /** Most tools one tenant may hold (default 20000; see functions/tools/tool-limit.ts). */
+    MAX_TOOLS_PER_TENANT?: string;
     /** How often an open MCP GET stream checks the tenant's tool list for changes, in ms (default 10000). */
     MCP_LIST_CHANGED_POLL_MS?: string;
   }

@@ -7,6 +7,7 @@ import { importToolList } from "./list-import";
 import { credentialFromHeaders, importMcpServer, McpImportError, type McpSource } from "./mcp-import";
 import { importOpenApi, ToolImportError } from "./openapi-import";
 import { storeCredential } from "../tenants/store-credential";
+import { assertWithinToolLimit, toolLimit } from "./tool-limit";
 
 export type ToolSource =
   | { format: "openapi"; document: string | Record<string, unknown>; serverUrl?: string | undefined }
@@ -42,6 +43,7 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
 export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource | McpSource, label: string, prune: boolean): Promise<RegisterReport> {
   const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
+  assertWithinToolLimit(await tenant.toolCountAfter(upserts.map((u) => u.definition.name), label, prune), toolLimit(env));
   const report = await tenant.upsertTools(upserts, label, prune);
   const embedded = await embedNewTools(env, tenantId, tenant);
   return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };

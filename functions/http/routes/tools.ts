@@ -4,6 +4,7 @@ import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../tools/invoke";
 import { embedNewTools } from "../../routing/tool-embeddings";
 import { registerTools } from "../../tools/register";
+import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
@@ -151,13 +152,14 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: NameParam, body: jsonBody(ToolDefinition) },
       responses: {
         200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
-        ...problems(400, 401),
+        ...problems(400, 401, 422),
       },
     }),
     async (c) => {
       const { name } = c.req.valid("param");
       const definition = c.req.valid("json");
       if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
+      assertWithinToolLimit(await c.var.tenant.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
       const report = await c.var.tenant.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false);
       const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
       return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
