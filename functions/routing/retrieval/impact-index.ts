@@ -281,6 +281,16 @@ export class ImpactIndex {
     let threshold = -Infinity;
     // Terms byBound[0 … nonEssential-1] cannot, even all together, reach the threshold alone.
     let nonEssential = 0;
+    // The tool being scored: impacts found so far, their weighted sum and how many terms matched.
+    let partial = 0;
+    let matched = 0;
+    const take = (i: number, p: number): void => {
+      const slot = byBound[i] ?? 0;
+      values[slot] = impacts[p] ?? 0;
+      present[slot] = 1;
+      partial += (multiplicity[slot] ?? 0) * (values[slot] ?? 0);
+      matched += 1;
+    };
     for (;;) {
       let doc = Number.MAX_SAFE_INTEGER;
       for (let i = nonEssential; i < m; i += 1) {
@@ -289,16 +299,12 @@ export class ImpactIndex {
       }
       if (doc === Number.MAX_SAFE_INTEGER) break;
       present.fill(0);
-      let partial = 0;
-      let matched = 0;
+      partial = 0;
+      matched = 0;
       for (let i = nonEssential; i < m; i += 1) {
         const p = position[i] ?? 0;
         if (p < (end[i] ?? 0) && impactDocs[p] === doc) {
-          const slot = byBound[i] ?? 0;
-          values[slot] = impacts[p] ?? 0;
-          present[slot] = 1;
-          partial += (multiplicity[slot] ?? 0) * (values[slot] ?? 0);
-          matched += 1;
+          take(i, p);
           position[i] = p + 1;
         }
       }
@@ -310,13 +316,7 @@ export class ImpactIndex {
         }
         const p = seek(impactDocs, position[i] ?? 0, end[i] ?? 0, doc);
         position[i] = p;
-        if (p < (end[i] ?? 0) && impactDocs[p] === doc) {
-          const slot = byBound[i] ?? 0;
-          values[slot] = impacts[p] ?? 0;
-          present[slot] = 1;
-          partial += (multiplicity[slot] ?? 0) * (values[slot] ?? 0);
-          matched += 1;
-        }
+        if (p < (end[i] ?? 0) && impactDocs[p] === doc) take(i, p);
       }
       if (pruned || partial * matched * BOUND_SLACK < threshold) continue;
       // The exact score, summed in query order as MiniSearch sums it.
