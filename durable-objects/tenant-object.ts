@@ -502,6 +502,10 @@ export class TenantObject extends DurableObject<Env> {
     return this.jobs.get(id);
   }
 
+  waitForJob(id: string, waitMs: number): Promise<JobRecord | undefined> {
+    return this.jobs.waitFor(id, waitMs);
+  }
+
   listJobs(limit: number): ReturnType<TenantJobs["list"]> {
     return this.jobs.list(limit);
   }

@@ -1,4 +1,4 @@
-import { RemoteServerError, withRemoteServer } from "../mcp/remote-client";
+import { RemoteServerError, withRemoteServer } from "./mcp-remote-client";
 import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
 import type { ToolDefinition } from "./definition";
 import { allowedOrigins } from "./invoke";

@@ -61,7 +61,9 @@ describe("a tenant with tools never gets an empty route answer", () => {
     expect(res.status).toBe(200);
     expect(res.body.candidates.length).toBeGreaterThan(0);
     expect(res.body.tools.length).toBe(res.body.candidates.length);
-    expect(res.body.prompt).toContain(res.body.candidates[0]?.name ?? "?");
+    // The prompt block gives the weights; the tools array, in the same order, names the tools.
+    expect(res.body.tools[0]?.function.name).toBe(res.body.candidates[0]?.name);
+    expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
   });
 
   it("falls back, and says so, when no word of the task matches any tool", async () => {

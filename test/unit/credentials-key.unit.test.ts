@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { startSession } from "../../functions/console/session";
+import { startSession } from "../../functions/http/console/session";
 import { Failure } from "../../functions/failures";
 import { credentialsKey, CREDENTIALS_KEY_MISSING, credentialsKeyIfSet, MIN_CREDENTIALS_KEY_LENGTH } from "../../functions/tenants/credentials-key";
 import { storeModelOverride, tenantModelConfig } from "../../functions/tenants/model-settings";

@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import { problemResponse } from "../http/problem";
+import { problemResponse } from "../problem";
 import type { ConsoleEnv } from "./context";
 import graphScript from "./generated/graph.js.txt";
 import liveScript from "./generated/live.js.txt";

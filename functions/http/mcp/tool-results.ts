@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { PROBLEM_BASE, PROBLEM_KINDS, type ProblemData } from "../http/problem";
+import { PROBLEM_BASE, PROBLEM_KINDS, type ProblemData } from "../problem";
 
 /**
  * What the MCP tools answer: JSON as text (what most chat clients show the model) plus the same

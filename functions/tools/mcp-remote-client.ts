@@ -1,9 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { guardWith } from "../tools/safe-call/deadline";
-import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from "../tools/safe-call/guarded-fetch";
-import { SERVICE_VERSION } from "../http/routes/health";
+import { guardWith } from "./safe-call/deadline";
+import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from "./safe-call/guarded-fetch";
+import { SERVICE_NAME, SERVICE_VERSION } from "../service-version";
 
 /**
  * A session with a tenant's remote MCP server (Streamable HTTP), for importing its tools and for
@@ -40,7 +40,7 @@ export async function withRemoteServer<T>(options: RemoteServerOptions, work: (c
   const fetchFn: typeof fetch = (input, init) =>
     (init?.method ?? "GET") === "GET" ? Promise.resolve(new Response(null, { status: 405 })) : guarded(input, init);
   const transport = new StreamableHTTPClientTransport(new URL(options.url), { fetch: fetchFn, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1, maxReconnectionDelay: 1, reconnectionDelayGrowFactor: 1 } });
-  const client = new Client({ name: "atc-edge", version: SERVICE_VERSION }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client({ name: SERVICE_NAME, version: SERVICE_VERSION }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   try {
     await guard(client.connect(transport, { timeout: options.timeoutMs }));
     return await guard(work(client));

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { AppEnv } from "../http/app-env";
+import type { AppEnv } from "../app-env";
 import type { Session } from "./session";
 
 /** What the console does with an answer of the service's own API. */

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { AppEnv } from "../http/app-env";
-import { jsonBody, problems, tenantSecurity } from "../http/openapi-common";
+import type { AppEnv } from "../app-env";
+import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { onCancel, watchToolList } from "./list-changed";
 import { tenantMcpServer } from "./server";
 import { McpSettings, readMcpSettings, writeMcpSettings } from "./settings";

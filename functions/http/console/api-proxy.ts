@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { problemResponse } from "../http/problem";
+import { problemResponse } from "../problem";
 import type { ConsoleEnv } from "./context";
 
 /** Where the API reference's "Try it" requests arrive when they go through the console session. */

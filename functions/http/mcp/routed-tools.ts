@@ -1,6 +1,6 @@
-import { START } from "../routing/graph/node-ids";
-import { openAiTool, type OpenAiTool } from "../routing/openai-tools";
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import { START } from "../../routing/graph/node-ids";
+import { openAiTool, type OpenAiTool } from "../../routing/openai-tools";
+import type { TenantApi } from "../../../durable-objects/tenant-api";
 
 /**
  * The tools a tenant's routing uses most, for clients that cannot search: ranked by the

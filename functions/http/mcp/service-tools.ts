@@ -1,16 +1,16 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { feedbackEvaluation } from "../chain/feedback";
-import { startRun } from "../chain/start-run";
-import type { TenantApi } from "../../durable-objects/tenant-api";
-import { unwrap } from "../failures";
-import { runSlotsTaken } from "../http/run-slot";
-import { MaxTokens } from "../http/routes/route-answer";
-import { CreateRun, runSettings } from "../http/routes/runs";
-import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../routing/graph";
-import { embedTask } from "../routing/tool-embeddings";
-import { ToolName } from "../tools/definition";
+import { feedbackEvaluation } from "../../chain/feedback";
+import { startRun } from "../../chain/start-run";
+import type { TenantApi } from "../../../durable-objects/tenant-api";
+import { unwrap } from "../../failures";
+import { runSlotsTaken } from "../run-slot";
+import { MaxTokens } from "../routes/route-answer";
+import { CreateRun, runSettings } from "../routes/runs";
+import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
+import { embedTask } from "../../routing/tool-embeddings";
+import { ToolName } from "../../tools/definition";
 import { callRegisteredTool } from "./call-registered-tool";
 import { progressReporter } from "./run-progress";
 import { jsonResult, problemResult } from "./tool-results";
@@ -58,7 +58,7 @@ const findTools = defineTool({
     const query = await embedTask(env, tenantId, tenant, args.task);
     const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
     const answer = unwrap(await tenant.route(args.task, previous, args.k, query, options));
-    const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters]));
+    const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
       ...(schemas.has(candidate.name) ? { inputSchema: schemas.get(candidate.name) } : {}),

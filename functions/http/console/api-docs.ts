@@ -1,6 +1,6 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../http/app-env";
+import type { AppEnv } from "../app-env";
 import scalarScript from "./generated/scalar.js.txt";
 
 /**

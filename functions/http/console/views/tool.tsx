@@ -1,6 +1,6 @@
 import { raw } from "hono/html";
-import type { StoredProtocol } from "../../probing/protocol-store";
-import type { ToolDefinition } from "../../tools/definition";
+import type { StoredProtocol } from "../../../probing/protocol-store";
+import type { ToolDefinition } from "../../../tools/definition";
 import { wordDiffHtml } from "../description-diff";
 import { highlightJson } from "../highlight";
 import type { Session } from "../session";

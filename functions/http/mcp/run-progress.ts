@@ -1,4 +1,4 @@
-import type { RunEvent } from "../chain/run-task";
+import type { RunEvent } from "../../chain/run-task";
 import type { ToolExtra } from "./service-tools";
 
 /**

@@ -2,9 +2,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
-import { issuesToErrors, toProblem } from "../http/app";
-import { SERVICE_VERSION } from "../http/routes/health";
-import { mcpTool } from "../routing/tool-export";
+import { issuesToErrors, toProblem } from "../app";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../service-version";
+import { mcpTool } from "../../routing/tool-export";
 import { callRegisteredTool } from "./call-registered-tool";
 import { topRoutedTools } from "./routed-tools";
 import { SERVICE_TOOLS, type McpTenantContext, type ServiceTool } from "./service-tools";
@@ -68,7 +68,7 @@ async function callTenantTool(context: McpTenantContext, name: string, args: Rec
 /** A server bound to one tenant, for one request. */
 export function tenantMcpServer(context: McpTenantContext): Server {
   const server = new Server(
-    { name: "atc-edge", version: SERVICE_VERSION },
+    { name: SERVICE_NAME, version: SERVICE_VERSION },
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTenantTools(context) }));
