@@ -38,7 +38,7 @@ describe("routing", () => {
     expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
     const searchTool = res.body.tools.find((t) => t.function.name === op("GET /search/movie"));
     expect(searchTool?.type).toBe("function");
-    expect(searchTool?.function.parameters.required).toContain("query");
+    expect(searchTool?.function.parameters?.required).toContain("query");
   });
 
   it("after a tool, shows its learned successors ranked by weight (static construction)", async () => {

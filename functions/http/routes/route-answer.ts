@@ -41,7 +41,7 @@ export const RouteAnswer = z
       .describe("The ranked candidates shown (in `prompt` and `tools`), best first"),
     prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
     tools: z
-      .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }) }))
+      .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).optional() }) }))
       .describe("The same candidates as an OpenAI `tools` array (compact views)"),
     overBudget: z
       .array(
