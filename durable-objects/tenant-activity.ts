@@ -1,3 +1,4 @@
+import { RpcTarget } from "cloudflare:workers";
 import { allRows } from "./sql";
 
 /** How a tool has been doing lately: its calls in recent runs, its last probe, its evaluator scores. */
@@ -34,10 +35,11 @@ const RECENT_SCORES_PER_TOOL = 10;
  * Read-only summaries over a tenant's runs, jobs and evaluations for the operator console.
  * Nothing here writes; each read is bounded by a limit on the newest rows.
  */
-export class TenantActivity {
+export class TenantActivity extends RpcTarget {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
+    super();
     this.#sql = sql;
   }
 

@@ -1,15 +1,22 @@
 import type { EvaluationRequest } from "../functions/chain/evaluator";
+import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 
 const MAX_EVALUATION_ATTEMPTS = 5;
 const now = (): string => new Date().toISOString();
 
 /** Stored ATC runs and the queue of finished runs waiting for the evaluator. */
-export class TenantRuns {
+export class TenantRuns extends RpcTarget {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
+    super();
     this.#sql = sql;
+  }
+
+  /** Model tokens of runs started since `sinceIso`. */
+  modelTokensSince(sinceIso: string): number {
+    return oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(record, '$.usage.totalTokens')) AS n FROM runs WHERE created_at >= ?", sinceIso)?.n ?? 0;
   }
 
   save(id: string, task: string, status: string, recordJson: string): void {

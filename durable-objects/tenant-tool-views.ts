@@ -1,9 +1,9 @@
 import { toolViews, type ToolViews } from "../functions/routing/answer-budget";
 import type { ToolDefinition } from "../functions/tools/definition";
+import type { TenantEvents } from "./tenant-events";
 import { oneRow, run } from "./sql";
 
 interface ViewRow {
-  current: string;
   hash: string | null;
   description: string | null;
   compact: string | null;
@@ -24,8 +24,16 @@ export class TenantToolViews {
   /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
   readonly #memory = new Map<string, { description: string | null; views: ToolViews }>();
 
-  constructor(sql: SqlStorage) {
+  readonly #hashOf: (tool: string) => string | undefined;
+
+  /** `hashOf`: the registry's current definition hash of a tool; views follow the registry's changes. */
+  constructor(sql: SqlStorage, hashOf: (tool: string) => string | undefined, events: TenantEvents) {
     this.#sql = sql;
+    this.#hashOf = hashOf;
+    events.onToolsChanged(({ upserted, removed }) => {
+      this.forget(removed, true);
+      for (const { definition, hash } of upserted) this.store(definition, hash);
+    });
   }
 
   /** Compute and store the views of a registered or changed tool (its registered description). */
@@ -41,14 +49,14 @@ export class TenantToolViews {
     const wanted = description ?? null;
     const remembered = this.#memory.get(tool);
     if (remembered !== undefined && remembered.description === wanted) return remembered.views;
+    const current = this.#hashOf(tool);
     const row = oneRow<ViewRow>(
       this.#sql,
-      `SELECT t.hash AS current, v.hash, v.description, v.compact, v.compact_tokens, v.required_only, v.required_only_tokens
-       FROM tenant_tools t LEFT JOIN tool_views v ON v.tool = t.name WHERE t.name = ?`,
+      "SELECT hash, description, compact, compact_tokens, required_only, required_only_tokens FROM tool_views WHERE tool = ?",
       tool,
     );
     let views: ToolViews;
-    if (row !== undefined && row.hash === row.current && row.description === wanted && row.compact !== null && row.required_only !== null) {
+    if (row !== undefined && row.hash === current && row.description === wanted && row.compact !== null && row.required_only !== null) {
       views = {
         compact: JSON.parse(row.compact) as ToolViews["compact"],
         compactTokens: row.compact_tokens ?? 0,
@@ -57,7 +65,7 @@ export class TenantToolViews {
       };
     } else {
       views = toolViews(shown);
-      if (row !== undefined) this.#write(tool, row.current, wanted, views);
+      if (current !== undefined) this.#write(tool, current, wanted, views);
     }
     this.#memory.set(tool, { description: wanted, views });
     return views;

@@ -77,8 +77,5 @@ export async function setUpTenant(service: TestService, tenantId: string, items:
   };
 }
 
-/** The tenant's Durable Object as an RPC stub (Miniflare's namespace), for simulateEviction(). */
-export async function tenantObject(service: TestService, tenantId: string): Promise<{ simulateEviction(): Promise<void> }> {
-  const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-  return namespace.get(namespace.idFromName(tenantId)) as unknown as { simulateEviction(): Promise<void> };
-}
+/** The tenant's Durable Object (Miniflare's namespace), for simulateEviction() and store calls. */
+export { tenantObject } from "../../test/helpers/tenant-object";

@@ -4,7 +4,7 @@ import { tenantModelConfig } from "../tenants/model-settings";
 import { evaluatorMessages, parseEvaluatorAnswer, type EvaluationRequest } from "./evaluator";
 
 /** Ask the tenant's model to score a trajectory; throws when it cannot (the queue retries). */
-export async function evaluateTrajectory(env: Env, tenantId: string, tenant: TenantApi, request: EvaluationRequest): Promise<number[]> {
+export async function evaluateTrajectory(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">, request: EvaluationRequest): Promise<number[]> {
   const config = await tenantModelConfig(env, tenantId, tenant);
   if (!config.ok) throw new Error(config.message);
   const client = createModelClient(config.config, { fetch: modelTransport(env, config.config) });

@@ -8,7 +8,7 @@ export type FeedbackInput = { tools: string[]; scores: number[] } | { runId: str
 /** The evaluation to apply: a run's feedback becomes one score per tool call of its final program. */
 export async function feedbackEvaluation(tenant: TenantApi, feedback: FeedbackInput): Promise<{ tools: string[]; scores: number[] }> {
   if (!("runId" in feedback)) return feedback;
-  const json = await tenant.getRun(feedback.runId);
+  const json = await tenant.runs.get(feedback.runId);
   if (json === undefined) throw new Failure("not-found", `No run ${feedback.runId}.`);
   const tools = runTools(JSON.parse(json) as StoredRun);
   if (tools.length === 0) throw new Failure("invalid-request", `Run ${feedback.runId} called no tools: there is nothing to score.`);

@@ -16,7 +16,7 @@ const StoredProtocolFields = z.looseObject({
  * documentation until it is probed again.
  */
 export async function protocolOverrides(env: Env, tenant: TenantApi, tools: ToolDefinition[], hashes: Map<string, string>): Promise<Map<string, ProtocolOverrides>> {
-  const current = await tenant.currentProtocols(tools.map((t) => t.name));
+  const current = await tenant.protocols.currentMany(tools.map((t) => t.name));
   const overrides = new Map<string, ProtocolOverrides>();
   await Promise.all(
     current

@@ -48,8 +48,8 @@ export async function chooseCandidates(
   task: string,
   named: string[] | undefined,
 ): Promise<{ tools: ToolDefinition[]; hashes: Map<string, string>; source: "request" | "routing" }> {
-  const names = named ?? (await tenant.runCandidates(task, RUN_CANDIDATES)).candidates.map((c) => c.tool);
-  const records = await Promise.all(names.map((name) => tenant.getTool(name)));
+  const names = named ?? (await tenant.routing.candidates(task, RUN_CANDIDATES)).candidates.map((c) => c.tool);
+  const records = await Promise.all(names.map((name) => tenant.registry.getTool(name)));
   const missing = names.filter((_, i) => records[i] === undefined);
   if (named !== undefined && missing.length > 0) {
     throw new Failure("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
@@ -102,7 +102,7 @@ export async function startRun(
     );
   } catch (error) {
     // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
-    await tenant.saveRun(id, request.task, "failed", JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)));
+    await tenant.runs.save(id, request.task, "failed", JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)));
     throw error;
   }
   const stored: StoredRun = {
@@ -114,7 +114,7 @@ export async function startRun(
     ...outcome,
     timings: { totalMs: Date.now() - started },
   };
-  await tenant.saveRun(id, request.task, stored.status, JSON.stringify(stored));
+  await tenant.runs.save(id, request.task, stored.status, JSON.stringify(stored));
   const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));
   await tenant.learnFromRun(id, outcome.trajectory, evaluationFromRun(request.task, outcome), attributedFailures);
   return stored;

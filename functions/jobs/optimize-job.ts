@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobStores } from "./run-job";
 import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
-import type { TenantApi } from "../../durable-objects/tenant-api";
 import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
 import { tenantModelConfig } from "../tenants/model-settings";
@@ -29,30 +29,30 @@ interface OptimizeProgress {
  * last one), stops at its budget keeping the best found, and records a new protocol version only
  * when the best description beats the original on the demonstration set.
  */
-export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, job: JobRecord): Promise<void> {
+export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStores, job: JobRecord): Promise<void> {
   const request = OptimizeJobRequest.parse(job.request);
-  const record = await tenant.getTool(request.tool);
+  const record = await stores.registry.getTool(request.tool);
   if (record === undefined) {
-    jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
+    stores.jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
     return;
   }
-  const model = await tenantModelConfig(env, tenantId, tenant);
+  const model = await tenantModelConfig(env, tenantId, stores);
   if (!model.ok) {
-    jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
+    stores.jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
     return;
   }
   const tool = record.definition;
   // Tool play calls the tool many times with made-up arguments: a method that may change data is
   // played only where the tenant allows it, or against a simulated copy of the tool.
-  const sideEffects = sideEffectMode(record, await tenant.sideEffectSettings(), env.SIMULATED_WORLD_ORIGIN);
+  const sideEffects = sideEffectMode(record, await stores.settings.sideEffects(), env.SIMULATED_WORLD_ORIGIN);
   if (sideEffects.mode === "skipped") {
-    jobs.finish(job.id, "failed", { tool: tool.name, skipped: true, error: `skipped: ${sideEffects.reason}` });
+    stores.jobs.finish(job.id, "failed", { tool: tool.name, skipped: true, error: `skipped: ${sideEffects.reason}` });
     return;
   }
   const simulate = sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined;
   const client = createModelClient(model.config, { fetch: modelTransport(env, model.config) });
   const call = async (args: Record<string, unknown>) => {
-    const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, {
+    const outcome = await invokeTool(env, tenantId, stores, tool.name, args, {
       adaptDefinition: (def) => exploratoryDefinition(def, args),
       ...(simulate === undefined ? {} : { simulate }),
     });
@@ -87,14 +87,14 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
       },
       onCheckpoint(state) {
         progress.checkpoint = state;
-        jobs.progress(job.id, { ...progress }, { ...state.usage });
+        stores.jobs.progress(job.id, { ...progress }, { ...state.usage });
       },
     },
   );
 
   let version: number | null = null;
   if (result.improved) {
-    const current = (await tenant.currentProtocols([tool.name]))[0];
+    const current = (await stores.protocols.currentMany([tool.name]))[0];
     const base = current !== undefined && current.hash === record.hash ? ((await env.PROTOCOLS.get(current.kvKey, "json")) as Record<string, unknown> | null) : null;
     const top = result.demonstrations[0];
     const protocol = {
@@ -110,11 +110,11 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
     // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
     const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
-    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
+    version = (await stores.protocols.record({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
   }
   const { checkpoint: _checkpoint, ...shown } = progress;
-  jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
-  jobs.finish(job.id, "succeeded", {
+  stores.jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
+  stores.jobs.finish(job.id, "succeeded", {
     tool: tool.name,
     improved: result.improved,
     version,

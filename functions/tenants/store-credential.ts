@@ -12,7 +12,7 @@ export interface NewCredential {
 }
 
 /** Seal a tool credential with the service secret and store it (replacing the scope's previous one). */
-export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["putCredential"]> {
+export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["registry"]["putCredential"]> {
   const serviceSecret = env.CREDENTIALS_KEY;
   if (serviceSecret === undefined || serviceSecret.length < 16) {
     throw new Failure("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
@@ -23,7 +23,7 @@ export async function storeCredential(env: Env, tenantId: string, tenant: Tenant
   if (problem !== undefined) throw new Failure("invalid-request", "The credential value cannot be sent as given.", [{ path: "value", message: problem }]);
   const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const sealed = await sealSecret(serviceSecret, tenantId, id, credential.value);
-  return tenant.putCredential({
+  return tenant.registry.putCredential({
     id,
     scope: credential.scope,
     scheme: credential.scheme,

@@ -1,3 +1,4 @@
+import { tenantObject } from "../helpers/tenant-object";
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, type TestService } from "../helpers/service";
@@ -134,11 +135,8 @@ describe("POST /v1/route within a token budget", () => {
 
   it("recomputes a stored view when the shown description changes (a probed or optimised one)", async () => {
     const tool = await service.json<{ hash: string }>("GET", "/v1/tools/weatherForecast3", { key: tenant.key });
-    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const object = namespace.get(namespace.idFromName(tenant.id)) as unknown as {
-      recordProtocol(entry: Record<string, unknown>): Promise<unknown>;
-    };
-    await object.recordProtocol({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
+    const object = await tenantObject(service, tenant.id);
+    await object.store("protocols").record({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
     const res = await route({ task: "weather forecast for a city provider 3", k: 12 });
     const entry = res.body.tools.find((t) => t.function.name === "weatherForecast3");
     expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");

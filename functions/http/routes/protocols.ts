@@ -20,9 +20,9 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      const tool = await c.var.tenant.getTool(name);
+      const tool = await c.var.tenant.registry.getTool(name);
       if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
-      const [current] = await c.var.tenant.currentProtocols([name]);
+      const [current] = await c.var.tenant.protocols.currentMany([name]);
       if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
       const protocol = await c.env.PROTOCOLS.get(current.kvKey, "json");
       return c.json({ ...current, stale: current.hash !== tool.hash, protocol: protocol as Record<string, unknown> | null }, 200);
@@ -41,9 +41,9 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      if ((await c.var.tenant.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
-      const [current] = await c.var.tenant.currentProtocols([name]);
-      const versions = await c.var.tenant.protocolVersions(name);
+      if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      const [current] = await c.var.tenant.protocols.currentMany([name]);
+      const versions = await c.var.tenant.protocols.versions(name);
       return c.json({ current: current === undefined ? null : { ...current }, versions: versions.map((v) => ({ ...v })) }, 200);
     },
   );
@@ -61,7 +61,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { name } = c.req.valid("param");
       const { version } = c.req.valid("json");
-      const current = await c.var.tenant.pinProtocol(name, version ?? undefined);
+      const current = await c.var.tenant.protocols.pin(name, version ?? undefined);
       if (current === undefined) throw new ApiError("not-found", version === null ? `${name} has no protocol.` : `${name} has no protocol version ${version}.`);
       return c.json({ ...current }, 200);
     },

@@ -1,0 +1,25 @@
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { TestService } from "./service";
+
+/** A tenant's Durable Object as a Node test drives it (see test-worker.ts for the hooks). */
+export interface TestTenantObject {
+  simulateEviction(): Promise<void>;
+  storageBytes(): Promise<number>;
+  /** One store of the object, as the Worker sees it over RPC. */
+  store<K extends keyof TenantApi>(name: K): TenantApi[K];
+}
+
+export async function tenantObject(service: TestService, tenantId: string): Promise<TestTenantObject> {
+  const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+  const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
+    simulateEviction(): Promise<void>;
+    storageBytes(): Promise<number>;
+    storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
+  };
+  return {
+    simulateEviction: () => stub.simulateEviction(),
+    storageBytes: () => stub.storageBytes(),
+    store: <K extends keyof TenantApi>(name: K) =>
+      new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
+  };
+}

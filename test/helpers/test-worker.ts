@@ -1,0 +1,26 @@
+/**
+ * The service's Worker as integration tests run it: exactly what ships, plus a tenant object
+ * class with one test-only hook, so the hook is never on the production object's RPC surface.
+ */
+import { TenantObject } from "../../durable-objects/tenant-object";
+
+export * from "../../functions/index";
+export { default } from "../../functions/index";
+
+/**
+ * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
+ * SQLite, as after a real eviction), and a call into one store, for tests that drive the object
+ * from Node, where Miniflare's stubs reach top-level methods only, not sub-objects.
+ */
+export class EvictableTenantObject extends TenantObject {
+  simulateEviction(): void {
+    TenantObject.reopen(this);
+  }
+
+  storeCall(store: string, method: string, args: unknown[]): unknown {
+    const target = (this as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
+    const fn = target?.[method];
+    if (typeof fn !== "function") throw new Error(`no store method ${store}.${method}`);
+    return fn.apply(target, args);
+  }
+}
