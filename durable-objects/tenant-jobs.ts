@@ -191,4 +191,13 @@ export class TenantJobs extends RpcTarget {
   modelTokensSince(sinceIso: string): number {
     return oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?", sinceIso)?.n ?? 0;
   }
+
+  /** Every probe job's items (tool, status, detail JSON), oldest job and update first. */
+  probeItems(): { tool: string; status: string; detail: string }[] {
+    return allRows(
+      this.#sql,
+      `SELECT i.tool, i.status, i.detail FROM job_items i JOIN jobs j ON j.id = i.job_id
+       WHERE j.kind = 'probe' ORDER BY j.created_at ASC, i.updated_at ASC`,
+    );
+  }
 }

@@ -1,17 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
-import type { FeedbackInput } from "../functions/chain/feedback";
 import { success, type FailureData, type Outcome } from "../functions/failures";
 import { runJob } from "../functions/jobs/run-job";
 import type { RouteFamily } from "../functions/quotas/settings";
 import type { FeedbackResult } from "../functions/routing/graph";
 import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";
 import { RunSlots } from "./run-slots";
-import { asLocal } from "./tenant-api";
+import { asLocal, type Remote, type TenantApi } from "./tenant-api";
 import { TenantActivity } from "./tenant-activity";
 import { TenantEvents } from "./tenant-events";
-import { batchEvaluations, batchItemProblem } from "./tenant-feedback";
+import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "./tenant-feedback";
 import { TenantIdempotency } from "./tenant-idempotency";
 import { TenantJobs } from "./tenant-jobs";
 import { TenantOptimization } from "./tenant-optimization";
@@ -134,6 +133,13 @@ export class TenantObject extends DurableObject<Env> {
     }
   }
 
+  /** Feedback (eq. 6–8): scores for named tools, or one score for a stored run's tool calls. */
+  applyFeedback(item: FeedbackInput): Outcome<FeedbackResult> {
+    const resolved = resolveFeedback(item, (id) => this.#stores.runs.get(id));
+    if ("refused" in resolved) return { ok: false, problem: resolved.refused };
+    return this.#stores.routing.applyScores(resolved.evaluation);
+  }
+
   /** Batched feedback: every item resolved against its run and applied in one transaction, or none (tenant-feedback.ts). */
   applyFeedbackBatch(items: FeedbackInput[]): Outcome<FeedbackResult[]> {
     const { runs, routing } = this.#stores;
@@ -218,6 +224,11 @@ function openStores(ctx: DurableObjectState, armAlarm: () => Promise<void>): Ten
     }),
     idempotency: new TenantIdempotency(sql),
     optimization: new TenantOptimization(sql, settings, (tool) => jobs.optimizationPending(tool)),
-    activity: new TenantActivity(sql),
+    activity: new TenantActivity(runs, jobs),
   };
 }
+
+/** Compile-time proof that the class offers the surface callers are typed against, with the same types. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type SurfaceMatches = Same<Pick<Remote<TenantObject>, keyof TenantApi>, TenantApi>;
+export const SURFACE_CHECK: SurfaceMatches = true;

@@ -88,4 +88,14 @@ export class TenantRuns extends RpcTarget {
       }
     }
   }
+
+  /** The newest runs with their stored records, newest first. */
+  newest(limit: number): { id: string; created_at: string; status: string; task: string; record: string }[] {
+    return allRows(this.#sql, "SELECT id, created_at, status, task, record FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", limit);
+  }
+
+  /** The newest evaluated runs: the evaluator's request and its scores (JSON), newest first. */
+  newestEvaluations(limit: number): { payload: string; scores: string }[] {
+    return allRows(this.#sql, "SELECT payload, scores FROM evaluation_queue WHERE scores IS NOT NULL ORDER BY done_at DESC LIMIT ?", limit);
+  }
 }

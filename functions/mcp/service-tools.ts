@@ -1,7 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { feedbackEvaluation } from "../chain/feedback";
 import { startRun } from "../chain/start-run";
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { unwrap } from "../failures";
@@ -142,8 +141,7 @@ const giveFeedback = defineTool({
       args.run_id !== undefined
         ? { runId: args.run_id, score: args.score ?? 0 }
         : { tools: args.tools ?? [], scores: args.scores ?? (args.tools ?? []).map(() => args.score ?? 0) };
-    const evaluation = await feedbackEvaluation(tenant, input);
-    const result = unwrap(await tenant.routing.applyScores(evaluation));
+    const result = unwrap(await tenant.applyFeedback(input));
     return jsonResult({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] });
   },
 });

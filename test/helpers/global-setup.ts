@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 
 /**
  * Bundle the service and the simulated world once per test run, with wrangler itself (the same
@@ -13,7 +13,6 @@ export default function setup(): void {
     ["wrangler.world.toml", ".test-build/world", []],
   ];
   for (const [config, outdir, entry] of builds) {
-    rmSync(outdir, { recursive: true, force: true }); // a stale bundle of another entry name must not be picked up
     execFileSync(wrangler, ["deploy", ...entry, "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },

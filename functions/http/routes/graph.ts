@@ -1,5 +1,4 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { feedbackEvaluation } from "../../chain/feedback";
 import { toDot } from "../../routing/graph-dot";
 import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
@@ -146,8 +145,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const evaluation = await feedbackEvaluation(c.var.tenant, body);
-      const result = unwrap(await c.var.tenant.routing.applyScores(evaluation));
+      const result = unwrap(await c.var.tenant.applyFeedback(body));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
     },
   );
