@@ -9,13 +9,13 @@
  * - firstCallMs: inside the isolate, from `run()` entry (before QuickJS is loaded) to the first
  *   `tools.x()` reaching the host bridge (functions/sandbox/isolate/harness-entry.ts);
  * - isolateMs (the attempt's durationMs): host side, Worker Loader load → result back
- *   (functions/chain/isolate-executor.ts) — the whole sandboxed attempt, tool calls included;
+ *   (functions/sandbox/host/isolate-executor.ts) — the whole sandboxed attempt, tool calls included;
  * - tool ms: each trace entry's durationMs (the tool call itself in the gateway: argument
  *   validation, the request to the world, response handling);
  * - per-call overhead: (isolateMs of the 20-call run − isolateMs of the 1-call run) / 19, per
  *   interleaved pair, and that minus the mean tool ms of the 20-call run (the sandbox's share).
  *
- * Both isolate modes of functions/chain/isolate-executor.ts are measured, each in its own service
+ * Both isolate modes of functions/sandbox/host/isolate-executor.ts are measured, each in its own service
  * (the `SANDBOX_ISOLATE` var): `tenant` (default: one warm isolate per tenant, LOADER.get, fresh
  * QuickJS runtime per attempt) and `fresh` (a new isolate per attempt, LOADER.load).
  *

@@ -1,4 +1,4 @@
-import { runTools, type StoredRun } from "../functions/chain/start-run";
+import { runTools, type StoredRun } from "../functions/chain/stored-run";
 import type { FailureData } from "../functions/failures";
 import type { Evaluation } from "../functions/routing/graph";
 import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";

@@ -26,6 +26,7 @@ import {
   type Trajectory,
 } from "../functions/routing/graph";
 import { applyFeedbackBatch } from "../functions/routing/graph/feedback-batch";
+import { attachTrajectories } from "../functions/routing/graph/graph-codec";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
 import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type BudgetedAnswer, type ToolViews } from "../functions/routing/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
@@ -39,6 +40,7 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
 import type { TenantEvents, ToolsChange } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
+import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
 import { allRows, run } from "./sql";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
@@ -94,6 +96,10 @@ function shortDescription(def: ToolDefinition | undefined): string {
 
 interface Loaded {
   graph: ToolGraph;
+  /** The graph as loaded: from stored edges (trajectories attached on demand) or rebuilt. */
+  stored: LoadedGraph;
+  /** How this state was loaded (for tests and benchmarks). */
+  report: LoadReport;
   index: ToolIndex;
   defs: Map<string, ToolDefinition>;
   hashes: Map<string, string>;
@@ -115,6 +121,7 @@ interface Loaded {
 export class TenantRouting extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #sources: RoutingSources;
+  readonly #store: RoutingStore;
   #state: Loaded | undefined;
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
@@ -123,6 +130,7 @@ export class TenantRouting extends RpcTarget {
     super();
     this.#sql = sql;
     this.#sources = sources;
+    this.#store = new RoutingStore(sql);
     sources.events.onToolsChanged((change) => this.#toolsChanged(change));
     sources.events.onProtocolChanged((tool) => this.#protocolChanged(tool));
   }
@@ -156,27 +164,49 @@ export class TenantRouting extends RpcTarget {
     return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [] });
   }
 
-  /** Build the in-memory state from storage, once per object lifetime. */
+  /**
+   * The in-memory state, once per object lifetime: the stored index and graph edges when they
+   * are current (routing-store.ts), else rebuilt from the rows and stored. Synchronous, so no
+   * request sees a half-loaded state.
+   */
   #load(): Loaded {
     if (this.#state !== undefined) return this.#state;
     const defs = this.#sources.catalog.definitions();
+    const names = new Set(defs.keys());
     const hashes = this.#sources.catalog.hashes();
-    const graph = createGraph(this.#settings());
-    addTools(graph, [...defs.keys()]);
+    const settings = this.#settings();
+    let stored = this.#store.loadGraph(names, settings);
+    const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt" };
+    if (stored === undefined) {
+      const graph = createGraph(settings);
+      addTools(graph, [...defs.keys()]);
+      const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
+      // Stored trajectories may name tools deleted since; their transitions simply do not count.
+      addTrajectories(graph, rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })), { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
+      this.#store.saveGraph(graph);
+      stored = { graph, complete: true, pendingTrajectories: 0 };
+    }
+    const { graph } = stored;
     for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
       const node = graph.tools.get(row.tool);
       if (node !== undefined) node.score = row.score;
     }
-    const rows = allRows<{ id: string; tools: string; task: string | null }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories ORDER BY rowid");
-    const trajectories = rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] }));
-    // Stored trajectories may name tools deleted since; their transitions simply do not count.
-    addTrajectories(graph, trajectories, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
-    const memory = TaskMemory.build(rows.flatMap((row, i) => (row.task === null ? [] : [{ id: row.id, task: row.task, tools: trajectories[i]?.tools ?? [] }])));
+    const tasks = allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid");
+    const memory = TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
     const hints = this.#hints();
-    const index = ToolIndex.build([...defs.values()].map((def) => this.#document(def, hints)));
+    const loaded = this.#store.loadIndex(names, (name) => {
+      const def = defs.get(name);
+      return def === undefined ? undefined : this.#document(def, hints);
+    });
+    report.index = loaded.how;
     const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
-    this.#state = { graph, index, defs, hashes, flow, memory, hints, siblings: undefined, relevance: new Map() };
+    this.#state = { graph, stored, report, index: loaded.index, defs, hashes, flow, memory, hints, siblings: undefined, relevance: new Map() };
     return this.#state;
+  }
+
+  /** How the current in-memory state was loaded (loads it when needed). */
+  loadReport(): LoadReport {
+    return { ...this.#load().report };
   }
 
   /** Stored tool vectors of one embeddings model (only those of current definitions). */
@@ -223,9 +253,11 @@ export class TenantRouting extends RpcTarget {
   #toolsChanged({ upserted, removed }: ToolsChange): void {
     const state = this.#state;
     if (state !== undefined) {
+      const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
+      // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
+      if (namesChange) this.#store.completeGraph(state.stored);
       for (const { definition: def, hash } of upserted) {
         addTool(state.graph, def.name);
-        state.index.remove(def.name);
         state.defs.set(def.name, def);
         state.hashes.set(def.name, hash);
         // A changed definition has no current protocol yet: its hints no longer apply.
@@ -239,10 +271,12 @@ export class TenantRouting extends RpcTarget {
         state.hashes.delete(name);
         state.hints.delete(name);
       }
+      if (namesChange) this.#store.saveGraph(state.graph);
       state.flow.invalidate();
       state.siblings = undefined;
       state.relevance.clear();
     }
+    this.#store.indexChanged([...upserted.map(({ definition }) => definition.name), ...removed], state?.index);
     for (const name of removed) {
       run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
       run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
@@ -253,15 +287,16 @@ export class TenantRouting extends RpcTarget {
   /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
   #protocolChanged(tool: string): void {
     const state = this.#state;
-    if (state === undefined) return;
+    if (state === undefined) {
+      this.#store.indexChanged([tool], undefined);
+      return;
+    }
     const hints = this.#hints();
     const def = state.defs.get(tool);
     state.hints.clear();
     for (const [name, hint] of hints) state.hints.set(name, hint);
-    if (def !== undefined) {
-      state.index.remove(tool);
-      state.index.add(this.#document(def, state.hints));
-    }
+    if (def !== undefined) state.index.add(this.#document(def, state.hints));
+    this.#store.indexChanged([tool], state.index);
     state.flow.invalidate();
     state.relevance.clear();
   }
@@ -421,7 +456,14 @@ export class TenantRouting extends RpcTarget {
   }
 
   #importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): StaticImportResult {
-    const { graph, memory } = this.#load();
+    const state = this.#load();
+    const { graph, memory } = state;
+    if (!state.stored.complete) {
+      // Known ids are checked against what was stored under them (same tools: unchanged; other
+      // tools: a conflict), without attaching every stored trajectory.
+      const known = trajectories.flatMap((t) => allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories WHERE id = ?", t.id));
+      attachTrajectories(graph, known.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })));
+    }
     const result = addTrajectories(graph, trajectories, { unknownTools });
     for (const t of trajectories) {
       const written = run(
@@ -432,6 +474,11 @@ export class TenantRouting extends RpcTarget {
         t.task ?? null,
       );
       if (written > 0 && t.task !== undefined) memory.add({ id: t.id, task: t.task, tools: t.tools });
+    }
+    state.stored.pendingTrajectories += result.added.length;
+    if (state.stored.pendingTrajectories > MAX_PENDING_TRAJECTORIES) {
+      this.#store.saveGraph(graph);
+      state.stored.pendingTrajectories = 0;
     }
     return result;
   }
@@ -472,7 +519,7 @@ export class TenantRouting extends RpcTarget {
 
   /** Observed transitions with their current weights (eq. 6), for pictures of the graph. */
   weightedEdges(): { nodes: { tool: string; score: number }[]; edges: { from: string; to: string; count: number; weight: number }[] } {
-    const { graph } = this.#load();
+    const { graph } = this.#completeLoad();
     const snapshot = exportGraph(graph);
     const observed = new Set(snapshot.edges.map((e) => `${e.from}\u0000${e.to}`));
     const counts = new Map(snapshot.edges.map((e) => [`${e.from}\u0000${e.to}`, e.count]));
@@ -487,7 +534,14 @@ export class TenantRouting extends RpcTarget {
   }
 
   snapshot(): ToolGraphSnapshot {
-    return exportGraph(this.#load().graph);
+    return exportGraph(this.#completeLoad().graph);
+  }
+
+  /** The state with every stored trajectory attached to the graph (exports list them). */
+  #completeLoad(): Loaded {
+    const state = this.#load();
+    this.#store.completeGraph(state.stored);
+    return state;
   }
 
   /**
@@ -512,6 +566,7 @@ export class TenantRouting extends RpcTarget {
       run(this.#sql, "INSERT INTO graph_trajectories (id, tools, task) VALUES (?, ?, ?)", t.id, JSON.stringify(t.tools), tasks.get(t.id) ?? null);
     }
     for (const n of exported.nodes) run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?)", n.tool, n.score);
+    this.#store.dropGraph();
     this.#sources.settings.put("graph", JSON.stringify(exported.settings));
     this.#state = undefined;
     return { missingTools: exported.nodes.map((n) => n.tool).filter((tool) => !defs.has(tool)) };

@@ -55,4 +55,8 @@ export const TENANT_MIGRATIONS = [
      key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, status INTEGER, content_type TEXT,
      body TEXT, created_at INTEGER NOT NULL);
    CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at);`,
+  // Derived state stored so a restarted object loads instead of rebuilding (routing index and
+  // graph edges; stored-blobs.ts): a value in ≤ 1 MiB chunks, with its format and what it was built from.
+  `CREATE TABLE IF NOT EXISTS stored_blobs (name TEXT PRIMARY KEY, format TEXT NOT NULL, chunks INTEGER NOT NULL, bytes INTEGER NOT NULL, stamp TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS stored_blob_chunks (name TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (name, seq));`,
 ] as const;

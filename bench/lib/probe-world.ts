@@ -25,7 +25,7 @@ import { PROBE_PROGRAM_LIMITS } from "../../functions/probing/program-limits";
 
 export { PROBE_PROGRAM_LIMITS };
 
-/** functions/chain/tool-gateway.ts: what the trace keeps of a result, and of an error. */
+/** functions/sandbox/host/tool-gateway.ts: what the trace keeps of a result, and of an error. */
 const MAX_TRACE_RESULT_CHARS = 4_000;
 const MAX_ERROR_CHARS = 600;
 

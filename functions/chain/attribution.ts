@@ -1,5 +1,5 @@
-import type { ProgramError } from "../sandbox";
-import type { TraceEntry } from "../sandbox/isolate/protocol";
+import type { ProgramError } from "../sandbox/types";
+import type { TraceEntry } from "../sandbox/wire";
 
 /**
  * Attributable reflection, first half (§3.3): which tool does a failure belong to? From the

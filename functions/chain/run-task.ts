@@ -1,18 +1,20 @@
 import type { ChatMessage } from "../llm/client";
-import type { TokenUsage } from "../llm/usage";
-import type { ProgramError } from "../sandbox";
-import { extractProgram } from "../sandbox";
-import type { TraceEntry } from "../sandbox/isolate/protocol";
+import { addUsage, ZERO_USAGE, type TokenUsage } from "../llm/usage";
+import { extractProgram } from "../sandbox/extract-program";
+import type { ProgramError } from "../sandbox/types";
+import { callKey, type ReplayRecord, type TraceEntry } from "../sandbox/wire";
 import type { ToolDefinition } from "../tools/definition";
 import { attributeFailure, parseAttributionAnswer } from "./attribution";
 import { attributionMessages, generationMessages, revisionMessages, type EarlierAttempt } from "./prompts";
-import { callKey, type ReplayRecord } from "./tool-gateway";
 import type { ProtocolOverrides } from "./typed-api";
 
 /**
  * One Automatic Tool Chain run (§3): generate a program for the task, execute it, and on failure
  * attribute the error to a tool and regenerate with that tool's full protocol, up to
- * `maxAttempts` programs (the paper's α). Platform-free: the model and the sandbox are passed in.
+ * `maxAttempts` programs (the paper's α). Platform-free: the model, the program isolate (and the
+ * tools it reaches) and every timing come in through `RunDependencies`; the platform side
+ * (`start-run.ts`) wires them. `node scripts/module-reach.mjs functions/chain/run-task.ts`
+ * lists what this module pulls in.
  */
 
 export interface ModelTurn {
@@ -32,8 +34,11 @@ export interface AttemptExecution {
   firstCallMs?: number | undefined;
 }
 
+/** Everything platform-specific a run needs. */
 export interface RunDependencies {
+  /** One model call; `durationMs` is measured by the caller's clock. */
   chat(messages: ChatMessage[], purpose: "generate" | "revise" | "attribute"): Promise<ModelTurn>;
+  /** Run one program with the run's tools; `replay` answers side effects already done. */
   execute(program: string, replay: ReplayRecord[]): Promise<AttemptExecution>;
   /** Progress events, for streaming to chat interfaces. */
   emit?(event: RunEvent): void;
@@ -86,10 +91,6 @@ export interface RunTaskInput {
   feedbackTokenBudget: number;
 }
 
-function add(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
-}
-
 function describeError(error: ProgramError, trace: readonly TraceEntry[]): string {
   const failed = [...trace].reverse().find((t) => !t.ok);
   const lines = [`${error.kind}: ${error.message}`];
@@ -112,7 +113,7 @@ export async function runTask(input: RunTaskInput, deps: RunDependencies): Promi
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const attempts: AttemptRecord[] = [];
   const modelCalls: ModelCallRecord[] = [];
-  let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let usage: TokenUsage = { ...ZERO_USAGE };
   const replay: ReplayRecord[] = [];
   const earlier: EarlierAttempt[] = [];
   let attributed: ToolDefinition | undefined;
@@ -120,7 +121,7 @@ export async function runTask(input: RunTaskInput, deps: RunDependencies): Promi
   const ask = async (messages: ChatMessage[], purpose: "generate" | "revise" | "attribute", attempt: number): Promise<string> => {
     const turn = await deps.chat(messages, purpose);
     modelCalls.push({ purpose, attempt, usage: turn.usage, durationMs: turn.durationMs });
-    usage = add(usage, turn.usage);
+    usage = addUsage(usage, turn.usage);
     return turn.content;
   };
 

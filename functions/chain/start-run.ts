@@ -6,8 +6,9 @@ import { tenantModelConfig } from "../tenants/model-settings";
 import type { ToolDefinition } from "../tools/definition";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
-import { runAttemptInIsolate, type AttemptLimits } from "./isolate-executor";
+import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
+import type { StoredRun } from "./stored-run";
 
 export interface RunSettings {
   maxAttempts: number;
@@ -15,25 +16,11 @@ export interface RunSettings {
   limits: AttemptLimits;
 }
 
-export interface StoredRun extends RunOutcome {
-  id: string;
-  task: string;
-  candidates: string[];
-  candidateSource: "request" | "routing";
-  createdAt: string;
-  timings: { totalMs: number };
-}
 
 /** The stored record of a run that stopped before it had an outcome. */
 function unfinishedRun(id: string, task: string, candidates: string[], candidateSource: StoredRun["candidateSource"], started: number, error: unknown) {
   const reason = error instanceof ModelCallError ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` } : { kind: "internal", message: "The run failed on our side." };
   return { id, task, status: "failed", error: reason, attempts: [], candidates, candidateSource, createdAt: new Date(started).toISOString(), timings: { totalMs: Date.now() - started } };
-}
-
-/** The tool calls a run's final program made (sent or answered from an earlier attempt), in order. */
-export function runTools(run: Pick<StoredRun, "attempts">): string[] {
-  const last = run.attempts[run.attempts.length - 1];
-  return (last?.trace ?? []).filter((t) => t.sent || t.replayed).map((t) => t.tool);
 }
 
 /**

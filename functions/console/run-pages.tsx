@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { StoredRun } from "../chain/start-run";
+import type { StoredRun } from "../chain/stored-run";
 import { tenantOf, type ConsoleEnv } from "./context";
 import { readAnswer } from "./service-api";
 import { MessagePage } from "./views/message";

@@ -55,15 +55,20 @@ export function toProblem(error: unknown): ProblemData {
   return { kind: "internal", detail: "Something went wrong on our side." };
 }
 
-/** A Hono app with the service's validation hook, body limit and error boundary. */
-export function createApp(): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({
+/** A router with the service's validation hook: the root app and every sub-app joined to it. */
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         throw new ApiError("invalid-request", "The request does not match the schema.", issuesToErrors(result.error.issues));
       }
     },
   });
+}
+
+/** The root app: validation hook, body limit and error boundary; sub-apps are joined to it. */
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = createRouter();
 
   // Oversized bodies are refused from Content-Length (or while streaming) before any parsing.
   app.use("*", async (c, next) => {

@@ -12,8 +12,6 @@ function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-const SIGNED_WEBHOOK_PATH = /^\/v1\/webhooks\/[a-z0-9-]+\/tools$/;
-
 /**
  * Tenant authentication: `Authorization: Bearer atc_<tenant>_<secret>`. The key names its tenant;
  * that tenant's object checks the hash, so a revoked key fails on the very next request. A tenant
@@ -22,8 +20,6 @@ const SIGNED_WEBHOOK_PATH = /^\/v1\/webhooks\/[a-z0-9-]+\/tools$/;
  * call to the tenant's object admits the request under the tenant's quota (429 with Retry-After).
  */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
-  // Signed webhooks authenticate by signature, not by key (see routes/webhooks.ts).
-  if (c.req.method === "POST" && SIGNED_WEBHOOK_PATH.test(c.req.path)) return next();
   const address = clientAddress(c.req.raw.headers);
   const blocked = blockedAddress(address);
   const refuse = async (error: ApiError): Promise<ApiError> => blocked ?? (await authFailure(c.env, address, error));

@@ -76,10 +76,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Render a problem as an RFC 9457 response. */
-export function problemResponse(data: ProblemData, instance?: string, headers?: HeadersInit): Response {
+/** A problem as its RFC 9457 document (the body of a response, or the data of a streamed `problem` event). */
+export function problemDocument(data: ProblemData, instance?: string): Problem {
   const kind = PROBLEM_KINDS[data.kind];
-  const body: Problem = {
+  return {
     type: PROBLEM_BASE + data.kind,
     title: kind.title,
     status: kind.status,
@@ -87,6 +87,12 @@ export function problemResponse(data: ProblemData, instance?: string, headers?: 
     ...(instance === undefined ? {} : { instance }),
     ...(data.errors === undefined ? {} : { errors: data.errors }),
   };
+}
+
+/** Render a problem as an RFC 9457 response. */
+export function problemResponse(data: ProblemData, instance?: string, headers?: HeadersInit): Response {
+  const kind = PROBLEM_KINDS[data.kind];
+  const body = problemDocument(data, instance);
   const responseHeaders = new Headers(headers);
   responseHeaders.set("content-type", "application/problem+json");
   if (data.retryAfter !== undefined) responseHeaders.set("retry-after", String(Math.max(1, Math.ceil(data.retryAfter))));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
-import type { JobStores } from "./run-job";
+import type { JobStores } from "./job-stores";
 import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
 import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
-import type { JobStores } from "./run-job";
+import type { JobStores } from "./job-stores";
 import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
-import { runAttemptInIsolate } from "../chain/isolate-executor";
+import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
 import { createModelClient, modelTransport } from "../llm/client";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
 import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";

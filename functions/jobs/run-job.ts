@@ -1,15 +1,6 @@
-import type { TenantJobs } from "../../durable-objects/tenant-jobs";
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { JobStores } from "./job-stores";
 import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
-
-/**
- * What a background job works with: the tenant's registry, protocols and settings (as the remote
- * view, so the code is the same inside and outside the object) and the job store itself, local.
- */
-export interface JobStores extends Pick<TenantApi, "registry" | "protocols" | "settings"> {
-  jobs: TenantJobs;
-}
 
 /** Run one due background job of a tenant to its end (called from the tenant object's alarm). */
 export async function runJob(env: Env, tenantId: string, stores: JobStores, jobId: string): Promise<void> {

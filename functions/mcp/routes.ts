@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../http/app-env";
-import { requireTenant } from "../http/auth";
 import { jsonBody, problems, tenantSecurity } from "../http/openapi-common";
 import { onCancel, watchToolList } from "./list-changed";
 import { tenantMcpServer } from "./server";
@@ -12,12 +11,10 @@ const STREAM_LIFETIME_MS = 10 * 60_000;
 
 /**
  * `/mcp`: the tenant's MCP server (Streamable HTTP, stateless: a server and transport per
- * request, which is what a Worker can hold), authenticated by the tenant key like `/v1`.
- * `/v1/settings/mcp`: the tenant's MCP options.
+ * request, which is what a Worker can hold), on the MCP sub-app (tenant key, like `/v1`).
  */
-export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.use("/mcp", requireTenant);
-  app.all("/mcp", async (c) => {
+export function registerMcpServerRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.all("/", async (c) => {
     const context = { env: c.env, tenantId: c.var.tenantId, tenant: c.var.tenant };
     const server = tenantMcpServer(context);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
@@ -27,11 +24,14 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
     const watch = watchToolList(server, context, { pollMs: Number(c.env.MCP_LIST_CHANGED_POLL_MS ?? DEFAULT_POLL_MS), lifetimeMs: STREAM_LIFETIME_MS });
     return new Response(onCancel(response.body, watch.stop), response);
   });
+}
 
+/** `/v1/settings/mcp`: the tenant's MCP options (on the tenant sub-app). */
+export function registerMcpSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/mcp",
+      path: "/settings/mcp",
       tags: ["settings"],
       summary: "The tenant's MCP server options",
       security: tenantSecurity,
@@ -43,7 +43,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/mcp",
+      path: "/settings/mcp",
       tags: ["settings"],
       summary: "Set the tenant's MCP server options",
       security: tenantSecurity,

@@ -1,5 +1,5 @@
 import { addUsage, ZERO_USAGE, type TokenUsage } from "../llm/usage";
-import type { TraceEntry } from "../sandbox/isolate/protocol";
+import type { TraceEntry } from "../sandbox/wire";
 import type { ToolDefinition } from "../tools/definition";
 import {
   dataFlowCandidates,

@@ -6,7 +6,8 @@ export { sandboxDiagnostics } from "./diagnostics";
 export { loadQuickJs, type QuickJsEngine } from "./engine";
 export { DEFAULT_LIMITS, INTERRUPT_CHECKS_PER_100MS } from "./limits";
 export { runProgram } from "./run-program";
-export { extractProgram, transpile, type TranspileResult } from "./transpile";
+export { extractProgram } from "./extract-program";
+export { transpile, type TranspileResult } from "./transpile";
 export type {
   CallTool,
   ProgramError,

@@ -2,6 +2,7 @@
  * The service's Worker as integration tests run it: exactly what ships, plus a tenant object
  * class with one test-only hook, so the hook is never on the production object's RPC surface.
  */
+import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
 import { TenantObject } from "../../durable-objects/tenant-object";
 
 export * from "../../functions/index";
@@ -13,8 +14,15 @@ export { default } from "../../functions/index";
  * from Node, where Miniflare's stubs reach top-level methods only, not sub-objects.
  */
 export class EvictableTenantObject extends TenantObject {
-  simulateEviction(): void {
+  /** With `olderFormats`, the stored routing index and graph also read as written by an older release. */
+  simulateEviction(options: { olderFormats?: boolean } = {}): void {
+    if (options.olderFormats === true) new RoutingStore(this.ctx.storage.sql).ageFormats();
     TenantObject.reopen(this);
+  }
+
+  /** How the routing state was loaded: stored or rebuilt. */
+  routingLoadReport(): LoadReport {
+    return this.routing.loadReport();
   }
 
   storeCall(store: string, method: string, args: unknown[]): unknown {

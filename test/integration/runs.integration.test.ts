@@ -142,6 +142,22 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(res.body.detail).not.toContain("sk-test-model-key");
   });
 
+  it("streams a failing model endpoint as the same upstream-error problem the JSON answer gives", async () => {
+    model.reset();
+    model.on({ name: "down", answer: { status: 503, body: { error: { message: "overloaded" } } } });
+    const response = await service.fetch("/v1/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ task: "anything", tools: ["getSearchPerson"] }),
+    });
+    const text = await response.text();
+    const problem = /^event: problem\ndata: (.+)$/m.exec(text)?.[1];
+    expect(problem, text).toBeDefined();
+    expect(JSON.parse(problem ?? "{}")).toMatchObject({ type: "https://atc-edge.dev/problems/upstream-error", status: 502, instance: "/v1/runs" });
+    expect(problem).toContain("The model endpoint failed");
+    expect(text).not.toContain("sk-test-model-key");
+  });
+
   it("queues tools that runs keep misusing for optimisation, only when the tenant turned it on", async () => {
     const failing = 'const found = await tools.getSearchPerson({ query: "x" });\nreturn found.nothing.here;';
     const runOnce = async () => {

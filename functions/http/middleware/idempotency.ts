@@ -19,8 +19,7 @@ const IN_FLIGHT_RETRY_SECONDS = 1;
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("idempotency-key");
   if (c.req.method !== "POST" || key === undefined) return next();
-  const tenant = c.var.tenant as AppEnv["Variables"]["tenant"] | undefined;
-  if (tenant === undefined) return next(); // signed webhooks have no tenant key; they dedupe by webhook-id
+  const tenant = c.var.tenant;
   if (!KEY_SHAPE.test(key)) throw new ApiError("invalid-request", "Idempotency-Key must be 1–255 visible ASCII characters.", [{ path: "Idempotency-Key", message: "1–255 visible ASCII characters" }]);
 
   const fingerprint = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);

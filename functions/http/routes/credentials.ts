@@ -45,7 +45,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/credentials",
+      path: "/credentials",
       tags: ["credentials"],
       summary: "Store the credential for a tool or a server (replaces the previous one)",
       security: tenantSecurity,
@@ -66,7 +66,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/credentials",
+      path: "/credentials",
       tags: ["credentials"],
       summary: "List credentials (masked)",
       security: tenantSecurity,
@@ -81,7 +81,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "delete",
-      path: "/v1/credentials/{id}",
+      path: "/credentials/{id}",
       tags: ["credentials"],
       summary: "Delete a credential",
       security: tenantSecurity,

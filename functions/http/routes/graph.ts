@@ -93,7 +93,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/route",
+      path: "/route",
       tags: ["routing"],
       summary: "Which tools next? Ranked candidates, without a model call",
       security: tenantSecurity,
@@ -113,7 +113,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/graph/trajectories",
+      path: "/graph/trajectories",
       tags: ["routing"],
       summary: "Static construction: import tool-call sequences (idempotent per id)",
       security: tenantSecurity,
@@ -133,7 +133,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/feedback",
+      path: "/feedback",
       tags: ["routing"],
       summary: "Dynamic construction: evaluator scores for the tools of one trajectory",
       security: tenantSecurity,
@@ -153,7 +153,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/feedback/batch",
+      path: "/feedback/batch",
       tags: ["routing"],
       summary: "Many feedback items in one request, applied in one transaction: all or none",
       security: tenantSecurity,
@@ -173,7 +173,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/graph",
+      path: "/graph",
       tags: ["routing"],
       summary: "Export the graph (JSON snapshot) or a picture of it (Graphviz DOT)",
       security: tenantSecurity,
@@ -204,7 +204,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/graph",
+      path: "/graph",
       tags: ["routing"],
       summary: "Import a graph snapshot, replacing learned trajectories, scores and settings",
       security: tenantSecurity,
@@ -220,7 +220,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/graph",
+      path: "/settings/graph",
       tags: ["settings"],
       summary: "ToolNet's α (update speed) and β (weight kept from static construction)",
       security: tenantSecurity,
@@ -232,7 +232,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/graph",
+      path: "/settings/graph",
       tags: ["settings"],
       summary: "Change α or β",
       security: tenantSecurity,

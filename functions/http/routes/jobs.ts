@@ -33,7 +33,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/tools/{name}/optimize",
+      path: "/tools/{name}/optimize",
       tags: ["prompt play"],
       summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
       security: tenantSecurity,
@@ -61,7 +61,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/probe",
+      path: "/probe",
       tags: ["probing"],
       summary: "Probe tools in the background (black-box probing, chain of probing)",
       security: tenantSecurity,
@@ -90,7 +90,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/jobs/{id}",
+      path: "/jobs/{id}",
       tags: ["jobs"],
       summary: "A job's status, per-tool progress and token usage",
       security: tenantSecurity,
@@ -108,7 +108,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/jobs",
+      path: "/jobs",
       tags: ["jobs"],
       summary: "Recent jobs",
       security: tenantSecurity,

@@ -11,7 +11,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tools/{name}/protocol",
+      path: "/tools/{name}/protocol",
       tags: ["probing"],
       summary: "The tool's current documented protocol",
       security: tenantSecurity,
@@ -32,7 +32,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tools/{name}/protocol/versions",
+      path: "/tools/{name}/protocol/versions",
       tags: ["probing"],
       summary: "Every protocol version of a tool, and which is current",
       security: tenantSecurity,
@@ -51,7 +51,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/tools/{name}/protocol/pin",
+      path: "/tools/{name}/protocol/pin",
       tags: ["probing"],
       summary: "Pin a version as current (roll back or forward), or unpin with `version: null`",
       security: tenantSecurity,

@@ -10,7 +10,7 @@ export function registerQuotaRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/quotas",
+      path: "/settings/quotas",
       tags: ["settings"],
       summary: "Quotas (defaults unless changed) and today's model tokens",
       security: tenantSecurity,
@@ -22,7 +22,7 @@ export function registerQuotaRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/quotas",
+      path: "/settings/quotas",
       tags: ["settings"],
       summary: "Change quotas (any subset)",
       security: tenantSecurity,

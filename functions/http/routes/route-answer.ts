@@ -69,7 +69,7 @@ export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/routing",
+      path: "/settings/routing",
       tags: ["settings"],
       summary: "The default token budget of routing answers",
       security: tenantSecurity,
@@ -84,7 +84,7 @@ export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/routing",
+      path: "/settings/routing",
       tags: ["settings"],
       summary: "Change the default token budget of routing answers",
       security: tenantSecurity,

@@ -4,8 +4,8 @@ import { startRun, type RunSettings } from "../../chain/start-run";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { Failure } from "../../failures";
-import { ApiError, PROBLEM_BASE, PROBLEM_KINDS } from "../problem";
+import { toProblem } from "../app";
+import { ApiError, problemDocument } from "../problem";
 import { withRunSlot } from "../run-slot";
 
 /**
@@ -58,7 +58,7 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/runs",
+      path: "/runs",
       tags: ["runs"],
       summary: "Solve a task with one generated program calling a chain of tools",
       description: "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
@@ -83,10 +83,8 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
               });
               await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
             } catch (error) {
-              const known = error instanceof ApiError || error instanceof Failure;
-              const kind = known ? error.kind : "internal";
-              const detail = known ? error.detail : "The run failed on our side.";
-              await stream.writeSSE({ event: "problem", data: JSON.stringify({ type: PROBLEM_BASE + kind, title: PROBLEM_KINDS[kind].title, status: PROBLEM_KINDS[kind].status, detail }) });
+              // The headers are sent: the problem goes in the stream, mapped (and logged) as the error boundary does.
+              await stream.writeSSE({ event: "problem", data: JSON.stringify(problemDocument(toProblem(error), c.req.path)) });
             } finally {
               await release();
             }
@@ -105,7 +103,7 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/runs/{id}",
+      path: "/runs/{id}",
       tags: ["runs"],
       summary: "A stored run",
       security: tenantSecurity,
@@ -124,7 +122,7 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/runs",
+      path: "/runs",
       tags: ["runs"],
       summary: "Recent runs",
       security: tenantSecurity,

@@ -31,7 +31,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/optimization",
+      path: "/settings/optimization",
       tags: ["settings"],
       summary: "Automatic prompt optimisation of often-misused tools",
       security: tenantSecurity,
@@ -43,7 +43,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/optimization",
+      path: "/settings/optimization",
       tags: ["settings"],
       summary: "Turn automatic prompt optimisation on or off",
       security: tenantSecurity,
@@ -64,7 +64,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/model",
+      path: "/settings/model",
       tags: ["settings"],
       summary: "The model configuration this tenant's calls use",
       security: tenantSecurity,
@@ -76,7 +76,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/model",
+      path: "/settings/model",
       tags: ["settings"],
       summary: "Override the service's model endpoint, key or model names for this tenant",
       security: tenantSecurity,
@@ -95,7 +95,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "delete",
-      path: "/v1/settings/model",
+      path: "/settings/model",
       tags: ["settings"],
       summary: "Remove the tenant's model override",
       security: tenantSecurity,

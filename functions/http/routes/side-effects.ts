@@ -10,7 +10,7 @@ export function registerSideEffectRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/settings/side-effects",
+      path: "/settings/side-effects",
       tags: ["settings"],
       summary: "Which non-GET operations probing and tool play may call (default: none for real, none simulated)",
       security: tenantSecurity,
@@ -22,7 +22,7 @@ export function registerSideEffectRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/settings/side-effects",
+      path: "/settings/side-effects",
       tags: ["settings"],
       summary: "Replace the side-effect settings",
       description:

@@ -1,13 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
-import { requireAdmin, requireTenant } from "../auth";
 import { tenantStub } from "../../../durable-objects/tenant-api";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { unwrap } from "../../failures";
 import { directory, tenantExists } from "../tenant-directory";
-import { idempotency } from "../middleware/idempotency";
 
 const TenantId = z.string().regex(TENANT_ID_PATTERN, "3–40 characters: a-z, 0-9 and -, not starting or ending with -");
 
@@ -20,14 +18,12 @@ const TenantInfo = Tenant.extend({ toolCount: z.number().int() }).openapi("Tenan
 const CreateTenant = z.object({ id: TenantId, name: z.string().min(1).max(200).optional() }).strict().openapi("CreateTenant");
 const CreateKey = z.object({ label: z.string().max(200).optional() }).strict().openapi("CreateKey");
 
-/** Admin routes (tenants) and a tenant's own key management. */
-export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.use("/admin/*", requireAdmin);
-
+/** Admin routes (on the admin sub-app, under /admin): tenants and their keys. */
+export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/admin/tenants",
+      path: "/tenants",
       tags: ["admin"],
       summary: "Create a tenant and its first API key",
       security: adminSecurity,
@@ -55,7 +51,7 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/admin/tenants",
+      path: "/tenants",
       tags: ["admin"],
       summary: "List tenants",
       security: adminSecurity,
@@ -70,7 +66,7 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/admin/tenants/{tenantId}/keys",
+      path: "/tenants/{tenantId}/keys",
       tags: ["admin"],
       summary: "Issue an API key for a tenant",
       security: adminSecurity,
@@ -88,14 +84,14 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
     },
   );
 
-  app.use("/v1/*", requireTenant);
-  // Idempotency-Key on every tenant POST; it needs the tenant, so it comes right after auth.
-  app.use("/v1/*", idempotency);
+}
 
+/** The calling tenant and its own keys (on the tenant sub-app, under /v1). */
+export function registerTenantKeyRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tenant",
+      path: "/tenant",
       tags: ["tenant"],
       summary: "The calling tenant",
       security: tenantSecurity,
@@ -111,7 +107,7 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/keys",
+      path: "/keys",
       tags: ["tenant"],
       summary: "List API keys (prefixes only)",
       security: tenantSecurity,
@@ -126,7 +122,7 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/keys",
+      path: "/keys",
       tags: ["tenant"],
       summary: "Issue another API key",
       security: tenantSecurity,
@@ -139,7 +135,7 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "delete",
-      path: "/v1/keys/{keyId}",
+      path: "/keys/{keyId}",
       tags: ["tenant"],
       summary: "Revoke an API key, effective immediately",
       security: tenantSecurity,

@@ -17,7 +17,7 @@ export function registerToolExportRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/export/tools",
+      path: "/export/tools",
       tags: ["tools"],
       summary: "Every tool of the tenant as an OpenAI `tools` array or an MCP tool list, with its token count",
       description: "For clients that want everything rather than routing's answer. `tokens.count` is what the `tools` value costs in each request that carries it (o200k_base).",

@@ -76,7 +76,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/tools/import",
+      path: "/tools/import",
       tags: ["tools"],
       summary: "Register tools from an OpenAPI document, a bare list or a remote MCP server",
       description: "Idempotent: tools whose definition is unchanged are left as they are.",
@@ -101,7 +101,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tools",
+      path: "/tools",
       tags: ["tools"],
       summary: "List tools",
       security: tenantSecurity,
@@ -126,7 +126,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/tools/{name}",
+      path: "/tools/{name}",
       tags: ["tools"],
       summary: "Read a tool",
       security: tenantSecurity,
@@ -144,7 +144,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",
-      path: "/v1/tools/{name}",
+      path: "/tools/{name}",
       tags: ["tools"],
       summary: "Create or replace one tool",
       security: tenantSecurity,
@@ -167,7 +167,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "delete",
-      path: "/v1/tools/{name}",
+      path: "/tools/{name}",
       tags: ["tools"],
       summary: "Delete a tool",
       security: tenantSecurity,
@@ -184,7 +184,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/tools/{name}/call",
+      path: "/tools/{name}/call",
       tags: ["tools"],
       summary: "Call a tool with arguments",
       description:

@@ -24,12 +24,12 @@ const Accepted = z
   .object({ jobId: z.string().nullable(), duplicate: z.boolean(), changed: z.array(z.string()), unchanged: z.number().int() })
   .openapi("WebhookAccepted");
 
-/** Webhook secrets (tenant API) and the signed webhook that reports changed tools (CI, catalogues). */
-export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
+/** Webhook secrets (on the tenant sub-app, under /v1). */
+export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/webhooks/secrets",
+      path: "/webhooks/secrets",
       tags: ["webhooks"],
       summary: "Create (rotate) the webhook secret; shown once",
       description: "Earlier secrets keep verifying for `graceSeconds` (default one day) so senders can switch without dropped deliveries.",
@@ -54,7 +54,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/v1/webhooks/secrets",
+      path: "/webhooks/secrets",
       tags: ["webhooks"],
       summary: "Webhook secrets (ids and validity only)",
       security: tenantSecurity,
@@ -69,10 +69,14 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => c.json({ secrets: await c.var.tenant.webhooks.listSecrets() }, 200),
   );
 
+}
+
+/** The signed webhook that reports changed tools (CI, catalogues), on the signed-webhook sub-app under /v1/webhooks: no API key. */
+export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/webhooks/{tenant}/tools",
+      path: "/{tenant}/tools",
       tags: ["webhooks"],
       summary: "Signed webhook: tools changed (Standard Webhooks signature)",
       description:

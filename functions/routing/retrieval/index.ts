@@ -2,6 +2,7 @@
 export { analyze, splitWords } from "./analyze";
 export { cosine, fuseRankings, rankByCosine, RRF_K, type FusionOptions, type Vector } from "./fusion";
 export { hybridSearch, type HybridOptions } from "./hybrid";
+export { INDEX_FORMAT } from "./impact-index";
 export type { Ranked } from "./ranked";
 export { TOOL_DOC_FIELDS, toolDocument, type ToolDoc, type ToolDocField } from "./tool-document";
 export { DEFAULT_TUNING, ToolIndex, type RankingTuning, type SerializedToolIndex } from "./tool-index";

@@ -1,112 +1,95 @@
-import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from "minisearch";
-import { splitWords, termOf } from "./analyze";
-import { sortRanked, type Ranked } from "./ranked";
-import { TOOL_DOC_FIELDS, type ToolDoc, type ToolDocField } from "./tool-document";
+import type { SearchOptions } from "minisearch";
+import { ImpactIndex, INDEX_FORMAT } from "./impact-index";
+import { DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "./minisearch-engine";
+import type { Ranked } from "./ranked";
+import type { ToolDoc } from "./tool-document";
+
+export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
 
 /**
- * Lexical (BM25) ranking of a tenant's tools for a task text, on MiniSearch: no model call,
- * milliseconds at 10,000 tools (figures in bench/retrieval-quality.ts). Tools are added, replaced
- * and removed by name as the registry changes, and the index serialises to plain JSON so a
- * Durable Object can store it and reload it instead of rebuilding.
+ * Lexical (BM25) ranking of a tenant's tools for a task text: no model call, MiniSearch's scoring
+ * computed from precomputed impacts with MaxScore early termination (impact-index.ts), well under
+ * a millisecond at 10,000 tools (figures in bench/retrieval-quality.ts). Tools are added,
+ * replaced and removed by name as the registry changes, and the index serialises to bytes so a
+ * Durable Object can store it and load it instead of rebuilding (routing-index-store.ts).
  */
 
-/** Search-time knobs; defaults measured in bench/retrieval-quality.ts. */
-export interface RankingTuning {
-  /** Weight of each field; 0 leaves the field out of ranking. */
-  boosts: Readonly<Record<ToolDocField, number>>;
-  /** BM25+ parameters: k term saturation, b length normalisation, d floor per matched term. */
-  bm25: { k: number; b: number; d: number };
-  /** Query terms at least this long also match index terms they prefix; 0 turns prefix matching off. */
-  prefixMinLength: number;
-  /** Query terms at least this long match index terms within 20% edits; 0 turns fuzzy matching off. */
-  fuzzyMinLength: number;
-}
-
-export const DEFAULT_TUNING: RankingTuning = {
-  // Words that name the tool (name, path, summary, tags) count double; parameter descriptions are
-  // mostly boilerplate ("Specify which page to query"). Classic BM25 (d = 0) measured best.
-  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5 },
-  bm25: { k: 1.2, b: 0.75, d: 0 },
-  prefixMinLength: 0,
-  fuzzyMinLength: 0,
-};
-
-/**
- * Serialised index. `format` names the text analysis too: an index stored by an older analysis
- * would hold terms that new queries never produce, so it is refused and must be rebuilt.
- */
+/** JSON-safe form of the index (its bytes in base64); the Durable Object stores the bytes themselves. */
 export interface SerializedToolIndex {
-  format: typeof FORMAT;
-  index: AsPlainObject;
+  format: typeof INDEX_FORMAT;
+  bytes: string;
 }
-
-const FORMAT = "atc-tool-index/3";
-
-const ENGINE_OPTIONS: Options<ToolDoc> = {
-  idField: "name",
-  fields: [...TOOL_DOC_FIELDS],
-  storeFields: [],
-  tokenize: splitWords,
-  processTerm: termOf,
-};
 
 /** Tuning of the fallback search for a task whose words match no tool exactly. */
 const LOOSE_TUNING: Pick<RankingTuning, "prefixMinLength" | "fuzzyMinLength"> = { prefixMinLength: 4, fuzzyMinLength: 5 };
 
 export class ToolIndex {
-  private readonly searchOptions: SearchOptions;
-  private readonly looseOptions: SearchOptions;
+  readonly #index: ImpactIndex;
+  /** Set when the tuning asks for prefix or fuzzy matching, which only MiniSearch does. */
+  readonly #partialOptions: SearchOptions | undefined;
+  readonly #looseOptions: SearchOptions;
 
-  private constructor(
-    private readonly engine: MiniSearch<ToolDoc>,
-    tuning: Partial<RankingTuning>,
-  ) {
-    this.searchOptions = toSearchOptions({ ...DEFAULT_TUNING, ...tuning });
-    this.looseOptions = toSearchOptions({ ...DEFAULT_TUNING, ...tuning, ...LOOSE_TUNING });
+  private constructor(index: ImpactIndex, tuning: RankingTuning) {
+    this.#index = index;
+    this.#partialOptions = tuning.prefixMinLength > 0 || tuning.fuzzyMinLength > 0 ? toSearchOptions(tuning) : undefined;
+    this.#looseOptions = toSearchOptions({ ...tuning, ...LOOSE_TUNING });
   }
 
   /** Index of `docs`; a later doc with an already-seen name replaces the earlier one. */
   static build(docs: Iterable<ToolDoc>, tuning: Partial<RankingTuning> = {}): ToolIndex {
-    const index = new ToolIndex(new MiniSearch<ToolDoc>(ENGINE_OPTIONS), tuning);
+    const resolved = { ...DEFAULT_TUNING, ...tuning };
+    const index = ImpactIndex.empty(resolved);
     for (const doc of docs) index.add(doc);
-    return index;
+    return new ToolIndex(index, resolved);
+  }
+
+  /** Index restored from `toBytes()`; throws (asking for a rebuild) on another format. */
+  static fromBytes(bytes: Uint8Array, tuning: Partial<RankingTuning> = {}): ToolIndex {
+    const resolved = { ...DEFAULT_TUNING, ...tuning };
+    return new ToolIndex(ImpactIndex.fromBytes(bytes, resolved), resolved);
   }
 
   /** Index restored from `toJSON()` output (object or its JSON text); throws on another format. */
   static fromJSON(json: SerializedToolIndex | string, tuning: Partial<RankingTuning> = {}): ToolIndex {
-    const data: unknown = typeof json === "string" ? JSON.parse(json) : json;
-    if (!isSerialized(data)) throw new Error(`not a serialised tool index of format ${FORMAT}; rebuild it from the tools`);
-    return new ToolIndex(MiniSearch.loadJS<ToolDoc>(data.index, ENGINE_OPTIONS), tuning);
+    let data: unknown;
+    try {
+      data = typeof json === "string" ? JSON.parse(json) : json;
+    } catch {
+      data = undefined;
+    }
+    if (!isSerialized(data)) throw new Error(`not a serialised tool index of format ${INDEX_FORMAT}; rebuild it from the tools`);
+    return ToolIndex.fromBytes(fromBase64(data.bytes), tuning);
   }
 
   /** Number of tools in the index. */
   get size(): number {
-    return this.engine.documentCount;
+    return this.#index.size;
   }
 
   /** True when a tool of this name is indexed. */
   has(name: string): boolean {
-    return this.engine.has(name);
+    return this.#index.has(name);
+  }
+
+  /** Names of the indexed tools. */
+  names(): string[] {
+    return this.#index.names();
   }
 
   /** Adds a tool, or replaces the indexed tool of the same name. */
   add(doc: ToolDoc): void {
-    if (this.engine.has(doc.name)) this.engine.replace(doc);
-    else this.engine.add(doc);
+    this.#index.add(doc);
   }
 
   /** Removes a tool by name; false when it was not indexed. */
   remove(name: string): boolean {
-    if (!this.engine.has(name)) return false;
-    // discard needs only the id, so the index need not keep every tool's text. Its postings are
-    // dropped lazily (on the next query that meets them, or by MiniSearch's background vacuum).
-    this.engine.discard(name);
-    return true;
+    return this.#index.remove(name);
   }
 
   /** The `k` tools most relevant to `text`, best first; empty when no word of `text` is indexed. */
   search(text: string, k = 10): Ranked[] {
-    return this.#search(text, k, this.searchOptions);
+    if (this.#partialOptions !== undefined) return engineSearch(this.#index.looseEngine(), text, k, this.#partialOptions);
+    return this.#index.search(text, k);
   }
 
   /**
@@ -114,46 +97,35 @@ export class ToolIndex {
    * index terms they begin ("direct" → "director") or nearly spell (20% edits).
    */
   looseSearch(text: string, k = 10): Ranked[] {
-    return this.#search(text, k, this.looseOptions);
+    return engineSearch(this.#index.looseEngine(), text, k, this.#looseOptions);
   }
 
-  #search(text: string, k: number, options: SearchOptions): Ranked[] {
-    const limit = Math.floor(k);
-    if (limit <= 0 || this.engine.documentCount === 0) return [];
-    // MiniSearch returns every matching tool, best first; only the top k (and tools tied with
-    // the k-th) are copied, and name breaks ties so results survive a rebuild or reload unchanged.
-    const results = this.engine.search(text, options);
-    const ranked: Ranked[] = [];
-    for (const result of results) {
-      const last = ranked[ranked.length - 1];
-      if (ranked.length >= limit && last !== undefined && result.score < last.score) break;
-      if (typeof result.id === "string") ranked.push({ name: result.id, score: result.score });
-    }
-    return sortRanked(ranked).slice(0, limit);
+  /** The index as bytes, for storage; restore with `ToolIndex.fromBytes`. */
+  toBytes(): Uint8Array {
+    return this.#index.toBytes();
   }
 
-  /** Plain-data snapshot of the index, for storage; restore with `ToolIndex.fromJSON`. */
+  /** JSON-safe snapshot of the index; restore with `ToolIndex.fromJSON`. */
   toJSON(): SerializedToolIndex {
-    return { format: FORMAT, index: this.engine.toJSON() };
+    return { format: INDEX_FORMAT, bytes: toBase64(this.toBytes()) };
   }
-}
-
-function toSearchOptions(tuning: RankingTuning): SearchOptions {
-  // MiniSearch reads a boost of 0 as 1, so zero-weight fields are left out of `fields` instead.
-  const fields = TOOL_DOC_FIELDS.filter((field) => tuning.boosts[field] > 0);
-  const { prefixMinLength, fuzzyMinLength } = tuning;
-  return {
-    fields,
-    boost: { ...tuning.boosts },
-    bm25: { ...tuning.bm25 },
-    combineWith: "OR",
-    prefix: prefixMinLength > 0 ? (term: string) => term.length >= prefixMinLength : false,
-    fuzzy: fuzzyMinLength > 0 ? (term: string) => (term.length >= fuzzyMinLength ? 0.2 : false) : false,
-  };
 }
 
 function isSerialized(data: unknown): data is SerializedToolIndex {
   if (typeof data !== "object" || data === null) return false;
   const record = data as Record<string, unknown>;
-  return record.format === FORMAT && typeof record.index === "object" && record.index !== null;
+  return record.format === INDEX_FORMAT && typeof record.bytes === "string";
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }

@@ -8,7 +8,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import quickjsWasm from "./quickjs.wasm";
 import { executeProgram, loadQuickJs } from "../index";
 import type { ProgramResult } from "../types";
-import type { IsolateRunRequest, IsolateRunResult, ToolsCapability, TraceEntry } from "./protocol";
+import type { IsolateRunRequest, IsolateRunResult, ToolsCapability, TraceEntry } from "../wire";
 
 interface IsolateEnv {
   TOOLS: ToolsCapability;

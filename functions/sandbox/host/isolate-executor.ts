@@ -1,9 +1,9 @@
 import { exports } from "cloudflare:workers";
-import harnessSource from "../sandbox/generated/harness.js.txt";
-import quickjsBytes from "../sandbox/generated/quickjs.wasm.bin";
-import type { ProgramError } from "../sandbox";
-import type { IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../sandbox/isolate/protocol";
-import type { CallContext, GatewayProps } from "./tool-gateway";
+import harnessSource from "../generated/harness.js.txt";
+import quickjsBytes from "../generated/quickjs.wasm.bin";
+import type { ProgramError } from "../types";
+import type { CallContext, IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../wire";
+import type { GatewayProps } from "./tool-gateway";
 
 /** Limits of one program attempt, checked inside (QuickJS) and outside (the host deadline). */
 export interface AttemptLimits extends IsolateLimits {

@@ -1,4 +1,13 @@
-import type { ProgramResult, RunOptions } from "../types";
+import canonicalize from "canonicalize";
+import type { ProgramResult, RunOptions } from "./types";
+
+/**
+ * The wire format between the service and a program isolate: what the host asks the harness
+ * to run (`IsolateRunRequest`), what it answers (`IsolateRunResult`), and what crosses the one
+ * capability the isolate has, `env.TOOLS` (`ToolsCapability`: the harness calls it with a
+ * `CallContext`, the service's tool gateway answers a `ToolCallAnswer`). Types and one pure
+ * function only: both sides, and the platform-free run loop, import it.
+ */
 
 /** One tool call as the run's trace records it. */
 export interface TraceEntry {
@@ -27,10 +36,23 @@ export type ToolCallAnswer =
   | { ok: true; value: unknown; trace: Omit<TraceEntry, "index" | "line"> }
   | { ok: false; error: string; trace: Omit<TraceEntry, "index" | "line"> };
 
-/** Per-attempt rules the harness passes with every call (see ToolGateway). */
+/** A non-GET call that succeeded in an earlier attempt of the same run, with what it returned. */
+export interface ReplayRecord {
+  /** `callKey(tool, arguments)` of the call. */
+  key: string;
+  value: unknown;
+  status?: number;
+}
+
+/** Identity of a call for replay: tool name plus canonical JSON of its arguments. */
+export function callKey(tool: string, args: unknown): string {
+  return `${tool}:${canonicalize(args ?? {}) ?? "{}"}`;
+}
+
+/** Per-attempt rules the harness passes with every call (see host/tool-gateway.ts). */
 export interface CallContext {
   allowed: string[];
-  replay: { key: string; value: unknown; status?: number }[];
+  replay: ReplayRecord[];
   timeoutMs: number;
   maxResponseBytes: number;
   /** Keep whole results in the trace (probing documents tools from them); else results are clipped. */

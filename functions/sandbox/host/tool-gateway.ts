@@ -1,27 +1,15 @@
-import canonicalize from "canonicalize";
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { tenantStub } from "../../durable-objects/tenant-api";
-import type { CallContext, ToolCallAnswer } from "../sandbox/isolate/protocol";
-import { invokeTool } from "../tools/invoke";
-
-/** A non-GET call that succeeded in an earlier attempt of the same run, with what it returned. */
-export type ReplayRecord = CallContext["replay"][number];
-export type { CallContext };
+import { tenantStub } from "../../../durable-objects/tenant-api";
+import { invokeTool } from "../../tools/invoke";
+import { callKey, type CallContext, type ToolCallAnswer } from "../wire";
 
 /** Fixed when the isolate is created: the one tenant whose tools it may call. */
 export interface GatewayProps {
   tenantId: string;
 }
 
-
-
 const MAX_ERROR_CHARS = 600;
 const MAX_TRACE_RESULT_CHARS = 4_000;
-
-/** Identity of a call for replay: tool name plus canonical JSON of its arguments. */
-export function callKey(tool: string, args: unknown): string {
-  return `${tool}:${canonicalize(args ?? {}) ?? "{}"}`;
-}
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… [cut: ${text.length - max} more characters]` : text;

@@ -1,0 +1,161 @@
+import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../functions/routing/graph/graph-codec";
+import { addTrajectories, type GraphSettings, type ToolGraph } from "../functions/routing/graph";
+import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../functions/routing/retrieval";
+import { allRows, oneRow, run } from "./sql";
+import { StoredBlobs } from "./stored-blobs";
+
+/**
+ * The routing state a restarted tenant object loads instead of rebuilding: the retrieval index
+ * (impact-index.ts, ~8 MB at 10,000 tools) and the graph's edge counts (graph-codec.ts), stored
+ * as chunked blobs. Loading is synchronous inside the object's method, so no request can observe
+ * a half-loaded state (a Durable Object runs one synchronous stretch at a time).
+ *
+ * Keeping them current costs little per change:
+ * - index: a tool whose document changed (registered, replaced, removed, new protocol) is noted
+ *   by name; loading re-indexes the noted tools on top of the stored index. The index is
+ *   rewritten once MAX_PENDING_TOOLS are noted, and whenever it had to be rebuilt.
+ * - graph: the stored edges name the last trajectory row they count (`rowid`); trajectories
+ *   imported since are counted on top at load. The edges are rewritten when the set of tools
+ *   changes and once MAX_PENDING_TRAJECTORIES rows have piled up.
+ * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT) makes the stored value unreadable: it is
+ * rebuilt once from the rows and stored again.
+ */
+
+const INDEX_BLOB = "routing-index";
+const GRAPH_BLOB = "routing-graph";
+/** The names of tools re-indexed since the index was stored (a small JSON blob beside it). */
+const PENDING_BLOB = "routing-index-pending";
+const PENDING_FORMAT = "names/1";
+export const MAX_PENDING_TOOLS = 64;
+export const MAX_PENDING_TRAJECTORIES = 512;
+
+export interface LoadedGraph {
+  graph: ToolGraph;
+  /** False while stored trajectories are not attached (see completeGraph). */
+  complete: boolean;
+  /** Trajectory rows imported since the stored edges were written. */
+  pendingTrajectories: number;
+}
+
+/** How a load went, for tests and benchmarks. */
+export interface LoadReport {
+  index: "stored" | "stored+pending" | "rebuilt";
+  graph: "stored" | "rebuilt";
+}
+
+export class RoutingStore {
+  readonly #sql: SqlStorage;
+  readonly #blobs: StoredBlobs;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+    this.#blobs = new StoredBlobs(sql);
+  }
+
+  /**
+   * The index for the current tools: the stored one with noted tools re-indexed, else a fresh
+   * build (then stored). `names` are the registered tools; `documentOf` gives a tool's current
+   * document (undefined when it is gone).
+   */
+  loadIndex(names: ReadonlySet<string>, documentOf: (name: string) => ToolDoc | undefined): { index: ToolIndex; how: LoadReport["index"] } {
+    const stored = this.#blobs.read(INDEX_BLOB, INDEX_FORMAT);
+    if (stored !== undefined) {
+      try {
+        const index = ToolIndex.fromBytes(stored.bytes);
+        const pending = this.#pendingTools();
+        for (const name of pending) {
+          const doc = documentOf(name);
+          if (doc === undefined) index.remove(name);
+          else index.add(doc);
+        }
+        if (sameNames(index.names(), names)) return { index, how: pending.length > 0 ? "stored+pending" : "stored" };
+      } catch {
+        // unreadable: rebuilt below
+      }
+    }
+    const docs: ToolDoc[] = [];
+    for (const name of names) {
+      const doc = documentOf(name);
+      if (doc !== undefined) docs.push(doc);
+    }
+    const index = ToolIndex.build(docs);
+    this.saveIndex(index);
+    return { index, how: "rebuilt" };
+  }
+
+  /** Notes tools whose documents changed; rewrites the stored index when many are noted. */
+  indexChanged(names: readonly string[], index: ToolIndex | undefined): void {
+    if (names.length === 0) return;
+    const pending = new Set(this.#pendingTools());
+    for (const name of names) pending.add(name);
+    if (pending.size <= MAX_PENDING_TOOLS) this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), "");
+    else if (index !== undefined) this.saveIndex(index);
+    // Not loaded: rebuilding once at the next load beats growing the list.
+    else this.dropIndex();
+  }
+
+  dropIndex(): void {
+    this.#blobs.delete(INDEX_BLOB);
+    this.#blobs.delete(PENDING_BLOB);
+  }
+
+  saveIndex(index: ToolIndex): void {
+    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, index.toBytes(), "");
+    this.#blobs.delete(PENDING_BLOB);
+  }
+
+
+  #pendingTools(): string[] {
+    const stored = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
+    return stored === undefined ? [] : (JSON.parse(new TextDecoder().decode(stored.bytes)) as string[]);
+  }
+
+  /**
+   * The graph from stored edges plus trajectories imported since; undefined when nothing usable
+   * is stored (another format, or other tools than `names`).
+   */
+  loadGraph(names: ReadonlySet<string>, settings: GraphSettings | undefined): LoadedGraph | undefined {
+    const stored = this.#blobs.read(GRAPH_BLOB, GRAPH_CODEC_FORMAT);
+    if (stored === undefined) return undefined;
+    const graph = decodeGraph(stored.bytes, settings);
+    if (graph === undefined || !sameNames(graph.tools.keys(), names)) return undefined;
+    const after = Number(stored.stamp);
+    const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", after);
+    const recent = rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] }));
+    addTrajectories(graph, recent, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
+    return { graph, complete: false, pendingTrajectories: recent.length };
+  }
+
+  /** Stores the graph's edges as counting every trajectory row there is now. */
+  saveGraph(graph: ToolGraph): void {
+    const last = oneRow<{ last: number | null }>(this.#sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0;
+    this.#blobs.write(GRAPH_BLOB, GRAPH_CODEC_FORMAT, encodeGraph(graph), String(last));
+  }
+
+  /** Attaches the stored trajectories to a graph loaded from edges, so it can change. */
+  completeGraph(loaded: LoadedGraph): void {
+    if (loaded.complete) return;
+    const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
+    attachTrajectories(loaded.graph, rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })));
+    loaded.complete = true;
+  }
+
+  /** Test hook: marks the stored values as written by an older format, as after an upgrade. */
+  ageFormats(): void {
+    run(this.#sql, "UPDATE stored_blobs SET format = 'older-format/0' WHERE name IN (?, ?)", INDEX_BLOB, GRAPH_BLOB);
+  }
+
+  /** Forget the stored graph (its trajectories were replaced); the next load rebuilds it. */
+  dropGraph(): void {
+    this.#blobs.delete(GRAPH_BLOB);
+  }
+}
+
+function sameNames(a: Iterable<string>, b: ReadonlySet<string>): boolean {
+  let count = 0;
+  for (const name of a) {
+    if (!b.has(name)) return false;
+    count += 1;
+  }
+  return count === b.size;
+}

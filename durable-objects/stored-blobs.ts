@@ -1,0 +1,68 @@
+import { allRows, oneRow, run } from "./sql";
+
+/**
+ * Large binary values in a Durable Object's SQLite storage, split across rows: one row holds at
+ * most 2 MB, and the routing index of 10,000 tools is about 8 MB. Each value carries its format
+ * and a stamp (what it was built from); a reader that expects another format gets nothing and
+ * rebuilds. Writes replace the whole value; callers run them inside the transaction of the change
+ * that made them, so a stored value never disagrees with the rows it was built from.
+ */
+
+/** Bytes per row, well under the platform's 2 MB row limit. */
+export const CHUNK_BYTES = 1 << 20;
+
+export interface StoredBlob {
+  bytes: Uint8Array;
+  stamp: string;
+}
+
+export class StoredBlobs {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  /** The value stored under `name` in `format`; undefined when absent, of another format, or incomplete. */
+  read(name: string, format: string): StoredBlob | undefined {
+    const meta = oneRow<{ format: string; chunks: number; bytes: number; stamp: string }>(
+      this.#sql,
+      "SELECT format, chunks, bytes, stamp FROM stored_blobs WHERE name = ?",
+      name,
+    );
+    if (meta === undefined || meta.format !== format) return undefined;
+    const rows = allRows<{ seq: number; data: ArrayBuffer }>(this.#sql, "SELECT seq, data FROM stored_blob_chunks WHERE name = ? ORDER BY seq", name);
+    if (rows.length !== meta.chunks) return undefined;
+    const bytes = new Uint8Array(meta.bytes);
+    let offset = 0;
+    for (const row of rows) {
+      const chunk = new Uint8Array(row.data);
+      if (offset + chunk.byteLength > bytes.byteLength) return undefined;
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return offset === meta.bytes ? { bytes, stamp: meta.stamp } : undefined;
+  }
+
+  /** Replaces the value under `name`. */
+  write(name: string, format: string, bytes: Uint8Array, stamp: string): void {
+    this.delete(name);
+    let chunks = 0;
+    for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
+      const chunk = bytes.slice(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength));
+      run(this.#sql, "INSERT INTO stored_blob_chunks (name, seq, data) VALUES (?, ?, ?)", name, chunks, chunk.buffer);
+      chunks += 1;
+    }
+    run(this.#sql, "INSERT INTO stored_blobs (name, format, chunks, bytes, stamp) VALUES (?, ?, ?, ?, ?)", name, format, chunks, bytes.byteLength, stamp);
+  }
+
+  /** Updates the stamp of a stored value (its bytes still describe the rows). */
+  restamp(name: string, stamp: string): void {
+    run(this.#sql, "UPDATE stored_blobs SET stamp = ? WHERE name = ?", stamp, name);
+  }
+
+  delete(name: string): void {
+    run(this.#sql, "DELETE FROM stored_blob_chunks WHERE name = ?", name);
+    run(this.#sql, "DELETE FROM stored_blobs WHERE name = ?", name);
+  }
+}

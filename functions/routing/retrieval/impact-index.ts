@@ -1,0 +1,590 @@
+import type MiniSearch from "minisearch";
+import type { AsPlainObject } from "minisearch";
+import { splitWords, termOf } from "./analyze";
+import { loadEngine, type RankingTuning } from "./minisearch-engine";
+import { TopK } from "./top-k";
+import type { Ranked } from "./ranked";
+import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
+
+/**
+ * An inverted index built for top-k queries. Every (term, tool) pair holds its precomputed
+ * BM25 impact — the sum over fields of boost × BM25, computed exactly as MiniSearch computes it
+ * (same formula, same order of additions, same incremental field-length averages), so rankings
+ * are identical to MiniSearch's. A query walks the posting lists with MaxScore (Turtle & Flood,
+ * 1995): terms whose combined upper bound cannot lift a tool into the current top k are only
+ * probed for tools the other terms found, so a query does not score every matching tool.
+ *
+ * Changes (add, remove) are recorded and merged into the flat arrays on the next query or
+ * serialisation; impacts depend on corpus-wide statistics, so they are recomputed then (a few
+ * milliseconds per 10,000 tools, against ~1 s to tokenise every tool again). The whole index is
+ * a handful of typed arrays plus two string lists, serialised as bytes (see toBytes).
+ */
+
+const FIELDS = TOOL_DOC_FIELDS.length;
+
+/**
+ * Names the analysis, the documents and this layout: a stored index of another format holds terms
+ * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
+ * tool-document.ts or this file's layout changes what is stored.
+ */
+export const INDEX_FORMAT = "atc-impact-index/1";
+
+/** MaxScore bounds are inflated by this factor so floating-point rounding never prunes a tool that belongs in the top k. */
+const BOUND_SLACK = 1 + 1e-9;
+
+interface Pending {
+  id: number;
+  /** (term id, field id, term frequency) triples. */
+  entries: Int32Array;
+}
+
+/** The arrays that make the index; views into one buffer when loaded from bytes. */
+interface Arrays {
+  /** Field lengths (distinct words) by tool id × field. */
+  fieldLengths: Int32Array;
+  avgFieldLength: Float64Array;
+  /** Term frequencies grouped by term × field: rawOffsets[t × FIELDS + f] … rawOffsets[t × FIELDS + f + 1]. */
+  rawOffsets: Int32Array;
+  rawDocs: Int32Array;
+  rawTfs: Int32Array;
+  /** Impacts grouped by term, tool ids ascending: impactOffsets[t] … impactOffsets[t + 1]. */
+  impactOffsets: Int32Array;
+  impactDocs: Int32Array;
+  impacts: Float64Array;
+  /** Largest impact of each term: its MaxScore upper bound. */
+  maxImpact: Float64Array;
+}
+
+const ARRAY_KINDS = {
+  fieldLengths: Int32Array,
+  avgFieldLength: Float64Array,
+  rawOffsets: Int32Array,
+  rawDocs: Int32Array,
+  rawTfs: Int32Array,
+  impactOffsets: Int32Array,
+  impactDocs: Int32Array,
+  impacts: Float64Array,
+  maxImpact: Float64Array,
+} as const;
+type ArrayName = keyof typeof ARRAY_KINDS;
+const ARRAY_NAMES = Object.keys(ARRAY_KINDS) as ArrayName[];
+
+interface Header {
+  format: string;
+  /** Scoring the impacts were computed with; another tuning recomputes them from the term counts. */
+  scoring: string;
+  names: (string | null)[];
+  terms: string[];
+  count: number;
+  lengths: Record<ArrayName, number>;
+}
+
+/** Fingerprint of what impacts depend on (field boosts and BM25 parameters). */
+function scoringKey(tuning: RankingTuning): string {
+  return JSON.stringify([TOOL_DOC_FIELDS.map((field) => tuning.boosts[field]), tuning.bm25.k, tuning.bm25.b, tuning.bm25.d]);
+}
+
+function emptyArrays(): Arrays {
+  return {
+    fieldLengths: new Int32Array(0),
+    avgFieldLength: new Float64Array(FIELDS),
+    rawOffsets: new Int32Array(1),
+    rawDocs: new Int32Array(0),
+    rawTfs: new Int32Array(0),
+    impactOffsets: new Int32Array(1),
+    impactDocs: new Int32Array(0),
+    impacts: new Float64Array(0),
+    maxImpact: new Float64Array(0),
+  };
+}
+
+export class ImpactIndex {
+  readonly #tuning: RankingTuning;
+  readonly #scoring: string;
+  /** Tool name by id; undefined for a tool removed since the last merge. */
+  #names: (string | undefined)[];
+  #ids: Map<string, number>;
+  #terms: string[];
+  #termIds: Map<string, number>;
+  #count: number;
+  #arrays: Arrays;
+  /** Field lengths of tools added since the last merge (the merged ones are in #arrays). */
+  #pendingLengths: Map<number, Int32Array> = new Map();
+  #pending: Pending[] = [];
+  /** Number of terms the merged raw arrays cover. */
+  #mergedTerms: number;
+  #dirty: boolean;
+  #impactsStale: boolean;
+  #loose: MiniSearch<ToolDoc> | undefined;
+
+  private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays) {
+    this.#tuning = tuning;
+    this.#scoring = scoringKey(tuning);
+    this.#names = header?.names.map((name) => name ?? undefined) ?? [];
+    this.#ids = new Map();
+    this.#names.forEach((name, id) => name !== undefined && this.#ids.set(name, id));
+    this.#terms = header?.terms ?? [];
+    this.#termIds = new Map(this.#terms.map((term, id) => [term, id]));
+    this.#count = header?.count ?? 0;
+    // The averages change in place with every add and remove: never write into the loaded buffer.
+    this.#arrays = arrays === undefined ? emptyArrays() : { ...arrays, avgFieldLength: arrays.avgFieldLength.slice() };
+    this.#mergedTerms = this.#terms.length;
+    this.#dirty = false;
+    this.#impactsStale = header !== undefined && header.scoring !== this.#scoring;
+  }
+
+  static empty(tuning: RankingTuning): ImpactIndex {
+    return new ImpactIndex(tuning);
+  }
+
+  /** Number of tools indexed. */
+  get size(): number {
+    return this.#count;
+  }
+
+  has(name: string): boolean {
+    return this.#ids.has(name);
+  }
+
+  /** Tool names, in id order. */
+  names(): string[] {
+    return this.#names.filter((name): name is string => name !== undefined);
+  }
+
+  /** Adds a tool, or replaces the indexed tool of the same name (as MiniSearch's replace: remove, then add). */
+  add(doc: ToolDoc): void {
+    this.remove(doc.name);
+    const id = this.#names.length;
+    this.#names.push(doc.name);
+    this.#ids.set(doc.name, id);
+    this.#count += 1;
+    const avg = this.#arrays.avgFieldLength;
+    const lengths = new Int32Array(FIELDS);
+    const frequencies = new Map<number, number>();
+    TOOL_DOC_FIELDS.forEach((field, f) => {
+      const words = splitWords(doc[field]);
+      // MiniSearch: a field's length is its distinct words before stemming and stop words;
+      // the average is updated incrementally, in the same order of operations.
+      const length = new Set(words).size;
+      const before = this.#count - 1;
+      avg[f] = ((avg[f] ?? 0) * before + length) / (before + 1);
+      lengths[f] = length;
+      for (const word of words) {
+        const term = termOf(word);
+        if (!term) continue;
+        const key = this.#termId(term) * FIELDS + f;
+        frequencies.set(key, (frequencies.get(key) ?? 0) + 1);
+      }
+    });
+    const entries = new Int32Array(frequencies.size * 3);
+    let i = 0;
+    for (const [key, tf] of frequencies) {
+      entries[i] = Math.floor(key / FIELDS);
+      entries[i + 1] = key % FIELDS;
+      entries[i + 2] = tf;
+      i += 3;
+    }
+    this.#pending.push({ id, entries });
+    this.#pendingLengths.set(id, lengths);
+    this.#changed();
+  }
+
+  /** Removes a tool by name; false when it was not indexed. */
+  remove(name: string): boolean {
+    const id = this.#ids.get(name);
+    if (id === undefined) return false;
+    const avg = this.#arrays.avgFieldLength;
+    const lengths = this.#lengthsOf(id);
+    for (let f = 0; f < FIELDS; f += 1) {
+      // MiniSearch's removeFieldLength, same operations.
+      if (this.#count === 1) avg[f] = 0;
+      else avg[f] = ((avg[f] ?? 0) * this.#count - (lengths[f] ?? 0)) / (this.#count - 1);
+    }
+    this.#count -= 1;
+    this.#ids.delete(name);
+    this.#names[id] = undefined;
+    this.#pendingLengths.delete(id);
+    this.#changed();
+    return true;
+  }
+
+  #lengthsOf(id: number): ArrayLike<number> {
+    const pending = this.#pendingLengths.get(id);
+    if (pending !== undefined) return pending;
+    return this.#arrays.fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS);
+  }
+
+  #termId(term: string): number {
+    let id = this.#termIds.get(term);
+    if (id === undefined) {
+      id = this.#terms.length;
+      this.#terms.push(term);
+      this.#termIds.set(term, id);
+    }
+    return id;
+  }
+
+  #changed(): void {
+    this.#dirty = true;
+    this.#impactsStale = true;
+    this.#loose = undefined;
+  }
+
+  /**
+   * The `k` tools with the highest MiniSearch score for `text` (BM25 per field × boost, summed
+   * over the query's terms, times the number of distinct query terms matched), best first, name
+   * breaking ties.
+   */
+  search(text: string, k: number): Ranked[] {
+    const limit = Math.floor(k);
+    if (limit <= 0 || this.#count === 0) return [];
+    this.#prepare();
+    const { impactOffsets, impactDocs, impacts, maxImpact } = this.#arrays;
+    // Query terms in order (repeats count again, as in MiniSearch); unknown terms match nothing.
+    const order: number[] = [];
+    const unique: number[] = [];
+    const multiplicity: number[] = [];
+    for (const word of splitWords(text)) {
+      const term = termOf(word);
+      if (!term) continue;
+      const id = this.#termIds.get(term);
+      if (id === undefined || impactOffsets[id] === impactOffsets[id + 1]) continue;
+      let slot = unique.indexOf(id);
+      if (slot < 0) {
+        slot = unique.length;
+        unique.push(id);
+        multiplicity.push(0);
+      }
+      multiplicity[slot] = (multiplicity[slot] ?? 0) + 1;
+      order.push(slot);
+    }
+    const m = unique.length;
+    if (m === 0) return [];
+    // Terms by upper bound, ascending: the MaxScore order.
+    const byBound = unique.map((_, slot) => slot).sort((a, b) => bound(a) - bound(b));
+    function bound(slot: number): number {
+      return (multiplicity[slot] ?? 0) * (maxImpact[unique[slot] ?? 0] ?? 0) * BOUND_SLACK;
+    }
+    const ub = byBound.map(bound);
+    const prefixBound = new Float64Array(m + 1);
+    for (let i = 0; i < m; i += 1) prefixBound[i + 1] = (prefixBound[i] ?? 0) + (ub[i] ?? 0);
+    const position = new Int32Array(m);
+    const end = new Int32Array(m);
+    byBound.forEach((slot, i) => {
+      const term = unique[slot] ?? 0;
+      position[i] = impactOffsets[term] ?? 0;
+      end[i] = impactOffsets[term + 1] ?? 0;
+    });
+    const values = new Float64Array(m); // impact by slot for the tool being scored
+    const present = new Uint8Array(m);
+    const top = new TopK(limit);
+    let threshold = -Infinity;
+    // Terms byBound[0 … nonEssential-1] cannot, even all together, reach the threshold alone.
+    let nonEssential = 0;
+    for (;;) {
+      let doc = Number.MAX_SAFE_INTEGER;
+      for (let i = nonEssential; i < m; i += 1) {
+        const p = position[i] ?? 0;
+        if (p < (end[i] ?? 0)) doc = Math.min(doc, impactDocs[p] ?? Number.MAX_SAFE_INTEGER);
+      }
+      if (doc === Number.MAX_SAFE_INTEGER) break;
+      present.fill(0);
+      let partial = 0;
+      let matched = 0;
+      for (let i = nonEssential; i < m; i += 1) {
+        const p = position[i] ?? 0;
+        if (p < (end[i] ?? 0) && impactDocs[p] === doc) {
+          const slot = byBound[i] ?? 0;
+          values[slot] = impacts[p] ?? 0;
+          present[slot] = 1;
+          partial += (multiplicity[slot] ?? 0) * (values[slot] ?? 0);
+          matched += 1;
+          position[i] = p + 1;
+        }
+      }
+      let pruned = false;
+      for (let i = nonEssential - 1; i >= 0; i -= 1) {
+        if ((partial + (prefixBound[i + 1] ?? 0)) * (matched + i + 1) * BOUND_SLACK < threshold) {
+          pruned = true;
+          break;
+        }
+        const p = seek(impactDocs, position[i] ?? 0, end[i] ?? 0, doc);
+        position[i] = p;
+        if (p < (end[i] ?? 0) && impactDocs[p] === doc) {
+          const slot = byBound[i] ?? 0;
+          values[slot] = impacts[p] ?? 0;
+          present[slot] = 1;
+          partial += (multiplicity[slot] ?? 0) * (values[slot] ?? 0);
+          matched += 1;
+        }
+      }
+      if (pruned || partial * matched * BOUND_SLACK < threshold) continue;
+      // The exact score, summed in query order as MiniSearch sums it.
+      let score = 0;
+      for (const slot of order) if (present[slot] === 1) score += values[slot] ?? 0;
+      score *= matched;
+      const name = this.#names[doc];
+      if (name === undefined || !top.offer(score, name)) continue;
+      if (top.full) {
+        threshold = top.worstScore;
+        while (nonEssential < m && (prefixBound[nonEssential + 1] ?? 0) * (nonEssential + 1) < threshold) nonEssential += 1;
+      }
+    }
+    return top.sorted();
+  }
+
+  /** Merge pending changes and recompute impacts when anything changed. */
+  #prepare(): void {
+    if (this.#dirty) this.#merge();
+    if (this.#impactsStale) this.#computeImpacts();
+  }
+
+  /** Folds pending additions and removals into the raw arrays; tool ids become dense again. */
+  #merge(): void {
+    const old = this.#arrays;
+    const termCount = this.#terms.length;
+    const newId = new Int32Array(this.#names.length).fill(-1);
+    const names: string[] = [];
+    this.#names.forEach((name, id) => {
+      if (name === undefined) return;
+      newId[id] = names.length;
+      names.push(name);
+    });
+    const counts = new Int32Array(termCount * FIELDS + 1);
+    const mergedSlots = this.#mergedTerms * FIELDS;
+    for (let slot = 0; slot < mergedSlots; slot += 1) {
+      for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1) if ((newId[old.rawDocs[p] ?? 0] ?? -1) >= 0) counts[slot] = (counts[slot] ?? 0) + 1;
+    }
+    const livePending = this.#pending.filter((pending) => (newId[pending.id] ?? -1) >= 0);
+    for (const { entries } of livePending) {
+      for (let i = 0; i < entries.length; i += 3) {
+        const slot = (entries[i] ?? 0) * FIELDS + (entries[i + 1] ?? 0);
+        counts[slot] = (counts[slot] ?? 0) + 1;
+      }
+    }
+    const rawOffsets = new Int32Array(termCount * FIELDS + 1);
+    for (let slot = 0; slot < termCount * FIELDS; slot += 1) rawOffsets[slot + 1] = (rawOffsets[slot] ?? 0) + (counts[slot] ?? 0);
+    const total = rawOffsets[termCount * FIELDS] ?? 0;
+    const rawDocs = new Int32Array(total);
+    const rawTfs = new Int32Array(total);
+    const cursor = rawOffsets.slice(0, termCount * FIELDS);
+    // Merged postings first, then pending ones: ids only grow, so each list stays sorted by id.
+    for (let slot = 0; slot < mergedSlots; slot += 1) {
+      for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1) {
+        const id = newId[old.rawDocs[p] ?? 0] ?? -1;
+        if (id < 0) continue;
+        const at = cursor[slot] ?? 0;
+        rawDocs[at] = id;
+        rawTfs[at] = old.rawTfs[p] ?? 0;
+        cursor[slot] = at + 1;
+      }
+    }
+    for (const { id, entries } of livePending) {
+      for (let i = 0; i < entries.length; i += 3) {
+        const slot = (entries[i] ?? 0) * FIELDS + (entries[i + 1] ?? 0);
+        const at = cursor[slot] ?? 0;
+        rawDocs[at] = newId[id] ?? 0;
+        rawTfs[at] = entries[i + 2] ?? 0;
+        cursor[slot] = at + 1;
+      }
+    }
+    const fieldLengths = new Int32Array(names.length * FIELDS);
+    this.#names.forEach((name, id) => {
+      const to = newId[id] ?? -1;
+      if (name !== undefined && to >= 0) fieldLengths.set(this.#lengthsOf(id), to * FIELDS);
+    });
+    this.#names = names;
+    this.#ids = new Map(names.map((name, id) => [name, id]));
+    this.#arrays = { ...old, fieldLengths, rawOffsets, rawDocs, rawTfs };
+    this.#pending = [];
+    this.#pendingLengths = new Map();
+    this.#mergedTerms = termCount;
+    this.#dirty = false;
+  }
+
+  /** Impact of each (term, tool): Σ over boosted fields, in field order, of boost × BM25 (MiniSearch's termResults). */
+  #computeImpacts(): void {
+    const arrays = this.#arrays;
+    const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = arrays;
+    const { boosts, bm25 } = this.#tuning;
+    const { k, b, d } = bm25;
+    const n = this.#count;
+    const termCount = this.#mergedTerms;
+    const boosted = TOOL_DOC_FIELDS.flatMap((field, f) => (boosts[field] > 0 ? [[f, boosts[field]] as const] : []));
+    const impactOffsets = new Int32Array(termCount + 1);
+    const impactDocs = new Int32Array(rawDocs.length);
+    const impacts = new Float64Array(rawDocs.length);
+    const maxImpact = new Float64Array(termCount);
+    const sum = new Float64Array(this.#names.length);
+    const seen = new Uint8Array(this.#names.length);
+    const touched = new Int32Array(this.#names.length);
+    let out = 0;
+    for (let t = 0; t < termCount; t += 1) {
+      let touchedCount = 0;
+      for (const [f, fieldBoost] of boosted) {
+        const from = rawOffsets[t * FIELDS + f] ?? 0;
+        const to = rawOffsets[t * FIELDS + f + 1] ?? 0;
+        const matching = to - from;
+        if (matching === 0) continue;
+        const avg = avgFieldLength[f] ?? 0;
+        // calcBM25Score of MiniSearch 7, term for term.
+        const invDocFreq = Math.log(1 + (n - matching + 0.5) / (matching + 0.5));
+        for (let p = from; p < to; p += 1) {
+          const doc = rawDocs[p] ?? 0;
+          const termFreq = rawTfs[p] ?? 0;
+          const fieldLength = fieldLengths[doc * FIELDS + f] ?? 0;
+          const rawScore = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avg)));
+          const weighted = fieldBoost * rawScore;
+          if (seen[doc] === 0) {
+            seen[doc] = 1;
+            sum[doc] = weighted;
+            touched[touchedCount] = doc;
+            touchedCount += 1;
+          } else {
+            sum[doc] = (sum[doc] ?? 0) + weighted;
+          }
+        }
+      }
+      const docs = touched.subarray(0, touchedCount).sort();
+      let max = 0;
+      for (const doc of docs) {
+        const impact = sum[doc] ?? 0;
+        impactDocs[out] = doc;
+        impacts[out] = impact;
+        out += 1;
+        if (impact > max) max = impact;
+        seen[doc] = 0;
+      }
+      maxImpact[t] = max;
+      impactOffsets[t + 1] = out;
+    }
+    this.#arrays = { ...arrays, impactOffsets, impactDocs: impactDocs.slice(0, out), impacts: impacts.slice(0, out), maxImpact };
+    this.#impactsStale = false;
+  }
+
+  /**
+   * A MiniSearch engine over the same term counts, for prefix and fuzzy matching (the rare
+   * fallback when no word of a task is indexed). Built on first use after a change.
+   */
+  looseEngine(): MiniSearch<ToolDoc> {
+    if (this.#loose !== undefined) return this.#loose;
+    this.#prepare();
+    const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = this.#arrays;
+    const documentIds: Record<string, string> = {};
+    const fieldLength: Record<string, number[]> = {};
+    const storedFields: Record<string, Record<string, never>> = {};
+    this.#names.forEach((name, id) => {
+      if (name === undefined) return;
+      documentIds[id] = name;
+      fieldLength[id] = Array.from(fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS));
+      storedFields[id] = {};
+    });
+    const index: [string, Record<string, Record<string, number>>][] = [];
+    for (let t = 0; t < this.#mergedTerms; t += 1) {
+      const data: Record<string, Record<string, number>> = {};
+      let any = false;
+      for (let f = 0; f < FIELDS; f += 1) {
+        const from = rawOffsets[t * FIELDS + f] ?? 0;
+        const to = rawOffsets[t * FIELDS + f + 1] ?? 0;
+        if (from === to) continue;
+        const freqs: Record<string, number> = {};
+        for (let p = from; p < to; p += 1) freqs[rawDocs[p] ?? 0] = rawTfs[p] ?? 0;
+        data[f] = freqs;
+        any = true;
+      }
+      if (any) index.push([this.#terms[t] ?? "", data]);
+    }
+    const plain: AsPlainObject = {
+      documentCount: this.#count,
+      nextId: this.#names.length,
+      documentIds,
+      fieldIds: Object.fromEntries(TOOL_DOC_FIELDS.map((field, f) => [field, f])),
+      fieldLength,
+      averageFieldLength: Array.from(avgFieldLength),
+      storedFields,
+      dirtCount: 0,
+      index,
+      serializationVersion: 2,
+    };
+    this.#loose = loadEngine(plain);
+    return this.#loose;
+  }
+
+  /** The index as bytes: a JSON header (format, names, terms, array lengths), then the typed arrays, each 8-byte aligned. */
+  toBytes(): Uint8Array {
+    this.#prepare();
+    const arrays = this.#arrays;
+    const header: Header = {
+      format: INDEX_FORMAT,
+      scoring: this.#scoring,
+      names: this.#names.map((name) => name ?? null),
+      terms: this.#terms.slice(0, this.#mergedTerms),
+      count: this.#count,
+      lengths: Object.fromEntries(ARRAY_NAMES.map((name) => [name, arrays[name].length])) as Record<ArrayName, number>,
+    };
+    const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+    let size = align(4 + headerBytes.length);
+    for (const name of ARRAY_NAMES) size += align(arrays[name].byteLength);
+    const bytes = new Uint8Array(size);
+    new DataView(bytes.buffer).setUint32(0, headerBytes.length, true);
+    bytes.set(headerBytes, 4);
+    let offset = align(4 + headerBytes.length);
+    for (const name of ARRAY_NAMES) {
+      const array = arrays[name];
+      bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
+      offset += align(array.byteLength);
+    }
+    return bytes;
+  }
+
+  /** Index restored from `toBytes()`; throws (asking for a rebuild) on another format or damaged bytes. */
+  static fromBytes(input: Uint8Array, tuning: RankingTuning): ImpactIndex {
+    const refuse = (why: string): Error => new Error(`not a stored tool index of format ${INDEX_FORMAT} (${why}); rebuild it from the tools`);
+    // Typed-array views need aligned offsets: copy when the bytes do not start on an 8-byte boundary.
+    const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+    if (bytes.byteLength < 4) throw refuse("too short");
+    const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+    if (4 + headerLength > bytes.byteLength) throw refuse("truncated header");
+    let header: Header;
+    try {
+      header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + headerLength))) as Header;
+    } catch {
+      throw refuse("unreadable header");
+    }
+    if (typeof header !== "object" || header === null || header.format !== INDEX_FORMAT) throw refuse("another format");
+    let offset = align(4 + headerLength);
+    const arrays = {} as Record<ArrayName, Int32Array | Float64Array>;
+    for (const name of ARRAY_NAMES) {
+      const Kind = ARRAY_KINDS[name];
+      const length = header.lengths[name];
+      if (!Number.isInteger(length) || offset + length * Kind.BYTES_PER_ELEMENT > bytes.byteLength) throw refuse("truncated arrays");
+      arrays[name] = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, length);
+      offset += align(length * Kind.BYTES_PER_ELEMENT);
+    }
+    return new ImpactIndex(tuning, header, arrays as unknown as Arrays);
+  }
+}
+
+function align(bytes: number): number {
+  return Math.ceil(bytes / 8) * 8;
+}
+
+/** First position in [from, to) whose tool id is ≥ `doc` (galloping, then binary search). */
+function seek(docs: Int32Array, from: number, to: number, doc: number): number {
+  if (from >= to || (docs[from] ?? 0) >= doc) return from;
+  let step = 1;
+  let low = from;
+  let high = from + 1;
+  while (high < to && (docs[high] ?? 0) < doc) {
+    low = high;
+    step *= 2;
+    high = from + step;
+  }
+  high = Math.min(high, to);
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((docs[mid] ?? 0) < doc) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

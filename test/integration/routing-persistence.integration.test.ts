@@ -1,0 +1,148 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+
+/**
+ * The routing index and graph edges are stored and loaded after an eviction instead of rebuilt
+ * (durable-objects/routing-store.ts). A load must give exactly the answers a fresh build gives.
+ */
+
+const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+
+interface LoadReport {
+  index: "stored" | "stored+pending" | "rebuilt";
+  graph: "stored" | "rebuilt";
+}
+interface TenantStub {
+  simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
+  routingLoadReport(): Promise<LoadReport>;
+}
+
+let service: TestService;
+afterAll(async () => service.dispose());
+beforeAll(async () => {
+  service = await startService();
+});
+
+async function stubOf(tenantId: string): Promise<TenantStub> {
+  const ns = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+  return ns.get(ns.idFromName(tenantId)) as unknown as TenantStub;
+}
+
+const TASKS = [
+  "Who directed the movie Inception?",
+  "find the movies of the actor Tom Hanks and their release dates",
+  "what is trending this week on tv",
+  "get the reviews of a movie",
+  "list the collections a company produced",
+  "xyzzy plugh",
+];
+
+/** Route answers for every task: first step, and a fused and a graph step after `previous`. */
+async function answers(key: string, previous: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const task of TASKS) {
+    for (const body of [{ task, k: 10 }, { task, k: 8, previousTool: previous }, { task, k: 8, previousTool: previous, mode: "graph" }]) {
+      const res = await service.json<{ candidates: { name: string; weight: number }[]; via: string }>("POST", "/v1/route", { key, body });
+      expect(res.status).toBe(200);
+      out.push({ via: res.body.via, candidates: res.body.candidates.map((c) => [c.name, c.weight]) });
+    }
+  }
+  return out;
+}
+
+async function setUp(name: string): Promise<{ id: string; key: string; names: string[] }> {
+  const tenant = await createTenant(service, name);
+  await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+  const list = await service.json<{ tools: { name: string }[] }>("GET", "/v1/tools", { key: tenant.key });
+  const names = list.body.tools.map((t) => t.name);
+  const trajectories = Array.from({ length: 40 }, (_, i) => ({ id: `seed-${i}`, tools: [names[i % names.length] ?? "", names[(i * 7 + 3) % names.length] ?? "", names[(i * 13 + 5) % names.length] ?? ""] }));
+  const imported = await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } });
+  expect(imported.status).toBe(200);
+  return { ...tenant, names };
+}
+
+describe("stored routing state", () => {
+  it("loads the stored index and graph to the answers of a fresh build, and rebuilds once after a format change", async () => {
+    const tenant = await setUp("persist-co");
+    const stub = await stubOf(tenant.id);
+    const previous = tenant.names[0] ?? "";
+    const fresh = await answers(tenant.key, previous);
+    expect(await stub.routingLoadReport()).toEqual({ index: "rebuilt", graph: "rebuilt" });
+
+    await stub.simulateEviction();
+    expect(await stub.routingLoadReport()).toEqual({ index: "stored", graph: "stored" });
+    expect(await answers(tenant.key, previous)).toEqual(fresh);
+
+    // A release with another format finds values it cannot read: rebuilt once, then stored again.
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await stub.routingLoadReport()).toEqual({ index: "rebuilt", graph: "rebuilt" });
+    expect(await answers(tenant.key, previous)).toEqual(fresh);
+    await stub.simulateEviction();
+    expect(await stub.routingLoadReport()).toEqual({ index: "stored", graph: "stored" });
+    expect(await answers(tenant.key, previous)).toEqual(fresh);
+  });
+
+  it("applies tool changes made after the index was stored, as a rebuild would", async () => {
+    const tenant = await setUp("changes-co");
+    const stub = await stubOf(tenant.id);
+    const previous = tenant.names[1] ?? "";
+    await answers(tenant.key, previous); // loads (and stores) the state
+    const added = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "list", tools: [{ name: "findDirectorOfFilm", method: "GET", url: "https://api.example.com/director", description: "Who directed a movie: the director of a film by title." }] },
+    });
+    expect(added.status).toBe(200);
+    const removed = await service.fetch(`/v1/tools/${encodeURIComponent(tenant.names[2] ?? "")}`, { method: "DELETE", headers: { authorization: `Bearer ${tenant.key}` } });
+    expect(removed.status).toBeLessThan(300);
+    const live = await answers(tenant.key, previous);
+    expect(JSON.stringify(live)).toContain("findDirectorOfFilm");
+    expect(JSON.stringify(live)).not.toContain(`"${tenant.names[2]}"`);
+
+    await stub.simulateEviction();
+    const report = await stub.routingLoadReport();
+    expect(report.index).toBe("stored+pending");
+    expect(report.graph).toBe("stored");
+    const loaded = await answers(tenant.key, previous);
+    await stub.simulateEviction({ olderFormats: true });
+    expect((await stub.routingLoadReport()).index).toBe("rebuilt");
+    const rebuilt = await answers(tenant.key, previous);
+    expect(loaded).toEqual(rebuilt);
+    expect(live).toEqual(rebuilt);
+  });
+
+  it("loses nothing when the object is evicted while trajectories and tools are being written", async () => {
+    const tenant = await setUp("evict-co");
+    const stub = await stubOf(tenant.id);
+    const { names } = tenant;
+    // More trajectories than MAX_PENDING_TRAJECTORIES, so stored edges are also rewritten on the way.
+    const writes: Promise<unknown>[] = [];
+    for (let batch = 0; batch < 30; batch += 1) {
+      const trajectories = Array.from({ length: 20 }, (_, i) => {
+        const n = batch * 20 + i;
+        return { id: `run-${n}`, tools: [names[n % names.length] ?? "", names[(n * 11 + 1) % names.length] ?? ""] };
+      });
+      writes.push(service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } }));
+      if (batch % 5 === 0) {
+        writes.push(service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [{ name: `extra${batch}`, method: "GET", url: `https://api.example.com/extra/${batch}` }] } }));
+      }
+      if (batch % 3 === 0) writes.push(stub.simulateEviction());
+      if (batch % 4 === 0) writes.push(service.json("POST", "/v1/route", { key: tenant.key, body: { task: "movie credits", k: 5, previousTool: names[0] } }));
+    }
+    const results = await Promise.all(writes);
+    for (const result of results) if (result !== undefined) expect((result as { status: number }).status).toBe(200);
+
+    const previous = names[3] ?? "";
+    const live = await service.json<{ trajectories: unknown[]; edges: unknown[] }>("GET", "/v1/graph", { key: tenant.key });
+    const liveAnswers = await answers(tenant.key, previous);
+    expect(live.body.trajectories).toHaveLength(40 + 600);
+    await stub.simulateEviction();
+    const stored = await service.json("GET", "/v1/graph", { key: tenant.key });
+    expect(await answers(tenant.key, previous)).toEqual(liveAnswers);
+    await stub.simulateEviction({ olderFormats: true });
+    const rebuilt = await service.json("GET", "/v1/graph", { key: tenant.key });
+    expect(stored.body).toEqual(live.body);
+    expect(rebuilt.body).toEqual(live.body);
+    expect(await answers(tenant.key, previous)).toEqual(liveAnswers);
+  });
+});

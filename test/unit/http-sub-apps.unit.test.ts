@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../functions/http/app";
+import { adminApp, signedWebhookApp, tenantApp } from "../../functions/http/sub-apps";
+import { sha256Hex } from "../../functions/tenants/api-keys";
+
+/**
+ * Authentication is decided by the sub-app a route is registered on (issue 11): a route added to
+ * the tenant sub-app is refused without a key although nothing lists it, and a signed-webhook
+ * route joined before it is reached without one. The Durable Objects are fakes here: the
+ * directory knows one tenant, whose object admits one key.
+ */
+
+const KEY = "atc_acme_0123456789abcdefghijklmnopqrstuv";
+const keyHash = await sha256Hex(KEY);
+const env = {
+  ADMIN_TOKEN: "admin-secret",
+  DIRECTORY: { getByName: () => ({ exists: async (tenantId: string) => tenantId === "acme" }) },
+  TENANTS: { getByName: () => ({ admit: async (hash: string) => (hash === keyHash ? { ok: true } : { ok: false, problem: null }) }) },
+} as unknown as Env;
+
+/** The service's shape in small: the webhook joined before the tenant API, as service-app.ts does. */
+function service() {
+  const app = createApp();
+  const webhooks = signedWebhookApp();
+  webhooks.post("/:tenant/tools", (c) => c.json({ delivered: c.req.param("tenant") }, 202));
+  app.route("/v1/webhooks", webhooks);
+  const tenant = tenantApp();
+  // Nothing else names this route: being on the tenant sub-app is what protects it.
+  tenant.get("/brand-new", (c) => c.json({ tenant: c.var.tenantId }));
+  app.route("/v1", tenant);
+  const admin = adminApp();
+  admin.get("/brand-new", (c) => c.json({ admin: true }));
+  app.route("/admin", admin);
+  return app;
+}
+
+const from = (address: string, headers: Record<string, string> = {}) => ({ headers: { "cf-connecting-ip": address, ...headers } });
+
+describe("HTTP sub-apps", () => {
+  const app = service();
+
+  it("refuses a new tenant route without a key or with a wrong one, as problem+json 401", async () => {
+    const missing = await app.request("/v1/brand-new", from("192.0.2.1"), env);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("content-type")).toContain("application/problem+json");
+    expect(await missing.json()).toMatchObject({ type: "https://atc-edge.dev/problems/unauthorized" });
+    const wrong = await app.request("/v1/brand-new", from("192.0.2.1", { authorization: `Bearer ${KEY.replace("0123", "3210")}` }), env);
+    expect(wrong.status).toBe(401);
+  });
+
+  it("serves the new tenant route with the tenant's key, naming the tenant", async () => {
+    const res = await app.request("/v1/brand-new", from("192.0.2.2", { authorization: `Bearer ${KEY}` }), env);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ tenant: "acme" });
+  });
+
+  it("reaches a signed-webhook route without a key, while /v1 around it still needs one", async () => {
+    const delivered = await app.request("/v1/webhooks/acme/tools", { method: "POST", ...from("192.0.2.3") }, env);
+    expect(delivered.status).toBe(202);
+    expect(await delivered.json()).toEqual({ delivered: "acme" });
+    const otherMethod = await app.request("/v1/webhooks/acme/tools", from("192.0.2.3"), env);
+    expect(otherMethod.status).toBe(401);
+  });
+
+  it("refuses a new admin route without the admin token, and serves it with it", async () => {
+    expect((await app.request("/admin/brand-new", from("192.0.2.4"), env)).status).toBe(401);
+    expect((await app.request("/admin/brand-new", from("192.0.2.4", { authorization: `Bearer ${KEY}` }), env)).status).toBe(401);
+    const res = await app.request("/admin/brand-new", from("192.0.2.4", { authorization: "Bearer admin-secret" }), env);
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { INDEX_FORMAT } from "../../functions/routing/retrieval/impact-index";
+import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "../../functions/routing/retrieval/minisearch-engine";
+import { TOOL_DOC_FIELDS, type ToolDoc } from "../../functions/routing/retrieval/tool-document";
+import { ToolIndex } from "../../functions/routing/retrieval/tool-index";
+
+/**
+ * The impact index (precomputed BM25 impacts, MaxScore) must rank exactly as MiniSearch does:
+ * same tools, same order, same scores, for any k.
+ */
+
+const WORDS = (
+  "movie film actor director credits review weather forecast city temperature email send invoice customer " +
+  "payment order search list create delete update user account stock price ticker news article flight " +
+  "airport hotel booking recipe ingredient song artist album playlist translate language currency rate"
+).split(" ");
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function corpus(size: number, seed: number): ToolDoc[] {
+  const random = seeded(seed);
+  const words = (n: number): string => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(" ");
+  return Array.from({ length: size }, (_, i) => {
+    const doc = Object.fromEntries(TOOL_DOC_FIELDS.map((field) => [field, random() < 0.2 ? "" : words(1 + Math.floor(random() * 12))])) as unknown as ToolDoc;
+    return { ...doc, name: `tool_${i}_${WORDS[i % WORDS.length]}` };
+  });
+}
+
+function queries(count: number, seed: number): string[] {
+  const random = seeded(seed);
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 1 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(" the "),
+  );
+}
+
+describe("ImpactIndex ranks as MiniSearch", () => {
+  const docs = corpus(600, 7);
+  const tunings: [string, Partial<RankingTuning>][] = [
+    ["default", {}],
+    ["all boosts 1, BM25+", { boosts: Object.fromEntries(TOOL_DOC_FIELDS.map((f) => [f, 1])) as RankingTuning["boosts"], bm25: { k: 1.2, b: 0.7, d: 0.5 } }],
+  ];
+  for (const [label, tuning] of tunings) {
+    it(`gives MiniSearch's tools, order and scores at k = 1, 5, 30, 600 (${label})`, () => {
+      const engine = buildEngine(docs);
+      const options = toSearchOptions({ ...DEFAULT_TUNING, ...tuning });
+      const index = ToolIndex.build(docs, tuning);
+      for (const query of queries(80, 11)) {
+        for (const k of [1, 5, 30, 600]) expect(index.search(query, k), `${query} @${k}`).toEqual(engineSearch(engine, query, k, options));
+      }
+    });
+  }
+
+  it("loads from bytes to identical results, and stays updatable", () => {
+    const index = ToolIndex.build(docs);
+    const loaded = ToolIndex.fromBytes(index.toBytes());
+    for (const query of queries(60, 3)) expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+    // The same changes on both: removals, a replacement, an addition.
+    for (const target of [index, loaded]) {
+      target.remove(docs[3]?.name ?? "");
+      target.remove(docs[40]?.name ?? "");
+      target.add({ ...(docs[5] as ToolDoc), summary: "weather weather forecast" });
+      target.add({ ...(docs[6] as ToolDoc), name: "brandNewTool", description: "flight airport booking" });
+    }
+    for (const query of queries(60, 5)) expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+    expect(loaded.names().sort()).toEqual(index.names().sort());
+    expect(loaded.has(docs[3]?.name ?? "")).toBe(false);
+    // After changes, a stored and reloaded index still answers the same.
+    const again = ToolIndex.fromBytes(loaded.toBytes());
+    for (const query of queries(60, 9)) expect(again.search(query, 10)).toEqual(index.search(query, 10));
+  });
+
+  it("recomputes impacts when loaded with another tuning", () => {
+    const bytes = ToolIndex.build(docs).toBytes();
+    const tuning = { bm25: { k: 2, b: 0.5, d: 0 } };
+    const loaded = ToolIndex.fromBytes(bytes, tuning);
+    const fresh = ToolIndex.build(docs, tuning);
+    for (const query of queries(40, 13)) expect(loaded.search(query, 10)).toEqual(fresh.search(query, 10));
+  });
+
+  it("refuses bytes of another format or damaged bytes, asking for a rebuild", () => {
+    const bytes = ToolIndex.build(docs.slice(0, 20)).toBytes();
+    const text = new TextDecoder().decode(bytes);
+    const older = new TextEncoder().encode(text.replace(INDEX_FORMAT, "atc-impact-index/0"));
+    expect(() => ToolIndex.fromBytes(older)).toThrow(/rebuild/);
+    expect(() => ToolIndex.fromBytes(bytes.subarray(0, bytes.length - 16))).toThrow(/rebuild/);
+    expect(() => ToolIndex.fromBytes(new Uint8Array(2))).toThrow(/rebuild/);
+  });
+
+  it("answers partial-match searches as MiniSearch does", () => {
+    const engine = buildEngine(docs);
+    const index = ToolIndex.build(docs);
+    const loose = toSearchOptions({ ...DEFAULT_TUNING, prefixMinLength: 4, fuzzyMinLength: 5 });
+    for (const query of ["direct", "forcast wether", "tickr prices", "zzzz"]) expect(index.looseSearch(query, 5)).toEqual(engineSearch(engine, query, 5, loose));
+  });
+});
