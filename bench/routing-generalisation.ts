@@ -44,7 +44,7 @@ import { apiSiblings } from "../functions/routing/api-siblings";
 import { DataFlowIndex } from "../functions/routing/data-flow";
 import { openAiTool } from "../functions/routing/openai-tools";
 import { toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
-import { DEFAULT_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/routing/signal-fusion";
+import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/routing/signal-fusion";
 import { TaskMemory, type RememberedTask } from "../functions/routing/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
@@ -156,12 +156,28 @@ interface Context {
   cost: (tool: string) => number;
 }
 
-/** `--weights k,relevance,transition,dataFlow,history` tries other fusion weights (for tuning). */
-const weightsArg = process.argv.find((a) => a.startsWith("--weights="))?.slice("--weights=".length).split(",").map(Number);
-const WEIGHTS: FusionWeights =
-  weightsArg === undefined
-    ? DEFAULT_FUSION
-    : { k: weightsArg[0] ?? 10, relevance: weightsArg[1] ?? 1, transition: weightsArg[2] ?? 1, dataFlow: weightsArg[3] ?? 1, history: weightsArg[4] ?? 1, sibling: weightsArg[5] ?? 0.5 };
+const parseWeights = (flag: string, defaults: FusionWeights): FusionWeights => {
+  const values = process.argv.find((a) => a.startsWith(`--${flag}=`))?.slice(flag.length + 3).split(",").map(Number);
+  if (values === undefined) return defaults;
+  const [k, relevance, transition, dataFlow, history, sibling] = values;
+  return { k: k ?? defaults.k, relevance: relevance ?? defaults.relevance, transition: transition ?? defaults.transition, dataFlow: dataFlow ?? defaults.dataFlow, history: history ?? defaults.history, sibling: sibling ?? defaults.sibling };
+};
+/** `--weights=k,relevance,transition,dataFlow,history,sibling` tries other first-step and run-set weights; `--next-weights=…` later-step ones (tuning). */
+const WEIGHTS = parseWeights("weights", DEFAULT_FUSION);
+const NEXT_WEIGHTS = parseWeights("next-weights", DEFAULT_NEXT_STEP_FUSION);
+
+/**
+ * `--half=a` or `--half=b` measures only the tasks of one half (groups split by a hash of their
+ * id; the graph and task memory still learn from every other task). Weights are tuned on half a
+ * and reported on half b, so a figure on b is one the tuning never saw.
+ */
+const HALF = process.argv.find((a) => a.startsWith("--half="))?.slice("--half=".length);
+function inHalf(group: string): boolean {
+  if (HALF === undefined) return true;
+  let hash = 2166136261;
+  for (let i = 0; i < group.length; i += 1) hash = Math.imul(hash ^ group.charCodeAt(i), 16777619);
+  return ((hash >>> 0) % 2 === 0) === (HALF === "a");
+}
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
@@ -198,7 +214,8 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
 }
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
-  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), weights: WEIGHTS };
+  const history = ctx.memory.votes(text, { tools: { after: previous } });
+  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, weights: NEXT_WEIGHTS };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
@@ -206,6 +223,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
     ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
     ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
+    ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
   ]);
 }
 
@@ -246,6 +264,8 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
 }
 
 interface Report {
+  /** Why the gold next tool was missed at k = 5 by the fused ranking (one count per transition). */
+  misses: Tally;
   first: Tally;
   later: Tally;
   sets: Tally;
@@ -276,8 +296,9 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
-  const report: Report = { first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
+  const report: Report = { misses: new Map(), first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
   for (const task of dataset.tasks) {
+    if (!inHalf(task.group)) continue;
     // Hold out the task (and its group): nothing it taught may help it.
     const held = byGroup.get(task.group) ?? [task];
     for (const t of held) {
@@ -295,9 +316,18 @@ async function evaluate(dataset: Dataset): Promise<Report> {
         const previous = gold[i - 1];
         const next = gold[i];
         if (previous === undefined || next === undefined || !defs.has(previous) || previous === next) continue;
-        for (const [variant, ranking] of laterStepRankings(ctx, task.text, relevance, previous)) {
+        if (!defs.has(next)) {
+          add(report.misses, "gold next tool is not a tool of the catalog", 1);
+          continue;
+        }
+        const rankings = laterStepRankings(ctx, task.text, relevance, previous);
+        for (const [variant, ranking] of rankings) {
           for (const k of K) add(report.later, `${variant}|${k}`, ranking.slice(0, k).includes(next) ? 1 : 0);
         }
+        if (process.env.ROUTING_DEBUG !== undefined && !(rankings.get("fused: all signals") ?? []).slice(0, 5).includes(next)) {
+          console.log(`LATER ${previous} > ${next} | ${task.text.slice(0, 100)}\n  fused ${(rankings.get("fused: all signals") ?? []).slice(0, 6).join(", ")}\n  rel ${relevance.slice(0, 6).map((r) => r.name).join(", ")}\n  learned ${learnedSuccessors(ctx.graph, previous).slice(0, 6).map((l) => l.tool).join(", ")}\n  flow ${ctx.flow.successors(previous).slice(0, 8).map((l) => l.to).join(", ")}`);
+        }
+        add(report.misses, missReason(ctx, relevance, previous, next, rankings.get("fused: all signals") ?? []), 1);
       }
     }
     const sets = candidateSets(ctx, task.text);
@@ -324,6 +354,17 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     }
   }
   return report;
+}
+
+/** Why the fused later-step ranking missed `next` at k = 5: which signals knew it, and how high relevance put it. */
+function missReason(ctx: Context, relevance: readonly Ranked[], previous: string, next: string, fused: readonly string[]): string {
+  const rank = fused.indexOf(next);
+  if (rank >= 0 && rank < 5) return "hit@5";
+  const learned = learnedSuccessors(ctx.graph, previous).some((l) => l.tool === next);
+  const flow = ctx.flow.successors(previous).some((l) => l.to === next);
+  const relevanceRank = relevance.findIndex((r) => r.name === next);
+  const relevant = relevanceRank < 0 ? "not retrieved" : relevanceRank < 5 ? "relevance top 5" : relevanceRank < 10 ? "relevance 6–10" : "relevance >10";
+  return `miss: ${learned ? "learned" : "no learned transition"}, ${flow ? "data-flow link" : "no data-flow link"}, ${relevant}`;
 }
 
 /** Tokens of one routing answer at k = 5 (prompt block and OpenAI tools array), first and later step. */
@@ -371,13 +412,17 @@ function variantsOf(tally: Tally, suffix: string): string[] {
 }
 
 function print(dataset: Dataset, report: Report): void {
-  console.log(`\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks`);
+  const measured = dataset.tasks.filter((t) => inHalf(t.group)).length;
+  console.log(`\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks${HALF === undefined ? "" : `, ${measured} measured (half ${HALF})`}`);
   console.log(`\nFirst step (${dataset.ordered ? "first gold tool" : "gold set"} recall):`);
   console.log(table(["variant", "recall@5", "recall@10"], variantsOf(report.first, "5").map((v) => [v, fmt(mean(report.first.get(`${v}|5`))), fmt(mean(report.first.get(`${v}|10`)))])));
   if (dataset.ordered) {
     const n = report.later.get("fused: all signals|5")?.length ?? 0;
-    console.log(`\nLater steps (${n} gold transitions; hit = gold next tool among k candidates):`);
+    console.log(`\nLater steps (${n} gold transitions to a tool of the catalog; hit = gold next tool among k candidates):`);
     console.log(table(["variant", "hit@5", "hit@10"], variantsOf(report.later, "5").map((v) => [v, fmt(mean(report.later.get(`${v}|5`))), fmt(mean(report.later.get(`${v}|10`)))])));
+    console.log(`\nLater steps, fused ranking at k = 5: where each gold transition went (what the signals knew of the gold next tool):`);
+    const total = [...report.misses.values()].reduce((sum, list) => sum + list.length, 0);
+    console.log(table(["outcome", "transitions", "share"], [...report.misses].sort((a, b) => b[1].length - a[1].length).map(([reason, list]) => [reason, String(list.length), fmt(list.length / total)])));
   }
   console.log(`\nRun candidate sets (≤ ${MAX_TOOLS} tools unless named; tokens = what the run prompt shows, o200k_base):`);
   console.log(

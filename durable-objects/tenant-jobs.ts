@@ -1,5 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
+import { Waiters } from "./waiters";
 
 export type JobKind = "probe" | "optimize";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed";
@@ -33,6 +34,9 @@ interface JobRow {
   updated_at: string;
 }
 
+/** A job in one of these states never changes again. */
+export const FINAL_JOB_STATES: ReadonlySet<JobStatus> = new Set(["succeeded", "failed"]);
+
 /** How many times a job is started again after its run failed, before it is marked failed. */
 export const MAX_JOB_ATTEMPTS = 4;
 const now = (): string => new Date().toISOString();
@@ -45,6 +49,8 @@ const now = (): string => new Date().toISOString();
 export class TenantJobs extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #schedule: () => Promise<void>;
+  /** Callers of `waitFor`, woken when their job reaches a final state. */
+  readonly #finished = new Waiters();
 
   /** `schedule`: make sure the object's alarm fires when the next job is due. */
   constructor(sql: SqlStorage, schedule: () => Promise<void>) {
@@ -105,6 +111,20 @@ export class TenantJobs extends RpcTarget {
     };
   }
 
+  /**
+   * The job as soon as it reaches a final state, or as stored when `waitMs` runs out (long-poll).
+   * Wake-ups only shorten the wait: the answer is always read from storage.
+   */
+  async waitFor(id: string, waitMs: number): Promise<JobRecord | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const job = this.get(id);
+      const left = deadline - Date.now();
+      if (job === undefined || FINAL_JOB_STATES.has(job.status) || left <= 0) return job;
+      if (!(await this.#finished.wait(id, left))) return this.get(id);
+    }
+  }
+
   list(limit: number): { id: string; kind: JobKind; status: JobStatus; createdAt: string }[] {
     return allRows<{ id: string; kind: JobKind; status: JobStatus; created_at: string }>(
       this.#sql,
@@ -154,12 +174,14 @@ export class TenantJobs extends RpcTarget {
 
   finish(id: string, status: "succeeded" | "failed", result: unknown): void {
     run(this.#sql, "UPDATE jobs SET status = ?, result = ?, updated_at = ? WHERE id = ?", status, JSON.stringify(result), now(), id);
+    this.#finished.wake(id);
   }
 
   /** A transient failure: try again later with exponential backoff, or give up after the limit. */
   retryLater(id: string, attempts: number, error: string): void {
     if (attempts >= MAX_JOB_ATTEMPTS) {
       run(this.#sql, "UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?", error.slice(0, 1_000), now(), id);
+      this.#finished.wake(id);
       return;
     }
     run(

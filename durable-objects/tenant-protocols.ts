@@ -153,13 +153,3 @@ export class TenantProtocols extends RpcTarget {
     return new Map(rows.filter((row) => hashes.get(row.tool) === row.hash).map((row) => [row.tool, row.value]));
   }
 }
-
-/** KV key of a probed protocol: tenant, tool and definition hash (a changed tool is a new key). */
-export function probedProtocolKey(tenantId: string, tool: string, hash: string): string {
-  return `protocol/${tenantId}/${tool}/${hash}`;
-}
-
-/** KV key of an optimised protocol version made by a job. */
-export function optimizedProtocolKey(tenantId: string, tool: string, hash: string, jobId: string): string {
-  return `protocol/${tenantId}/${tool}/${hash}/optimized/${jobId}`;
-}

@@ -77,5 +77,5 @@ export async function setUpTenant(service: TestService, tenantId: string, items:
   };
 }
 
-/** The tenant's Durable Object (Miniflare's namespace), for simulateEviction() and store calls. */
+/** The tenant's Durable Object (Miniflare's namespace), for its test hooks and store calls. */
 export { tenantObject } from "../../test/helpers/tenant-object";

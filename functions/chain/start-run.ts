@@ -1,9 +1,9 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { Failure } from "../failures";
-import { createModelClient, modelTransport } from "../llm/client";
+import { Failure, unwrap } from "../failures";
 import { ModelCallError } from "../llm/errors";
-import { tenantModelConfig } from "../tenants/model-settings";
+import { modelClientFor } from "../tenants/model-client";
 import type { ToolDefinition } from "../tools/definition";
+import { protocolStore } from "../probing/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
 import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
@@ -56,11 +56,9 @@ export async function startRun(
   emit?: (event: RunEvent) => void,
 ): Promise<StoredRun> {
   const started = Date.now();
-  const config = await tenantModelConfig(env, tenantId, tenant);
-  if (!config.ok) throw new Failure("not-configured", config.message);
+  const client = unwrap(await modelClientFor(env, tenantId, tenant));
   const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
-  const overrides = await protocolOverrides(env, tenant, tools, hashes);
-  const client = createModelClient(config.config, { fetch: modelTransport(env, config.config) });
+  const overrides = await protocolOverrides(protocolStore(env, tenantId), tenant, tools, hashes);
   const names = tools.map((t) => t.name);
   const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   let outcome: RunOutcome;

@@ -1,12 +1,13 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { createConsole } from "../console";
-import { registerApiDocs } from "../console/api-docs";
-import { registerMcpServerRoutes, registerMcpSettingsRoutes } from "../mcp/routes";
+import { createConsole } from "./console";
+import { registerApiDocs } from "./console/api-docs";
+import { registerMcpServerRoutes, registerMcpSettingsRoutes } from "./mcp/routes";
+import { SERVICE_NAME, SERVICE_VERSION } from "../service-version";
 import { createApp } from "./app";
 import type { AppEnv } from "./app-env";
 import { registerCredentialRoutes } from "./routes/credentials";
 import { registerGraphRoutes } from "./routes/graph";
-import { registerHealthRoutes, SERVICE_VERSION } from "./routes/health";
+import { registerHealthRoutes } from "./routes/health";
 import { registerJobRoutes } from "./routes/jobs";
 import { registerProtocolRoutes } from "./routes/protocols";
 import { registerQuotaRoutes } from "./routes/quotas";
@@ -69,7 +70,7 @@ export function createServiceApp(): OpenAPIHono<AppEnv> {
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {
-      title: "atc-edge",
+      title: SERVICE_NAME,
       version: SERVICE_VERSION,
       description: "Multi-tenant tool use for chatbots and agents: tool registry, safe tool calls, routing, runs, probing.",
     },

@@ -1,16 +1,15 @@
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
 import type { JobStores } from "./job-stores";
-import { optimizedProtocolKey } from "../../durable-objects/tenant-protocols";
-import { createModelClient, modelTransport } from "../llm/client";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
-import { tenantModelConfig } from "../tenants/model-settings";
+import { modelClientFor } from "../tenants/model-client";
 import { invokeTool } from "../tools/invoke";
 import { sideEffectMode } from "../probing/side-effects";
 import { simulatedCopy } from "../simulated-world/tools-mount";
 import { exploratoryDefinition } from "./exploratory-definition";
 import { solveWith } from "./solve-with";
-import { SampleValue } from "../probing/protocol";
+import type { SampleValue } from "../probing/protocol";
+import { protocolStore, type OptimizedProtocol, type StoredProtocol } from "../probing/protocol-store";
 import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
 
 export const OptimizeJobRequest = z.object({ tool: z.string(), settings: z.record(z.string(), z.unknown()).default({}) });
@@ -36,9 +35,9 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
     stores.jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
     return;
   }
-  const model = await tenantModelConfig(env, tenantId, stores);
+  const model = await modelClientFor(env, tenantId, stores);
   if (!model.ok) {
-    stores.jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.message}` });
+    stores.jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.problem.detail ?? model.problem.kind}` });
     return;
   }
   const tool = record.definition;
@@ -50,7 +49,7 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
     return;
   }
   const simulate = sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined;
-  const client = createModelClient(model.config, { fetch: modelTransport(env, model.config) });
+  const client = model.value;
   const call = async (args: Record<string, unknown>) => {
     const outcome = await invokeTool(env, tenantId, stores, tool.name, args, {
       adaptDefinition: (def) => exploratoryDefinition(def, args),
@@ -95,10 +94,13 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
   let version: number | null = null;
   if (result.improved) {
     const current = (await stores.protocols.currentMany([tool.name]))[0];
-    const base = current !== undefined && current.hash === record.hash ? ((await env.PROTOCOLS.get(current.kvKey, "json")) as Record<string, unknown> | null) : null;
+    const store = protocolStore(env, tenantId);
+    // The version this one builds on (its probed schema, example and samples); a malformed one is reported by the store and not built on.
+    const read = current !== undefined && current.hash === record.hash ? await store.read(current.kvKey) : undefined;
+    const base = read?.status === "found" ? read.protocol : undefined;
     const top = result.demonstrations[0];
-    const protocol = {
-      ...(base ?? {}),
+    const protocol: OptimizedProtocol = {
+      ...base,
       name: tool.name,
       definitionHash: record.hash,
       description: result.bestDescription,
@@ -106,8 +108,7 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
       ...(top === undefined ? {} : { example: { query: top.query, program: `return await tools.${tool.name}(${JSON.stringify(top.args)});`, arguments: top.args } }),
       optimization: { jobId: job.id, score: result.bestScore, originalScore: result.originalScore, originalDescription: result.originalDescription, demonstrations: result.demonstrations },
     };
-    const kvKey = optimizedProtocolKey(tenantId, tool.name, record.hash, job.id);
-    await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
+    const kvKey = await store.write(protocol);
     // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
     const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
     version = (await stores.protocols.record({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
@@ -129,19 +130,12 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
   });
 }
 
-/** The fields of a stored protocol that routing learns from; parsed, not trusted. */
-const ProbedRoutingFields = z.looseObject({
-  example: z.looseObject({ query: z.string() }).optional(),
-  samples: z.array(SampleValue).optional(),
-});
-
 /** Routing hints of an optimised version: the probed example and samples kept, demonstration queries added. */
 function routingHintsAfterOptimization(
-  base: Record<string, unknown> | null,
+  base: StoredProtocol | undefined,
   demonstrations: readonly { query: string }[],
 ): { queries: string[]; outputs: SampleValue[] } {
-  const probed = ProbedRoutingFields.safeParse(base ?? {});
-  const example = probed.success ? probed.data.example?.query : undefined;
-  const outputs = probed.success ? (probed.data.samples ?? []).slice(0, MAX_ROUTING_SAMPLES) : [];
+  const example = base?.example?.query;
+  const outputs = (base?.samples ?? []).slice(0, MAX_ROUTING_SAMPLES);
   return { queries: [...(example === undefined ? [] : [example]), ...demonstrations.map((d) => d.query)], outputs };
 }

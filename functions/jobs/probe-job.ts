@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
 import type { JobStores } from "./job-stores";
-import { probedProtocolKey } from "../../durable-objects/tenant-protocols";
 import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
-import { createModelClient, modelTransport } from "../llm/client";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
-import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
-import { ProbedProtocol } from "../probing/protocol";
-import { tenantModelConfig } from "../tenants/model-settings";
+import { PROBE_PROGRAM_LIMITS } from "../run-defaults";
+import type { ProbedProtocol } from "../probing/protocol";
+import { protocolStore, type ProtocolStore } from "../probing/protocol-store";
+import { Failure } from "../failures";
+import { modelClientFor } from "../tenants/model-client";
 import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
 import { invokeTool } from "../tools/invoke";
 import { sideEffectMode } from "../probing/side-effects";
@@ -21,14 +21,11 @@ const ProbeJobRequest = z.object({
 
 
 /** The tenant's current probed protocols that still match their tools' definitions. */
-async function probedProtocols(env: Env, stores: Pick<JobStores, "protocols">, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
+async function probedProtocols(store: ProtocolStore, stores: Pick<JobStores, "protocols">, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
   const current = await stores.protocols.currentMany([...hashes.keys()]);
+  const stored = await store.readAll(current.filter((entry) => entry.source === "probe" && hashes.get(entry.tool) === entry.hash));
   const protocols = new Map<string, ProbedProtocol>();
-  for (const entry of current) {
-    if (entry.source !== "probe" || hashes.get(entry.tool) !== entry.hash) continue;
-    const parsed = ProbedProtocol.safeParse(await env.PROTOCOLS.get(entry.kvKey, "json"));
-    if (parsed.success) protocols.set(entry.tool, parsed.data);
-  }
+  for (const [tool, protocol] of stored) if (protocol.descriptionSource !== "optimized") protocols.set(tool, protocol);
   return protocols;
 }
 
@@ -62,14 +59,14 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
   for (const name of request.tools) {
     if (!hashes.has(name)) stores.jobs.setItem(job.id, name, "failed", { error: "the tool was deleted before it was probed" });
   }
-  const already = await probedProtocols(env, stores, hashes);
+  const store = protocolStore(env, tenantId);
+  const already = await probedProtocols(store, stores, hashes);
   // Helpers may be any probed tool of the tenant, not only this job's.
   // Helpers run inside programs, which reach real tools only: never a skipped or simulated one.
   const helperTargets = registered
     .filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name) && modeOf(t.definition.name) === "real")
     .map((t) => ({ definition: t.definition, hash: t.hash }));
-  const model = await tenantModelConfig(env, tenantId, stores);
-  const client = model.ok ? createModelClient(model.config, { fetch: modelTransport(env, model.config) }) : undefined;
+  const model = await modelClientFor(env, tenantId, stores);
   let events = 0;
 
   const deps: ProbeDependencies = {
@@ -90,8 +87,8 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
         : { ok: false, error: { message: result.error.message }, trace: attempt.trace };
     },
     async chat(messages, purpose) {
-      if (client === undefined) throw new Error(model.ok ? "unreachable" : model.message);
-      const answer = await client.chat({ messages, purpose: `probe:${purpose}`, temperature: 0.2 });
+      if (!model.ok) throw Failure.from(model.problem);
+      const answer = await model.value.chat({ messages, purpose: `probe:${purpose}`, temperature: 0.2 });
       return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
     },
     onProgress(event) {
@@ -100,13 +97,11 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
       stores.jobs.progress(job.id, { events, last: event }, {});
     },
     async onProbed(protocol) {
-      const hash = hashes.get(protocol.name) ?? protocol.definitionHash;
-      const kvKey = probedProtocolKey(tenantId, protocol.name, hash);
       // The value first, then the pointer: a reader never follows a pointer to nothing.
-      await env.PROTOCOLS.put(kvKey, JSON.stringify(protocol));
+      const kvKey = await store.write(protocol);
       const description = protocol.descriptionSource === "model" ? (protocol.description ?? null) : null;
       const routingHints = { queries: [protocol.example.query], outputs: protocol.samples.slice(0, MAX_ROUTING_SAMPLES) };
-      await stores.protocols.record({ tool: protocol.name, hash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
+      await stores.protocols.record({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
       stores.jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {
@@ -117,7 +112,7 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
   const report = await probeTools([...helperTargets, ...targets], already, deps, {
     samples: request.samples,
     iterations: request.chainIterations,
-    useModel: client !== undefined,
+    useModel: model.ok,
   });
   const mine = report.results.filter((r) => request.tools.includes(r.tool));
   stores.jobs.finish(job.id, "succeeded", {
@@ -125,7 +120,7 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
     failed: mine.filter((r) => r.status === "failed").length,
     skipped: skipped.length,
     resumed: mine.filter((r) => r.status === "probed" && r.resumed).length,
-    modelUsed: client !== undefined,
+    modelUsed: model.ok,
     results: [
       ...mine.map((r) =>
         r.status === "probed"

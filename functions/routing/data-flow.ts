@@ -83,6 +83,15 @@ interface Consumer {
   readonly parameter: ToolParameter;
 }
 
+/**
+ * A field that at least this share of a tenant's tools return (`status`, `message`) names no
+ * record: passing it on is not data flow, so it links tools only when it is an identifier
+ * (identifiers link through their entity word, `person_id` ← `id` of a person search).
+ */
+export const GENERIC_FIELD_SHARE = 0.25;
+/** With few tools every field is "common"; below this many producers no field is generic. */
+const MIN_GENERIC_PRODUCERS = 3;
+
 function isFillable(parameter: ToolParameter): boolean {
   // Headers are credentials or fixed values; optional inputs do not make a tool depend on another.
   return parameter.required && parameter.in !== "header";
@@ -171,6 +180,16 @@ export class DataFlowIndex {
     return this.#outputIndex;
   }
 
+  /** True for a sample path whose leaf field many of the tenant's tools return (see GENERIC_FIELD_SHARE). */
+  #isGenericField(): (path: string) => boolean {
+    const { byLeaf } = this.#outputs();
+    const limit = Math.max(MIN_GENERIC_PRODUCERS, GENERIC_FIELD_SHARE * this.#defs.size);
+    return (path) => {
+      const keys = path.replace(/\[\d+\]/g, "").split(".");
+      return (byLeaf.get(normalized(keys[keys.length - 1] ?? ""))?.size ?? 0) >= limit;
+    };
+  }
+
   /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier. */
   #startRank(tool: string): number {
     const required = (this.#defs.get(tool)?.parameters ?? []).filter(isFillable);
@@ -234,8 +253,11 @@ export class DataFlowIndex {
     }
     const inputs = producer.parameters.map((p) => p.name);
     const best = new Map<string, DataFlowLink>();
-    for (const [{ tool, parameter }, offered] of candidates) {
+    const generic = this.#isGenericField();
+    for (const [{ tool, parameter }, rawOffered] of candidates) {
       if (tool.name === producer.name) continue;
+      const offered = isIdLike(parameter.name) ? rawOffered : rawOffered.filter((sample) => !generic(sample.path));
+      if (offered.length === 0) continue;
       const output: ProbedOutput = { tool: producer.name, path: producer.path, inputs, samples: offered };
       const top = dataFlowCandidates(tool, parameter, [output])[0];
       if (top?.from === undefined) continue;

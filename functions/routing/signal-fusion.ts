@@ -47,6 +47,14 @@ export interface FusionWeights {
 
 export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1, sibling: 0.5 };
 
+/**
+ * Later steps weigh signals differently from the first step and run sets: what was observed to
+ * follow the previous tool is direct evidence for the next one, while the task text often names
+ * only what the task starts with. A small RRF constant lets each signal's first choices lead.
+ * Tuned on half a of bench/routing-generalisation.ts, reported on half b too.
+ */
+export const DEFAULT_NEXT_STEP_FUSION: FusionWeights = { k: 3, relevance: 1, transition: 1, dataFlow: 0.5, history: 0.35, sibling: 0 };
+
 /** A learned successor: its eq. 6 weight (exact, in [0, 1]) and observed 2-gram count. */
 export interface LearnedStep {
   readonly tool: string;
@@ -168,6 +176,8 @@ export interface NextStepInput {
   readonly relevance: readonly Ranked[];
   /** Data-flow successors of `previous`, best first. */
   readonly dataFlow: readonly DataFlowLink[];
+  /** Votes of similar earlier tasks of the tenant for the tool they used after `previous`. */
+  readonly history?: readonly Vote[];
   readonly signals?: ReadonlySet<Signal>;
   readonly weights?: FusionWeights;
 }
@@ -180,8 +190,11 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
   const learned = new Map(input.learned.map((l) => [l.tool, l]));
   const flows = new Map(input.dataFlow.map((d) => [d.to, d]));
   const dataFlow = byRelevance(input.dataFlow.map((d) => d.to), input.relevance);
+  const history = input.history ?? [];
+  const votes = new Map(history.map((v) => [v.name, v.tasks]));
   return fuse(
     [
+      { signal: "history", tools: history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
       {
         signal: "transition",
         tools: input.learned.map((l) => l.tool),
@@ -204,7 +217,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
         explain: (_tool, rank) => ({ relevance: { rank } }),
       },
     ],
-    input.weights ?? DEFAULT_FUSION,
+    input.weights ?? DEFAULT_NEXT_STEP_FUSION,
     input.signals ?? new Set(SIGNALS),
   );
 }

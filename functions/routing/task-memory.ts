@@ -1,10 +1,12 @@
 import { analyze } from "./retrieval/analyze";
 import { sortRanked, type Ranked } from "./retrieval/ranked";
+import { taskShape } from "./task-shape";
 
 /**
  * First-step learning from a tenant's own history: tasks it has run, or sent with trajectories,
  * remember which tools they used. A new task asks its nearest earlier tasks (cosine of
- * IDF-weighted term sets, the same text analysis as tool retrieval), and each votes for its first
+ * IDF-weighted term sets of the tasks' shapes: their words without argument values such as names
+ * and dates, see task-shape.ts; same text analysis as tool retrieval), and each votes for its first
  * tool (or for all its tools, for run candidate sets) with its similarity. A task that shares no
  * meaningful words with any earlier one gets no votes, so unrelated tasks rank as before. One
  * memory per tenant: it is built from that tenant's rows only.
@@ -28,8 +30,12 @@ export interface VoteOptions {
   readonly neighbours?: number;
   /** Tasks less similar than this do not vote (cosine in [0, 1]). */
   readonly minSimilarity?: number;
-  /** "first": each task votes for its first tool; "all": for every tool it used (earlier ones more). */
-  readonly tools?: "first" | "all";
+  /**
+   * "first": each task votes for its first tool; "all": for every tool it used (earlier ones
+   * more); `{ after }`: for the tool it used right after `after` (tasks that never used `after`
+   * do not vote), the step a similar task took from where the caller is now.
+   */
+  readonly tools?: "first" | "all" | { readonly after: string };
 }
 
 /** A tool with the votes it got and from how many earlier tasks. */
@@ -40,9 +46,26 @@ export interface Vote extends Ranked {
 export const DEFAULT_NEIGHBOURS = 8;
 export const DEFAULT_MIN_SIMILARITY = 0.35;
 
+/** Index terms of a task's shape; of its whole text when the shape keeps no meaningful word. */
+function taskTerms(text: string): Set<string> {
+  const shape = new Set(analyze(taskShape(text)));
+  return shape.size > 0 ? shape : new Set(analyze(text));
+}
+
 interface Entry {
   readonly tools: readonly string[];
   readonly terms: ReadonlySet<string>;
+}
+
+function votedTools(tools: readonly string[], which: NonNullable<VoteOptions["tools"]>): string[] {
+  if (which === "all") return [...new Set(tools)];
+  if (which === "first") return tools.slice(0, 1);
+  const next = new Set<string>();
+  tools.forEach((tool, i) => {
+    const following = tools[i + 1];
+    if (tool === which.after && following !== undefined) next.add(following);
+  });
+  return [...next];
 }
 
 export class TaskMemory {
@@ -67,7 +90,7 @@ export class TaskMemory {
   add(task: RememberedTask): void {
     this.remove(task.id);
     this.#changed();
-    const terms = new Set(analyze(task.task));
+    const terms = taskTerms(task.task);
     if (terms.size === 0 || task.tools.length === 0) return;
     this.#entries.set(task.id, { tools: [...task.tools], terms });
     for (const term of terms) {
@@ -113,7 +136,7 @@ export class TaskMemory {
   /** The earlier tasks most similar to `task`, most similar first, at least `minSimilarity`. */
   nearest(task: string, neighbours = DEFAULT_NEIGHBOURS, minSimilarity = DEFAULT_MIN_SIMILARITY): NearTask[] {
     if (this.#entries.size === 0) return [];
-    const terms = new Set(analyze(task));
+    const terms = taskTerms(task);
     const queryNorm = this.#norm(terms);
     if (queryNorm === 0) return [];
     const shared = new Map<string, number>();
@@ -139,7 +162,7 @@ export class TaskMemory {
     const near = this.nearest(task, options.neighbours ?? DEFAULT_NEIGHBOURS, options.minSimilarity ?? DEFAULT_MIN_SIMILARITY);
     const score = new Map<string, { score: number; tasks: number }>();
     for (const { similarity, tools } of near) {
-      const voted = options.tools === "all" ? [...new Set(tools)] : tools.slice(0, 1);
+      const voted = votedTools(tools, options.tools ?? "first");
       voted.forEach((tool, position) => {
         const vote = score.get(tool) ?? { score: 0, tasks: 0 };
         // Later tools of a task count a little less: the first one is what the task starts with.

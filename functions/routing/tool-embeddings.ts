@@ -1,6 +1,6 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { createModelClient, modelTransport, type ModelClient } from "../llm/client";
-import { tenantModelConfig } from "../tenants/model-settings";
+import type { ModelClient } from "../llm/client";
+import { modelClientFor } from "../tenants/model-client";
 
 /**
  * Optional embeddings for the first routing step: tool vectors are computed once per definition
@@ -12,9 +12,9 @@ const MAX_TOOL_TEXT_CHARS = 2_000;
 
 /** The tenant's embeddings client, or undefined when no embeddings model is configured. */
 export async function embeddingsClient(env: Env, tenantId: string, tenant: TenantApi): Promise<{ client: ModelClient; model: string } | undefined> {
-  const config = await tenantModelConfig(env, tenantId, tenant);
-  if (!config.ok || config.config.embeddingModel === undefined) return undefined;
-  return { client: createModelClient(config.config, { fetch: modelTransport(env, config.config) }), model: config.config.embeddingModel };
+  const model = await modelClientFor(env, tenantId, tenant);
+  if (!model.ok || model.value.embeddingModel === undefined) return undefined;
+  return { client: model.value, model: model.value.embeddingModel };
 }
 
 /** Embed every tool whose vector is missing or stale; returns a warning instead of failing the import. */

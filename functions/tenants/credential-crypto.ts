@@ -4,6 +4,8 @@
  * additional data so a ciphertext copied to another tenant or record does not decrypt.
  */
 
+import type { CredentialsKey } from "./credentials-key";
+
 export interface SealedSecret {
   ciphertext: string; // base64
   iv: string; // base64
@@ -11,8 +13,7 @@ export interface SealedSecret {
 
 const SALT = new TextEncoder().encode("atc-edge/credentials/v1");
 
-async function deriveKey(serviceSecret: string, tenantId: string): Promise<CryptoKey> {
-  if (serviceSecret.length < 16) throw new Error("CREDENTIALS_KEY must be at least 16 characters");
+async function deriveKey(serviceSecret: CredentialsKey, tenantId: string): Promise<CryptoKey> {
   const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(serviceSecret), "HKDF", false, [
     "deriveKey",
   ]);
@@ -37,7 +38,7 @@ function fromBase64(text: string): Uint8Array {
 
 /** Encrypt a credential value for one tenant and record. */
 export async function sealSecret(
-  serviceSecret: string,
+  serviceSecret: CredentialsKey,
   tenantId: string,
   recordId: string,
   plaintext: string,
@@ -54,7 +55,7 @@ export async function sealSecret(
 
 /** Decrypt a credential sealed by `sealSecret` for the same tenant and record. */
 export async function openSecret(
-  serviceSecret: string,
+  serviceSecret: CredentialsKey,
   tenantId: string,
   recordId: string,
   sealed: SealedSecret,

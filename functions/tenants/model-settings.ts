@@ -3,6 +3,7 @@ import { modelLoopbackAllowed, resolveModelConfig, TenantModelOverride, type Res
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { checkDestination } from "../tools/safe-call";
 import { maskedHint, openSecret, sealSecret } from "./credential-crypto";
+import { credentialsKey } from "./credentials-key";
 
 /**
  * A tenant's model override (its own OpenAI-compatible endpoint, key or model names). The key is
@@ -45,9 +46,7 @@ export function overrideProblem(env: Env, override: ModelOverrideInput): string 
 export async function storeModelOverride(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">, override: ModelOverrideInput): Promise<ModelOverrideView> {
   let apiKey: z.infer<typeof StoredOverride>["apiKey"];
   if (override.apiKey !== undefined) {
-    const secret = env.CREDENTIALS_KEY;
-    if (secret === undefined) throw new Error("CREDENTIALS_KEY is not set");
-    apiKey = { ...(await sealSecret(secret, tenantId, SEALED_KEY_RECORD, override.apiKey)), hint: maskedHint(override.apiKey) };
+    apiKey = { ...(await sealSecret(credentialsKey(env), tenantId, SEALED_KEY_RECORD, override.apiKey)), hint: maskedHint(override.apiKey) };
   }
   const stored = { ...override, apiKey };
   await tenant.settings.put(SETTING, JSON.stringify(stored));
@@ -79,9 +78,9 @@ export async function tenantModelConfig(env: Env, tenantId: string, tenant: Pick
   const stored = await loadStored(tenant);
   if (stored === undefined) return resolveModelConfig(env);
   let apiKey: string | undefined;
-  if (stored.apiKey !== undefined && env.CREDENTIALS_KEY !== undefined) {
-    apiKey = await openSecret(env.CREDENTIALS_KEY, tenantId, SEALED_KEY_RECORD, stored.apiKey);
-  }
+  // A sealed key that cannot be opened is refused, never skipped: without it the override's
+  // endpoint would be called with the service's own key.
+  if (stored.apiKey !== undefined) apiKey = await openSecret(credentialsKey(env), tenantId, SEALED_KEY_RECORD, stored.apiKey);
   const override = TenantModelOverride.parse({
     ...(stored.baseUrl === undefined ? {} : { baseUrl: stored.baseUrl }),
     ...(stored.model === undefined ? {} : { model: stored.model }),

@@ -1,6 +1,7 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { Failure } from "../failures";
 import { maskedHint, sealSecret } from "./credential-crypto";
+import { credentialsKey } from "./credentials-key";
 import { credentialValueProblem } from "./credential-values";
 
 export interface NewCredential {
@@ -13,10 +14,7 @@ export interface NewCredential {
 
 /** Seal a tool credential with the service secret and store it (replacing the scope's previous one). */
 export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["registry"]["putCredential"]> {
-  const serviceSecret = env.CREDENTIALS_KEY;
-  if (serviceSecret === undefined || serviceSecret.length < 16) {
-    throw new Failure("not-configured", "Credential storage is disabled: CREDENTIALS_KEY is not set.");
-  }
+  const serviceSecret = credentialsKey(env);
   // Every path that stores a credential (API, MCP import) refuses values the runtime could not
   // send, and would quote in a warning; the message never holds the value.
   const problem = credentialValueProblem(credential.value, credential.scheme === "bearer" ? "bearer" : credential.in);

@@ -1,5 +1,5 @@
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { RemoteServerError, withRemoteServer } from "../mcp/remote-client";
+import { RemoteServerError, withRemoteServer } from "./mcp-remote-client";
 import type { ToolDefinition } from "./definition";
 import { validateArguments, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./safe-call";

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBookServer, type BookServer } from "../helpers/mcp-book-server";
+import { waitForJob } from "../helpers/jobs";
 import { connectMcp } from "../helpers/mcp-client";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
@@ -133,11 +134,7 @@ describe("MCP servers as a tool source", () => {
   it("is probed like a REST tool: the response schema comes from a real tools/call result", async () => {
     const started = await service.json<{ jobId: string; tools: string[] }>("POST", "/v1/probe", { key: tenant.key, body: { tools: ["search_books", "getBook"] } });
     expect(started.status).toBe(202);
-    let job: { status: string; result?: { results: { tool: string; status: string }[] } } = { status: "queued" };
-    for (let i = 0; i < 300 && job.status !== "succeeded" && job.status !== "failed"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      job = (await service.json<typeof job>("GET", `/v1/jobs/${started.body.jobId}`, { key: tenant.key })).body;
-    }
+    const job = await waitForJob<{ status: string; result?: { results: { tool: string; status: string }[] } }>(service, tenant.key, started.body.jobId, 30_000);
     expect(job.status).toBe("succeeded");
     expect(job.result?.results.map((r) => [r.tool, r.status])).toEqual([
       ["getBook", "probed"],

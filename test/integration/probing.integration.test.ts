@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signWebhook } from "../../functions/webhooks/standard-webhooks";
+import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as { paths: Record<string, unknown> };
@@ -13,16 +14,6 @@ interface Job {
   status: string;
   result: { probed: number; failed: number; results: { tool: string; status: string; how?: string; helpers?: string[]; resumed?: boolean }[] } | null;
   items: { tool: string; status: string }[];
-}
-
-/** Alarms run on their own in workerd; wait (bounded) until the job has finished. */
-async function waitForJob(key: string, id: string): Promise<Job> {
-  for (let i = 0; i < 600; i++) {
-    const job = await service.json<Job>("GET", `/v1/jobs/${id}`, { key });
-    if (job.body.status === "succeeded" || job.body.status === "failed") return job.body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`job ${id} did not finish in 60 s`);
 }
 
 async function deliver(body: string, headers: Record<string, string>) {
@@ -102,7 +93,7 @@ describe("signed webhooks", () => {
     expect(jobs.body.jobs.filter((j) => j.kind === "probe")).toHaveLength(1);
 
     // Chain of probing: the credits tool needs a person id that only the search hands out.
-    const job = await waitForJob(tenant.key, jobId);
+    const job = await waitForJob<Job>(service, tenant.key, jobId);
     expect(job.status, JSON.stringify(job)).toBe("succeeded");
     const byTool = new Map(job.result?.results.map((r) => [r.tool, r]));
     expect(byTool.get("getSearchPerson")).toMatchObject({ status: "probed", how: "direct" });
@@ -121,7 +112,7 @@ describe("signed webhooks", () => {
     const res = await deliver(body, await signed(body, "msg_change_1"));
     expect(res.status).toBe(202);
     expect(res.body.changed).toEqual(["getSearchPerson"]);
-    const job = await waitForJob(tenant.key, res.body.jobId ?? "");
+    const job = await waitForJob<Job>(service, tenant.key, res.body.jobId ?? "");
     expect(job.result?.results.map((r) => r.tool)).toEqual(["getSearchPerson"]);
     const after = await service.json<{ kvKey: string; stale: boolean }>("GET", "/v1/tools/getSearchPerson/protocol", { key: tenant.key });
     expect(after.body.kvKey).not.toBe(before.body.kvKey);
@@ -154,12 +145,28 @@ describe("probe API", () => {
     const started = await service.json<{ jobId: string; tools: string[] }>("POST", "/v1/probe", { key: t.key, body: { chainIterations: 0 } });
     expect(started.status).toBe(202);
     expect(started.body.tools).toHaveLength(2);
-    const job = await waitForJob(t.key, started.body.jobId);
+    const job = await waitForJob<Job>(service, t.key, started.body.jobId);
     // Without chain of probing, the credits tool cannot get a valid person id.
     const byTool = new Map(job.result?.results.map((r) => [r.tool, r]));
     expect(byTool.get("getSearchPerson")?.status).toBe("probed");
     expect(byTool.get("getPersonPersonIdMovieCredits")?.status).toBe("failed");
     // Another tenant cannot see the job.
     expect((await service.json("GET", `/v1/jobs/${started.body.jobId}`, { key: tenant.key })).status).toBe(404);
+
+    // A stored value that does not parse is reported, never shown or built on: probing again replaces it.
+    const path = "/v1/tools/getSearchPerson/protocol";
+    const good = await service.json<{ kvKey: string; version: number; protocol: unknown }>("GET", path, { key: t.key });
+    const kv = await service.mf.getKVNamespace("PROTOCOLS");
+    await kv.put(good.body.kvKey, JSON.stringify({ name: "getSearchPerson", note: "not a protocol" }));
+    const broken = await service.json<{ type: string; detail: string }>("GET", path, { key: t.key });
+    expect(broken.status).toBe(500);
+    expect(broken.body.detail).toBe(`The stored protocol of getSearchPerson (version ${good.body.version}) is malformed and is not used; probe the tool again or pin another version.`);
+    const again = await service.json<{ jobId: string }>("POST", "/v1/probe", { key: t.key, body: { tools: ["getSearchPerson"], chainIterations: 0 } });
+    const reprobed = await waitForJob<Job>(service, t.key, again.body.jobId);
+    expect(reprobed.result?.results.find((r) => r.tool === "getSearchPerson")).toMatchObject({ status: "probed", resumed: false });
+    const healed = await service.json<{ kvKey: string; protocol: { name: string; responseSchema: unknown } }>("GET", path, { key: t.key });
+    expect(healed.status).toBe(200);
+    expect(healed.body.kvKey).toBe(good.body.kvKey);
+    expect(healed.body.protocol).toMatchObject({ name: "getSearchPerson", responseSchema: expect.any(Object) });
   });
 });

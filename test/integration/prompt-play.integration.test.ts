@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { figure2World, RATES_TOOL } from "../helpers/figure2-world";
+import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /**
@@ -34,15 +35,6 @@ interface Job {
   lastError: string | null;
 }
 
-async function waitForJob(id: string): Promise<Job> {
-  for (let i = 0; i < 1200; i++) {
-    const job = await service.json<Job>("GET", `/v1/jobs/${id}`, { key: tenant.key });
-    if (job.body.status === "succeeded" || job.body.status === "failed") return job.body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the optimisation job did not finish in 120 s");
-}
-
 describe("Play2Prompt jobs", () => {
   it("finds a description that names from/to and solves more demonstrations than the original", async () => {
     const started = await service.json<{ jobId: string }>("POST", "/v1/tools/getHistoricalRates/optimize", {
@@ -50,7 +42,7 @@ describe("Play2Prompt jobs", () => {
       body: { settings: { depth: 2, beamWidth: 2, expansionsPerNode: 2, refineSteps: 1 } },
     });
     expect(started.status).toBe(202);
-    const job = await waitForJob(started.body.jobId);
+    const job = await waitForJob<Job>(service, tenant.key, started.body.jobId, 120_000);
     expect(job.status, JSON.stringify(job.lastError)).toBe("succeeded");
     expect(job.result?.improved).toBe(true);
     expect(job.result?.bestDescription).toMatch(/`from`.*`to`/);

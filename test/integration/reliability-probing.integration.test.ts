@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /** Reliability item 9 of issue 12: probing never sends a non-GET the tenant did not allow. */
@@ -37,12 +38,7 @@ interface Job {
 async function probe(tools: string[]): Promise<Job> {
   const started = await service.json<{ jobId: string }>("POST", "/v1/probe", { key: tenant.key, body: { tools, chainIterations: 0 } });
   expect(started.status).toBe(202);
-  for (let i = 0; i < 600; i++) {
-    const job = await service.json<Job>("GET", `/v1/jobs/${started.body.jobId}`, { key: tenant.key });
-    if (job.body.status === "succeeded" || job.body.status === "failed") return job.body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the probe job did not finish in 60 s");
+  return waitForJob<Job>(service, tenant.key, started.body.jobId);
 }
 
 beforeAll(async () => {

@@ -32,8 +32,7 @@ describe("architecture: the import graph", () => {
     expect(graph.get("functions/http/routes/runs.ts")).toContain("functions/http/app.ts");
   });
 
-  // Still fails until mcp/ and console/ live under http/.
-  it.fails("has no module outside functions/http/ importing from it (the Worker's entry aside)", () => {
+  it("has no module outside functions/http/ importing from it (the Worker's entry aside)", () => {
     const offenders = [...graph]
       .filter(([file]) => !inHttp(file) && file !== ENTRY)
       .flatMap(([file, targets]) => targets.filter(inHttp).map((target) => `${file} → ${target}`));

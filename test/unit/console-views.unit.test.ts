@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
-import { wordDiffHtml } from "../../functions/console/description-diff";
-import { graphView } from "../../functions/console/graph-view";
-import { jobProgress } from "../../functions/console/job-progress";
-import { problemMessage } from "../../functions/console/service-api";
-import { toolStatusRows } from "../../functions/console/tool-status";
-import { ToolPage } from "../../functions/console/views/tool";
+import { wordDiffHtml } from "../../functions/http/console/description-diff";
+import { graphView } from "../../functions/http/console/graph-view";
+import { jobProgress } from "../../functions/http/console/job-progress";
+import { problemMessage } from "../../functions/http/console/service-api";
+import { toolStatusRows } from "../../functions/http/console/tool-status";
+import { ToolPage } from "../../functions/http/console/views/tool";
+import { StoredProtocol } from "../../functions/probing/protocol-store";
 
 const tool = (name: string, hash = `h-${name}`) => ({ definition: { name, operation: `GET /${name}` }, hash, source: "test" });
 const protocol = (tool: string, hash: string, version = 1, pinned = false) => ({
@@ -146,15 +147,33 @@ describe("tool page", () => {
       tags: [],
     };
     const base = { source: "probe", score: null, createdAt: "2026-01-01T00:00:00.000Z", hash: "h", jobId: null, pinned: false };
-    const optimized = {
+    const probed = StoredProtocol.parse({
+      name: "getRates",
+      definitionHash: "h",
+      description: "Get rates.",
+      descriptionSource: "registered",
+      parameters: [],
+      responseSchema: { rate: "float" },
+      jsonSchema: { type: "object", properties: { rate: { type: "number" } } },
+      example: { query: "Rates?", program: "return await tools.getRates({});" },
+      helpers: [],
+      samples: [],
+      how: "direct",
+      probedAt: "2026-01-01T00:00:00.000Z",
+      usage: { toolCalls: 1, modelCalls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    });
+    const optimized = StoredProtocol.parse({
+      ...probed,
       description: "Get exchange rates between two currencies.",
+      descriptionSource: "optimized",
       optimization: {
+        jobId: "job_1",
         score: 1,
         originalScore: 1 / 3,
         originalDescription: "Get rates.",
-        demonstrations: [{ query: "Euro in dollars?", args: { from: "EUR", to: "USD" }, answer: "1.08", score: 0.9 }],
+        demonstrations: [{ query: "Euro in dollars?", args: { from: "EUR", to: "USD" }, resultSummary: "1.08", answer: "1.08", score: 0.9 }],
       },
-    };
+    });
     const html = (
       await ToolPage({
         session,
@@ -162,7 +181,7 @@ describe("tool page", () => {
         hash: "h",
         status: undefined,
         versions: [
-          { ...base, version: 1, current: false, protocol: { description: "Get rates." } },
+          { ...base, version: 1, current: false, protocol: probed },
           { ...base, version: 2, source: "optimize", score: 1, current: true, jobId: "job_1", protocol: optimized },
         ],
       }).toString()

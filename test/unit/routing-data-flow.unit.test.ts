@@ -50,4 +50,19 @@ describe("data-flow edges from documented outputs", () => {
     );
     expect(probed.successors("listOrders")).toEqual([expect.objectContaining({ to: "getOrder", parameter: "order_id" })]);
   });
+
+  it("does not link through a field most tools return (status), but does through a specific one (token)", () => {
+    const body = (name: string, required = true): ToolDefinition["parameters"][number] => ({ name, in: "query", required, schema: { type: "string" } });
+    const returns = (...fields: string[]) => ({ type: "object", properties: Object.fromEntries(fields.map((f) => [f, { type: "string" }])) });
+    const tools = [
+      tool("getUserToken", "/token", [body("username"), body("password")], returns("token")),
+      tool("queryBalance", "/balance", [body("token")], returns("balance", "status")),
+      tool("forgotPassword", "/forgot", [body("status"), body("username")], returns("status")),
+      ...["addAlarm", "addReminder", "deleteAlarm", "playMusic"].map((name) => tool(name, `/${name}`, [body("token")], returns("status"))),
+    ];
+    const flow = new DataFlowIndex(new Map(tools.map((t) => [t.name, t])));
+    expect(flow.successors("getUserToken").map((l) => l.to)).toContain("queryBalance");
+    expect(flow.successors("addAlarm").map((l) => l.to)).not.toContain("forgotPassword");
+    expect(flow.producers("forgotPassword")).toEqual([]);
+  });
 });

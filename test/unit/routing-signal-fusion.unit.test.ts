@@ -61,6 +61,24 @@ describe("later steps fuse learned transitions, task relevance and data flow", (
   });
 });
 
+describe("later steps learn from the tenant's similar tasks", () => {
+  it("offers the tool similar earlier tasks took after the previous one, though the task text does not name it", () => {
+    const graph = graphWith([["getSearchMovie", "getMovieMovieIdCredits"]]);
+    const memory = TaskMemory.build([
+      { id: "a", task: "How long is the movie Alien?", tools: ["getSearchMovie", "getMovieMovieId"] },
+      { id: "b", task: "How long is the movie Heat?", tools: ["getSearchMovie", "getMovieMovieId"] },
+    ]);
+    const task = "How long is the movie Jaws?";
+    const base = { previous: "getSearchMovie", learned: learnedSuccessors(graph, "getSearchMovie"), relevance: index.search(task, 30), dataFlow: flow.successors("getSearchMovie") };
+    const rankOf = (list: { tool: string }[]) => (list.findIndex((c) => c.tool === "getMovieMovieId") + 1 || Infinity);
+    const without = fuseNextStep(base);
+    const withHistory = fuseNextStep({ ...base, history: memory.votes(task, { tools: { after: "getSearchMovie" } }) });
+    expect(rankOf(withHistory)).toBeLessThan(rankOf(without));
+    expect(rankOf(withHistory)).toBeLessThanOrEqual(3);
+    expect(withHistory.find((c) => c.tool === "getMovieMovieId")?.why.history).toEqual({ tasks: 2 });
+  });
+});
+
 describe("first step", () => {
   it("offers the producer of a relevant tool's required input (the search a lookup by id needs)", () => {
     const task = "Which films are in the movie credits of Sofia Coppola?";

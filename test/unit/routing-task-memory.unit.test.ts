@@ -32,3 +32,31 @@ describe("task memory (first-step learning)", () => {
     expect(copy.votes("Weather in Rome")).toEqual([]);
   });
 });
+
+describe("task memory compares tasks by their shape, not their argument values", () => {
+  const tasks = [
+    { id: "coppola", task: "give me the number of movies directed by Sofia Coppola", tools: ["searchPerson", "personMovieCredits"] },
+    { id: "nolan", task: "What is the most popular movie of Christopher Nolan?", tools: ["searchPerson", "personMovieCredits"] },
+    { id: "titanic", task: 'When was "Titanic" released in 1997 theaters?', tools: ["searchMovie", "releaseDates"] },
+    { id: "trending", task: "Which TV shows are trending today?", tools: ["trending"] },
+    { id: "weather", task: "What is the weather in Paris tomorrow?", tools: ["geocode", "forecast"] },
+  ];
+  const memory = TaskMemory.build(tasks);
+
+  it("finds the earlier task that differs only in the names it mentions", () => {
+    // Without shapes the names (the rarest words) outweigh "movies directed by": no vote.
+    expect(memory.votes("movies directed by Martin Charles Scorsese")[0]?.name).toBe("searchPerson");
+    expect(memory.nearest("movies directed by Martin Charles Scorsese")[0]?.id).toBe("coppola");
+  });
+
+  it("keeps acronyms and the whole text of a task that is nothing but names", () => {
+    expect(memory.votes("Which TV shows are trending?")[0]?.name).toBe("trending");
+    expect(TaskMemory.build([{ id: "1", task: "Titanic", tools: ["searchMovie"] }]).votes("Titanic")[0]?.name).toBe("searchMovie");
+  });
+
+  it("votes for the tool similar tasks used right after a given tool, and nothing from tasks that never used it", () => {
+    const next = memory.votes("movies directed by Greta Gerwig", { tools: { after: "searchPerson" } });
+    expect(next.map((v) => v.name)).toEqual(["personMovieCredits"]);
+    expect(memory.votes("movies directed by Greta Gerwig", { tools: { after: "forecast" } })).toEqual([]);
+  });
+});

@@ -1,7 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../service-version";
 import type { AppEnv } from "../app-env";
-
-export const SERVICE_VERSION = "0.1.0";
 
 const Health = z.object({ status: z.literal("ok"), service: z.string(), version: z.string() }).openapi("Health");
 
@@ -15,6 +14,6 @@ export function registerHealthRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Liveness check",
       responses: { 200: { description: "The service answers", content: { "application/json": { schema: Health } } } },
     }),
-    (c) => c.json({ status: "ok" as const, service: "atc-edge", version: SERVICE_VERSION }, 200),
+    (c) => c.json({ status: "ok" as const, service: SERVICE_NAME, version: SERVICE_VERSION }, 200),
   );
 }

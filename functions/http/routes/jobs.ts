@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { jobAfterWait, MAX_JOB_WAIT_SECONDS } from "../../jobs/job-after-wait";
 import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
 import { tenantModelConfig } from "../../tenants/model-settings";
 import { ToolName } from "../../tools/definition";
@@ -17,6 +18,19 @@ const ProbeRequest = z
 
 const JobAccepted = z.object({ jobId: z.string(), tools: z.array(z.string()) }).openapi("JobAccepted");
 const Job = z.record(z.string(), z.unknown()).openapi("Job", { description: "status, progress per tool (items), result, usage" });
+
+const JobWait = z.object({
+  wait: z.coerce
+    .number()
+    .min(0)
+    .max(MAX_JOB_WAIT_SECONDS)
+    .default(0)
+    .openapi({
+      param: { name: "wait", in: "query" },
+      example: 30,
+      description: `Long-poll: answer as soon as the job has succeeded or failed, or after this many seconds (at most ${MAX_JOB_WAIT_SECONDS}) with its state then; 0 (default) answers at once`,
+    }),
+});
 
 const OptimizeRequest = z
   .object({
@@ -92,14 +106,16 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "get",
       path: "/jobs/{id}",
       tags: ["jobs"],
-      summary: "A job's status, per-tool progress and token usage",
+      summary: "A job's status, per-tool progress and token usage; with `wait`, once the job has ended",
       security: tenantSecurity,
-      request: { params: z.object({ id: z.string().max(100) }) },
-      responses: { 200: { description: "The job", content: { "application/json": { schema: Job } } }, ...problems(401, 404) },
+      request: { params: z.object({ id: z.string().max(100) }), query: JobWait },
+      responses: { 200: { description: "The job", content: { "application/json": { schema: Job } } }, ...problems(400, 401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const job = await c.var.tenant.jobs.get(id);
+      const { wait } = c.req.valid("query");
+      const jobs = c.var.tenant.jobs;
+      const job = await jobAfterWait({ get: (jobId) => jobs.get(jobId), waitFor: (jobId, ms) => jobs.waitFor(jobId, ms) }, id, wait * 1_000);
       if (job === undefined) throw new ApiError("not-found", `No job ${id}.`);
       return c.json(job as unknown as Record<string, unknown>, 200);
     },

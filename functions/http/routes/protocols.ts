@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { protocolStore } from "../../probing/protocol-store";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -16,7 +17,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "The tool's current documented protocol",
       security: tenantSecurity,
       request: { params: z.object({ name: ToolName }) },
-      responses: { 200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(401, 404) },
+      responses: { 200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(401, 404, 500) },
     }),
     async (c) => {
       const { name } = c.req.valid("param");
@@ -24,8 +25,10 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
       if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
       const [current] = await c.var.tenant.protocols.currentMany([name]);
       if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
-      const protocol = await c.env.PROTOCOLS.get(current.kvKey, "json");
-      return c.json({ ...current, stale: current.hash !== tool.hash, protocol: protocol as Record<string, unknown> | null }, 200);
+      const read = await protocolStore(c.env, c.var.tenantId).read(current.kvKey);
+      if (read.status === "malformed") throw new ApiError("internal", `The stored protocol of ${name} (version ${current.version}) is malformed and is not used; probe the tool again or pin another version.`);
+      // A value written moments ago may not have reached this location yet (KV is eventually consistent).
+      return c.json({ ...current, stale: current.hash !== tool.hash, protocol: read.status === "found" ? read.protocol : null }, 200);
     },
   );
 

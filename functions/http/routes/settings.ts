@@ -81,7 +81,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Override the service's model endpoint, key or model names for this tenant",
       security: tenantSecurity,
       request: { body: jsonBody(TenantModelOverride) },
-      responses: { 200: { description: "Settings", content: { "application/json": { schema: EffectiveModel } } }, ...problems(400, 401, 422) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: EffectiveModel } } }, ...problems(400, 401, 422, 503) },
     }),
     async (c) => {
       const override = c.req.valid("json");

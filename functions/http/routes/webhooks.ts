@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import { openSecret, sealSecret } from "../../tenants/credential-crypto";
+import { credentialsKey } from "../../tenants/credentials-key";
 import { importChangedTools, WebhookBody } from "../../jobs/webhook-import";
 import { generateWebhookSecret, verifyWebhook } from "../../webhooks/standard-webhooks";
 import type { AppEnv } from "../app-env";
@@ -13,12 +14,6 @@ import { tenantExists } from "../tenant-directory";
 const DAY_SECONDS = 86_400;
 /** Retry-After for a delivery whose original is still being handled. */
 const DELIVERY_RETRY_SECONDS = 2;
-
-function credentialsKey(env: Env): string {
-  const key = env.CREDENTIALS_KEY;
-  if (key === undefined || key.length < 16) throw new ApiError("not-configured", "Webhook secrets need CREDENTIALS_KEY.");
-  return key;
-}
 
 const Accepted = z
   .object({ jobId: z.string().nullable(), duplicate: z.boolean(), changed: z.array(z.string()), unchanged: z.number().int() })

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import { Waiters } from "../../durable-objects/waiters";
+import { jobAfterWait, type JobReads } from "../../functions/jobs/job-after-wait";
+
+describe("Waiters", () => {
+  it("wakes every caller waiting on a key, and only those", async () => {
+    const waiters = new Waiters();
+    const a1 = waiters.wait("job_a", 10_000);
+    const a2 = waiters.wait("job_a", 10_000);
+    const b = waiters.wait("job_b", 50);
+    expect(waiters.waiting("job_a")).toBe(2);
+    waiters.wake("job_a");
+    await expect(Promise.all([a1, a2])).resolves.toEqual([true, true]);
+    await expect(b).resolves.toBe(false);
+    expect(waiters.waiting("job_a")).toBe(0);
+    expect(waiters.waiting("job_b")).toBe(0);
+  });
+
+  it("ends a wait when its time runs out, forgetting the caller; a later wake finds nobody", async () => {
+    const waiters = new Waiters();
+    const started = Date.now();
+    await expect(waiters.wait("job_a", 30)).resolves.toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(waiters.waiting("job_a")).toBe(0);
+    waiters.wake("job_a");
+    const again = waiters.wait("job_a", 10_000);
+    waiters.wake("job_a");
+    await expect(again).resolves.toBe(true);
+  });
+});
+
+const job = (status: JobRecord["status"]): JobRecord => ({
+  id: "job_1",
+  kind: "probe",
+  status,
+  request: {},
+  progress: {},
+  result: null,
+  usage: {},
+  attempts: 1,
+  lastError: null,
+  createdAt: "2026-11-23T00:00:00.000Z",
+  updatedAt: "2026-11-23T00:00:00.000Z",
+  items: [],
+});
+
+/** Job reads of a tenant object whose long-poll fails with `waitError`; records every call. */
+function reads(waitError?: Error): JobReads & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async get(id) {
+      calls.push(`get ${id}`);
+      return job("running");
+    },
+    async waitFor(id, waitMs) {
+      calls.push(`waitFor ${id} ${waitMs}`);
+      if (waitError !== undefined) throw waitError;
+      return job("succeeded");
+    },
+  };
+}
+
+describe("jobAfterWait", () => {
+  it("long-polls the tenant object for a wait, and reads at once without one", async () => {
+    const jobs = reads();
+    expect((await jobAfterWait(jobs, "job_1", 5_000))?.status).toBe("succeeded");
+    expect((await jobAfterWait(jobs, "job_1", 0))?.status).toBe("running");
+    expect(jobs.calls).toEqual(["waitFor job_1 5000", "get job_1"]);
+  });
+
+  it("ends the wait early with the stored job when the object goes away meanwhile (a retryable error)", async () => {
+    const reset = Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true });
+    const jobs = reads(reset);
+    expect((await jobAfterWait(jobs, "job_1", 30_000))?.status).toBe("running");
+    expect(jobs.calls).toEqual(["waitFor job_1 30000", "get job_1"]);
+  });
+
+  it("passes on any other failure", async () => {
+    const jobs = reads(new Error("storage is full"));
+    await expect(jobAfterWait(jobs, "job_1", 30_000)).rejects.toThrow("storage is full");
+    expect(jobs.calls).toEqual(["waitFor job_1 30000"]);
+  });
+});
