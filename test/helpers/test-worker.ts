@@ -2,11 +2,12 @@
  * The service's Worker as integration tests run it: exactly what ships, plus a tenant object
  * class with one test-only hook, so the hook is never on the production object's RPC surface.
  */
-import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
-import { TenantObject } from "../../durable-objects/tenant-object";
-
+// The shipped entry first: module evaluation follows this order, and the service's modules
+// expect the HTTP layer (and its zod extension) to load before the Durable Objects.
 export * from "../../functions/index";
 export { default } from "../../functions/index";
+import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
+import { TenantObject } from "../../durable-objects/tenant-object";
 
 /**
  * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
