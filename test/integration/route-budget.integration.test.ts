@@ -140,11 +140,8 @@ describe("POST /v1/route within a token budget", () => {
   });
 
   it("a run's candidate set spends each tool's stored run-prompt figure, and routing its stored view's", async () => {
-    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const object = namespace.get(namespace.idFromName(tenant.id)) as unknown as {
-      runCandidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): Promise<{ candidates: { tool: string }[]; tokens: number }>;
-    };
-    const set = await object.runCandidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
+    const routing = (await tenantObject(service, tenant.id)).store("routing");
+    const set = await routing.candidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
     expect(set.candidates.length).toBeGreaterThan(1);
     let runTokens = 0;
     for (const { tool } of set.candidates) {
