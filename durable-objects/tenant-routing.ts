@@ -121,7 +121,14 @@ export class TenantRouting {
     views: ViewsOf = (_tool, shown) => toolCosts(shown),
   ) {
     this.#sql = sql;
-    this.#store = new RoutingStore(sql);
+    this.#store = new RoutingStore(sql, {
+      after: (rowid) =>
+        allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
+          id: row.id,
+          tools: JSON.parse(row.tools) as string[],
+        })),
+      lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
+    });
     this.#definitions = definitions;
     this.#descriptions = descriptions;
     this.#views = views;
