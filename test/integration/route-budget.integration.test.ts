@@ -4,18 +4,10 @@ import { signatureTokens } from "../../functions/chain/tool-cost";
 import { toolViews } from "../../functions/routing/answer-budget";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { createTenant, startService, type TestService } from "../helpers/service";
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const encoding = getEncoding("o200k_base");
 const tokens = (text: string): number => encoding.encode(text).length;
-
-interface RouteAnswer {
-  via: string;
-  candidates: { name: string; view?: string; tokens?: number }[];
-  prompt: string;
-  tools: { function: { name: string; description: string; parameters: { properties: Record<string, Record<string, unknown>>; required: string[] } } }[];
-  overBudget: { name: string; tokens: number; requiredOnlyTokens: number; reason: string; message: string }[];
-  tokens: { prompt: number; tools: number; total: number; budget: number };
-}
 
 let service: TestService;
 let tenant: { id: string; key: string };
@@ -78,9 +70,10 @@ describe("POST /v1/route within a token budget", () => {
     expect(res.body.tools).toHaveLength(8);
     const station = res.body.tools.find((t) => t.function.name === "stationWeatherForecast");
     expect(station).toBeDefined();
-    expect(station?.function.parameters.required).toEqual(["station"]);
-    expect(station?.function.parameters.properties.station?.enum).toBeUndefined();
-    expect(String(station?.function.parameters.properties.station?.description)).toContain("One of 3,000 values");
+    const parameters = station?.function.parameters as { required: string[]; properties: Record<string, Record<string, unknown> | undefined> } | undefined;
+    expect(parameters?.required).toEqual(["station"]);
+    expect(parameters?.properties.station?.enum).toBeUndefined();
+    expect(String(parameters?.properties.station?.description)).toContain("One of 3,000 values");
     expect(station?.function.description.length).toBeLessThanOrEqual(200);
     // Before compact views this one tool's entry alone was well over the whole budget.
     expect(tokens(JSON.stringify(CODES))).toBeGreaterThan(2_000);

@@ -1,21 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
-
-interface Why {
-  relevance?: { rank: number };
-  transition?: { from: string; weight: number; observed: number };
-  dataFlow?: { from: string; field: string; parameter: string };
-  feeds?: { to: string; field: string; parameter: string };
-  history?: { tasks: number };
-}
-interface RouteAnswer {
-  via: string;
-  fallback?: { method: string; reason: string };
-  candidates: { name: string; weight: number; description: string; why?: Why }[];
-  prompt: string;
-  tools: { function: { name: string } }[];
-}
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const demo = JSON.parse(readFileSync("kv-seed/demo-tenant.json", "utf8")) as {
   imports: { format: "openapi" | "list"; source: string; documentFile?: string; toolsFile?: string; serverUrl?: string }[];

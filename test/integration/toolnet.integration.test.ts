@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 
@@ -8,13 +9,6 @@ let service: TestService;
 let tenant: { id: string; key: string };
 let other: { id: string; key: string };
 let byOperation: Map<string, string>;
-
-interface RouteAnswer {
-  via: string;
-  candidates: { name: string; weight: number; description: string }[];
-  prompt: string;
-  tools: { type: string; function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }[];
-}
 
 beforeAll(async () => {
   service = await startService();
@@ -44,7 +38,7 @@ describe("routing", () => {
     expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
     const searchTool = res.body.tools.find((t) => t.function.name === op("GET /search/movie"));
     expect(searchTool?.type).toBe("function");
-    expect(searchTool?.function.parameters.required).toContain("query");
+    expect(searchTool?.function.parameters?.required).toContain("query");
   });
 
   it("after a tool, shows its learned successors ranked by weight (static construction)", async () => {
