@@ -422,6 +422,10 @@ function timeSteps(ctx: Context, task: Task, tally: Tally): void {
     prior: laterStepPrior(ctx.graph),
   }).slice(0, 8);
   add(tally, "later: fused", performance.now() - t);
+  // The previous release's later step, timed second so any warm-cache advantage is its own.
+  t = performance.now();
+  fuseNextStep({ previous, learned: learnedSuccessors(ctx.graph, previous), relevance: ctx.index.search(task.text, 30), dataFlow: ctx.flow.successors(previous) }).slice(0, 8);
+  add(tally, "later: fused without task votes and prior (before)", performance.now() - t);
 }
 
 function variantsOf(tally: Tally, suffix: string): string[] {
