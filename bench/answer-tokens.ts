@@ -265,6 +265,9 @@ async function measureSize(service: TestService, size: number, answers: number, 
   return cells;
 }
 
+/** What a tools entry without `parameters` takes (rule "empty-parameters-omitted"): no arguments. */
+const NO_PARAMETERS = { type: "object", properties: {} };
+
 /** A value a model would send for a schema it is shown (summarised enums: their first example). */
 function valueFor(schema: Record<string, unknown>): unknown {
   const example = /One of [\d,]+ values, e\.g\. ("[^"]*"|[^,]+),/.exec(String(schema.description ?? ""))?.[1];
@@ -278,10 +281,10 @@ function valueFor(schema: Record<string, unknown>): unknown {
 function callsFromViews(defs: readonly ToolDefinition[]): { tools: number; validFull: number; compactOk: number; requiredOk: number; failures: string[] } {
   const out = { tools: defs.length, validFull: 0, compactOk: 0, requiredOk: 0, failures: [] as string[] };
   for (const def of defs) {
-    if (!validateArguments(def, valueFor(openAiTool(def).function.parameters) as Record<string, unknown>).ok) continue;
+    if (!validateArguments(def, valueFor(openAiTool(def).function.parameters ?? NO_PARAMETERS) as Record<string, unknown>).ok) continue;
     out.validFull += 1;
-    const compact = validateArguments(def, valueFor(compactView(def).tool.function.parameters) as Record<string, unknown>);
-    const required = validateArguments(def, valueFor(requiredOnlyView(def).tool.function.parameters) as Record<string, unknown>);
+    const compact = validateArguments(def, valueFor(compactView(def).tool.function.parameters ?? NO_PARAMETERS) as Record<string, unknown>);
+    const required = validateArguments(def, valueFor(requiredOnlyView(def).tool.function.parameters ?? NO_PARAMETERS) as Record<string, unknown>);
     if (compact.ok) out.compactOk += 1;
     else out.failures.push(`${def.name} (compact): ${compact.message.slice(0, 200)}`);
     if (required.ok) out.requiredOk += 1;

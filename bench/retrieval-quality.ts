@@ -31,6 +31,7 @@ import {
   type RankingTuning,
   type ToolDoc,
 } from "../functions/routing/retrieval/index";
+import { buildEngine, engineSearch, toSearchOptions } from "../functions/routing/retrieval/minisearch-engine";
 
 const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
 
@@ -215,77 +216,72 @@ const ms = (value: number): string => `${value.toFixed(2)} ms`;
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
 const pct = (value: number): string => value.toFixed(3);
 
-/** Build, serialise, reload and search timings for one corpus size. */
+/** Build, serialise, reload and search timings for one corpus size; rankings checked against MiniSearch. */
 function speed(label: string, docs: readonly ToolDoc[], queries: readonly string[], shortQueries: readonly string[]): void {
   // One untimed round first, so that JIT compilation is not billed to the smaller corpus.
-  const warm = ToolIndex.build(docs);
-  ToolIndex.fromJSON(JSON.stringify(warm));
-  ToolIndex.fromJSON(warm.toJSON());
+  ToolIndex.fromBytes(ToolIndex.build(docs).toBytes()).search("warm up", 10);
   const runs = 5;
   const buildTimes: number[] = [];
   let index = ToolIndex.build([]);
   for (let i = 0; i < runs; i += 1) {
     const start = performance.now();
     index = ToolIndex.build(docs);
+    index.search("warm up", 1); // merges the added tools and computes impacts
     buildTimes.push(performance.now() - start);
   }
-  const toJSONTimes: number[] = [];
-  const stringifyTimes: number[] = [];
-  let json = "";
+  const toBytesTimes: number[] = [];
+  let bytes: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < runs; i += 1) {
-    let start = performance.now();
-    const object = index.toJSON();
-    toJSONTimes.push(performance.now() - start);
-    start = performance.now();
-    json = JSON.stringify(object);
-    stringifyTimes.push(performance.now() - start);
+    const start = performance.now();
+    bytes = index.toBytes();
+    toBytesTimes.push(performance.now() - start);
   }
-  const bytes = new TextEncoder().encode(json).length;
-  const gzipBytes = gzipSync(json).length;
-  // A Durable Object's storage hands back a structured clone, so JSON.parse is skipped there.
-  const objects = Array.from({ length: runs }, () => index.toJSON());
+  const gzipBytes = gzipSync(bytes).length;
   const loadTimes: number[] = [];
-  const loadObjectTimes: number[] = [];
-  objects.forEach((object) => {
-    let start = performance.now();
-    ToolIndex.fromJSON(json);
+  for (let i = 0; i < runs; i += 1) {
+    const copy = bytes.slice();
+    const start = performance.now();
+    ToolIndex.fromBytes(copy).search("warm up", 1);
     loadTimes.push(performance.now() - start);
-    start = performance.now();
-    ToolIndex.fromJSON(object);
-    loadObjectTimes.push(performance.now() - start);
-  });
+  }
+  index = ToolIndex.fromBytes(bytes);
   for (const q of queries.slice(0, 50)) index.search(q, 10); // warm-up
-  const latencies: number[] = [];
-  for (const q of queries) {
-    const start = performance.now();
-    index.search(q, 10);
-    latencies.push(performance.now() - start);
-  }
-  latencies.sort((a, b) => a - b);
-  const shortLatencies: number[] = [];
-  for (const q of shortQueries) {
-    const start = performance.now();
-    index.search(q, 10);
-    shortLatencies.push(performance.now() - start);
-  }
-  shortLatencies.sort((a, b) => a - b);
+  const timeSearches = (texts: readonly string[], k: number, search: (q: string, k: number) => unknown): number[] => {
+    const out: number[] = [];
+    for (const q of texts) {
+      const start = performance.now();
+      search(q, k);
+      out.push(performance.now() - start);
+    }
+    return out.sort((a, b) => a - b);
+  };
+  const latencies = timeSearches(queries, 10, (q, k) => index.search(q, k));
+  const deep = timeSearches(queries, 30, (q, k) => index.search(q, k));
+  const shortLatencies = timeSearches(shortQueries, 10, (q, k) => index.search(q, k));
+  // MiniSearch, the scoring reference the impact index replaced: same queries, same depth.
+  const engine = buildEngine(docs);
+  const options = toSearchOptions(DEFAULT_TUNING);
+  const reference = timeSearches(queries, 30, (q, k) => engineSearch(engine, q, k, options));
+  const same = queries.filter((q) => JSON.stringify(engineSearch(engine, q, 30, options)) === JSON.stringify(index.search(q, 30))).length;
   const first = docs[0];
   const updateTimes: number[] = [];
   if (first !== undefined) {
     for (let i = 0; i < 20; i += 1) {
       const start = performance.now();
       index.add({ ...first, description: `${first.description} revision ${i}` });
+      index.search("warm up", 1);
       updateTimes.push(performance.now() - start);
     }
   }
   console.log(`\n${label}: ${docs.length} docs, ${queries.length} queries`);
-  console.log(`  build (median of ${runs})        ${ms(median(buildTimes))}`);
-  console.log(`  toJSON / JSON.stringify        ${ms(median(toJSONTimes))} / ${ms(median(stringifyTimes))}`);
-  console.log(`  serialised size                ${kib(bytes)} JSON, ${kib(gzipBytes)} gzip`);
-  console.log(`  load: JSON.parse + fromJSON    ${ms(median(loadTimes))}`);
-  console.log(`  load: fromJSON(object)         ${ms(median(loadObjectTimes))}`);
-  console.log(`  replace one tool (median)      ${ms(median(updateTimes))}`);
+  console.log(`  build, impacts included (median of ${runs})  ${ms(median(buildTimes))}`);
+  console.log(`  toBytes                        ${ms(median(toBytesTimes))}`);
+  console.log(`  stored size                    ${kib(bytes.byteLength)}, ${kib(gzipBytes)} gzip`);
+  console.log(`  load: fromBytes (+ first query) ${ms(median(loadTimes))}`);
+  console.log(`  replace one tool + next query  ${ms(median(updateTimes))} (merge and impacts recomputed)`);
   console.log(`  search top-10 p50 / p99 / max  ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} / ${ms(latencies[latencies.length - 1] ?? Number.NaN)}  (StableToolBench tasks, ~${meanTerms(queries)} terms)`);
+  console.log(`  search top-30 p50 / p99        ${ms(percentile(deep, 50))} / ${ms(percentile(deep, 99))}; MiniSearch ${ms(percentile(reference, 50))} / ${ms(percentile(reference, 99))}`);
+  console.log(`  rankings identical to MiniSearch (tools, order, scores) ${same} / ${queries.length}`);
   console.log(`  short tasks p50 / p99           ${ms(percentile(shortLatencies, 50))} / ${ms(percentile(shortLatencies, 99))}  (RestBench tasks, ~${meanTerms(shortQueries)} terms)`);
 }
 

@@ -20,24 +20,29 @@
  * fresh random order, so drift in machine load and workerd's JIT warming up hit every size and
  * kind alike; compare them within one run. 100 warm-up rounds are not counted.
  *
- * Reload: `simulateEviction()` (RPC on the tenant object) drops the in-memory graph and index;
- * the next route request rebuilds them from SQLite. Timed 5 times per size, with the request
- * right after it for comparison. (A real eviction also re-runs the object's constructor; that
- * part is not included.) To see what the HTTP path adds, the route work itself (successors or
- * BM25 search, prompt block, tools entries) is timed in this Node process on the same data with
- * the same pure functions. To see where the reload time goes, the same steps the object takes
- * (parse the stored definitions and trajectories, build the graph, build the BM25 index) are
- * also timed in this Node process with the same pure functions and data; SQLite reads and the
- * RPC are what the in-workerd figure has on top.
+ * Cold start: `simulateEviction()` (RPC on the tenant object) drops the in-memory state; the
+ * next route request loads it: the stored index and graph edges (routing-store.ts), or, after
+ * `simulateEviction({ olderFormats: true })`, rebuilds them from the rows (as after a format
+ * change). Timed 5 times per size for a graph step and for a retrieval step (first step), with
+ * the request right after it for comparison. (A real eviction also re-runs the object's
+ * constructor; that part is not included.) To see what the HTTP path adds, the route work itself
+ * (successors or BM25 search, prompt block, tools entries) is timed in this Node process on the
+ * same data with the same pure functions, and the search alone at the object's depth (30) with
+ * the impact index and with MiniSearch (the scoring reference it replaced), same queries. The
+ * load steps (parse definitions, decode the stored graph, load the stored index) and the heap
+ * they occupy (after a forced collection; typed arrays counted as array buffers) are measured in
+ * this Node process with the same functions and data.
  */
 import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors, type Trajectory } from "../functions/routing/graph";
 import { openAiTool } from "../functions/routing/openai-tools";
+import { decodeGraph, encodeGraph } from "../functions/routing/graph/graph-codec";
 import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../functions/routing/retrieval/minisearch-engine";
 import { importToolList } from "../functions/tools/list-import";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems, type ListItem } from "./lib/tool-corpus";
-import { int, machineLine, ms, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
+import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
 
 const DEGREE = 10;
 const WARMUP_ROUNDS = 100;
@@ -62,12 +67,23 @@ function edgeCount(names: readonly string[], trajectories: readonly Trajectory[]
 
 type Kind = "graph" | "fused" | "retrieval" | "auth only";
 
-/** The object's reload steps (tenant-routing.ts #load) timed in Node, median of 3, in ms. */
+/** The object's load steps (tenant-routing.ts #load) timed in Node, median of 3, in ms; heap in MB. */
 interface ReloadParts {
   parseDefinitions: number;
-  parseTrajectories: number;
-  graph: number;
-  index: number;
+  decodeGraph: number;
+  loadIndex: number;
+  /** Rebuilding instead (one run each): graph from trajectories, index from tool documents. */
+  rebuildGraph: number;
+  rebuildIndex: number;
+  indexBytes: number;
+  graphBytes: number;
+  heap: { definitions: number; graph: number; index: number };
+}
+
+/** Search alone at the object's relevance depth: impact index vs MiniSearch, same queries, ms. */
+interface SearchTimes {
+  impact: number[];
+  minisearch: number[];
 }
 
 /**
@@ -80,13 +96,14 @@ function inProcessRoute(
   trajectories: readonly Trajectory[],
   queries: readonly string[],
   calls: number,
-): { graph: number[]; retrieval: number[] } {
+): { graph: number[]; retrieval: number[]; search: SearchTimes } {
   const { tools: defs } = importToolList(items);
   const byName = new Map(defs.map((d) => [d.name, d]));
   const graph = createGraph();
   addTools(graph, defs.map((d) => d.name));
   addTrajectories(graph, trajectories, { unknownTools: "skip" });
-  const index = ToolIndex.build(defs.map((def) => toolDocument(def)));
+  const docs = defs.map((def) => toolDocument(def));
+  const index = ToolIndex.build(docs);
   const describe = (tool: string): string => (byName.get(tool)?.summary ?? byName.get(tool)?.description ?? "").replace(/\s+/g, " ").trim().slice(0, 160);
   const random = seededRandom(calls);
   const one = (previous: string | null, task: string): number => {
@@ -107,7 +124,7 @@ function inProcessRoute(
     if (prompt.length === 0 || tools.length > 8) throw new Error("unexpected route result");
     return performance.now() - t;
   };
-  const out = { graph: [] as number[], retrieval: [] as number[] };
+  const out = { graph: [] as number[], retrieval: [] as number[], search: { impact: [] as number[], minisearch: [] as number[] } };
   for (let i = 0; i < 100 + calls; i += 1) {
     const task = queries[randomInt(random, queries.length)] ?? "";
     const g = one(defs[randomInt(random, defs.length)]?.name ?? null, task);
@@ -117,32 +134,97 @@ function inProcessRoute(
       out.retrieval.push(r);
     }
   }
+  // The search alone at the object's depth, against MiniSearch (same scores) on the same queries.
+  const engine = buildEngine(docs);
+  const options = toSearchOptions(DEFAULT_TUNING);
+  for (let i = 0; i < 50 + calls; i += 1) {
+    const task = queries[randomInt(random, queries.length)] ?? "";
+    let t = performance.now();
+    index.search(task, SEARCH_DEPTH);
+    const impact = performance.now() - t;
+    t = performance.now();
+    engineSearch(engine, task, SEARCH_DEPTH, options);
+    const minisearch = performance.now() - t;
+    if (i >= 50) {
+      out.search.impact.push(impact);
+      out.search.minisearch.push(minisearch);
+    }
+  }
   return out;
+}
+
+/** The object's relevance depth (tenant-routing.ts RELEVANCE_DEPTH). */
+const SEARCH_DEPTH = 30;
+
+function heapMb(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  const usage = process.memoryUsage();
+  return (usage.heapUsed + usage.arrayBuffers) / 1e6;
 }
 
 function reloadParts(items: readonly ListItem[], trajectories: readonly Trajectory[]): ReloadParts {
   const { tools: defs } = importToolList(items);
   const definitionRows = defs.map((d) => JSON.stringify(d));
-  const trajectoryRows = trajectories.map((t) => JSON.stringify(t.tools));
-  const runs: ReloadParts[] = [];
+  let t = ownCpuMs();
+  const built = createGraph();
+  addTools(built, defs.map((d) => d.name));
+  addTrajectories(built, trajectories, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
+  const rebuildGraph = ownCpuMs() - t;
+  t = ownCpuMs();
+  const index = ToolIndex.build(defs.map((def) => toolDocument(def)));
+  index.search("warm up", 1); // merges and computes impacts
+  const rebuildIndex = ownCpuMs() - t;
+  const graphBytes = encodeGraph(built);
+  const indexBytes = index.toBytes();
+  const runs: { parseDefinitions: number; decodeGraph: number; loadIndex: number }[] = [];
+  // CPU time of this process, not wall time: the machine is shared, and a step that waits for a
+  // core would look slower than it is.
   for (let i = 0; i < 3; i += 1) {
-    let t = performance.now();
-    const parsed = definitionRows.map((row) => JSON.parse(row) as (typeof defs)[number]);
-    const parseDefinitions = performance.now() - t;
-    t = performance.now();
-    const stored = trajectoryRows.map((row, j) => ({ id: String(j), tools: JSON.parse(row) as string[] }));
-    const parseTrajectories = performance.now() - t;
-    t = performance.now();
-    const graph = createGraph();
-    addTools(graph, parsed.map((d) => d.name));
-    addTrajectories(graph, stored, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
-    const graphMs = performance.now() - t;
-    t = performance.now();
-    ToolIndex.build(parsed.map((def) => toolDocument(def)));
-    runs.push({ parseDefinitions, parseTrajectories, graph: graphMs, index: performance.now() - t });
+    let t0 = ownCpuMs();
+    const parsed = new Map(definitionRows.map((row) => JSON.parse(row) as (typeof defs)[number]).map((d) => [d.name, d]));
+    const parseDefinitions = ownCpuMs() - t0;
+    // From copies of the stored bytes, as the object reads them from SQLite rows.
+    t0 = ownCpuMs();
+    const graph = decodeGraph(graphBytes.slice());
+    const decodeMs = ownCpuMs() - t0;
+    t0 = ownCpuMs();
+    const loaded = ToolIndex.fromBytes(indexBytes.slice());
+    loaded.search("warm up", 1);
+    const loadMs = ownCpuMs() - t0;
+    if (parsed.size !== defs.length || graph === undefined || loaded.size !== defs.length) throw new Error("load parts: wrong sizes");
+    runs.push({ parseDefinitions, decodeGraph: decodeMs, loadIndex: loadMs });
   }
-  const median = (pick: (r: ReloadParts) => number): number => summary(runs.map(pick)).p50;
-  return { parseDefinitions: median((r) => r.parseDefinitions), parseTrajectories: median((r) => r.parseTrajectories), graph: median((r) => r.graph), index: median((r) => r.index) };
+  // Heap after load: each part kept alive while the next is measured.
+  const heap = { definitions: 0, graph: 0, index: 0 };
+  const kept: unknown[] = [];
+  let before = heapMb();
+  kept.push(new Map(definitionRows.map((row) => JSON.parse(row) as (typeof defs)[number]).map((d) => [d.name, d])));
+  let after = heapMb();
+  heap.definitions = after - before;
+  before = after;
+  kept.push(decodeGraph(graphBytes.slice()));
+  after = heapMb();
+  heap.graph = after - before;
+  before = after;
+  const loadedIndex = ToolIndex.fromBytes(indexBytes.slice());
+  loadedIndex.search("warm up", 1);
+  kept.push(loadedIndex);
+  after = heapMb();
+  heap.index = after - before;
+  if (kept.length !== 3) throw new Error("unreachable");
+  const median = (pick: (r: (typeof runs)[number]) => number): number => summary(runs.map(pick)).p50;
+  return {
+    parseDefinitions: median((r) => r.parseDefinitions),
+    decodeGraph: median((r) => r.decodeGraph),
+    loadIndex: median((r) => r.loadIndex),
+    rebuildGraph,
+    rebuildIndex,
+    indexBytes: indexBytes.byteLength,
+    graphBytes: graphBytes.byteLength,
+    heap,
+  };
 }
 
 interface Tenant {
@@ -163,9 +245,9 @@ interface SizeResult {
   setup: Awaited<ReturnType<typeof setUpTenant>>;
   latencies: Map<Kind, number[]>;
   bytes: Map<Kind, number>;
-  reload: { first: number[]; next: number[] };
+  reload: { graph: number[]; retrieval: number[]; next: number[]; rebuilt: number; reports: string[]; cpu: { graph: number[]; retrieval: number[]; rebuilt: number } };
   parts: ReloadParts;
-  inProcess: { graph: number[]; retrieval: number[] };
+  inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
 
 const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only"];
@@ -233,12 +315,32 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
   const results: SizeResult[] = [];
   for (const tenant of tenants) {
     const object = await tenantObject(service, tenant.setup.tenantId);
-    const reload = { first: [] as number[], next: [] as number[] };
+    const reload = { graph: [] as number[], retrieval: [] as number[], next: [] as number[], rebuilt: 0, reports: [] as string[], cpu: { graph: [] as number[], retrieval: [] as number[], rebuilt: 0 } };
+    const reports = new Set<string>();
+    // workerd's CPU time for the request (10 ms ticks), beside the wall time, which waits for a core.
+    const cold = async (kind: Kind): Promise<{ ms: number; cpu: number }> => {
+      const cpu = descendantCpuMs();
+      const r = await request(service, tenant, kind, random, queries);
+      return { ms: r.ms, cpu: descendantCpuMs() - cpu };
+    };
     for (let i = 0; i < EVICTIONS; i += 1) {
       await object.simulateEviction();
-      reload.first.push((await request(service, tenant, "graph", random, queries)).ms);
+      const graphStep = await cold("graph");
+      reload.graph.push(graphStep.ms);
+      reload.cpu.graph.push(graphStep.cpu);
+      reports.add(JSON.stringify(await object.routingLoadReport()));
       reload.next.push((await request(service, tenant, "graph", random, queries)).ms);
+      await object.simulateEviction();
+      const retrievalStep = await cold("retrieval");
+      reload.retrieval.push(retrievalStep.ms);
+      reload.cpu.retrieval.push(retrievalStep.cpu);
     }
+    // As after a format change: rebuilt from the rows (and stored again).
+    await object.simulateEviction({ olderFormats: true });
+    const rebuilt = await cold("graph");
+    reload.rebuilt = rebuilt.ms;
+    reload.cpu.rebuilt = rebuilt.cpu;
+    reload.reports = [...reports];
     results.push({
       tools: tenant.size,
       edges: tenant.edges,
@@ -301,29 +403,32 @@ async function main(): Promise<void> {
   }
   console.log(table(["tools", "request", "p50", "p99", "max", "mean", "response"], rows));
 
-  console.log(`\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC)`);
+  console.log(`\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}: impact index (MaxScore) vs MiniSearch, same queries`);
   console.log(
     table(
-      ["tools", "graph p50", "graph p99", "retrieval p50", "retrieval p99"],
+      ["tools", "graph p50", "graph p99", "retrieval p50", "retrieval p99", "search p50", "search p99", "MiniSearch p50", "MiniSearch p99"],
       results.map((r) => {
         const g = summary(r.inProcess.graph);
         const q = summary(r.inProcess.retrieval);
-        return [int(r.tools), ms(g.p50), ms(g.p99), ms(q.p50), ms(q.p99)];
+        const s = summary(r.inProcess.search.impact);
+        const m = summary(r.inProcess.search.minisearch);
+        return [int(r.tools), ms(g.p50), ms(g.p99), ms(q.p50), ms(q.p99), ms(s.p50), ms(s.p99), ms(m.p50), ms(m.p99)];
       }),
     ),
   );
 
-  console.log(`\nRatios within this run (p50 / p50 of "auth only" at the same size; graph p99 vs smallest size)`);
+  console.log(`\nRatios within this run (p50 / p50 of "auth only" at the same size; p99 vs smallest size)`);
   const smallest = results[0];
   console.log(
     table(
-      ["tools", "graph/auth p50", "retrieval/auth p50", "graph p99 ÷ smallest", "retrieval p99 ÷ smallest"],
+      ["tools", "graph/auth p50", "fused/auth p50", "retrieval/auth p50", "graph p99 ÷ smallest", "retrieval p99 ÷ smallest"],
       results.map((r) => {
         const p = (res: SizeResult, kind: Kind) => summary(res.latencies.get(kind) ?? []);
         const auth = p(r, "auth only").p50;
         return [
           int(r.tools),
           (p(r, "graph").p50 / auth).toFixed(2),
+          (p(r, "fused").p50 / auth).toFixed(2),
           (p(r, "retrieval").p50 / auth).toFixed(2),
           smallest === undefined ? "" : (p(r, "graph").p99 / p(smallest, "graph").p99).toFixed(2),
           smallest === undefined ? "" : (p(r, "retrieval").p99 / p(smallest, "retrieval").p99).toFixed(2),
@@ -332,29 +437,44 @@ async function main(): Promise<void> {
     ),
   );
 
-  console.log(`\nReload after simulateEviction() (graph-step request; ${EVICTIONS} times each)`);
+  console.log(`\nCold start: first request after simulateEviction() (${EVICTIONS} times each; state loaded from the stored index and graph), and once rebuilt from the rows (format change)`);
   console.log(
     table(
-      ["tools", "first request: median", "min", "max", "all", "next request: median"],
+      ["tools", "graph step: median", "CPU", "retrieval step: median", "CPU", "next request: median", "rebuilt from rows", "CPU", "load report"],
       results.map((r) => {
-        const f = summary(r.reload.first);
-        const sorted = [...r.reload.first].sort((a, b) => a - b);
-        return [int(r.tools), ms(f.p50), ms(sorted[0] ?? Number.NaN), ms(f.max), r.reload.first.map((v) => v.toFixed(0)).join(" "), ms(summary(r.reload.next).p50)];
+        const g = summary(r.reload.graph);
+        const q = summary(r.reload.retrieval);
+        return [
+          int(r.tools),
+          ms(g.p50),
+          ms(summary(r.reload.cpu.graph).p50),
+          ms(q.p50),
+          ms(summary(r.reload.cpu.retrieval).p50),
+          ms(summary(r.reload.next).p50),
+          ms(r.reload.rebuilt),
+          ms(r.reload.cpu.rebuilt),
+          r.reload.reports.join(" "),
+        ];
       }),
     ),
   );
-  console.log(`\nThe same reload steps in this Node process (pure functions, same data; median of 3)`);
+  console.log(`\nThe load steps in this Node process (same functions and data; CPU time, median of 3), the rebuild they replace (one run), stored sizes and heap after load`);
   console.log(
     table(
-      ["tools", "JSON.parse definitions", "JSON.parse trajectories", "graph: addTools + addTrajectories", "BM25 index build", "sum", "in workerd (median)"],
+      ["tools", "parse definitions", "decode graph", "load index", "rebuild graph", "rebuild index", "stored graph", "stored index", "heap: definitions", "graph", "index", "sum"],
       results.map((r) => [
         int(r.tools),
         ms(r.parts.parseDefinitions),
-        ms(r.parts.parseTrajectories),
-        ms(r.parts.graph),
-        ms(r.parts.index),
-        ms(r.parts.parseDefinitions + r.parts.parseTrajectories + r.parts.graph + r.parts.index),
-        ms(summary(r.reload.first).p50),
+        ms(r.parts.decodeGraph),
+        ms(r.parts.loadIndex),
+        ms(r.parts.rebuildGraph),
+        ms(r.parts.rebuildIndex),
+        `${(r.parts.graphBytes / 1e6).toFixed(1)} MB`,
+        `${(r.parts.indexBytes / 1e6).toFixed(1)} MB`,
+        `${r.parts.heap.definitions.toFixed(1)} MB`,
+        `${r.parts.heap.graph.toFixed(1)} MB`,
+        `${r.parts.heap.index.toFixed(1)} MB`,
+        `${(r.parts.heap.definitions + r.parts.heap.graph + r.parts.heap.index).toFixed(1)} MB`,
       ]),
     ),
   );

@@ -1,7 +1,6 @@
 import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../functions/routing/graph/graph-codec";
-import { addTrajectories, type GraphSettings, type ToolGraph } from "../functions/routing/graph";
+import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../functions/routing/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../functions/routing/retrieval";
-import { allRows, oneRow, run } from "./sql";
 import { StoredBlobs } from "./stored-blobs";
 
 /**
@@ -23,7 +22,8 @@ import { StoredBlobs } from "./stored-blobs";
 
 const INDEX_BLOB = "routing-index";
 const GRAPH_BLOB = "routing-graph";
-const PENDING_KEY = "routing-index:pending";
+const PENDING_BLOB = "routing-index:pending";
+const PENDING_FORMAT = "tool-names/1";
 export const MAX_PENDING_TOOLS = 64;
 export const MAX_PENDING_TRAJECTORIES = 512;
 
@@ -41,13 +41,21 @@ export interface LoadReport {
   graph: "stored" | "rebuilt";
 }
 
-export class RoutingStore {
-  readonly #sql: SqlStorage;
-  readonly #blobs: StoredBlobs;
+/** The graph's trajectory rows, as the routing store needs them (tenant-routing.ts owns the table). */
+export interface TrajectoryRows {
+  /** Trajectories stored after row `rowid`, in row order. */
+  after(rowid: number): Trajectory[];
+  /** The last row's id (0 when none). */
+  lastRow(): number;
+}
 
-  constructor(sql: SqlStorage) {
-    this.#sql = sql;
+export class RoutingStore {
+  readonly #blobs: StoredBlobs;
+  readonly #trajectories: TrajectoryRows;
+
+  constructor(sql: SqlStorage, trajectories: TrajectoryRows) {
     this.#blobs = new StoredBlobs(sql);
+    this.#trajectories = trajectories;
   }
 
   /**
@@ -86,7 +94,7 @@ export class RoutingStore {
     if (names.length === 0) return;
     const pending = new Set(this.#pendingTools());
     for (const name of names) pending.add(name);
-    if (pending.size <= MAX_PENDING_TOOLS) run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", PENDING_KEY, JSON.stringify([...pending]));
+    if (pending.size <= MAX_PENDING_TOOLS) this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), "");
     else if (index !== undefined) this.saveIndex(index);
     // Not loaded: rebuilding once at the next load beats growing the list.
     else this.dropIndex();
@@ -94,18 +102,18 @@ export class RoutingStore {
 
   dropIndex(): void {
     this.#blobs.delete(INDEX_BLOB);
-    run(this.#sql, "DELETE FROM tenant_meta WHERE key = ?", PENDING_KEY);
+    this.#blobs.delete(PENDING_BLOB);
   }
 
   saveIndex(index: ToolIndex): void {
     this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, index.toBytes(), "");
-    run(this.#sql, "DELETE FROM tenant_meta WHERE key = ?", PENDING_KEY);
+    this.#blobs.delete(PENDING_BLOB);
   }
 
 
   #pendingTools(): string[] {
-    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", PENDING_KEY)?.value;
-    return json === undefined ? [] : (JSON.parse(json) as string[]);
+    const stored = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
+    return stored === undefined ? [] : (JSON.parse(new TextDecoder().decode(stored.bytes)) as string[]);
   }
 
   /**
@@ -117,30 +125,27 @@ export class RoutingStore {
     if (stored === undefined) return undefined;
     const graph = decodeGraph(stored.bytes, settings);
     if (graph === undefined || !sameNames(graph.tools.keys(), names)) return undefined;
-    const after = Number(stored.stamp);
-    const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", after);
-    const recent = rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] }));
+    const recent = this.#trajectories.after(Number(stored.stamp));
     addTrajectories(graph, recent, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
     return { graph, complete: false, pendingTrajectories: recent.length };
   }
 
   /** Stores the graph's edges as counting every trajectory row there is now. */
   saveGraph(graph: ToolGraph): void {
-    const last = oneRow<{ last: number | null }>(this.#sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0;
-    this.#blobs.write(GRAPH_BLOB, GRAPH_CODEC_FORMAT, encodeGraph(graph), String(last));
+    this.#blobs.write(GRAPH_BLOB, GRAPH_CODEC_FORMAT, encodeGraph(graph), String(this.#trajectories.lastRow()));
   }
 
   /** Attaches the stored trajectories to a graph loaded from edges, so it can change. */
   completeGraph(loaded: LoadedGraph): void {
     if (loaded.complete) return;
-    const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
-    attachTrajectories(loaded.graph, rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })));
+    attachTrajectories(loaded.graph, this.#trajectories.after(0));
     loaded.complete = true;
   }
 
   /** Test hook: marks the stored values as written by an older format, as after an upgrade. */
   ageFormats(): void {
-    run(this.#sql, "UPDATE stored_blobs SET format = 'older-format/0' WHERE name IN (?, ?)", INDEX_BLOB, GRAPH_BLOB);
+    this.#blobs.setFormat(INDEX_BLOB, "older-format/0");
+    this.#blobs.setFormat(GRAPH_BLOB, "older-format/0");
   }
 
   /** Forget the stored graph (its trajectories were replaced); the next load rebuilds it. */

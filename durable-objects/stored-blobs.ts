@@ -56,9 +56,9 @@ export class StoredBlobs {
     run(this.#sql, "INSERT INTO stored_blobs (name, format, chunks, bytes, stamp) VALUES (?, ?, ?, ?, ?)", name, format, chunks, bytes.byteLength, stamp);
   }
 
-  /** Updates the stamp of a stored value (its bytes still describe the rows). */
-  restamp(name: string, stamp: string): void {
-    run(this.#sql, "UPDATE stored_blobs SET stamp = ? WHERE name = ?", stamp, name);
+  /** Relabels a stored value's format (tests: a value written by an older release). */
+  setFormat(name: string, format: string): void {
+    run(this.#sql, "UPDATE stored_blobs SET format = ? WHERE name = ?", format, name);
   }
 
   delete(name: string): void {

@@ -27,18 +27,18 @@ import {
 import { applyFeedbackBatch } from "../functions/routing/graph/feedback-batch";
 import { attachTrajectories } from "../functions/routing/graph/graph-codec";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
-import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type BudgetedAnswer, type ToolViews } from "../functions/routing/answer-budget";
+import { DEFAULT_MAX_TOKENS, fitToBudget, type BudgetedAnswer } from "../functions/routing/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
 import { laterStepPrior } from "../functions/routing/later-step-prior";
 import { TaskMemory } from "../functions/routing/task-memory";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/routing/signal-fusion";
 import { startingTools, type RouteFallback } from "../functions/routing/route-fallback";
 import { apiSiblings } from "../functions/routing/api-siblings";
-import { toolPromptTokens } from "../functions/chain/tool-cost";
 import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
 import { allRows, oneRow, run } from "./sql";
+import { toolCosts, type StoredToolViews } from "./tenant-tool-views";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
 export type RouteMode = "fused" | "graph";
@@ -56,8 +56,8 @@ export interface RouteOptions {
   mode?: RouteMode;
 }
 
-/** The compact views of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
-export type ViewsOf = (tool: string, shown: ToolDefinition, description: string | undefined) => ToolViews;
+/** The compact views and costs of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
+export type ViewsOf = (tool: string, shown: ToolDefinition, description: string | undefined) => StoredToolViews;
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
 interface RoutingHints {
@@ -69,9 +69,11 @@ const SHORT_DESCRIPTION_CHARS = 160;
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
 const RELEVANCE_CACHE_SIZE = 64;
-const FUSED_WEIGHT_NOTE =
-  "A weight (0–1000) ranks the tools for this step from what is known together: transitions that worked in past runs, " +
-  "relevance to the task, and data flow from the last tool's output into a tool's required input. Prefer heavier tools, but choose what the task needs.";
+
+/** A tool as routing and runs show it: a probed or optimised description replaces the registered one. */
+function shownDefinition(def: ToolDefinition | undefined, description: string | undefined): ToolDefinition | undefined {
+  return def === undefined || description === undefined ? def : { ...def, summary: undefined, description };
+}
 
 function shortDescription(def: ToolDefinition | undefined): string {
   const text = (def?.summary ?? def?.description ?? "").replace(/\s+/g, " ").trim();
@@ -117,10 +119,17 @@ export class TenantRouting {
     sql: SqlStorage,
     definitions: () => Map<string, ToolDefinition>,
     descriptions: () => Map<string, string> = () => new Map(),
-    views: ViewsOf = (_tool, shown) => toolViews(shown),
+    views: ViewsOf = (_tool, shown) => toolCosts(shown),
   ) {
     this.#sql = sql;
-    this.#store = new RoutingStore(sql);
+    this.#store = new RoutingStore(sql, {
+      after: (rowid) =>
+        allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
+          id: row.id,
+          tools: JSON.parse(row.tools) as string[],
+        })),
+      lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
+    });
     this.#definitions = definitions;
     this.#descriptions = descriptions;
     this.#views = views;
@@ -363,16 +372,12 @@ export class TenantRouting {
     }
     // A probed (model-written) or optimised description replaces the registered one, as in runs.
     const better = this.#descriptions();
-    const current = (tool: string): ToolDefinition | undefined => {
-      const def = defs.get(tool);
-      const description = better.get(tool);
-      return def === undefined || description === undefined ? def : { ...def, summary: undefined, description };
-    };
+    const current = (tool: string): ToolDefinition | undefined => shownDefinition(defs.get(tool), better.get(tool));
     // Last step: the ranked list within the token budget (answer-budget.ts).
     const fitted = fitToBudget({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? this.#maxTokens(),
-      ...(mode === "graph" ? {} : { weightNote: FUSED_WEIGHT_NOTE }),
+      weights: mode === "graph" ? "transitions" : "fused",
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
@@ -428,11 +433,11 @@ export class TenantRouting {
       siblingsOf: (tool) => this.#siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,
+      // The stored figure (tool_views.run_tokens): the tokens of the signature the run prompt shows.
       costOf: (tool) => {
-        const def = state.defs.get(tool);
-        if (def === undefined) return 0;
         const description = better.get(tool);
-        return toolPromptTokens(def, state.hashes.get(tool) ?? "", description === undefined ? {} : { description });
+        const def = shownDefinition(state.defs.get(tool), description);
+        return def === undefined ? 0 : this.#views(tool, def, description).runTokens;
       },
     });
   }

@@ -59,4 +59,8 @@ export const TENANT_MIGRATIONS = [
   // graph edges; stored-blobs.ts): a value in ≤ 1 MiB chunks, with its format and what it was built from.
   `CREATE TABLE IF NOT EXISTS stored_blobs (name TEXT PRIMARY KEY, format TEXT NOT NULL, chunks INTEGER NOT NULL, bytes INTEGER NOT NULL, stamp TEXT NOT NULL);
    CREATE TABLE IF NOT EXISTS stored_blob_chunks (name TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (name, seq));`,
+  // Stored tool views: which version of the compaction rules made them (older rows are recomputed
+  // on first use) and the tokens the run prompt spends on the tool (run candidate-set budgets).
+  `ALTER TABLE tool_views ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE tool_views ADD COLUMN run_tokens INTEGER;`,
 ] as const;

@@ -1,4 +1,5 @@
-import { toolViews, type ToolViews } from "../functions/routing/answer-budget";
+import { signatureTokens } from "../functions/chain/tool-cost";
+import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/routing/answer-budget";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { oneRow, run } from "./sql";
 
@@ -6,23 +7,43 @@ interface ViewRow {
   current: string;
   hash: string | null;
   description: string | null;
+  rules_version: number | null;
   compact: string | null;
   compact_tokens: number | null;
   required_only: string | null;
   required_only_tokens: number | null;
+  run_tokens: number | null;
+}
+
+/**
+ * What a tool costs where it is shown, stored with it: its routing views and their token counts,
+ * and `runTokens`, the tokens of the typed signature a run's program-writing prompt shows for it
+ * (issue 9's tool cost: typed-api.ts, counted by chain/tool-cost.ts). The two prompts show the
+ * tool differently (a `tools` JSON entry; a TypeScript signature with its response type), so each
+ * budget spends the count of what its own prompt shows, both computed once, from the same
+ * definition and shown description.
+ */
+export interface StoredToolViews extends ToolViews {
+  runTokens: number;
+}
+
+/** Views and costs of a tool as shown (a probed or optimised description already in place). */
+export function toolCosts(shown: ToolDefinition): StoredToolViews {
+  return { ...toolViews(shown), runTokens: signatureTokens(shown) };
 }
 
 /**
  * A tenant's compact tool views and their token counts, stored with the tools (`tool_views`):
- * computed when a tool is registered or changed, so routing never recomputes them. A row
- * belongs to one definition hash and one shown description (a probed or optimised one replaces
- * the registered text); a tool stored before views existed, or whose description changed since,
- * gets its views computed and stored on first use.
+ * computed when a tool is registered or changed, so routing and runs never recompute them. A row
+ * belongs to one definition hash, one shown description (a probed or optimised one replaces the
+ * registered text) and one version of the compaction rules; a tool stored before views existed,
+ * whose description changed since, or whose views older rules made, gets them computed and stored
+ * on first use.
  */
 export class TenantToolViews {
   readonly #sql: SqlStorage;
   /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
-  readonly #memory = new Map<string, { description: string | null; views: ToolViews }>();
+  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -30,33 +51,42 @@ export class TenantToolViews {
 
   /** Compute and store the views of a registered or changed tool (its registered description). */
   store(definition: ToolDefinition, hash: string): void {
-    this.#write(definition.name, hash, null, toolViews(definition));
+    this.#write(definition.name, hash, null, toolCosts(definition));
   }
 
   /**
    * The views of `tool` as shown with `description` (undefined: the registered one); `shown` is
    * the definition with that description in place, used only when they must be computed.
    */
-  viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): ToolViews {
+  viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
     const wanted = description ?? null;
     const remembered = this.#memory.get(tool);
     if (remembered !== undefined && remembered.description === wanted) return remembered.views;
     const row = oneRow<ViewRow>(
       this.#sql,
-      `SELECT t.hash AS current, v.hash, v.description, v.compact, v.compact_tokens, v.required_only, v.required_only_tokens
+      `SELECT t.hash AS current, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens, v.required_only, v.required_only_tokens, v.run_tokens
        FROM tenant_tools t LEFT JOIN tool_views v ON v.tool = t.name WHERE t.name = ?`,
       tool,
     );
-    let views: ToolViews;
-    if (row !== undefined && row.hash === row.current && row.description === wanted && row.compact !== null && row.required_only !== null) {
+    let views: StoredToolViews;
+    if (
+      row !== undefined &&
+      row.hash === row.current &&
+      row.description === wanted &&
+      row.rules_version === TOOL_VIEWS_VERSION &&
+      row.compact !== null &&
+      row.required_only !== null &&
+      row.run_tokens !== null
+    ) {
       views = {
         compact: JSON.parse(row.compact) as ToolViews["compact"],
         compactTokens: row.compact_tokens ?? 0,
         requiredOnly: JSON.parse(row.required_only) as ToolViews["requiredOnly"],
         requiredOnlyTokens: row.required_only_tokens ?? 0,
+        runTokens: row.run_tokens,
       };
     } else {
-      views = toolViews(shown);
+      views = toolCosts(shown);
       if (row !== undefined) this.#write(tool, row.current, wanted, views);
     }
     this.#memory.set(tool, { description: wanted, views });
@@ -71,19 +101,22 @@ export class TenantToolViews {
     }
   }
 
-  #write(tool: string, hash: string, description: string | null, views: ToolViews): void {
+  #write(tool: string, hash: string, description: string | null, views: StoredToolViews): void {
     run(
       this.#sql,
-      `INSERT INTO tool_views (tool, hash, description, compact, compact_tokens, required_only, required_only_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, description = excluded.description, compact = excluded.compact,
-         compact_tokens = excluded.compact_tokens, required_only = excluded.required_only, required_only_tokens = excluded.required_only_tokens`,
+      `INSERT INTO tool_views (tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, description = excluded.description, rules_version = excluded.rules_version,
+         compact = excluded.compact, compact_tokens = excluded.compact_tokens, required_only = excluded.required_only,
+         required_only_tokens = excluded.required_only_tokens, run_tokens = excluded.run_tokens`,
       tool,
       hash,
       description,
+      TOOL_VIEWS_VERSION,
       JSON.stringify(views.compact),
       views.compactTokens,
       JSON.stringify(views.requiredOnly),
       views.requiredOnlyTokens,
+      views.runTokens,
     );
     this.#memory.delete(tool);
   }

@@ -21,7 +21,7 @@ import { callTool } from "../../functions/tools/safe-call/index";
 /** The world's origin, as kv-seed/demo-tenant.json and the dev service configure it. */
 export const WORLD_ORIGIN = "http://world.atc.test";
 
-import { PROBE_PROGRAM_LIMITS } from "../../functions/probing/program-limits";
+import { PROBE_PROGRAM_LIMITS } from "../../functions/run-defaults";
 
 export { PROBE_PROGRAM_LIMITS };
 

@@ -6,8 +6,10 @@ import { renderToolSignature, type ProtocolOverrides } from "./typed-api";
  * What one tool costs in a run's prompt: the tokens of exactly what the program-writing prompt
  * shows for it (its typed signature with the short description, rendered by typed-api.ts),
  * counted with the real tokenizer (o200k_base, routing/token-count.ts). Candidate-set budgets
- * are spent on this, not on the stored definition with its response schemas. Counts are cached
- * per tool definition hash and protocol overrides.
+ * are spent on this, not on the stored definition with its response schemas. A tenant stores the
+ * count of each tool as registered or as its protocol describes it, with the tool's routing views
+ * (durable-objects/tenant-tool-views.ts); elsewhere counts are cached per definition hash and
+ * protocol overrides.
  */
 
 const CACHE_LIMIT = 20_000;
@@ -21,8 +23,13 @@ export function toolPromptTokens(def: ToolDefinition, hash: string, overrides: P
   const key = `${hash}\u0000${overrides.description ?? ""}\u0000${overrides.responseSchema === undefined ? "" : JSON.stringify(overrides.responseSchema)}\u0000${overrides.example?.query ?? ""}`;
   const known = cache.get(key);
   if (known !== undefined) return known;
-  const tokens = countTokens(renderToolSignature(def, overrides));
+  const tokens = signatureTokens(def, overrides);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, tokens);
   return tokens;
+}
+
+/** Tokens of the signature the run prompt shows for `def`, counted now (no cache). */
+export function signatureTokens(def: ToolDefinition, overrides: ProtocolOverrides = {}): number {
+  return countTokens(renderToolSignature(def, overrides));
 }

@@ -3,7 +3,7 @@ import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
 import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
-import { PROBE_PROGRAM_LIMITS } from "../probing/program-limits";
+import { PROBE_PROGRAM_LIMITS } from "../run-defaults";
 import type { ProbedProtocol } from "../probing/protocol";
 import { protocolStore, type ProtocolStore } from "../probing/protocol-store";
 import { Failure } from "../failures";

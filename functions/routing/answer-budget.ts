@@ -1,17 +1,19 @@
 import type { ToolDefinition } from "../tools/definition";
 import { compactView, requiredOnlyView, type CompactionRule } from "./compact-view";
-import { END, formatPromptBlock } from "./graph";
+import { answerPromptParts, type WeightKind } from "./answer-prompt";
+import { END } from "./graph";
 import type { OpenAiTool } from "./openai-tools";
 import type { Why } from "./signal-fusion";
-import { countJsonTokens, countTokens } from "./token-count";
+import { countJsonArrayTokens, countJsonTokens, countTokens, type CountedJson } from "./token-count";
 
 /**
  * A routing answer within a token budget. The ranked tools are taken best first: each is shown
  * by its compact view when that fits what is left, else by its required-only view, else it is
  * named in `overBudget` with its cost, never silently dropped. The prompt block and the `tools`
- * array that come out are then counted exactly (o200k_base, the JSON text a client sends) and the
- * lowest-ranked shown tool gives way until the total is within the budget, so the reported counts
- * are the real ones and never exceed it.
+ * array that come out are then counted exactly (o200k_base, the JSON text a client sends; the
+ * array from the views' stored counts, token-count.ts) and the lowest-ranked shown tool gives
+ * way until the total is within the budget, so the reported counts are the real ones and never
+ * exceed it.
  */
 
 /** The two stored views of a tool and their token counts (JSON text of each `tools` entry). */
@@ -21,6 +23,12 @@ export interface ToolViews {
   requiredOnly: OpenAiTool;
   requiredOnlyTokens: number;
 }
+
+/**
+ * The version of the compaction rules and limits (compact-view.ts) the views are made by: bump it
+ * whenever a rule or limit changes, so that stored views made by older rules are recomputed.
+ */
+export const TOOL_VIEWS_VERSION = 2;
 
 /** The service default: a k = 8 answer stays within it (README: answer-tokens benchmark). */
 export const DEFAULT_MAX_TOKENS = 2_000;
@@ -86,8 +94,8 @@ export interface BudgetInput {
   previous: string;
   ranked: readonly RankedCandidate[];
   maxTokens: number;
-  /** What the weights mean when they are not eq. 6 transition weights alone (fused routing). */
-  weightNote?: string;
+  /** What the weights were made from (the prompt block says so); default eq. 6 transitions. */
+  weights?: WeightKind;
   /** The tokenizer; o200k_base unless a test brings its own. */
   count?: (text: string) => number;
 }
@@ -101,23 +109,32 @@ interface Shown {
   view: "compact" | "required-only";
 }
 
-/**
- * The prompt block in ToolNet's format: names and weights. Descriptions are not repeated there:
- * the same answer's `tools` array carries them, and a budget should pay for them once.
- */
-function promptFor(previous: string, shown: readonly { tool: string; weight: number }[], weightNote?: string): string {
-  return formatPromptBlock({ previous, candidates: shown.map((c) => ({ tool: c.tool, weight: c.weight, exact: c.weight / 1000 })), ...(weightNote === undefined ? {} : { weightNote }) });
+/** A view with its JSON text, made once per view object (stored views are kept in memory). */
+const countedViews = new WeakMap<OpenAiTool, CountedJson>();
+
+function counted(tool: OpenAiTool, tokens: number): CountedJson {
+  let entry = countedViews.get(tool);
+  if (entry === undefined) countedViews.set(tool, (entry = { json: JSON.stringify(tool), tokens }));
+  return entry;
+}
+
+function shownView(s: Shown): { tool: OpenAiTool; entry: CountedJson } {
+  const views = s.candidate.views as ToolViews;
+  const tool = s.view === "compact" ? views.compact : views.requiredOnly;
+  return { tool, entry: counted(tool, s.view === "compact" ? views.compactTokens : views.requiredOnlyTokens) };
 }
 
 /** Fit ranked candidates into `maxTokens`; see the file comment. */
 export function fitToBudget(input: BudgetInput): BudgetOutcome {
   const count = input.count ?? countTokens;
   const max = input.maxTokens;
-  const ends = input.ranked.filter((c) => c.views === undefined);
-  // What every answer pays whatever it shows: header, footer, Finish, an empty tools array.
-  const fixed = count(promptFor(input.previous, ends, input.weightNote)) + count("[]");
+  const finishWeight = input.ranked.find((c) => c.tool === END)?.weight;
+  const partsFor = (toolWeights: readonly number[]): string[] => answerPromptParts({ previous: input.previous, toolWeights, finishWeight, weights: input.weights ?? "transitions" });
+  const promptTokens = (parts: readonly string[]): number => parts.reduce((sum, part) => sum + count(part), 0);
+  // What every answer pays whatever it shows: the prompt block's sentences, Finish, an empty array.
+  const fixed = promptTokens(partsFor([])) + count("[]");
   if (fixed > max) {
-    return { ok: false, minimum: fixed, message: `maxTokens ${max} is below what any answer here costs: the prompt block's header and footer and an empty tools array take ${fixed} tokens.` };
+    return { ok: false, minimum: fixed, message: `maxTokens ${max} is below what any answer here costs: the prompt block and an empty tools array take ${fixed} tokens.` };
   }
 
   const shown: Shown[] = [];
@@ -125,9 +142,9 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
   input.ranked.forEach((candidate, index) => {
     const views = candidate.views;
     if (views === undefined) return;
-    // A prompt line ("3. name (weight 812)") and a comma between tools entries: estimated here,
-    // exact in the final count below.
-    const marginal = count(`${index + 1}. ${candidate.tool} (weight ${candidate.weight})\n`) + (shown.length > 0 ? 1 : 0);
+    // Its weight in the prompt block and the join between tools entries: estimated here, exact
+    // in the final count below.
+    const marginal = count(`, ${candidate.weight}`) + 1;
     if (views.compactTokens + marginal <= left) {
       shown.push({ index, candidate, view: "compact" });
       left -= views.compactTokens + marginal;
@@ -137,18 +154,25 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
     }
   });
 
-  let assembled = assemble(input.previous, input.ranked, shown, count, input.weightNote);
+  const assemble = () => {
+    const parts = partsFor(shown.map((s) => s.candidate.weight));
+    const views = shown.map(shownView);
+    const prompt = input.count === undefined ? promptTokens(parts) : count(parts.join(""));
+    const tools = input.count === undefined ? countJsonArrayTokens(views.map((v) => v.entry)) : count(JSON.stringify(views.map((v) => v.tool)));
+    return { prompt: parts.join(""), tools: views.map((v) => v.tool), promptTokens: prompt, toolsTokens: tools, total: prompt + tools };
+  };
+  let assembled = assemble();
   while (assembled.total > max && shown.length > 0) {
     shown.pop();
-    assembled = assemble(input.previous, input.ranked, shown, count, input.weightNote);
+    assembled = assemble();
   }
 
-  const shownIndexes = new Set(shown.map((s) => s.index));
+  const shownIndexes = new Map(shown.map((s) => [s.index, s]));
   const overBudget: OverBudgetTool[] = [];
   input.ranked.forEach((candidate, index) => {
     const views = candidate.views;
     if (views === undefined || shownIndexes.has(index)) return;
-    const alone = fixed + count(`1. ${candidate.tool} (weight ${candidate.weight})\n`) + views.requiredOnlyTokens;
+    const alone = promptTokens(partsFor([candidate.weight])) + countJsonArrayTokens([counted(views.requiredOnly, views.requiredOnlyTokens)]);
     const tooBig = alone > max;
     overBudget.push({
       name: candidate.tool,
@@ -164,22 +188,17 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
 
   const candidates: AnswerCandidate[] = [];
   input.ranked.forEach((candidate, index) => {
+    const why = candidate.why === undefined ? {} : { why: candidate.why };
     if (candidate.views === undefined) {
       const end = candidate.tool === END;
-      candidates.push({ name: end ? FINISH : candidate.tool, weight: candidate.weight, description: end ? FINISH_DESCRIPTION : candidate.description, ...(candidate.why === undefined ? {} : { why: candidate.why }) });
+      candidates.push({ name: end ? FINISH : candidate.tool, weight: candidate.weight, description: end ? FINISH_DESCRIPTION : candidate.description, ...why });
       return;
     }
-    const entry = shown.find((s) => s.index === index);
+    const entry = shownIndexes.get(index);
     if (entry === undefined) return;
     const views = candidate.views;
-    candidates.push({
-      name: candidate.tool,
-      weight: candidate.weight,
-      description: candidate.description,
-      view: entry.view,
-      tokens: entry.view === "compact" ? views.compactTokens : views.requiredOnlyTokens,
-      ...(candidate.why === undefined ? {} : { why: candidate.why }),
-    });
+    const tokens = entry.view === "compact" ? views.compactTokens : views.requiredOnlyTokens;
+    candidates.push({ name: candidate.tool, weight: candidate.weight, description: candidate.description, view: entry.view, tokens, ...why });
   });
   return {
     ok: true,
@@ -191,14 +210,4 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
       tokens: { prompt: assembled.promptTokens, tools: assembled.toolsTokens, total: assembled.total, budget: max },
     },
   };
-}
-
-function assemble(previous: string, ranked: readonly RankedCandidate[], shown: readonly Shown[], count: (text: string) => number, weightNote?: string) {
-  const indexes = new Set(shown.map((s) => s.index));
-  const inPrompt = ranked.filter((c, index) => c.views === undefined || indexes.has(index));
-  const prompt = promptFor(previous, inPrompt, weightNote);
-  const tools = shown.map((s) => (s.view === "compact" ? s.candidate.views?.compact : s.candidate.views?.requiredOnly)).filter((t): t is OpenAiTool => t !== undefined);
-  const promptTokens = count(prompt);
-  const toolsTokens = count(JSON.stringify(tools));
-  return { prompt, tools, promptTokens, toolsTokens, total: promptTokens + toolsTokens };
 }

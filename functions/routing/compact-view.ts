@@ -1,6 +1,6 @@
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
 import { compactSchema, cutAtSentence, type SchemaLimits, type SchemaRule, type SchemaWalk } from "./compact-schema";
-import { functionTool, type OpenAiTool } from "./openai-tools";
+import { type OpenAiTool } from "./openai-tools";
 
 /**
  * What the model is shown for a tool: derived from its full definition by named rules, so that a
@@ -19,6 +19,21 @@ export type CompactionRule =
   | "required-descriptions-trimmed"
   /** Only in the required-only view: optional parameters are not shown at all. */
   | "optional-parameters-left-out"
+  /**
+   * An optional parameter's `default` is not shown: it is what the API uses when the argument is
+   * absent (OpenAPI), so a model that leaves the argument out gets it anyway.
+   */
+  | "optional-defaults-dropped"
+  /**
+   * A required parameter's `default` longer than the limit (JSON text) is not shown: the
+   * argument must be sent anyway, so it is only an example there (long URLs, tokens, sentences).
+   */
+  | "long-defaults-dropped"
+  /**
+   * A tool without parameters has no `parameters` object, and an empty `required` list is not
+   * sent (chat completions: omitting `parameters` defines a function with no arguments).
+   */
+  | "empty-parameters-omitted"
   | SchemaRule;
 
 export interface CompactionLimits extends SchemaLimits {
@@ -27,14 +42,17 @@ export interface CompactionLimits extends SchemaLimits {
   readonly optionalDescriptionChars: number;
   /** Characters all optional parameters' descriptions of one tool share; later ones get none. */
   readonly optionalDescriptionTotal: number;
+  /** Longest `default` (JSON text) shown on a required parameter. */
+  readonly defaultChars: number;
 }
 
 /** The limits of the stored compact view (chosen on the StableToolBench corpus; see the README). */
 export const COMPACT_LIMITS: CompactionLimits = {
-  descriptionChars: 120,
-  requiredDescriptionChars: 80,
+  descriptionChars: 100,
+  requiredDescriptionChars: 60,
   optionalDescriptionChars: 40,
-  optionalDescriptionTotal: 80,
+  optionalDescriptionTotal: 60,
+  defaultChars: 24,
   enumValues: 12,
   enumExamples: 4,
   depth: 3,
@@ -47,6 +65,7 @@ export const REQUIRED_ONLY_LIMITS: CompactionLimits = {
   requiredDescriptionChars: 60,
   optionalDescriptionChars: 0,
   optionalDescriptionTotal: 0,
+  defaultChars: 24,
   enumValues: 8,
   enumExamples: 3,
   depth: 2,
@@ -105,6 +124,13 @@ function view(def: ToolDefinition, limits: CompactionLimits, requiredOnly: boole
     }
     if (compacted.has(parameter.name)) continue; // same name in two places: one property
     const shown: Record<string, unknown> = { ...parameter.schema };
+    if (shown.default !== undefined && !needed) {
+      delete shown.default;
+      rules.add("optional-defaults-dropped");
+    } else if (shown.default !== undefined && JSON.stringify(shown.default).length > limits.defaultChars) {
+      delete shown.default;
+      rules.add("long-defaults-dropped");
+    }
     const own = parameter.description ?? (typeof shown.description === "string" ? shown.description : undefined);
     if (own !== undefined) {
       const max = needed ? limits.requiredDescriptionChars : Math.min(limits.optionalDescriptionChars, optionalLeft);
@@ -119,7 +145,8 @@ function view(def: ToolDefinition, limits: CompactionLimits, requiredOnly: boole
   }
   // Shown in the definition's order, whatever order they were compacted in.
   const properties = Object.fromEntries(def.parameters.flatMap((p) => (compacted.has(p.name) ? [[p.name, compacted.get(p.name)]] : [])));
-  return { tool: functionTool(def.name, description, properties, [...required]), rules: RULE_ORDER.filter((rule) => rules.has(rule)) };
+  if (Object.keys(properties).length === 0 || required.size === 0) rules.add("empty-parameters-omitted");
+  return { tool: compactFunctionTool(def.name, description, properties, [...required]), rules: RULE_ORDER.filter((rule) => rules.has(rule)) };
 }
 
 const RULE_ORDER: readonly CompactionRule[] = [
@@ -127,6 +154,9 @@ const RULE_ORDER: readonly CompactionRule[] = [
   "optional-descriptions-trimmed",
   "required-descriptions-trimmed",
   "optional-parameters-left-out",
+  "optional-defaults-dropped",
+  "long-defaults-dropped",
+  "empty-parameters-omitted",
   "long-enum-summarised",
   "refs-inlined",
   "repeated-schema-inlined-once",
@@ -134,3 +164,9 @@ const RULE_ORDER: readonly CompactionRule[] = [
   "annotations-dropped",
   "nested-descriptions-trimmed",
 ];
+
+/** A `tools` entry with nothing empty in it (rule "empty-parameters-omitted"). */
+function compactFunctionTool(name: string, description: string, properties: Record<string, unknown>, required: string[]): OpenAiTool {
+  if (Object.keys(properties).length === 0) return { type: "function", function: { name, description } };
+  return { type: "function", function: { name, description, parameters: { type: "object", properties, ...(required.length === 0 ? {} : { required }) } } };
+}

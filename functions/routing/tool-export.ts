@@ -26,7 +26,7 @@ export interface ToolExport {
 
 /** An OpenAI function tool as an MCP `tools/list` entry (the same name, description and schema). */
 export function mcpTool(tool: OpenAiTool): McpTool {
-  return { name: tool.function.name, description: tool.function.description, inputSchema: tool.function.parameters };
+  return { name: tool.function.name, description: tool.function.description, inputSchema: tool.function.parameters ?? { type: "object" } };
 }
 
 /** The definitions in name order, in the requested shape, with their token count. */

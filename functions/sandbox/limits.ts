@@ -1,3 +1,5 @@
+import { RUN_LIMITS } from "../run-defaults";
+
 /**
  * Default limits of a program run. CPU work is measured in interrupt checks, never with a clock:
  * deployed Workers freeze `Date.now()`/`performance.now()` until I/O, so a clock read while the
@@ -32,15 +34,16 @@ export function fuelForMs(ms: number): number {
   return Math.max(1, Math.round(ms * FUEL_PER_MS_SLOWEST));
 }
 
+/** A program's limits when its caller sets none: the run's (run-defaults.ts) where both have one. */
 export const DEFAULT_LIMITS = {
-  memoryLimitBytes: 64 * 1024 * 1024,
+  memoryLimitBytes: RUN_LIMITS.memoryLimitBytes,
   maxStackSizeBytes: 256 * 1024,
   /** One synchronous stretch (between two tool results): about 100 ms of a tight loop. */
   stretchBudget: INTERRUPT_CHECKS_PER_100MS,
   /** The whole run: about 0.5 s of a tight loop. */
   totalBudget: 5 * INTERRUPT_CHECKS_PER_100MS,
-  timeoutMs: 30_000,
-  maxToolCalls: 50,
+  timeoutMs: RUN_LIMITS.deadlineMs,
+  maxToolCalls: RUN_LIMITS.maxToolCalls,
   maxArgumentBytes: 256 * 1024,
   maxResultBytes: 8 * 1024 * 1024,
   maxAnswerBytes: 1024 * 1024,

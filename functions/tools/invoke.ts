@@ -1,12 +1,11 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { openSecret } from "../tenants/credential-crypto";
+import { serviceToolLimits } from "../run-defaults";
 import { credentialsKey } from "../tenants/credentials-key";
 import type { ToolDefinition } from "./definition";
 import { callMcpTool } from "./mcp-call";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 
-const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
-const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** Per-call limits a caller (a run, a probe) may tighten; never loosen past the service's. */
 export interface CallLimits {
@@ -55,8 +54,7 @@ export async function invokeTool(
     const value = await openSecret(credentialsKey(env), tenantId, credential.id, { ciphertext: credential.ciphertext, iv: credential.iv });
     injected = { scheme: credential.scheme, in: credential.in, ...(credential.name === null ? {} : { name: credential.name }), value };
   }
-  const serviceTimeout = Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS);
-  const serviceMaxBytes = Number(env.TOOL_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES);
+  const { timeoutMs: serviceTimeout, maxResponseBytes: serviceMaxBytes } = serviceToolLimits(env);
   const definition = limits.adaptDefinition === undefined ? tool.definition : limits.adaptDefinition(tool.definition);
   const simulate = limits.simulate;
   const options: SafeCallOptions = {

@@ -3,6 +3,7 @@ import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
 import type { ToolDefinition } from "./definition";
 import { allowedOrigins } from "./invoke";
 import { redactorFor } from "./safe-call/redact";
+import { serviceToolLimits } from "../run-defaults";
 
 /**
  * `POST /v1/tools/import {"format":"mcp"}`: connect to a remote MCP server through the safe-call
@@ -27,10 +28,8 @@ export class McpImportError extends Error {
 
 const MAX_PAGES = 20;
 const MAX_TOOLS = 1_000;
-const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
 /** A whole `tools/list` (all pages) may be larger than one tool response. */
 const LIST_BYTES_PER_RESPONSE_CAP = 4;
-const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** The server's tools as definitions; `headers` go with every request of the import. */
 export async function importMcpServer(env: Env, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
@@ -43,8 +42,8 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
         fetch: (input, init) => fetch(input, init),
         allowedOrigins: allowedOrigins(env),
         headers: source.headers,
-        timeoutMs: Number(env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS),
-        maxResponseBytes: Number(env.TOOL_MAX_RESPONSE_BYTES ?? DEFAULT_MAX_RESPONSE_BYTES) * LIST_BYTES_PER_RESPONSE_CAP,
+        timeoutMs: serviceToolLimits(env).timeoutMs,
+        maxResponseBytes: serviceToolLimits(env).maxResponseBytes * LIST_BYTES_PER_RESPONSE_CAP,
       },
       async (client) => {
         let cursor: string | undefined;

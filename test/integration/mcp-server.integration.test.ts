@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcp, serviceFetch, MCP_URL } from "../helpers/mcp-client";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
@@ -21,11 +22,6 @@ const connect = async (key: string): Promise<Client> => {
   return client;
 };
 
-interface RouteAnswer {
-  via: string;
-  candidates: { name: string; weight: number; description: string }[];
-  tools: { function: { name: string; parameters: Record<string, unknown> } }[];
-}
 interface FoundTools {
   via: string;
   previous: string | null;

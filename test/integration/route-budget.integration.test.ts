@@ -1,18 +1,13 @@
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signatureTokens } from "../../functions/chain/tool-cost";
+import { toolViews } from "../../functions/routing/answer-budget";
+import { ToolDefinition } from "../../functions/tools/definition";
 import { createTenant, startService, type TestService } from "../helpers/service";
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const encoding = getEncoding("o200k_base");
 const tokens = (text: string): number => encoding.encode(text).length;
-
-interface RouteAnswer {
-  via: string;
-  candidates: { name: string; view?: string; tokens?: number }[];
-  prompt: string;
-  tools: { function: { name: string; description: string; parameters: { properties: Record<string, Record<string, unknown>>; required: string[] } } }[];
-  overBudget: { name: string; tokens: number; requiredOnlyTokens: number; reason: string; message: string }[];
-  tokens: { prompt: number; tools: number; total: number; budget: number };
-}
 
 let service: TestService;
 let tenant: { id: string; key: string };
@@ -75,9 +70,10 @@ describe("POST /v1/route within a token budget", () => {
     expect(res.body.tools).toHaveLength(8);
     const station = res.body.tools.find((t) => t.function.name === "stationWeatherForecast");
     expect(station).toBeDefined();
-    expect(station?.function.parameters.required).toEqual(["station"]);
-    expect(station?.function.parameters.properties.station?.enum).toBeUndefined();
-    expect(String(station?.function.parameters.properties.station?.description)).toContain("One of 3,000 values");
+    const parameters = station?.function.parameters as { required: string[]; properties: Record<string, Record<string, unknown> | undefined> } | undefined;
+    expect(parameters?.required).toEqual(["station"]);
+    expect(parameters?.properties.station?.enum).toBeUndefined();
+    expect(String(parameters?.properties.station?.description)).toContain("One of 3,000 values");
     expect(station?.function.description.length).toBeLessThanOrEqual(200);
     // Before compact views this one tool's entry alone was well over the whole budget.
     expect(tokens(JSON.stringify(CODES))).toBeGreaterThan(2_000);
@@ -143,5 +139,25 @@ describe("POST /v1/route within a token budget", () => {
     const entry = res.body.tools.find((t) => t.function.name === "weatherForecast3");
     expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");
     expectExactCounts(res.body);
+  });
+
+  it("a run's candidate set spends each tool's stored run-prompt figure, and routing its stored view's", async () => {
+    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+    const object = namespace.get(namespace.idFromName(tenant.id)) as unknown as {
+      runCandidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): Promise<{ candidates: { tool: string }[]; tokens: number }>;
+    };
+    const set = await object.runCandidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
+    expect(set.candidates.length).toBeGreaterThan(1);
+    let runTokens = 0;
+    for (const { tool } of set.candidates) {
+      const { body } = await service.json<{ definition: unknown }>("GET", `/v1/tools/${tool}`, { key: tenant.key });
+      const definition = ToolDefinition.parse(body.definition);
+      // weatherForecast3 has an optimised description (test above): both figures are of it as shown.
+      const shown = tool === "weatherForecast3" ? { ...definition, summary: undefined, description: "Hourly city forecast, optimised wording." } : definition;
+      runTokens += signatureTokens(shown);
+      expect(signatureTokens(shown)).not.toBe(toolViews(shown).compactTokens);
+    }
+    // The typed signature the run prompt shows, not the routing view (a different text).
+    expect(set.tokens).toBe(runTokens);
   });
 });

@@ -1,21 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
-
-interface Why {
-  relevance?: { rank: number };
-  transition?: { from: string; weight: number; observed: number };
-  dataFlow?: { from: string; field: string; parameter: string };
-  feeds?: { to: string; field: string; parameter: string };
-  history?: { tasks: number };
-}
-interface RouteAnswer {
-  via: string;
-  fallback?: { method: string; reason: string };
-  candidates: { name: string; weight: number; description: string; why?: Why }[];
-  prompt: string;
-  tools: { function: { name: string } }[];
-}
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const demo = JSON.parse(readFileSync("kv-seed/demo-tenant.json", "utf8")) as {
   imports: { format: "openapi" | "list"; source: string; documentFile?: string; toolsFile?: string; serverUrl?: string }[];
@@ -75,7 +61,9 @@ describe("a tenant with tools never gets an empty route answer", () => {
     expect(res.status).toBe(200);
     expect(res.body.candidates.length).toBeGreaterThan(0);
     expect(res.body.tools.length).toBe(res.body.candidates.length);
-    expect(res.body.prompt).toContain(res.body.candidates[0]?.name ?? "?");
+    // The prompt block gives the weights; the tools array, in the same order, names the tools.
+    expect(res.body.tools[0]?.function.name).toBe(res.body.candidates[0]?.name);
+    expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
   });
 
   it("falls back, and says so, when no word of the task matches any tool", async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 
@@ -8,13 +9,6 @@ let service: TestService;
 let tenant: { id: string; key: string };
 let other: { id: string; key: string };
 let byOperation: Map<string, string>;
-
-interface RouteAnswer {
-  via: string;
-  candidates: { name: string; weight: number; description: string }[];
-  prompt: string;
-  tools: { type: string; function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }[];
-}
 
 beforeAll(async () => {
   service = await startService();
@@ -39,10 +33,12 @@ describe("routing", () => {
     expect(res.body.candidates).toHaveLength(5);
     expect(res.body.candidates.map((c) => c.name)).toContain(op("GET /search/movie"));
     expect(res.body.candidates.every((c) => Number.isInteger(c.weight))).toBe(true);
-    expect(res.body.prompt).toContain(res.body.candidates[0]?.name ?? "?");
+    // The prompt block gives the weights; the tools array, in the same order, names the tools.
+    expect(res.body.tools[0]?.function.name).toBe(res.body.candidates[0]?.name);
+    expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
     const searchTool = res.body.tools.find((t) => t.function.name === op("GET /search/movie"));
     expect(searchTool?.type).toBe("function");
-    expect(searchTool?.function.parameters.required).toContain("query");
+    expect(searchTool?.function.parameters?.required).toContain("query");
   });
 
   it("after a tool, shows its learned successors ranked by weight (static construction)", async () => {
@@ -66,7 +62,7 @@ describe("routing", () => {
     expect(next.body.candidates.map((c) => c.name).slice(0, 2)).toEqual([credits, details]);
     const [first, second] = next.body.candidates;
     expect(first?.weight).toBeGreaterThan(second?.weight ?? Infinity);
-    expect(next.body.prompt).toContain(`You last used ${search}`);
+    expect(next.body.prompt).toContain(`After ${search}:`);
 
     // The other tenant learned nothing.
     const otherNext = await route(other.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph" });

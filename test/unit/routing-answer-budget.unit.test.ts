@@ -53,6 +53,35 @@ describe("fitToBudget", () => {
     for (const [i, candidate] of answer.candidates.entries()) expect(candidate.tokens).toBe(tokens(JSON.stringify(answer.tools[i])));
   });
 
+  it("prompt-names-in-tools: the prompt block gives weights in the tools array's order and repeats no tool's name or description", () => {
+    const defs = [1, 2, 3].map(weatherTool);
+    const result = fitToBudget({ previous: "weather0", ranked: ranked(defs, true), maxTokens: 2_000, weights: "fused" });
+    if (!result.ok) throw new Error(result.message);
+    const { answer } = result;
+    expect(answer.tools.map((t) => t.function.name)).toEqual(["weather1", "weather2", "weather3"]);
+    expect(answer.prompt).toContain("After weather0: the 3 tools in `tools`, best first, weights 1000, 950, 900.");
+    expect(answer.prompt).toContain("Finish (stop and give the final answer): weight 40.");
+    for (const def of defs) {
+      expect(answer.prompt).not.toContain(def.name);
+      expect(answer.prompt).not.toContain(String(def.description).slice(0, 20));
+    }
+    // Each name and description is paid for once, in `tools`: the block costs less than one line per tool did.
+    expect(answer.tokens.prompt).toBeLessThan(tokens(defs.map((d) => `${d.name} (weight 1000): ${d.description}`).join("\n")));
+  });
+
+  it("counts the prompt block exactly whatever the previous tool is called (its parts are counted one by one)", () => {
+    const defs = [1, 2].map(weatherTool);
+    for (const previous of ["weather0", "get_v2.search…", "Ünïcode-tööl 東京", "ends with space ", "x", "1234", "a\nb", "!!!"]) {
+      for (const weights of ["fused", "transitions"] as const) {
+        for (const shown of [defs, []]) {
+          const result = fitToBudget({ previous, ranked: ranked(shown, true), maxTokens: 2_000, weights });
+          if (!result.ok) throw new Error(result.message);
+          expect(result.answer.tokens.prompt, `${previous} ${weights}`).toBe(tokens(result.answer.prompt));
+        }
+      }
+    }
+  });
+
   it("at a tight budget, names every ranked tool it left out, with its cost, and stays within the budget", () => {
     const defs = Array.from({ length: 8 }, (_, i) => weatherTool(i + 1));
     const maxTokens = 400;
@@ -91,7 +120,7 @@ describe("fitToBudget", () => {
     const result = fitToBudget({ previous: START, ranked: ranked([wordy]), maxTokens });
     if (!result.ok) throw new Error(result.message);
     expect(result.answer.candidates[0]?.view).toBe("required-only");
-    expect(result.answer.tools[0]?.function.parameters.required).toEqual(["city"]);
+    expect(result.answer.tools[0]?.function.parameters?.required).toEqual(["city"]);
     expect(result.answer.tokens.total).toBeLessThanOrEqual(maxTokens);
   });
 

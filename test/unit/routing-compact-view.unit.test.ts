@@ -13,7 +13,7 @@ const tool = (parameters: unknown[], extra: Record<string, unknown> = {}): ToolD
 
 type Schema = Record<string, unknown>;
 const properties = (def: ToolDefinition, view = compactView(def)): Record<string, Schema> =>
-  view.tool.function.parameters.properties as Record<string, Schema>;
+  (view.tool.function.parameters?.properties ?? {}) as Record<string, Schema>;
 
 const COUNTRIES = Array.from({ length: 3_000 }, (_, i) => `C${String(i).padStart(4, "0")}`);
 
@@ -129,6 +129,36 @@ describe("compaction rules, one small schema each", () => {
     expect(properties(def, view).q).toEqual({ type: "string", minLength: 2, pattern: "^[a-z]+$", default: "abc" });
   });
 
+  it("optional-defaults-dropped and long-defaults-dropped: what the API applies anyway, and long examples, are not shown", () => {
+    const url = "https://www.example.com/2022/06/27/a-long-article-path.html";
+    const def = tool([
+      { name: "city", in: "query", required: true, schema: { type: "string", default: "Oslo" } },
+      { name: "page", in: "query", required: true, schema: { type: "string", default: url } },
+      { name: "limit", in: "query", schema: { type: "integer", default: 10 } },
+    ]);
+    const view = compactView(def);
+    expect(view.rules).toEqual(expect.arrayContaining(["optional-defaults-dropped", "long-defaults-dropped"]));
+    const props = properties(def, view);
+    expect(props.city).toEqual({ type: "string", default: "Oslo" }); // a short example of a required value stays
+    expect(props.page).toEqual({ type: "string" });
+    expect(props.limit).toEqual({ type: "integer" });
+    // The definition keeps them, and a call that leaves the optional one out still validates.
+    expect(def.parameters[2]?.schema.default).toBe(10);
+    expect(validateArguments(def, { city: "Oslo", page: url }).ok).toBe(true);
+    expect(compactView(tool([{ name: "city", in: "query", required: true, schema: { type: "string", default: "Oslo" } }])).rules).toEqual([]);
+  });
+
+  it("empty-parameters-omitted: no parameters object without parameters, no empty required list", () => {
+    const bare = compactView(tool([], { description: "Latest news." }));
+    expect(bare.rules).toContain("empty-parameters-omitted");
+    expect(bare.tool).toEqual({ type: "function", function: { name: "t", description: "Latest news." } });
+    const optionalOnly = compactView(tool([{ name: "q", in: "query", schema: { type: "string" } }], { description: "Search." }));
+    expect(optionalOnly.tool.function.parameters).toEqual({ type: "object", properties: { q: { type: "string" } } });
+    const withRequired = compactView(tool([{ name: "q", in: "query", required: true, schema: { type: "string" } }], { description: "Search." }));
+    expect(withRequired.rules).not.toContain("empty-parameters-omitted");
+    expect(withRequired.tool.function.parameters?.required).toEqual(["q"]);
+  });
+
   it("never drops a required parameter: path parameters count as required, in both views", () => {
     const def = tool([
       { name: "id", in: "path", schema: { type: "integer" } },
@@ -136,7 +166,7 @@ describe("compaction rules, one small schema each", () => {
       { name: "note", in: "body", schema: { type: "string" } },
     ]);
     for (const view of [compactView(def), requiredOnlyView(def)]) {
-      expect(view.tool.function.parameters.required).toEqual(["id", "name"]);
+      expect(view.tool.function.parameters?.required).toEqual(["id", "name"]);
       expect(Object.keys(properties(def, view))).toEqual(expect.arrayContaining(["id", "name"]));
     }
     const minimal = requiredOnlyView(def);
@@ -159,7 +189,7 @@ function valueFor(schema: Schema): unknown {
 }
 
 function callFromView(view: ReturnType<typeof compactView>): Record<string, unknown> {
-  return valueFor(view.tool.function.parameters as Schema) as Record<string, unknown>;
+  return valueFor((view.tool.function.parameters ?? { type: "object", properties: {} }) as Schema) as Record<string, unknown>;
 }
 
 describe("a call built from the compact view validates against the full definition", () => {

@@ -58,7 +58,7 @@ const findTools = defineTool({
     const query = await embedTask(env, tenantId, tenant, args.task);
     const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
     const answer = unwrap(await tenant.route(args.task, previous, args.k, query, options));
-    const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters]));
+    const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
       ...(schemas.has(candidate.name) ? { inputSchema: schemas.get(candidate.name) } : {}),

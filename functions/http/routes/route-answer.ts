@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { RouteAnswer as RouteAnswerType } from "../../../durable-objects/tenant-routing";
 import { DEFAULT_MAX_TOKENS } from "../../routing/answer-budget";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -14,6 +15,7 @@ const RouteWhy = z
     dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("`field` of `from`'s output fills this tool's required `parameter`"),
     feeds: z.object({ to: z.string(), field: z.string(), parameter: z.string() }).optional().describe("This tool's output `field` fills `parameter`, a required input of the relevant tool `to`"),
     history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it (at a later step: used it right after `previous`)"),
+    sibling: z.object({ of: z.string() }).optional().describe("An operation of the same API as `of`, one of the tools most relevant to the task"),
     prior: z.object({ observed: z.number().int() }).optional().describe("Later steps: how often it was observed after some tool (the backoff when no other signal knows the step)"),
   })
   .openapi("RouteWhy");
@@ -39,7 +41,9 @@ export const RouteAnswer = z
       )
       .describe("The ranked candidates shown (in `prompt` and `tools`), best first"),
     prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
-    tools: z.array(z.record(z.string(), z.unknown())).describe("The same candidates as an OpenAI `tools` array (compact views)"),
+    tools: z
+      .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).optional() }) }))
+      .describe("The same candidates as an OpenAI `tools` array (compact views)"),
     overBudget: z
       .array(
         z.object({
@@ -57,6 +61,12 @@ export const RouteAnswer = z
       .describe("o200k_base tokens of `prompt` and of `tools` as JSON text; total ≤ budget"),
   })
   .openapi("RouteAnswer");
+
+/** True only when A and B are identical, optional fields included (mutual assignability would ignore an optional field one of them lacks). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** The documented schema is the answer type the tenant object returns, field for field; the build fails when they drift. */
+const documentedAsReturned: Same<z.infer<typeof RouteAnswer>, RouteAnswerType> = true;
+void documentedAsReturned;
 
 const RoutingSettings = z
   .object({ maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer") })

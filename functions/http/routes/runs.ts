@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { startRun, type RunSettings } from "../../chain/start-run";
+import { PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS } from "../../run-defaults";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -8,23 +9,13 @@ import { toProblem } from "../app";
 import { ApiError, problemDocument } from "../problem";
 import { withRunSlot } from "../run-slot";
 
-/**
- * CPU budget of a program, in QuickJS interrupt checks (one per 10,000 polls: backward jumps and
- * calls), never a clock. Local workerd runs program isolates on the thread that serves requests,
- * so a stretch of synchronous work delays everyone: the budget is sized for slow-polling code (a
- * counting loop polls ~15× less often per ms than `while(true){}`; measured ~50–70 ms for 60
- * checks in a warm program isolate here), not for the tight loop (~4 ms). 60 checks are 600,000
- * loop iterations between two tool results, ample for programs that reshape tool responses.
- */
-const PROGRAM_CPU_BUDGET = { stretchBudget: 60, totalBudget: 600 } as const;
-
 const Limits = z
   .object({
-    maxToolCalls: z.number().int().min(1).max(200).default(50),
-    deadlineMs: z.number().int().min(1_000).max(120_000).default(30_000).describe("Wall-clock limit of one attempt"),
-    toolTimeoutMs: z.number().int().min(100).max(30_000).default(10_000),
-    maxToolResponseBytes: z.number().int().min(1_024).max(4 * 1024 * 1024).default(1024 * 1024),
-    memoryLimitBytes: z.number().int().min(8 * 1024 * 1024).max(128 * 1024 * 1024).default(64 * 1024 * 1024),
+    maxToolCalls: z.number().int().min(1).max(200).default(RUN_LIMITS.maxToolCalls),
+    deadlineMs: z.number().int().min(1_000).max(120_000).default(RUN_LIMITS.deadlineMs).describe("Wall-clock limit of one attempt"),
+    toolTimeoutMs: z.number().int().min(100).max(30_000).default(RUN_LIMITS.toolTimeoutMs),
+    maxToolResponseBytes: z.number().int().min(1_024).max(4 * 1024 * 1024).default(RUN_LIMITS.maxToolResponseBytes),
+    memoryLimitBytes: z.number().int().min(8 * 1024 * 1024).max(128 * 1024 * 1024).default(RUN_LIMITS.memoryLimitBytes),
   })
   .strict();
 
@@ -32,9 +23,9 @@ export const CreateRun = z
   .object({
     task: z.string().trim().min(1).max(10_000),
     tools: z.array(ToolName).min(1).max(100).optional().describe("Candidate tools; default: chosen by routing"),
-    maxAttempts: z.number().int().min(1).max(5).default(3).describe("Programs per run, first one included (the paper's α)"),
-    feedbackTokenBudget: z.number().int().min(200).max(20_000).default(3_000).describe("Tokens of errors and earlier programs fed back"),
-    limits: Limits.default({ maxToolCalls: 50, deadlineMs: 30_000, toolTimeoutMs: 10_000, maxToolResponseBytes: 1024 * 1024, memoryLimitBytes: 64 * 1024 * 1024 }),
+    maxAttempts: z.number().int().min(1).max(5).default(RUN_DEFAULTS.maxAttempts).describe("Programs per run, first one included (the paper's α)"),
+    feedbackTokenBudget: z.number().int().min(200).max(20_000).default(RUN_DEFAULTS.feedbackTokenBudget).describe("Tokens of errors and earlier programs fed back"),
+    limits: Limits.default(RUN_LIMITS),
   })
   .strict()
   .openapi("CreateRun");

@@ -1,5 +1,5 @@
 import { END } from "./node-ids";
-import { createGraph, type GraphNode, type ToolGraph } from "./tool-graph";
+import { createGraph, type Edge, type GraphNode, type ToolGraph } from "./tool-graph";
 import type { GraphSettings } from "./settings";
 import type { Trajectory } from "./trajectory";
 
@@ -50,29 +50,54 @@ export function decodeGraph(input: Uint8Array, settings: Partial<GraphSettings> 
   const tools = header.tools as string[];
   const offset = Math.ceil((4 + headerLength) / 4) * 4;
   const words = new Int32Array(bytes.buffer, bytes.byteOffset + offset, (bytes.byteLength - offset) >> 2);
-  const graph = createGraph(settings);
-  const nodes: GraphNode[] = [graph.end];
-  for (const name of tools) {
-    const node: GraphNode = { id: name, score: 0, out: new Map(), outTotal: 0 };
+  const empty = createGraph(settings);
+  const nodes: GraphNode[] = [empty.end];
+  // Where each source's edges start in `words` (start first, then each tool). Out maps are built
+  // on first use, so a load allocates one object per tool instead of one per edge (≈ 130,000 at
+  // 10,000 tools); a route touches the out-edges of one node.
+  const starts: number[] = [];
+  let at = 0;
+  for (let source = 0; source <= tools.length; source += 1) {
+    const size = words[at];
+    if (size === undefined || size < 0 || at + 1 + 2 * size > words.length) return undefined;
+    for (let i = 0; i < size; i += 1) {
+      const target = words[at + 1 + 2 * i] ?? -1;
+      if (target < 0 || target > tools.length) return undefined;
+    }
+    starts.push(at);
+    at += 1 + 2 * size;
+  }
+  if (at !== words.length) return undefined;
+  const graph: ToolGraph = { ...empty, start: lazyNode(empty.start.id, words, starts[0] ?? 0, nodes) };
+  for (const [i, name] of tools.entries()) {
+    const node = lazyNode(name, words, starts[i + 1] ?? 0, nodes);
     graph.tools.set(name, node);
     nodes.push(node);
   }
-  let at = 0;
-  for (const source of [graph.start, ...graph.tools.values()]) {
-    const size = words[at] ?? 0;
-    at += 1;
-    let total = 0;
-    for (let i = 0; i < size; i += 1) {
-      const target = nodes[words[at] ?? -1];
-      const count = words[at + 1] ?? 0;
-      at += 2;
-      if (target === undefined) return undefined;
-      source.out.set(target.id, { target, count });
-      total += count;
-    }
-    source.outTotal = total;
-  }
   return graph;
+}
+
+/** A node whose out-edges are read from `words` at `at` when first asked for. */
+function lazyNode(id: string, words: Int32Array, at: number, nodes: readonly GraphNode[]): GraphNode {
+  const size = words[at] ?? 0;
+  let outTotal = 0;
+  for (let i = 0; i < size; i += 1) outTotal += words[at + 2 + 2 * i] ?? 0;
+  let out: Map<string, Edge> | undefined;
+  return {
+    id,
+    score: 0,
+    outTotal,
+    get out(): Map<string, Edge> {
+      if (out === undefined) {
+        out = new Map();
+        for (let i = 0; i < size; i += 1) {
+          const target = nodes[words[at + 1 + 2 * i] ?? -1];
+          if (target !== undefined) out.set(target.id, { target, count: words[at + 2 + 2 * i] ?? 0 });
+        }
+      }
+      return out;
+    },
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { TOOL_CALL_DEFAULTS } from "../../run-defaults";
 import type { ToolDefinition } from "../definition";
 import { validateArguments } from "./arguments";
 import { redactorFor } from "./redact";
@@ -29,8 +30,8 @@ export type {
   ToolCallResult,
 } from "./types";
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = TOOL_CALL_DEFAULTS.timeoutMs;
+export const DEFAULT_MAX_RESPONSE_BYTES = TOOL_CALL_DEFAULTS.maxResponseBytes;
 export const DEFAULT_MAX_REDIRECTS = 5;
 
 /** Calls `def` with `args` on behalf of a tenant; never throws for expected failures. */
