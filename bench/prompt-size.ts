@@ -22,8 +22,9 @@
  * internal format before tokenising, so absolute counts differ somewhat, ratios much less.
  */
 import { getEncoding } from "js-tiktoken";
-import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors } from "../functions/routing/graph";
+import { addTools, addTrajectories, createGraph, formatPromptBlock, START, successors } from "../functions/routing/graph";
 import { toolViews } from "../functions/routing/answer-budget";
+import { answerPrompt } from "../functions/routing/answer-prompt";
 import { openAiTool } from "../functions/routing/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < steps * 2; i += 1) {
       const kind = i % 2 === 0 ? "graph" : "retrieval";
       const task = queries[randomInt(random, queries.length)] ?? "";
-      const body = kind === "graph" ? { task, previousTool: names[randomInt(random, names.length)], k: K } : { task, k: K };
+      const body = kind === "graph" ? { task, previousTool: names[randomInt(random, names.length)], k: K, mode: "graph" } : { task, k: K };
       const answer = await service.json<RouteAnswer>("POST", "/v1/route", { key: setup.key, body });
       if (answer.status !== 200 || answer.body.via !== kind) throw new Error(`route: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       const { prompt, tools, candidates } = answer.body;
@@ -94,10 +95,12 @@ async function main(): Promise<void> {
         if (expected === undefined || JSON.stringify(expected) !== JSON.stringify(entry)) throw new Error(`tools entry for ${name} differs from the ${view ?? "?"} view of the local definition`);
         toolEntriesChecked += 1;
       }
-      // Budgeted answers list names and weights only; descriptions are in the tools entries.
-      const local = formatPromptBlock({
+      // Budgeted answers give the weights in the tools array's order; names and descriptions are in the tools entries.
+      const local = answerPrompt({
         previous: kind === "graph" ? String(body.previousTool) : START,
-        candidates: candidates.map((c) => ({ tool: c.name === "Finish" ? END : c.name, weight: c.weight, exact: c.weight / 1000 })),
+        toolWeights: tools.map((entry) => candidates.find((c) => c.name === (entry as { function?: { name?: string } }).function?.name)?.weight ?? -1),
+        finishWeight: candidates.find((c) => c.name === "Finish")?.weight,
+        weights: kind === "graph" ? "transitions" : "fused",
       });
       if (local !== prompt) throw new Error(`local prompt block differs from the service's:\n${local}\n---\n${prompt}`);
       promptsChecked += 1;
