@@ -17,7 +17,7 @@
 import { addTools, addTrajectories, createGraph } from "../functions/routing/graph";
 import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
 import { importToolList } from "../functions/tools/list-import";
-import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { machineLine, table } from "./lib/stats";
 import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
 
@@ -29,11 +29,6 @@ function option(name: string, fallback: string): string {
 const sizes = option("sizes", "1000,10000").split(",").map(Number);
 const runs = Number(option("runs", "200"));
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-
-interface TenantStorage {
-  storageBytes(): Promise<number>;
-  saveRun(id: string, task: string, status: string, record: string): Promise<void>;
-}
 
 /** A run record of the README's task, shaped as start-run.ts stores it (two sent tool calls). */
 function runRecord(id: string): string {
@@ -65,16 +60,15 @@ try {
     const names = items.map((i) => i.name);
     const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, 10, size)];
     const tenantId = `capacity-${size}`;
-    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const object = namespace.get(namespace.idFromName(tenantId)) as unknown as TenantStorage;
+    const object = await tenantObject(service, tenantId);
 
     const setup = await setUpTenant(service, tenantId, items, []);
     const afterTools = await object.storageBytes();
     await setUpTenant(service, `${tenantId}-graph`, items, trajectories);
-    const graphObject = namespace.get(namespace.idFromName(`${tenantId}-graph`)) as unknown as TenantStorage;
+    const graphObject = await tenantObject(service, `${tenantId}-graph`);
     const afterGraph = await graphObject.storageBytes();
     const record = runRecord("run_x");
-    for (let i = 0; i < runs; i += 1) await graphObject.saveRun(`run_capacity_${i}`, "How many movies has Bradley Cooper acted in?", "succeeded", runRecord(`run_capacity_${i}`));
+    for (let i = 0; i < runs; i += 1) await graphObject.store("runs").save(`run_capacity_${i}`, "How many movies has Bradley Cooper acted in?", "succeeded", runRecord(`run_capacity_${i}`));
     const afterRuns = await graphObject.storageBytes();
 
     const exported = await service.json<{ tokens: { count: number } }>("GET", "/v1/export/tools", { key: setup.key });

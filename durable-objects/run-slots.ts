@@ -1,9 +1,10 @@
-import { oneRow } from "./sql";
+import { RpcTarget } from "cloudflare:workers";
+import type { TenantSettings } from "./tenant-settings";
 
 /** Runs one tenant may have in flight at once, unless its `maxConcurrentRuns` setting says otherwise. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
-/** The tenant_meta key of the setting (a positive integer as text). */
-export const MAX_CONCURRENT_RUNS_SETTING = "setting:maxConcurrentRuns";
+/** The tenant setting's name (a positive integer as text). */
+export const MAX_CONCURRENT_RUNS_SETTING = "maxConcurrentRuns";
 /** A slot whose run never said it ended (its Worker died) frees itself after this long. */
 const LEASE_MS = 10 * 60_000;
 /** Suggested wait after a refusal: runs mostly end within seconds. */
@@ -17,17 +18,18 @@ export type SlotAnswer = { ok: true } | { ok: false; limit: number; retryAfterSe
  * memory: an evicted object forgets its leases, which errs on the tenant's side, and a lease
  * that is never released expires.
  */
-export class RunSlots {
-  readonly #sql: SqlStorage;
+export class RunSlots extends RpcTarget {
+  readonly #settings: TenantSettings;
   readonly #leases = new Map<string, number>();
 
-  constructor(sql: SqlStorage) {
-    this.#sql = sql;
+  constructor(settings: TenantSettings) {
+    super();
+    this.#settings = settings;
   }
 
   /** The tenant's limit: its setting, else the default. */
   limit(): number {
-    const stored = Number(oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", MAX_CONCURRENT_RUNS_SETTING)?.value);
+    const stored = Number(this.#settings.get(MAX_CONCURRENT_RUNS_SETTING));
     return Number.isInteger(stored) && stored > 0 ? stored : DEFAULT_MAX_CONCURRENT_RUNS;
   }
 

@@ -1,4 +1,6 @@
-import { allRows } from "./sql";
+import { RpcTarget } from "cloudflare:workers";
+import type { TenantJobs } from "./tenant-jobs";
+import type { TenantRuns } from "./tenant-runs";
 
 /** How a tool has been doing lately: its calls in recent runs, its last probe, its evaluator scores. */
 export interface ToolActivity {
@@ -34,18 +36,22 @@ const RECENT_SCORES_PER_TOOL = 10;
  * Read-only summaries over a tenant's runs, jobs and evaluations for the operator console.
  * Nothing here writes; each read is bounded by a limit on the newest rows.
  */
-export class TenantActivity {
-  readonly #sql: SqlStorage;
+export class TenantActivity extends RpcTarget {
+  readonly #runs: TenantRuns;
+  readonly #jobs: TenantJobs;
 
-  constructor(sql: SqlStorage) {
-    this.#sql = sql;
+  /** Reads go through the stores that own the rows. */
+  constructor(runs: TenantRuns, jobs: TenantJobs) {
+    super();
+    this.#runs = runs;
+    this.#jobs = jobs;
   }
 
   /** Per tool: calls in the newest `runLimit` runs, the newest probe outcome, recent evaluator scores. */
   tools(runLimit: number): Record<string, ToolActivity> {
     const activity: Record<string, ToolActivity> = {};
     const entry = (tool: string): ToolActivity => (activity[tool] ??= { calls: 0, okCalls: 0, lastProbe: null, lastProbeError: null, recentScores: [] });
-    for (const { record } of allRows<{ record: string }>(this.#sql, "SELECT record FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", runLimit)) {
+    for (const { record } of this.#runs.newest(runLimit)) {
       const parsed = JSON.parse(record) as StoredRunFields;
       for (const attempt of parsed.attempts ?? []) {
         for (const call of attempt.trace ?? []) {
@@ -56,24 +62,14 @@ export class TenantActivity {
         }
       }
     }
-    // Newest probe job item per tool (job_items are keyed by job and tool).
-    const probes = allRows<{ tool: string; status: string; detail: string }>(
-      this.#sql,
-      `SELECT i.tool, i.status, i.detail FROM job_items i JOIN jobs j ON j.id = i.job_id
-       WHERE j.kind = 'probe' ORDER BY j.created_at ASC, i.updated_at ASC`,
-    );
-    for (const probe of probes) {
+    // Newest probe job item per tool: items come oldest first, so the last one wins.
+    for (const probe of this.#jobs.probeItems()) {
       const tool = entry(probe.tool);
       tool.lastProbe = probe.status;
       const detail = JSON.parse(probe.detail) as { error?: unknown };
       tool.lastProbeError = probe.status === "failed" && typeof detail.error === "string" ? detail.error : null;
     }
-    const evaluated = allRows<{ payload: string; scores: string }>(
-      this.#sql,
-      "SELECT payload, scores FROM evaluation_queue WHERE scores IS NOT NULL ORDER BY done_at DESC LIMIT ?",
-      runLimit,
-    );
-    for (const row of evaluated) {
+    for (const row of this.#runs.newestEvaluations(runLimit)) {
       const steps = (JSON.parse(row.payload) as { steps?: { tool?: string }[] }).steps ?? [];
       const scores = JSON.parse(row.scores) as number[];
       steps.forEach((step, i) => {
@@ -88,11 +84,7 @@ export class TenantActivity {
 
   /** The newest runs with their token use and duration, read from the stored records. */
   runs(limit: number): RunSummary[] {
-    return allRows<{ id: string; created_at: string; status: string; task: string; record: string }>(
-      this.#sql,
-      "SELECT id, created_at, status, task, record FROM runs ORDER BY created_at DESC, id DESC LIMIT ?",
-      limit,
-    ).map((row) => {
+    return this.#runs.newest(limit).map((row) => {
       const parsed = JSON.parse(row.record) as StoredRunFields;
       return {
         id: row.id,

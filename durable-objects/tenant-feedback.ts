@@ -1,8 +1,10 @@
-import type { FeedbackInput } from "../functions/chain/feedback";
-import { runTools, type StoredRun } from "../functions/chain/start-run";
+import { runTools, type StoredRun } from "../functions/chain/stored-run";
 import type { FailureData } from "../functions/failures";
 import type { Evaluation } from "../functions/routing/graph";
 import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";
+
+/** Feedback as the API takes it: scores for named tools, or one score for a stored run. */
+export type FeedbackInput = { tools: string[]; scores: number[] } | { runId: string; score: number };
 
 /** Where batched updates sit in the request body, for error paths (`updates.3.tools.1`). */
 const ITEMS = "updates";
@@ -15,17 +17,24 @@ const ITEMS = "updates";
 export function batchEvaluations(items: readonly FeedbackInput[], getRun: (id: string) => string | undefined): { evaluations: Evaluation[] } | { problem: FailureData } {
   const evaluations: Evaluation[] = [];
   for (const [index, item] of items.entries()) {
-    if (!("runId" in item)) {
-      evaluations.push(item);
-      continue;
-    }
-    const json = getRun(item.runId);
-    if (json === undefined) return { problem: itemProblem(index, "runId", `No run ${item.runId}.`) };
-    const tools = runTools(JSON.parse(json) as StoredRun);
-    if (tools.length === 0) return { problem: itemProblem(index, "runId", `Run ${item.runId} called no tools: there is nothing to score.`) };
-    evaluations.push({ tools, scores: tools.map(() => item.score) });
+    const resolved = resolveFeedback(item, getRun);
+    if ("refused" in resolved) return { problem: itemProblem(index, "runId", resolved.refused.detail ?? "") };
+    evaluations.push(resolved.evaluation);
   }
   return { evaluations };
+}
+
+/**
+ * One feedback item as an evaluation: named tools as given, a run's score spread over the tool
+ * calls of its final program. Single and batched feedback resolve runs only here.
+ */
+export function resolveFeedback(item: FeedbackInput, getRun: (id: string) => string | undefined): { evaluation: Evaluation } | { refused: FailureData } {
+  if (!("runId" in item)) return { evaluation: item };
+  const json = getRun(item.runId);
+  if (json === undefined) return { refused: { kind: "not-found", detail: `No run ${item.runId}.` } };
+  const tools = runTools(JSON.parse(json) as StoredRun);
+  if (tools.length === 0) return { refused: { kind: "invalid-request", detail: `Run ${item.runId} called no tools: there is nothing to score.` } };
+  return { evaluation: { tools, scores: tools.map(() => item.score) } };
 }
 
 /** A graph refusal of one item as the batch's problem. */

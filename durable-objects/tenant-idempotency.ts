@@ -1,3 +1,4 @@
+import { RpcTarget } from "cloudflare:workers";
 import { oneRow, run } from "./sql";
 
 /** Keys are kept this long (the IETF draft leaves it to the server; 24 h is what the issue asks). */
@@ -22,10 +23,11 @@ export type IdempotencyBegin =
  * response to replay. Synchronous SQL in the tenant's object, so two requests with one key cannot
  * both start.
  */
-export class TenantIdempotency {
+export class TenantIdempotency extends RpcTarget {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
+    super();
     this.#sql = sql;
   }
 

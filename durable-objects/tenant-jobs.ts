@@ -1,3 +1,4 @@
+import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 import { Waiters } from "./waiters";
 
@@ -45,17 +46,27 @@ const now = (): string => new Date().toISOString();
  * object's single alarm drains. Per-tool items record progress, so a job interrupted by an
  * eviction or a crash resumes where it stopped instead of redoing finished tools.
  */
-export class TenantJobs {
+export class TenantJobs extends RpcTarget {
   readonly #sql: SqlStorage;
+  readonly #schedule: () => Promise<void>;
   /** Callers of `waitFor`, woken when their job reaches a final state. */
   readonly #finished = new Waiters();
 
-  constructor(sql: SqlStorage) {
+  /** `schedule`: make sure the object's alarm fires when the next job is due. */
+  constructor(sql: SqlStorage, schedule: () => Promise<void>) {
+    super();
     this.#sql = sql;
+    this.#schedule = schedule;
   }
 
-  /** Create a job, or return the one already created under the same dedupe key. */
-  create(kind: JobKind, request: unknown, dedupeKey: string | null): { id: string; created: boolean } {
+  /** Create a job (or find the one already created under the same dedupe key) and schedule it. */
+  async create(kind: JobKind, request: unknown, dedupeKey: string | null): Promise<{ id: string; created: boolean }> {
+    const job = this.#insert(kind, request, dedupeKey);
+    await this.#schedule();
+    return job;
+  }
+
+  #insert(kind: JobKind, request: unknown, dedupeKey: string | null): { id: string; created: boolean } {
     if (dedupeKey !== null) {
       const existing = oneRow<{ id: string }>(this.#sql, "SELECT id FROM jobs WHERE dedupe_key = ?", dedupeKey);
       if (existing !== undefined) return { id: existing.id, created: false };
@@ -180,6 +191,35 @@ export class TenantJobs {
       Date.now() + 2 ** attempts * 1_000,
       now(),
       id,
+    );
+  }
+
+  /** Jobs queued or running (the tenant's jobs-in-flight quota). */
+  inFlight(): number {
+    return oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM jobs WHERE status IN ('queued', 'running')")?.n ?? 0;
+  }
+
+  /** True when an optimisation job for `tool` is queued or running. */
+  optimizationPending(tool: string): boolean {
+    const row = oneRow<{ id: string }>(
+      this.#sql,
+      "SELECT id FROM jobs WHERE kind = 'optimize' AND status IN ('queued', 'running') AND json_extract(request, '$.tool') = ?",
+      tool,
+    );
+    return row !== undefined;
+  }
+
+  /** Model tokens of jobs updated since `sinceIso`. */
+  modelTokensSince(sinceIso: string): number {
+    return oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?", sinceIso)?.n ?? 0;
+  }
+
+  /** Every probe job's items (tool, status, detail JSON), oldest job and update first. */
+  probeItems(): { tool: string; status: string; detail: string }[] {
+    return allRows(
+      this.#sql,
+      `SELECT i.tool, i.status, i.detail FROM job_items i JOIN jobs j ON j.id = i.job_id
+       WHERE j.kind = 'probe' ORDER BY j.created_at ASC, i.updated_at ASC`,
     );
   }
 }

@@ -1,4 +1,6 @@
-import { allRows, oneRow, run } from "./sql";
+import { RpcTarget } from "cloudflare:workers";
+import type { TenantSettings } from "./tenant-settings";
+import { allRows, run } from "./sql";
 
 export interface OptimizationSettings {
   /** Queue a Play2Prompt job for a tool once runs have attributed this many failures to it. */
@@ -7,29 +9,35 @@ export interface OptimizationSettings {
 }
 
 const DEFAULTS: OptimizationSettings = { autoOptimize: false, failureThreshold: 3 };
-const SETTING_KEY = "setting:optimization";
+const SETTING = "optimization";
 
 /**
  * Which tools runs misuse most: failures attributed to each tool are counted, and with
  * `autoOptimize` on (off by default) a tool reaching the threshold is queued for optimisation —
  * once: its count starts again, and no second job is queued while one is waiting or running.
  */
-export class TenantOptimization {
+export class TenantOptimization extends RpcTarget {
   readonly #sql: SqlStorage;
+  readonly #store: TenantSettings;
+  readonly #pending: (tool: string) => boolean;
 
-  constructor(sql: SqlStorage) {
+  /** `pending`: whether an optimisation job for the tool is queued or running (tenant-jobs.ts). */
+  constructor(sql: SqlStorage, settings: TenantSettings, pending: (tool: string) => boolean) {
+    super();
     this.#sql = sql;
+    this.#store = settings;
+    this.#pending = pending;
   }
 
   settings(): OptimizationSettings {
-    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", SETTING_KEY)?.value;
+    const json = this.#store.get(SETTING);
     return json === undefined ? { ...DEFAULTS } : { ...DEFAULTS, ...(JSON.parse(json) as Partial<OptimizationSettings>) };
   }
 
   /** Applies the fields given; the others keep their current value. */
   update(change: Partial<OptimizationSettings>): OptimizationSettings {
     const settings = { ...this.settings(), ...change };
-    run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SETTING_KEY, JSON.stringify(settings));
+    this.#store.put(SETTING, JSON.stringify(settings));
     return settings;
   }
 
@@ -44,13 +52,8 @@ export class TenantOptimization {
     const due = allRows<{ tool: string }>(this.#sql, "SELECT tool FROM tool_failures WHERE count >= ?", failureThreshold).map((r) => r.tool);
     const queued: string[] = [];
     for (const tool of due) {
-      const pending = oneRow<{ id: string }>(
-        this.#sql,
-        "SELECT id FROM jobs WHERE kind = 'optimize' AND status IN ('queued', 'running') AND json_extract(request, '$.tool') = ?",
-        tool,
-      );
       run(this.#sql, "UPDATE tool_failures SET count = 0 WHERE tool = ?", tool);
-      if (pending === undefined) queued.push(tool);
+      if (!this.#pending(tool)) queued.push(tool);
     }
     return queued;
   }

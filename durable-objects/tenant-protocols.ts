@@ -1,3 +1,5 @@
+import { RpcTarget } from "cloudflare:workers";
+import type { TenantEvents } from "./tenant-events";
 import { allRows, oneRow, run } from "./sql";
 
 export type ProtocolSource = "probe" | "optimize";
@@ -46,11 +48,17 @@ function fromRow(row: VersionRow): ProtocolVersion {
  * values in KV (written before they are recorded here, so a reader never finds a pointer to a
  * half-written value); this object holds the versions and the pointer, and pinning.
  */
-export class TenantProtocols {
+export class TenantProtocols extends RpcTarget {
   readonly #sql: SqlStorage;
+  readonly #currentHashes: () => Map<string, string>;
+  readonly #events: TenantEvents;
 
-  constructor(sql: SqlStorage) {
+  /** `currentHashes`: the registry's definition hash of each tool (a protocol applies to one definition). */
+  constructor(sql: SqlStorage, currentHashes: () => Map<string, string>, events: TenantEvents) {
+    super();
     this.#sql = sql;
+    this.#currentHashes = currentHashes;
+    this.#events = events;
   }
 
   /** Record a new version; it becomes current unless the tool's protocol is pinned. */
@@ -81,6 +89,7 @@ export class TenantProtocols {
       entry.tool,
       version,
     );
+    this.#events.protocolChanged(entry.tool);
     return { ...entry, version, createdAt };
   }
 
@@ -119,23 +128,28 @@ export class TenantProtocols {
       tool,
       version,
     );
+    this.#events.protocolChanged(tool);
     return this.current(tool);
   }
 
   /** Current replacement descriptions of tools whose protocol was made for their current definition. */
   descriptions(): Map<string, string> {
-    return new Map(
-      allRows<{ tool: string; description: string }>(
-        this.#sql,
-        `SELECT v.tool, v.description FROM protocol_current c
-         JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
-         JOIN tenant_tools t ON t.name = v.tool AND t.hash = v.hash
-         WHERE v.description IS NOT NULL`,
-      ).map((r) => [r.tool, r.description]),
-    );
+    return this.#currentColumn("description");
   }
 
-  forgetTool(tool: string): void {
-    run(this.#sql, "DELETE FROM protocol_current WHERE tool = ?", tool);
+  /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
+  routingHints(): Map<string, string> {
+    return this.#currentColumn("routing_hints");
+  }
+
+  #currentColumn(column: "description" | "routing_hints"): Map<string, string> {
+    const hashes = this.#currentHashes();
+    const rows = allRows<{ tool: string; hash: string; value: string }>(
+      this.#sql,
+      `SELECT v.tool, v.hash, v.${column} AS value FROM protocol_current c
+       JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
+       WHERE v.${column} IS NOT NULL`,
+    );
+    return new Map(rows.filter((row) => hashes.get(row.tool) === row.hash).map((row) => [row.tool, row.value]));
   }
 }

@@ -2,9 +2,10 @@ import { DEFAULT_QUOTAS, mergeQuotas, QuotaSettings, type QuotaSettingsUpdate, t
 import { take, type Bucket } from "../functions/quotas/token-bucket";
 import { MODEL_WORK } from "../functions/quotas/route-family";
 import type { FailureData } from "../functions/failures";
-import { oneRow, run } from "./sql";
+import { RpcTarget } from "cloudflare:workers";
+import type { TenantSettings } from "./tenant-settings";
 
-const SETTING_KEY = "setting:quotas";
+const SETTING = "quotas";
 const DAY_MS = 86_400_000;
 
 /**
@@ -13,18 +14,27 @@ const DAY_MS = 86_400_000;
  * memory (an evicted object starts with full buckets, which errs on the tenant's side); model
  * tokens are counted from the runs and jobs themselves, so nothing extra is written per request.
  */
-export class TenantQuotas {
-  readonly #sql: SqlStorage;
+/** What quotas count, read from the stores that own it. */
+export interface QuotaUsage {
+  jobsInFlight(): number;
+  modelTokensSince(sinceIso: string): number;
+}
+
+export class TenantQuotas extends RpcTarget {
+  readonly #store: TenantSettings;
+  readonly #usage: QuotaUsage;
   readonly #buckets = new Map<RouteFamily, Bucket>();
   #settings: QuotaSettings | undefined;
 
-  constructor(sql: SqlStorage) {
-    this.#sql = sql;
+  constructor(settings: TenantSettings, usage: QuotaUsage) {
+    super();
+    this.#store = settings;
+    this.#usage = usage;
   }
 
   settings(): QuotaSettings {
     if (this.#settings === undefined) {
-      const stored = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", SETTING_KEY)?.value;
+      const stored = this.#store.get(SETTING);
       const parsed = stored === undefined ? undefined : QuotaSettings.safeParse(JSON.parse(stored));
       this.#settings = parsed?.success === true ? parsed.data : DEFAULT_QUOTAS;
     }
@@ -33,7 +43,7 @@ export class TenantQuotas {
 
   update(change: QuotaSettingsUpdate): QuotaSettings {
     const next = mergeQuotas(this.settings(), change);
-    run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SETTING_KEY, JSON.stringify(next));
+    this.#store.put(SETTING, JSON.stringify(next));
     this.#settings = next;
     return next;
   }
@@ -53,7 +63,7 @@ export class TenantQuotas {
       return { kind: "quota-exceeded", detail: `Model tokens for today are used up (${used} of ${settings.modelTokensPerDay}).`, retryAfter: (nextDay - nowMs) / 1000 };
     }
     if (family === "jobs") {
-      const active = oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM jobs WHERE status IN ('queued', 'running')")?.n ?? 0;
+      const active = this.#usage.jobsInFlight();
       if (active >= settings.maxConcurrentJobs) {
         return { kind: "quota-exceeded", detail: `${active} jobs are queued or running (limit ${settings.maxConcurrentJobs}); retry when one has finished.`, retryAfter: 10 };
       }
@@ -63,9 +73,6 @@ export class TenantQuotas {
 
   /** Model tokens of runs started and jobs updated since UTC midnight. */
   modelTokensToday(nowMs: number): number {
-    const since = new Date(Math.floor(nowMs / DAY_MS) * DAY_MS).toISOString();
-    const runs = oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(record, '$.usage.totalTokens')) AS n FROM runs WHERE created_at >= ?", since)?.n ?? 0;
-    const jobs = oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?", since)?.n ?? 0;
-    return runs + jobs;
+    return this.#usage.modelTokensSince(new Date(Math.floor(nowMs / DAY_MS) * DAY_MS).toISOString());
   }
 }

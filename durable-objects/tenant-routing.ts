@@ -1,3 +1,4 @@
+import { RpcTarget } from "cloudflare:workers";
 import {
   addTool,
   addTools,
@@ -36,9 +37,12 @@ import { startingTools, type RouteFallback } from "../functions/routing/route-fa
 import { apiSiblings } from "../functions/routing/api-siblings";
 import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
+import { failure, success, type Outcome } from "../functions/failures";
+import type { TenantEvents, ToolsChange } from "./tenant-events";
+import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
 import { allRows, oneRow, run } from "./sql";
-import { toolCosts, type StoredToolViews } from "./tenant-tool-views";
+import type { StoredToolViews } from "./tenant-tool-views";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
 export type RouteMode = "fused" | "graph";
@@ -58,6 +62,19 @@ export interface RouteOptions {
 
 /** The compact views and costs of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
 export type ViewsOf = (tool: string, shown: ToolDefinition, description: string | undefined) => StoredToolViews;
+
+/** What routing reads from the tenant's other stores (it owns none of their tables). */
+export interface RoutingSources {
+  /** The registry's tools: definitions and current definition hashes. */
+  catalog: { definitions(): Map<string, ToolDefinition>; hashes(): Map<string, string> };
+  /** Replacement descriptions of current protocols (tenant-protocols.ts). */
+  descriptions: () => Map<string, string>;
+  /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
+  routingHints: () => Map<string, string>;
+  views: ViewsOf;
+  settings: TenantSettings;
+  events: TenantEvents;
+}
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
 interface RoutingHints {
@@ -104,24 +121,18 @@ interface Loaded {
  * rows (trajectories with their tasks, scores, settings). Every method is synchronous, so within
  * the Durable Object no two updates interleave.
  */
-export class TenantRouting {
+export class TenantRouting extends RpcTarget {
   readonly #sql: SqlStorage;
+  readonly #sources: RoutingSources;
   readonly #store: RoutingStore;
-  readonly #definitions: () => Map<string, ToolDefinition>;
-  readonly #descriptions: () => Map<string, string>;
   #state: Loaded | undefined;
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
-  readonly #views: ViewsOf;
-
-  constructor(
-    sql: SqlStorage,
-    definitions: () => Map<string, ToolDefinition>,
-    descriptions: () => Map<string, string> = () => new Map(),
-    views: ViewsOf = (_tool, shown) => toolCosts(shown),
-  ) {
+  constructor(sql: SqlStorage, sources: RoutingSources) {
+    super();
     this.#sql = sql;
+    this.#sources = sources;
     this.#store = new RoutingStore(sql, {
       after: (rowid) =>
         allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
@@ -130,33 +141,33 @@ export class TenantRouting {
         })),
       lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
     });
-    this.#definitions = definitions;
-    this.#descriptions = descriptions;
-    this.#views = views;
+    sources.events.onToolsChanged((change) => this.#toolsChanged(change));
+    sources.events.onProtocolChanged((tool) => this.#protocolChanged(tool));
+  }
+
+  #descriptions(): Map<string, string> {
+    return this.#sources.descriptions();
+  }
+
+  #views(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
+    return this.#sources.views(tool, shown, description);
   }
 
   /** The tenant's default answer budget (`setting:routing`), else the service's. */
   #maxTokens(): number {
-    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:routing'")?.value;
+    const json = this.#sources.settings.get("routing");
     const stored = json === undefined ? undefined : (JSON.parse(json) as { maxTokens?: number }).maxTokens;
     return stored ?? DEFAULT_MAX_TOKENS;
   }
 
   #settings(): GraphSettings | undefined {
-    const json = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'setting:graph'")?.value;
+    const json = this.#sources.settings.get("graph");
     return json === undefined ? undefined : (JSON.parse(json) as GraphSettings);
   }
 
   /** Routing hints of current protocols made for the tools' current definitions. */
   #hints(): Map<string, RoutingHints> {
-    const rows = allRows<{ tool: string; hints: string }>(
-      this.#sql,
-      `SELECT v.tool, v.routing_hints AS hints FROM protocol_current c
-       JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
-       JOIN tenant_tools t ON t.name = v.tool AND t.hash = v.hash
-       WHERE v.routing_hints IS NOT NULL`,
-    );
-    return new Map(rows.map((row) => [row.tool, parseHints(row.hints)]));
+    return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
   }
 
   #document(def: ToolDefinition, hints: Map<string, RoutingHints>) {
@@ -170,9 +181,9 @@ export class TenantRouting {
    */
   #load(): Loaded {
     if (this.#state !== undefined) return this.#state;
-    const defs = this.#definitions();
+    const defs = this.#sources.catalog.definitions();
     const names = new Set(defs.keys());
-    const hashes = new Map(allRows<{ name: string; hash: string }>(this.#sql, "SELECT name, hash FROM tenant_tools").map((r) => [r.name, r.hash]));
+    const hashes = this.#sources.catalog.hashes();
     const settings = this.#settings();
     let stored = this.#store.loadGraph(names, settings);
     const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt" };
@@ -213,12 +224,11 @@ export class TenantRouting {
     this.#vectors ??= new Map();
     let vectors = this.#vectors.get(model);
     if (vectors === undefined) {
+      const current = this.#sources.catalog.hashes();
       vectors = new Map(
-        allRows<{ tool: string; vector: string }>(
-          this.#sql,
-          "SELECT e.tool, e.vector FROM tool_embeddings e JOIN tenant_tools t ON t.name = e.tool AND t.hash = e.hash WHERE e.model = ?",
-          model,
-        ).map((row) => [row.tool, JSON.parse(row.vector) as number[]]),
+        allRows<{ tool: string; hash: string; vector: string }>(this.#sql, "SELECT tool, hash, vector FROM tool_embeddings WHERE model = ?", model)
+          .filter((row) => current.get(row.tool) === row.hash)
+          .map((row) => [row.tool, JSON.parse(row.vector) as number[]]),
       );
       this.#vectors.set(model, vectors);
     }
@@ -227,11 +237,10 @@ export class TenantRouting {
 
   /** Tools whose embedding (for this model) is missing or was made for an older definition. */
   toolsNeedingEmbeddings(model: string): { name: string; hash: string }[] {
-    return allRows<{ name: string; hash: string }>(
-      this.#sql,
-      "SELECT t.name, t.hash FROM tenant_tools t LEFT JOIN tool_embeddings e ON e.tool = t.name AND e.model = ? WHERE e.hash IS NULL OR e.hash <> t.hash",
-      model,
+    const embedded = new Map(
+      allRows<{ tool: string; hash: string }>(this.#sql, "SELECT tool, hash FROM tool_embeddings WHERE model = ?", model).map((r) => [r.tool, r.hash]),
     );
+    return [...this.#sources.catalog.hashes()].filter(([name, hash]) => embedded.get(name) !== hash).map(([name, hash]) => ({ name, hash }));
   }
 
   /** Store tool embeddings computed by the Worker. */
@@ -250,18 +259,17 @@ export class TenantRouting {
     this.#state?.relevance.clear();
   }
 
-  /** Keep graph and index in step with the registry (called inside the registry's transaction). */
-  toolsChanged(upserted: ToolDefinition[], removed: string[]): void {
+  /** Keep graph and index in step with the registry (runs inside the registry's transaction). */
+  #toolsChanged({ upserted, removed }: ToolsChange): void {
     const state = this.#state;
     if (state !== undefined) {
-      const namesChange = upserted.some((def) => !state.graph.tools.has(def.name)) || removed.some((name) => state.graph.tools.has(name));
+      const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
       // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
       if (namesChange) this.#store.completeGraph(state.stored);
-      for (const def of upserted) {
+      for (const { definition: def, hash } of upserted) {
         addTool(state.graph, def.name);
         state.defs.set(def.name, def);
-        const hash = oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", def.name)?.hash;
-        if (hash !== undefined) state.hashes.set(def.name, hash);
+        state.hashes.set(def.name, hash);
         // A changed definition has no current protocol yet: its hints no longer apply.
         state.hints.delete(def.name);
         state.index.add(this.#document(def, state.hints));
@@ -278,7 +286,7 @@ export class TenantRouting {
       state.siblings = undefined;
       state.relevance.clear();
     }
-    this.#store.indexChanged([...upserted.map((def) => def.name), ...removed], state?.index);
+    this.#store.indexChanged([...upserted.map(({ definition }) => definition.name), ...removed], state?.index);
     for (const name of removed) {
       run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
       run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
@@ -287,7 +295,7 @@ export class TenantRouting {
   }
 
   /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
-  protocolChanged(tool: string): void {
+  #protocolChanged(tool: string): void {
     const state = this.#state;
     if (state === undefined) {
       this.#store.indexChanged([tool], undefined);
@@ -329,12 +337,19 @@ export class TenantRouting {
    * and Finish. `graph`: the paper's eq. 4, successors by learned weight. A tenant with tools
    * never gets an empty answer: when nothing matches, a named fallback ranking stands in.
    */
-  route(
+  route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<RouteAnswer> {
+    const answer = this.#answer(task, previous, k, query, options);
+    if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
+    if ("budgetTooSmall" in answer) return failure("invalid-request", answer.budgetTooSmall);
+    return success(answer);
+  }
+
+  #answer(
     task: string,
     previous: string | null,
     k: number,
-    query?: { model: string; vector: number[] },
-    options: RouteOptions = {},
+    query: { model: string; vector: number[] } | undefined,
+    options: RouteOptions,
   ): RouteAnswer | { unknownPrevious: string } | { budgetTooSmall: string } {
     const mode = options.mode ?? "fused";
     const state = this.#load();
@@ -443,7 +458,11 @@ export class TenantRouting {
   }
 
   /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text teaches the first step. */
-  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): StaticImportResult {
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
+    return graphOutcome(() => this.#importTrajectories(trajectories, unknownTools));
+  }
+
+  #importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): StaticImportResult {
     const state = this.#load();
     const { graph, memory } = state;
     if (!state.stored.complete) {
@@ -472,11 +491,13 @@ export class TenantRouting {
   }
 
   /** Dynamic construction (eq. 6–8): apply evaluator scores and persist the new accumulated scores. */
-  applyScores(evaluation: Evaluation): FeedbackResult {
-    const { graph } = this.#load();
-    const result = applyFeedback(graph, evaluation);
-    for (const update of result.updated) this.#storeScore(update.tool, update.score);
-    return result;
+  applyScores(evaluation: Evaluation): Outcome<FeedbackResult> {
+    return graphOutcome(() => {
+      const { graph } = this.#load();
+      const result = applyFeedback(graph, evaluation);
+      for (const update of result.updated) this.#storeScore(update.tool, update.score);
+      return result;
+    });
   }
 
   /** Many evaluations at once, all or nothing (feedback-batch.ts); each re-scored tool is written once. */
@@ -495,15 +516,12 @@ export class TenantRouting {
   }
 
   /** Change α or β; validated by the graph module. */
-  updateSettings(partial: Partial<GraphSettings>): GraphSettings {
-    const { graph } = this.#load();
-    const settings = updateSettings(graph, partial);
-    run(
-      this.#sql,
-      "INSERT INTO tenant_meta (key, value) VALUES ('setting:graph', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      JSON.stringify(settings),
-    );
-    return settings;
+  updateSettings(partial: Partial<GraphSettings>): Outcome<GraphSettings> {
+    return graphOutcome(() => {
+      const settings = updateSettings(this.#load().graph, partial);
+      this.#sources.settings.put("graph", JSON.stringify(settings));
+      return settings;
+    });
   }
 
   /** Observed transitions with their current weights (eq. 6), for pictures of the graph. */
@@ -538,7 +556,11 @@ export class TenantRouting {
    * themselves stay as registered: snapshot nodes that are not registered tools are reported.
    * Task texts of trajectories kept under the same id survive; others go with their trajectory.
    */
-  replaceWith(data: unknown): { missingTools: string[] } {
+  replaceWith(data: unknown): Outcome<{ missingTools: string[] }> {
+    return graphOutcome(() => this.#replaceWith(data));
+  }
+
+  #replaceWith(data: unknown): { missingTools: string[] } {
     const snapshot = loadGraph(data); // validates fully before anything is written
     const exported = exportGraph(snapshot);
     const { defs } = this.#load();
@@ -552,22 +574,19 @@ export class TenantRouting {
     }
     for (const n of exported.nodes) run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?)", n.tool, n.score);
     this.#store.dropGraph();
-    run(
-      this.#sql,
-      "INSERT INTO tenant_meta (key, value) VALUES ('setting:graph', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      JSON.stringify(exported.settings),
-    );
+    this.#sources.settings.put("graph", JSON.stringify(exported.settings));
     this.#state = undefined;
     return { missingTools: exported.nodes.map((n) => n.tool).filter((tool) => !defs.has(tool)) };
   }
+}
 
-  /**
-   * Forget the in-memory state (tests use it to prove a reload restores everything); with
-   * `olderFormats`, the stored index and graph also read as written by an older release.
-   */
-  evictMemory(options: { olderFormats?: boolean } = {}): void {
-    this.#state = undefined;
-    if (options.olderFormats === true) this.#store.ageFormats();
+/** Run a graph operation; its validation errors become an invalid-request failure with the graph's message. */
+function graphOutcome<T>(operation: () => T): Outcome<T> {
+  try {
+    return success(operation());
+  } catch (error) {
+    if (error instanceof ToolGraphError) return failure("invalid-request", error.message);
+    throw error;
   }
 }
 

@@ -1,15 +1,22 @@
 import type { EvaluationRequest } from "../functions/chain/evaluator";
+import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 
 const MAX_EVALUATION_ATTEMPTS = 5;
 const now = (): string => new Date().toISOString();
 
 /** Stored ATC runs and the queue of finished runs waiting for the evaluator. */
-export class TenantRuns {
+export class TenantRuns extends RpcTarget {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
+    super();
     this.#sql = sql;
+  }
+
+  /** Model tokens of runs started since `sinceIso`. */
+  modelTokensSince(sinceIso: string): number {
+    return oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(record, '$.usage.totalTokens')) AS n FROM runs WHERE created_at >= ?", sinceIso)?.n ?? 0;
   }
 
   save(id: string, task: string, status: string, recordJson: string): void {
@@ -80,5 +87,15 @@ export class TenantRuns {
         );
       }
     }
+  }
+
+  /** The newest runs with their stored records, newest first. */
+  newest(limit: number): { id: string; created_at: string; status: string; task: string; record: string }[] {
+    return allRows(this.#sql, "SELECT id, created_at, status, task, record FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", limit);
+  }
+
+  /** The newest evaluated runs: the evaluator's request and its scores (JSON), newest first. */
+  newestEvaluations(limit: number): { payload: string; scores: string }[] {
+    return allRows(this.#sql, "SELECT payload, scores FROM evaluation_queue WHERE scores IS NOT NULL ORDER BY done_at DESC LIMIT ?", limit);
   }
 }

@@ -1,10 +1,10 @@
 import { signatureTokens } from "../functions/chain/tool-cost";
 import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/routing/answer-budget";
 import type { ToolDefinition } from "../functions/tools/definition";
+import type { TenantEvents } from "./tenant-events";
 import { oneRow, run } from "./sql";
 
 interface ViewRow {
-  current: string;
   hash: string | null;
   description: string | null;
   rules_version: number | null;
@@ -45,8 +45,16 @@ export class TenantToolViews {
   /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
   readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
 
-  constructor(sql: SqlStorage) {
+  readonly #hashOf: (tool: string) => string | undefined;
+
+  /** `hashOf`: the registry's current definition hash of a tool; views follow the registry's changes. */
+  constructor(sql: SqlStorage, hashOf: (tool: string) => string | undefined, events: TenantEvents) {
     this.#sql = sql;
+    this.#hashOf = hashOf;
+    events.onToolsChanged(({ upserted, removed }) => {
+      this.forget(removed, true);
+      for (const { definition, hash } of upserted) this.store(definition, hash);
+    });
   }
 
   /** Compute and store the views of a registered or changed tool (its registered description). */
@@ -62,16 +70,16 @@ export class TenantToolViews {
     const wanted = description ?? null;
     const remembered = this.#memory.get(tool);
     if (remembered !== undefined && remembered.description === wanted) return remembered.views;
+    const current = this.#hashOf(tool);
     const row = oneRow<ViewRow>(
       this.#sql,
-      `SELECT t.hash AS current, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens, v.required_only, v.required_only_tokens, v.run_tokens
-       FROM tenant_tools t LEFT JOIN tool_views v ON v.tool = t.name WHERE t.name = ?`,
+      "SELECT hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views WHERE tool = ?",
       tool,
     );
     let views: StoredToolViews;
     if (
       row !== undefined &&
-      row.hash === row.current &&
+      row.hash === current &&
       row.description === wanted &&
       row.rules_version === TOOL_VIEWS_VERSION &&
       row.compact !== null &&
@@ -87,7 +95,7 @@ export class TenantToolViews {
       };
     } else {
       views = toolCosts(shown);
-      if (row !== undefined) this.#write(tool, row.current, wanted, views);
+      if (current !== undefined) this.#write(tool, current, wanted, views);
     }
     this.#memory.set(tool, { description: wanted, views });
     return views;

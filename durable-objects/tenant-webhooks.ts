@@ -1,3 +1,4 @@
+import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 
 export interface SealedWebhookSecret {
@@ -13,10 +14,11 @@ export interface SealedWebhookSecret {
  * A tenant's webhook secrets (sealed; the Worker decrypts them to verify signatures) and the
  * deliveries seen, so one `webhook-id` starts at most one job however often it arrives.
  */
-export class TenantWebhooks {
+export class TenantWebhooks extends RpcTarget {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
+    super();
     this.#sql = sql;
   }
 

@@ -77,15 +77,5 @@ export async function setUpTenant(service: TestService, tenantId: string, items:
   };
 }
 
-/** The tenant's Durable Object as an RPC stub (Miniflare's namespace), for its test hooks. */
-export interface TenantObjectStub {
-  /** Drops in-memory state; with olderFormats the stored routing index and graph read as another format (rebuilt). */
-  simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
-  /** How the routing state was loaded: stored or rebuilt. */
-  routingLoadReport(): Promise<{ index: string; graph: string }>;
-}
-
-export async function tenantObject(service: TestService, tenantId: string): Promise<TenantObjectStub> {
-  const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-  return namespace.get(namespace.idFromName(tenantId)) as unknown as TenantObjectStub;
-}
+/** The tenant's Durable Object (Miniflare's namespace), for its test hooks and store calls. */
+export { tenantObject } from "../../test/helpers/tenant-object";

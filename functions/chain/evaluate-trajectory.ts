@@ -4,7 +4,7 @@ import { modelClientFor } from "../tenants/model-client";
 import { evaluatorMessages, parseEvaluatorAnswer, type EvaluationRequest } from "./evaluator";
 
 /** Ask the tenant's model to score a trajectory; throws when it cannot (the queue retries). */
-export async function evaluateTrajectory(env: Env, tenantId: string, tenant: TenantApi, request: EvaluationRequest): Promise<number[]> {
+export async function evaluateTrajectory(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">, request: EvaluationRequest): Promise<number[]> {
   const client = unwrap(await modelClientFor(env, tenantId, tenant));
   const answer = await client.chat({ messages: evaluatorMessages(request), purpose: "evaluate", temperature: 0 });
   const scores = parseEvaluatorAnswer(answer.content ?? "", request.steps.length);

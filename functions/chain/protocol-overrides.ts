@@ -8,8 +8,8 @@ import type { ProtocolOverrides } from "./typed-api";
  * tool's current definition (same hash) count, so a changed tool falls back to its registered
  * documentation until it is probed again (as does one whose stored value is malformed).
  */
-export async function protocolOverrides(store: ProtocolStore, tenant: TenantApi, tools: ToolDefinition[], hashes: Map<string, string>): Promise<Map<string, ProtocolOverrides>> {
-  const current = await tenant.currentProtocols(tools.map((t) => t.name));
+export async function protocolOverrides(store: ProtocolStore, tenant: Pick<TenantApi, "protocols">, tools: ToolDefinition[], hashes: Map<string, string>): Promise<Map<string, ProtocolOverrides>> {
+  const current = await tenant.protocols.currentMany(tools.map((t) => t.name));
   const stored = await store.readAll(current.filter((p) => hashes.get(p.tool) === p.hash));
   const overrides = new Map<string, ProtocolOverrides>();
   for (const [tool, { description, jsonSchema, example }] of stored) {

@@ -8,6 +8,7 @@ import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
 import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
+import type { StoredRun } from "./stored-run";
 
 export interface RunSettings {
   maxAttempts: number;
@@ -15,25 +16,11 @@ export interface RunSettings {
   limits: AttemptLimits;
 }
 
-export interface StoredRun extends RunOutcome {
-  id: string;
-  task: string;
-  candidates: string[];
-  candidateSource: "request" | "routing";
-  createdAt: string;
-  timings: { totalMs: number };
-}
 
 /** The stored record of a run that stopped before it had an outcome. */
 function unfinishedRun(id: string, task: string, candidates: string[], candidateSource: StoredRun["candidateSource"], started: number, error: unknown) {
   const reason = error instanceof ModelCallError ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` } : { kind: "internal", message: "The run failed on our side." };
   return { id, task, status: "failed", error: reason, attempts: [], candidates, candidateSource, createdAt: new Date(started).toISOString(), timings: { totalMs: Date.now() - started } };
-}
-
-/** The tool calls a run's final program made (sent or answered from an earlier attempt), in order. */
-export function runTools(run: Pick<StoredRun, "attempts">): string[] {
-  const last = run.attempts[run.attempts.length - 1];
-  return (last?.trace ?? []).filter((t) => t.sent || t.replayed).map((t) => t.tool);
 }
 
 /**
@@ -48,8 +35,8 @@ export async function chooseCandidates(
   task: string,
   named: string[] | undefined,
 ): Promise<{ tools: ToolDefinition[]; hashes: Map<string, string>; source: "request" | "routing" }> {
-  const names = named ?? (await tenant.runCandidates(task, RUN_CANDIDATES)).candidates.map((c) => c.tool);
-  const records = await Promise.all(names.map((name) => tenant.getTool(name)));
+  const names = named ?? (await tenant.routing.candidates(task, RUN_CANDIDATES)).candidates.map((c) => c.tool);
+  const records = await Promise.all(names.map((name) => tenant.registry.getTool(name)));
   const missing = names.filter((_, i) => records[i] === undefined);
   if (named !== undefined && missing.length > 0) {
     throw new Failure("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
@@ -100,7 +87,7 @@ export async function startRun(
     );
   } catch (error) {
     // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
-    await tenant.saveRun(id, request.task, "failed", JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)));
+    await tenant.runs.save(id, request.task, "failed", JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)));
     throw error;
   }
   const stored: StoredRun = {
@@ -112,7 +99,7 @@ export async function startRun(
     ...outcome,
     timings: { totalMs: Date.now() - started },
   };
-  await tenant.saveRun(id, request.task, stored.status, JSON.stringify(stored));
+  await tenant.runs.save(id, request.task, stored.status, JSON.stringify(stored));
   const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));
   await tenant.learnFromRun(id, outcome.trajectory, evaluationFromRun(request.task, outcome), attributedFailures);
   return stored;

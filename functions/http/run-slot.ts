@@ -7,7 +7,7 @@ import { problemResponse, type ProblemData } from "./problem";
  */
 export async function withRunSlot(tenant: TenantApi, path: string, work: (release: () => Promise<void>) => Promise<Response>): Promise<Response> {
   const key = crypto.randomUUID();
-  const slot = await tenant.acquireRunSlot(key);
+  const slot = await tenant.runSlots.acquire(key, Date.now());
   if (!slot.ok) {
     return problemResponse(runSlotsTaken(slot.limit), path, { "retry-after": String(slot.retryAfterSeconds) });
   }
@@ -15,7 +15,7 @@ export async function withRunSlot(tenant: TenantApi, path: string, work: (releas
   const release = async () => {
     if (released) return;
     released = true;
-    await tenant.releaseRunSlot(key);
+    await tenant.runSlots.release(key);
   };
   try {
     return await work(release);

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobStores } from "./job-stores";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
 import { modelClientFor } from "../tenants/model-client";
 import { invokeTool } from "../tools/invoke";
@@ -28,30 +28,30 @@ interface OptimizeProgress {
  * last one), stops at its budget keeping the best found, and records a new protocol version only
  * when the best description beats the original on the demonstration set.
  */
-export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, job: JobRecord): Promise<void> {
+export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStores, job: JobRecord): Promise<void> {
   const request = OptimizeJobRequest.parse(job.request);
-  const record = await tenant.getTool(request.tool);
+  const record = await stores.registry.getTool(request.tool);
   if (record === undefined) {
-    jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
+    stores.jobs.finish(job.id, "failed", { error: `the tool ${request.tool} was deleted` });
     return;
   }
-  const model = await modelClientFor(env, tenantId, tenant);
+  const model = await modelClientFor(env, tenantId, stores);
   if (!model.ok) {
-    jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.problem.detail ?? model.problem.kind}` });
+    stores.jobs.finish(job.id, "failed", { error: `prompt optimisation needs a model: ${model.problem.detail ?? model.problem.kind}` });
     return;
   }
   const tool = record.definition;
   // Tool play calls the tool many times with made-up arguments: a method that may change data is
   // played only where the tenant allows it, or against a simulated copy of the tool.
-  const sideEffects = sideEffectMode(record, await tenant.sideEffectSettings(), env.SIMULATED_WORLD_ORIGIN);
+  const sideEffects = sideEffectMode(record, await stores.settings.sideEffects(), env.SIMULATED_WORLD_ORIGIN);
   if (sideEffects.mode === "skipped") {
-    jobs.finish(job.id, "failed", { tool: tool.name, skipped: true, error: `skipped: ${sideEffects.reason}` });
+    stores.jobs.finish(job.id, "failed", { tool: tool.name, skipped: true, error: `skipped: ${sideEffects.reason}` });
     return;
   }
   const simulate = sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined;
   const client = model.value;
   const call = async (args: Record<string, unknown>) => {
-    const outcome = await invokeTool(env, tenantId, tenant, tool.name, args, {
+    const outcome = await invokeTool(env, tenantId, stores, tool.name, args, {
       adaptDefinition: (def) => exploratoryDefinition(def, args),
       ...(simulate === undefined ? {} : { simulate }),
     });
@@ -86,14 +86,14 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
       },
       onCheckpoint(state) {
         progress.checkpoint = state;
-        jobs.progress(job.id, { ...progress }, { ...state.usage });
+        stores.jobs.progress(job.id, { ...progress }, { ...state.usage });
       },
     },
   );
 
   let version: number | null = null;
   if (result.improved) {
-    const current = (await tenant.currentProtocols([tool.name]))[0];
+    const current = (await stores.protocols.currentMany([tool.name]))[0];
     const store = protocolStore(env, tenantId);
     // The version this one builds on (its probed schema, example and samples); a malformed one is reported by the store and not built on.
     const read = current !== undefined && current.hash === record.hash ? await store.read(current.kvKey) : undefined;
@@ -111,11 +111,11 @@ export async function runOptimizeJob(env: Env, tenantId: string, tenant: TenantA
     const kvKey = await store.write(protocol);
     // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
     const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
-    version = (await tenant.recordProtocol({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
+    version = (await stores.protocols.record({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
   }
   const { checkpoint: _checkpoint, ...shown } = progress;
-  jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
-  jobs.finish(job.id, "succeeded", {
+  stores.jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
+  stores.jobs.finish(job.id, "succeeded", {
     tool: tool.name,
     improved: result.improved,
     version,

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { JobRecord, TenantJobs } from "../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobStores } from "./job-stores";
 import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
-import type { TenantApi } from "../../durable-objects/tenant-api";
 import { probeTools, type ProbeDependencies, type ProbeTarget } from "../probing/chain-of-probing";
 import { PROBE_PROGRAM_LIMITS } from "../run-defaults";
 import type { ProbedProtocol } from "../probing/protocol";
@@ -21,8 +21,8 @@ const ProbeJobRequest = z.object({
 
 
 /** The tenant's current probed protocols that still match their tools' definitions. */
-async function probedProtocols(store: ProtocolStore, tenant: TenantApi, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
-  const current = await tenant.currentProtocols([...hashes.keys()]);
+async function probedProtocols(store: ProtocolStore, stores: Pick<JobStores, "protocols">, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
+  const current = await stores.protocols.currentMany([...hashes.keys()]);
   const stored = await store.readAll(current.filter((entry) => entry.source === "probe" && hashes.get(entry.tool) === entry.hash));
   const protocols = new Map<string, ProbedProtocol>();
   for (const [tool, protocol] of stored) if (protocol.descriptionSource !== "optimized") protocols.set(tool, protocol);
@@ -35,13 +35,13 @@ async function probedProtocols(store: ProtocolStore, tenant: TenantApi, hashes: 
  * is interrupted resumes with those tools already done; the model is used only where the
  * zero-token path fails, and not at all when no model is configured.
  */
-export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, job: JobRecord): Promise<void> {
+export async function runProbeJob(env: Env, tenantId: string, stores: JobStores, job: JobRecord): Promise<void> {
   const request = ProbeJobRequest.parse(job.request);
-  const registered = await tenant.listTools();
+  const registered = await stores.registry.listTools();
   const hashes = new Map(registered.map((t) => [t.definition.name, t.hash]));
   // Probing calls tools with made-up arguments: a method that may change data is called only
   // where the tenant allows it, against a simulated copy where it asks for one, else skipped.
-  const sideEffects = await tenant.sideEffectSettings();
+  const sideEffects = await stores.settings.sideEffects();
   const modes = new Map(registered.map((t) => [t.definition.name, sideEffectMode(t, sideEffects, env.SIMULATED_WORLD_ORIGIN)]));
   const modeOf = (name: string) => modes.get(name)?.mode ?? "skipped";
   const skipped: { tool: string; status: "skipped"; reason: string }[] = [];
@@ -49,7 +49,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
     const mode = modes.get(name);
     if (mode?.mode !== "skipped") continue;
     skipped.push({ tool: name, status: "skipped", reason: mode.reason });
-    jobs.setItem(job.id, name, "skipped", { reason: mode.reason });
+    stores.jobs.setItem(job.id, name, "skipped", { reason: mode.reason });
   }
   const simulatedDefinitions = registered.filter((t) => modeOf(t.definition.name) === "simulated").map((t) => t.definition);
   const simulate = simulatedDefinitions.length === 0 ? undefined : simulatedCopy(simulatedDefinitions);
@@ -57,23 +57,23 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
     .filter((t) => request.tools.includes(t.definition.name) && modeOf(t.definition.name) !== "skipped")
     .map((t) => ({ definition: t.definition, hash: t.hash }));
   for (const name of request.tools) {
-    if (!hashes.has(name)) jobs.setItem(job.id, name, "failed", { error: "the tool was deleted before it was probed" });
+    if (!hashes.has(name)) stores.jobs.setItem(job.id, name, "failed", { error: "the tool was deleted before it was probed" });
   }
   const store = protocolStore(env, tenantId);
-  const already = await probedProtocols(store, tenant, hashes);
+  const already = await probedProtocols(store, stores, hashes);
   // Helpers may be any probed tool of the tenant, not only this job's.
   // Helpers run inside programs, which reach real tools only: never a skipped or simulated one.
   const helperTargets = registered
     .filter((t) => already.has(t.definition.name) && !request.tools.includes(t.definition.name) && modeOf(t.definition.name) === "real")
     .map((t) => ({ definition: t.definition, hash: t.hash }));
-  const model = await modelClientFor(env, tenantId, tenant);
+  const model = await modelClientFor(env, tenantId, stores);
   let events = 0;
 
   const deps: ProbeDependencies = {
     async callTool(name, args) {
       const mode = modeOf(name);
       if (mode === "skipped") return { ok: false, body: null, error: `tool ${name} is not called by probing (it may change data)` };
-      const outcome = await invokeTool(env, tenantId, tenant, name, args, mode === "simulated" && simulate !== undefined ? { simulate } : {});
+      const outcome = await invokeTool(env, tenantId, stores, name, args, mode === "simulated" && simulate !== undefined ? { simulate } : {});
       if (!outcome.found) return { ok: false, body: null, error: `tool ${name} does not exist` };
       const { result } = outcome;
       return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
@@ -93,19 +93,19 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
     },
     onProgress(event) {
       events += 1;
-      if (event.type === "tool_started") jobs.setItem(job.id, event.tool, "probing", { iteration: event.iteration });
-      jobs.progress(job.id, { events, last: event }, {});
+      if (event.type === "tool_started") stores.jobs.setItem(job.id, event.tool, "probing", { iteration: event.iteration });
+      stores.jobs.progress(job.id, { events, last: event }, {});
     },
     async onProbed(protocol) {
       // The value first, then the pointer: a reader never follows a pointer to nothing.
       const kvKey = await store.write(protocol);
       const description = protocol.descriptionSource === "model" ? (protocol.description ?? null) : null;
       const routingHints = { queries: [protocol.example.query], outputs: protocol.samples.slice(0, MAX_ROUTING_SAMPLES) };
-      await tenant.recordProtocol({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
-      jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
+      await stores.protocols.record({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
+      stores.jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {
-      jobs.setItem(job.id, tool, "failed", { error });
+      stores.jobs.setItem(job.id, tool, "failed", { error });
     },
   };
 
@@ -115,7 +115,7 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
     useModel: model.ok,
   });
   const mine = report.results.filter((r) => request.tools.includes(r.tool));
-  jobs.finish(job.id, "succeeded", {
+  stores.jobs.finish(job.id, "succeeded", {
     probed: mine.filter((r) => r.status === "probed").length,
     failed: mine.filter((r) => r.status === "failed").length,
     skipped: skipped.length,
@@ -133,5 +133,5 @@ export async function runProbeJob(env: Env, tenantId: string, tenant: TenantApi,
     modelCalls: report.modelCalls,
     toolCalls: report.toolCalls,
   });
-  jobs.progress(job.id, { events, done: true }, { ...report.usage, modelCalls: report.modelCalls });
+  stores.jobs.progress(job.id, { events, done: true }, { ...report.usage, modelCalls: report.modelCalls });
 }

@@ -1,16 +1,15 @@
-import type { TenantJobs } from "../../durable-objects/tenant-jobs";
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { JobStores } from "./job-stores";
 import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
 
 /** Run one due background job of a tenant to its end (called from the tenant object's alarm). */
-export async function runJob(env: Env, tenantId: string, tenant: TenantApi, jobs: TenantJobs, jobId: string): Promise<void> {
-  const job = jobs.get(jobId);
+export async function runJob(env: Env, tenantId: string, stores: JobStores, jobId: string): Promise<void> {
+  const job = stores.jobs.get(jobId);
   if (job === undefined) return;
   switch (job.kind) {
     case "probe":
-      return runProbeJob(env, tenantId, tenant, jobs, job);
+      return runProbeJob(env, tenantId, stores, job);
     case "optimize":
-      return runOptimizeJob(env, tenantId, tenant, jobs, job);
+      return runOptimizeJob(env, tenantId, stores, job);
   }
 }

@@ -43,10 +43,10 @@ export async function importChangedTools(
     unchanged += report.unchanged.length;
   }
   for (const name of body.changed ?? []) {
-    if ((await tenant.getTool(name)) !== undefined) changed.add(name);
+    if ((await tenant.registry.getTool(name)) !== undefined) changed.add(name);
   }
   if (changed.size === 0) return { jobId: null, changed: [], unchanged };
   const names = [...changed].sort();
-  const job = await tenant.createJob("probe", { tools: names, reason: "webhook", deliveryId }, `webhook:${deliveryId}`);
+  const job = await tenant.jobs.create("probe", { tools: names, reason: "webhook", deliveryId }, `webhook:${deliveryId}`);
   return { jobId: job.id, changed: names, unchanged };
 }

@@ -21,16 +21,16 @@ export async function embeddingsClient(env: Env, tenantId: string, tenant: Tenan
 export async function embedNewTools(env: Env, tenantId: string, tenant: TenantApi): Promise<{ embedded: number; warning?: string }> {
   const embeddings = await embeddingsClient(env, tenantId, tenant);
   if (embeddings === undefined) return { embedded: 0 };
-  const pending = await tenant.toolsNeedingEmbeddings(embeddings.model);
+  const pending = await tenant.routing.toolsNeedingEmbeddings(embeddings.model);
   if (pending.length === 0) return { embedded: 0 };
   try {
-    const records = await Promise.all(pending.map((p) => tenant.getTool(p.name)));
+    const records = await Promise.all(pending.map((p) => tenant.registry.getTool(p.name)));
     const texts = records.map((r) => {
       const d = r?.definition;
       return d === undefined ? "" : [d.name, d.operation, d.summary ?? "", d.description].join("\n").slice(0, MAX_TOOL_TEXT_CHARS);
     });
     const { vectors } = await embeddings.client.embed(texts, { purpose: "tool-embeddings" });
-    await tenant.storeEmbeddings(
+    await tenant.routing.storeEmbeddings(
       embeddings.model,
       pending.flatMap((p, i) => {
         const vector = vectors[i];

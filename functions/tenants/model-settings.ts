@@ -43,13 +43,13 @@ export function overrideProblem(env: Env, override: ModelOverrideInput): string 
 }
 
 /** Seal and store a tenant's override (replacing the previous one). */
-export async function storeModelOverride(env: Env, tenantId: string, tenant: TenantApi, override: ModelOverrideInput): Promise<ModelOverrideView> {
+export async function storeModelOverride(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">, override: ModelOverrideInput): Promise<ModelOverrideView> {
   let apiKey: z.infer<typeof StoredOverride>["apiKey"];
   if (override.apiKey !== undefined) {
     apiKey = { ...(await sealSecret(credentialsKey(env), tenantId, SEALED_KEY_RECORD, override.apiKey)), hint: maskedHint(override.apiKey) };
   }
   const stored = { ...override, apiKey };
-  await tenant.putSetting(SETTING, JSON.stringify(stored));
+  await tenant.settings.put(SETTING, JSON.stringify(stored));
   return viewOf(stored);
 }
 
@@ -62,19 +62,19 @@ function viewOf(stored: z.infer<typeof StoredOverride>): ModelOverrideView {
   };
 }
 
-async function loadStored(tenant: TenantApi): Promise<z.infer<typeof StoredOverride> | undefined> {
-  const json = await tenant.getSetting(SETTING);
+async function loadStored(tenant: Pick<TenantApi, "settings">): Promise<z.infer<typeof StoredOverride> | undefined> {
+  const json = await tenant.settings.get(SETTING);
   return json === undefined ? undefined : StoredOverride.parse(JSON.parse(json));
 }
 
 /** The tenant's override as the API may show it. */
-export async function readModelOverride(tenant: TenantApi): Promise<ModelOverrideView | undefined> {
+export async function readModelOverride(tenant: Pick<TenantApi, "settings">): Promise<ModelOverrideView | undefined> {
   const stored = await loadStored(tenant);
   return stored === undefined ? undefined : viewOf(stored);
 }
 
 /** The model configuration for a tenant's calls: service env, overridden by the tenant's settings. */
-export async function tenantModelConfig(env: Env, tenantId: string, tenant: TenantApi): Promise<ResolveModelConfigResult> {
+export async function tenantModelConfig(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">): Promise<ResolveModelConfigResult> {
   const stored = await loadStored(tenant);
   if (stored === undefined) return resolveModelConfig(env);
   let apiKey: string | undefined;

@@ -13,7 +13,7 @@ export interface NewCredential {
 }
 
 /** Seal a tool credential with the service secret and store it (replacing the scope's previous one). */
-export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["putCredential"]> {
+export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["registry"]["putCredential"]> {
   const serviceSecret = credentialsKey(env);
   // Every path that stores a credential (API, MCP import) refuses values the runtime could not
   // send, and would quote in a warning; the message never holds the value.
@@ -21,7 +21,7 @@ export async function storeCredential(env: Env, tenantId: string, tenant: Tenant
   if (problem !== undefined) throw new Failure("invalid-request", "The credential value cannot be sent as given.", [{ path: "value", message: problem }]);
   const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const sealed = await sealSecret(serviceSecret, tenantId, id, credential.value);
-  return tenant.putCredential({
+  return tenant.registry.putCredential({
     id,
     scope: credential.scope,
     scheme: credential.scheme,

@@ -41,12 +41,12 @@ export type InvokeOutcome = { found: false } | { found: true; result: ToolCallRe
 export async function invokeTool(
   env: Env,
   tenantId: string,
-  tenant: TenantApi,
+  tenant: Pick<TenantApi, "registry">,
   name: string,
   args: Record<string, unknown>,
   limits: CallLimits = {},
 ): Promise<InvokeOutcome> {
-  const found = await tenant.toolForCall(name);
+  const found = await tenant.registry.toolForCall(name);
   if (found === undefined) return { found: false };
   const { tool, credential } = found;
   let injected: SafeCallOptions["credential"];

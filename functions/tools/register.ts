@@ -42,7 +42,7 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
 export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource | McpSource, label: string, prune: boolean): Promise<RegisterReport> {
   const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
-  const report = await tenant.upsertTools(upserts, label, prune);
+  const report = await tenant.registry.upsertTools(upserts, label, prune);
   const embedded = await embedNewTools(env, tenantId, tenant);
   return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
 }

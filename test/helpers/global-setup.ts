@@ -3,20 +3,21 @@ import { existsSync } from "node:fs";
 
 /**
  * Bundle the service and the simulated world once per test run, with wrangler itself (the same
- * bundling as a deploy), so integration tests exercise what would ship.
+ * bundling as a deploy), so integration tests exercise what would ship. The service's entry is
+ * test/helpers/test-worker.ts: the shipped Worker plus a tenant object class with a test hook.
  */
 export default function setup(): void {
   const wrangler = "node_modules/.bin/wrangler";
-  const builds: [string, string][] = [
-    ["wrangler.toml", ".test-build/main"],
-    ["wrangler.world.toml", ".test-build/world"],
+  const builds: [string, string, string[]][] = [
+    ["wrangler.toml", ".test-build/main", ["test/helpers/test-worker.ts"]],
+    ["wrangler.world.toml", ".test-build/world", []],
   ];
-  for (const [config, outdir] of builds) {
-    execFileSync(wrangler, ["deploy", "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
+  for (const [config, outdir, entry] of builds) {
+    execFileSync(wrangler, ["deploy", ...entry, "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
     });
-    if (!existsSync(`${outdir}/index.js`) && !existsSync(`${outdir}/worker.js`)) {
+    if (!["index.js", "worker.js", "test-worker.js"].some((name) => existsSync(`${outdir}/${name}`))) {
       throw new Error(`wrangler produced no bundle in ${outdir}`);
     }
   }

@@ -35,7 +35,7 @@ export interface TestService {
 }
 
 function bundlePath(dir: string): string {
-  for (const name of ["index.js", "worker.js"]) {
+  for (const name of ["test-worker.js", "index.js", "worker.js"]) {
     if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
   }
   throw new Error(`no bundle in ${dir}: run through vitest (globalSetup builds it)`);
@@ -63,7 +63,8 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
         compatibilityDate: "2026-04-20",
         compatibilityFlags: ["nodejs_compat"],
         durableObjects: {
-          TENANTS: { className: "TenantObject", useSQLite: true },
+          // The shipped TenantObject plus a test-only eviction hook (test/helpers/test-worker.ts).
+          TENANTS: { className: "EvictableTenantObject", useSQLite: true },
           DIRECTORY: { className: "DirectoryObject", useSQLite: true },
         },
         kvNamespaces: ["PROTOCOLS"],

@@ -1,3 +1,4 @@
+import { tenantObject } from "../helpers/tenant-object";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -35,20 +36,14 @@ async function tenantWithTools(id: string): Promise<{ id: string; key: string }>
 const graphOf = async (key: string): Promise<Graph> => (await service.json<Graph>("GET", "/v1/graph", { key })).body;
 
 function tenantStub(id: string) {
-  return service.mf.getDurableObjectNamespace("TENANTS", "atc-edge").then((ns) => {
-    const stub = ns.get(ns.idFromName(id)) as unknown as {
-      simulateEviction(): Promise<void>;
-      saveRun(id: string, task: string, status: string, recordJson: string): Promise<void>;
-    };
-    return stub;
-  });
+  return tenantObject(service, id);
 }
 
 /** A stored run whose final program called `tools` (what run feedback scores). */
 async function storeRun(tenantId: string, runId: string, tools: string[]): Promise<void> {
   const trace = tools.map((tool) => ({ tool, sent: true }));
   const record = { id: runId, task: "t", status: "succeeded", attempts: [{ trace }], candidates: tools, candidateSource: "request", createdAt: new Date(0).toISOString(), timings: { totalMs: 1 } };
-  await (await tenantStub(tenantId)).saveRun(runId, "t", "succeeded", JSON.stringify(record));
+  await (await tenantStub(tenantId)).store("runs").save(runId, "t", "succeeded", JSON.stringify(record));
 }
 
 /** A varied, repeatable list of updates: repeated tools within a trajectory, all scores in [-3, 3]. */

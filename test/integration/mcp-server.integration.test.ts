@@ -1,3 +1,4 @@
+import { tenantObject } from "../helpers/tenant-object";
 import { readFileSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -163,20 +164,16 @@ describe("the tenant's MCP server at /mcp", () => {
   });
 
   it("run_task takes one of the tenant's run slots, as POST /v1/runs does", async () => {
-    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const object = namespace.get(namespace.idFromName(movies.id)) as unknown as {
-      acquireRunSlot(key: string): Promise<{ ok: boolean }>;
-      releaseRunSlot(key: string): Promise<void>;
-    };
+    const slots = (await tenantObject(service, movies.id)).store("runSlots");
     const held = ["a", "b", "c", "d"].map((k) => `held-${k}`);
-    for (const key of held) expect((await object.acquireRunSlot(key)).ok).toBe(true);
+    for (const key of held) expect((await slots.acquire(key, Date.now())).ok).toBe(true);
     const client = await connect(movies.key);
     const refused = await call(client, "run_task", { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] });
     const rest = await service.json<{ type: string }>("POST", "/v1/runs", { key: movies.key, body: { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] } });
     expect(rest.status).toBe(429);
     expect(refused.isError).toBe(true);
     expect((refused.structuredContent as { type: string }).type).toBe(rest.body.type);
-    for (const key of held) await object.releaseRunSlot(key);
+    for (const key of held) await slots.release(key);
   });
 
   it("another tenant's key sees only its own tools", async () => {

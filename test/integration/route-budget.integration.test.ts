@@ -1,3 +1,4 @@
+import { tenantObject } from "../helpers/tenant-object";
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signatureTokens } from "../../functions/chain/tool-cost";
@@ -130,11 +131,8 @@ describe("POST /v1/route within a token budget", () => {
 
   it("recomputes a stored view when the shown description changes (a probed or optimised one)", async () => {
     const tool = await service.json<{ hash: string }>("GET", "/v1/tools/weatherForecast3", { key: tenant.key });
-    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const object = namespace.get(namespace.idFromName(tenant.id)) as unknown as {
-      recordProtocol(entry: Record<string, unknown>): Promise<unknown>;
-    };
-    await object.recordProtocol({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
+    const object = await tenantObject(service, tenant.id);
+    await object.store("protocols").record({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
     const res = await route({ task: "weather forecast for a city provider 3", k: 12 });
     const entry = res.body.tools.find((t) => t.function.name === "weatherForecast3");
     expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");
@@ -142,11 +140,8 @@ describe("POST /v1/route within a token budget", () => {
   });
 
   it("a run's candidate set spends each tool's stored run-prompt figure, and routing its stored view's", async () => {
-    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const object = namespace.get(namespace.idFromName(tenant.id)) as unknown as {
-      runCandidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): Promise<{ candidates: { tool: string }[]; tokens: number }>;
-    };
-    const set = await object.runCandidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
+    const routing = (await tenantObject(service, tenant.id)).store("routing");
+    const set = await routing.candidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
     expect(set.candidates.length).toBeGreaterThan(1);
     let runTokens = 0;
     for (const { tool } of set.candidates) {

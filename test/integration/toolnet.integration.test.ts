@@ -1,3 +1,4 @@
+import { tenantObject } from "../helpers/tenant-object";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
@@ -125,10 +126,7 @@ describe("concurrency and persistence", () => {
 
   it("keeps the graph across an eviction and reload, and exports/imports it", async () => {
     const before = await service.json<{ trajectories: unknown[] }>("GET", "/v1/graph", { key: tenant.key });
-    const id = service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-    const ns = await id;
-    const stub = ns.get(ns.idFromName(tenant.id)) as unknown as { simulateEviction(): Promise<void> };
-    await stub.simulateEviction();
+    await (await tenantObject(service, tenant.id)).simulateEviction();
     const after = await service.json("GET", "/v1/graph", { key: tenant.key });
     expect(after.body).toEqual(before.body);
     expect(before.body.trajectories.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { GraphPage } from "./views/graph";
 export function registerGraphPage(app: Hono<ConsoleEnv>): void {
   app.get("/graph", async (c) => {
     const { tenant } = tenantOf(c);
-    const [rows, weighted] = await Promise.all([loadToolRows(c), tenant.graphEdges()]);
+    const [rows, weighted] = await Promise.all([loadToolRows(c), tenant.routing.weightedEdges()]);
     return c.html(<GraphPage session={c.var.session} graph={graphView(rows, weighted)} />);
   });
 }

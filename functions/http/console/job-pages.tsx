@@ -14,15 +14,15 @@ const MAX_STREAM_MS = 10 * 60_000;
 export function registerJobPages(app: Hono<ConsoleEnv>): void {
   app.get("/jobs", async (c) => {
     const { tenant } = tenantOf(c);
-    const listed = await tenant.listJobs(LISTED_JOBS);
-    const jobs = await Promise.all(listed.map((j) => tenant.getJob(j.id)));
+    const listed = await tenant.jobs.list(LISTED_JOBS);
+    const jobs = await Promise.all(listed.map((j) => tenant.jobs.get(j.id)));
     const shown = jobs.flatMap((job) => (job === undefined ? [] : [{ ...jobProgress(job), createdAt: job.createdAt }]));
     return c.html(<JobsPage session={c.var.session} jobs={shown} />);
   });
 
   app.get("/jobs/:id", async (c) => {
     const { tenant } = tenantOf(c);
-    const job = await tenant.getJob(c.req.param("id"));
+    const job = await tenant.jobs.get(c.req.param("id"));
     if (job === undefined) {
       return c.html(<MessagePage session={c.var.session} title="Job not found" message={`No job ${c.req.param("id")}.`} back={{ href: "/console/jobs", label: "All jobs" }} />, 404);
     }
@@ -32,7 +32,7 @@ export function registerJobPages(app: Hono<ConsoleEnv>): void {
   app.get("/jobs/:id/events", async (c) => {
     const { tenant } = tenantOf(c);
     const id = c.req.param("id");
-    if ((await tenant.getJob(id)) === undefined) return c.text(`No job ${id}.`, 404);
+    if ((await tenant.jobs.get(id)) === undefined) return c.text(`No job ${id}.`, 404);
     return streamSSE(c, async (stream) => {
       let open = true;
       stream.onAbort(() => {
@@ -40,7 +40,7 @@ export function registerJobPages(app: Hono<ConsoleEnv>): void {
       });
       const until = Date.now() + MAX_STREAM_MS;
       while (open && Date.now() < until) {
-        const job = await tenant.getJob(id);
+        const job = await tenant.jobs.get(id);
         if (job === undefined) break;
         const progress = jobProgress(job);
         await stream.writeSSE({ event: "progress", data: JSON.stringify(progress) });

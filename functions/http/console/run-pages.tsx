@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { StoredRun } from "../../chain/start-run";
+import type { StoredRun } from "../../chain/stored-run";
 import { tenantOf, type ConsoleEnv } from "./context";
 import { readAnswer } from "./service-api";
 import { MessagePage } from "./views/message";
@@ -12,7 +12,7 @@ const LISTED_RUNS = 50;
 export function registerRunPages(app: Hono<ConsoleEnv>): void {
   app.get("/runs", async (c) => {
     const { tenant } = tenantOf(c);
-    return c.html(<RunsPage session={c.var.session} runs={await tenant.runSummaries(LISTED_RUNS)} />);
+    return c.html(<RunsPage session={c.var.session} runs={await tenant.activity.runs(LISTED_RUNS)} />);
   });
 
   app.get("/runs/:id", async (c) => {
@@ -31,7 +31,7 @@ export function registerRunPages(app: Hono<ConsoleEnv>): void {
     const run = await c.var.api.call<StoredRun>("POST", "/v1/runs", { task: typeof task === "string" ? task : "" });
     if (!run.ok) {
       const { tenant } = tenantOf(c);
-      return c.html(<RunsPage session={c.var.session} runs={await tenant.runSummaries(LISTED_RUNS)} error={run.message} />, run.status === 503 ? 503 : 400);
+      return c.html(<RunsPage session={c.var.session} runs={await tenant.activity.runs(LISTED_RUNS)} error={run.message} />, run.status === 503 ? 503 : 400);
     }
     return c.redirect(`/console/runs/${run.data.id}`, 303);
   });

@@ -59,7 +59,7 @@ export async function readSession<E extends { Bindings: Env }>(c: Context<E>): P
 export async function tenantSession(env: Env, key: string): Promise<Session | undefined> {
   const tenantId = tenantOfKey(key);
   if (tenantId === undefined) return undefined;
-  if (!(await tenantStub(env, tenantId).authenticate(await sha256Hex(key)))) return undefined;
+  if (!(await tenantStub(env, tenantId).registry.authenticate(await sha256Hex(key)))) return undefined;
   return { kind: "tenant", tenantId, key, csrf: randomBase62(32), expiresAt: Date.now() + SESSION_HOURS * 3600_000 };
 }
 

@@ -14,8 +14,8 @@ export const ACTIVITY_RUNS = 200;
 /** Every tool's status row, from the tenant object's read methods. */
 export async function loadToolRows(c: ConsoleContext): Promise<ToolStatusRow[]> {
   const { tenant } = tenantOf(c);
-  const [tools, activity] = await Promise.all([tenant.listTools(), tenant.toolActivity(ACTIVITY_RUNS)]);
-  const current = await tenant.currentProtocols(tools.map((t) => t.definition.name));
+  const [tools, activity] = await Promise.all([tenant.registry.listTools(), tenant.activity.tools(ACTIVITY_RUNS)]);
+  const current = await tenant.protocols.currentMany(tools.map((t) => t.definition.name));
   return toolStatusRows(tools, current, activity);
 }
 

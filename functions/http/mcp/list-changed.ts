@@ -58,7 +58,7 @@ export function onCancel(body: ReadableStream<Uint8Array>, onCancelled: () => vo
 
 /** The listing a client would see, plus every registered tool's name and content hash. */
 async function fingerprint(context: McpTenantContext): Promise<string> {
-  const [tools, tenantTools] = await Promise.all([listTenantTools(context), context.tenant.listTools()]);
+  const [tools, tenantTools] = await Promise.all([listTenantTools(context), context.tenant.registry.listTools()]);
   const text = JSON.stringify([tools.map((t) => [t.name, t.description, t.inputSchema]), tenantTools.map((t) => [t.definition.name, t.hash])]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");

@@ -9,7 +9,7 @@ import type { TenantApi } from "../../../durable-objects/tenant-api";
  */
 export async function topRoutedTools(tenant: TenantApi, cap: number): Promise<OpenAiTool[]> {
   if (cap <= 0) return [];
-  const [tools, graph] = await Promise.all([tenant.listTools(), tenant.graphEdges()]);
+  const [tools, graph] = await Promise.all([tenant.registry.listTools(), tenant.routing.weightedEdges()]);
   const traffic = new Map<string, number>();
   const startWeight = new Map<string, number>();
   for (const edge of graph.edges) {

@@ -1,7 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { feedbackEvaluation } from "../../chain/feedback";
 import { startRun } from "../../chain/start-run";
 import type { TenantApi } from "../../../durable-objects/tenant-api";
 import { unwrap } from "../../failures";
@@ -57,7 +56,7 @@ const findTools = defineTool({
     // Task relevance is part of every step (fused routing, as POST /v1/route does by default).
     const query = await embedTask(env, tenantId, tenant, args.task);
     const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
-    const answer = unwrap(await tenant.route(args.task, previous, args.k, query, options));
+    const answer = unwrap(await tenant.routing.route(args.task, previous, args.k, query, options));
     const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
@@ -98,13 +97,13 @@ const runTask = defineTool({
     const request = CreateRun.parse({ task: args.task, ...(args.tools === undefined ? {} : { tools: args.tools }) });
     // The same per-tenant limit of runs in flight as POST /v1/runs.
     const slot = crypto.randomUUID();
-    const taken = await tenant.acquireRunSlot(slot);
+    const taken = await tenant.runSlots.acquire(slot, Date.now());
     if (!taken.ok) return problemResult(runSlotsTaken(taken.limit));
     let run: Awaited<ReturnType<typeof startRun>>;
     try {
       run = await startRun(env, tenantId, tenant, { task: request.task, tools: request.tools }, runSettings(request), progressReporter(extra));
     } finally {
-      await tenant.releaseRunSlot(slot);
+      await tenant.runSlots.release(slot);
     }
     const summary = {
       run_id: run.id,
@@ -142,8 +141,7 @@ const giveFeedback = defineTool({
       args.run_id !== undefined
         ? { runId: args.run_id, score: args.score ?? 0 }
         : { tools: args.tools ?? [], scores: args.scores ?? (args.tools ?? []).map(() => args.score ?? 0) };
-    const evaluation = await feedbackEvaluation(tenant, input);
-    const result = unwrap(await tenant.applyScores(evaluation));
+    const result = unwrap(await tenant.applyFeedback(input));
     return jsonResult({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] });
   },
 });

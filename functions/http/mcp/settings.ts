@@ -19,11 +19,11 @@ const SETTING = "mcp";
 
 /** The tenant's MCP settings, defaults filled. */
 export async function readMcpSettings(tenant: TenantApi): Promise<McpSettings> {
-  const stored = await tenant.getSetting(SETTING);
+  const stored = await tenant.settings.get(SETTING);
   return McpSettings.parse(stored === undefined ? {} : JSON.parse(stored));
 }
 
 /** Store the tenant's MCP settings. */
 export async function writeMcpSettings(tenant: TenantApi, settings: McpSettings): Promise<void> {
-  await tenant.putSetting(SETTING, JSON.stringify(settings));
+  await tenant.settings.put(SETTING, JSON.stringify(settings));
 }

@@ -75,7 +75,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
         ...problems(401),
       },
     }),
-    async (c) => c.json({ credentials: await c.var.tenant.listCredentials() }, 200),
+    async (c) => c.json({ credentials: await c.var.tenant.registry.listCredentials() }, 200),
   );
 
   app.openapi(
@@ -89,7 +89,7 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
     }),
     async (c) => {
-      if (!(await c.var.tenant.deleteCredential(c.req.valid("param").id))) throw new ApiError("not-found", "No such credential.");
+      if (!(await c.var.tenant.registry.deleteCredential(c.req.valid("param").id))) throw new ApiError("not-found", "No such credential.");
       return c.body(null, 204);
     },
   );

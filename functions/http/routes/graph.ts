@@ -1,5 +1,4 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { feedbackEvaluation } from "../../chain/feedback";
 import { toDot } from "../../routing/graph-dot";
 import { embedTask } from "../../routing/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
@@ -107,7 +106,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       // Task relevance is used at every fused step, so the task is embedded for those too.
       const query = previous === null || body.mode === "fused" ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
       const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }) };
-      return c.json(unwrap(await c.var.tenant.route(body.task, previous, body.k, query, options)), 200);
+      return c.json(unwrap(await c.var.tenant.routing.route(body.task, previous, body.k, query, options)), 200);
     },
   );
 
@@ -126,7 +125,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const result = unwrap(await c.var.tenant.importTrajectories(body.trajectories, body.unknownTools));
+      const result = unwrap(await c.var.tenant.routing.importTrajectories(body.trajectories, body.unknownTools));
       return c.json({ added: [...result.added], unchanged: [...result.unchanged], transitions: result.transitions, skippedTools: [...result.skippedTools] }, 200);
     },
   );
@@ -146,8 +145,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const evaluation = await feedbackEvaluation(c.var.tenant, body);
-      const result = unwrap(await c.var.tenant.applyScores(evaluation));
+      const result = unwrap(await c.var.tenant.applyFeedback(body));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
     },
   );
@@ -167,7 +165,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { updates } = c.req.valid("json");
-      const results = unwrap(await c.var.tenant.applyScoresBatch(updates));
+      const results = unwrap(await c.var.tenant.applyFeedbackBatch(updates));
       return c.json({ applied: results.length, results: results.map((r) => ({ updated: r.updated.map((u) => ({ ...u })), skippedTools: [...r.skippedTools] })) }, 200);
     },
   );
@@ -196,10 +194,10 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { format, minWeight } = c.req.valid("query");
       if (format === "dot") {
-        const dot = toDot(await c.var.tenant.graphEdges(), minWeight === undefined ? {} : { minWeight });
+        const dot = toDot(await c.var.tenant.routing.weightedEdges(), minWeight === undefined ? {} : { minWeight });
         return c.body(dot, 200, { "content-type": "text/vnd.graphviz; charset=utf-8" });
       }
-      return c.json(await c.var.tenant.graphSnapshot(), 200);
+      return c.json(await c.var.tenant.routing.snapshot(), 200);
     },
   );
 
@@ -216,7 +214,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
         ...problems(400, 401),
       },
     }),
-    async (c) => c.json(unwrap(await c.var.tenant.replaceGraph(c.req.valid("json"))), 200),
+    async (c) => c.json(unwrap(await c.var.tenant.routing.replaceWith(c.req.valid("json"))), 200),
   );
 
   app.openapi(
@@ -228,7 +226,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       security: tenantSecurity,
       responses: { 200: { description: "Settings", content: { "application/json": { schema: GraphSettings } } }, ...problems(401) },
     }),
-    async (c) => c.json(await c.var.tenant.graphSettings(), 200),
+    async (c) => c.json(await c.var.tenant.routing.settings(), 200),
   );
 
   app.openapi(
@@ -244,7 +242,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       if (body.alpha === undefined && body.beta === undefined) throw new ApiError("invalid-request", "Give alpha, beta or both.");
-      return c.json(unwrap(await c.var.tenant.updateGraphSettings(body)), 200);
+      return c.json(unwrap(await c.var.tenant.routing.updateSettings(body)), 200);
     },
   );
 }

@@ -57,7 +57,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { name } = c.req.valid("param");
       const { settings } = c.req.valid("json");
-      if ((await c.var.tenant.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
       // Every step of tool play asks the model: refuse now, as runs do, rather than fail in the background.
       const model = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
       if (!model.ok) throw new ApiError("not-configured", model.message);
@@ -67,7 +67,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
         if (error instanceof InvalidSettingsError) throw new ApiError("invalid-request", error.message, error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })));
         throw error;
       }
-      const job = await c.var.tenant.createJob("optimize", { tool: name, settings }, null);
+      const job = await c.var.tenant.jobs.create("optimize", { tool: name, settings }, null);
       return c.json({ jobId: job.id, tools: [name] }, 202);
     },
   );
@@ -84,7 +84,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const registered = new Map((await c.var.tenant.listTools()).map((t) => [t.definition.name, t.hash]));
+      const registered = new Map((await c.var.tenant.registry.listTools()).map((t) => [t.definition.name, t.hash]));
       let tools: string[];
       if (body.tools !== undefined) {
         const unknown = body.tools.filter((name) => !registered.has(name));
@@ -92,11 +92,11 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
         tools = [...new Set(body.tools)].sort();
       } else {
         // Unprobed or changed: no current protocol, or one made for an older definition.
-        const current = new Map((await c.var.tenant.currentProtocols([...registered.keys()])).map((p) => [p.tool, p.hash]));
+        const current = new Map((await c.var.tenant.protocols.currentMany([...registered.keys()])).map((p) => [p.tool, p.hash]));
         tools = [...registered].filter(([name, hash]) => current.get(name) !== hash).map(([name]) => name).sort();
       }
       if (tools.length === 0) throw new ApiError("invalid-request", "Every tool already has a probed protocol for its current definition.");
-      const job = await c.var.tenant.createJob("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);
+      const job = await c.var.tenant.jobs.create("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);
       return c.json({ jobId: job.id, tools }, 202);
     },
   );
@@ -114,8 +114,8 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { id } = c.req.valid("param");
       const { wait } = c.req.valid("query");
-      const tenant = c.var.tenant;
-      const job = await jobAfterWait({ get: (jobId) => tenant.getJob(jobId), waitFor: (jobId, ms) => tenant.waitForJob(jobId, ms) }, id, wait * 1_000);
+      const jobs = c.var.tenant.jobs;
+      const job = await jobAfterWait({ get: (jobId) => jobs.get(jobId), waitFor: (jobId, ms) => jobs.waitFor(jobId, ms) }, id, wait * 1_000);
       if (job === undefined) throw new ApiError("not-found", `No job ${id}.`);
       return c.json(job as unknown as Record<string, unknown>, 200);
     },
@@ -134,6 +134,6 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
         ...problems(401),
       },
     }),
-    async (c) => c.json({ jobs: await c.var.tenant.listJobs(c.req.valid("query").limit) }, 200),
+    async (c) => c.json({ jobs: await c.var.tenant.jobs.list(c.req.valid("query").limit) }, 200),
   );
 }

@@ -21,9 +21,9 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      const tool = await c.var.tenant.getTool(name);
+      const tool = await c.var.tenant.registry.getTool(name);
       if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
-      const [current] = await c.var.tenant.currentProtocols([name]);
+      const [current] = await c.var.tenant.protocols.currentMany([name]);
       if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
       const read = await protocolStore(c.env, c.var.tenantId).read(current.kvKey);
       if (read.status === "malformed") throw new ApiError("internal", `The stored protocol of ${name} (version ${current.version}) is malformed and is not used; probe the tool again or pin another version.`);
@@ -44,9 +44,9 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      if ((await c.var.tenant.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
-      const [current] = await c.var.tenant.currentProtocols([name]);
-      const versions = await c.var.tenant.protocolVersions(name);
+      if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      const [current] = await c.var.tenant.protocols.currentMany([name]);
+      const versions = await c.var.tenant.protocols.versions(name);
       return c.json({ current: current === undefined ? null : { ...current }, versions: versions.map((v) => ({ ...v })) }, 200);
     },
   );
@@ -64,7 +64,7 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { name } = c.req.valid("param");
       const { version } = c.req.valid("json");
-      const current = await c.var.tenant.pinProtocol(name, version ?? undefined);
+      const current = await c.var.tenant.protocols.pin(name, version ?? undefined);
       if (current === undefined) throw new ApiError("not-found", version === null ? `${name} has no protocol.` : `${name} has no protocol version ${version}.`);
       return c.json({ ...current }, 200);
     },

@@ -16,7 +16,7 @@ export function registerQuotaRoutes(app: OpenAPIHono<AppEnv>): void {
       security: tenantSecurity,
       responses: { 200: { description: "Quotas", content: { "application/json": { schema: QuotaView } } }, ...problems(401, 429) },
     }),
-    async (c) => c.json({ ...(await c.var.tenant.quotaSettings()), modelTokensToday: await c.var.tenant.modelTokensToday(Date.now()) }, 200),
+    async (c) => c.json({ ...(await c.var.tenant.quotas.settings()), modelTokensToday: await c.var.tenant.quotas.modelTokensToday(Date.now()) }, 200),
   );
 
   app.openapi(
@@ -29,6 +29,6 @@ export function registerQuotaRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(QuotaSettingsUpdate.openapi("QuotasUpdate")) },
       responses: { 200: { description: "Quotas", content: { "application/json": { schema: QuotaSettings } } }, ...problems(400, 401, 415, 429) },
     }),
-    async (c) => c.json(await c.var.tenant.updateQuotaSettings(c.req.valid("json")), 200),
+    async (c) => c.json(await c.var.tenant.quotas.update(c.req.valid("json")), 200),
   );
 }

@@ -87,7 +87,7 @@ export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(401) },
     }),
     async (c) => {
-      const json = await c.var.tenant.getSetting(SETTING);
+      const json = await c.var.tenant.settings.get(SETTING);
       return c.json(json === undefined ? { maxTokens: DEFAULT_MAX_TOKENS } : RoutingSettings.parse(JSON.parse(json)), 200);
     },
   );
@@ -104,7 +104,7 @@ export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const settings = c.req.valid("json");
-      await c.var.tenant.putSetting(SETTING, JSON.stringify(settings));
+      await c.var.tenant.settings.put(SETTING, JSON.stringify(settings));
       return c.json(settings, 200);
     },
   );

@@ -103,9 +103,9 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const json = await c.var.tenant.getRun(id);
+      const json = await c.var.tenant.runs.get(id);
       if (json === undefined) throw new ApiError("not-found", `No run ${id}.`);
-      const evaluation = await c.var.tenant.evaluationStatus(id);
+      const evaluation = await c.var.tenant.runs.evaluationStatus(id);
       return c.json({ ...(JSON.parse(json) as Record<string, unknown>), evaluation: evaluation ?? null }, 200);
     },
   );
@@ -126,6 +126,6 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
         ...problems(401),
       },
     }),
-    async (c) => c.json({ runs: await c.var.tenant.listRuns(c.req.valid("query").limit) }, 200),
+    async (c) => c.json({ runs: await c.var.tenant.runs.list(c.req.valid("query").limit) }, 200),
   );
 }

@@ -37,7 +37,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       security: tenantSecurity,
       responses: { 200: { description: "Settings", content: { "application/json": { schema: OptimizationSettings } } }, ...problems(401) },
     }),
-    async (c) => c.json(await c.var.tenant.optimizationSettings(), 200),
+    async (c) => c.json(await c.var.tenant.optimization.settings(), 200),
   );
 
   app.openapi(
@@ -50,7 +50,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(OptimizationSettingsChange) },
       responses: { 200: { description: "Settings", content: { "application/json": { schema: OptimizationSettings } } }, ...problems(400, 401) },
     }),
-    async (c) => c.json(await c.var.tenant.updateOptimizationSettings(c.req.valid("json")), 200),
+    async (c) => c.json(await c.var.tenant.optimization.update(c.req.valid("json")), 200),
   );
 
   const effective = async (c: { env: Env; var: AppEnv["Variables"] }) => {
@@ -102,7 +102,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "Settings", content: { "application/json": { schema: EffectiveModel } } }, ...problems(401) },
     }),
     async (c) => {
-      await c.var.tenant.putSetting("model", undefined);
+      await c.var.tenant.settings.put("model", undefined);
       return c.json(await effective(c), 200);
     },
   );

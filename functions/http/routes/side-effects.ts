@@ -16,7 +16,7 @@ export function registerSideEffectRoutes(app: OpenAPIHono<AppEnv>): void {
       security: tenantSecurity,
       responses: { 200: { description: "Settings", content: { "application/json": { schema: Settings } } }, ...problems(401, 429) },
     }),
-    async (c) => c.json(await c.var.tenant.sideEffectSettings(), 200),
+    async (c) => c.json(await c.var.tenant.settings.sideEffects(), 200),
   );
 
   app.openapi(
@@ -31,6 +31,6 @@ export function registerSideEffectRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(Settings) },
       responses: { 200: { description: "Settings", content: { "application/json": { schema: Settings } } }, ...problems(400, 401, 415, 429) },
     }),
-    async (c) => c.json(await c.var.tenant.updateSideEffectSettings(c.req.valid("json")), 200),
+    async (c) => c.json(await c.var.tenant.settings.updateSideEffects(c.req.valid("json")), 200),
   );
 }

@@ -38,12 +38,12 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       const listing = { id: body.id, name: body.name ?? body.id, createdAt: new Date().toISOString() };
       unwrap(await directory(c.env).register(listing));
       const stub = tenantStub(c.env, body.id);
-      const created = await stub.initialize(listing.id, listing.name);
+      const created = await stub.registry.initialize(listing.id, listing.name);
       if (!created.ok) {
         await directory(c.env).unregister(body.id);
         unwrap(created);
       }
-      const apiKey = unwrap(await stub.createKey("initial"));
+      const apiKey = unwrap(await stub.registry.createKey("initial"));
       return c.json({ tenant: listing, apiKey }, 201);
     },
   );
@@ -80,7 +80,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       const { tenantId } = c.req.valid("param");
       const { label } = c.req.valid("json");
       if (!(await tenantExists(c.env, tenantId))) throw new ApiError("not-found", "no such tenant");
-      return c.json(unwrap(await tenantStub(c.env, tenantId).createKey(label ?? null)), 201);
+      return c.json(unwrap(await tenantStub(c.env, tenantId).registry.createKey(label ?? null)), 201);
     },
   );
 
@@ -98,7 +98,7 @@ export function registerTenantKeyRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "Tenant", content: { "application/json": { schema: TenantInfo } } }, ...problems(401) },
     }),
     async (c) => {
-      const info = await c.var.tenant.info();
+      const info = await c.var.tenant.registry.info();
       if (info === undefined) throw new ApiError("not-found", "no such tenant");
       return c.json(info, 200);
     },
@@ -116,7 +116,7 @@ export function registerTenantKeyRoutes(app: OpenAPIHono<AppEnv>): void {
         ...problems(401),
       },
     }),
-    async (c) => c.json({ keys: await c.var.tenant.listKeys() }, 200),
+    async (c) => c.json({ keys: await c.var.tenant.registry.listKeys() }, 200),
   );
 
   app.openapi(
@@ -129,7 +129,7 @@ export function registerTenantKeyRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(CreateKey) },
       responses: { 201: { description: "Created", content: { "application/json": { schema: NewApiKey } } }, ...problems(400, 401) },
     }),
-    async (c) => c.json(unwrap(await c.var.tenant.createKey(c.req.valid("json").label ?? null)), 201),
+    async (c) => c.json(unwrap(await c.var.tenant.registry.createKey(c.req.valid("json").label ?? null)), 201),
   );
 
   app.openapi(
@@ -142,6 +142,6 @@ export function registerTenantKeyRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: z.object({ keyId: z.string().max(100) }) },
       responses: { 200: { description: "Revoked", content: { "application/json": { schema: ApiKeySummary } } }, ...problems(401, 404) },
     }),
-    async (c) => c.json(unwrap(await c.var.tenant.revokeKey(c.req.valid("param").keyId)), 200),
+    async (c) => c.json(unwrap(await c.var.tenant.registry.revokeKey(c.req.valid("param").keyId)), 200),
   );
 }

@@ -26,7 +26,7 @@ export function registerToolExportRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "The tools", content: { "application/json": { schema: ToolExport } } }, ...problems(400, 401) },
     }),
     async (c) => {
-      const definitions = (await c.var.tenant.listTools()).map((t) => t.definition);
+      const definitions = (await c.var.tenant.registry.listTools()).map((t) => t.definition);
       return c.json(exportTools(definitions, c.req.valid("query").format), 200);
     },
   );

@@ -111,7 +111,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const tools = (await c.var.tenant.listTools()).map((t) => ({
+      const tools = (await c.var.tenant.registry.listTools()).map((t) => ({
         name: t.definition.name,
         operation: t.definition.operation,
         ...(t.definition.summary === undefined ? {} : { summary: t.definition.summary }),
@@ -135,7 +135,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      const tool = await c.var.tenant.getTool(name);
+      const tool = await c.var.tenant.registry.getTool(name);
       if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
       return c.json(tool, 200);
     },
@@ -158,7 +158,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       const { name } = c.req.valid("param");
       const definition = c.req.valid("json");
       if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
-      const report = await c.var.tenant.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false);
+      const report = await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false);
       const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
       return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
     },
@@ -176,7 +176,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      if (!(await c.var.tenant.deleteTool(name))) throw new ApiError("not-found", `No tool named ${name}.`);
+      if (!(await c.var.tenant.registry.deleteTool(name))) throw new ApiError("not-found", `No tool named ${name}.`);
       return c.body(null, 204);
     },
   );

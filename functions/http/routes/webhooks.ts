@@ -41,7 +41,7 @@ export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
       const id = `whs_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
       const sealed = await sealSecret(credentialsKey(c.env), c.var.tenantId, id, secret);
       const previousValidUntil = Date.now() + graceSeconds * 1_000;
-      await c.var.tenant.addWebhookSecret({ id, ...sealed, createdAt: new Date().toISOString() }, previousValidUntil);
+      await c.var.tenant.webhooks.addSecret({ id, ...sealed, createdAt: new Date().toISOString() }, previousValidUntil);
       return c.json({ id, secret, previousValidUntil: new Date(previousValidUntil).toISOString() }, 201);
     },
   );
@@ -61,7 +61,7 @@ export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
         ...problems(401),
       },
     }),
-    async (c) => c.json({ secrets: await c.var.tenant.listWebhookSecrets() }, 200),
+    async (c) => c.json({ secrets: await c.var.tenant.webhooks.listSecrets() }, 200),
   );
 
 }
@@ -88,7 +88,7 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       // no secrets, so it fails exactly as a wrong signature does.
       const exists = await tenantExists(c.env, tenantId);
       const tenant = tenantStub(c.env, tenantId);
-      const sealedSecrets = exists ? await tenant.webhookSecrets() : [];
+      const sealedSecrets = exists ? await tenant.webhooks.validSecrets(Date.now()) : [];
       const key = credentialsKey(c.env);
       const secrets = await Promise.all(sealedSecrets.map((s) => openSecret(key, tenantId, s.id, s)));
       const verification = await verifyWebhook({ headers: c.req.raw.headers, body: raw, secrets, nowSeconds: Math.floor(Date.now() / 1000) });
@@ -109,7 +109,7 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
         throw new ApiError("invalid-request", "The webhook body does not match the schema.", parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })));
       }
       const body = parsed.data;
-      const claim = await tenant.claimDelivery(verification.id);
+      const claim = await tenant.webhooks.claimDelivery(verification.id);
       // 2xx for a duplicate only once the original worked; while it runs, retry later.
       if (claim.state === "succeeded") return c.json({ jobId: claim.jobId, duplicate: true, changed: [], unchanged: 0 }, 202);
       if (claim.state === "in-flight") {
@@ -117,10 +117,10 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       }
       try {
         const outcome = await importChangedTools(c.env, tenantId, tenant, body, verification.id);
-        await tenant.completeDelivery(verification.id, outcome.jobId, "accepted");
+        await tenant.webhooks.completeDelivery(verification.id, outcome.jobId, "accepted");
         return c.json({ ...outcome, duplicate: false }, 202);
       } catch (error) {
-        await tenant.failDelivery(verification.id);
+        await tenant.webhooks.failDelivery(verification.id);
         throw error;
       }
     },

@@ -1,5 +1,5 @@
 import { raw } from "hono/html";
-import type { StoredRun } from "../../../chain/start-run";
+import type { StoredRun } from "../../../chain/stored-run";
 import { highlightJson, highlightProgram } from "../highlight";
 import type { Session } from "../session";
 import { Layout } from "./layout";

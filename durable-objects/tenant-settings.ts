@@ -1,0 +1,39 @@
+import { RpcTarget } from "cloudflare:workers";
+import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
+import { oneRow, run } from "./sql";
+
+/**
+ * A tenant's settings: one JSON value per name, kept in `tenant_meta` as `setting:<name>`. The
+ * one owner of those rows; each other store reads and writes its own setting through it.
+ */
+export class TenantSettings extends RpcTarget {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    super();
+    this.#sql = sql;
+  }
+
+  /** The setting's JSON text, or undefined when unset. */
+  get(name: string): string | undefined {
+    return oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", `setting:${name}`)?.value;
+  }
+
+  /** Store a setting's JSON text; undefined clears it. */
+  put(name: string, json: string | undefined): void {
+    if (json === undefined) run(this.#sql, "DELETE FROM tenant_meta WHERE key = ?", `setting:${name}`);
+    else run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", `setting:${name}`, json);
+  }
+
+  /** Which non-GET operations probing and tool play may call for real or against a simulated copy. */
+  sideEffects(): SideEffectSettings {
+    const stored = this.get("side-effects");
+    const parsed = stored === undefined ? undefined : SideEffectSettings.safeParse(JSON.parse(stored));
+    return parsed?.success === true ? parsed.data : DEFAULT_SIDE_EFFECT_SETTINGS;
+  }
+
+  updateSideEffects(settings: SideEffectSettings): SideEffectSettings {
+    this.put("side-effects", JSON.stringify(settings));
+    return settings;
+  }
+}

@@ -1,0 +1,10 @@
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { TenantJobs } from "../../durable-objects/tenant-jobs";
+
+/**
+ * What a background job works with: the tenant's registry, protocols and settings (as the remote
+ * view, so the code is the same inside and outside the object) and the job store itself, local.
+ */
+export interface JobStores extends Pick<TenantApi, "registry" | "protocols" | "settings"> {
+  jobs: TenantJobs;
+}

@@ -1,0 +1,30 @@
+import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { TestService } from "./service";
+
+/** A tenant's Durable Object as a Node test drives it (see test-worker.ts for the hooks). */
+export interface TestTenantObject {
+  /** Drops in-memory state; with olderFormats the stored routing index and graph read as another format (rebuilt). */
+  simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
+  /** How the routing state was loaded: stored or rebuilt. */
+  routingLoadReport(): Promise<{ index: string; graph: string }>;
+  storageBytes(): Promise<number>;
+  /** One store of the object, as the Worker sees it over RPC. */
+  store<K extends keyof TenantApi>(name: K): TenantApi[K];
+}
+
+export async function tenantObject(service: TestService, tenantId: string): Promise<TestTenantObject> {
+  const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+  const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
+    simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
+    routingLoadReport(): Promise<{ index: string; graph: string }>;
+    storageBytes(): Promise<number>;
+    storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
+  };
+  return {
+    simulateEviction: (options) => stub.simulateEviction(options),
+    routingLoadReport: () => stub.routingLoadReport(),
+    storageBytes: () => stub.storageBytes(),
+    store: <K extends keyof TenantApi>(name: K) =>
+      new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
+  };
+}

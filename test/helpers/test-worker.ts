@@ -1,0 +1,36 @@
+/**
+ * The service's Worker as integration tests run it: exactly what ships, plus a tenant object
+ * class with one test-only hook, so the hook is never on the production object's RPC surface.
+ */
+// The shipped entry first: module evaluation follows this order, and the service's modules
+// expect the HTTP layer (and its zod extension) to load before the Durable Objects.
+export * from "../../functions/index";
+export { default } from "../../functions/index";
+import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
+import { TenantObject } from "../../durable-objects/tenant-object";
+
+/**
+ * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
+ * SQLite, as after a real eviction), and a call into one store, for tests that drive the object
+ * from Node, where Miniflare's stubs reach top-level methods only, not sub-objects.
+ */
+export class EvictableTenantObject extends TenantObject {
+  /** With `olderFormats`, the stored routing index and graph also read as written by an older release. */
+  simulateEviction(options: { olderFormats?: boolean } = {}): void {
+    // Ageing the stored formats reads no trajectories, so the store needs none here.
+    if (options.olderFormats === true) new RoutingStore(this.ctx.storage.sql, { after: () => [], lastRow: () => 0 }).ageFormats();
+    TenantObject.reopen(this);
+  }
+
+  /** How the routing state was loaded: stored or rebuilt. */
+  routingLoadReport(): LoadReport {
+    return this.routing.loadReport();
+  }
+
+  storeCall(store: string, method: string, args: unknown[]): unknown {
+    const target = (this as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
+    const fn = target?.[method];
+    if (typeof fn !== "function") throw new Error(`no store method ${store}.${method}`);
+    return fn.apply(target, args);
+  }
+}

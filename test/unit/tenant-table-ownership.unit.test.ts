@@ -1,0 +1,39 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Each table of the tenant object has one owner: the one store module whose SQL names it. Other
+ * stores reach that data through the owner's methods, never by querying its table. `tenant_meta`
+ * is split by key: the registry owns the identity rows, the settings store the `setting:*` rows.
+ * A store may keep its SQL in helper modules of its own (PART_OF).
+ */
+const DIR = "durable-objects";
+const schema = readFileSync(`${DIR}/tenant-schema.ts`, "utf8");
+const tables = [...new Set([...schema.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string))];
+const modules = readdirSync(DIR)
+  .filter((name) => name.endsWith(".ts") && name !== "tenant-schema.ts" && name !== "directory-object.ts")
+  .map((name) => ({ name, text: readFileSync(`${DIR}/${name}`, "utf8") }));
+
+/** Modules that make up one store: routing keeps its persisted index and graph in helper modules. */
+const PART_OF: Record<string, string> = { "routing-store.ts": "tenant-routing.ts", "stored-blobs.ts": "tenant-routing.ts" };
+
+function modulesNaming(table: string): string[] {
+  const mention = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE)\\s+${table}\\b`);
+  return [...new Set(modules.filter((m) => mention.test(m.text)).map((m) => PART_OF[m.name] ?? m.name))];
+}
+
+describe("tenant object tables", () => {
+  it("finds the tables of the schema", () => {
+    expect(tables).toEqual(expect.arrayContaining(["tenant_tools", "graph_trajectories", "runs", "jobs", "protocol_versions"]));
+  });
+
+  it.each(tables.filter((t) => t !== "tenant_meta" && t !== "schema_version"))("%s is queried by exactly one store", (table) => {
+    expect(modulesNaming(table)).toHaveLength(1);
+  });
+
+  it("tenant_meta: identity rows by the registry, settings rows only by the settings store", () => {
+    expect(modulesNaming("tenant_meta").sort()).toEqual(["tenant-registry.ts", "tenant-settings.ts"]);
+    const registry = modules.find((m) => m.name === "tenant-registry.ts")?.text ?? "";
+    expect(registry).not.toMatch(/setting:/);
+  });
+});
