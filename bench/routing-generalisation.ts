@@ -42,6 +42,7 @@ import {
 } from "../functions/routing/graph";
 import { apiSiblings } from "../functions/routing/api-siblings";
 import { DataFlowIndex } from "../functions/routing/data-flow";
+import { laterStepPrior } from "../functions/routing/later-step-prior";
 import { openAiTool } from "../functions/routing/openai-tools";
 import { toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/routing/signal-fusion";
@@ -159,10 +160,18 @@ interface Context {
 const parseWeights = (flag: string, defaults: FusionWeights): FusionWeights => {
   const values = process.argv.find((a) => a.startsWith(`--${flag}=`))?.slice(flag.length + 3).split(",").map(Number);
   if (values === undefined) return defaults;
-  const [k, relevance, transition, dataFlow, history, sibling] = values;
-  return { k: k ?? defaults.k, relevance: relevance ?? defaults.relevance, transition: transition ?? defaults.transition, dataFlow: dataFlow ?? defaults.dataFlow, history: history ?? defaults.history, sibling: sibling ?? defaults.sibling };
+  const [k, relevance, transition, dataFlow, history, sibling, prior] = values;
+  return {
+    k: k ?? defaults.k,
+    relevance: relevance ?? defaults.relevance,
+    transition: transition ?? defaults.transition,
+    dataFlow: dataFlow ?? defaults.dataFlow,
+    history: history ?? defaults.history,
+    sibling: sibling ?? defaults.sibling,
+    prior: prior ?? defaults.prior,
+  };
 };
-/** `--weights=k,relevance,transition,dataFlow,history,sibling` tries other first-step and run-set weights; `--next-weights=…` later-step ones (tuning). */
+/** `--weights=k,relevance,transition,dataFlow,history,sibling,prior` tries other first-step and run-set weights; `--next-weights=…` later-step ones (tuning). */
 const WEIGHTS = parseWeights("weights", DEFAULT_FUSION);
 const NEXT_WEIGHTS = parseWeights("next-weights", DEFAULT_NEXT_STEP_FUSION);
 
@@ -215,7 +224,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
   const history = ctx.memory.votes(text, { tools: { after: previous } });
-  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, weights: NEXT_WEIGHTS };
+  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
@@ -224,6 +233,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
     ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
     ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
+    ["fused − later-step prior", fuseNextStep({ ...input, signals: without("prior") }).map((c) => c.tool)],
   ]);
 }
 
@@ -403,8 +413,19 @@ function timeSteps(ctx: Context, task: Task, tally: Tally): void {
   successors(ctx.graph, previous, 8, { includeEnd: true });
   add(tally, "later: eq. 4 successors (today)", performance.now() - t);
   t = performance.now();
-  fuseNextStep({ previous, learned: learnedSuccessors(ctx.graph, previous), relevance: ctx.index.search(task.text, 30), dataFlow: ctx.flow.successors(previous) }).slice(0, 8);
+  fuseNextStep({
+    previous,
+    learned: learnedSuccessors(ctx.graph, previous),
+    relevance: ctx.index.search(task.text, 30),
+    dataFlow: ctx.flow.successors(previous),
+    history: ctx.memory.votes(task.text, { tools: { after: previous } }),
+    prior: laterStepPrior(ctx.graph),
+  }).slice(0, 8);
   add(tally, "later: fused", performance.now() - t);
+  // The previous release's later step, timed second so any warm-cache advantage is its own.
+  t = performance.now();
+  fuseNextStep({ previous, learned: learnedSuccessors(ctx.graph, previous), relevance: ctx.index.search(task.text, 30), dataFlow: ctx.flow.successors(previous) }).slice(0, 8);
+  add(tally, "later: fused without task votes and prior (before)", performance.now() - t);
 }
 
 function variantsOf(tally: Tally, suffix: string): string[] {

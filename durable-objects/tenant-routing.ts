@@ -30,6 +30,7 @@ import { attachTrajectories } from "../functions/routing/graph/graph-codec";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
 import { DEFAULT_MAX_TOKENS, fitToBudget, type BudgetedAnswer } from "../functions/routing/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
+import { laterStepPrior } from "../functions/routing/later-step-prior";
 import { TaskMemory } from "../functions/routing/task-memory";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/routing/signal-fusion";
 import { startingTools, type RouteFallback } from "../functions/routing/route-fallback";
@@ -373,7 +374,7 @@ export class TenantRouting extends RpcTarget {
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
         const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous } }) : [];
-        fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous), history });
+        fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous), history, prior: laterStepPrior(graph) });
         via = "fused";
       }
       if (fused.length === 0) {

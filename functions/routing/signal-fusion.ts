@@ -1,4 +1,5 @@
 import type { DataFlowLink, DataFlowSource } from "./data-flow";
+import type { PriorTool } from "./later-step-prior";
 import type { Ranked } from "./retrieval/ranked";
 import type { Vote } from "./task-memory";
 
@@ -24,6 +25,8 @@ export interface Why {
   history?: { tasks: number };
   /** An operation of the same API (server) as `of`, one of the tools most relevant to the task. */
   sibling?: { of: string };
+  /** Later steps: observed this many times after some tool (the backoff when nothing else knows the step). */
+  prior?: { observed: number };
 }
 
 export interface FusedCandidate {
@@ -32,8 +35,8 @@ export interface FusedCandidate {
   readonly why: Why;
 }
 
-export type Signal = "relevance" | "transition" | "dataFlow" | "history" | "sibling";
-export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow", "history", "sibling"];
+export type Signal = "relevance" | "transition" | "dataFlow" | "history" | "sibling" | "prior";
+export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow", "history", "sibling", "prior"];
 
 /** Weights of each signal and the RRF constant; the defaults are measured in bench/routing-generalisation.ts. */
 export interface FusionWeights {
@@ -43,9 +46,10 @@ export interface FusionWeights {
   readonly dataFlow: number;
   readonly history: number;
   readonly sibling: number;
+  readonly prior: number;
 }
 
-export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1, sibling: 0.5 };
+export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1, sibling: 0.5, prior: 0 };
 
 /**
  * Later steps weigh signals differently from the first step and run sets: what was observed to
@@ -53,7 +57,7 @@ export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 
  * only what the task starts with. A small RRF constant lets each signal's first choices lead.
  * Tuned on half a of bench/routing-generalisation.ts, reported on half b too.
  */
-export const DEFAULT_NEXT_STEP_FUSION: FusionWeights = { k: 3, relevance: 1, transition: 1, dataFlow: 0.5, history: 0.35, sibling: 0 };
+export const DEFAULT_NEXT_STEP_FUSION: FusionWeights = { k: 3, relevance: 1, transition: 1, dataFlow: 0.5, history: 0.35, sibling: 0, prior: 0.3 };
 
 /** A learned successor: its eq. 6 weight (exact, in [0, 1]) and observed 2-gram count. */
 export interface LearnedStep {
@@ -83,8 +87,9 @@ function byRelevance(tools: readonly string[], relevance: readonly Ranked[]): st
 function fuse(contributions: readonly Contribution[], weights: FusionWeights, enabled: ReadonlySet<Signal>): FusedCandidate[] {
   const scores = new Map<string, { score: number; why: Why }>();
   for (const { signal, tools, explain } of contributions) {
-    if (!enabled.has(signal)) continue;
     const weight = weights[signal];
+    // A signal of weight 0 is off: it must not add its tools to the ranking with no score.
+    if (!enabled.has(signal) || weight <= 0) continue;
     const seen = new Set<string>();
     tools.forEach((tool, index) => {
       if (seen.has(tool)) return;
@@ -178,6 +183,8 @@ export interface NextStepInput {
   readonly dataFlow: readonly DataFlowLink[];
   /** Votes of similar earlier tasks of the tenant for the tool they used after `previous`. */
   readonly history?: readonly Vote[];
+  /** Tools by how often they were observed after any tool (see later-step-prior.ts). */
+  readonly prior?: readonly PriorTool[];
   readonly signals?: ReadonlySet<Signal>;
   readonly weights?: FusionWeights;
 }
@@ -192,8 +199,11 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
   const dataFlow = byRelevance(input.dataFlow.map((d) => d.to), input.relevance);
   const history = input.history ?? [];
   const votes = new Map(history.map((v) => [v.name, v.tasks]));
+  const prior = (input.prior ?? []).filter((p) => p.tool !== input.previous);
+  const observed = new Map(prior.map((p) => [p.tool, p.observed]));
   return fuse(
     [
+      { signal: "prior", tools: prior.map((p) => p.tool), explain: (tool) => ({ prior: { observed: observed.get(tool) ?? 0 } }) },
       { signal: "history", tools: history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
       {
         signal: "transition",

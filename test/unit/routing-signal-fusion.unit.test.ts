@@ -5,6 +5,7 @@ import { DataFlowIndex } from "../../functions/routing/data-flow";
 import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/routing/graph";
 import { toolDocument, ToolIndex } from "../../functions/routing/retrieval";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates } from "../../functions/routing/signal-fusion";
+import { laterStepPrior } from "../../functions/routing/later-step-prior";
 import { TaskMemory } from "../../functions/routing/task-memory";
 import type { ToolDefinition } from "../../functions/tools/definition";
 import { importOpenApi } from "../../functions/tools/openapi-import";
@@ -76,6 +77,26 @@ describe("later steps learn from the tenant's similar tasks", () => {
     expect(rankOf(withHistory)).toBeLessThan(rankOf(without));
     expect(rankOf(withHistory)).toBeLessThanOrEqual(3);
     expect(withHistory.find((c) => c.tool === "getMovieMovieId")?.why.history).toEqual({ tasks: 2 });
+  });
+});
+
+describe("later steps back off to what usually comes next", () => {
+  it("counts transitions into each tool from other tools (not from start, not repeats), and follows graph changes", () => {
+    const graph = graphWith([["getSearchPerson", "getPersonPersonId"], ["getSearchMovie", "getPersonPersonId"], ["getSearchMovie", "getSearchMovie", "getMovieMovieId"]]);
+    expect(laterStepPrior(graph)).toEqual([
+      { tool: "getPersonPersonId", observed: 2 },
+      { tool: "getMovieMovieId", observed: 1 },
+    ]);
+    addTrajectories(graph, [{ id: "more", tools: ["getPersonPersonId", "getMovieMovieId", "getTvTvId", "getMovieMovieId"] }]);
+    expect(laterStepPrior(graph)[0]).toEqual({ tool: "getMovieMovieId", observed: 3 });
+  });
+
+  it("offers the tools often used after others when the previous tool, data flow and the task say nothing", () => {
+    const graph = graphWith([["getSearchPerson", "getPersonPersonId"], ["getSearchMovie", "getPersonPersonId"]]);
+    const input = { previous: "getGenreTvList", learned: learnedSuccessors(graph, "getGenreTvList"), relevance: index.search("zzyzx", 30), dataFlow: flow.successors("getGenreTvList") };
+    expect(fuseNextStep(input)).toEqual([]);
+    const fused = fuseNextStep({ ...input, prior: laterStepPrior(graph) });
+    expect(fused[0]).toMatchObject({ tool: "getPersonPersonId", why: { prior: { observed: 2 } } });
   });
 });
 

@@ -14,8 +14,9 @@ const RouteWhy = z
     transition: z.object({ from: z.string(), weight: z.number().int(), observed: z.number().int() }).optional().describe("Learned transition from `from` (eq. 6 weight per mille, times observed)"),
     dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("`field` of `from`'s output fills this tool's required `parameter`"),
     feeds: z.object({ to: z.string(), field: z.string(), parameter: z.string() }).optional().describe("This tool's output `field` fills `parameter`, a required input of the relevant tool `to`"),
-    history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it"),
+    history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it (at a later step: used it right after `previous`)"),
     sibling: z.object({ of: z.string() }).optional().describe("An operation of the same API as `of`, one of the tools most relevant to the task"),
+    prior: z.object({ observed: z.number().int() }).optional().describe("Later steps: how often it was observed after some tool (the backoff when no other signal knows the step)"),
   })
   .openapi("RouteWhy");
 
