@@ -34,10 +34,10 @@
  */
 import { getEncoding } from "js-tiktoken";
 import { sample } from "openapi-sampler";
-import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type ToolViews } from "../functions/routing/answer-budget";
-import { compactView, requiredOnlyView } from "../functions/routing/compact-view";
-import { END, formatPromptBlock, START, stableToolBenchTrajectories } from "../functions/routing/graph";
-import { openAiTool, type OpenAiTool } from "../functions/routing/openai-tools";
+import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type ToolViews } from "../functions/toolnet/answer-budget";
+import { compactView, requiredOnlyView } from "../functions/toolnet/compact-view";
+import { END, formatPromptBlock, START, stableToolBenchTrajectories } from "../functions/toolnet/graph";
+import { openAiTool, type OpenAiTool } from "../functions/toolnet/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
 import { validateArguments } from "../functions/tools/safe-call";

@@ -14,8 +14,8 @@
  * per copy measured (after a forced GC: bench/run.mjs runs node with --expose-gc).
  * Tokens: the whole set as an OpenAI tools array (GET /v1/export/tools), o200k_base.
  */
-import { addTools, addTrajectories, createGraph } from "../functions/routing/graph";
-import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
+import { addTools, addTrajectories, createGraph } from "../functions/toolnet/graph";
+import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
 import { importToolList } from "../functions/tools/list-import";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { machineLine, table } from "./lib/stats";

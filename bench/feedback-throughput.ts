@@ -21,7 +21,7 @@
  * Afterwards the tenant's exported scores are compared with the sum of every accepted update
  * replayed locally, so lost or doubled updates under concurrency would show.
  */
-import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/routing/graph";
+import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/toolnet/graph";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService } from "./lib/bench-service";
 import { startRpcFloor } from "./lib/rpc-floor";

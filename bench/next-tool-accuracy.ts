@@ -36,7 +36,7 @@ import {
   START,
   successors,
   type Trajectory,
-} from "../functions/routing/graph";
+} from "../functions/toolnet/graph";
 import { readData } from "./lib/tool-corpus";
 import { machineLine, seededRandom, shuffle, table } from "./lib/stats";
 

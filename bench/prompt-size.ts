@@ -22,10 +22,10 @@
  * internal format before tokenising, so absolute counts differ somewhat, ratios much less.
  */
 import { getEncoding } from "js-tiktoken";
-import { addTools, addTrajectories, createGraph, formatPromptBlock, START, successors } from "../functions/routing/graph";
-import { toolViews } from "../functions/routing/answer-budget";
-import { answerPrompt } from "../functions/routing/answer-prompt";
-import { openAiTool } from "../functions/routing/openai-tools";
+import { addTools, addTrajectories, createGraph, formatPromptBlock, START, successors } from "../functions/toolnet/graph";
+import { toolViews } from "../functions/toolnet/answer-budget";
+import { answerPrompt } from "../functions/toolnet/answer-prompt";
+import { openAiTool } from "../functions/toolnet/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
 import { setUpTenant, startBenchService } from "./lib/bench-service";

@@ -1,5 +1,5 @@
 /**
- * Retrieval quality and speed of the lexical tool ranking (functions/routing/retrieval).
+ * Retrieval quality and speed of the lexical tool ranking (functions/toolnet/retrieval).
  *
  * Run from the repository root (data is read from ../shared/data, or $ATC_DATA):
  *
@@ -30,8 +30,8 @@ import {
   ToolIndex,
   type RankingTuning,
   type ToolDoc,
-} from "../functions/routing/retrieval/index";
-import { buildEngine, engineSearch, toSearchOptions } from "../functions/routing/retrieval/minisearch-engine";
+} from "../functions/toolnet/retrieval/index";
+import { buildEngine, engineSearch, toSearchOptions } from "../functions/toolnet/retrieval/minisearch-engine";
 
 const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
 

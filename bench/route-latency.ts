@@ -33,11 +33,11 @@
  * they occupy (after a forced collection; typed arrays counted as array buffers) are measured in
  * this Node process with the same functions and data.
  */
-import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors, type Trajectory } from "../functions/routing/graph";
-import { openAiTool } from "../functions/routing/openai-tools";
-import { decodeGraph, encodeGraph } from "../functions/routing/graph/graph-codec";
-import { toolDocument, ToolIndex } from "../functions/routing/retrieval";
-import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../functions/routing/retrieval/minisearch-engine";
+import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors, type Trajectory } from "../functions/toolnet/graph";
+import { openAiTool } from "../functions/toolnet/openai-tools";
+import { decodeGraph, encodeGraph } from "../functions/toolnet/graph/graph-codec";
+import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
+import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../functions/toolnet/retrieval/minisearch-engine";
 import { importToolList } from "../functions/tools/list-import";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";

@@ -24,7 +24,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { toolPromptTokens } from "../functions/chain/tool-cost";
-import { countTokens } from "../functions/routing/token-count";
+import { countTokens } from "../functions/toolnet/token-count";
 import {
   addTools,
   addTrajectories,
@@ -39,14 +39,14 @@ import {
   successors,
   type ToolGraph,
   type Trajectory,
-} from "../functions/routing/graph";
-import { apiSiblings } from "../functions/routing/api-siblings";
-import { DataFlowIndex } from "../functions/routing/data-flow";
-import { laterStepPrior } from "../functions/routing/later-step-prior";
-import { openAiTool } from "../functions/routing/openai-tools";
-import { toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
-import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/routing/signal-fusion";
-import { TaskMemory, type RememberedTask } from "../functions/routing/task-memory";
+} from "../functions/toolnet/graph";
+import { apiSiblings } from "../functions/toolnet/api-siblings";
+import { DataFlowIndex } from "../functions/toolnet/data-flow";
+import { laterStepPrior } from "../functions/toolnet/later-step-prior";
+import { openAiTool } from "../functions/toolnet/openai-tools";
+import { toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
+import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
+import { TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
 import { importOpenApi } from "../functions/tools/openapi-import";

@@ -1,6 +1,6 @@
-import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../functions/routing/graph/graph-codec";
-import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../functions/routing/graph";
-import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../functions/routing/retrieval";
+import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../functions/toolnet/graph/graph-codec";
+import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../functions/toolnet/graph";
+import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../functions/toolnet/retrieval";
 import { StoredBlobs } from "./stored-blobs";
 
 /**

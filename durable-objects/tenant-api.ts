@@ -2,7 +2,7 @@ import type { RpcTarget } from "cloudflare:workers";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
 import type { FailureData, Outcome } from "../functions/failures";
 import type { RouteFamily } from "../functions/quotas/settings";
-import type { FeedbackResult } from "../functions/routing/graph";
+import type { FeedbackResult } from "../functions/toolnet/graph";
 import type { RunSlots } from "./run-slots";
 import type { TenantActivity } from "./tenant-activity";
 import type { FeedbackInput } from "./tenant-feedback";

@@ -1,7 +1,7 @@
 import { runTools, type StoredRun } from "../functions/chain/stored-run";
 import type { FailureData } from "../functions/failures";
-import type { Evaluation } from "../functions/routing/graph";
-import { FeedbackBatchError } from "../functions/routing/graph/feedback-batch";
+import type { Evaluation } from "../functions/toolnet/graph";
+import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 
 /** Feedback as the API takes it: scores for named tools, or one score for a stored run. */
 export type FeedbackInput = { tools: string[]; scores: number[] } | { runId: string; score: number };

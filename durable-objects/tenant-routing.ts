@@ -24,17 +24,17 @@ import {
   type ToolGraph,
   type ToolGraphSnapshot,
   type Trajectory,
-} from "../functions/routing/graph";
-import { applyFeedbackBatch } from "../functions/routing/graph/feedback-batch";
-import { attachTrajectories } from "../functions/routing/graph/graph-codec";
-import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/routing/retrieval";
-import { DEFAULT_MAX_TOKENS, fitToBudget, type BudgetedAnswer } from "../functions/routing/answer-budget";
-import { DataFlowIndex, outputFields } from "../functions/routing/data-flow";
-import { laterStepPrior } from "../functions/routing/later-step-prior";
-import { TaskMemory } from "../functions/routing/task-memory";
-import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/routing/signal-fusion";
-import { startingTools, type RouteFallback } from "../functions/routing/route-fallback";
-import { apiSiblings } from "../functions/routing/api-siblings";
+} from "../functions/toolnet/graph";
+import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
+import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
+import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
+import { DEFAULT_MAX_TOKENS, fitToBudget, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
+import { DataFlowIndex, outputFields } from "../functions/toolnet/data-flow";
+import { laterStepPrior } from "../functions/toolnet/later-step-prior";
+import { TaskMemory } from "../functions/toolnet/task-memory";
+import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
+import { startingTools, type RouteFallback } from "../functions/toolnet/route-fallback";
+import { apiSiblings } from "../functions/toolnet/api-siblings";
 import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";

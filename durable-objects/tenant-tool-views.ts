@@ -1,5 +1,5 @@
 import { signatureTokens } from "../functions/chain/tool-cost";
-import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/routing/answer-budget";
+import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/toolnet/answer-budget";
 import type { ToolDefinition } from "../functions/tools/definition";
 import type { TenantEvents } from "./tenant-events";
 import { oneRow, run } from "./sql";

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import buildBundles from "../../test/helpers/global-setup";
 import { createTenant, startService, type TestService } from "../../test/helpers/service";
-import type { Trajectory } from "../../functions/routing/graph";
+import type { Trajectory } from "../../functions/toolnet/graph";
 import { batches, type ListItem } from "./tool-corpus";
 
 /** Bundle (unless --skip-build and bundles exist) and start; returns the service and build time. */

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { stableToolBenchTrajectories, type Trajectory } from "../../functions/routing/graph";
+import { stableToolBenchTrajectories, type Trajectory } from "../../functions/toolnet/graph";
 import { randomInt, seededRandom, shuffle } from "./stats";
 
 export const DATA = process.env.ATC_DATA ?? resolve("../shared/data");

@@ -10,7 +10,7 @@ import { exploratoryDefinition } from "./exploratory-definition";
 import { solveWith } from "./solve-with";
 import type { SampleValue } from "../probing/protocol";
 import { protocolStore, type OptimizedProtocol, type StoredProtocol } from "../probing/protocol-store";
-import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
+import { MAX_ROUTING_SAMPLES } from "../toolnet/data-flow";
 
 export const OptimizeJobRequest = z.object({ tool: z.string(), settings: z.record(z.string(), z.unknown()).default({}) });
 

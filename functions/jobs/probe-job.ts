@@ -8,7 +8,7 @@ import type { ProbedProtocol } from "../probing/protocol";
 import { protocolStore, type ProtocolStore } from "../probing/protocol-store";
 import { Failure } from "../failures";
 import { modelClientFor } from "../tenants/model-client";
-import { MAX_ROUTING_SAMPLES } from "../routing/data-flow";
+import { MAX_ROUTING_SAMPLES } from "../toolnet/data-flow";
 import { invokeTool } from "../tools/invoke";
 import { sideEffectMode } from "../probing/side-effects";
 import { simulatedCopy } from "../simulated-world/tools-mount";

@@ -1,6 +1,6 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { Failure } from "../failures";
-import { embedNewTools } from "../routing/tool-embeddings";
+import { embedNewTools } from "../toolnet/tool-embeddings";
 import { contentHash } from "./content-hash";
 import type { ToolDefinition } from "./definition";
 import { importToolList } from "./list-import";

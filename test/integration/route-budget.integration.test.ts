@@ -2,7 +2,7 @@ import { tenantObject } from "../helpers/tenant-object";
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signatureTokens } from "../../functions/chain/tool-cost";
-import { toolViews } from "../../functions/routing/answer-budget";
+import { toolViews } from "../../functions/toolnet/answer-budget";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import type { RouteAnswer } from "../../durable-objects/tenant-routing";

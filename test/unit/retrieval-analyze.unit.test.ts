@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { analyze, splitWords } from "../../functions/routing/retrieval/analyze";
-import { stem } from "../../functions/routing/retrieval/stem";
-import { toolDocument } from "../../functions/routing/retrieval/tool-document";
+import { analyze, splitWords } from "../../functions/toolnet/retrieval/analyze";
+import { stem } from "../../functions/toolnet/retrieval/stem";
+import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolDefinition } from "../../functions/tools/definition";
 
 describe("splitWords", () => {

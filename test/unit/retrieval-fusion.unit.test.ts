@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { cosine, fuseRankings, rankByCosine, RRF_K, type Vector } from "../../functions/routing/retrieval/fusion";
-import { hybridSearch } from "../../functions/routing/retrieval/hybrid";
-import type { Ranked } from "../../functions/routing/retrieval/ranked";
-import { toolDocument } from "../../functions/routing/retrieval/tool-document";
-import { ToolIndex } from "../../functions/routing/retrieval/tool-index";
+import { cosine, fuseRankings, rankByCosine, RRF_K, type Vector } from "../../functions/toolnet/retrieval/fusion";
+import { hybridSearch } from "../../functions/toolnet/retrieval/hybrid";
+import type { Ranked } from "../../functions/toolnet/retrieval/ranked";
+import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
+import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
 import { ToolDefinition } from "../../functions/tools/definition";
 
 const list = (...names: string[]) => names.map((name) => ({ name }));

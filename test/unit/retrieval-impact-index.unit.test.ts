@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { INDEX_FORMAT } from "../../functions/routing/retrieval/impact-index";
-import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "../../functions/routing/retrieval/minisearch-engine";
-import { TOOL_DOC_FIELDS, type ToolDoc } from "../../functions/routing/retrieval/tool-document";
-import { ToolIndex } from "../../functions/routing/retrieval/tool-index";
+import { INDEX_FORMAT } from "../../functions/toolnet/retrieval/impact-index";
+import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "../../functions/toolnet/retrieval/minisearch-engine";
+import { TOOL_DOC_FIELDS, type ToolDoc } from "../../functions/toolnet/retrieval/tool-document";
+import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
 
 /**
  * The impact index (precomputed BM25 impacts, MaxScore) must rank exactly as MiniSearch does:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toolDocument, type ToolDoc } from "../../functions/routing/retrieval/tool-document";
-import { ToolIndex } from "../../functions/routing/retrieval/tool-index";
+import { toolDocument, type ToolDoc } from "../../functions/toolnet/retrieval/tool-document";
+import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
 import { ToolDefinition } from "../../functions/tools/definition";
 
 type Spec = {

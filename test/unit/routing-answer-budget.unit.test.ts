@@ -1,7 +1,7 @@
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
-import { fitToBudget, toolViews, type RankedCandidate } from "../../functions/routing/answer-budget";
-import { END, START } from "../../functions/routing/graph";
+import { fitToBudget, toolViews, type RankedCandidate } from "../../functions/toolnet/answer-budget";
+import { END, START } from "../../functions/toolnet/graph";
 import { ToolDefinition } from "../../functions/tools/definition";
 
 // An independent o200k_base encoder (the full js-tiktoken entry point), not the service's module.

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { sample } from "openapi-sampler";
 import { describe, expect, it } from "vitest";
-import { compactView, COMPACT_LIMITS, requiredOnlyView } from "../../functions/routing/compact-view";
-import { cutAtSentence } from "../../functions/routing/compact-schema";
-import { openAiTool } from "../../functions/routing/openai-tools";
+import { compactView, COMPACT_LIMITS, requiredOnlyView } from "../../functions/toolnet/compact-view";
+import { cutAtSentence } from "../../functions/toolnet/compact-schema";
+import { openAiTool } from "../../functions/toolnet/openai-tools";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { validateArguments } from "../../functions/tools/safe-call";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DataFlowIndex, outputFields, schemaFields } from "../../functions/routing/data-flow";
+import { DataFlowIndex, outputFields, schemaFields } from "../../functions/toolnet/data-flow";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addTools, addTrajectories, createGraph, exportGraph, learnedSuccessors, removeTool, successors, START } from "../../functions/routing/graph";
-import { attachTrajectories, decodeGraph, encodeGraph } from "../../functions/routing/graph/graph-codec";
+import { addTools, addTrajectories, createGraph, exportGraph, learnedSuccessors, removeTool, successors, START } from "../../functions/toolnet/graph";
+import { attachTrajectories, decodeGraph, encodeGraph } from "../../functions/toolnet/graph/graph-codec";
 
 const TOOLS = ["search", "details", "credits", "reviews", "similar"];
 const TRAJECTORIES = [

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { toDot } from "../../functions/routing/graph-dot";
+import { toDot } from "../../functions/toolnet/graph-dot";
 
 const graph = {
   nodes: [

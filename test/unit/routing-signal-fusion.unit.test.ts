@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiSiblings } from "../../functions/routing/api-siblings";
-import { DataFlowIndex } from "../../functions/routing/data-flow";
-import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/routing/graph";
-import { toolDocument, ToolIndex } from "../../functions/routing/retrieval";
-import { fuseFirstStep, fuseNextStep, fuseRunCandidates } from "../../functions/routing/signal-fusion";
-import { laterStepPrior } from "../../functions/routing/later-step-prior";
-import { TaskMemory } from "../../functions/routing/task-memory";
+import { apiSiblings } from "../../functions/toolnet/api-siblings";
+import { DataFlowIndex } from "../../functions/toolnet/data-flow";
+import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/toolnet/graph";
+import { toolDocument, ToolIndex } from "../../functions/toolnet/retrieval";
+import { fuseFirstStep, fuseNextStep, fuseRunCandidates } from "../../functions/toolnet/signal-fusion";
+import { laterStepPrior } from "../../functions/toolnet/later-step-prior";
+import { TaskMemory } from "../../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../../functions/tools/definition";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TaskMemory } from "../../functions/routing/task-memory";
+import { TaskMemory } from "../../functions/toolnet/task-memory";
 
 describe("task memory (first-step learning)", () => {
   const memory = TaskMemory.build([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { taskShape } from "../../functions/routing/task-shape";
+import { taskShape } from "../../functions/toolnet/task-shape";
 
 const words = (text: string): string[] => text.split(/\s+/).filter((w) => w !== "");
 

@@ -1,8 +1,8 @@
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
-import { toolViews } from "../../functions/routing/answer-budget";
+import { toolViews } from "../../functions/toolnet/answer-budget";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
-import { ASCII_PIECES, countJsonArrayTokens, countTokens } from "../../functions/routing/token-count";
+import { ASCII_PIECES, countJsonArrayTokens, countTokens } from "../../functions/toolnet/token-count";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { readFileSync } from "node:fs";
 

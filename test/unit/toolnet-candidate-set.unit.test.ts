@@ -7,7 +7,7 @@ import {
   ToolGraphError,
   type CandidateSetOptions,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 /**
  * β = 1, so path weights are products of eq. 5 frequencies:

@@ -9,7 +9,7 @@ import {
   ToolGraphError,
   transitionWeight,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 function graphABC(): ToolGraph {
   const graph = createGraph();

@@ -7,7 +7,7 @@ import {
   START,
   successors,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 /**
  * The paper's Figure 4 (§4.2.2): on API-Bank, a graph first built statically from the dataset's

@@ -11,7 +11,7 @@ import {
   successors,
   ToolGraphError,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 /** Real API-Bank call sequences (api-bank/api_call_sequences.json, Apache-2.0), tool names only. */
 function apiBankGraph(): ToolGraph {

@@ -13,7 +13,7 @@ import {
   successors,
   ToolGraphError,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 function trainedGraph(): ToolGraph {
   const graph = createGraph({ alpha: 0.8, beta: 0.4 });

@@ -14,7 +14,7 @@ import {
   ToolGraphError,
   transitionWeights,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 /** Observed counts as { "from → to": count }, from the exported edge list. */
 function counts(graph: ToolGraph): Record<string, number> {

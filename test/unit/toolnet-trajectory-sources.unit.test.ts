@@ -7,7 +7,7 @@ import {
   restBenchTrajectories,
   stableToolBenchTrajectories,
   ToolGraphError,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 // Records in the shapes of the files under /work/shared/data (see its README), cut down.
 

@@ -17,7 +17,7 @@ import {
   transitionWeights,
   updateSettings,
   type ToolGraph,
-} from "../../functions/routing/graph/index";
+} from "../../functions/toolnet/graph/index";
 
 /**
  * Tiny corpus used for hand computation. With start and end added (eq. 5):

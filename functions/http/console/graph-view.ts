@@ -1,4 +1,4 @@
-import { END, START } from "../../routing/graph";
+import { END, START } from "../../toolnet/graph";
 import { isBroken, type ToolStatusRow } from "./tool-status";
 import type { GraphView } from "./views/graph";
 

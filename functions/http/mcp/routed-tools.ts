@@ -1,5 +1,5 @@
-import { START } from "../../routing/graph/node-ids";
-import { openAiTool, type OpenAiTool } from "../../routing/openai-tools";
+import { START } from "../../toolnet/graph/node-ids";
+import { openAiTool, type OpenAiTool } from "../../toolnet/openai-tools";
 import type { TenantApi } from "../../../durable-objects/tenant-api";
 
 /**

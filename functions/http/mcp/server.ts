@@ -4,7 +4,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { issuesToErrors, toProblem } from "../app";
 import { SERVICE_NAME, SERVICE_VERSION } from "../../service-version";
-import { mcpTool } from "../../routing/tool-export";
+import { mcpTool } from "../../toolnet/tool-export";
 import { callRegisteredTool } from "./call-registered-tool";
 import { topRoutedTools } from "./routed-tools";
 import { SERVICE_TOOLS, type McpTenantContext, type ServiceTool } from "./service-tools";

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { toDot } from "../../routing/graph-dot";
-import { embedTask } from "../../routing/tool-embeddings";
-import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../routing/graph";
+import { toDot } from "../../toolnet/graph-dot";
+import { embedTask } from "../../toolnet/tool-embeddings";
+import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { RouteAnswer as RouteAnswerType } from "../../../durable-objects/tenant-routing";
-import { DEFAULT_MAX_TOKENS } from "../../routing/answer-budget";
+import { DEFAULT_MAX_TOKENS } from "../../toolnet/answer-budget";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 

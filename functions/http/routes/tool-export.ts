@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { exportTools } from "../../routing/tool-export";
+import { exportTools } from "../../toolnet/tool-export";
 import type { AppEnv } from "../app-env";
 import { problems, tenantSecurity } from "../openapi-common";
 

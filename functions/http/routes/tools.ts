@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../tools/invoke";
-import { embedNewTools } from "../../routing/tool-embeddings";
+import { embedNewTools } from "../../toolnet/tool-embeddings";
 import { registerTools } from "../../tools/register";
 import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
