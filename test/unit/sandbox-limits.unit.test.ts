@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { executeProgram, loadQuickJs, type ProgramResult, type QuickJsEngine, type RunOptions } from "../../functions/sandbox/index";
+import { ENDLESS_WORKLOADS } from "../helpers/cpu-workloads";
 
 let engine: QuickJsEngine;
 
@@ -37,6 +38,14 @@ describe("sandbox limits: CPU, counted not clocked", () => {
     const { result, ms } = await timed("while (true) {}", options().options);
     expect(kind(result)).toBe("cpu_budget");
     expect(ms).toBeLessThan(2_000);
+  });
+
+  it("stops every kind of endless computation with cpu_budget (interrupt checks or fuel), counting checks as it goes", async () => {
+    for (const [name, source] of Object.entries(ENDLESS_WORKLOADS)) {
+      const { result } = await timed(source, options({ stretchBudget: 100, totalBudget: 100 }).options);
+      expect(kind(result), name).toBe("cpu_budget");
+      expect(result.stats.interruptChecks, name).toBeGreaterThan(0);
+    }
   });
 
   it("cannot be caught by the program", async () => {
