@@ -71,18 +71,30 @@ class CompiledEngine implements QuickJsEngine {
     const module = this.#module;
     const partial: { refuel: RefuelHandler } = { refuel: unmetered };
     // The library's own `wasmModule` option would instantiate without the refuel import, so the
-    // instantiation is done here (emscripten's `instantiateWasm` hook).
-    const instantiateWasm = (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void): Promise<WebAssembly.Exports> =>
-      WebAssembly.instantiate(module, { ...imports, [REFUEL_IMPORT.module]: { [REFUEL_IMPORT.name]: (fuelLeft: number) => partial.refuel(fuelLeft) } }).then((instance) => {
-        done(instance);
-        return instance.exports;
-      });
-    const quickjs = await newQuickJSWASMModuleFromVariant(
-      newVariant(variant, {
-        wasmMemory: memory,
-        emscriptenModule: { ...QUIET_EMSCRIPTEN, instantiateWasm } as typeof QUIET_EMSCRIPTEN,
-      }),
-    );
+    // instantiation is done here (emscripten's `instantiateWasm` hook). Emscripten only hears of
+    // a failure thrown synchronously from the hook: a rejected instantiation would leave its
+    // module promise pending for ever, and the program waiting on it. The failure is raced in.
+    let instantiationFailed: (error: unknown) => void = () => {};
+    const failure = new Promise<never>((_, reject) => {
+      instantiationFailed = reject;
+    });
+    const instantiateWasm = (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void): Record<string, never> => {
+      WebAssembly.instantiate(module, { ...imports, [REFUEL_IMPORT.module]: { [REFUEL_IMPORT.name]: (fuelLeft: number) => partial.refuel(fuelLeft) } }).then(
+        (instance) => done(instance),
+        (error: unknown) => instantiationFailed(error),
+      );
+      // Emscripten's contract: exports come later, through `done`.
+      return {};
+    };
+    const quickjs = await Promise.race([
+      newQuickJSWASMModuleFromVariant(
+        newVariant(variant, {
+          wasmMemory: memory,
+          emscriptenModule: { ...QUIET_EMSCRIPTEN, instantiateWasm } as typeof QUIET_EMSCRIPTEN,
+        }),
+      ),
+      failure,
+    ]);
     const instance: SandboxInstance = {
       quickjs,
       memory,

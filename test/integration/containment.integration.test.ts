@@ -41,11 +41,23 @@ beforeAll(async () => {
 });
 afterAll(async () => service.dispose());
 
+/**
+ * A deadline well inside the test's own timeout (and long enough that the allocation bomb's fuel,
+ * which scales with the deadline, lasts until it runs out of memory): should an attempt ever stall, the run comes back
+ * failed with the stop it got, instead of the test timing out with nothing to read.
+ */
+const TEST_DEADLINE_MS = 25_000;
+/** Room for the deadline plus the model call and storing the run. */
+const TEST_TIMEOUT = { timeout: 40_000 };
+
 /** One run whose single program is `program`. */
 async function runProgram(program: string, tools: string[] = ["getSearchPerson"], limits: Record<string, number> = {}) {
   model.reset();
   model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
-  const res = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "containment check", tools, maxAttempts: 1, limits } });
+  const res = await service.json<RunBody>("POST", "/v1/runs", {
+    key: tenant.key,
+    body: { task: "containment check", tools, maxAttempts: 1, limits: { deadlineMs: TEST_DEADLINE_MS, ...limits } },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -80,7 +92,7 @@ async function latenciesDuring(work: Promise<unknown>): Promise<number[]> {
   return Promise.all(latencies);
 }
 
-describe("runaway programs are stopped and the service keeps answering", () => {
+describe("runaway programs are stopped and the service keeps answering", TEST_TIMEOUT, () => {
   it("stops an infinite loop by counting, while /health and /v1/route stay responsive", async () => {
     // "Usual": the same traffic while a harmless program runs.
     const usual = Math.max(...(await latenciesDuring(runProgram("return 1;"))));
@@ -120,7 +132,7 @@ describe("runaway programs are stopped and the service keeps answering", () => {
   });
 });
 
-describe("untrusted code stays contained", () => {
+describe("untrusted code stays contained", TEST_TIMEOUT, () => {
   it("has no fetch, connect, dynamic import or env", async () => {
     const fetchRun = await runProgram('const r = await fetch("https://example.com");\nreturn r.status;');
     expect(fetchRun.status).toBe("failed");
