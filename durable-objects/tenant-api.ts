@@ -49,7 +49,6 @@ export interface TenantApi {
   readonly idempotency: Remote<TenantIdempotency>;
   readonly optimization: Remote<TenantOptimization>;
   readonly activity: Remote<TenantActivity>;
-  admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<{ ok: true } | { ok: false; problem: FailureData | null }>;
   learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures?: string[]): Promise<void>;
   applyFeedback(item: FeedbackInput): Promise<Outcome<FeedbackResult>>;
   applyFeedbackBatch(items: FeedbackInput[]): Promise<Outcome<FeedbackResult[]>>;
@@ -59,6 +58,55 @@ export interface TenantApi {
 /** The tenant's Durable Object stub. */
 export function tenantStub(env: Env, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
+}
+
+/**
+ * Check a request's key and admit it under the tenant's quota (one round trip), before the
+ * action: `{ ok: false, problem: null }` for a key that is not valid.
+ */
+export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): Promise<{ ok: true } | { ok: false; problem: FailureData | null }> {
+  const object = env.TENANTS.getByName(tenantId) as unknown as { admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<{ ok: true } | { ok: false; problem: FailureData | null }> };
+  return object.admit(keyHash, family, nowMs);
+}
+
+/** The tenant's surface as `admitted()` hands it out: an RPC target the caller disposes of when done. */
+export type AdmittedTenant = TenantApi & Disposable;
+
+/**
+ * The tenant's surface for a request that carries an API key, without waiting: every call made on
+ * it runs only after the object has checked the key and admitted the request under the tenant's
+ * quota, and travels in the same round trip (pipelined behind `admitted()`). A refusal rejects
+ * every such call, and the surface itself, with `AdmissionRefused` (read it with `admissionRefusal`).
+ */
+export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant {
+  const object = env.TENANTS.getByName(tenantId) as unknown as { admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant };
+  return object.admitted(keyHash, family, nowMs);
+}
+
+const ADMISSION_REFUSED = "tenant admission refused: ";
+
+/**
+ * Thrown by the tenant object when it does not admit a request: `problem` null for a key that is
+ * not valid, else the quota's problem. Errors cross RPC as their message, so the problem travels
+ * in it.
+ */
+export class AdmissionRefused extends Error {
+  constructor(problem: FailureData | null) {
+    super(ADMISSION_REFUSED + JSON.stringify(problem));
+    this.name = "AdmissionRefused";
+  }
+}
+
+/** The refusal an error carries, when it is one (`{ problem: null }`: the key is not valid). */
+export function admissionRefusal(error: unknown): { problem: FailureData | null } | undefined {
+  const message = error instanceof Error ? error.message : undefined;
+  const at = message?.indexOf(ADMISSION_REFUSED) ?? -1;
+  if (message === undefined || at < 0) return undefined;
+  try {
+    return { problem: JSON.parse(message.slice(at + ADMISSION_REFUSED.length)) as FailureData | null };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import type { RouteFamily } from "../functions/quotas/settings";
 import type { FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { RunSlots } from "./run-slots";
-import { asLocal, type Remote, type TenantApi } from "./tenant-api";
+import { AdmissionRefused, asLocal, type Remote, type TenantApi } from "./tenant-api";
 import { TenantActivity } from "./tenant-activity";
 import { TenantEvents } from "./tenant-events";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "./tenant-feedback";
@@ -21,6 +21,7 @@ import { TenantRouting } from "./tenant-routing";
 import { TenantRuns } from "./tenant-runs";
 import { TENANT_MIGRATIONS } from "./tenant-schema";
 import { TenantSettings } from "./tenant-settings";
+import { TenantSurface } from "./tenant-surface";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantWebhooks } from "./tenant-webhooks";
 import { migrate } from "./sql";
@@ -46,10 +47,12 @@ interface TenantStores {
  * concurrent requests. The object is a composition root: each store owns its tables and is
  * reached over RPC as a sub-object (`tenant.registry.listTools()`, `tenant.routing.route(…)`);
  * the object itself only does what spans stores: admitting a request, learning from a run,
- * batched feedback, and the alarm that drains evaluations and jobs.
+ * batched feedback, and the alarm that drains evaluations and jobs. `admitted(…)` hands out the
+ * same surface as an RPC target of its own, for requests whose action travels with the key check.
  */
 export class TenantObject extends DurableObject<Env> {
   #stores: TenantStores;
+  readonly #surface = new TenantSurface(this);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -114,6 +117,17 @@ export class TenantObject extends DurableObject<Env> {
     if (!this.#stores.registry.authenticate(keyHash)) return { ok: false, problem: null };
     const refused = this.#stores.quotas.admit(family, nowMs);
     return refused === undefined ? { ok: true } : { ok: false, problem: refused };
+  }
+
+  /**
+   * `admit`, then the tenant's surface (tenant-surface.ts), for a request whose action travels
+   * with the key check: the Worker pipelines the action on the result, one round trip in all. A
+   * refusal is thrown (`AdmissionRefused`), so the pipelined action fails with it and never runs.
+   */
+  admitted(keyHash: string, family: RouteFamily, nowMs: number): TenantSurface {
+    const admission = this.admit(keyHash, family, nowMs);
+    if (!admission.ok) throw new AdmissionRefused(admission.problem);
+    return this.#surface;
   }
 
   /**

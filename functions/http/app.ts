@@ -6,6 +6,7 @@ import { ModelCallError } from "../llm/errors";
 import { limitJsonDepth } from "./middleware/json-depth";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { Failure } from "../failures";
+import { admissionRefusal } from "../../durable-objects/tenant-api";
 import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
 
 /** The first problem kind of each client-error status, for framework exceptions we do not name. */
@@ -34,6 +35,10 @@ export function toProblem(error: unknown): ProblemData {
     };
   }
   if (error instanceof Failure) return error.toData();
+  // A call made on a tenant that did not admit the request (auth.ts answers for it with the
+  // refusal itself, and counts the failed key).
+  const refusal = admissionRefusal(error);
+  if (refusal !== undefined) return refusal.problem ?? { kind: "unauthorized", detail: "The API key is not valid." };
   // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
   if (error instanceof ModelCallError) {
     return { kind: error.kind === "rate_limited" ? "rate-limited" : "upstream-error", detail: `The model endpoint failed: ${error.message}` };

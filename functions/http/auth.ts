@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { tenantStub } from "../../durable-objects/tenant-api";
+import { admissionRefusal, admitTenantRequest, admittedTenant, tenantStub } from "../../durable-objects/tenant-api";
 import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
 import type { AppEnv } from "./app-env";
 import { authFailure, blockedAddress, clientAddress } from "./middleware/auth-failures";
@@ -13,11 +13,28 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
+ * Requests whose action may travel with the key check (one round trip to the tenant's object
+ * instead of two): reads and the routing hot path. Their handlers reach nothing outside the
+ * tenant before the tenant itself answers, so a refused key causes no work elsewhere. Every other
+ * request (tool calls, runs, jobs, imports, MCP) waits for its admission first: those may reach
+ * the network or a model, parse large bodies, stream, or use the tenant after the response.
+ */
+function admissionTravelsWithAction(method: string, path: string): boolean {
+  // Only the REST API: the MCP server's GET is a long-lived stream.
+  if (!path.startsWith("/v1/")) return false;
+  if (method === "GET" || method === "HEAD") return true;
+  return method === "POST" && (path === "/v1/route" || path === "/v1/feedback" || path === "/v1/feedback/batch" || path === "/v1/graph/trajectories");
+}
+
+/**
  * Tenant authentication: `Authorization: Bearer atc_<tenant>_<secret>`. The key names its tenant;
- * that tenant's object checks the hash, so a revoked key fails on the very next request. A tenant
- * that does not exist is never addressed (no storage for strangers), and answers exactly like a
- * wrong key. Failed attempts count against the client address (429 past the limit). The same
- * call to the tenant's object admits the request under the tenant's quota (429 with Retry-After).
+ * that tenant's object checks the hash on every request, so a revoked key fails on the very next
+ * one. A tenant that does not exist is never addressed (no storage for strangers), and answers
+ * exactly like a wrong key. Failed attempts count against the client address (429 past the
+ * limit). The same call to the tenant's object admits the request under the tenant's quota (429
+ * with Retry-After) and hands out the tenant's surface; where the action may travel with it, the
+ * handler's calls are pipelined behind that admission (durable-objects/tenant-api.ts), and the
+ * answer still waits for it, so no response leaves before the key is known to be good.
  */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   const address = clientAddress(c.req.raw.headers);
@@ -30,12 +47,34 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (tenantId === undefined || (blocked !== undefined && !isKnownTenant(tenantId))) throw await refuse(invalid);
   const keyHash = await sha256Hex(key);
   if (!(await tenantExists(c.env, tenantId))) throw await refuse(invalid);
-  const stub = tenantStub(c.env, tenantId);
-  const admitted = await stub.admit(keyHash, routeFamily(c.req.method, c.req.path), Date.now());
-  if (!admitted.ok) throw admitted.problem === null ? await refuse(invalid) : ApiError.from(admitted.problem);
+  const family = routeFamily(c.req.method, c.req.path);
   c.set("tenantId", tenantId);
-  c.set("tenant", stub);
-  await next();
+  if (!admissionTravelsWithAction(c.req.method, c.req.path)) {
+    const admission = await admitTenantRequest(c.env, tenantId, keyHash, family, Date.now());
+    if (!admission.ok) throw admission.problem === null ? await refuse(invalid) : ApiError.from(admission.problem);
+    c.set("tenant", tenantStub(c.env, tenantId));
+    await next();
+    return;
+  }
+  const tenant = admittedTenant(c.env, tenantId, keyHash, family, Date.now());
+  // Settles once the object has answered the admission (with the action's answer, when pipelined).
+  const admission = (tenant as unknown as Promise<unknown>).then(
+    () => undefined,
+    (error: unknown) => admissionRefusal(error) ?? { failed: error },
+  );
+  c.set("tenant", tenant);
+  try {
+    await next();
+    // Every answer waits for the admission, so none leaves before the key is known to be good
+    // (a handler that never called the tenant included).
+    const refusal = await admission;
+    if (refusal === undefined) return;
+    if ("failed" in refusal) throw refusal.failed;
+    throw refusal.problem === null ? await refuse(invalid) : ApiError.from(refusal.problem);
+  } finally {
+    // These routes answer in full before they return (no stream, no work after the response).
+    tenant[Symbol.dispose]();
+  }
 };
 
 /** Admin authentication with the ADMIN_TOKEN secret; refused entirely when it is not set. */

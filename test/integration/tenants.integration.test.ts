@@ -78,6 +78,36 @@ describe("API keys", () => {
     expect((await service.json("GET", "/v1/tenant", { key: tenant.key })).status).toBe(200);
   });
 
+  it("stay revoked on every request whose action travels with the key check, and such a request changes nothing", async () => {
+    const tenant = await createTenant(service, "fused-co");
+    const imported = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "list", source: "s", tools: [{ name: "getThing", method: "GET", url: "https://api.example.com/things/{id}" }] },
+    });
+    expect(imported.status).toBe(200);
+    const second = await service.json<{ id: string; key: string }>("POST", "/v1/keys", { key: tenant.key, body: { label: "bot" } });
+    const feedback = { tools: ["getThing"], scores: [2] };
+    const trajectories = { trajectories: [{ id: "t1", tools: ["getThing"] }] };
+    // Admitted, each answers (the key works on every fused path before it is revoked).
+    expect((await service.json("POST", "/v1/route", { key: second.body.key, body: { task: "a thing", k: 3 } })).status).toBe(200);
+    expect((await service.json("POST", "/v1/feedback", { key: second.body.key, body: feedback })).status).toBe(200);
+    const before = await service.json<unknown>("GET", "/v1/graph", { key: tenant.key });
+
+    expect((await service.json("DELETE", `/v1/keys/${second.body.id}`, { key: tenant.key })).status).toBe(200);
+    const refused = [
+      await service.json("GET", "/v1/tools", { key: second.body.key }),
+      await service.json("GET", "/v1/graph", { key: second.body.key }),
+      await service.json("POST", "/v1/route", { key: second.body.key, body: { task: "a thing", k: 3 } }),
+      await service.json("POST", "/v1/feedback", { key: second.body.key, body: feedback }),
+      await service.json("POST", "/v1/feedback/batch", { key: second.body.key, body: { updates: [feedback] } }),
+      await service.json("POST", "/v1/graph/trajectories", { key: second.body.key, body: trajectories }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([401, 401, 401, 401, 401, 401]);
+    for (const r of refused) expect(r.body).toMatchObject({ type: "https://atc-edge.dev/problems/unauthorized" });
+    // The refused feedback and trajectories were never applied.
+    expect((await service.json<unknown>("GET", "/v1/graph", { key: tenant.key })).body).toEqual(before.body);
+  });
+
   it("rejects missing, malformed and forged keys", async () => {
     await createTenant(service, "forge");
     expect((await service.json("GET", "/v1/tools")).status).toBe(401);

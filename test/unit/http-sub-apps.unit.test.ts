@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../functions/http/app";
 import { adminApp, signedWebhookApp, tenantApp } from "../../functions/http/sub-apps";
 import { sha256Hex } from "../../functions/tenants/api-keys";
+import { AdmissionRefused } from "../../durable-objects/tenant-api";
 
 /**
  * Authentication is decided by the sub-app a route is registered on (issue 11): a route added to
@@ -10,12 +11,26 @@ import { sha256Hex } from "../../functions/tenants/api-keys";
  * directory knows one tenant, whose object admits one key.
  */
 
+/** What an RPC call returns: a promise that can also be disposed of, resolving to a disposable stub. */
+function disposable<T extends object>(value: T): T & Disposable {
+  return Object.assign(value, { [Symbol.dispose]: () => {} });
+}
+function rpcResult<T>(promise: Promise<T>): Promise<T> & Disposable {
+  promise.catch(() => {});
+  return disposable(promise);
+}
+
 const KEY = "atc_acme_0123456789abcdefghijklmnopqrstuv";
 const keyHash = await sha256Hex(KEY);
 const env = {
   ADMIN_TOKEN: "admin-secret",
   DIRECTORY: { getByName: () => ({ exists: async (tenantId: string) => tenantId === "acme" }) },
-  TENANTS: { getByName: () => ({ admit: async (hash: string) => (hash === keyHash ? { ok: true } : { ok: false, problem: null }) }) },
+  TENANTS: {
+    getByName: () => ({
+      admit: async (hash: string) => (hash === keyHash ? { ok: true } : { ok: false, problem: null }),
+      admitted: (hash: string) => rpcResult(hash === keyHash ? Promise.resolve(disposable({})) : Promise.reject(new AdmissionRefused(null))),
+    }),
+  },
 } as unknown as Env;
 
 /** The service's shape in small: the webhook joined before the tenant API, as service-app.ts does. */
@@ -68,4 +83,77 @@ describe("HTTP sub-apps", () => {
     const res = await app.request("/admin/brand-new", from("192.0.2.4", { authorization: "Bearer admin-secret" }), env);
     expect(res.status).toBe(200);
   });
+});
+
+/**
+ * A tenant object as the Worker meets it over RPC, in small: `admitted()` answers only once the
+ * call pipelined on its result has been sent too (both travel before any answer comes back, as
+ * on the wire). A Worker that waited for the admission before sending its action would wait for
+ * ever: here, until the test's timeout.
+ */
+function pipelinedTenant(admit: boolean, log: string[]) {
+  let actionSent: () => void = () => {};
+  const sent = new Promise<void>((resolve) => {
+    actionSent = resolve;
+  });
+  const answered = sent.then(() => {
+    log.push("admission answered");
+    return admit ? disposable({}) : Promise.reject(new AdmissionRefused(null));
+  });
+  answered.catch(() => {});
+  const surface = {
+    [Symbol.dispose]: () => log.push("released"),
+    then: (onFulfilled: (value: unknown) => unknown, onRejected: (error: unknown) => unknown) => answered.then(onFulfilled, onRejected),
+    routing: {
+      route: (task: string) => {
+        log.push("action sent");
+        actionSent();
+        return answered.then(() => ({ task, tools: ["getSearchPerson"] }));
+      },
+    },
+  };
+  return {
+    ADMIN_TOKEN: "admin-secret",
+    DIRECTORY: { getByName: () => ({ exists: async () => true }) },
+    TENANTS: { getByName: () => ({ admitted: () => surface }) },
+  } as unknown as Env;
+}
+
+describe("one round trip per routing request (issue 16)", () => {
+  const app = createApp();
+  const tenant = tenantApp();
+  const sideEffects: string[] = [];
+  tenant.post("/route", async (c) => c.json(await (c.var.tenant.routing.route as unknown as (task: string) => Promise<unknown>)("find a person")));
+  // A route whose action reaches past the tenant (as tool calls and runs do): it must never run unadmitted.
+  tenant.post("/tools/:name/call", (c) => {
+    sideEffects.push(c.req.param("name"));
+    return c.json({ called: true });
+  });
+  app.route("/v1", tenant);
+
+  it("sends the routing action together with the key check, not after its answer", async () => {
+    const log: string[] = [];
+    const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.10" } }, pipelinedTenant(true, log));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ task: "find a person", tools: ["getSearchPerson"] });
+    expect(log).toEqual(["action sent", "admission answered", "released"]);
+  }, 5_000);
+
+  it("answers a refused key with 401 although the action travelled with it", async () => {
+    const log: string[] = [];
+    const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.11" } }, pipelinedTenant(false, log));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ type: "https://atc-edge.dev/problems/unauthorized" });
+  }, 5_000);
+
+  it("waits for the admission before an action that reaches past the tenant", async () => {
+    const refused = { ...env, TENANTS: { getByName: () => ({ admit: async () => ({ ok: false, problem: null }) }) } } as unknown as Env;
+    const res = await app.request("/v1/tools/deleteEverything/call", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.12" } }, refused);
+    expect(res.status).toBe(401);
+    expect(sideEffects).toEqual([]);
+    // Admitted, it runs (the handler is reached at all).
+    const admitted = await app.request("/v1/tools/getThing/call", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.13" } }, env);
+    expect(admitted.status).toBe(200);
+    expect(sideEffects).toEqual(["getThing"]);
+  }, 5_000);
 });
