@@ -14,6 +14,15 @@ export interface ToolsChange {
 export class TenantEvents {
   readonly #toolListeners: ((change: ToolsChange) => void)[] = [];
   readonly #protocolListeners: ((tool: string) => void)[] = [];
+  #generation = 0;
+
+  /**
+   * Moves on with every change, before any listener hears of it: a value derived from tools and
+   * protocols is current while the generation it was made at is, whichever listener runs first.
+   */
+  get generation(): number {
+    return this.#generation;
+  }
 
   onToolsChanged(listener: (change: ToolsChange) => void): void {
     this.#toolListeners.push(listener);
@@ -25,10 +34,12 @@ export class TenantEvents {
 
   toolsChanged(change: ToolsChange): void {
     if (change.upserted.length === 0 && change.removed.length === 0) return;
+    this.#generation++;
     for (const listener of this.#toolListeners) listener(change);
   }
 
   protocolChanged(tool: string): void {
+    this.#generation++;
     for (const listener of this.#protocolListeners) listener(tool);
   }
 }

@@ -52,6 +52,7 @@ export class TenantProtocols extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #currentHashes: () => Map<string, string>;
   readonly #events: TenantEvents;
+  readonly #columns = new Map<"description" | "routing_hints", { generation: number; values: Map<string, string> }>();
 
   /** `currentHashes`: the registry's definition hash of each tool (a protocol applies to one definition). */
   constructor(sql: SqlStorage, currentHashes: () => Map<string, string>, events: TenantEvents) {
@@ -142,7 +143,19 @@ export class TenantProtocols extends RpcTarget {
     return this.#currentColumn("routing_hints");
   }
 
+  /**
+   * Routing asks for these on every answer; computing them reads every tool's hash (10,000 rows
+   * at 10,000 tools, ≈ 20 ms), so each is kept until the next tool or protocol change.
+   */
   #currentColumn(column: "description" | "routing_hints"): Map<string, string> {
+    const kept = this.#columns.get(column);
+    if (kept !== undefined && kept.generation === this.#events.generation) return kept.values;
+    const values = this.#readColumn(column);
+    this.#columns.set(column, { generation: this.#events.generation, values });
+    return values;
+  }
+
+  #readColumn(column: "description" | "routing_hints"): Map<string, string> {
     const hashes = this.#currentHashes();
     const rows = allRows<{ tool: string; hash: string; value: string }>(
       this.#sql,

@@ -139,6 +139,28 @@ describe("POST /v1/route within a token budget", () => {
     expectExactCounts(res.body);
   });
 
+  it("shows a protocol's description while it is current for the tool's definition, across later versions and tool changes", async () => {
+    const name = "weatherForecast7";
+    const shown = async () => (await route({ task: "weather forecast for a city provider 7", k: 12 })).body.tools.find((t) => t.function.name === name)?.function.description;
+    const registered = "Weather forecast for a city from provider 7: temperature, wind and rain.";
+    expect(await shown()).toBe(registered);
+    const object = await tenantObject(service, tenant.id);
+    const record = async (description: string, version: string) => {
+      const { body } = await service.json<{ hash: string }>("GET", `/v1/tools/${name}`, { key: tenant.key });
+      await object.store("protocols").record({ tool: name, hash: body.hash, kvKey: `protocol/test/${name}/${version}`, source: "optimize", score: 1, jobId: null, description });
+    };
+    await record("Provider 7's forecast, first wording.", "a");
+    expect(await shown()).toBe("Provider 7's forecast, first wording.");
+    await record("Provider 7's forecast, second wording.", "b");
+    expect(await shown()).toBe("Provider 7's forecast, second wording.");
+    // A changed definition: the protocol was made for the old one, so the registered text is shown.
+    const changed = { ...weatherTools[7], description: "Weather forecast for a city from provider 7, now with UV index." };
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather-7", tools: [changed] } })).status).toBe(200);
+    expect(await shown()).toBe("Weather forecast for a city from provider 7, now with UV index.");
+    await record("Provider 7's forecast with UV, optimised.", "c");
+    expect(await shown()).toBe("Provider 7's forecast with UV, optimised.");
+  });
+
   it("a run's candidate set spends each tool's stored run-prompt figure, and routing its stored view's", async () => {
     const routing = (await tenantObject(service, tenant.id)).store("routing");
     const set = await routing.candidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
