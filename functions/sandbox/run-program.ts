@@ -9,6 +9,12 @@ import { errorFromThrown, errorMessage, lineInStack, parseThrownEnvelope, utf8Le
 import { prepareProgram } from "./program-shape";
 import type { ProgramError, ProgramErrorKind, ProgramResult, RunOptions, ToolCallRecord } from "./types";
 
+/**
+ * Fuel allowances a disposal may spend (× FUEL_ALLOWANCE units: 10 M, ≈ 30–150 ms of work here).
+ * Freeing a full 64 MiB heap took less than one allowance in Node.
+ */
+const DISPOSE_REFUELS = 500;
+
 /** Below this distance from its ceiling, the sandbox's memory counts as exhausted. */
 const EXHAUSTED_MARGIN_BYTES = 8 * 1024 * 1024;
 const MAX_STACK_CHARS = 8_000;
@@ -148,9 +154,12 @@ class ProgramRun {
       this.#finished = true;
       clearTimeout(timer);
       this.#abort.abort(new Error("the program run ended"));
-      instance.refuel = unmetered;
       healthy &&= !this.#meterStopped;
-      const clean = healthy && this.#dispose(owned, context, runtime) && !this.#memoryExhausted();
+      // After out-of-memory QuickJS's heap may be inconsistent, and freeing it can run without
+      // end: such an instance is dropped whole, never disposed. Any other disposal is metered
+      // too, with a budget of its own: no wasm work done for a program runs unmetered.
+      const clean = healthy && !this.#memoryExhausted() && this.#disposeWithin(instance, DISPOSE_REFUELS, owned, context, runtime);
+      instance.refuel = unmetered;
       releaseInstance(instance, this.#limits.memoryLimitBytes, this.#options.isolationKey, clean);
     }
   }
@@ -497,6 +506,16 @@ class ProgramRun {
     const instance = this.#instance;
     if (!instance) return false;
     return instance.memory.buffer.byteLength + EXHAUSTED_MARGIN_BYTES >= instance.maxBytes;
+  }
+
+  /** `#dispose`, metered: past `refuels` allowances of fuel it is stopped, and false (the instance is dropped). */
+  #disposeWithin(instance: SandboxInstance, refuels: number, owned: QuickJSHandle[], context: QuickJSContext | undefined, runtime: QuickJSRuntime | undefined): boolean {
+    let left = refuels;
+    instance.refuel = () => {
+      if (--left < 0) throw new SandboxStopped();
+      return FUEL_ALLOWANCE;
+    };
+    return this.#dispose(owned, context, runtime);
   }
 
   /** Release every QuickJS object of the run; false when QuickJS reports leaked objects. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadQuickJs } from "../../functions/sandbox/engine";
+import { loadQuickJs, unmetered, type QuickJsEngine } from "../../functions/sandbox/engine";
 import { runProgram } from "../../functions/sandbox/run-program";
 
 /**
@@ -48,4 +48,60 @@ describe("sandbox engine: a QuickJS instance that cannot be made", () => {
       expect(result.error.message).toMatch(/the sandbox could not start/);
     }
   });
+});
+
+/**
+ * The real engine, with each instance's fuel meter watched: counts the refuels answered by the
+ * `unmetered` handler once a program's own meter has been installed (work done on a program's
+ * behalf that no limit counts).
+ */
+async function watchedEngine(): Promise<{ engine: QuickJsEngine; unmeteredAfterProgram: () => number }> {
+  const real = await loadQuickJs();
+  let count = 0;
+  const engine: QuickJsEngine = {
+    async instantiate(heapBytes) {
+      const instance = await real.instantiate(heapBytes);
+      const slot = Object.getOwnPropertyDescriptor(instance, "refuel");
+      if (slot?.get === undefined || slot.set === undefined) throw new Error("the instance's refuel is not an accessor");
+      let programStarted = false;
+      Object.defineProperty(instance, "refuel", {
+        get: () => slot.get?.call(instance),
+        set: (handler: (fuelLeft: number) => number) => {
+          if (handler !== unmetered) programStarted = true;
+          slot.set?.call(
+            instance,
+            handler === unmetered && programStarted
+              ? (fuelLeft: number) => {
+                  count++;
+                  return unmetered(fuelLeft);
+                }
+              : handler,
+          );
+        },
+      });
+      return instance;
+    },
+  };
+  return { engine, unmeteredAfterProgram: () => count };
+}
+
+describe("sandbox engine: no unmetered work for a program", () => {
+  it("drops an instance whose program ran out of memory instead of freeing its heap unmetered", async () => {
+    const { engine, unmeteredAfterProgram } = await watchedEngine();
+    const bomb = await runProgram("const hoard = [];\nwhile (true) hoard.push(new Array(1e6).fill(1));\nreturn hoard.length;", {
+      engine,
+      tools: [],
+      callTool: async () => undefined,
+      timeoutMs: 30_000,
+    });
+    expect(bomb).toMatchObject({ ok: false, error: { kind: "memory" } });
+    const churn = await runProgram("const kept = [];\nfor (let i = 0; i < 20000; i++) kept.push({ i, s: 'x' + i });\nreturn kept.length;", {
+      engine,
+      tools: [],
+      callTool: async () => undefined,
+      timeoutMs: 30_000,
+    });
+    expect(churn).toMatchObject({ ok: true, answer: 20000 });
+    expect(unmeteredAfterProgram()).toBe(0);
+  }, 60_000);
 });
