@@ -64,9 +64,8 @@ export function tenantStub(env: Env, tenantId: string): TenantApi {
  * Check a request's key and admit it under the tenant's quota (one round trip), before the
  * action: `{ ok: false, problem: null }` for a key that is not valid.
  */
-export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): Promise<{ ok: true } | { ok: false; problem: FailureData | null }> {
-  const object = env.TENANTS.getByName(tenantId) as unknown as { admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<{ ok: true } | { ok: false; problem: FailureData | null }> };
-  return object.admit(keyHash, family, nowMs);
+export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+  return admissionStub(env, tenantId).admit(keyHash, family, nowMs);
 }
 
 /** The tenant's surface as `admitted()` hands it out: an RPC target the caller disposes of when done. */
@@ -79,8 +78,17 @@ export type AdmittedTenant = TenantApi & Disposable;
  * every such call, and the surface itself, with `AdmissionRefused` (read it with `admissionRefusal`).
  */
 export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant {
-  const object = env.TENANTS.getByName(tenantId) as unknown as { admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant };
-  return object.admitted(keyHash, family, nowMs);
+  return admissionStub(env, tenantId).admitted(keyHash, family, nowMs);
+}
+
+type Admission = { ok: true } | { ok: false; problem: FailureData | null };
+
+/** The tenant object's own admission methods (tenant-object.ts), as the Worker calls them. */
+function admissionStub(env: Env, tenantId: string): {
+  admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
+  admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant;
+} {
+  return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;
 }
 
 const ADMISSION_REFUSED = "tenant admission refused: ";
