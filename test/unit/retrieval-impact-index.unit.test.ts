@@ -3,6 +3,7 @@ import { INDEX_FORMAT } from "../../functions/toolnet/retrieval/impact-index";
 import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "../../functions/toolnet/retrieval/minisearch-engine";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
+import { TopScores } from "../../functions/toolnet/retrieval/top-k";
 
 /**
  * The impact index (precomputed BM25 impacts, MaxScore) must rank exactly as MiniSearch does:
@@ -97,5 +98,27 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     const index = ToolIndex.build(docs);
     const loose = toSearchOptions({ ...DEFAULT_TUNING, prefixMinLength: 4, fuzzyMinLength: 5 });
     for (const query of ["direct", "forcast wether", "tickr prices", "zzzz"]) expect(index.looseSearch(query, 5)).toEqual(engineSearch(engine, query, 5, loose));
+  });
+});
+
+describe("TopScores (the k-th best approximate score a search rescores from)", () => {
+  it("keeps the k largest numbers offered, in any order, repeats included", () => {
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    for (const k of [1, 2, 5, 30]) {
+      const values = Array.from({ length: 200 }, () => Math.round(random() * 50) / 7);
+      const top = new TopScores(k);
+      for (const value of values) top.offer(value);
+      const expected = [...values].sort((a, b) => b - a)[k - 1];
+      expect(top.full).toBe(true);
+      expect(top.worst).toBe(expected);
+    }
+    const partial = new TopScores(10);
+    partial.offer(3);
+    expect(partial.full).toBe(false);
+    expect(partial.worst).toBe(3);
   });
 });

@@ -2,7 +2,7 @@ import type MiniSearch from "minisearch";
 import type { AsPlainObject } from "minisearch";
 import { splitWords, termOf } from "./analyze";
 import { loadEngine, type RankingTuning } from "./minisearch-engine";
-import { TopK } from "./top-k";
+import { TopK, TopScores } from "./top-k";
 import type { Ranked } from "./ranked";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
@@ -10,9 +10,10 @@ import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
  * An inverted index built for top-k queries. Every (term, tool) pair holds its precomputed
  * BM25 impact — the sum over fields of boost × BM25, computed exactly as MiniSearch computes it
  * (same formula, same order of additions, same incremental field-length averages), so rankings
- * are identical to MiniSearch's. A query walks the posting lists with MaxScore (Turtle & Flood,
- * 1995): terms whose combined upper bound cannot lift a tool into the current top k are only
- * probed for tools the other terms found, so a query does not score every matching tool.
+ * are identical to MiniSearch's. A query adds each posting's impact to its tool's accumulator,
+ * term at a time over flat typed arrays, then rescores exactly (in MiniSearch's order of
+ * additions) only the tools whose sum reaches the k-th best: far cheaper than walking the lists
+ * document at a time for the long task texts routing sees.
  *
  * Changes (add, remove) are recorded and merged into the flat arrays on the next query or
  * serialisation; impacts depend on corpus-wide statistics, so they are recomputed then (a few
@@ -29,8 +30,8 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  */
 export const INDEX_FORMAT = "atc-impact-index/1";
 
-/** MaxScore bounds are inflated by this factor so floating-point rounding never prunes a tool that belongs in the top k. */
-const BOUND_SLACK = 1 + 1e-9;
+/** Tools whose approximate score is within this share of the k-th best are rescored exactly: rounding differs by far less. */
+const CANDIDATE_SLACK = 1e-9;
 
 interface Pending {
   id: number;
@@ -116,6 +117,8 @@ export class ImpactIndex {
   #dirty: boolean;
   #impactsStale: boolean;
   #loose: MiniSearch<ToolDoc> | undefined;
+  /** Per-tool accumulators reused by every search (all zero between searches). */
+  #accumulators: { sum: Float64Array; terms: Int32Array; touched: Int32Array } | undefined;
 
   private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays) {
     this.#tuning = tuning;
@@ -260,77 +263,65 @@ export class ImpactIndex {
     }
     const m = unique.length;
     if (m === 0) return [];
-    // Terms by upper bound, ascending: the MaxScore order.
-    const byBound = unique.map((_, slot) => slot).sort((a, b) => bound(a) - bound(b));
-    function bound(slot: number): number {
-      return (multiplicity[slot] ?? 0) * (maxImpact[unique[slot] ?? 0] ?? 0) * BOUND_SLACK;
-    }
-    const ub = byBound.map(bound);
-    const prefixBound = new Float64Array(m + 1);
-    for (let i = 0; i < m; i += 1) prefixBound[i + 1] = (prefixBound[i] ?? 0) + (ub[i] ?? 0);
-    const position = new Int32Array(m);
-    const end = new Int32Array(m);
-    byBound.forEach((slot, i) => {
+    // Term at a time: every posting adds its weighted impact to its tool's accumulator, in
+    // typed arrays (a few tens of thousands of postings for a long task at 10,000 tools).
+    const tools = this.#names.length;
+    const scratch = this.#scratch(tools);
+    const { sum, terms, touched } = scratch;
+    let touchedCount = 0;
+    for (let slot = 0; slot < m; slot += 1) {
       const term = unique[slot] ?? 0;
-      position[i] = impactOffsets[term] ?? 0;
-      end[i] = impactOffsets[term + 1] ?? 0;
-    });
-    const values = new Float64Array(m); // impact by slot for the tool being scored
-    const present = new Uint8Array(m);
+      const weight = multiplicity[slot] ?? 0;
+      for (let p = impactOffsets[term] ?? 0, to = impactOffsets[term + 1] ?? 0; p < to; p += 1) {
+        const doc = impactDocs[p] ?? 0;
+        if (terms[doc] === 0) {
+          touched[touchedCount] = doc;
+          touchedCount += 1;
+        }
+        terms[doc] = (terms[doc] ?? 0) + 1;
+        sum[doc] = (sum[doc] ?? 0) + weight * (impacts[p] ?? 0);
+      }
+    }
+    // The k-th best approximate score; the sums differ from MiniSearch's (query-order) sums by
+    // rounding only, so every tool within CANDIDATE_SLACK of it is rescored exactly below.
+    const bestApprox = new TopScores(limit);
+    for (let i = 0; i < touchedCount; i += 1) {
+      const doc = touched[i] ?? 0;
+      bestApprox.offer((sum[doc] ?? 0) * (terms[doc] ?? 0));
+    }
+    const kth = bestApprox.full ? bestApprox.worst : -Infinity;
+    const cutoff = kth - Math.abs(kth) * CANDIDATE_SLACK;
+    const values = new Float64Array(m); // impact by slot for the tool being rescored
     const top = new TopK(limit);
-    let threshold = -Infinity;
-    // Terms byBound[0 … nonEssential-1] cannot, even all together, reach the threshold alone.
-    let nonEssential = 0;
-    // The tool being scored: impacts found so far, their weighted sum and how many terms matched.
-    let partial = 0;
-    let matched = 0;
-    const take = (i: number, p: number): void => {
-      const slot = byBound[i] ?? 0;
-      values[slot] = impacts[p] ?? 0;
-      present[slot] = 1;
-      partial += (multiplicity[slot] ?? 0) * (values[slot] ?? 0);
-      matched += 1;
-    };
-    for (;;) {
-      let doc = Number.MAX_SAFE_INTEGER;
-      for (let i = nonEssential; i < m; i += 1) {
-        const p = position[i] ?? 0;
-        if (p < (end[i] ?? 0)) doc = Math.min(doc, impactDocs[p] ?? Number.MAX_SAFE_INTEGER);
+    for (let i = 0; i < touchedCount; i += 1) {
+      const doc = touched[i] ?? 0;
+      const matched = terms[doc] ?? 0;
+      const approx = (sum[doc] ?? 0) * matched;
+      sum[doc] = 0;
+      terms[doc] = 0;
+      if (approx < cutoff) continue;
+      for (let slot = 0; slot < m; slot += 1) {
+        const term = unique[slot] ?? 0;
+        const from = impactOffsets[term] ?? 0;
+        const to = impactOffsets[term + 1] ?? 0;
+        const p = seek(impactDocs, from, to, doc);
+        values[slot] = p < to && impactDocs[p] === doc ? (impacts[p] ?? 0) : 0;
       }
-      if (doc === Number.MAX_SAFE_INTEGER) break;
-      present.fill(0);
-      partial = 0;
-      matched = 0;
-      for (let i = nonEssential; i < m; i += 1) {
-        const p = position[i] ?? 0;
-        if (p < (end[i] ?? 0) && impactDocs[p] === doc) {
-          take(i, p);
-          position[i] = p + 1;
-        }
-      }
-      let pruned = false;
-      for (let i = nonEssential - 1; i >= 0; i -= 1) {
-        if ((partial + (prefixBound[i + 1] ?? 0)) * (matched + i + 1) * BOUND_SLACK < threshold) {
-          pruned = true;
-          break;
-        }
-        const p = seek(impactDocs, position[i] ?? 0, end[i] ?? 0, doc);
-        position[i] = p;
-        if (p < (end[i] ?? 0) && impactDocs[p] === doc) take(i, p);
-      }
-      if (pruned || partial * matched * BOUND_SLACK < threshold) continue;
       // The exact score, summed in query order as MiniSearch sums it.
       let score = 0;
-      for (const slot of order) if (present[slot] === 1) score += values[slot] ?? 0;
+      for (const slot of order) score += values[slot] ?? 0;
       score *= matched;
       const name = this.#names[doc];
-      if (name === undefined || !top.offer(score, name)) continue;
-      if (top.full) {
-        threshold = top.worstScore;
-        while (nonEssential < m && (prefixBound[nonEssential + 1] ?? 0) * (nonEssential + 1) < threshold) nonEssential += 1;
-      }
+      if (name !== undefined) top.offer(score, name);
     }
     return top.sorted();
+  }
+
+  #scratch(tools: number): { sum: Float64Array; terms: Int32Array; touched: Int32Array } {
+    if (this.#accumulators === undefined || this.#accumulators.sum.length !== tools) {
+      this.#accumulators = { sum: new Float64Array(tools), terms: new Int32Array(tools), touched: new Int32Array(tools) };
+    }
+    return this.#accumulators;
   }
 
   /** Merge pending changes and recompute impacts when anything changed. */
