@@ -61,9 +61,13 @@ export class RoutingStore {
   /**
    * The index for the current tools: the stored one with noted tools re-indexed, else a fresh
    * build (then stored). `names` are the registered tools; `documentOf` gives a tool's current
-   * document (undefined when it is gone).
+   * document (undefined when it is gone), `documents` every tool's (for a rebuild).
    */
-  loadIndex(names: ReadonlySet<string>, documentOf: (name: string) => ToolDoc | undefined): { index: ToolIndex; how: LoadReport["index"] } {
+  loadIndex(
+    names: ReadonlySet<string>,
+    documentOf: (name: string) => ToolDoc | undefined,
+    documents: () => ToolDoc[],
+  ): { index: ToolIndex; how: LoadReport["index"] } {
     const stored = this.#blobs.read(INDEX_BLOB, INDEX_FORMAT);
     if (stored !== undefined) {
       try {
@@ -79,12 +83,7 @@ export class RoutingStore {
         // unreadable: rebuilt below
       }
     }
-    const docs: ToolDoc[] = [];
-    for (const name of names) {
-      const doc = documentOf(name);
-      if (doc !== undefined) docs.push(doc);
-    }
-    const index = ToolIndex.build(docs);
+    const index = ToolIndex.build(documents());
     this.saveIndex(index);
     return { index, how: "rebuilt" };
   }

@@ -156,13 +156,15 @@ export class TenantProtocols extends RpcTarget {
   }
 
   #readColumn(column: "description" | "routing_hints"): Map<string, string> {
-    const hashes = this.#currentHashes();
     const rows = allRows<{ tool: string; hash: string; value: string }>(
       this.#sql,
       `SELECT v.tool, v.hash, v.${column} AS value FROM protocol_current c
        JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
        WHERE v.${column} IS NOT NULL`,
     );
+    // Without such protocols there is nothing to check (and no need to read every tool's hash).
+    if (rows.length === 0) return new Map();
+    const hashes = this.#currentHashes();
     return new Map(rows.filter((row) => hashes.get(row.tool) === row.hash).map((row) => [row.tool, row.value]));
   }
 }

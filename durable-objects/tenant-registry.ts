@@ -268,9 +268,21 @@ export class TenantRegistry extends RpcTarget {
     });
   }
 
+  /** Every tool's name, without reading definitions. */
+  toolNames(): string[] {
+    return allRows<{ name: string }>(this.#sql, "SELECT name FROM tenant_tools ORDER BY name").map((row) => row.name);
+  }
+
+  /** One tool's definition, parsed (routing parses only the tools it shows). */
+  definitionOf(name: string): ToolDefinition | undefined {
+    const row = oneRow<{ definition: string }>(this.#sql, "SELECT definition FROM tenant_tools WHERE name = ?", name);
+    return row === undefined ? undefined : (JSON.parse(row.definition) as ToolDefinition);
+  }
+
   /** Every tool's definition, by name (what routing indexes). */
   definitions(): Map<string, ToolDefinition> {
-    return new Map(this.listTools().map((t) => [t.definition.name, t.definition]));
+    const rows = allRows<{ definition: string }>(this.#sql, "SELECT definition FROM tenant_tools ORDER BY name");
+    return new Map(rows.map((row) => JSON.parse(row.definition) as ToolDefinition).map((def) => [def.name, def]));
   }
 
   /**

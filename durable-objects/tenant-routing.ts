@@ -43,6 +43,7 @@ import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
 import { allRows, oneRow, run } from "./sql";
 import type { StoredToolViews } from "./tenant-tool-views";
+import { LazyDefinitions } from "./lazy-definitions";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
 export type RouteMode = "fused" | "graph";
@@ -65,8 +66,8 @@ export type ViewsOf = (tool: string, shown: ToolDefinition, description: string 
 
 /** What routing reads from the tenant's other stores (it owns none of their tables). */
 export interface RoutingSources {
-  /** The registry's tools: definitions and current definition hashes. */
-  catalog: { definitions(): Map<string, ToolDefinition>; hashes(): Map<string, string> };
+  /** The registry's tools: names, definitions (one or all) and current definition hashes. */
+  catalog: { toolNames(): string[]; definitionOf(name: string): ToolDefinition | undefined; definitions(): Map<string, ToolDefinition>; hashes(): Map<string, string> };
   /** Replacement descriptions of current protocols (tenant-protocols.ts). */
   descriptions: () => Map<string, string>;
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
@@ -103,11 +104,16 @@ interface Loaded {
   stored: LoadedGraph;
   /** How this state was loaded (for tests and benchmarks). */
   report: LoadReport;
-  index: ToolIndex;
-  defs: Map<string, ToolDefinition>;
-  hashes: Map<string, string>;
+  /** Loaded on first use (a graph step or feedback never needs it). */
+  readonly index: ToolIndex;
+  /** The index if it has been loaded, else undefined (changes are then noted for its load). */
+  readonly loadedIndex: ToolIndex | undefined;
+  /** Parsed on demand: an answer parses the tools it shows; data flow and siblings parse all. */
+  defs: LazyDefinitions;
   flow: DataFlowIndex;
-  memory: TaskMemory;
+  /** Built from the stored tasks on first use. */
+  readonly memory: TaskMemory;
+  readonly loadedMemory: TaskMemory | undefined;
   hints: Map<string, RoutingHints>;
   /** Other operations of each tool's API (small APIs only); rebuilt when tools change. */
   siblings: Map<string, readonly string[]> | undefined;
@@ -175,21 +181,23 @@ export class TenantRouting extends RpcTarget {
   }
 
   /**
-   * The in-memory state, once per object lifetime: the stored index and graph edges when they
-   * are current (routing-store.ts), else rebuilt from the rows and stored. Synchronous, so no
-   * request sees a half-loaded state.
+   * The in-memory state, once per object lifetime: the stored graph edges when they are current
+   * (routing-store.ts), else rebuilt from the rows and stored. The retrieval index and the task
+   * memory are loaded on first use, and definitions parsed as they are needed, so a graph step or
+   * feedback after an eviction pays for the graph alone. Every method is synchronous, so each
+   * part loads within one call and no request sees a half-loaded state.
    */
   #load(): Loaded {
     if (this.#state !== undefined) return this.#state;
-    const defs = this.#sources.catalog.definitions();
+    const catalog = this.#sources.catalog;
+    const defs = new LazyDefinitions({ names: () => catalog.toolNames(), one: (name) => catalog.definitionOf(name), all: () => catalog.definitions() });
     const names = new Set(defs.keys());
-    const hashes = this.#sources.catalog.hashes();
     const settings = this.#settings();
     let stored = this.#store.loadGraph(names, settings);
     const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt" };
     if (stored === undefined) {
       const graph = createGraph(settings);
-      addTools(graph, [...defs.keys()]);
+      addTools(graph, [...names]);
       const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
       // Stored trajectories may name tools deleted since; their transitions simply do not count.
       addTrajectories(graph, rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })), { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
@@ -201,22 +209,65 @@ export class TenantRouting extends RpcTarget {
       const node = graph.tools.get(row.tool);
       if (node !== undefined) node.score = row.score;
     }
-    const tasks = allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid");
-    const memory = TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
     const hints = this.#hints();
-    const loaded = this.#store.loadIndex(names, (name) => {
-      const def = defs.get(name);
-      return def === undefined ? undefined : this.#document(def, hints);
-    });
-    report.index = loaded.how;
     const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
-    this.#state = { graph, stored, report, index: loaded.index, defs, hashes, flow, memory, hints, siblings: undefined, relevance: new Map() };
+    let index: ToolIndex | undefined;
+    let memory: TaskMemory | undefined;
+    // The tools registered when the index is first needed (changes since this load included).
+    const loadIndex = (): ToolIndex => {
+      const loaded = this.#store.loadIndex(
+        new Set(defs.keys()),
+        (name) => {
+          const def = defs.get(name);
+          return def === undefined ? undefined : this.#document(def, hints);
+        },
+        () => [...defs.values()].map((def) => this.#document(def, hints)),
+      );
+      report.index = loaded.how;
+      return loaded.index;
+    };
+    const loadMemory = (): TaskMemory => {
+      const tasks = allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid");
+      return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
+    };
+    this.#state = {
+      graph,
+      stored,
+      report,
+      defs,
+      flow,
+      hints,
+      siblings: undefined,
+      relevance: new Map(),
+      get index(): ToolIndex {
+        index ??= loadIndex();
+        return index;
+      },
+      get loadedIndex(): ToolIndex | undefined {
+        return index;
+      },
+      get memory(): TaskMemory {
+        memory ??= loadMemory();
+        return memory;
+      },
+      get loadedMemory(): TaskMemory | undefined {
+        return memory;
+      },
+    };
     return this.#state;
   }
 
   /** How the current in-memory state was loaded (loads it when needed). */
   loadReport(): LoadReport {
-    return { ...this.#load().report };
+    const state = this.#load();
+    void state.index;
+    return { ...state.report };
+  }
+
+  /** Which parts of the state are in memory now, without loading any (tests and benchmarks). */
+  loadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
+    const state = this.#state;
+    return { loaded: state !== undefined, index: state?.loadedIndex !== undefined, memory: state?.loadedMemory !== undefined, definitions: state?.defs.parsedCount ?? 0 };
   }
 
   /** Stored tool vectors of one embeddings model (only those of current definitions). */
@@ -263,22 +314,22 @@ export class TenantRouting extends RpcTarget {
   #toolsChanged({ upserted, removed }: ToolsChange): void {
     const state = this.#state;
     if (state !== undefined) {
+      // Loaded before the change is mirrored: the stored index and its noted tools match the rows as they were.
+      const index = state.index;
       const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
       // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
       if (namesChange) this.#store.completeGraph(state.stored);
-      for (const { definition: def, hash } of upserted) {
+      for (const { definition: def } of upserted) {
         addTool(state.graph, def.name);
         state.defs.set(def.name, def);
-        state.hashes.set(def.name, hash);
         // A changed definition has no current protocol yet: its hints no longer apply.
         state.hints.delete(def.name);
-        state.index.add(this.#document(def, state.hints));
+        index.add(this.#document(def, state.hints));
       }
       for (const name of removed) {
         removeTool(state.graph, name);
-        state.index.remove(name);
+        index.remove(name);
         state.defs.delete(name);
-        state.hashes.delete(name);
         state.hints.delete(name);
       }
       if (namesChange) this.#store.saveGraph(state.graph);
@@ -286,7 +337,7 @@ export class TenantRouting extends RpcTarget {
       state.siblings = undefined;
       state.relevance.clear();
     }
-    this.#store.indexChanged([...upserted.map(({ definition }) => definition.name), ...removed], state?.index);
+    this.#store.indexChanged([...upserted.map(({ definition }) => definition.name), ...removed], state?.loadedIndex);
     for (const name of removed) {
       run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
       run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
@@ -464,7 +515,7 @@ export class TenantRouting extends RpcTarget {
 
   #importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): StaticImportResult {
     const state = this.#load();
-    const { graph, memory } = state;
+    const { graph } = state;
     if (!state.stored.complete) {
       // Known ids are checked against what was stored under them (same tools: unchanged; other
       // tools: a conflict), without attaching every stored trajectory.
@@ -480,7 +531,8 @@ export class TenantRouting extends RpcTarget {
         JSON.stringify(t.tools),
         t.task ?? null,
       );
-      if (written > 0 && t.task !== undefined) memory.add({ id: t.id, task: t.task, tools: t.tools });
+      // A memory not built yet reads this row when it is.
+      if (written > 0 && t.task !== undefined) state.loadedMemory?.add({ id: t.id, task: t.task, tools: t.tools });
     }
     state.stored.pendingTrajectories += result.added.length;
     if (state.stored.pendingTrajectories > MAX_PENDING_TRAJECTORIES) {

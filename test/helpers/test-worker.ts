@@ -27,6 +27,11 @@ export class EvictableTenantObject extends TenantObject {
     return this.routing.loadReport();
   }
 
+  /** Which parts of the routing state are in memory (none is loaded by asking). */
+  routingLoadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
+    return this.routing.loadedParts();
+  }
+
   storeCall(store: string, method: string, args: unknown[]): unknown {
     const target = (this as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
     const fn = target?.[method];

@@ -16,6 +16,7 @@ interface LoadReport {
 interface TenantStub {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   routingLoadReport(): Promise<LoadReport>;
+  routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
 }
 
 let service: TestService;
@@ -144,5 +145,48 @@ describe("stored routing state", () => {
     expect(stored.body).toEqual(live.body);
     expect(rebuilt.body).toEqual(live.body);
     expect(await answers(tenant.key, previous)).toEqual(liveAnswers);
+  });
+
+  it("loads after an eviction only what a request needs, and later steps answer as before the eviction", async () => {
+    const tenant = await setUp("lazy-co");
+    const stub = await stubOf(tenant.id);
+    const { names } = tenant;
+    // Tasks with their trajectories, so the first step's task memory has something to say.
+    const withTasks = TASKS.slice(0, 5).map((task, i) => ({ id: `task-${i}`, task, tools: [names[i * 3] ?? "", names[i * 3 + 1] ?? ""] }));
+    expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: withTasks } })).status).toBe(200);
+    const previous = names[3] ?? "";
+    const before = await answers(tenant.key, previous);
+
+    await stub.simulateEviction();
+    expect(await stub.routingLoadedParts()).toEqual({ loaded: false, index: false, memory: false, definitions: 0 });
+    const graphStep = await service.json<{ candidates: unknown[] }>("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[0], k: 4, previousTool: previous, mode: "graph" } });
+    expect(graphStep.status).toBe(200);
+    // The graph step parsed the definitions it showed, no more, and loaded neither the index nor the task memory.
+    const parts = await stub.routingLoadedParts();
+    expect(parts).toEqual({ loaded: true, index: false, memory: false, definitions: parts.definitions });
+    expect(parts.definitions).toBeGreaterThan(0);
+    expect(parts.definitions).toBeLessThanOrEqual(4);
+    expect(await answers(tenant.key, previous)).toEqual(before);
+
+    await stub.simulateEviction();
+    const fed = await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [previous], scores: [1] } });
+    expect(fed.status).toBe(200);
+    expect(await stub.routingLoadedParts()).toEqual({ loaded: true, index: false, memory: false, definitions: 0 });
+
+    // A tool and a task arrive while the index and the memory are not loaded: the first step that needs them sees both.
+    const added = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "list", source: "later", tools: [{ name: "lunarPhase", method: "GET", url: "https://api.example.com/moon/phase", description: "Phase of the moon on a date" }] },
+    });
+    expect(added.status).toBe(200);
+    const lateTask = { id: "task-late", task: "phase of the moon tonight", tools: ["lunarPhase"] };
+    expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: [lateTask] } })).status).toBe(200);
+    expect((await stub.routingLoadedParts()).memory).toBe(false);
+    const moon = await service.json<{ candidates: { name: string; why: { history?: unknown } }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "what phase is the moon in", k: 3 } });
+    expect(moon.body.candidates[0]?.name).toBe("lunarPhase");
+    expect(moon.body.candidates[0]?.why.history).toBeDefined();
+    const after = await answers(tenant.key, previous);
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await answers(tenant.key, previous)).toEqual(after);
   });
 });
