@@ -4,8 +4,9 @@ import type { EvaluationRequest } from "../functions/chain/evaluator";
 import { success, type FailureData, type Outcome } from "../functions/failures";
 import { runJob } from "../functions/jobs/run-job";
 import type { RouteFamily } from "../functions/quotas/settings";
-import type { FeedbackResult } from "../functions/toolnet/graph";
+import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
+import { FeedbackCoalescer } from "./feedback-coalescer";
 import { RunSlots } from "./run-slots";
 import { AdmissionRefused, asLocal, type Remote, type TenantApi } from "./tenant-api";
 import { TenantActivity } from "./tenant-activity";
@@ -53,12 +54,20 @@ interface TenantStores {
 export class TenantObject extends DurableObject<Env> {
   #stores: TenantStores;
   readonly #surface = new TenantSurface(this);
+  /** Concurrent single feedback updates, applied in order in one transaction per turn of the object. */
+  readonly #feedback: FeedbackCoalescer<Evaluation, Outcome<FeedbackResult>>;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(ctx.storage.sql, TENANT_MIGRATIONS);
     this.#stores = openStores(ctx, () => this.#armAlarm());
+    this.#feedback = new FeedbackCoalescer(
+      // The stores current at the flush: after a (simulated) eviction, the reloaded ones.
+      (evaluations) => this.ctx.storage.transactionSync(() => this.#stores.routing.applyScoresEach(evaluations)),
+      // A zero-delay timer runs after the updates already delivered to the object, which join the flush.
+      (flush) => setTimeout(flush, 0),
+    );
   }
 
   get registry(): TenantRegistry {
@@ -147,11 +156,14 @@ export class TenantObject extends DurableObject<Env> {
     }
   }
 
-  /** Feedback (eq. 6–8): scores for named tools, or one score for a stored run's tool calls. */
-  applyFeedback(item: FeedbackInput): Outcome<FeedbackResult> {
+  /**
+   * Feedback (eq. 6–8): scores for named tools, or one score for a stored run's tool calls.
+   * Updates that arrive together are applied in order and written together (feedback-coalescer.ts).
+   */
+  async applyFeedback(item: FeedbackInput): Promise<Outcome<FeedbackResult>> {
     const resolved = resolveFeedback(item, (id) => this.#stores.runs.get(id));
     if ("refused" in resolved) return { ok: false, problem: resolved.refused };
-    return this.#stores.routing.applyScores(resolved.evaluation);
+    return this.#feedback.submit(resolved.evaluation);
   }
 
   /** Batched feedback: every item resolved against its run and applied in one transaction, or none (tenant-feedback.ts). */

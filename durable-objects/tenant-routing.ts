@@ -132,6 +132,7 @@ export class TenantRouting extends RpcTarget {
   readonly #sources: RoutingSources;
   readonly #store: RoutingStore;
   #state: Loaded | undefined;
+  #scoreWrites = 0;
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
@@ -559,7 +560,31 @@ export class TenantRouting extends RpcTarget {
     return results;
   }
 
+  /**
+   * Single updates that arrived together (feedback-coalescer.ts), applied in order, each on its own
+   * (a refused one changes nothing and refuses no other), then each re-scored tool written once.
+   */
+  applyScoresEach(evaluations: readonly Evaluation[]): Outcome<FeedbackResult>[] {
+    const { graph } = this.#load();
+    const finalScores = new Map<string, number>();
+    const outcomes = evaluations.map((evaluation) =>
+      graphOutcome(() => {
+        const result = applyFeedback(graph, evaluation);
+        for (const update of result.updated) finalScores.set(update.tool, update.score);
+        return result;
+      }),
+    );
+    for (const [tool, score] of finalScores) this.#storeScore(tool, score);
+    return outcomes;
+  }
+
+  /** Score rows written since this object started (tests and benchmarks: coalesced updates share them). */
+  scoreWrites(): number {
+    return this.#scoreWrites;
+  }
+
   #storeScore(tool: string, score: number): void {
+    this.#scoreWrites += 1;
     run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
   }
 

@@ -7,6 +7,8 @@ export interface TestTenantObject {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): Promise<{ index: string; graph: string }>;
+  /** Score rows written by the routing store since the object started. */
+  routingScoreWrites(): Promise<number>;
   storageBytes(): Promise<number>;
   /** One store of the object, as the Worker sees it over RPC. */
   store<K extends keyof TenantApi>(name: K): TenantApi[K];
@@ -17,12 +19,14 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
   const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
     simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
     routingLoadReport(): Promise<{ index: string; graph: string }>;
+    routingScoreWrites(): Promise<number>;
     storageBytes(): Promise<number>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
   };
   return {
     simulateEviction: (options) => stub.simulateEviction(options),
     routingLoadReport: () => stub.routingLoadReport(),
+    routingScoreWrites: () => stub.routingScoreWrites(),
     storageBytes: () => stub.storageBytes(),
     store: <K extends keyof TenantApi>(name: K) =>
       new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],

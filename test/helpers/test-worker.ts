@@ -32,6 +32,11 @@ export class EvictableTenantObject extends TenantObject {
     return this.routing.loadedParts();
   }
 
+  /** Score rows the routing store has written since the object started (coalesced updates share them). */
+  routingScoreWrites(): number {
+    return this.routing.scoreWrites();
+  }
+
   storeCall(store: string, method: string, args: unknown[]): unknown {
     const target = (this as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
     const fn = target?.[method];

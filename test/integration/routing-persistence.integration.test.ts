@@ -129,9 +129,13 @@ describe("stored routing state", () => {
       }
       if (batch % 3 === 0) writes.push(stub.simulateEviction());
       if (batch % 4 === 0) writes.push(service.json("POST", "/v1/route", { key: tenant.key, body: { task: "movie credits", k: 5, previousTool: names[0] } }));
+      // Single feedback updates wait for a shared flush (feedback-coalescer.ts): evictions land between.
+      for (let i = 0; i < 3; i += 1) writes.push(service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [names[1] ?? ""], scores: [1] } }));
     }
     const results = await Promise.all(writes);
     for (const result of results) if (result !== undefined) expect((result as { status: number }).status).toBe(200);
+    const scored = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: tenant.key });
+    expect(scored.body.nodes.find((n) => n.tool === names[1])?.score).toBe(90);
 
     const previous = names[3] ?? "";
     const live = await service.json<{ trajectories: unknown[]; edges: unknown[] }>("GET", "/v1/graph", { key: tenant.key });
