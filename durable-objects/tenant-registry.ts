@@ -2,6 +2,7 @@ import { RpcTarget } from "cloudflare:workers";
 import { failure, success, type Outcome } from "../functions/failures";
 import { generateApiKey, sha256Hex } from "../functions/tenants/api-keys";
 import type { ToolDefinition } from "../functions/tools/definition";
+import { toolLimitMessage } from "../functions/tools/tool-limit";
 import type { TenantEvents } from "./tenant-events";
 import { allRows, oneRow, run } from "./sql";
 
@@ -209,9 +210,12 @@ export class TenantRegistry extends RpcTarget {
   /**
    * Create or update tools in one transaction. A tool whose hash is unchanged is not touched, so
    * re-registering the same document changes nothing. With `prune`, tools of the same source
-   * that the new set no longer has are removed.
+   * that the new set no longer has are removed. A change that would leave more than `maxTools`
+   * is refused whole, here, where no other import can interleave with the count.
    */
-  upsertTools(tools: ToolUpsert[], source: string, prune: boolean): UpsertReport {
+  upsertTools(tools: ToolUpsert[], source: string, prune: boolean, maxTools = Number.POSITIVE_INFINITY): Outcome<UpsertReport> {
+    const total = this.toolCountAfter(tools.map((t) => t.definition.name), source, prune);
+    if (total > maxTools) return failure("invalid-document", toolLimitMessage(total, maxTools));
     const report: UpsertReport = { created: [], updated: [], unchanged: [], removed: [] };
     const stamp = now();
     this.#storage.transactionSync(() => {
@@ -248,7 +252,7 @@ export class TenantRegistry extends RpcTarget {
       const changed = new Set([...report.created, ...report.updated]);
       this.#events.toolsChanged({ upserted: tools.filter((t) => changed.has(t.definition.name)), removed: report.removed });
     });
-    return report;
+    return success(report);
   }
 
   listTools(): ToolRecord[] {

@@ -1,5 +1,5 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { Failure } from "../failures";
+import { Failure, unwrap } from "../failures";
 import { embedNewTools } from "../toolnet/tool-embeddings";
 import { contentHash } from "./content-hash";
 import type { ToolDefinition } from "./definition";
@@ -43,8 +43,10 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
 export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource | McpSource, label: string, prune: boolean): Promise<RegisterReport> {
   const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
-  assertWithinToolLimit(await tenant.registry.toolCountAfter(upserts.map((u) => u.definition.name), label, prune), toolLimit(env));
-  const report = await tenant.registry.upsertTools(upserts, label, prune);
+  const limit = toolLimit(env);
+  assertWithinToolLimit(await tenant.registry.toolCountAfter(upserts.map((u) => u.definition.name), label, prune), limit);
+  // Checked again inside the object's transaction: a concurrent import may have added tools since.
+  const report = unwrap(await tenant.registry.upsertTools(upserts, label, prune, limit));
   const embedded = await embedNewTools(env, tenantId, tenant);
   return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
 }

@@ -17,9 +17,13 @@ export function toolLimit(env: { MAX_TOOLS_PER_TENANT?: string | undefined }): n
 /** Refuses an import that would leave the tenant with more than `limit` tools (nothing is stored). */
 export function assertWithinToolLimit(total: number, limit: number): void {
   if (total <= limit) return;
-  throw new Failure(
-    "invalid-document",
+  throw new Failure("invalid-document", toolLimitMessage(total, limit));
+}
+
+/** The problem detail of an import refused by the limit. */
+export function toolLimitMessage(total: number, limit: number): string {
+  return (
     `This import would leave the tenant with ${total.toLocaleString("en-US")} tools; a tenant holds at most ${limit.toLocaleString("en-US")} ` +
-      "(its routing state must fit one Durable Object's memory). Nothing was imported: remove tools, or split them across tenants.",
+    "(its routing state must fit one Durable Object's memory). Nothing was imported: remove tools, or split them across tenants."
   );
 }

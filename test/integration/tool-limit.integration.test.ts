@@ -34,4 +34,17 @@ describe("tool limit per tenant", () => {
     expect(oneMore.status).toBe(422);
     expect(oneMore.body.detail).toContain("at most 5");
   });
+
+  it("holds under concurrent imports: the object counts again inside the import's transaction", async () => {
+    const tenant = await createTenant(service, "race-co");
+    // Each import alone fits (2 of 5); together they would leave 10.
+    const imports = await Promise.all(
+      ["p", "q", "r", "s", "t"].map((prefix) => service.json<{ detail?: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: prefix, tools: [`${prefix}1`, `${prefix}2`].map(tool) } })),
+    );
+    const statuses = imports.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 422, 422, 422]);
+    for (const refused of imports.filter((r) => r.status === 422)) expect(refused.body.detail).toContain("at most 5");
+    const listed = await service.json<{ tools: { name: string }[] }>("GET", "/v1/tools", { key: tenant.key });
+    expect(listed.body.tools).toHaveLength(4);
+  });
 });

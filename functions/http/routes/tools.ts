@@ -8,6 +8,7 @@ import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
+import { unwrap } from "../../failures";
 
 const ToolRecord = z
   .object({ definition: ToolDefinition, hash: z.string(), source: z.string(), createdAt: z.string(), updatedAt: z.string() })
@@ -160,7 +161,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       const definition = c.req.valid("json");
       if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
       assertWithinToolLimit(await c.var.tenant.registry.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
-      const report = await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false);
+      const report = unwrap(await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false, toolLimit(c.env)));
       const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
       return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
     },
