@@ -6,8 +6,9 @@
  * A tenant with 1,000 tools and ≈ 10 observed successors per tool (as in route-latency) gets
  * `POST /v1/feedback` (an evaluated trajectory: 2–6 tools of a stored walk, one integer score in
  * [-3, 3] per tool) from 1, 8 and 64 concurrent senders, for `seconds` each, after a 2 s
- * warm-up. Every request goes to the same Durable Object, which applies them one at a time
- * (`applyFeedback`, then one SQLite upsert per scored tool).
+ * warm-up. Every request goes to the same Durable Object, which applies them in arrival order;
+ * updates that reach it together share one transaction and write each re-scored tool once
+ * (durable-objects/feedback-coalescer.ts); the rows written per changed score are printed.
  *
  * The same evaluations also go `BATCH_SIZE` at a time through `POST /v1/feedback/batch` (one
  * transaction per request, each re-scored tool written once).
@@ -23,7 +24,7 @@
  */
 import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/toolnet/graph";
 import type { TestService } from "../test/helpers/service";
-import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { startRpcFloor } from "./lib/rpc-floor";
 import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
 import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, summary, table } from "./lib/stats";
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
   const replay = createGraph();
   addTools(replay, names);
 
-  const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; auth: Phase }[] = [];
+  const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; auth: Phase; scoreWrites: number }[] = [];
   const { service } = await startBenchService();
   const floorService = await startRpcFloor();
   let exported: { nodes: { tool: string; score: number }[] } | undefined;
@@ -144,14 +145,17 @@ async function main(): Promise<void> {
     await load(8, 1_000, sendAuth);
     await load(8, 1_000, sendFloor);
     offset += BATCH_SIZE * (await load(8, 1_000, sendBatch)).requests;
+    const object = await tenantObject(service, setup.tenantId);
     for (const concurrency of CONCURRENCY) {
+      const writesBefore = await object.routingScoreWrites();
       const feedback = await load(concurrency, durationMs, sendFeedback(service));
+      const scoreWrites = (await object.routingScoreWrites()) - writesBefore;
       offset += feedback.requests;
       const batched = await load(concurrency, durationMs, sendBatch);
       offset += BATCH_SIZE * batched.requests;
       const floor = await load(concurrency, durationMs, sendFloor);
       const auth = await load(concurrency, Math.min(3_000, durationMs), sendAuth);
-      http.push({ concurrency, feedback, batched, floor, auth });
+      http.push({ concurrency, feedback, batched, floor, auth, scoreWrites });
     }
     const snapshot = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: setup.key });
     if (snapshot.status !== 200) throw new Error(`GET /v1/graph: ${snapshot.status}`);
@@ -210,6 +214,10 @@ async function main(): Promise<void> {
     const singleRate = (1000 * (feedback.requests - feedback.errors)) / feedback.elapsedMs;
     const batchedRate = (1000 * batched.scoreUpdates) / batched.elapsedMs;
     console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor/single ${(floorRate / singleRate).toFixed(2)}); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
+  }
+  console.log("\nScore rows written by single updates (coalesced: updates that reach the object together write each re-scored tool once):");
+  for (const { concurrency, feedback, scoreWrites } of http) {
+    console.log(`  ${String(concurrency).padStart(2)} in flight: ${int(scoreWrites)} rows for ${int(feedback.scoreUpdates)} tool scores changed by ${int(feedback.requests - feedback.errors)} updates (${(scoreWrites / Math.max(1, feedback.scoreUpdates)).toFixed(2)} rows per score)`);
   }
   const best = Math.max(...http.map((h) => (1000 * (h.feedback.requests - h.feedback.errors)) / h.feedback.elapsedMs));
   const bestAuth = Math.max(...http.map((h) => (1000 * (h.auth.requests - h.auth.errors)) / h.auth.elapsedMs));

@@ -21,9 +21,11 @@
  * kind alike; compare them within one run. 100 warm-up rounds are not counted.
  *
  * Cold start: `simulateEviction()` (RPC on the tenant object) drops the in-memory state; the
- * next route request loads it: the stored index and graph edges (routing-store.ts), or, after
- * `simulateEviction({ olderFormats: true })`, rebuilds them from the rows (as after a format
- * change). Timed 5 times per size for a graph step and for a retrieval step (first step), with
+ * next route request loads what it needs: the stored graph edges (routing-store.ts), the stored
+ * index and task memory only for a step that uses them (a retrieval step; not a graph step), and
+ * the definitions it shows (all of them once data flow or same-API siblings are asked). After
+ * `simulateEviction({ olderFormats: true })` they are rebuilt from the rows (as after a format
+ * change; a graph step rebuilds the graph only). Timed 5 times per size for a graph step and for a retrieval step (first step), with
  * the request right after it for comparison. (A real eviction also re-runs the object's
  * constructor; that part is not included.) To see what the HTTP path adds, the route work itself
  * (successors or BM25 search, prompt block, tools entries) is timed in this Node process on the
@@ -246,7 +248,7 @@ interface SizeResult {
   setup: Awaited<ReturnType<typeof setUpTenant>>;
   latencies: Map<Kind, number[]>;
   bytes: Map<Kind, number>;
-  reload: { graph: number[]; retrieval: number[]; next: number[]; rebuilt: number; reports: string[]; cpu: { graph: number[]; retrieval: number[]; rebuilt: number } };
+  reload: { graph: number[]; retrieval: number[]; next: number[]; rebuilt: number; reports: string[]; graphStepLoads: string; cpu: { graph: number[]; retrieval: number[]; rebuilt: number } };
   parts: ReloadParts;
   inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
@@ -316,7 +318,7 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
   const results: SizeResult[] = [];
   for (const tenant of tenants) {
     const object = await tenantObject(service, tenant.setup.tenantId);
-    const reload = { graph: [] as number[], retrieval: [] as number[], next: [] as number[], rebuilt: 0, reports: [] as string[], cpu: { graph: [] as number[], retrieval: [] as number[], rebuilt: 0 } };
+    const reload = { graph: [] as number[], retrieval: [] as number[], next: [] as number[], rebuilt: 0, reports: [] as string[], graphStepLoads: "", cpu: { graph: [] as number[], retrieval: [] as number[], rebuilt: 0 } };
     const reports = new Set<string>();
     // workerd's CPU time for the request (10 ms ticks), beside the wall time, which waits for a core.
     const cold = async (kind: Kind): Promise<{ ms: number; cpu: number }> => {
@@ -329,6 +331,9 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
       const graphStep = await cold("graph");
       reload.graph.push(graphStep.ms);
       reload.cpu.graph.push(graphStep.cpu);
+      // What the graph step loaded (the index and task memory wait for a step that needs them).
+      const parts = await object.routingLoadedParts();
+      reload.graphStepLoads = `graph${parts.index ? ", index" : ""}${parts.memory ? ", task memory" : ""}, ${parts.definitions} definitions`;
       reports.add(JSON.stringify(await object.routingLoadReport()));
       reload.next.push((await request(service, tenant, "graph", random, queries)).ms);
       await object.simulateEviction();
@@ -441,7 +446,7 @@ async function main(): Promise<void> {
   console.log(`\nCold start: first request after simulateEviction() (${EVICTIONS} times each; state loaded from the stored index and graph), and once rebuilt from the rows (format change)`);
   console.log(
     table(
-      ["tools", "graph step: median", "CPU", "retrieval step: median", "CPU", "next request: median", "rebuilt from rows", "CPU", "load report"],
+      ["tools", "graph step: median", "CPU", "loaded by it", "retrieval step: median", "CPU", "next request: median", "rebuilt from rows", "CPU", "load report"],
       results.map((r) => {
         const g = summary(r.reload.graph);
         const q = summary(r.reload.retrieval);
@@ -449,6 +454,7 @@ async function main(): Promise<void> {
           int(r.tools),
           ms(g.p50),
           ms(summary(r.reload.cpu.graph).p50),
+          r.reload.graphStepLoads,
           ms(q.p50),
           ms(summary(r.reload.cpu.retrieval).p50),
           ms(summary(r.reload.next).p50),

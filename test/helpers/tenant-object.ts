@@ -9,6 +9,8 @@ export interface TestTenantObject {
   routingLoadReport(): Promise<{ index: string; graph: string }>;
   /** Score rows written by the routing store since the object started. */
   routingScoreWrites(): Promise<number>;
+  /** Which parts of the routing state are in memory (asking loads none). */
+  routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
   storageBytes(): Promise<number>;
   /** One store of the object, as the Worker sees it over RPC. */
   store<K extends keyof TenantApi>(name: K): TenantApi[K];
@@ -20,6 +22,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
     routingLoadReport(): Promise<{ index: string; graph: string }>;
     routingScoreWrites(): Promise<number>;
+    routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
   };
@@ -27,6 +30,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     simulateEviction: (options) => stub.simulateEviction(options),
     routingLoadReport: () => stub.routingLoadReport(),
     routingScoreWrites: () => stub.routingScoreWrites(),
+    routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),
     store: <K extends keyof TenantApi>(name: K) =>
       new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
