@@ -1,5 +1,6 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import type { ModelClient } from "../llm/client";
+import { resolveModelConfig } from "../llm/config";
 import { modelClientFor } from "../tenants/model-client";
 
 /**
@@ -9,6 +10,23 @@ import { modelClientFor } from "../tenants/model-client";
  */
 
 const MAX_TOOL_TEXT_CHARS = 2_000;
+
+/** A task's embedding as routing takes it. */
+export type TaskVector = { model: string; vector: number[] };
+
+/**
+ * A route answer for `task`, with the task embedded when the tenant has an embeddings model.
+ * With one configured for the whole service (`EMBEDDING_MODEL`), the task is embedded first. Else
+ * only the tenant's own model settings can name one, so reading them and routing without a vector
+ * go out together (one round trip to the tenant's object, the routing hot path); only when the
+ * settings do name one is the task embedded and routed again.
+ */
+export async function routeWithTaskVector<T>(env: Env, tenantId: string, tenant: TenantApi, task: string, route: (query: TaskVector | undefined) => Promise<T>): Promise<T> {
+  const service = resolveModelConfig(env);
+  if (service.ok && service.config.embeddingModel !== undefined) return route(await embedTask(env, tenantId, tenant, task));
+  const [query, plain] = await Promise.all([embedTask(env, tenantId, tenant, task), route(undefined)]);
+  return query === undefined ? plain : route(query);
+}
 
 /** The tenant's embeddings client, or undefined when no embeddings model is configured. */
 export async function embeddingsClient(env: Env, tenantId: string, tenant: TenantApi): Promise<{ client: ModelClient; model: string } | undefined> {

@@ -55,4 +55,25 @@ describe("embeddings for the first routing step", () => {
     expect(imported.body.created).toHaveLength(3);
     expect(imported.body.warnings.join(" ")).toMatch(/embeddings were not computed/);
   });
+
+  it("embeds the task when only the tenant's own settings name an embeddings model (no service-wide one)", async () => {
+    const ownModel = createScriptedModel();
+    const plain = await startService({ outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? ownModel.handle(request) : new Response("no", { status: 404 })) });
+    try {
+      const own = await createTenant(plain, "own-embedder");
+      const lexical = await createTenant(plain, "lexical-only");
+      const set = await plain.json("PUT", "/v1/settings/model", { key: own.key, body: { embeddingModel: "scripted-embeddings" } });
+      expect(set.status).toBe(200);
+      for (const t of [own, lexical]) expect((await plain.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools } })).status).toBe(200);
+      expect(ownModel.embeddingRequests).toHaveLength(1);
+      const routed = await plain.json<{ via: string; candidates: { name: string }[] }>("POST", "/v1/route", { key: own.key, body: { task: "weather in the city today", k: 3 } });
+      expect(routed.body.via).toBe("retrieval+embeddings");
+      expect(ownModel.embeddingRequests.at(-1)?.inputs).toEqual(["weather in the city today"]);
+      const other = await plain.json<{ via: string }>("POST", "/v1/route", { key: lexical.key, body: { task: "weather in the city today", k: 3 } });
+      expect(other.body.via).toBe("retrieval");
+      expect(ownModel.embeddingRequests).toHaveLength(2);
+    } finally {
+      await plain.dispose();
+    }
+  });
 });

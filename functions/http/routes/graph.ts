@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { toDot } from "../../toolnet/graph-dot";
-import { embedTask } from "../../toolnet/tool-embeddings";
+import { routeWithTaskVector, type TaskVector } from "../../toolnet/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -103,10 +103,11 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const previous = body.previousTool ?? null;
-      // Task relevance is used at every fused step, so the task is embedded for those too.
-      const query = previous === null || body.mode === "fused" ? await embedTask(c.env, c.var.tenantId, c.var.tenant, body.task) : undefined;
       const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }) };
-      return c.json(unwrap(await c.var.tenant.routing.route(body.task, previous, body.k, query, options)), 200);
+      const route = (query: TaskVector | undefined) => c.var.tenant.routing.route(body.task, previous, body.k, query, options);
+      // Task relevance is used at every fused step, so the task is embedded for those too.
+      const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route) : await route(undefined);
+      return c.json(unwrap(answer), 200);
     },
   );
 
