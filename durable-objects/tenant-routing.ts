@@ -132,7 +132,8 @@ export class TenantRouting extends RpcTarget {
   readonly #sources: RoutingSources;
   readonly #store: RoutingStore;
   #state: Loaded | undefined;
-  #scoreWrites = 0;
+  /** Score rows written, and the flushes of single updates that wrote them (tests and benchmarks). */
+  readonly #scoreWrites = { rows: 0, flushes: 0 };
   /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
   #vectors: Map<string, Map<string, number[]>> | undefined;
 
@@ -575,16 +576,17 @@ export class TenantRouting extends RpcTarget {
       }),
     );
     for (const [tool, score] of finalScores) this.#storeScore(tool, score);
+    this.#scoreWrites.flushes += 1;
     return outcomes;
   }
 
-  /** Score rows written since this object started (tests and benchmarks: coalesced updates share them). */
-  scoreWrites(): number {
-    return this.#scoreWrites;
+  /** Score rows written since this object started, and in how many flushes of single updates (coalesced updates share both). */
+  scoreWrites(): { rows: number; flushes: number } {
+    return { ...this.#scoreWrites };
   }
 
   #storeScore(tool: string, score: number): void {
-    this.#scoreWrites += 1;
+    this.#scoreWrites.rows += 1;
     run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
   }
 

@@ -7,8 +7,8 @@ export interface TestTenantObject {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): Promise<{ index: string; graph: string }>;
-  /** Score rows written by the routing store since the object started. */
-  routingScoreWrites(): Promise<number>;
+  /** Score rows written by the routing store since the object started, and in how many flushes of single updates. */
+  routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
   /** Which parts of the routing state are in memory (asking loads none). */
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
   storageBytes(): Promise<number>;
@@ -21,7 +21,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
   const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
     simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
     routingLoadReport(): Promise<{ index: string; graph: string }>;
-    routingScoreWrites(): Promise<number>;
+    routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;

@@ -32,8 +32,8 @@ export class EvictableTenantObject extends TenantObject {
     return this.routing.loadedParts();
   }
 
-  /** Score rows the routing store has written since the object started (coalesced updates share them). */
-  routingScoreWrites(): number {
+  /** Score rows the routing store has written since the object started, and in how many flushes (coalesced updates share them). */
+  routingScoreWrites(): { rows: number; flushes: number } {
     return this.routing.scoreWrites();
   }
 

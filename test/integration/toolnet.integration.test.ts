@@ -125,9 +125,13 @@ describe("concurrency and persistence", () => {
     // Each update reports the scores it left, as if applied alone: beta's scores are 2, 4, …, 2000 in some order.
     expect(results.map((r) => r.body.updated.find((u) => u.tool === "beta")?.score ?? 0).sort((a, b) => a - b)).toEqual(Array.from({ length: 1000 }, (_, i) => 2 * (i + 1)));
     // One update alone writes both tools' rows; updates that arrived together wrote each row once.
-    const writes = (await object.routingScoreWrites()) - writesBefore;
+    const writesAfter = await object.routingScoreWrites();
+    const writes = writesAfter.rows - writesBefore.rows;
     expect(writes).toBeGreaterThanOrEqual(2);
     expect(writes).toBeLessThan(1000);
+    // At most two rows per flush (none when a flush held only refused updates), and far fewer flushes than updates.
+    expect(writes).toBeLessThanOrEqual(2 * (writesAfter.flushes - writesBefore.flushes));
+    expect(writesAfter.flushes - writesBefore.flushes).toBeLessThan(500);
     const snapshot = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: t.key });
     expect(snapshot.body.nodes).toEqual([
       { tool: "alpha", score: 0 },
