@@ -8,7 +8,7 @@ import { runSlotsTaken } from "../run-slot";
 import { MaxTokens } from "../routes/route-answer";
 import { CreateRun, runSettings } from "../routes/runs";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
-import { embedTask } from "../../toolnet/tool-embeddings";
+import { routeWithTaskVector } from "../../toolnet/tool-embeddings";
 import { ToolName } from "../../tools/definition";
 import { callRegisteredTool } from "./call-registered-tool";
 import { progressReporter } from "./run-progress";
@@ -54,9 +54,8 @@ const findTools = defineTool({
   async handle(args, { env, tenantId, tenant }) {
     const previous = args.previous_tool ?? null;
     // Task relevance is part of every step (fused routing, as POST /v1/route does by default).
-    const query = await embedTask(env, tenantId, tenant, args.task);
     const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
-    const answer = unwrap(await tenant.routing.route(args.task, previous, args.k, query, options));
+    const answer = unwrap(await routeWithTaskVector(env, tenantId, tenant, args.task, (query) => tenant.routing.route(args.task, previous, args.k, query, options)));
     const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
