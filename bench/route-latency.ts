@@ -409,7 +409,7 @@ async function main(): Promise<void> {
   }
   console.log(table(["tools", "request", "p50", "p99", "max", "mean", "response"], rows));
 
-  console.log(`\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}, CPU time: impact index (MaxScore) vs MiniSearch, same queries`);
+  console.log(`\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}, CPU time: impact index (term at a time, exact rescoring) vs MiniSearch, same queries`);
   console.log(
     table(
       ["tools", "graph p50", "graph p99", "retrieval p50", "retrieval p99", "search p50", "search p99", "MiniSearch p50", "MiniSearch p99"],

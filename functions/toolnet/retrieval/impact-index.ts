@@ -52,7 +52,7 @@ interface Arrays {
   impactOffsets: Int32Array;
   impactDocs: Int32Array;
   impacts: Float64Array;
-  /** Largest impact of each term: its MaxScore upper bound. */
+  /** Largest impact of each term (an upper bound per term; kept in the stored layout). */
   maxImpact: Float64Array;
 }
 
@@ -242,7 +242,7 @@ export class ImpactIndex {
     const limit = Math.floor(k);
     if (limit <= 0 || this.#count === 0) return [];
     this.#prepare();
-    const { impactOffsets, impactDocs, impacts, maxImpact } = this.#arrays;
+    const { impactOffsets, impactDocs, impacts } = this.#arrays;
     // Query terms in order (repeats count again, as in MiniSearch); unknown terms match nothing.
     const order: number[] = [];
     const unique: number[] = [];
