@@ -27,7 +27,7 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts or this file's layout changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/1";
+export const INDEX_FORMAT = "atc-impact-index/2";
 
 /** MaxScore bounds are inflated by this factor so floating-point rounding never prunes a tool that belongs in the top k. */
 const BOUND_SLACK = 1 + 1e-9;
