@@ -108,8 +108,8 @@ describe("toolDocument", () => {
   });
 
   it("adds what the other operations of the tool's API do: their summaries, else their names", () => {
-    const doc = toolDocument(def, { siblings: [{ name: "getPersonImages", summary: "Get Images" }, { name: "getPersonTvCredits" }] });
-    expect(doc.siblings).toBe("Get Images\ngetPersonTvCredits");
+    const doc = toolDocument(def, { siblings: [{ name: "getPersonImages", summary: "Get Images" }, { name: "getPersonTvCredits" }, { name: "getPersonTranslations", summary: " " }] });
+    expect(doc.siblings).toBe("Get Images\ngetPersonTvCredits\ngetPersonTranslations");
   });
 
   it("adds queries the tool is known to answer (probe example, Play2Prompt demonstrations)", () => {

@@ -33,7 +33,7 @@ export interface ToolDoc {
   siblings: string;
 }
 
-/** What use has taught about a tool, beyond its definition. */
+/** What a tool's own definition does not say: what use has taught about it, and its API's other operations. */
 export interface ToolDocExtras {
   /** Task texts the tool answered (probe example, Play2Prompt demonstration queries). */
   queries?: readonly string[];
@@ -67,7 +67,7 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
     examples: (extras.queries ?? []).join("\n").slice(0, MAX_EXAMPLE_CHARS),
     outputs: responseWords(def),
     siblings: (extras.siblings ?? [])
-      .map((sibling) => sibling.summary ?? sibling.name)
+      .map((sibling) => (sibling.summary !== undefined && sibling.summary.trim() !== "" ? sibling.summary : sibling.name))
       .join("\n")
       .slice(0, MAX_SIBLING_CHARS),
   };
