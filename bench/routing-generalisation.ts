@@ -44,7 +44,7 @@ import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
-import { toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
+import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
 import { TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
@@ -188,6 +188,9 @@ function inHalf(group: string): boolean {
   return ((hash >>> 0) % 2 === 0) === (HALF === "a");
 }
 
+/** `--siblings-boost=N` weighs the sibling operations' field of tool documents (0: left out of ranking); chosen on half a. */
+const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-boost="))?.slice("--siblings-boost=".length) ?? DEFAULT_TUNING.boosts.siblings);
+
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
 
@@ -285,7 +288,9 @@ interface Report {
 
 async function evaluate(dataset: Dataset): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
-  const index = ToolIndex.build(dataset.defs.map((d) => toolDocument(d)));
+  const siblings = apiSiblings(dataset.defs);
+  const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
+  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST } });
   const flow = new DataFlowIndex(defs);
   const costs = new Map<string, number>();
   const cost = (tool: string): number => {
@@ -302,7 +307,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   addTrajectories(graph, taskTrajectories, { unknownTools: "skip" });
   const remembered: RememberedTask[] = dataset.tasks.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
   const memory = TaskMemory.build(remembered);
-  const ctx: Context = { index, flow, defs, graph, memory, siblings: apiSiblings(dataset.defs), cost };
+  const ctx: Context = { index, flow, defs, graph, memory, siblings, cost };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 

@@ -61,19 +61,22 @@ export class RoutingStore {
   /**
    * The index for the current tools: the stored one with noted tools re-indexed, else a fresh
    * build (then stored). `names` are the registered tools; `documentOf` gives a tool's current
-   * document (undefined when it is gone), `documents` every tool's (for a rebuild).
+   * document (undefined when it is gone), `documents` every tool's (for a rebuild); `dependents`
+   * the tools whose documents include a tool's.
    */
   loadIndex(
     names: ReadonlySet<string>,
     documentOf: (name: string) => ToolDoc | undefined,
     documents: () => ToolDoc[],
+    dependents: (name: string) => readonly string[] = () => [],
   ): { index: ToolIndex; how: LoadReport["index"] } {
     const stored = this.#blobs.read(INDEX_BLOB, INDEX_FORMAT);
     if (stored !== undefined) {
       try {
         const index = ToolIndex.fromBytes(stored.bytes);
         const pending = this.#pendingTools();
-        for (const name of pending) {
+        // A noted tool's document is part of others' (its API's other operations): those follow it.
+        for (const name of new Set(pending.flatMap((name) => [name, ...dependents(name)]))) {
           const doc = documentOf(name);
           if (doc === undefined) index.remove(name);
           else index.add(doc);

@@ -34,7 +34,7 @@ import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { TaskMemory } from "../functions/toolnet/task-memory";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
 import { startingTools, type RouteFallback } from "../functions/toolnet/route-fallback";
-import { apiSiblings } from "../functions/toolnet/api-siblings";
+import { apiSiblings, withSiblings } from "../functions/toolnet/api-siblings";
 import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
@@ -178,8 +178,9 @@ export class TenantRouting extends RpcTarget {
     return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
   }
 
-  #document(def: ToolDefinition, hints: Map<string, RoutingHints>) {
-    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [] });
+  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, siblings: ReadonlyMap<string, readonly string[]>, defs: ReadonlyMap<string, ToolDefinition>) {
+    const family = (siblings.get(def.name) ?? []).flatMap((name) => defs.get(name) ?? []);
+    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: family });
   }
 
   /**
@@ -216,14 +217,17 @@ export class TenantRouting extends RpcTarget {
     let index: ToolIndex | undefined;
     let memory: TaskMemory | undefined;
     // The tools registered when the index is first needed (changes since this load included).
+    // A document holds its API's other operations, so the siblings (every definition) are read
+    // only when a document must be made: a stored index with nothing noted needs none.
     const loadIndex = (): ToolIndex => {
       const loaded = this.#store.loadIndex(
         new Set(defs.keys()),
         (name) => {
           const def = defs.get(name);
-          return def === undefined ? undefined : this.#document(def, hints);
+          return def === undefined ? undefined : this.#document(def, hints, this.#siblings(state), defs);
         },
-        () => [...defs.values()].map((def) => this.#document(def, hints)),
+        () => [...defs.values()].map((def) => this.#document(def, hints, this.#siblings(state), defs)),
+        (name) => this.#siblings(state).get(name) ?? [],
       );
       report.index = loaded.how;
       return loaded.index;
@@ -232,7 +236,7 @@ export class TenantRouting extends RpcTarget {
       const tasks = allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid");
       return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
     };
-    this.#state = {
+    const state: Loaded = {
       graph,
       stored,
       report,
@@ -256,6 +260,7 @@ export class TenantRouting extends RpcTarget {
         return memory;
       },
     };
+    this.#state = state;
     return this.#state;
   }
 
@@ -315,9 +320,13 @@ export class TenantRouting extends RpcTarget {
   /** Keep graph and index in step with the registry (runs inside the registry's transaction). */
   #toolsChanged({ upserted, removed }: ToolsChange): void {
     const state = this.#state;
+    const changed = [...upserted.map(({ definition }) => definition.name), ...removed];
+    let reindexed: readonly string[] = changed;
     if (state !== undefined) {
-      // Loaded before the change is mirrored: the stored index and its noted tools match the rows as they were.
+      // Loaded before the change is mirrored: the stored index and its noted tools match the rows as
+      // they were, and so do the APIs' operations whose documents the change touches.
       const index = state.index;
+      const before = this.#siblings(state);
       const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
       // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
       if (namesChange) this.#store.completeGraph(state.stored);
@@ -326,7 +335,6 @@ export class TenantRouting extends RpcTarget {
         state.defs.set(def.name, def);
         // A changed definition has no current protocol yet: its hints no longer apply.
         state.hints.delete(def.name);
-        index.add(this.#document(def, state.hints));
       }
       for (const name of removed) {
         removeTool(state.graph, name);
@@ -336,10 +344,20 @@ export class TenantRouting extends RpcTarget {
       }
       if (namesChange) this.#store.saveGraph(state.graph);
       state.flow.invalidate();
-      state.siblings = undefined;
+      // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
+      const after = apiSiblings(state.defs.values());
+      state.siblings = after;
+      reindexed = [...withSiblings(changed, before, after)];
+      for (const name of reindexed) {
+        const def = state.defs.get(name);
+        if (def !== undefined) index.add(this.#document(def, state.hints, after, state.defs));
+      }
       state.relevance.clear();
     }
-    this.#store.indexChanged([...upserted.map(({ definition }) => definition.name), ...removed], state?.loadedIndex);
+    this.#store.indexChanged(reindexed, state?.loadedIndex);
+    // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
+    // no longer known, so its operations' stored documents would keep it; rebuild instead.
+    if (state === undefined && removed.length > 0) this.#store.dropIndex();
     for (const name of removed) {
       run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
       run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
@@ -358,7 +376,7 @@ export class TenantRouting extends RpcTarget {
     const def = state.defs.get(tool);
     state.hints.clear();
     for (const [name, hint] of hints) state.hints.set(name, hint);
-    if (def !== undefined) state.index.add(this.#document(def, state.hints));
+    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.#siblings(state), state.defs));
     this.#store.indexChanged([tool], state.index);
     state.flow.invalidate();
     state.relevance.clear();

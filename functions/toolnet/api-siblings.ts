@@ -22,3 +22,17 @@ export function apiSiblings(defs: Iterable<ToolDefinition>, max = MAX_SIBLINGS):
   }
   return siblings;
 }
+
+/**
+ * The tools whose retrieval documents change when `changed` tools do: each tool's document holds
+ * its API's other operations (tool-document.ts), so the tools themselves and their siblings in
+ * every given sibling map (before and after the change).
+ */
+export function withSiblings(changed: Iterable<string>, ...siblingMaps: readonly ReadonlyMap<string, readonly string[]>[]): Set<string> {
+  const out = new Set<string>();
+  for (const name of changed) {
+    out.add(name);
+    for (const siblings of siblingMaps) for (const sibling of siblings.get(name) ?? []) out.add(sibling);
+  }
+  return out;
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import { tenantObject } from "../helpers/tenant-object";
 import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const demo = JSON.parse(readFileSync("kv-seed/demo-tenant.json", "utf8")) as {
@@ -147,5 +148,49 @@ describe("fused later steps and first-step learning over HTTP", () => {
     const bad = await service.json("POST", "/v1/graph/trajectories", { key: other.key, body: { trajectories: [{ id: "z", tools: ["getSearchMovie"], task: 42 }] } });
     expect(bad.status).toBe(400);
     expect((await service.json("GET", "/v1/graph", { key: other.key })).body).toEqual(before.body);
+  });
+});
+
+describe("an operation is found by what the other operations of its API do", () => {
+  // "Latest" and "Count" say nothing of parcels; the API's history operation does.
+  const parcelTools = [
+    { name: "colisLatest", method: "GET", url: "https://parcels.example.com/latest", summary: "Latest", description: "L'état courant du colis." },
+    { name: "colisCount", method: "GET", url: "https://parcels.example.com/count", summary: "Count", description: "Nombre d'étapes." },
+    { name: "cityWeather", method: "GET", url: "https://weather.example.com/now", summary: "Current weather", description: "Temperature and wind in a city." },
+  ];
+  const history = { name: "colisHistory", method: "GET", url: "https://parcels.example.com/all", summary: "Full tracking history of a parcel", description: "Every step since it was sent." };
+  const task = "parcel tracking";
+  /** Whether `colisLatest` is in the answer through task relevance (its own document), not only as a sibling. */
+  const latestIsRelevant = async (key: string): Promise<boolean> => {
+    const res = await route(key, { task, k: 5 });
+    expect(res.status).toBe(200);
+    return res.body.candidates.find((c) => c.name === "colisLatest")?.why?.relevance !== undefined;
+  };
+  const remove = async (key: string, name: string) => {
+    const res = await service.fetch(`/v1/tools/${name}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBeLessThan(300);
+  };
+  const add = async (key: string, tools: unknown[]) => expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
+
+  it("re-indexes the API's operations when one is added or removed, loaded or not", async () => {
+    const fresh = await createTenant(service, "parcels-co");
+    const object = await tenantObject(service, fresh.id);
+    await add(fresh.key, parcelTools);
+    expect(await latestIsRelevant(fresh.key)).toBe(false);
+    expect((await object.routingLoadReport()).index).toBe("rebuilt");
+    // Not loaded: the stored index is brought up to date at the next load…
+    await object.simulateEviction();
+    await add(fresh.key, [history]);
+    expect(await latestIsRelevant(fresh.key)).toBe(true);
+    expect((await object.routingLoadReport()).index).toBe("stored+pending");
+    await object.simulateEviction();
+    await remove(fresh.key, "colisHistory");
+    expect(await latestIsRelevant(fresh.key)).toBe(false);
+    expect((await object.routingLoadReport()).index).toBe("rebuilt");
+    // …and loaded, the new operation's words join its siblings' documents at once, and leave them when it goes.
+    await add(fresh.key, [history]);
+    expect(await latestIsRelevant(fresh.key)).toBe(true);
+    await remove(fresh.key, "colisHistory");
+    expect(await latestIsRelevant(fresh.key)).toBe(false);
   });
 });

@@ -103,7 +103,13 @@ describe("toolDocument", () => {
       action: "get list show fetch retrieve read view check display",
       examples: "",
       outputs: "",
+      siblings: "",
     });
+  });
+
+  it("adds what the other operations of the tool's API do: their summaries, else their names", () => {
+    const doc = toolDocument(def, { siblings: [{ name: "getPersonImages", summary: "Get Images" }, { name: "getPersonTvCredits" }, { name: "getPersonTranslations", summary: " " }] });
+    expect(doc.siblings).toBe("Get Images\ngetPersonTvCredits\ngetPersonTranslations");
   });
 
   it("adds queries the tool is known to answer (probe example, Play2Prompt demonstrations)", () => {

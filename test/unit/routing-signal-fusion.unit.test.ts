@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiSiblings } from "../../functions/toolnet/api-siblings";
+import { apiSiblings, withSiblings } from "../../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../../functions/toolnet/data-flow";
 import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/toolnet/graph";
 import { toolDocument, ToolIndex } from "../../functions/toolnet/retrieval";
@@ -140,6 +140,13 @@ describe("first step", () => {
     expect(ranked.find((c) => c.tool === "weatherAlerts")?.why.sibling).toEqual({ of: "currentWeather" });
     expect(ranked.map((c) => c.tool)).not.toContain("cityNews");
     expect(apiSiblings(tools, 1).size).toBe(0);
+  });
+
+  it("names the tools whose documents change with a tool: its API's operations before and after the change", () => {
+    const before = new Map([["a", ["b"]], ["b", ["a"]]]);
+    const after = new Map([["a", ["c"]], ["c", ["a"]]]);
+    expect(withSiblings(["a"], before, after)).toEqual(new Set(["a", "b", "c"]));
+    expect(withSiblings(["lonely"], before, after)).toEqual(new Set(["lonely"]));
   });
 });
 

@@ -25,16 +25,24 @@ export interface ToolDoc {
   examples: string;
   /** What the tool returns: its response's field names and short categorical values (see response-words.ts). */
   outputs: string;
+  /**
+   * What the other operations of the same API do (their summaries, else names): a task about an
+   * API usually needs several of its operations and describes the API as a whole, so each
+   * operation is also found by the words of the others.
+   */
+  siblings: string;
 }
 
-/** What use has taught about a tool, beyond its definition. */
+/** What a tool's own definition does not say: what use has taught about it, and its API's other operations. */
 export interface ToolDocExtras {
   /** Task texts the tool answered (probe example, Play2Prompt demonstration queries). */
   queries?: readonly string[];
+  /** The other operations of the tool's API (api-siblings.ts), as definitions. */
+  siblings?: readonly Pick<ToolDefinition, "name" | "summary">[];
 }
 
 /** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
-export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs"] as const;
+export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings"] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
 // Long reference descriptions (markdown tables, change logs) add index size but little signal
@@ -43,6 +51,7 @@ export const MAX_DESCRIPTION_CHARS = 2_000;
 
 const PLACEHOLDER = /\{[^}]*\}/g;
 const MAX_EXAMPLE_CHARS = 2_000;
+const MAX_SIBLING_CHARS = 2_000;
 
 /** Builds the searchable document of a tool definition, with what use has taught about it. */
 export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): ToolDoc {
@@ -57,5 +66,9 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
     action: actionWords(def),
     examples: (extras.queries ?? []).join("\n").slice(0, MAX_EXAMPLE_CHARS),
     outputs: responseWords(def),
+    siblings: (extras.siblings ?? [])
+      .map((sibling) => (sibling.summary !== undefined && sibling.summary.trim() !== "" ? sibling.summary : sibling.name))
+      .join("\n")
+      .slice(0, MAX_SIBLING_CHARS),
   };
 }
