@@ -28,7 +28,7 @@ import {
 import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
-import { DEFAULT_MAX_TOKENS, fitToBudget, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
+import { DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { TaskMemory } from "../functions/toolnet/task-memory";
@@ -54,10 +54,12 @@ export interface RouteAnswer extends BudgetedAnswer {
   fallback?: RouteFallback;
 }
 
-/** A route answer's token budget (the request's, else the tenant's setting, else the service's) and mode. */
+/** A route answer's token budget (the request's, else the tenant's setting, else the service's), mode and parts. */
 export interface RouteOptions {
   maxTokens?: number;
   mode?: RouteMode;
+  /** What the answer returns (answer-budget.ts); default the `tools` array only. */
+  include?: readonly AnswerPart[];
 }
 
 /** The compact views and costs of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
@@ -393,6 +395,7 @@ export class TenantRouting extends RpcTarget {
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? this.#maxTokens(),
       weights: mode === "graph" ? "transitions" : "fused",
+      ...(options.include === undefined ? {} : { include: options.include }),
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));

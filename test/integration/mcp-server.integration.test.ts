@@ -73,7 +73,7 @@ describe("the tenant's MCP server at /mcp", () => {
     const answer = found.structuredContent as unknown as FoundTools;
     expect(answer.via).toBe(rest.body.via);
     expect(answer.candidates.map(({ inputSchema: _schema, ...candidate }) => candidate)).toEqual(rest.body.candidates);
-    for (const tool of rest.body.tools) {
+    for (const tool of rest.body.tools ?? []) {
       expect(answer.candidates.find((c) => c.name === tool.function.name)?.inputSchema).toEqual(tool.function.parameters);
     }
     expect(JSON.parse((found.content[0] as { text: string }).text)).toEqual(answer);
