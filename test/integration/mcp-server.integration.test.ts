@@ -80,9 +80,12 @@ describe("the tenant's MCP server at /mcp", () => {
 
     // A token budget goes through as it does for /v1/route.
     const restSmall = await service.json<RouteAnswer & { overBudget: { name: string }[] }>("POST", "/v1/route", { key: movies.key, body: { task, k: 8, maxTokens: 300 } });
-    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & { overBudget: { name: string }[] };
+    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & { overBudget: { name: string }[]; tokens: RouteAnswer["tokens"] };
     expect(restSmall.body.overBudget.length).toBeGreaterThan(0);
     expect(small.overBudget).toEqual(restSmall.body.overBudget);
+    // The budget is spent on the schemas find_tools returns: no prompt block is counted.
+    expect(small.tokens).toEqual(restSmall.body.tokens);
+    expect(small.tokens.prompt).toBe(0);
     expect(small.candidates.map((c) => c.name)).toEqual(restSmall.body.candidates.map((c) => c.name));
 
     await service.json("POST", "/v1/graph/trajectories", {
