@@ -28,7 +28,7 @@ import {
 import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
-import { DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
+import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { TaskMemory } from "../functions/toolnet/task-memory";
@@ -58,7 +58,7 @@ export interface RouteAnswer extends BudgetedAnswer {
 export interface RouteOptions {
   maxTokens?: number;
   mode?: RouteMode;
-  /** What the answer returns (answer-budget.ts); default the `tools` array only. */
+  /** What the answer returns (answer-budget.ts); default the tenant's setting, else the `tools` array only. */
   include?: readonly AnswerPart[];
 }
 
@@ -155,11 +155,11 @@ export class TenantRouting extends RpcTarget {
     return this.#sources.views(tool, shown, description);
   }
 
-  /** The tenant's default answer budget (`setting:routing`), else the service's. */
-  #maxTokens(): number {
+  /** The tenant's default answer budget and parts (`setting:routing`), else the service's. */
+  #answerDefaults(): { maxTokens: number; include: readonly AnswerPart[] } {
     const json = this.#sources.settings.get("routing");
-    const stored = json === undefined ? undefined : (JSON.parse(json) as { maxTokens?: number }).maxTokens;
-    return stored ?? DEFAULT_MAX_TOKENS;
+    const stored = json === undefined ? {} : (JSON.parse(json) as { maxTokens?: number; include?: AnswerPart[] });
+    return { maxTokens: stored.maxTokens ?? DEFAULT_MAX_TOKENS, include: stored.include ?? DEFAULT_ANSWER_PARTS };
   }
 
   #settings(): GraphSettings | undefined {
@@ -391,11 +391,12 @@ export class TenantRouting extends RpcTarget {
     const better = this.#descriptions();
     const current = (tool: string): ToolDefinition | undefined => shownDefinition(defs.get(tool), better.get(tool));
     // Last step: the ranked list within the token budget (answer-budget.ts).
+    const defaults = this.#answerDefaults();
     const fitted = fitToBudget({
       previous: previous ?? START,
-      maxTokens: options.maxTokens ?? this.#maxTokens(),
+      maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",
-      ...(options.include === undefined ? {} : { include: options.include }),
+      include: options.include ?? defaults.include,
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));

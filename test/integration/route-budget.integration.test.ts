@@ -127,6 +127,23 @@ describe("POST /v1/route within a token budget", () => {
     for (const [i, c] of promptOnly.body.candidates.entries()) expect(lines[i + 1]).toBe(`${i + 1}. ${c.name} (weight ${c.weight}): ${c.description}`);
   });
 
+  it("uses the tenant's default parts, which a request can override; a bad setting is refused and changes nothing", async () => {
+    const task = "weather forecast for a city";
+    const put = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000, include: ["tools", "prompt"] } });
+    expect(put.status).toBe(200);
+    const byDefault = await route({ task, k: 3 });
+    expect(byDefault.body.prompt).toMatch(/^First step: the 3 tools in `tools`/);
+    expectExactCounts(byDefault.body);
+    const overridden = await route({ task, k: 3, include: ["tools"] });
+    expect(overridden.body).not.toHaveProperty("prompt");
+    const bad = await service.json<{ errors: { path: string }[] }>("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000, include: [] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]?.path).toBe("include");
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000, include: ["tools", "prompt"] });
+    await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000 } });
+    expect((await route({ task, k: 3 })).body).not.toHaveProperty("prompt");
+  });
+
   it("refuses a bad `include` with a problem naming it", async () => {
     const cases: [unknown, RegExp][] = [
       [[], /at least one part/],
@@ -154,7 +171,7 @@ describe("POST /v1/route within a token budget", () => {
   });
 
   it("uses the tenant's default budget, which a request can override; bad budgets are refused and change nothing", async () => {
-    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000 });
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000, include: ["tools"] });
     const put = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 400 } });
     expect(put.status).toBe(200);
     const byDefault = await route({ task: "weather forecast for a city", k: 8 });
@@ -173,7 +190,7 @@ describe("POST /v1/route within a token budget", () => {
     expect(nothingFits.body.overBudget).toHaveLength(3);
     const badSetting = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 5 } });
     expect(badSetting.status).toBe(400);
-    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 400 });
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 400, include: ["tools"] });
     await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000 } });
   });
 

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { RouteAnswer as RouteAnswerType } from "../../../durable-objects/tenant-routing";
-import { ANSWER_PARTS, DEFAULT_MAX_TOKENS, type AnswerPart } from "../../toolnet/answer-budget";
+import { ANSWER_PARTS, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, type AnswerPart } from "../../toolnet/answer-budget";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 
@@ -80,26 +80,30 @@ const documentedAsReturned: Same<z.infer<typeof RouteAnswer>, RouteAnswerType> =
 void documentedAsReturned;
 
 const RoutingSettings = z
-  .object({ maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer") })
+  .object({
+    maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer"),
+    include: AnswerInclude.optional().describe("Default parts of a routing answer (a request's `include` overrides it); default [\"tools\"]"),
+  })
   .strict()
   .openapi("RoutingSettings");
 
 const SETTING = "routing";
 
-/** The tenant's default routing budget (`setting:routing`); the service's when unset. */
+/** The tenant's default routing budget and answer parts (`setting:routing`); the service's when unset. */
 export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
       path: "/settings/routing",
       tags: ["settings"],
-      summary: "The default token budget of routing answers",
+      summary: "The default token budget and parts of routing answers",
       security: tenantSecurity,
       responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(401) },
     }),
     async (c) => {
       const json = await c.var.tenant.settings.get(SETTING);
-      return c.json(json === undefined ? { maxTokens: DEFAULT_MAX_TOKENS } : RoutingSettings.parse(JSON.parse(json)), 200);
+      const stored = json === undefined ? { maxTokens: DEFAULT_MAX_TOKENS } : RoutingSettings.parse(JSON.parse(json));
+      return c.json({ include: [...DEFAULT_ANSWER_PARTS], ...stored }, 200);
     },
   );
 
@@ -108,7 +112,7 @@ export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "put",
       path: "/settings/routing",
       tags: ["settings"],
-      summary: "Change the default token budget of routing answers",
+      summary: "Change the default token budget and parts of routing answers",
       security: tenantSecurity,
       request: { body: jsonBody(RoutingSettings) },
       responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(400, 401) },
