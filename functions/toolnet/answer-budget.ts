@@ -38,8 +38,8 @@ export const DEFAULT_MAX_TOKENS = 2_000;
  * caller passes on; `prompt`, ToolNet's prompt block (with `tools`: the weights in the array's
  * order; alone: the paper's eq. 4 list naming and describing each tool).
  */
-export type AnswerPart = "tools" | "prompt";
-export const ANSWER_PARTS: readonly AnswerPart[] = ["tools", "prompt"];
+export const ANSWER_PARTS = ["tools", "prompt"] as const;
+export type AnswerPart = (typeof ANSWER_PARTS)[number];
 /** What a chat-completions caller needs: the `tools` array (its order is the ranking). */
 export const DEFAULT_ANSWER_PARTS: readonly AnswerPart[] = ["tools"];
 

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { RouteAnswer as RouteAnswerType } from "../../../durable-objects/tenant-routing";
-import { ANSWER_PARTS, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, type AnswerPart } from "../../toolnet/answer-budget";
+import { ANSWER_PARTS, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS } from "../../toolnet/answer-budget";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 
@@ -9,7 +9,7 @@ export const MaxTokens = z.number().int().min(1).max(1_000_000);
 
 /** Which parts a routing answer returns (and its budget counts). */
 export const AnswerInclude = z
-  .array(z.enum(ANSWER_PARTS as [AnswerPart, ...AnswerPart[]]))
+  .array(z.enum(ANSWER_PARTS))
   .min(1, "include names at least one part: tools, prompt")
   .max(ANSWER_PARTS.length)
   .refine((parts) => new Set(parts).size === parts.length, { message: "include names each part once" });
