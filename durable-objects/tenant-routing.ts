@@ -73,6 +73,8 @@ export interface RoutingSources {
   descriptions: () => Map<string, string>;
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
   routingHints: () => Map<string, string>;
+  /** Run-prompt tokens of current protocols made for the tools' current definitions (schema and example shown). */
+  protocolRunTokens: () => Map<string, number>;
   views: ViewsOf;
   settings: TenantSettings;
   events: TenantEvents;
@@ -437,11 +439,13 @@ export class TenantRouting extends RpcTarget {
   /**
    * Tools for a run: retrieval, similar earlier tasks, and the learned and data-flow successors of
    * the best of them, in one fused ranking, taken best first within `maxTools` and `tokenBudget`.
-   * A tool costs the tokens the run prompt shows for it (typed signature and description).
+   * A tool costs the tokens the run prompt shows for it (typed signature and description, and
+   * with a current protocol its response schema and example), as stored.
    */
   candidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
     const state = this.#load();
     const better = this.#descriptions();
+    const protocolTokens = this.#sources.protocolRunTokens();
     return fuseRunCandidates({
       relevance: state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)),
       history: state.memory.votes(task, { tools: "all" }),
@@ -452,8 +456,11 @@ export class TenantRouting extends RpcTarget {
       siblingsOf: (tool) => this.#siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,
-      // The stored figure (tool_views.run_tokens): the tokens of the signature the run prompt shows.
+      // The stored figure of what the run prompt shows: with a current protocol, its signature with
+      // the protocol's schema and example (recorded with the version), else tool_views.run_tokens.
       costOf: (tool) => {
+        const recorded = protocolTokens.get(tool);
+        if (recorded !== undefined) return recorded;
         const description = better.get(tool);
         const def = shownDefinition(state.defs.get(tool), description);
         return def === undefined ? 0 : this.#views(tool, def, description).runTokens;
