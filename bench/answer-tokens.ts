@@ -13,11 +13,16 @@
  * for a latency yardstick within the run.
  *
  * Each answer is counted with o200k_base here (not trusting the service's own figures, which are
- * checked against this count): its `prompt` block and its `tools` array as JSON text. The same
- * answer as the service gave it before compact views ("full definitions") is rebuilt from the
- * same ranked list (shown tools + `overBudget`, by weight): `openAiTool` of each local definition
- * (the project's `importToolList` of the very list sent) and `formatPromptBlock` with the old
- * one-line descriptions.
+ * checked against this count): what it returns (by default its `tools` array as JSON text). The
+ * same ranked list (shown tools + `overBudget`, by weight) is then answered locally in every
+ * earlier configuration, one rule added at a time, all in this run (`CONFIGURATIONS`): the answer
+ * before compact views ("full definitions": `openAiTool` of each local definition, the project's
+ * `importToolList` of the very list sent, and `formatPromptBlock` with the old one-line
+ * descriptions), the full `tools` array alone, the answer at this branch's start (compact views
+ * without `optional-parameters-named-only`, prompt block and tools), tools only, and the service's
+ * default now (checked equal to what the service answered). A floor, what no view can go below
+ * without dropping required parameters (envelope, name, required parameters with their types and
+ * nothing else), says how far a ratio can go.
  *
  * Quality in the same run: first steps, recall@k of StableToolBench's gold tools (those the tenant
  * has) among the tools an answer shows, against among all it ranked; later steps, whether b is the
@@ -30,12 +35,15 @@
  * Calls: for every tool of the corpus, a call is built from its full definition (openapi-sampler,
  * summarised enums read from their examples); where that validates against the full definition
  * (the safe-call validator), calls built the same way from the compact and the required-only
- * views must validate too.
+ * views must validate too, and the full-definition call (every parameter, named-only ones
+ * included, as the validator read it) must pass the compact view's shown schema (a client
+ * validating against what it was shown does not refuse a named-only parameter).
  */
+import { Validator } from "@cfworker/json-schema";
 import { getEncoding } from "js-tiktoken";
 import { sample } from "openapi-sampler";
-import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type ToolViews } from "../functions/toolnet/answer-budget";
-import { compactView, requiredOnlyView } from "../functions/toolnet/compact-view";
+import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type AnswerPart, type BudgetedAnswer, type ToolViews } from "../functions/toolnet/answer-budget";
+import { COMPACT_LIMITS, compactView, isRequired, requiredOnlyView } from "../functions/toolnet/compact-view";
 import { END, formatPromptBlock, START, stableToolBenchTrajectories } from "../functions/toolnet/graph";
 import { openAiTool, type OpenAiTool } from "../functions/toolnet/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
@@ -49,8 +57,8 @@ import { int, machineLine, ms, percentile, randomInt, seconds, seededRandom, sum
 interface Answer {
   via: string;
   candidates: { name: string; weight: number; view?: string }[];
-  prompt: string;
-  tools: OpenAiTool[];
+  prompt?: string;
+  tools?: OpenAiTool[];
   overBudget: { name: string; weight: number; reason: string }[];
   tokens: { prompt: number; tools: number; total: number; budget: number };
 }
@@ -67,7 +75,8 @@ interface Cell {
   k: number;
   step: Step;
   compact: number[];
-  full: number[];
+  /** Tokens per answer in each configuration (CONFIGURATIONS), same ranked lists. */
+  configurations: Map<string, number[]>;
   overBudgetAnswers: number;
   overBudgetTools: number;
   /** first: recall@k shown / ranked (per query with gold); later: hit@1 and hit@k shown / ranked. */
@@ -84,6 +93,7 @@ interface Cell {
 }
 
 const DEGREE = 10;
+const UNLIMITED_RATE = { perSecond: 10_000, burst: 100_000 };
 const encoding = getEncoding("o200k_base");
 const tokens = (text: string): number => encoding.encode(text, [], []).length;
 
@@ -116,50 +126,109 @@ function fullAnswer(ranked: readonly { tool: string; weight: number }[], previou
   return { prompt, tools };
 }
 
-/** Tokens of the answer the service gave before compact views, for the same ranked list. */
-function fullAnswerTokens(answer: Answer, previous: string, defs: ReadonlyMap<string, ToolDefinition>): number {
-  const { prompt, tools } = fullAnswer(rankedOf(answer), previous, defs);
-  return tokens(prompt) + tokens(JSON.stringify(tools));
+/** The views a tool had at this branch's start: every optional parameter shown with its schema. */
+function branchStartViews(def: ToolDefinition): ToolViews {
+  const compact = compactView(def, { ...COMPACT_LIMITS, optionalParametersShown: Number.POSITIVE_INFINITY }).tool;
+  const requiredOnly = requiredOnlyView(def).tool;
+  return { compact, compactTokens: tokens(JSON.stringify(compact)), requiredOnly, requiredOnlyTokens: tokens(JSON.stringify(requiredOnly)) };
+}
+
+/** The least a tools entry can be without dropping a required parameter: envelope, name, required parameters' types. */
+function floorEntry(def: ToolDefinition): OpenAiTool {
+  const required = def.parameters.filter(isRequired);
+  if (required.length === 0) return { type: "function", function: { name: def.name, description: "" } };
+  const properties = Object.fromEntries(required.map((p) => [p.name, typeof p.schema.type === "string" ? { type: p.schema.type } : {}]));
+  return { type: "function", function: { name: def.name, description: "", parameters: { type: "object", properties, required: required.map((p) => p.name) } } };
+}
+
+type Ranked = Cell["rankedLists"][number];
+
+/** Views per tool and configuration, computed once per tool (as the service stores them). */
+class ViewCache {
+  readonly #defs: ReadonlyMap<string, ToolDefinition>;
+  readonly #now = new Map<string, ToolViews>();
+  readonly #start = new Map<string, ToolViews>();
+  constructor(defs: ReadonlyMap<string, ToolDefinition>) {
+    this.#defs = defs;
+  }
+  views(tool: string, which: "now" | "start"): ToolViews | undefined {
+    const def = this.#defs.get(tool);
+    if (def === undefined) return undefined;
+    const cache = which === "now" ? this.#now : this.#start;
+    let v = cache.get(tool);
+    if (v === undefined) cache.set(tool, (v = which === "now" ? toolViews(def) : branchStartViews(def)));
+    return v;
+  }
+}
+
+/** A ranked list answered locally with the given views and parts, as the service would. */
+function budgeted(list: Ranked, cache: ViewCache, cell: Cell, which: "now" | "start", include: readonly AnswerPart[]): BudgetedAnswer {
+  const ranked = list.ranked.map((r) => {
+    const v = cache.views(r.tool, which);
+    return { tool: r.tool, weight: r.weight, description: oldShortDescription(cell.defs.get(r.tool)), ...(v === undefined ? {} : { views: v }) };
+  });
+  const result = fitToBudget({ previous: list.previous, ranked, maxTokens: DEFAULT_MAX_TOKENS, include, weights: "fused" });
+  if (!result.ok) throw new Error(result.message);
+  return result.answer;
+}
+
+/** Tokens of what an answer returns, counted here. */
+const answerTokens = (answer: { prompt?: string | undefined; tools?: OpenAiTool[] | undefined }): number =>
+  (answer.prompt === undefined ? 0 : tokens(answer.prompt)) + (answer.tools === undefined ? 0 : tokens(JSON.stringify(answer.tools)));
+
+/**
+ * The configurations every ranked list is answered in, one rule added at a time. Each maps a
+ * ranked list to the tokens of what that answer returns.
+ */
+const CONFIGURATIONS: readonly { name: string; tokens: (list: Ranked, cache: ViewCache, cell: Cell) => number }[] = [
+  { name: "full definitions + described prompt (before compact views)", tokens: (list, _cache, cell) => answerTokens(fullAnswer(list.ranked, list.previous, cell.defs)) },
+  { name: "full definitions, tools only", tokens: (list, _cache, cell) => answerTokens({ tools: fullAnswer(list.ranked, list.previous, cell.defs).tools }) },
+  { name: "branch start: compact views, prompt + tools", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools", "prompt"])) },
+  { name: "+ include default tools only", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools"])) },
+  { name: "+ optional-parameters-named-only (service default now)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools"])) },
+  { name: "  (now, with prompt: include tools + prompt)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools", "prompt"])) },
+  { name: "  (now, prompt alone: eq. 4 list)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["prompt"])) },
+  {
+    name: "floor: envelope + name + required types only",
+    tokens: (list, _cache, cell) => tokens(JSON.stringify(list.ranked.flatMap((r) => { const def = cell.defs.get(r.tool); return def === undefined ? [] : [floorEntry(def)]; }))),
+  },
+];
+const BEFORE = CONFIGURATIONS[0]?.name ?? "";
+const SERVICE_DEFAULT = CONFIGURATIONS[4]?.name ?? "";
+const FULL_TOOLS = CONFIGURATIONS[1]?.name ?? "";
+
+/** Every configuration's tokens for each of the cell's ranked lists. */
+function configurationTokens(cell: Cell): void {
+  const cache = new ViewCache(cell.defs);
+  for (const configuration of CONFIGURATIONS) cell.configurations.set(configuration.name, cell.rankedLists.map((list) => configuration.tokens(list, cache, cell)));
 }
 
 /**
- * The answer assembly alone, in this process, on the run's own ranked lists: today's (stored
- * views looked up, fitToBudget with exact counts) against before (full tools entries and the
- * prompt block with descriptions). Both serialise their tools array, as the response does.
+ * The answer assembly alone, in this process, on the run's own ranked lists: today's default
+ * (stored views looked up, fitToBudget with exact counts, tools only) against this branch's start
+ * (views without named-only parameters, prompt block and tools) and before compact views (full
+ * entries and the prompt block with descriptions). Each serialises what it returns.
  */
-function assemblyTimes(cell: Cell): { budgeted: number[]; before: number[] } {
-  const views = new Map<string, ToolViews>();
-  const viewsOf = (tool: string): ToolViews | undefined => {
-    const def = cell.defs.get(tool);
-    if (def === undefined) return undefined;
-    let v = views.get(tool);
-    if (v === undefined) views.set(tool, (v = toolViews(def))); // computed once, as stored ones are
-    return v;
-  };
-  for (const list of cell.rankedLists) for (const r of list.ranked) viewsOf(r.tool);
-  const budgeted = (list: Cell["rankedLists"][number]): number => {
+function assemblyTimes(cell: Cell): { now: number[]; start: number[]; before: number[] } {
+  const cache = new ViewCache(cell.defs);
+  for (const list of cell.rankedLists) for (const r of list.ranked) { cache.views(r.tool, "now"); cache.views(r.tool, "start"); }
+  const time = (run: () => unknown): number => {
     const t = performance.now();
-    const ranked = list.ranked.map((r) => {
-      const v = viewsOf(r.tool);
-      return { tool: r.tool, weight: r.weight, description: oldShortDescription(cell.defs.get(r.tool)), ...(v === undefined ? {} : { views: v }) };
-    });
-    const result = fitToBudget({ previous: list.previous, ranked, maxTokens: DEFAULT_MAX_TOKENS });
-    if (!result.ok) throw new Error(result.message);
-    JSON.stringify(result.answer);
+    JSON.stringify(run());
     return performance.now() - t;
   };
-  const before = (list: Cell["rankedLists"][number]): number => {
-    const t = performance.now();
-    JSON.stringify(fullAnswer(list.ranked, list.previous, cell.defs));
-    return performance.now() - t;
-  };
+  const now = (list: Ranked) => time(() => budgeted(list, cache, cell, "now", ["tools"]));
+  const start = (list: Ranked) => time(() => budgeted(list, cache, cell, "start", ["tools", "prompt"]));
+  const before = (list: Ranked) => time(() => fullAnswer(list.ranked, list.previous, cell.defs));
   for (const list of cell.rankedLists.slice(0, 100)) {
-    budgeted(list);
+    now(list);
+    start(list);
     before(list);
   }
-  const out = { budgeted: [] as number[], before: [] as number[] };
+  const out = { now: [] as number[], start: [] as number[], before: [] as number[] };
   for (const list of cell.rankedLists) {
-    out.budgeted.push(budgeted(list));
+    out.now.push(now(list));
+    out.start.push(start(list));
     out.before.push(before(list));
   }
   return out;
@@ -205,6 +274,10 @@ async function measureSize(service: TestService, size: number, answers: number, 
   const trajectories = [...recordedTrajectories(nameSet), ...syntheticWalks(names, DEGREE, size)];
   const defs = new Map(importToolList(items).tools.map((d) => [d.name, d]));
   const setup = await setUpTenant(service, `bench-answer-${size}`, items, trajectories);
+  // A sequential client on an idle machine passes the default read and routing rates; this
+  // bench measures answers, not quotas.
+  const quotas = await service.json("PUT", "/v1/settings/quotas", { key: setup.key, body: { rates: { reads: UNLIMITED_RATE, routing: UNLIMITED_RATE } } });
+  if (quotas.status !== 200) throw new Error(`quota update failed: ${quotas.status} ${JSON.stringify(quotas.body).slice(0, 300)}`);
   console.log(`[${int(size)} tools] import ${seconds(setup.toolImportMs)} (compact views and their token counts computed there), trajectories ${seconds(setup.trajectoryImportMs)}`);
   const steps = transitions(nameSet);
   const scoredQueries = allQueries.filter((q) => q.gold.some((g) => nameSet.has(g)));
@@ -212,7 +285,7 @@ async function measureSize(service: TestService, size: number, answers: number, 
   const cells: Cell[] = [];
   for (const k of [5, 8]) {
     for (const step of ["first", "later"] as const) {
-      const cell: Cell = { size, k, step, compact: [], full: [], overBudgetAnswers: 0, overBudgetTools: 0, shown1: 0, ranked1: 0, shownK: 0, rankedK: 0, scored: 0, routeMs: [], authMs: [], rankedLists: [], defs };
+      const cell: Cell = { size, k, step, compact: [], configurations: new Map(), overBudgetAnswers: 0, overBudgetTools: 0, shown1: 0, ranked1: 0, shownK: 0, rankedK: 0, scored: 0, routeMs: [], authMs: [], rankedLists: [], defs };
       for (let i = 0; i < answers; i += 1) {
         let body: Record<string, unknown>;
         let gold: string[] = [];
@@ -232,17 +305,16 @@ async function measureSize(service: TestService, size: number, answers: number, 
         cell.authMs.push((await timedJson(service, "GET", "/v1/tenant", setup.key)).ms);
         cell.routeMs.push(routed.ms);
         const answer = routed.body;
-        const promptTokens = tokens(answer.prompt);
-        const toolsTokens = tokens(JSON.stringify(answer.tools));
+        const promptTokens = answer.prompt === undefined ? 0 : tokens(answer.prompt);
+        const toolsTokens = answer.tools === undefined ? 0 : tokens(JSON.stringify(answer.tools));
         if (promptTokens !== answer.tokens.prompt || toolsTokens !== answer.tokens.tools) throw new Error(`reported tokens ${JSON.stringify(answer.tokens)} ≠ counted ${promptTokens} + ${toolsTokens}`);
         if (promptTokens + toolsTokens > answer.tokens.budget) throw new Error(`answer over its budget: ${promptTokens + toolsTokens} > ${answer.tokens.budget}`);
         cell.compact.push(promptTokens + toolsTokens);
-        cell.full.push(fullAnswerTokens(answer, previous, defs));
         cell.rankedLists.push({ previous, ranked: rankedOf(answer) });
         if (answer.overBudget.length > 0) cell.overBudgetAnswers += 1;
         cell.overBudgetTools += answer.overBudget.length;
         if (gold.length === 0) continue;
-        const shown = answer.tools.map((t) => t.function.name);
+        const shown = (answer.tools ?? []).map((t) => t.function.name);
         const ranked = [...answer.candidates.filter((c) => c.name !== "Finish"), ...answer.overBudget].sort((a, b) => b.weight - a.weight).map((c) => c.name);
         cell.scored += 1;
         if (step === "first") {
@@ -257,9 +329,13 @@ async function measureSize(service: TestService, size: number, answers: number, 
           cell.rankedK += ranked.includes(truth ?? "") ? 1 : 0;
         }
       }
+      configurationTokens(cell);
+      const local = cell.configurations.get(SERVICE_DEFAULT) ?? [];
+      const differs = local.findIndex((n, i) => n !== cell.compact[i]);
+      if (differs >= 0) throw new Error(`answer ${differs}: the local rebuild of the service default has ${local[differs]} tokens, the service's ${cell.compact[differs]}`);
       cells.push(cell);
       const c = summary(cell.compact);
-      console.log(`[${int(size)} tools] k=${k} ${step}: ${cell.compact.length} answers, mean ${int(c.mean)} tokens (full ${int(summary(cell.full).mean)})`);
+      console.log(`[${int(size)} tools] k=${k} ${step}: ${cell.compact.length} answers, mean ${int(c.mean)} tokens (before compact views ${int(summary(cell.configurations.get(BEFORE) ?? []).mean)})`);
     }
   }
   return cells;
@@ -278,11 +354,22 @@ function valueFor(schema: Record<string, unknown>): unknown {
   return sample(schema as never, { skipReadOnly: true });
 }
 
-function callsFromViews(defs: readonly ToolDefinition[]): { tools: number; validFull: number; compactOk: number; requiredOk: number; failures: string[] } {
-  const out = { tools: defs.length, validFull: 0, compactOk: 0, requiredOk: 0, failures: [] as string[] };
+function callsFromViews(defs: readonly ToolDefinition[]): { tools: number; validFull: number; compactOk: number; requiredOk: number; namedOnlyTools: number; namedOnlyOk: number; failures: string[] } {
+  const out = { tools: defs.length, validFull: 0, compactOk: 0, requiredOk: 0, namedOnlyTools: 0, namedOnlyOk: 0, failures: [] as string[] };
   for (const def of defs) {
-    if (!validateArguments(def, valueFor(openAiTool(def).function.parameters ?? NO_PARAMETERS) as Record<string, unknown>).ok) continue;
+    const fullCall = valueFor(openAiTool(def).function.parameters ?? NO_PARAMETERS) as Record<string, unknown>;
+    const checked = validateArguments(def, fullCall);
+    if (!checked.ok) continue;
     out.validFull += 1;
+    const view = compactView(def);
+    if (view.rules.includes("optional-parameters-named-only")) {
+      // The full call sets every parameter, named-only ones too (as the API reads it: query text
+      // such as "10" for a number already converted): what was shown must not refuse it.
+      out.namedOnlyTools += 1;
+      const shown = new Validator((view.tool.function.parameters ?? NO_PARAMETERS) as never, "2020-12", false).validate(checked.values);
+      if (shown.valid) out.namedOnlyOk += 1;
+      else out.failures.push(`${def.name} (named-only parameters refused by the shown schema): ${JSON.stringify(shown.errors[0]).slice(0, 200)}`);
+    }
     const compact = validateArguments(def, valueFor(compactView(def).tool.function.parameters ?? NO_PARAMETERS) as Record<string, unknown>);
     const required = validateArguments(def, valueFor(requiredOnlyView(def).tool.function.parameters ?? NO_PARAMETERS) as Record<string, unknown>);
     if (compact.ok) out.compactOk += 1;
@@ -310,18 +397,41 @@ async function main(): Promise<void> {
     await service.dispose();
   }
 
-  console.log(`\nTokens per answer (prompt block + tools array as JSON), service default budget 2,000; "full" = the same ranked tools as the service answered before compact views`);
+  console.log(`\nTokens per answer (what it returns, JSON text), service default budget 2,000; the service's answers, then the same ranked lists answered in each configuration, one rule added at a time`);
+  const mean = (v: readonly number[]) => v.reduce((sum, x) => sum + x, 0) / Math.max(1, v.length);
+  const sorted = (v: readonly number[]) => [...v].sort((x, y) => x - y);
   console.log(
     table(
-      ["tools", "k", "step", "answers", "compact mean", "p95", "max", "full mean", "p95", "max", "p95 full ÷ compact", "answers with overBudget"],
+      ["tools", "k", "step", "answers", "service mean", "p95", "max", "before mean", "p95", "max", "p95 before ÷ service", "p95 full tools ÷ service", "answers with overBudget"],
       cells.map((c) => {
-        const a = [...c.compact].sort((x, y) => x - y);
-        const f = [...c.full].sort((x, y) => x - y);
-        const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / Math.max(1, v.length);
-        return [int(c.size), String(c.k), c.step, String(a.length), int(mean(a)), int(percentile(a, 95)), int(a.at(-1) ?? 0), int(mean(f)), int(percentile(f, 95)), int(f.at(-1) ?? 0), `${(percentile(f, 95) / percentile(a, 95)).toFixed(1)}×`, `${c.overBudgetAnswers} (${c.overBudgetTools} tools)`];
+        const a = sorted(c.compact);
+        const f = sorted(c.configurations.get(BEFORE) ?? []);
+        const t = sorted(c.configurations.get(FULL_TOOLS) ?? []);
+        return [int(c.size), String(c.k), c.step, String(a.length), int(mean(a)), int(percentile(a, 95)), int(a.at(-1) ?? 0), int(mean(f)), int(percentile(f, 95)), int(f.at(-1) ?? 0), `${(percentile(f, 95) / percentile(a, 95)).toFixed(2)}×`, `${(percentile(t, 95) / percentile(a, 95)).toFixed(2)}×`, `${c.overBudgetAnswers} (${c.overBudgetTools} tools)`];
       }),
     ),
   );
+  console.log(`\nEach configuration: mean / p95 tokens per answer (k = 5 | k = 8), and the p95 ratio to "before compact views"`);
+  for (const size of sizes) {
+    for (const step of ["first", "later"] as const) {
+      const row = (k: number) => cells.find((c) => c.size === size && c.k === k && c.step === step);
+      console.log(`[${int(size)} tools, ${step} steps]`);
+      console.log(
+        table(
+          ["configuration", "k=5 mean", "p95", "÷ before", "k=8 mean", "p95", "÷ before"],
+          CONFIGURATIONS.map((configuration) => [
+            configuration.name,
+            ...[5, 8].flatMap((k) => {
+              const cell = row(k);
+              const values = sorted(cell?.configurations.get(configuration.name) ?? []);
+              const before = sorted(cell?.configurations.get(BEFORE) ?? []);
+              return [int(mean(values)), int(percentile(values, 95)), `${(percentile(before, 95) / Math.max(1, percentile(values, 95))).toFixed(2)}×`];
+            }),
+          ]),
+        ),
+      );
+    }
+  }
 
   console.log(`\nQuality in the same run: what the answer shows vs everything it ranked (first steps: mean recall@k of gold tools; later steps: next tool first / among k)`);
   console.log(
@@ -352,22 +462,24 @@ async function main(): Promise<void> {
     ),
   );
 
-  console.log(`\nThe answer assembly alone, in this process, on each cell's own ranked lists (after 100 warm-up answers): budgeted (stored views, fitToBudget, exact counts) vs before compact views (full entries + described prompt block)`);
+  console.log(`\nThe answer assembly alone, in this process, on each cell's own ranked lists (after 100 warm-up answers): the service default now (stored views, fitToBudget, exact counts, tools only) vs this branch's start (prompt + tools) vs before compact views (full entries + described prompt block)`);
   console.log(
     table(
-      ["tools", "k", "step", "budgeted p50", "p99", "before p50", "p99"],
+      ["tools", "k", "step", "now p50", "p99", "branch start p50", "p99", "before p50", "p99"],
       cells.map((c) => {
         const t = assemblyTimes(c);
-        const b = summary(t.budgeted);
+        const n = summary(t.now);
+        const s = summary(t.start);
         const o = summary(t.before);
-        return [int(c.size), String(c.k), c.step, ms(b.p50), ms(b.p99), ms(o.p50), ms(o.p99)];
+        return [int(c.size), String(c.k), c.step, ms(n.p50), ms(n.p99), ms(s.p50), ms(s.p99), ms(o.p50), ms(o.p99)];
       }),
     ),
   );
 
   const corpusDefs = importToolList(corpusItems()).tools;
   const calls = callsFromViews(corpusDefs);
-  console.log(`\nCalls built from views (${int(calls.tools)} corpus tools; ${int(calls.validFull)} where a call built from the full definition validates): compact view ${int(calls.compactOk)} / ${int(calls.validFull)} validate against the full definition, required-only view ${int(calls.requiredOk)} / ${int(calls.validFull)}`);
+  console.log(`\nCalls built from views (${int(calls.tools)} corpus tools; ${int(calls.validFull)} where a call built from the full definition validates): compact view ${int(calls.compactOk)} / ${int(calls.validFull)} validate against the full definition, required-only view ${int(calls.requiredOk)} / ${int(calls.validFull)}; tools with named-only optional parameters ${int(calls.namedOnlyTools)}, whose full-definition call (every parameter) passes the shown schema: ${int(calls.namedOnlyOk)} / ${int(calls.namedOnlyTools)}`);
+  if (calls.compactOk !== calls.validFull || calls.requiredOk !== calls.validFull || calls.namedOnlyOk !== calls.namedOnlyTools) process.exitCode = 1;
   for (const failure of calls.failures.slice(0, 10)) console.log(`  ${failure}`);
   console.log(`\n${machineLine()}\ndone in ${seconds(performance.now() - started)}`);
 }

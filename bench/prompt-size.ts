@@ -81,7 +81,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < steps * 2; i += 1) {
       const kind = i % 2 === 0 ? "graph" : "retrieval";
       const task = queries[randomInt(random, queries.length)] ?? "";
-      const body = kind === "graph" ? { task, previousTool: names[randomInt(random, names.length)], k: K, mode: "graph" } : { task, k: K };
+      // Both parts: this benchmark measures the prompt block next to the tools array.
+      const include = ["tools", "prompt"];
+      const body = kind === "graph" ? { task, previousTool: names[randomInt(random, names.length)], k: K, mode: "graph", include } : { task, k: K, include };
       const answer = await service.json<RouteAnswer>("POST", "/v1/route", { key: setup.key, body });
       if (answer.status !== 200 || answer.body.via !== kind) throw new Error(`route: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       const { prompt, tools, candidates } = answer.body;

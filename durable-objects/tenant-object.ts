@@ -229,6 +229,7 @@ function openStores(ctx: DurableObjectState, armAlarm: () => Promise<void>): Ten
     catalog: registry,
     descriptions: () => protocols.descriptions(),
     routingHints: () => protocols.routingHints(),
+    protocolRunTokens: () => protocols.runTokens(),
     views: (tool, shown, description) => toolViews.viewsOf(tool, shown, description),
     settings,
     events,

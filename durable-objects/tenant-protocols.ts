@@ -21,6 +21,12 @@ export interface ProtocolVersion {
    * retrieval document, and fields its response had (probe samples) for data flow.
    */
   routingHints?: { queries: string[]; outputs: { path: string; value: string | number | boolean }[] } | null;
+  /**
+   * Tokens of the typed signature a run prompt shows for the tool while this version is current
+   * (its description, response schema and example; chain/protocol-overrides.ts), counted when
+   * recorded. Run candidate sets spend it instead of the registered definition's figure.
+   */
+  runTokens?: number | null;
 }
 
 export interface CurrentProtocol extends ProtocolVersion {
@@ -37,10 +43,25 @@ interface VersionRow {
   job_id: string | null;
   created_at: string;
   description: string | null;
+  run_tokens: number | null;
 }
 
+/** Columns of the current protocol versions that routing reads for every tool at once. */
+type CurrentColumn = "description" | "routing_hints" | "run_tokens";
+
 function fromRow(row: VersionRow): ProtocolVersion {
-  return { tool: row.tool, version: row.version, hash: row.hash, kvKey: row.kv_key, source: row.source, score: row.score, jobId: row.job_id, createdAt: row.created_at, description: row.description };
+  return {
+    tool: row.tool,
+    version: row.version,
+    hash: row.hash,
+    kvKey: row.kv_key,
+    source: row.source,
+    score: row.score,
+    jobId: row.job_id,
+    createdAt: row.created_at,
+    description: row.description,
+    runTokens: row.run_tokens,
+  };
 }
 
 /**
@@ -52,7 +73,7 @@ export class TenantProtocols extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #currentHashes: () => Map<string, string>;
   readonly #events: TenantEvents;
-  readonly #columns = new Map<"description" | "routing_hints", { generation: number; values: Map<string, string> }>();
+  readonly #columns = new Map<CurrentColumn, { generation: number; values: Map<string, string> }>();
 
   /** `currentHashes`: the registry's definition hash of each tool (a protocol applies to one definition). */
   constructor(sql: SqlStorage, currentHashes: () => Map<string, string>, events: TenantEvents) {
@@ -71,7 +92,7 @@ export class TenantProtocols extends RpcTarget {
     if (same === undefined) {
       run(
         this.#sql,
-        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at, description, routing_hints) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO protocol_versions (tool, version, hash, kv_key, source, score, job_id, created_at, description, routing_hints, run_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         entry.tool,
         version,
         entry.hash,
@@ -82,6 +103,7 @@ export class TenantProtocols extends RpcTarget {
         createdAt,
         entry.description ?? null,
         entry.routingHints === undefined || entry.routingHints === null ? null : JSON.stringify(entry.routingHints),
+        entry.runTokens ?? null,
       );
     }
     run(
@@ -143,11 +165,16 @@ export class TenantProtocols extends RpcTarget {
     return this.#currentColumn("routing_hints");
   }
 
+  /** Run-prompt tokens (`runTokens`) of current protocols made for the tools' current definitions. */
+  runTokens(): Map<string, number> {
+    return new Map([...this.#currentColumn("run_tokens")].map(([tool, value]) => [tool, Number(value)]));
+  }
+
   /**
    * Routing asks for these on every answer; computing them reads every tool's hash (10,000 rows
    * at 10,000 tools, ≈ 20 ms), so each is kept until the next tool or protocol change.
    */
-  #currentColumn(column: "description" | "routing_hints"): Map<string, string> {
+  #currentColumn(column: CurrentColumn): Map<string, string> {
     const kept = this.#columns.get(column);
     if (kept !== undefined && kept.generation === this.#events.generation) return kept.values;
     const values = this.#readColumn(column);
@@ -155,8 +182,8 @@ export class TenantProtocols extends RpcTarget {
     return values;
   }
 
-  #readColumn(column: "description" | "routing_hints"): Map<string, string> {
-    const rows = allRows<{ tool: string; hash: string; value: string }>(
+  #readColumn(column: CurrentColumn): Map<string, string> {
+    const rows = allRows<{ tool: string; hash: string; value: string | number }>(
       this.#sql,
       `SELECT v.tool, v.hash, v.${column} AS value FROM protocol_current c
        JOIN protocol_versions v ON v.tool = c.tool AND v.version = c.version
@@ -165,6 +192,6 @@ export class TenantProtocols extends RpcTarget {
     // Without such protocols there is nothing to check (and no need to read every tool's hash).
     if (rows.length === 0) return new Map();
     const hashes = this.#currentHashes();
-    return new Map(rows.filter((row) => hashes.get(row.tool) === row.hash).map((row) => [row.tool, row.value]));
+    return new Map(rows.filter((row) => hashes.get(row.tool) === row.hash).map((row) => [row.tool, String(row.value)]));
   }
 }

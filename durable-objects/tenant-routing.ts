@@ -28,7 +28,7 @@ import {
 import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
 import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
-import { DEFAULT_MAX_TOKENS, fitToBudget, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
+import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
 import { DataFlowIndex, outputFields } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { TaskMemory } from "../functions/toolnet/task-memory";
@@ -55,10 +55,12 @@ export interface RouteAnswer extends BudgetedAnswer {
   fallback?: RouteFallback;
 }
 
-/** A route answer's token budget (the request's, else the tenant's setting, else the service's) and mode. */
+/** A route answer's token budget (the request's, else the tenant's setting, else the service's), mode and parts. */
 export interface RouteOptions {
   maxTokens?: number;
   mode?: RouteMode;
+  /** What the answer returns (answer-budget.ts); default the tenant's setting, else the `tools` array only. */
+  include?: readonly AnswerPart[];
 }
 
 /** The compact views and costs of a tool as shown with a given description (stored; see tenant-tool-views.ts). */
@@ -72,6 +74,8 @@ export interface RoutingSources {
   descriptions: () => Map<string, string>;
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
   routingHints: () => Map<string, string>;
+  /** Run-prompt tokens of current protocols made for the tools' current definitions (schema and example shown). */
+  protocolRunTokens: () => Map<string, number>;
   views: ViewsOf;
   settings: TenantSettings;
   events: TenantEvents;
@@ -161,11 +165,11 @@ export class TenantRouting extends RpcTarget {
     return this.#sources.views(tool, shown, description);
   }
 
-  /** The tenant's default answer budget (`setting:routing`), else the service's. */
-  #maxTokens(): number {
+  /** The tenant's default answer budget and parts (`setting:routing`), else the service's. */
+  #answerDefaults(): { maxTokens: number; include: readonly AnswerPart[] } {
     const json = this.#sources.settings.get("routing");
-    const stored = json === undefined ? undefined : (JSON.parse(json) as { maxTokens?: number }).maxTokens;
-    return stored ?? DEFAULT_MAX_TOKENS;
+    const stored = json === undefined ? {} : (JSON.parse(json) as { maxTokens?: number; include?: AnswerPart[] });
+    return { maxTokens: stored.maxTokens ?? DEFAULT_MAX_TOKENS, include: stored.include ?? DEFAULT_ANSWER_PARTS };
   }
 
   #settings(): GraphSettings | undefined {
@@ -460,10 +464,12 @@ export class TenantRouting extends RpcTarget {
     const better = this.#descriptions();
     const current = (tool: string): ToolDefinition | undefined => shownDefinition(defs.get(tool), better.get(tool));
     // Last step: the ranked list within the token budget (answer-budget.ts).
+    const defaults = this.#answerDefaults();
     const fitted = fitToBudget({
       previous: previous ?? START,
-      maxTokens: options.maxTokens ?? this.#maxTokens(),
+      maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",
+      include: options.include ?? defaults.include,
       ranked: ranked.map((r) => {
         const def = r.tool === END ? undefined : current(r.tool);
         const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
@@ -504,11 +510,13 @@ export class TenantRouting extends RpcTarget {
   /**
    * Tools for a run: retrieval, similar earlier tasks, and the learned and data-flow successors of
    * the best of them, in one fused ranking, taken best first within `maxTools` and `tokenBudget`.
-   * A tool costs the tokens the run prompt shows for it (typed signature and description).
+   * A tool costs the tokens the run prompt shows for it (typed signature and description, and
+   * with a current protocol its response schema and example), as stored.
    */
   candidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
     const state = this.#load();
     const better = this.#descriptions();
+    const protocolTokens = this.#sources.protocolRunTokens();
     return fuseRunCandidates({
       relevance: state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)),
       history: state.memory.votes(task, { tools: "all" }),
@@ -519,8 +527,11 @@ export class TenantRouting extends RpcTarget {
       siblingsOf: (tool) => this.#siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,
-      // The stored figure (tool_views.run_tokens): the tokens of the signature the run prompt shows.
+      // The stored figure of what the run prompt shows: with a current protocol, its signature with
+      // the protocol's schema and example (recorded with the version), else tool_views.run_tokens.
       costOf: (tool) => {
+        const recorded = protocolTokens.get(tool);
+        if (recorded !== undefined) return recorded;
         const description = better.get(tool);
         const def = shownDefinition(state.defs.get(tool), description);
         return def === undefined ? 0 : this.#views(tool, def, description).runTokens;

@@ -63,4 +63,7 @@ export const TENANT_MIGRATIONS = [
   // on first use) and the tokens the run prompt spends on the tool (run candidate-set budgets).
   `ALTER TABLE tool_views ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1;
    ALTER TABLE tool_views ADD COLUMN run_tokens INTEGER;`,
+  // The tokens a run prompt spends on a tool while a protocol version is current (its response
+  // schema and example shown too), counted when the version is recorded (run candidate-set budgets).
+  `ALTER TABLE protocol_versions ADD COLUMN run_tokens INTEGER;`,
 ] as const;

@@ -1,7 +1,27 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import type { ProtocolStore } from "../probing/protocol-store";
+import type { ProtocolStore, StoredProtocol } from "../probing/protocol-store";
 import type { ToolDefinition } from "../tools/definition";
+import { signatureTokens } from "./tool-cost";
 import type { ProtocolOverrides } from "./typed-api";
+
+/** What a run prompt shows of a tool from its stored protocol: description, response schema, example. */
+export function promptOverrides(protocol: Pick<StoredProtocol, "description" | "jsonSchema" | "example">): ProtocolOverrides {
+  const { description, jsonSchema, example } = protocol;
+  return {
+    ...(description === undefined || description === "" ? {} : { description }),
+    ...(jsonSchema === undefined ? {} : { responseSchema: jsonSchema }),
+    ...(example === undefined ? {} : { example: { query: example.query, program: example.program } }),
+  };
+}
+
+/**
+ * The tokens a run prompt spends on `def` while `protocol` is its current protocol (the typed
+ * signature with the protocol's overrides): recorded with the protocol version, so that run
+ * candidate sets spend what the prompt will show.
+ */
+export function protocolRunTokens(def: ToolDefinition, protocol: Pick<StoredProtocol, "description" | "jsonSchema" | "example">): number {
+  return signatureTokens(def, promptOverrides(protocol));
+}
 
 /**
  * The current documented protocol of each tool, as prompt overrides: only protocols made for the
@@ -12,12 +32,6 @@ export async function protocolOverrides(store: ProtocolStore, tenant: Pick<Tenan
   const current = await tenant.protocols.currentMany(tools.map((t) => t.name));
   const stored = await store.readAll(current.filter((p) => hashes.get(p.tool) === p.hash));
   const overrides = new Map<string, ProtocolOverrides>();
-  for (const [tool, { description, jsonSchema, example }] of stored) {
-    overrides.set(tool, {
-      ...(description === undefined || description === "" ? {} : { description }),
-      ...(jsonSchema === undefined ? {} : { responseSchema: jsonSchema }),
-      ...(example === undefined ? {} : { example: { query: example.query, program: example.program } }),
-    });
-  }
+  for (const [tool, protocol] of stored) overrides.set(tool, promptOverrides(protocol));
   return overrides;
 }

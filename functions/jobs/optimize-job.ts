@@ -1,3 +1,4 @@
+import { protocolRunTokens } from "../chain/protocol-overrides";
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
 import type { JobStores } from "./job-stores";
@@ -111,7 +112,8 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
     const kvKey = await store.write(protocol);
     // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
     const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
-    version = (await stores.protocols.record({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints })).version;
+    const runTokens = protocolRunTokens(tool, protocol);
+    version = (await stores.protocols.record({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints, runTokens })).version;
   }
   const { checkpoint: _checkpoint, ...shown } = progress;
   stores.jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });

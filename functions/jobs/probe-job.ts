@@ -1,3 +1,4 @@
+import { protocolRunTokens } from "../chain/protocol-overrides";
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
 import type { JobStores } from "./job-stores";
@@ -39,6 +40,7 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
   const request = ProbeJobRequest.parse(job.request);
   const registered = await stores.registry.listTools();
   const hashes = new Map(registered.map((t) => [t.definition.name, t.hash]));
+  const definitions = new Map(registered.map((t) => [t.definition.name, t.definition]));
   // Probing calls tools with made-up arguments: a method that may change data is called only
   // where the tenant allows it, against a simulated copy where it asks for one, else skipped.
   const sideEffects = await stores.settings.sideEffects();
@@ -101,7 +103,9 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
       const kvKey = await store.write(protocol);
       const description = protocol.descriptionSource === "model" ? (protocol.description ?? null) : null;
       const routingHints = { queries: [protocol.example.query], outputs: protocol.samples.slice(0, MAX_ROUTING_SAMPLES) };
-      await stores.protocols.record({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints });
+      const definition = definitions.get(protocol.name);
+      const runTokens = definition === undefined ? null : protocolRunTokens(definition, protocol);
+      await stores.protocols.record({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints, runTokens });
       stores.jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {

@@ -20,6 +20,14 @@ export type CompactionRule =
   /** Only in the required-only view: optional parameters are not shown at all. */
   | "optional-parameters-left-out"
   /**
+   * Progressive disclosure for parameter-heavy tools: of more optional parameters than the limit,
+   * the first ones (documented ones first, then the definition's order) are shown in full, the
+   * rest only by name at the end of the tool's description. The shown schema does not forbid them
+   * (no `additionalProperties: false`), so a call may still use them; it is validated against the
+   * full definition like any other.
+   */
+  | "optional-parameters-named-only"
+  /**
    * An optional parameter's `default` is not shown: it is what the API uses when the argument is
    * absent (OpenAPI), so a model that leaves the argument out gets it anyway.
    */
@@ -44,6 +52,8 @@ export interface CompactionLimits extends SchemaLimits {
   readonly optionalDescriptionTotal: number;
   /** Longest `default` (JSON text) shown on a required parameter. */
   readonly defaultChars: number;
+  /** Optional parameters shown with their schema; any more are named only. */
+  readonly optionalParametersShown: number;
 }
 
 /** The limits of the stored compact view (chosen on the StableToolBench corpus; see the README). */
@@ -53,6 +63,7 @@ export const COMPACT_LIMITS: CompactionLimits = {
   optionalDescriptionChars: 40,
   optionalDescriptionTotal: 60,
   defaultChars: 24,
+  optionalParametersShown: 3,
   enumValues: 12,
   enumExamples: 4,
   depth: 3,
@@ -66,6 +77,7 @@ export const REQUIRED_ONLY_LIMITS: CompactionLimits = {
   optionalDescriptionChars: 0,
   optionalDescriptionTotal: 0,
   defaultChars: 24,
+  optionalParametersShown: 0,
   enumValues: 8,
   enumExamples: 3,
   depth: 2,
@@ -114,14 +126,17 @@ function view(def: ToolDefinition, limits: CompactionLimits, requiredOnly: boole
   const compacted = new Map<string, unknown>();
   const required = new Set<string>();
   let optionalLeft = limits.optionalDescriptionTotal;
+  const neededNames = new Set(def.parameters.filter(isRequired).map((p) => p.name));
+  const namedOnly = requiredOnly ? new Set<string>() : optionalNamedOnly(def, neededNames, limits.optionalParametersShown);
   // Required parameters first, so a repeated sub-schema is shown in full where it is needed.
   const ordered = [...def.parameters.filter(isRequired), ...def.parameters.filter((p) => !isRequired(p))];
   for (const parameter of ordered) {
-    const needed = isRequired(parameter) || def.parameters.some((p) => p.name === parameter.name && isRequired(p));
+    const needed = neededNames.has(parameter.name);
     if (requiredOnly && !needed) {
       rules.add("optional-parameters-left-out");
       continue;
     }
+    if (namedOnly.has(parameter.name)) continue;
     if (compacted.has(parameter.name)) continue; // same name in two places: one property
     const shown: Record<string, unknown> = { ...parameter.schema };
     if (shown.default !== undefined && !needed) {
@@ -146,7 +161,27 @@ function view(def: ToolDefinition, limits: CompactionLimits, requiredOnly: boole
   // Shown in the definition's order, whatever order they were compacted in.
   const properties = Object.fromEntries(def.parameters.flatMap((p) => (compacted.has(p.name) ? [[p.name, compacted.get(p.name)]] : [])));
   if (Object.keys(properties).length === 0 || required.size === 0) rules.add("empty-parameters-omitted");
-  return { tool: compactFunctionTool(def.name, description, properties, [...required]), rules: RULE_ORDER.filter((rule) => rules.has(rule)) };
+  let shownDescription = description;
+  if (namedOnly.size > 0) {
+    rules.add("optional-parameters-named-only");
+    shownDescription = `${description} ${NAMED_ONLY_NOTE} ${[...namedOnly].join(", ")}.`;
+  }
+  return { tool: compactFunctionTool(def.name, shownDescription, properties, [...required]), rules: RULE_ORDER.filter((rule) => rules.has(rule)) };
+}
+
+/** How the description names the optional parameters shown without a schema (rule "optional-parameters-named-only"). */
+export const NAMED_ONLY_NOTE = "More optional parameters:";
+
+/**
+ * The optional parameters named only, in the definition's order: all but the first `shown` of
+ * them, documented ones (with a description) counting first. Empty when there are not more.
+ */
+function optionalNamedOnly(def: ToolDefinition, needed: ReadonlySet<string>, shown: number): Set<string> {
+  const optional = [...new Map(def.parameters.filter((p) => !needed.has(p.name)).map((p) => [p.name, p])).values()];
+  if (optional.length <= shown) return new Set();
+  const documented = (p: ToolParameter): boolean => (p.description ?? p.schema.description ?? "") !== "";
+  const kept = new Set([...optional.filter(documented), ...optional.filter((p) => !documented(p))].slice(0, shown).map((p) => p.name));
+  return new Set(optional.filter((p) => !kept.has(p.name)).map((p) => p.name));
 }
 
 const RULE_ORDER: readonly CompactionRule[] = [
@@ -154,6 +189,7 @@ const RULE_ORDER: readonly CompactionRule[] = [
   "optional-descriptions-trimmed",
   "required-descriptions-trimmed",
   "optional-parameters-left-out",
+  "optional-parameters-named-only",
   "optional-defaults-dropped",
   "long-defaults-dropped",
   "empty-parameters-omitted",

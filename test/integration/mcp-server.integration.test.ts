@@ -73,16 +73,19 @@ describe("the tenant's MCP server at /mcp", () => {
     const answer = found.structuredContent as unknown as FoundTools;
     expect(answer.via).toBe(rest.body.via);
     expect(answer.candidates.map(({ inputSchema: _schema, ...candidate }) => candidate)).toEqual(rest.body.candidates);
-    for (const tool of rest.body.tools) {
+    for (const tool of rest.body.tools ?? []) {
       expect(answer.candidates.find((c) => c.name === tool.function.name)?.inputSchema).toEqual(tool.function.parameters);
     }
     expect(JSON.parse((found.content[0] as { text: string }).text)).toEqual(answer);
 
     // A token budget goes through as it does for /v1/route.
     const restSmall = await service.json<RouteAnswer & { overBudget: { name: string }[] }>("POST", "/v1/route", { key: movies.key, body: { task, k: 8, maxTokens: 300 } });
-    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & { overBudget: { name: string }[] };
+    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & { overBudget: { name: string }[]; tokens: RouteAnswer["tokens"] };
     expect(restSmall.body.overBudget.length).toBeGreaterThan(0);
     expect(small.overBudget).toEqual(restSmall.body.overBudget);
+    // The budget is spent on the schemas find_tools returns: no prompt block is counted.
+    expect(small.tokens).toEqual(restSmall.body.tokens);
+    expect(small.tokens.prompt).toBe(0);
     expect(small.candidates.map((c) => c.name)).toEqual(restSmall.body.candidates.map((c) => c.name));
 
     await service.json("POST", "/v1/graph/trajectories", {

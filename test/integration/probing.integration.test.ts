@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { promptOverrides } from "../../functions/chain/protocol-overrides";
+import { signatureTokens } from "../../functions/chain/tool-cost";
+import { renderToolsApi } from "../../functions/chain/typed-api";
+import type { StoredProtocol } from "../../functions/probing/protocol-store";
+import { countTokens } from "../../functions/toolnet/token-count";
+import { ToolDefinition } from "../../functions/tools/definition";
 import { signWebhook } from "../../functions/webhooks/standard-webhooks";
+import { tenantObject } from "../helpers/tenant-object";
 import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
@@ -99,10 +106,27 @@ describe("signed webhooks", () => {
     expect(byTool.get("getSearchPerson")).toMatchObject({ status: "probed", how: "direct" });
     expect(byTool.get("getPersonPersonIdMovieCredits")).toMatchObject({ status: "probed", how: "helper_chain", helpers: ["getSearchPerson"] });
 
-    const protocol = await service.json<{ kvKey: string; hash: string; protocol: { responseSchema: Record<string, unknown> } }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
+    const protocol = await service.json<{ kvKey: string; hash: string; runTokens: number | null; protocol: StoredProtocol & { responseSchema: Record<string, unknown> } }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
     expect(protocol.status).toBe(200);
     expect(protocol.body.kvKey).toBe(`protocol/${tenant.id}/getPersonPersonIdMovieCredits/${protocol.body.hash}`);
     expect(protocol.body.protocol.responseSchema).toHaveProperty("cast");
+
+    // What a run prompt will show of the tool (its signature with the probed schema and example)
+    // is counted when the version is recorded, and run candidate sets spend that figure.
+    const tool = await service.json<{ definition: unknown }>("GET", "/v1/tools/getPersonPersonIdMovieCredits", { key: tenant.key });
+    const definition = ToolDefinition.parse(tool.body.definition);
+    const shown = countTokens(renderToolsApi([definition], new Map([[definition.name, promptOverrides(protocol.body.protocol)]])).split("\n").slice(1, -1).join("\n"));
+    expect(protocol.body.runTokens).toBe(shown);
+    // Not the registered definition's figure: the probed schema and the example replace and add text.
+    expect(protocol.body.runTokens).not.toBe(signatureTokens(definition));
+    const routing = (await tenantObject(service, tenant.id)).store("routing");
+    const set = await routing.candidates("movie credits of a person", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });
+    expect(set.candidates.map((c) => c.tool)).toContain("getPersonPersonIdMovieCredits");
+    const searchTool = await service.json<{ definition: unknown }>("GET", "/v1/tools/getSearchPerson", { key: tenant.key });
+    const search = await service.json<{ runTokens: number }>("GET", "/v1/tools/getSearchPerson/protocol", { key: tenant.key });
+    expect(search.body.runTokens).not.toBe(signatureTokens(ToolDefinition.parse(searchTool.body.definition)));
+    // Both tools are probed, so the set's cost is their recorded figures.
+    expect(set.tokens).toBe(set.candidates.reduce((sum, c) => sum + (c.tool === "getSearchPerson" ? search.body.runTokens : c.tool === "getPersonPersonIdMovieCredits" ? shown : Number.NaN), 0));
   });
 
   it("keeps the protocol key for an unchanged tool and makes a new one for a changed tool", async () => {

@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { promptOverrides } from "../../functions/chain/protocol-overrides";
+import { renderToolSignature } from "../../functions/chain/typed-api";
+import type { StoredProtocol } from "../../functions/probing/protocol-store";
+import { countTokens } from "../../functions/toolnet/token-count";
+import { ToolDefinition } from "../../functions/tools/definition";
 import { figure2World, RATES_TOOL } from "../helpers/figure2-world";
 import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, type TestService } from "../helpers/service";
@@ -52,9 +57,13 @@ describe("Play2Prompt jobs", () => {
     expect(world.toolCalls()).toBeGreaterThan(0);
 
     // The new description is a protocol version, current, and what runs will now see.
-    const current = await service.json<{ version: number; source: string; protocol: { description: string } }>("GET", "/v1/tools/getHistoricalRates/protocol", { key: tenant.key });
+    const current = await service.json<{ version: number; source: string; runTokens: number; protocol: StoredProtocol & { description: string } }>("GET", "/v1/tools/getHistoricalRates/protocol", { key: tenant.key });
     expect(current.body).toMatchObject({ source: "optimize", version: job.result?.version });
     expect(current.body.protocol.description).toBe(job.result?.bestDescription);
+    // What a run prompt shows of the tool with this version is counted when it is recorded.
+    const tool = await service.json<{ definition: unknown }>("GET", "/v1/tools/getHistoricalRates", { key: tenant.key });
+    const definition = ToolDefinition.parse(tool.body.definition);
+    expect(current.body.runTokens).toBe(countTokens(renderToolSignature(definition, promptOverrides(current.body.protocol))));
     // Routing shows the optimised description too, in its candidates and its OpenAI tools array.
     const routed = await service.json<{ candidates: { name: string; description: string }[]; tools: { function: { description: string } }[] }>("POST", "/v1/route", {
       key: tenant.key,

@@ -54,12 +54,18 @@ afterAll(async () => service.dispose());
 
 const route = (body: Record<string, unknown>) => service.json<RouteAnswer>("POST", "/v1/route", { key: tenant.key, body });
 
-/** The answer's reported counts are the tokenizer's count of exactly what it returned. */
+/** The answer's reported counts are the tokenizer's count of exactly what it returned (0 for a part it did not). */
 function expectExactCounts(answer: RouteAnswer): void {
-  expect(answer.tokens.prompt).toBe(tokens(answer.prompt));
-  expect(answer.tokens.tools).toBe(tokens(JSON.stringify(answer.tools)));
+  expect(answer.tokens.prompt).toBe(answer.prompt === undefined ? 0 : tokens(answer.prompt));
+  expect(answer.tokens.tools).toBe(answer.tools === undefined ? 0 : tokens(JSON.stringify(answer.tools)));
   expect(answer.tokens.total).toBe(answer.tokens.prompt + answer.tokens.tools);
   expect(answer.tokens.total).toBeLessThanOrEqual(answer.tokens.budget);
+}
+
+/** The answer's `tools` array; the test fails when it is missing. */
+function toolsOf(answer: RouteAnswer): NonNullable<RouteAnswer["tools"]> {
+  if (answer.tools === undefined) throw new Error("the answer has no tools array");
+  return answer.tools;
 }
 
 describe("POST /v1/route within a token budget", () => {
@@ -69,7 +75,8 @@ describe("POST /v1/route within a token budget", () => {
     expectExactCounts(res.body);
     expect(res.body.tokens.budget).toBe(2_000);
     expect(res.body.tools).toHaveLength(8);
-    const station = res.body.tools.find((t) => t.function.name === "stationWeatherForecast");
+    expect(res.body).not.toHaveProperty("prompt"); // by default: the tools array only
+    const station = toolsOf(res.body).find((t) => t.function.name === "stationWeatherForecast");
     expect(station).toBeDefined();
     const parameters = station?.function.parameters as { required: string[]; properties: Record<string, Record<string, unknown> | undefined> } | undefined;
     expect(parameters?.required).toEqual(["station"]);
@@ -90,13 +97,66 @@ describe("POST /v1/route within a token budget", () => {
     expect(res.status).toBe(200);
     expectExactCounts(res.body);
     expect(res.body.tokens.budget).toBe(300);
-    const shown = res.body.tools.map((t) => t.function.name);
+    const shown = toolsOf(res.body).map((t) => t.function.name);
     const left = res.body.overBudget.map((o) => o.name);
     expect(left.length).toBeGreaterThan(0);
-    expect([...shown, ...left].sort()).toEqual(all.body.tools.map((t) => t.function.name).sort());
+    expect([...shown, ...left].sort()).toEqual(toolsOf(all.body).map((t) => t.function.name).sort());
     for (const item of res.body.overBudget) {
       expect(item.tokens).toBeGreaterThan(0);
       expect(item.message).toContain(item.name);
+    }
+  });
+
+  it("returns the parts `include` names, and its budget counts exactly those", async () => {
+    const task = "weather forecast for a city";
+    const toolsOnly = await route({ task, k: 8, maxTokens: 600 });
+    const both = await route({ task, k: 8, maxTokens: 600, include: ["tools", "prompt"] });
+    const promptOnly = await route({ task, k: 8, maxTokens: 600, include: ["prompt"] });
+    for (const res of [toolsOnly, both, promptOnly]) {
+      expect(res.status).toBe(200);
+      expectExactCounts(res.body);
+    }
+    expect(toolsOnly.body.tokens.prompt).toBe(0);
+    expect(String(both.body.prompt)).toMatch(/^First step: the \d+ tools in `tools`, best first, weights/);
+    // The same budget shows at least as many tools when it need not pay for the prompt block.
+    expect(toolsOf(toolsOnly.body).length).toBeGreaterThanOrEqual(toolsOf(both.body).length);
+    // Alone, the prompt is the eq. 4 list: every tool shown is named on its line, with its weight.
+    expect(promptOnly.body).not.toHaveProperty("tools");
+    const lines = String(promptOnly.body.prompt).split("\n");
+    expect(lines[0]).toBe("Tools you can start with, sorted by weight:");
+    for (const [i, c] of promptOnly.body.candidates.entries()) expect(lines[i + 1]).toBe(`${i + 1}. ${c.name} (weight ${c.weight}): ${c.description}`);
+  });
+
+  it("uses the tenant's default parts, which a request can override; a bad setting is refused and changes nothing", async () => {
+    const task = "weather forecast for a city";
+    const put = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000, include: ["tools", "prompt"] } });
+    expect(put.status).toBe(200);
+    const byDefault = await route({ task, k: 3 });
+    expect(byDefault.body.prompt).toMatch(/^First step: the 3 tools in `tools`/);
+    expectExactCounts(byDefault.body);
+    const overridden = await route({ task, k: 3, include: ["tools"] });
+    expect(overridden.body).not.toHaveProperty("prompt");
+    const bad = await service.json<{ errors: { path: string }[] }>("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000, include: [] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]?.path).toBe("include");
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000, include: ["tools", "prompt"] });
+    await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000 } });
+    expect((await route({ task, k: 3 })).body).not.toHaveProperty("prompt");
+  });
+
+  it("refuses a bad `include` with a problem naming it", async () => {
+    const cases: [unknown, RegExp][] = [
+      [[], /at least one part/],
+      [["tools", "tools"], /each part once/],
+      [["markdown"], /tools|prompt/],
+      ["tools", /array/],
+    ];
+    for (const [include, message] of cases) {
+      const res = await service.json<{ status: number; errors: { path: string; message: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather", include } });
+      expect(res.status, JSON.stringify(include)).toBe(400);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      expect(res.body.errors[0]?.path).toMatch(/^include/);
+      expect(res.body.errors[0]?.message).toMatch(message);
     }
   });
 
@@ -111,7 +171,7 @@ describe("POST /v1/route within a token budget", () => {
   });
 
   it("uses the tenant's default budget, which a request can override; bad budgets are refused and change nothing", async () => {
-    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000 });
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 2_000, include: ["tools"] });
     const put = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 400 } });
     expect(put.status).toBe(200);
     const byDefault = await route({ task: "weather forecast for a city", k: 8 });
@@ -120,12 +180,17 @@ describe("POST /v1/route within a token budget", () => {
     const overridden = await route({ task: "weather forecast for a city", k: 8, maxTokens: 5_000 });
     expect(overridden.body.tokens.budget).toBe(5_000);
 
-    const tooSmall = await service.json<{ type: string; detail: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather", maxTokens: 5 } });
+    const tooSmall = await service.json<{ type: string; detail: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather", maxTokens: 5, include: ["tools", "prompt"] } });
     expect(tooSmall.status).toBe(400);
     expect(tooSmall.body.detail).toMatch(/maxTokens 5 is below what any answer here costs: .* take \d+ tokens/);
+    // The tools array alone costs only its brackets when nothing fits: every tool is named in overBudget.
+    const nothingFits = await route({ task: "weather forecast for a city", k: 3, maxTokens: 5 });
+    expect(nothingFits.status).toBe(200);
+    expect(nothingFits.body.tools).toEqual([]);
+    expect(nothingFits.body.overBudget).toHaveLength(3);
     const badSetting = await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 5 } });
     expect(badSetting.status).toBe(400);
-    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 400 });
+    expect((await service.json("GET", "/v1/settings/routing", { key: tenant.key })).body).toEqual({ maxTokens: 400, include: ["tools"] });
     await service.json("PUT", "/v1/settings/routing", { key: tenant.key, body: { maxTokens: 2_000 } });
   });
 
@@ -134,14 +199,14 @@ describe("POST /v1/route within a token budget", () => {
     const object = await tenantObject(service, tenant.id);
     await object.store("protocols").record({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
     const res = await route({ task: "weather forecast for a city provider 3", k: 12 });
-    const entry = res.body.tools.find((t) => t.function.name === "weatherForecast3");
+    const entry = toolsOf(res.body).find((t) => t.function.name === "weatherForecast3");
     expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");
     expectExactCounts(res.body);
   });
 
   it("shows a protocol's description while it is current for the tool's definition, across later versions and tool changes", async () => {
     const name = "weatherForecast7";
-    const shown = async () => (await route({ task: "weather forecast for a city provider 7", k: 12 })).body.tools.find((t) => t.function.name === name)?.function.description;
+    const shown = async () => toolsOf((await route({ task: "weather forecast for a city provider 7", k: 12 })).body).find((t) => t.function.name === name)?.function.description;
     const registered = "Weather forecast for a city from provider 7: temperature, wind and rain.";
     expect(await shown()).toBe(registered);
     const object = await tenantObject(service, tenant.id);

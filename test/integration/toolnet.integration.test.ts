@@ -28,16 +28,16 @@ const route = (key: string, body: Record<string, unknown>) => service.json<Route
 
 describe("routing", () => {
   it("ranks first-step tools by retrieval and returns a prompt block and an OpenAI tools array", async () => {
-    const res = await route(tenant.key, { task: "Who directed the movie Inception? search the movie first", k: 5 });
+    const res = await route(tenant.key, { task: "Who directed the movie Inception? search the movie first", k: 5, include: ["tools", "prompt"] });
     expect(res.status).toBe(200);
     expect(res.body.via).toBe("retrieval");
     expect(res.body.candidates).toHaveLength(5);
     expect(res.body.candidates.map((c) => c.name)).toContain(op("GET /search/movie"));
     expect(res.body.candidates.every((c) => Number.isInteger(c.weight))).toBe(true);
     // The prompt block gives the weights; the tools array, in the same order, names the tools.
-    expect(res.body.tools[0]?.function.name).toBe(res.body.candidates[0]?.name);
+    expect(res.body.tools?.[0]?.function.name).toBe(res.body.candidates[0]?.name);
     expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
-    const searchTool = res.body.tools.find((t) => t.function.name === op("GET /search/movie"));
+    const searchTool = res.body.tools?.find((t) => t.function.name === op("GET /search/movie"));
     expect(searchTool?.type).toBe("function");
     expect(searchTool?.function.parameters?.required).toContain("query");
   });
@@ -58,7 +58,7 @@ describe("routing", () => {
     expect(again.body.added).toEqual([]);
     expect(again.body.unchanged).toHaveLength(3);
 
-    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph" });
+    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph", include: ["tools", "prompt"] });
     expect(next.body.via).toBe("graph");
     expect(next.body.candidates.map((c) => c.name).slice(0, 2)).toEqual([credits, details]);
     const [first, second] = next.body.candidates;
@@ -78,7 +78,7 @@ describe("routing", () => {
       await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [search, credits], scores: [2, -3] } });
       await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [search, details], scores: [2, 3] } });
     }
-    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph" });
+    const next = await route(tenant.key, { task: "who directed Inception", previousTool: search, k: 3, mode: "graph", include: ["tools", "prompt"] });
     expect(next.body.candidates[0]?.name).toBe(details);
   });
 

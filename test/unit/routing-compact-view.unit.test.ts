@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { Validator } from "@cfworker/json-schema";
 import { sample } from "openapi-sampler";
 import { describe, expect, it } from "vitest";
 import { compactView, COMPACT_LIMITS, requiredOnlyView } from "../../functions/toolnet/compact-view";
@@ -38,7 +39,8 @@ describe("compaction rules, one small schema each", () => {
       { name: "city", in: "query", required: true, description: long },
       ...Array.from({ length: 6 }, (_, i) => ({ name: `opt${i}`, in: "query", description: long })),
     ]);
-    const view = compactView(def);
+    // Every optional parameter shown with its schema, so that only the description rules act.
+    const view = compactView(def, { ...COMPACT_LIMITS, optionalParametersShown: 10 });
     const props = properties(def, view);
     expect(view.rules).toEqual(expect.arrayContaining(["optional-descriptions-trimmed"]));
     expect(String(props.city?.description)).toBe("The identifier of the city as the provider spells it.");
@@ -49,6 +51,62 @@ describe("compaction rules, one small schema each", () => {
     expect(Object.keys(props)).toEqual(["city", "opt0", "opt1", "opt2", "opt3", "opt4", "opt5"]);
     const veryLong = tool([{ name: "city", in: "query", required: true, description: `${"A very long explanation of the city parameter ".repeat(5)}.` }]);
     expect(compactView(veryLong).rules).toContain("required-descriptions-trimmed");
+  });
+
+  it("optional-parameters-named-only: past the limit, optional parameters are named in the description, documented ones shown first", () => {
+    const def = tool(
+      [
+        { name: "q", in: "query", required: true, description: "Address to look up.", schema: { type: "string" } },
+        { name: "statecode", in: "query", schema: { type: "integer" } },
+        { name: "format", in: "query", description: "Output format.", schema: { type: "string", enum: ["json", "xml"] } },
+        { name: "limit", in: "query", description: "At most this many results.", schema: { type: "integer" } },
+        { name: "dedupe", in: "query", schema: { type: "integer" } },
+        { name: "viewbox", in: "query", description: "Area to prefer.", schema: { type: "string" } },
+        { name: "accept-language", in: "header", schema: { type: "string" } },
+      ],
+      { description: "Search for a place." },
+    );
+    expect(COMPACT_LIMITS.optionalParametersShown).toBe(3);
+    const view = compactView(def);
+    expect(view.rules).toContain("optional-parameters-named-only");
+    // Required parameters all stay; of the optional ones, the three documented ones keep their schema.
+    expect(Object.keys(properties(def, view))).toEqual(["q", "format", "limit", "viewbox"]);
+    expect(properties(def, view).format).toEqual({ type: "string", enum: ["json", "xml"], description: "Output format." });
+    expect(view.tool.function.parameters?.required).toEqual(["q"]);
+    // The rest are named, in the definition's order, so the model knows they exist.
+    expect(view.tool.function.description).toBe("Search for a place. More optional parameters: statecode, dedupe, accept-language.");
+    // No more optional parameters than the limit: nothing named, nothing changed.
+    const few = tool(def.parameters.slice(0, 4), { description: "Search for a place." });
+    expect(compactView(few).rules).not.toContain("optional-parameters-named-only");
+    expect(compactView(few).tool.function.description).toBe("Search for a place.");
+    // The required-only view leaves every optional parameter out and names none.
+    expect(requiredOnlyView(def).tool.function.description).toBe("Search for a place.");
+  });
+
+  it("optional-parameters-named-only: a call that uses a named-only parameter passes the shown schema and the full definition", () => {
+    const def = tool(
+      [
+        { name: "city", in: "query", required: true, schema: { type: "string" } },
+        ...["lang", "units", "alerts", "days", "hours"].map((name) => ({ name, in: "query", schema: name === "days" || name === "hours" ? { type: "integer", minimum: 1 } : { type: "string" } })),
+      ],
+      { description: "Weather forecast." },
+    );
+    const view = compactView(def);
+    for (const name of ["days", "hours"]) {
+      expect(properties(def, view)[name]).toBeUndefined();
+      expect(view.tool.function.description).toContain(name);
+    }
+    // A model that adds them without knowing their type: a query value sent as text is coerced.
+    const call = { city: "Oslo", units: "metric", days: "3", hours: 6 };
+    const shown = new Validator(view.tool.function.parameters as never, "2020-12", false);
+    expect(shown.validate(call).valid).toBe(true);
+    expect(validateArguments(def, call)).toEqual({ ok: true, values: { ...call, days: 3 } });
+    // A value the full schema refuses is refused, saying what is expected.
+    const wrong = validateArguments(def, { city: "Oslo", days: 0 });
+    expect(wrong).toMatchObject({ ok: false, argument: "days" });
+    // The full definition still decides: an unknown name is refused, naming the accepted ones.
+    const unknown = validateArguments(def, { city: "Oslo", unit: "metric" });
+    expect(unknown).toMatchObject({ ok: false, argument: "unit" });
   });
 
   it("long-enum-summarised: 3,000 values become a type and a few examples; short enums stay", () => {

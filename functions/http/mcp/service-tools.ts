@@ -54,9 +54,11 @@ const findTools = defineTool({
   async handle(args, { env, tenantId, tenant }) {
     const previous = args.previous_tool ?? null;
     // Task relevance is part of every step (fused routing, as POST /v1/route does by default).
-    const options = args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens };
+    // Only the tools array: the result carries their schemas, not a prompt block, so the budget
+    // is spent on what is returned.
+    const options = { include: ["tools" as const], ...(args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens }) };
     const answer = unwrap(await routeWithTaskVector(env, tenantId, tenant, args.task, (query) => tenant.routing.route(args.task, previous, args.k, query, options)));
-    const schemas = new Map(answer.tools.map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
+    const schemas = new Map((answer.tools ?? []).map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
       ...(schemas.has(candidate.name) ? { inputSchema: schemas.get(candidate.name) } : {}),

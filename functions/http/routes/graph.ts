@@ -6,14 +6,17 @@ import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { unwrap } from "../../failures";
-import { MaxTokens, RouteAnswer } from "./route-answer";
+import { AnswerInclude, MaxTokens, RouteAnswer } from "./route-answer";
 
 const RouteRequest = z
   .object({
     task: z.string().trim().min(1).max(10_000).describe("What the user wants done"),
     previousTool: z.string().max(200).nullable().optional().describe("The tool used last; omit or null for the first step"),
     k: z.number().int().min(1).max(50).default(8).describe("How many candidates (after a tool, Finish is added to them)"),
-    maxTokens: MaxTokens.optional().describe("Token budget of the answer (prompt + tools); default: the tenant's setting, else 2,000"),
+    maxTokens: MaxTokens.optional().describe("Token budget of the answer (what `include` returns); default: the tenant's setting, else 2,000"),
+    include: AnswerInclude.optional().describe(
+      "What the answer returns and its budget counts: `tools` (the OpenAI `tools` array a chat-completions caller passes on; default), `prompt` (ToolNet's prompt block: with `tools`, the weights in its order; alone, the paper's eq. 4 list naming and describing each tool), or both",
+    ),
     mode: z
       .enum(["fused", "graph"])
       .default("fused")
@@ -103,7 +106,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const previous = body.previousTool ?? null;
-      const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }) };
+      const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }), ...(body.include === undefined ? {} : { include: body.include }) };
       const route = (query: TaskVector | undefined) => c.var.tenant.routing.route(body.task, previous, body.k, query, options);
       // Task relevance is used at every fused step, so the task is embedded for those too.
       const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route) : await route(undefined);

@@ -1,11 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { RouteAnswer as RouteAnswerType } from "../../../durable-objects/tenant-routing";
-import { DEFAULT_MAX_TOKENS } from "../../toolnet/answer-budget";
+import { ANSWER_PARTS, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS } from "../../toolnet/answer-budget";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 
 /** A routing answer's token budget (o200k_base tokens of the prompt block plus the tools array). */
 export const MaxTokens = z.number().int().min(1).max(1_000_000);
+
+/** Which parts a routing answer returns (and its budget counts). */
+export const AnswerInclude = z
+  .array(z.enum(ANSWER_PARTS))
+  .min(1, "include names at least one part: tools, prompt")
+  .max(ANSWER_PARTS.length)
+  .refine((parts) => new Set(parts).size === parts.length, { message: "include names each part once" });
 
 /** Which routing signals put a candidate in the answer (fused routing; see signal-fusion.ts). */
 const RouteWhy = z
@@ -34,22 +41,26 @@ export const RouteAnswer = z
           name: z.string(),
           weight: z.number().int(),
           description: z.string(),
-          view: z.enum(["compact", "required-only"]).optional().describe("Which view of the tool `tools` shows"),
-          tokens: z.number().int().optional().describe("Tokens of its `tools` entry"),
+          view: z.enum(["compact", "required-only"]).optional().describe("Which view of the tool `tools` shows (absent without `tools`)"),
+          tokens: z.number().int().optional().describe("Tokens of its `tools` entry (without `tools`: of its line in `prompt`)"),
           why: RouteWhy.optional().describe("Fused routing: the signals that ranked it"),
         }),
       )
       .describe("The ranked candidates shown (in `prompt` and `tools`), best first"),
-    prompt: z.string().describe("The candidates as a prompt block in ToolNet's format"),
+    prompt: z
+      .string()
+      .optional()
+      .describe("With `include: [\"prompt\"]`: the candidates as a prompt block in ToolNet's format (next to `tools`: their weights in its order, and Finish; alone: the paper's eq. 4 list, one line per tool)"),
     tools: z
       .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).optional() }) }))
-      .describe("The same candidates as an OpenAI `tools` array (compact views)"),
+      .optional()
+      .describe("Unless `include` leaves it out: the candidates as an OpenAI `tools` array (compact views), best first"),
     overBudget: z
       .array(
         z.object({
           name: z.string(),
           weight: z.number().int(),
-          tokens: z.number().int().describe("Tokens of its compact view"),
+          tokens: z.number().int().describe("Tokens of its compact view (without `tools`: of its line in `prompt`)"),
           requiredOnlyTokens: z.number().int().describe("Tokens of its view with required parameters only"),
           reason: z.enum(["budget", "required-parameters-exceed-budget"]),
           message: z.string(),
@@ -58,7 +69,7 @@ export const RouteAnswer = z
       .describe("Ranked tools left out because they did not fit maxTokens, with their cost"),
     tokens: z
       .object({ prompt: z.number().int(), tools: z.number().int(), total: z.number().int(), budget: z.number().int() })
-      .describe("o200k_base tokens of `prompt` and of `tools` as JSON text; total ≤ budget"),
+      .describe("o200k_base tokens of `prompt` and of `tools` as JSON text (0 for a part not returned); total ≤ budget"),
   })
   .openapi("RouteAnswer");
 
@@ -69,26 +80,30 @@ const documentedAsReturned: Same<z.infer<typeof RouteAnswer>, RouteAnswerType> =
 void documentedAsReturned;
 
 const RoutingSettings = z
-  .object({ maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer") })
+  .object({
+    maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer"),
+    include: AnswerInclude.optional().describe("Default parts of a routing answer (a request's `include` overrides it); default [\"tools\"]"),
+  })
   .strict()
   .openapi("RoutingSettings");
 
 const SETTING = "routing";
 
-/** The tenant's default routing budget (`setting:routing`); the service's when unset. */
+/** The tenant's default routing budget and answer parts (`setting:routing`); the service's when unset. */
 export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
       path: "/settings/routing",
       tags: ["settings"],
-      summary: "The default token budget of routing answers",
+      summary: "The default token budget and parts of routing answers",
       security: tenantSecurity,
       responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(401) },
     }),
     async (c) => {
       const json = await c.var.tenant.settings.get(SETTING);
-      return c.json(json === undefined ? { maxTokens: DEFAULT_MAX_TOKENS } : RoutingSettings.parse(JSON.parse(json)), 200);
+      const stored = json === undefined ? { maxTokens: DEFAULT_MAX_TOKENS } : RoutingSettings.parse(JSON.parse(json));
+      return c.json({ include: [...DEFAULT_ANSWER_PARTS], ...stored }, 200);
     },
   );
 
@@ -97,7 +112,7 @@ export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "put",
       path: "/settings/routing",
       tags: ["settings"],
-      summary: "Change the default token budget of routing answers",
+      summary: "Change the default token budget and parts of routing answers",
       security: tenantSecurity,
       request: { body: jsonBody(RoutingSettings) },
       responses: { 200: { description: "Settings", content: { "application/json": { schema: RoutingSettings } } }, ...problems(400, 401) },
