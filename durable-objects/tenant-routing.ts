@@ -38,6 +38,7 @@ import { apiSiblings, withSiblings } from "../functions/toolnet/api-siblings";
 import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
+import { MODEL_SETTING, storedEmbeddingModel } from "../functions/tenants/stored-model-override";
 import type { TenantEvents, ToolsChange } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
@@ -47,6 +48,11 @@ import { LazyDefinitions } from "./lazy-definitions";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
 export type RouteMode = "fused" | "graph";
+
+/** `routeUnlessEmbedded`'s answer when the tenant's embeddings model should embed the task first. */
+export interface TaskVectorWanted {
+  taskVectorWanted: string;
+}
 
 export interface RouteAnswer extends BudgetedAnswer {
   previous: string | null;
@@ -413,6 +419,22 @@ export class TenantRouting extends RpcTarget {
    * never gets an empty answer: when nothing matches, a named fallback ranking stands in.
    */
   route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<RouteAnswer> {
+    return this.#route(task, previous, k, query, options);
+  }
+
+  /**
+   * `route` without a task vector, unless this tenant's own model settings name an embeddings
+   * model: then it asks for the task's vector instead of answering (the Worker embeds the task and
+   * calls `route`). The hot path, with no embeddings, is this one call: no settings read travels
+   * beside it.
+   */
+  routeUnlessEmbedded(task: string, previous: string | null, k: number, options: RouteOptions = {}): Outcome<RouteAnswer | TaskVectorWanted> {
+    const model = storedEmbeddingModel(this.#sources.settings.get(MODEL_SETTING));
+    if (model !== undefined) return success({ taskVectorWanted: model });
+    return this.#route(task, previous, k, undefined, options);
+  }
+
+  #route(task: string, previous: string | null, k: number, query: { model: string; vector: number[] } | undefined, options: RouteOptions): Outcome<RouteAnswer> {
     const answer = this.#answer(task, previous, k, query, options);
     if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
     if ("budgetTooSmall" in answer) return failure("invalid-request", answer.budgetTooSmall);

@@ -4,6 +4,7 @@ import type { TenantApi } from "../../durable-objects/tenant-api";
 import { checkDestination } from "../tools/safe-call";
 import { maskedHint, openSecret, sealSecret } from "./credential-crypto";
 import { credentialsKey } from "./credentials-key";
+import { MODEL_SETTING, StoredOverride } from "./stored-model-override";
 
 /**
  * A tenant's model override (its own OpenAI-compatible endpoint, key or model names). The key is
@@ -11,15 +12,8 @@ import { credentialsKey } from "./credentials-key";
  * calls, or a tenant could aim the service's model client at an internal address.
  */
 
-const SETTING = "model";
+const SETTING = MODEL_SETTING;
 const SEALED_KEY_RECORD = "model-api-key";
-
-const StoredOverride = z.object({
-  baseUrl: z.string().optional(),
-  model: z.string().optional(),
-  embeddingModel: z.string().optional(),
-  apiKey: z.object({ ciphertext: z.string(), iv: z.string(), hint: z.string() }).optional(),
-});
 
 export type ModelOverrideInput = z.infer<typeof TenantModelOverride>;
 

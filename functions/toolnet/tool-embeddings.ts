@@ -1,4 +1,6 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { RouteAnswer, TaskVectorWanted } from "../../durable-objects/tenant-routing";
+import { success, type Outcome } from "../failures";
 import type { ModelClient } from "../llm/client";
 import { resolveModelConfig } from "../llm/config";
 import { modelClientFor } from "../tenants/model-client";
@@ -17,15 +19,24 @@ export type TaskVector = { model: string; vector: number[] };
 /**
  * A route answer for `task`, with the task embedded when the tenant has an embeddings model.
  * With one configured for the whole service (`EMBEDDING_MODEL`), the task is embedded first. Else
- * only the tenant's own model settings can name one, so reading them and routing without a vector
- * go out together (one round trip to the tenant's object, the routing hot path); only when the
- * settings do name one is the task embedded and routed again.
+ * only the tenant's own model settings can name one, and the tenant's object knows them: `first`
+ * routes without a vector unless they do (one call to the object on the routing hot path), and
+ * only when they do is the task embedded and routed again.
  */
-export async function routeWithTaskVector<T>(env: Env, tenantId: string, tenant: TenantApi, task: string, route: (query: TaskVector | undefined) => Promise<T>): Promise<T> {
+export async function routeWithTaskVector(
+  env: Env,
+  tenantId: string,
+  tenant: TenantApi,
+  task: string,
+  route: (query: TaskVector | undefined) => Promise<Outcome<RouteAnswer>>,
+  first: () => Promise<Outcome<RouteAnswer | TaskVectorWanted>>,
+): Promise<Outcome<RouteAnswer>> {
   const service = resolveModelConfig(env);
   if (service.ok && service.config.embeddingModel !== undefined) return route(await embedTask(env, tenantId, tenant, task));
-  const [query, plain] = await Promise.all([embedTask(env, tenantId, tenant, task), route(undefined)]);
-  return query === undefined ? plain : route(query);
+  const answer = await first();
+  if (!answer.ok) return answer;
+  if (!("taskVectorWanted" in answer.value)) return success(answer.value);
+  return route(await embedTask(env, tenantId, tenant, task));
 }
 
 /** The tenant's embeddings client, or undefined when no embeddings model is configured. */

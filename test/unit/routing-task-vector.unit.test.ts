@@ -1,41 +1,65 @@
 import { describe, expect, it } from "vitest";
 import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { RouteAnswer, TaskVectorWanted } from "../../durable-objects/tenant-routing";
+import { failure, success, type Outcome } from "../../functions/failures";
 import { routeWithTaskVector, type TaskVector } from "../../functions/toolnet/tool-embeddings";
 
 /**
- * The first routing step reads the tenant's model settings (might they name an embeddings model?)
- * and routes; without a service-wide embeddings model the two go out together, so the step is one
- * round trip to the tenant's object, not two.
+ * The routing hot path is one call to the tenant's object: without a service-wide embeddings
+ * model, the object itself knows whether the tenant's own settings name one, so the Worker neither
+ * reads the settings nor routes twice. (The path where the tenant does name one, embedding the
+ * task and routing again, is tested end to end in embeddings.integration.)
  */
 describe("routeWithTaskVector", () => {
-  it("routes without waiting for the tenant's settings when nothing names an embeddings model, once", async () => {
-    const events: string[] = [];
-    let releaseSettings: () => void = () => undefined;
-    const settingsRead = new Promise<undefined>((resolve) => {
-      releaseSettings = () => resolve(undefined);
-    });
-    const tenant = {
+  const answer = { previous: null, via: "retrieval", candidates: [] } as unknown as RouteAnswer;
+
+  function tenantThatCounts(reads: string[]): TenantApi {
+    return {
       settings: {
         get: async (key: string) => {
-          events.push(`settings.get ${key}`);
-          await settingsRead;
-          events.push("settings answered");
+          reads.push(key);
           return undefined;
         },
       },
     } as unknown as TenantApi;
+  }
+
+  it("answers with the object's one call when nothing names an embeddings model: no settings read, no second route", async () => {
+    const reads: string[] = [];
     const routes: (TaskVector | undefined)[] = [];
-    const answer = routeWithTaskVector({} as Env, "t1", tenant, "weather in Paris", async (query) => {
-      routes.push(query);
-      events.push("route");
-      return "answer";
-    });
-    // Let both calls go out; the settings have not answered yet.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(events).toEqual(["settings.get model", "route"]);
-    releaseSettings();
-    expect(await answer).toBe("answer");
-    expect(routes).toEqual([undefined]);
-    expect(events).toEqual(["settings.get model", "route", "settings answered"]);
+    let firstCalls = 0;
+    const result = await routeWithTaskVector(
+      {} as Env,
+      "t1",
+      tenantThatCounts(reads),
+      "weather in Paris",
+      async (query) => {
+        routes.push(query);
+        return success(answer);
+      },
+      async (): Promise<Outcome<RouteAnswer | TaskVectorWanted>> => {
+        firstCalls += 1;
+        return success(answer);
+      },
+    );
+    expect(result).toEqual(success(answer));
+    expect(firstCalls).toBe(1);
+    expect(routes).toEqual([]);
+    expect(reads).toEqual([]);
+  });
+
+  it("passes the object's refusal on as it is", async () => {
+    const reads: string[] = [];
+    const refused = failure("not-found", "No tool named x.");
+    const result = await routeWithTaskVector(
+      {} as Env,
+      "t1",
+      tenantThatCounts(reads),
+      "weather",
+      async () => success(answer),
+      async () => refused,
+    );
+    expect(result).toEqual(refused);
+    expect(reads).toEqual([]);
   });
 });

@@ -57,7 +57,16 @@ const findTools = defineTool({
     // Only the tools array: the result carries their schemas, not a prompt block, so the budget
     // is spent on what is returned.
     const options = { include: ["tools" as const], ...(args.max_tokens === undefined ? {} : { maxTokens: args.max_tokens }) };
-    const answer = unwrap(await routeWithTaskVector(env, tenantId, tenant, args.task, (query) => tenant.routing.route(args.task, previous, args.k, query, options)));
+    const answer = unwrap(
+      await routeWithTaskVector(
+        env,
+        tenantId,
+        tenant,
+        args.task,
+        (query) => tenant.routing.route(args.task, previous, args.k, query, options),
+        () => tenant.routing.routeUnlessEmbedded(args.task, previous, args.k, options),
+      ),
+    );
     const schemas = new Map((answer.tools ?? []).map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,

@@ -109,7 +109,8 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }), ...(body.include === undefined ? {} : { include: body.include }) };
       const route = (query: TaskVector | undefined) => c.var.tenant.routing.route(body.task, previous, body.k, query, options);
       // Task relevance is used at every fused step, so the task is embedded for those too.
-      const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route) : await route(undefined);
+      const first = () => c.var.tenant.routing.routeUnlessEmbedded(body.task, previous, body.k, options);
+      const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route, first) : await route(undefined);
       return c.json(unwrap(answer), 200);
     },
   );
