@@ -7,10 +7,14 @@
  *   deadline, and /health and /v1/route latency while it ran against idle in the same run;
  * - whether the service needed a restart: after every class a harmless run must succeed;
  * - 20 worst-case programs at once (5 tenants × 4, the per-tenant limit): /health and /v1/route
- *   p99 against idle;
- * - a harmless run's sandbox start → first tool call (the same measure as sandbox-overhead.ts).
+ *   p99 against idle, with programs on the program host (its own workerd process, as `npm start`
+ *   runs them) and, in the same bench run, in the service's own process (as before the program
+ *   host; deployed, programs still run in-process);
+ * - a harmless run, both ways: sandbox start → first tool call inside the isolate (as
+ *   sandbox-overhead.ts measures it), and the whole run as a client sees it (the WebSocket hop to
+ *   the program host is in this one).
  *
- * Run: npm run bench -- sandbox-containment [--runs N] [--deadline MS] [--skip-build]
+ * Run: npm run bench -- sandbox-containment [--runs N] [--deadline MS] [--skip-build] [--storm-only]
  */
 import { readFileSync } from "node:fs";
 import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../test/helpers/hostile-programs";
@@ -82,85 +86,142 @@ async function probe(service: TestService, key: string, work: Promise<unknown> |
 
 const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) : "–");
 
+/** 20 runs of `program` at once (5 tenants × 4), /health and /v1/route probed meanwhile. */
+async function storm(service: TestService, tenants: { id: string; key: string }[], program: string) {
+  answerWith(program);
+  const runs: Promise<{ ms: number; status?: string }>[] = [];
+  for (const tenant of tenants) {
+    for (let i = 0; i < 4; i++) {
+      const started = performance.now();
+      runs.push(
+        service
+          .json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "storm", tools: [TOOL], maxAttempts: 1, limits: { deadlineMs: DEADLINE_MS } } })
+          .then((res) => ({ ms: performance.now() - started, status: res.body.status })),
+      );
+    }
+  }
+  const during = await probe(service, tenants[0]?.key ?? "", Promise.all(runs));
+  const ended = await Promise.all(runs);
+  return {
+    health: summary(during.health),
+    route: summary(during.route),
+    stops: summary(ended.map((r) => r.ms)),
+    succeeded: ended.filter((r) => r.status === "succeeded").length,
+  };
+}
+
+/** Five tenants with the TMDB tools (the storm runs 4 per tenant, the per-tenant default limit). */
+async function tenantsOf(service: TestService): Promise<{ id: string; key: string }[]> {
+  const tenants: { id: string; key: string }[] = [];
+  for (let i = 0; i < 5; i++) {
+    const tenant = await createTenant(service, `contain-${i}`);
+    await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+    tenants.push(tenant);
+  }
+  return tenants;
+}
+
+/** Idle latency, then 20 worst-case runs at once, then harmless runs; one printed paragraph. */
+async function stormAndHarmless(service: TestService, tenants: { id: string; key: string }[], label: string) {
+  const [first] = tenants as [{ id: string; key: string }];
+  for (let i = 0; i < 3; i++) await run(service, first, HARMLESS, {}); // warm-up
+  const idle = await probe(service, first.key, undefined);
+  const idleHealth = summary(idle.health);
+  const idleRoute = summary(idle.route);
+
+  const worst = await storm(service, tenants, 'for (let k = 0; k < 100000; k++) "ab".repeat(4e6);\nreturn 1;');
+  // The same 20 runs with a program that returns at once: what the service's own work for 20
+  // concurrent runs (model calls, run records, slots) costs other requests, programs aside.
+  const benign = await storm(service, tenants, "return 1;");
+
+  const firstCall: number[] = [];
+  const whole: number[] = [];
+  for (let i = 0; i < Math.max(20, RUNS * 4); i++) {
+    const result = await run(service, first, HARMLESS, {});
+    whole.push(result.ms);
+    const ms = result.body.attempts[0]?.firstCallMs;
+    if (typeof ms === "number") firstCall.push(ms);
+  }
+  const fc = summary(firstCall);
+  const wr = summary(whole);
+  console.log(`\n${label}`);
+  console.log(`  idle: /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)} ms; /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)} ms`);
+  for (const [name, at] of [["worst-case", worst], ["harmless", benign]] as const) {
+    console.log(
+      `  20 ${name} runs at once: /health p50 ${f(at.health.p50)} / p99 ${f(at.health.p99)} ms (${(at.health.p99 / idleHealth.p99).toFixed(1)}× idle), ` +
+        `/v1/route p50 ${f(at.route.p50)} / p99 ${f(at.route.p99)} ms (${(at.route.p99 / idleRoute.p99).toFixed(1)}× idle); ` +
+        `runs ended p50 ${f(at.stops.p50)} / max ${f(at.stops.max)} ms after their request (deadline ${DEADLINE_MS}), succeeded: ${at.succeeded}`,
+    );
+  }
+  console.log(`  harmless run: sandbox start → first tool call p50 ${f(fc.p50)} / p99 ${f(fc.p99)} ms (n = ${fc.n}); whole run p50 ${f(wr.p50)} / p99 ${f(wr.p99)} ms`);
+  return { firstCallP50: fc.p50, wholeP50: wr.p50 };
+}
+
 async function main(): Promise<void> {
   console.log(machineLine());
   if (!process.argv.includes("--skip-build")) buildBundles();
   const service = await startService({ outbound: async (request) => model.handle(request) });
+  let onHost: { firstCallP50: number; wholeP50: number };
   try {
-    const tenants: { id: string; key: string }[] = [];
-    for (let i = 0; i < 5; i++) {
-      const tenant = await createTenant(service, `contain-${i}`);
-      await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
-      tenants.push(tenant);
-    }
+    const tenants = await tenantsOf(service);
     const [first] = tenants as [{ id: string; key: string }];
-    for (let i = 0; i < 3; i++) await run(service, first, HARMLESS, {}); // warm-up
-
-    const idle = await probe(service, first.key, undefined);
-    const idleHealth = summary(idle.health);
-    const idleRoute = summary(idle.route);
-    console.log(`idle: /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)} ms; /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)} ms`);
-
-    const rows: string[][] = [];
-    let restarts = 0;
-    const classes: (readonly [string, string, Record<string, number>])[] = [
-      ...HOSTILE_PROGRAMS.map(([name, program]) => [name, program, { deadlineMs: DEADLINE_MS }] as const),
-      ["paced: short work between tool calls, forever", PACED_PROGRAM, { deadlineMs: DEADLINE_MS, maxToolCalls: 200 }] as const,
-    ];
-    for (const [name, program, limits] of classes) {
-      const stops: number[] = [];
-      const past: number[] = [];
-      const limitsSeen = new Set<string>();
-      const health: number[] = [];
-      const route: number[] = [];
-      let succeeded = 0;
-      for (let i = 0; i < RUNS; i++) {
-        const work = run(service, first, program, limits);
-        const during = await probe(service, first.key, work);
-        const result = await work;
-        health.push(...during.health);
-        route.push(...during.route);
-        stops.push(result.ms);
-        past.push(Math.max(0, result.ms - (limits.deadlineMs ?? DEADLINE_MS)));
-        if (result.body.status === "succeeded") succeeded++;
-        limitsSeen.add(result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none");
-        const after = await run(service, first, HARMLESS, {});
-        if (after.body.status !== "succeeded") restarts++;
-      }
-      const s = summary(stops);
-      const p = summary(past);
-      const h = summary(health);
-      const r = summary(route);
-      rows.push([name, [...limitsSeen].join(", "), `${f(s.p50)} / ${f(s.p99)}`, `${f(p.p50)} / ${f(p.p99)}`, `${f(h.p50)} / ${f(h.p99)}`, `${f(r.p50)} / ${f(r.p99)}`, String(succeeded)]);
-    }
-    console.log(`\ndeadline ${DEADLINE_MS} ms, ${RUNS} runs per class; latencies in ms (idle /health p99 ${f(idleHealth.p99)}, /v1/route p99 ${f(idleRoute.p99)})`);
-    console.log(table(["class", "stopped by", "stop p50 / p99", "past deadline p50 / p99", "/health p50 / p99", "/v1/route p50 / p99", "succeeded"], rows));
-    console.log(`service restarts needed: ${restarts} (a harmless run after every hostile one)`);
-
-    // 20 worst-case programs at once: 5 tenants × 4 runs (the per-tenant limit).
-    answerWith('for (let k = 0; k < 100000; k++) "ab".repeat(4e6);\nreturn 1;');
-    const storm: Promise<unknown>[] = [];
-    for (const tenant of tenants) {
-      for (let i = 0; i < 4; i++) storm.push(service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "storm", tools: [TOOL], maxAttempts: 1, limits: { deadlineMs: DEADLINE_MS } } }));
-    }
-    const during = await probe(service, first.key, Promise.all(storm));
-    const sh = summary(during.health);
-    const sr = summary(during.route);
-    console.log(
-      `\n20 worst-case runs at once: /health p99 ${f(sh.p99)} ms (${(sh.p99 / idleHealth.p99).toFixed(1)}× idle), /v1/route p99 ${f(sr.p99)} ms (${(sr.p99 / idleRoute.p99).toFixed(1)}× idle)`,
-    );
-
-    const firstCall: number[] = [];
-    for (let i = 0; i < Math.max(20, RUNS * 4); i++) {
-      const result = await run(service, first, HARMLESS, {});
-      const ms = result.body.attempts[0]?.firstCallMs;
-      if (typeof ms === "number") firstCall.push(ms);
-    }
-    const fc = summary(firstCall);
-    console.log(`harmless run, sandbox start → first tool call: p50 ${f(fc.p50)} / p99 ${f(fc.p99)} ms (n = ${fc.n})`);
+    if (!process.argv.includes("--storm-only")) await perClass(service, first);
+    onHost = await stormAndHarmless(service, tenants, "programs on the program host (its own workerd process; npm start, tests):");
   } finally {
     await service.dispose();
   }
+  const inProcess = await startService({ outbound: async (request) => model.handle(request), programHost: false });
+  try {
+    const here = await stormAndHarmless(inProcess, await tenantsOf(inProcess), "programs in the service's process (before the program host; deployed):");
+    console.log(
+      `\nharmless run, program host against in-process: first tool call p50 ${(onHost.firstCallP50 / here.firstCallP50).toFixed(2)}×, whole run p50 ${(onHost.wholeP50 / here.wholeP50).toFixed(2)}× (+${f(onHost.wholeP50 - here.wholeP50)} ms)`,
+    );
+  } finally {
+    await inProcess.dispose();
+  }
+}
+
+/** Per hostile class: stop time, limit, latency of other requests meanwhile, restarts needed. */
+async function perClass(service: TestService, first: { id: string; key: string }): Promise<void> {
+  for (let i = 0; i < 3; i++) await run(service, first, HARMLESS, {}); // warm-up
+  const idle = await probe(service, first.key, undefined);
+  const idleHealth = summary(idle.health);
+  const idleRoute = summary(idle.route);
+  const rows: string[][] = [];
+  let restarts = 0;
+  const classes: (readonly [string, string, Record<string, number>])[] = [
+    ...HOSTILE_PROGRAMS.map(([name, program]) => [name, program, { deadlineMs: DEADLINE_MS }] as const),
+    ["paced: short work between tool calls, forever", PACED_PROGRAM, { deadlineMs: DEADLINE_MS, maxToolCalls: 200 }] as const,
+  ];
+  for (const [name, program, limits] of classes) {
+    const stops: number[] = [];
+    const past: number[] = [];
+    const limitsSeen = new Set<string>();
+    const health: number[] = [];
+    const route: number[] = [];
+    let succeeded = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const work = run(service, first, program, limits);
+      const during = await probe(service, first.key, work);
+      const result = await work;
+      health.push(...during.health);
+      route.push(...during.route);
+      stops.push(result.ms);
+      past.push(Math.max(0, result.ms - (limits.deadlineMs ?? DEADLINE_MS)));
+      if (result.body.status === "succeeded") succeeded++;
+      limitsSeen.add(result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none");
+      const after = await run(service, first, HARMLESS, {});
+      if (after.body.status !== "succeeded") restarts++;
+    }
+    const s = summary(stops);
+    const p = summary(past);
+    const h = summary(health);
+    const r = summary(route);
+    rows.push([name, [...limitsSeen].join(", "), `${f(s.p50)} / ${f(s.p99)}`, `${f(p.p50)} / ${f(p.p99)}`, `${f(h.p50)} / ${f(h.p99)}`, `${f(r.p50)} / ${f(r.p99)}`, String(succeeded)]);
+  }
+  console.log(`\nprograms on the program host; deadline ${DEADLINE_MS} ms, ${RUNS} runs per class; latencies in ms (idle /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)}, /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)})`);
+  console.log(table(["class", "stopped by", "stop p50 / p99", "past deadline p50 / p99", "/health p50 / p99", "/v1/route p50 / p99", "succeeded"], rows));
+  console.log(`service restarts needed: ${restarts} (a harmless run after every hostile one); program host restarts by its watchdog: ${service.programHost?.restarts ?? 0}`);
 }
 
 await main();

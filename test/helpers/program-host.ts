@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { Miniflare } from "miniflare";
-import { watchProgramHost, type WatchdogTiming } from "../../scripts/program-host-watchdog.mjs";
+import { pidListeningOn, watchProgramHost, yieldToService, type WatchdogTiming } from "../../scripts/program-host-process.mjs";
 
 /**
  * The program host (functions/sandbox/program-host) as tests and benches run it: its own
- * Miniflare, so its own workerd process, on a free loopback port, with a fresh secret, and the
- * same watchdog as `npm start` restarting it on the same port when it stops answering.
+ * Miniflare, so its own workerd process, on a free loopback port, with a fresh secret, at a lower
+ * CPU priority than the service, and the same watchdog as `npm start` restarting it on the same
+ * port when it stops answering.
  */
 
 export interface ProgramHostProcess {
@@ -47,6 +48,7 @@ export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}): 
   const secret = randomBytes(24).toString("hex");
   let mf: Miniflare | undefined = new Miniflare(hostOptions(secret, 0));
   const port = Number((await mf.ready).port);
+  yieldToService(port);
   let disposed = false;
   const host: ProgramHostProcess = {
     address: `127.0.0.1:${port}`,
@@ -58,7 +60,9 @@ export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}): 
       await running?.dispose();
     },
     freeze() {
-      process.kill(pidListeningOn(port), "SIGSTOP");
+      const pid = pidListeningOn(port);
+      if (pid === undefined) throw new Error(`no process listens on port ${port}`);
+      process.kill(pid, "SIGSTOP");
     },
     async dispose() {
       disposed = true;
@@ -74,6 +78,7 @@ export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}): 
       await host.kill();
       const next = new Miniflare(hostOptions(secret, port));
       await next.ready;
+      yieldToService(port);
       if (disposed) return void (await next.dispose());
       mf = next;
       host.restarts++;
@@ -82,35 +87,3 @@ export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}): 
   return host;
 }
 
-/** The process listening on TCP `port` on this machine (Linux: /proc/net/tcp and /proc/<pid>/fd). */
-function pidListeningOn(port: number): number {
-  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    if (!existsSync(table)) continue;
-    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      // local_address ends with the port; state 0A is LISTEN; field 9 is the socket's inode.
-      if (fields[1]?.endsWith(hexPort) === true && fields[3] === "0A" && fields[9] !== undefined) inodes.add(fields[9]);
-    }
-  }
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${entry}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        const target = readlinkSync(`/proc/${entry}/fd/${fd}`);
-        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-        if (inode !== undefined && inodes.has(inode)) return Number(entry);
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
-  throw new Error(`no process of this user listens on port ${port}`);
-}
