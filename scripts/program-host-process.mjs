@@ -6,8 +6,87 @@
 //   (functions/sandbox/host/remote-attempt.ts); the service itself is never touched;
 // - `yieldToService` lowers the host's CPU priority, so that on a busy machine the operating
 //   system runs the service's requests before generated programs.
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
+import { dirname } from "node:path";
+import { Miniflare } from "miniflare";
+
+/** The Worker name the service's `PROGRAM_HOST` binding names (wrangler.toml, [env.local]). */
+export const PROGRAM_HOST_NAME = "atc-edge-program-host";
+
+function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
+  return {
+    name: PROGRAM_HOST_NAME,
+    host: "127.0.0.1",
+    port,
+    modules: true,
+    // What wrangler.program-host.toml's rules say, for wrangler's output.
+    modulesRules: [
+      { type: "Text", include: ["**/*.js.txt"] },
+      { type: "Data", include: ["**/*.wasm.bin"] },
+    ],
+    scriptPath,
+    // Module names relative to the bundle, wherever it is (npm start keeps it in the state directory).
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: "2026-04-20",
+    compatibilityFlags: ["nodejs_compat"],
+    workerLoaders: { LOADER: {} },
+    bindings: { PROGRAM_HOST_SECRET: secret },
+    ...(devRegistryPath === undefined ? {} : { unsafeDevRegistryPath: devRegistryPath }),
+  };
+}
+
+/**
+ * Run the program host (wrangler's bundle of wrangler.program-host.toml at `scriptPath`) in a
+ * workerd process of its own on 127.0.0.1 (`port`, or a free one), with `secret` (or a fresh
+ * one), registered in the wrangler dev registry at `devRegistryPath` when given (npm start), at a
+ * lower CPU priority than the service, under a watchdog that restarts it on the same port when
+ * it stops answering.
+ */
+export async function startProgramHost({ scriptPath, secret = randomBytes(24).toString("hex"), port = 0, devRegistryPath, watchdog = {}, onRestart }) {
+  let mf = new Miniflare(miniflareOptions({ scriptPath, secret, port, devRegistryPath }));
+  const boundPort = Number((await mf.ready).port);
+  yieldToService(boundPort);
+  let disposed = false;
+  const host = {
+    address: `127.0.0.1:${boundPort}`,
+    port: boundPort,
+    secret,
+    restarts: 0,
+    async kill() {
+      const running = mf;
+      mf = undefined;
+      await running?.dispose();
+    },
+    freeze() {
+      const pid = pidListeningOn(boundPort);
+      if (pid === undefined) throw new Error(`no process listens on port ${boundPort}`);
+      process.kill(pid, "SIGSTOP");
+    },
+    async dispose() {
+      disposed = true;
+      watch.stop();
+      await host.kill();
+    },
+  };
+  const watch = watchProgramHost({
+    ...watchdog,
+    healthUrl: `http://${host.address}/health`,
+    onRestart,
+    async restart() {
+      if (disposed) return;
+      await host.kill();
+      const next = new Miniflare(miniflareOptions({ scriptPath, secret, port: boundPort, devRegistryPath }));
+      await next.ready;
+      if (disposed) return void (await next.dispose());
+      yieldToService(boundPort);
+      mf = next;
+      host.restarts++;
+    },
+  });
+  return host;
+}
 
 /** Defaults: restart after about 20 s without an answer; a legitimate stretch is far shorter. */
 export const WATCHDOG_DEFAULTS = { intervalMs: 2_000, timeoutMs: 6_000, failuresBeforeRestart: 3 };
