@@ -114,7 +114,13 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
       },
     ],
   });
-  const url = await mf.ready;
+  let url: URL;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await programHost?.dispose();
+    throw error;
+  }
 
   const service: TestService = {
     mf,
