@@ -1,6 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
 import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
-import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS_SETTING, RunSettings } from "./run-slots";
+import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS_SETTING, RunSettings } from "./run-settings";
 import { oneRow, run } from "./sql";
 
 /**

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { RunSettings } from "../../../durable-objects/run-slots";
+import { RunSettings } from "../../../durable-objects/run-settings";
 import { describeModelConfig, TenantModelOverride } from "../../llm/config";
 import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../tenants/model-settings";
 import type { AppEnv } from "../app-env";

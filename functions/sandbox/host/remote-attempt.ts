@@ -79,7 +79,12 @@ async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type"
       if (message.type === "result") return finish(message.outcome);
       void answerToolCall(env, run.tenantId, message.name, message.args, calls).catch((error: unknown) => gatewayFailure(message.name, message.args, error)).then((answer) => {
         const reply: AnswerMessage = { type: "answer", id: message.id, answer };
-        if (!settled) socket.send(JSON.stringify(reply));
+        if (settled) return;
+        try {
+          socket.send(JSON.stringify(reply));
+        } catch {
+          // The socket closed meanwhile: its close event fails the attempt.
+        }
       });
     });
     socket.addEventListener("close", () => finish(failedResult(hostError("closed the attempt before it ended"), 0)));
