@@ -18,6 +18,8 @@
  * Run: npm run bench -- sandbox-containment [--runs N] [--deadline MS] [--skip-build] [--storm-only]
  */
 import { readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { Worker } from "node:worker_threads";
 import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../test/helpers/hostile-programs";
 import { createScriptedModel } from "../test/helpers/scripted-model";
 import buildBundles from "../test/helpers/global-setup";
@@ -59,30 +61,63 @@ async function run(service: TestService, tenant: { id: string; key: string }, pr
   return { status: res.status, body: res.body, ms: performance.now() - started };
 }
 
-async function latency(service: TestService, path: string, init?: RequestInit): Promise<number> {
+/**
+ * The prober: /health and /v1/route every 10 ms, over HTTP, from a worker thread. Its own event
+ * loop, so the scripted model (which counts tokens on this thread for 20 runs at once) does not
+ * delay reading the answers: what is measured is the service.
+ */
+const PROBER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { base, key, count } = workerData;
+let stop = false;
+parentPort.on("message", (message) => { if (message === "stop") stop = true; });
+const routeInit = { method: "POST", headers: { authorization: "Bearer " + key, "content-type": "application/json" }, body: JSON.stringify({ task: "list movie genres", k: 3 }) };
+async function timed(path, init) {
   const started = performance.now();
-  const res = await service.fetch(path, init);
+  const res = await fetch(base + path, init);
   await res.arrayBuffer();
-  if (res.status >= 500) throw new Error(`${path} answered ${res.status}`);
+  if (res.status >= 500) throw new Error(path + " answered " + res.status);
   return performance.now() - started;
 }
-
-/** /health and /v1/route sent every 10 ms until `work` settles (or `count` of each, when idle). */
-async function probe(service: TestService, key: string, work: Promise<unknown> | undefined, count = 60) {
-  const health: Promise<number>[] = [];
-  const route: Promise<number>[] = [];
-  let done = false;
-  void work?.finally(() => {
-    done = true;
-  });
-  const routeInit = { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ task: "list movie genres", k: 3 }) };
-  for (let i = 0; work === undefined ? i < count : !done; i++) {
-    health.push(latency(service, "/health"));
-    route.push(latency(service, "/v1/route", routeInit));
+(async () => {
+  const health = [];
+  const route = [];
+  const pending = [];
+  for (let i = 0; count === null ? !stop : i < count; i++) {
+    pending.push(timed("/health").then((ms) => health.push(ms)));
+    pending.push(timed("/v1/route", routeInit).then((ms) => route.push(ms)));
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  await Promise.all(pending);
+  parentPort.postMessage({ health, route });
+})().catch((error) => parentPort.postMessage({ error: String(error) }));
+`;
+
+/** /health and /v1/route latencies until `work` settles (or `count` of each, when idle). */
+async function probe(service: TestService, key: string, work: Promise<unknown> | undefined, count = 60) {
+  const worker = new Worker(PROBER, { eval: true, workerData: { base: service.url.origin, key, count: work === undefined ? count : null } });
+  const answer = new Promise<{ health: number[]; route: number[]; error?: string }>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  void work?.finally(() => worker.postMessage("stop"));
+  const result = await answer;
   await work;
-  return { health: await Promise.all(health), route: await Promise.all(route) };
+  await worker.terminate();
+  if (result.error !== undefined) throw new Error(result.error);
+  return result;
+}
+
+/** A TCP port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) : "–");
@@ -90,14 +125,14 @@ const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) 
 /** 20 runs of `program` at once (5 tenants × 4), /health and /v1/route probed meanwhile. */
 async function storm(service: TestService, tenants: { id: string; key: string }[], program: string) {
   answerWith(program);
-  const runs: Promise<{ ms: number; status?: string }>[] = [];
+  const runs: Promise<{ ms: number; status?: string; limit?: string | undefined }>[] = [];
   for (const tenant of tenants) {
     for (let i = 0; i < 4; i++) {
       const started = performance.now();
       runs.push(
         service
           .json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "storm", tools: [TOOL], maxAttempts: 1, limits: { deadlineMs: DEADLINE_MS } } })
-          .then((res) => ({ ms: performance.now() - started, status: res.body.status })),
+          .then((res) => ({ ms: performance.now() - started, status: res.body.status, limit: res.body.attempts[0]?.error?.limit ?? res.body.attempts[0]?.error?.kind })),
       );
     }
   }
@@ -108,6 +143,7 @@ async function storm(service: TestService, tenants: { id: string; key: string }[
     route: summary(during.route),
     stops: summary(ended.map((r) => r.ms)),
     succeeded: ended.filter((r) => r.status === "succeeded").length,
+    limits: [...new Set(ended.map((r) => r.limit).filter((limit) => limit !== undefined))].join(", ") || "none",
   };
 }
 
@@ -149,13 +185,13 @@ async function stormAndHarmless(service: TestService, tenants: { id: string; key
   const fc = summary(firstCall);
   const at = summary(attempt);
   const wr = summary(whole);
-  console.log(`\n${label}`);
+  console.log(`\n${label}${service.programHost === undefined ? "" : ` (watchdog restarts so far: ${service.programHost.restarts})`}`);
   console.log(`  idle: /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)} ms; /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)} ms`);
   for (const [name, at] of [["worst-case", worst], ["harmless", benign]] as const) {
     console.log(
       `  20 ${name} runs at once: /health p50 ${f(at.health.p50)} / p99 ${f(at.health.p99)} ms (${(at.health.p99 / idleHealth.p99).toFixed(1)}× idle), ` +
         `/v1/route p50 ${f(at.route.p50)} / p99 ${f(at.route.p99)} ms (${(at.route.p99 / idleRoute.p99).toFixed(1)}× idle); ` +
-        `runs ended p50 ${f(at.stops.p50)} / max ${f(at.stops.max)} ms after their request (deadline ${DEADLINE_MS}), succeeded: ${at.succeeded}`,
+        `runs ended p50 ${f(at.stops.p50)} / max ${f(at.stops.max)} ms after their request (deadline ${DEADLINE_MS}), succeeded: ${at.succeeded}, stopped by: ${at.limits}`,
     );
   }
   console.log(
@@ -168,7 +204,7 @@ async function stormAndHarmless(service: TestService, tenants: { id: string; key
 async function main(): Promise<void> {
   console.log(machineLine());
   if (!process.argv.includes("--skip-build")) buildBundles();
-  const service = await startService({ outbound: async (request) => model.handle(request) });
+  const service = await startService({ outbound: async (request) => model.handle(request), port: await freePort() });
   let onHost: { firstCallP50: number; attemptP50: number; wholeP50: number };
   try {
     const tenants = await tenantsOf(service);
@@ -178,7 +214,7 @@ async function main(): Promise<void> {
   } finally {
     await service.dispose();
   }
-  const inProcess = await startService({ outbound: async (request) => model.handle(request), programHost: false });
+  const inProcess = await startService({ outbound: async (request) => model.handle(request), programHost: false, port: await freePort() });
   try {
     const here = await stormAndHarmless(inProcess, await tenantsOf(inProcess), "programs in the service's process (before the program host; deployed):");
     console.log(
