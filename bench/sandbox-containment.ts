@@ -83,6 +83,10 @@ async function timed(path, init) {
   const health = [];
   const route = [];
   const pending = [];
+  // One untimed request of each first: the connection is open before anything is measured.
+  await timed("/health");
+  await timed("/v1/route", routeInit);
+  parentPort.postMessage("ready");
   for (let i = 0; count === null ? !stop : i < count; i++) {
     pending.push(timed("/health").then((ms) => health.push(ms)));
     pending.push(timed("/v1/route", routeInit).then((ms) => route.push(ms)));
@@ -93,19 +97,34 @@ async function timed(path, init) {
 })().catch((error) => parentPort.postMessage({ error: String(error) }));
 `;
 
-/** /health and /v1/route latencies until `work` settles (or `count` of each, when idle). */
-async function probe(service: TestService, key: string, work: Promise<unknown> | undefined, count = 60) {
-  const worker = new Worker(PROBER, { eval: true, workerData: { base: service.url.origin, key, count: work === undefined ? count : null } });
+/** /health and /v1/route latencies while `start()`'s work runs (or `count` of each, when idle). */
+async function probe(service: TestService, key: string, start: (() => Promise<unknown>) | undefined, count = 60) {
+  const worker = new Worker(PROBER, { eval: true, workerData: { base: service.url.origin, key, count: start === undefined ? count : null } });
+  let ready = (): void => undefined;
+  const isReady = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
   const answer = new Promise<{ health: number[]; route: number[]; error?: string }>((resolve, reject) => {
-    worker.once("message", resolve);
+    worker.on("message", (message: unknown) => (message === "ready" ? ready() : resolve(message as { health: number[]; route: number[]; error?: string })));
     worker.once("error", reject);
   });
+  await isReady;
+  const work = start?.();
   void work?.finally(() => worker.postMessage("stop"));
   const result = await answer;
   await work;
   await worker.terminate();
   if (result.error !== undefined) throw new Error(result.error);
-  return result;
+  return { health: result.health, route: result.route };
+}
+
+/** `probe` while `work()` runs, with what it gave. */
+async function probeDuring<T>(service: TestService, key: string, work: () => Promise<T>) {
+  const outcome: T[] = [];
+  const latencies = await probe(service, key, async () => outcome.push(await work()));
+  const [value] = outcome;
+  if (value === undefined) throw new Error("the probed work gave nothing");
+  return { ...latencies, value };
 }
 
 /** A TCP port nothing listens on now. */
@@ -125,19 +144,26 @@ const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) 
 /** 20 runs of `program` at once (5 tenants × 4), /health and /v1/route probed meanwhile. */
 async function storm(service: TestService, tenants: { id: string; key: string }[], program: string) {
   answerWith(program);
-  const runs: Promise<{ ms: number; status?: string; limit?: string | undefined }>[] = [];
-  for (const tenant of tenants) {
-    for (let i = 0; i < 4; i++) {
-      const started = performance.now();
-      runs.push(
-        service
-          .json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "storm", tools: [TOOL], maxAttempts: 1, limits: { deadlineMs: DEADLINE_MS } } })
-          .then((res) => ({ ms: performance.now() - started, status: res.body.status, limit: res.body.attempts[0]?.error?.limit ?? res.body.attempts[0]?.error?.kind })),
-      );
+  const startRuns = () => {
+    const runs: Promise<{ ms: number; status?: string; limit?: string | undefined }>[] = [];
+    for (const tenant of tenants) {
+      for (let i = 0; i < 4; i++) {
+        const started = performance.now();
+        runs.push(
+          service
+            .json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "storm", tools: [TOOL], maxAttempts: 1, limits: { deadlineMs: DEADLINE_MS } } })
+            .then((res) => ({
+              ms: performance.now() - started,
+              status: res.body.status,
+              limit: res.status === 201 ? (res.body.attempts[0]?.error?.limit ?? res.body.attempts[0]?.error?.kind) : `HTTP ${res.status}`,
+            })),
+        );
+      }
     }
-  }
-  const during = await probe(service, tenants[0]?.key ?? "", Promise.all(runs));
-  const ended = await Promise.all(runs);
+    return Promise.all(runs);
+  };
+  const during = await probeDuring(service, tenants[0]?.key ?? "", startRuns);
+  const ended = during.value;
   return {
     health: summary(during.health),
     route: summary(during.route),
@@ -153,6 +179,8 @@ async function tenantsOf(service: TestService): Promise<{ id: string; key: strin
   for (let i = 0; i < 5; i++) {
     const tenant = await createTenant(service, `contain-${i}`);
     await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+    // The probes route 100 times a second and the classes start hundreds of runs: quotas must not answer instead.
+    await service.json("PUT", "/v1/settings/quotas", { key: tenant.key, body: { rates: { routing: { perSecond: 10_000, burst: 100_000 }, runs: { perSecond: 1_000, burst: 10_000 } } } });
     tenants.push(tenant);
   }
   return tenants;
@@ -177,9 +205,9 @@ async function stormAndHarmless(service: TestService, tenants: { id: string; key
   for (let i = 0; i < Math.max(20, RUNS * 4); i++) {
     const result = await run(service, first, HARMLESS, {});
     whole.push(result.ms);
-    const ms = result.body.attempts[0]?.firstCallMs;
+    const ms = result.body.attempts?.[0]?.firstCallMs;
     if (typeof ms === "number") firstCall.push(ms);
-    const attemptMs = result.body.attempts[0]?.durationMs;
+    const attemptMs = result.body.attempts?.[0]?.durationMs;
     if (typeof attemptMs === "number") attempt.push(attemptMs);
   }
   const fc = summary(firstCall);
@@ -247,15 +275,15 @@ async function perClass(service: TestService, first: { id: string; key: string }
     const route: number[] = [];
     let succeeded = 0;
     for (let i = 0; i < RUNS; i++) {
-      const work = run(service, first, program, limits);
-      const during = await probe(service, first.key, work);
-      const result = await work;
+      const during = await probeDuring(service, first.key, () => run(service, first, program, limits));
+      const result = during.value;
       health.push(...during.health);
       route.push(...during.route);
       stops.push(result.ms);
       past.push(Math.max(0, result.ms - (limits.deadlineMs ?? DEADLINE_MS)));
       if (result.body.status === "succeeded") succeeded++;
-      limitsSeen.add(result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none");
+      limitsSeen.add(result.status === 201 ? (result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none") : `HTTP ${result.status}`);
+      if (result.status !== 201) console.error(`${name}: HTTP ${result.status} ${JSON.stringify(result.body).slice(0, 300)}`);
       const after = await run(service, first, HARMLESS, {});
       if (after.body.status !== "succeeded") restarts++;
     }

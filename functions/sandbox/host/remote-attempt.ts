@@ -46,6 +46,7 @@ export async function runAttemptOnProgramHost(
   }
 }
 
+/** Connect, send the run, answer calls until the result, a close or an unreadable message. */
 async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type">, calls: CallContext, deadline: Promise<unknown>): Promise<IsolateRunResult> {
   let response: Response;
   try {
@@ -65,6 +66,9 @@ async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type"
   };
   // Past the deadline the host is told by the socket closing; the program's waiting calls fail.
   void deadline.then(close);
+  // The harness counts calls too; this count does not depend on the host being what it should be.
+  const maxCalls = run.request.limits.maxToolCalls ?? Number.POSITIVE_INFINITY;
+  let callsAnswered = 0;
   return new Promise<IsolateRunResult>((resolve) => {
     let settled = false;
     const finish = (outcome: IsolateRunResult) => {
@@ -77,6 +81,7 @@ async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type"
       const message = parseFromHost(event.data);
       if (message === undefined) return finish(failedResult(hostError("sent something that is not a program host message"), 0));
       if (message.type === "result") return finish(message.outcome);
+      if (++callsAnswered > maxCalls) return finish(failedResult(hostError(`sent more than the attempt's ${maxCalls} tool calls`), 0));
       void answerToolCall(env, run.tenantId, message.name, message.args, calls).catch((error: unknown) => gatewayFailure(message.name, message.args, error)).then((answer) => {
         const reply: AnswerMessage = { type: "answer", id: message.id, answer };
         if (settled) return;

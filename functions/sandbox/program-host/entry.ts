@@ -8,6 +8,7 @@
  */
 import { failedResult, isolateFailure } from "../host/attempt-outcome";
 import { programIsolate } from "../host/program-isolate";
+import { DEFAULT_LIMITS } from "../limits";
 import { parseToHost, PROGRAM_HOST_SECRET_HEADER, type FromHostMessage, type RunMessage } from "./messages";
 import { ToolRelay } from "./tool-relay";
 
@@ -27,7 +28,9 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 async function runAttempt(env: ProgramHostEnv, message: RunMessage, relay: ToolRelay): Promise<FromHostMessage> {
-  const isolate = programIsolate(env.LOADER, { tenantId: message.tenantId, mode: message.mode, deadlineMs: message.deadlineMs, maxToolCalls: message.request.limits.maxToolCalls ?? 50 }, {});
+  const choice = { tenantId: message.tenantId, mode: message.mode, deadlineMs: message.deadlineMs, maxToolCalls: message.request.limits.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls };
+  // No bindings: the tools come with the run, as this attempt's relay.
+  const isolate = programIsolate(env.LOADER, choice, {});
   try {
     return { type: "result", outcome: await isolate.run(message.request, relay) };
   } catch (error) {
