@@ -168,3 +168,12 @@ export async function createTenant(service: TestService, id: string): Promise<{ 
   if (created.status !== 201) throw new Error(`tenant creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   return { id, key: created.body.apiKey.key };
 }
+
+/** How long the service takes to answer GET /health (failing unless it answers 200). */
+export async function healthLatency(service: TestService): Promise<number> {
+  const started = performance.now();
+  const res = await service.fetch("/health");
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`/health answered ${res.status}`);
+  return performance.now() - started;
+}

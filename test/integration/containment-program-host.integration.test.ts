@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROGRAM_HOST_SECRET_HEADER } from "../../functions/sandbox/program-host/messages";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
-import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
 /**
  * Programs run in the program host, a workerd process apart from the service's: the service
@@ -64,14 +64,6 @@ async function run(program: string, limits: Record<string, number> = {}, tools =
   return { status: res.status, body: res.body, ms: performance.now() - started };
 }
 
-async function healthMs(): Promise<number> {
-  const started = performance.now();
-  const res = await service.fetch("/health");
-  await res.arrayBuffer();
-  expect(res.status).toBe(200);
-  return performance.now() - started;
-}
-
 /** The status the program host answers to GET /attempt with `headers` (node:http: fetch refuses upgrade headers). */
 function attemptStatus(headers: Record<string, string>): Promise<number> {
   const [hostname, port] = host().address.split(":");
@@ -118,7 +110,7 @@ describe("the program host", () => {
     const pending = run(HARMLESS, { deadlineMs });
     await new Promise((resolve) => setTimeout(resolve, 100));
     // The service's thread is not the host's: it answers at once.
-    expect(await healthMs()).toBeLessThan(MARGIN_MS);
+    expect(await healthLatency(service)).toBeLessThan(MARGIN_MS);
     const frozen = await pending;
     const error = frozen.body.attempts[0]?.error;
     expect(frozen.body.status).toBe("failed");
