@@ -5,7 +5,9 @@ import { defineConfig } from "vitest/config";
  * their own, one file at a time, after everything else: on a 2-core machine, an allocation bomb in
  * a program isolate while other test files load both cores has livelocked workerd's V8 (its one
  * worker thread parked waiting for a garbage collection, the main thread pumping sweeper tasks for
- * ever; README, "Tests"). Alone they have never hung here.
+ * ever; README, "Tests"). Alone they have never hung here. Most of them now run programs in the
+ * program host, where the watchdog replaces a livelocked process; they also run programs in the
+ * service's own process (the deployed placement), where it would still hold the test's service.
  */
 const RUNAWAY_PROGRAMS = ["test/integration/containment*.test.ts", "test/unit/sandbox-workerd.unit.test.ts"];
 

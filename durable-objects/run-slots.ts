@@ -1,10 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
 import type { TenantSettings } from "./tenant-settings";
 
-/** Runs one tenant may have in flight at once, unless its `maxConcurrentRuns` setting says otherwise. */
-export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
-/** The tenant setting's name (a positive integer as text). */
-export const MAX_CONCURRENT_RUNS_SETTING = "maxConcurrentRuns";
 /** A slot whose run never said it ended (its Worker died) frees itself after this long. */
 const LEASE_MS = 10 * 60_000;
 /** Suggested wait after a refusal: runs mostly end within seconds. */
@@ -29,8 +25,7 @@ export class RunSlots extends RpcTarget {
 
   /** The tenant's limit: its setting, else the default. */
   limit(): number {
-    const stored = Number(this.#settings.get(MAX_CONCURRENT_RUNS_SETTING));
-    return Number.isInteger(stored) && stored > 0 ? stored : DEFAULT_MAX_CONCURRENT_RUNS;
+    return this.#settings.runSettings().maxConcurrentRuns;
   }
 
   /** Take a slot for run `key`, or say how long to wait. */

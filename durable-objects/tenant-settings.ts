@@ -1,5 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
 import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../functions/probing/side-effects";
+import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS_SETTING, RunSettings } from "./run-settings";
 import { oneRow, run } from "./sql";
 
 /**
@@ -34,6 +35,19 @@ export class TenantSettings extends RpcTarget {
 
   updateSideEffects(settings: SideEffectSettings): SideEffectSettings {
     this.put("side-effects", JSON.stringify(settings));
+    return settings;
+  }
+
+  /** How many runs the tenant may have in flight (its setting, else the default). */
+  runSettings(): RunSettings {
+    const stored = Number(this.get(MAX_CONCURRENT_RUNS_SETTING));
+    const parsed = RunSettings.safeParse({ maxConcurrentRuns: stored });
+    return parsed.success ? parsed.data : { maxConcurrentRuns: DEFAULT_MAX_CONCURRENT_RUNS };
+  }
+
+  /** Store validated run settings (`RunSettings`, checked by the route). */
+  updateRunSettings(settings: RunSettings): RunSettings {
+    this.put(MAX_CONCURRENT_RUNS_SETTING, JSON.stringify(settings.maxConcurrentRuns));
     return settings;
   }
 }

@@ -1,10 +1,14 @@
 // `npm start`: the service and the simulated tool world in local workerd (wrangler dev), with
 // local Durable Object / KV storage under the state directory, then the demo tenant from kv-seed/.
+// Generated programs run in the program host, a workerd process of its own started here first
+// (scripts/program-host-process.mjs: lower CPU priority, watchdog), which the service reaches
+// through a wrangler dev registry kept in the state directory, with a secret made here.
 //
 //   npm start -- --port 8790 --inspector-port 9230 --state .wrangler/other-state
 //
 // Each option may come from the environment instead: PORT, INSPECTOR_PORT, ATC_STATE_DIR.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { redactText } from "../functions/tools/safe-call/log-redaction.mjs";
 import { existsSync } from "node:fs";
@@ -13,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { seedDemo } from "./seed-demo.mjs";
+import { startProgramHost } from "./program-host-process.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: options } = parseArgs({
@@ -48,16 +53,35 @@ const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_M
   .filter((name) => process.env[name] !== undefined && process.env[name] !== "")
   .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
 
+// The program host: bundled once by wrangler, run from that bundle (a restart rebuilds nothing).
+const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+const programHostDir = resolve(stateDir, "program-host");
+execFileSync(resolve(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--env", "", "-c", "wrangler.program-host.toml", "--outdir", programHostDir], {
+  cwd: root,
+  stdio: ["ignore", "ignore", "inherit"],
+  env: { ...wranglerEnv, CI: "true" },
+});
+// This instance's own dev registry, so two `npm start`s on one machine never bind each other's host.
+const devRegistryPath = resolve(stateDir, "dev-registry");
+const programHost = await startProgramHost({
+  scriptPath: resolve(programHostDir, "entry.js"),
+  secret: randomBytes(24).toString("hex"),
+  devRegistryPath,
+  onRestart: (error) =>
+    console.error(error === undefined ? "program host stopped answering: restarted (its attempts in flight failed with limit programHost)" : `program host restart failed: ${error}`),
+});
+
 const wrangler = spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
     "dev", "-c", "wrangler.toml", "-c", "wrangler.world.toml", "--env", "local",
     "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", stateDir,
     "--var", `ADMIN_TOKEN:${adminToken}`, "--var", `CREDENTIALS_KEY:${credentialsKey}`,
+    "--var", `PROGRAM_HOST_SECRET:${programHost.secret}`,
     "--show-interactive-dev-session=false",
     ...modelVars,
   ],
-  { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...wranglerEnv, WRANGLER_REGISTRY_PATH: devRegistryPath } },
 );
 // wrangler's and workerd's own log lines (request lines, runtime warnings) pass through the
 // service's log redaction: no credential reaches the terminal.
@@ -65,7 +89,9 @@ for (const [from, to] of [[wrangler.stdout, process.stdout], [wrangler.stderr, p
   createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => to.write(`${redactText(line)}\n`));
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
-wrangler.on("exit", (code) => process.exit(code ?? 0));
+wrangler.on("exit", (code) => {
+  void programHost.dispose().finally(() => process.exit(code ?? 0));
+});
 
 /** 9229 if nothing listens there, else a port the system picks. */
 function freeInspectorPort() {
@@ -96,7 +122,7 @@ async function waitForHealth(deadline) {
 try {
   await waitForHealth(Date.now() + 60_000);
   const { key, keyFile, summary } = await seedDemo(baseUrl, adminToken, stateDir);
-  console.log(`\natc-edge is running at ${baseUrl} (DevTools inspector on port ${inspectorPort})\n${summary.join("\n")}`);
+  console.log(`\natc-edge is running at ${baseUrl} (DevTools inspector on port ${inspectorPort}; programs run in the program host on ${programHost.address})\n${summary.join("\n")}`);
   console.log(`demo tenant API key (also in ${keyFile}):\n  ${key}`);
   console.log(`try: curl -H "Authorization: Bearer ${key}" ${baseUrl}/v1/tools\n`);
 } catch (error) {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
 /**
- * Bundle the service and the simulated world once per test run, with wrangler itself (the same
+ * Bundle the service, the simulated world and the program host once per test run, with wrangler itself (the same
  * bundling as a deploy), so integration tests exercise what would ship. The service's entry is
  * test/helpers/test-worker.ts: the shipped Worker plus a tenant object class with a test hook.
  */
@@ -11,13 +11,14 @@ export default function setup(): void {
   const builds: [string, string, string[]][] = [
     ["wrangler.toml", ".test-build/main", ["test/helpers/test-worker.ts"]],
     ["wrangler.world.toml", ".test-build/world", []],
+    ["wrangler.program-host.toml", ".test-build/program-host", []],
   ];
   for (const [config, outdir, entry] of builds) {
     execFileSync(wrangler, ["deploy", ...entry, "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
     });
-    if (!["index.js", "worker.js", "test-worker.js"].some((name) => existsSync(`${outdir}/${name}`))) {
+    if (!["index.js", "worker.js", "test-worker.js", "entry.js"].some((name) => existsSync(`${outdir}/${name}`))) {
       throw new Error(`wrangler produced no bundle in ${outdir}`);
     }
   }

@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { Miniflare, type Request as MfRequest, Response as MfResponse } from "miniflare";
+import { startProgramHost, type ProgramHostProcess } from "./program-host";
 
 /**
  * The service in workerd, as integration tests see it: the bundled Worker with its Durable
- * Objects (SQLite), KV, Worker Loader, and the simulated tool world as a second Worker.
+ * Objects (SQLite), KV, Worker Loader, the simulated tool world as a second Worker, and the
+ * program host in a workerd process of its own, as `npm start` runs them.
  * Outbound network of the service goes to `outbound` (a Node function) instead of the internet:
  * that is where the scripted model answers and where tests observe tool traffic.
  */
@@ -22,6 +24,10 @@ export interface ServiceOptions {
   durableObjectsPersist?: string;
   /** Also listen for real HTTP on 127.0.0.1:port (browser tests); otherwise only dispatchFetch. */
   port?: number;
+  /** `false`: programs run in the service's own process, as deployed (no program host). */
+  programHost?: boolean;
+  /** Faster watchdog timing, for tests of the watchdog. */
+  watchdog?: Parameters<typeof startProgramHost>[0];
 }
 
 export interface TestService {
@@ -29,6 +35,8 @@ export interface TestService {
   /** JSON helper: sends/parses JSON, returns status and body. */
   json<T = unknown>(method: string, path: string, options?: { body?: unknown; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
   mf: Miniflare;
+  /** The program host process, unless `programHost: false`. */
+  programHost: ProgramHostProcess | undefined;
   /** Where the service listens for HTTP (a loopback URL; only reachable when `port` was given). */
   url: URL;
   dispose(): Promise<void>;
@@ -47,6 +55,7 @@ const defaultOutbound: OutboundHandler = (request) =>
 /** Start a fresh service (in-memory storage) for one test file. */
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
   const outbound = options.outbound ?? defaultOutbound;
+  const programHost = options.programHost === false ? undefined : await startProgramHost(options.watchdog);
   const mf = new Miniflare({
     ...(options.durableObjectsPersist === undefined ? {} : { durableObjectsPersist: options.durableObjectsPersist }),
     ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),
@@ -69,8 +78,12 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
         },
         kvNamespaces: ["PROTOCOLS"],
         workerLoaders: { LOADER: {} },
-        serviceBindings: { SIMULATED_WORLD: "atc-edge-world" },
+        serviceBindings: {
+          SIMULATED_WORLD: "atc-edge-world",
+          ...(programHost === undefined ? {} : { PROGRAM_HOST: { external: { address: programHost.address, http: {} } } }),
+        },
         bindings: {
+          ...(programHost === undefined ? {} : { PROGRAM_HOST_SECRET: programHost.secret }),
           ADMIN_TOKEN,
           CREDENTIALS_KEY,
           SIMULATED_WORLD_ORIGIN: WORLD_ORIGIN,
@@ -101,10 +114,17 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
       },
     ],
   });
-  const url = await mf.ready;
+  let url: URL;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await programHost?.dispose();
+    throw error;
+  }
 
   const service: TestService = {
     mf,
+    programHost,
     url,
     async fetch(path, init) {
       const response = await mf.dispatchFetch(`http://atc.test${path}`, init as never);
@@ -133,7 +153,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
       return { status: response.status, body: parsed as never, headers: response.headers };
     },
     async dispose() {
-      await mf.dispose();
+      await Promise.all([mf.dispose(), programHost?.dispose()]);
     },
   };
   return service;
@@ -147,4 +167,13 @@ export async function createTenant(service: TestService, id: string): Promise<{ 
   });
   if (created.status !== 201) throw new Error(`tenant creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   return { id, key: created.body.apiKey.key };
+}
+
+/** How long the service takes to answer GET /health (failing unless it answers 200). */
+export async function healthLatency(service: TestService): Promise<number> {
+  const started = performance.now();
+  const res = await service.fetch("/health");
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`/health answered ${res.status}`);
+  return performance.now() - started;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../helpers/hostile-programs";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
-import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
 /**
  * Hostile programs against the service in workerd: each is stopped by a named limit before its
@@ -46,19 +46,11 @@ function startRun(program: string, limits: Record<string, number> = {}) {
   return { done };
 }
 
-async function healthLatency(): Promise<number> {
-  const started = performance.now();
-  const res = await service.fetch("/health");
-  await res.arrayBuffer();
-  expect(res.status).toBe(200);
-  return performance.now() - started;
-}
-
 /** Run `program`, sending /health 30 ms in; the run's outcome and how long /health took. */
 async function hostile(program: string, limits: Record<string, number> = {}) {
   const { done } = startRun(program, { deadlineMs: DEADLINE_MS, ...limits });
   await new Promise((resolve) => setTimeout(resolve, 30));
-  const [run, health] = await Promise.all([done, healthLatency()]);
+  const [run, health] = await Promise.all([done, healthLatency(service)]);
   return { ...run, healthMs: health };
 }
 
@@ -97,7 +89,7 @@ describe("a run that awaits tool calls lets other requests in", () => {
     const during: number[] = [];
     await new Promise((resolve) => setTimeout(resolve, 50));
     while (!finished) {
-      const latency = await healthLatency();
+      const latency = await healthLatency(service);
       if (!finished) during.push(latency);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

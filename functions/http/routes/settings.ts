@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { RunSettings } from "../../../durable-objects/run-settings";
 import { describeModelConfig, TenantModelOverride } from "../../llm/config";
 import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../tenants/model-settings";
 import type { AppEnv } from "../app-env";
@@ -26,8 +27,35 @@ const OptimizationSettings = z
 /** A change: the fields given are set, the others keep their value. */
 const OptimizationSettingsChange = OptimizationSettings.partial().openapi("OptimizationSettingsChange");
 
-/** A tenant's model settings (its own endpoint, key or model names) and optimisation settings. */
+const RunSettingsView = RunSettings.openapi("RunSettings");
+
+/** A tenant's model settings (its own endpoint, key or model names), optimisation and run settings. */
 export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/settings/runs",
+      tags: ["settings"],
+      summary: "How many runs this tenant may have in flight at once",
+      security: tenantSecurity,
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: RunSettingsView } } }, ...problems(401) },
+    }),
+    async (c) => c.json(await c.var.tenant.settings.runSettings(), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/settings/runs",
+      tags: ["settings"],
+      summary: "Change how many runs this tenant may have in flight at once",
+      security: tenantSecurity,
+      request: { body: jsonBody(RunSettingsView) },
+      responses: { 200: { description: "Settings", content: { "application/json": { schema: RunSettingsView } } }, ...problems(400, 401) },
+    }),
+    async (c) => c.json(await c.var.tenant.settings.updateRunSettings(c.req.valid("json")), 200),
+  );
+
   app.openapi(
     createRoute({
       method: "get",

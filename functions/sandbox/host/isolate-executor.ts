@@ -1,9 +1,11 @@
 import { exports } from "cloudflare:workers";
-import harnessSource from "../generated/harness.js.txt";
-import quickjsBytes from "../generated/quickjs.wasm.bin";
-import type { ProgramError } from "../types";
 import type { CallContext, IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../wire";
+import { deadlineError, failedResult, isolateFailure, lateResultFails, withRunLimitNames } from "./attempt-outcome";
+import { programIsolate, type IsolateMode } from "./program-isolate";
+import { runAttemptOnProgramHost, type ProgramHost } from "./remote-attempt";
 import type { GatewayProps } from "./tool-gateway";
+
+export type { IsolateMode } from "./program-isolate";
 
 /** Limits of one program attempt, checked inside (QuickJS) and outside (the host deadline). */
 export interface AttemptLimits extends IsolateLimits {
@@ -26,75 +28,33 @@ export interface AttemptRequest {
 
 export type AttemptOutcome = IsolateRunResult & { isolateMs: number };
 
-interface ProgramIsolateStub {
-  run(request: IsolateRunRequest): Promise<IsolateRunResult>;
+/** The program host, when this service is configured with one (local workerd: `npm start`, tests). */
+function programHost(env: Env): ProgramHost | undefined {
+  return env.PROGRAM_HOST === undefined || env.PROGRAM_HOST_SECRET === undefined ? undefined : { binding: env.PROGRAM_HOST, secret: env.PROGRAM_HOST_SECRET };
 }
 
-const ISOLATE_COMPATIBILITY_DATE = "2026-04-20";
-/** Changes whenever the harness or QuickJS changes, so a kept isolate never runs stale code. */
-const HARNESS_VERSION = `${harnessSource.length}-${quickjsBytes.byteLength}`;
-
-/**
- * `tenant` (default): one program isolate per tenant and harness version, kept warm by the
- * loader (LOADER.get). Each attempt still gets a fresh QuickJS runtime in its own WebAssembly
- * instance and memory, so nothing of one program survives into the next, and the isolate's only
- * binding is the tenant's own tools. Measured here, a fresh isolate costs ~100 ms of start (its
- * wasm compiled anew, and never warmed up: a CPU-budget stretch then runs 5–10× slower).
- * `fresh`: a new isolate per attempt (LOADER.load), with CPU and subrequest limits when deployed.
- */
-export type IsolateMode = "tenant" | "fresh";
-
-/** Deployed, Cloudflare enforces these per invocation too; local workerd ignores them. */
-const TENANT_ISOLATE_LIMITS = { cpuMs: 30_000, subRequests: 205 };
-
-function workerCode(tenantId: string, limits: { cpuMs: number; subRequests: number } = TENANT_ISOLATE_LIMITS): WorkerLoaderWorkerCode {
-  const props: GatewayProps = { tenantId };
-  return {
-    compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
-    limits,
-    mainModule: "harness.js",
-    modules: { "harness.js": harnessSource, "quickjs.wasm": { wasm: quickjsBytes } },
-    // No network at all: the program's only way out is the tools capability.
-    globalOutbound: null,
-    env: { TOOLS: exports.ToolGateway({ props }) },
-  };
-}
-
-function failedResult(error: ProgramError, ms: number): IsolateRunResult {
-  return {
-    result: { ok: false, error, logs: [], calls: [], stats: { toolCalls: 0, interruptChecks: 0, fuel: 0, durationMs: ms } },
-    trace: [],
-    timing: { engineReadyMs: undefined },
-  };
-}
-
-function deadlineError(ms: number): ProgramError {
-  return { kind: "timeout", limit: "deadlineMs", message: `the attempt did not finish within its deadline of ${ms} ms and was stopped` };
-}
-
-/** The sandbox names its own options; a run's caller knows the deadline as `deadlineMs`. */
-function withRunLimitNames(outcome: IsolateRunResult): IsolateRunResult {
-  const { result } = outcome;
-  if (result.ok || result.error.limit !== "timeoutMs") return outcome;
-  return { ...outcome, result: { ...result, error: { ...result.error, limit: "deadlineMs" } } };
-}
-
-/**
- * Deployed, the platform stops an isolate that spends its `cpuMs`: the call then fails with its
- * own message. That is a limit too, and is reported as one.
- */
-function isolateFailure(error: unknown): ProgramError {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/cpu time|exceeded cpu|cpu limit/i.test(message)) {
-    return { kind: "cpu_budget", limit: "cpuMs", message: `the program isolate was stopped by the platform's CPU limit (${message})` };
+/** In this process: the isolate's `env.TOOLS` is the service's tool gateway, and the deadline a race. */
+async function runInProcess(env: Env, request: AttemptRequest, mode: IsolateMode, run: IsolateRunRequest): Promise<IsolateRunResult> {
+  const props: GatewayProps = { tenantId: request.tenantId };
+  const isolate = programIsolate(env.LOADER, { tenantId: request.tenantId, mode, deadlineMs: request.limits.deadlineMs, maxToolCalls: request.limits.maxToolCalls }, { TOOLS: exports.ToolGateway({ props }) });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineReached()), request.limits.deadlineMs);
+  });
+  try {
+    return await Promise.race([isolate.run(run), deadline]);
+  } finally {
+    clearTimeout(timer);
   }
-  return { kind: "runtime", message: `the program isolate failed: ${message}` };
 }
+
+class DeadlineReached extends Error {}
 
 /**
  * Run one program attempt in a Worker Loader isolate: no network (`globalOutbound: null`), no
- * binding but the tenant's tools capability, QuickJS inside for counted CPU and bounded memory,
- * and a wall-clock deadline enforced from here.
+ * way out but the tenant's tools, QuickJS inside for counted CPU and bounded memory, and a
+ * wall-clock deadline enforced from here. With a program host bound (`PROGRAM_HOST`), the isolate
+ * runs there, in another process (remote-attempt.ts); otherwise in this one.
  */
 export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Promise<AttemptOutcome> {
   const started = Date.now();
@@ -106,33 +66,28 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
     ...(request.fullResults === true ? { fullResults: true } : {}),
   };
   const mode: IsolateMode = env.SANDBOX_ISOLATE === "fresh" ? "fresh" : "tenant";
-  const worker =
-    mode === "tenant"
-      ? env.LOADER.get(`atc-sandbox:${HARNESS_VERSION}:${request.tenantId}`, async () => workerCode(request.tenantId))
-      : env.LOADER.load(workerCode(request.tenantId, { cpuMs: Math.max(1_000, request.limits.deadlineMs), subRequests: request.limits.maxToolCalls + 5 }));
-  const isolate = worker.getEntrypoint() as unknown as ProgramIsolateStub;
   const { deadlineMs, toolTimeoutMs: _t, maxToolResponseBytes: _m, ...limits } = request.limits;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<IsolateRunResult>((resolve) => {
-    timer = setTimeout(() => resolve(failedResult(deadlineError(deadlineMs), deadlineMs)), deadlineMs);
-  });
+  const host = programHost(env);
   try {
-    // The sandbox's own deadline is what is left of the attempt's (loading the isolate took some).
+    // The sandbox's own deadline is what is left of the attempt's (reaching the isolate took some).
     const timeoutMs = Math.max(1, deadlineMs - (Date.now() - started));
-    const run = isolate.run({ program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls });
-    const outcome = withRunLimitNames(await Promise.race([run, deadline]));
+    const outcome =
+      host === undefined
+        ? await runInProcess(env, request, mode, { program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls })
+        : await runAttemptOnProgramHost(
+            env,
+            host,
+            // The host needs no replay records: the calls come back here and are answered with them.
+            { tenantId: request.tenantId, mode, deadlineMs, request: { program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls: { ...calls, replay: [] } } },
+            calls,
+            deadlineMs - (Date.now() - started),
+          );
     const isolateMs = Date.now() - started;
-    // A result that arrives after the deadline (the timer could not fire while this thread was
-    // busy) is not an answer: the attempt failed at its deadline.
-    const { result } = outcome;
-    if (result.ok && isolateMs > deadlineMs) {
-      return { ...outcome, result: { ok: false, error: deadlineError(deadlineMs), logs: result.logs, calls: result.calls, stats: result.stats }, isolateMs };
-    }
-    return { ...outcome, isolateMs };
+    return { ...lateResultFails(withRunLimitNames(outcome), isolateMs, deadlineMs), isolateMs };
   } catch (error) {
+    const isolateMs = Date.now() - started;
+    if (error instanceof DeadlineReached) return { ...failedResult(deadlineError(deadlineMs), deadlineMs), isolateMs };
     // The isolate itself failed (it should not: QuickJS contains the program). Report, don't throw.
-    return { ...failedResult(isolateFailure(error), deadlineMs), isolateMs: Date.now() - started };
-  } finally {
-    clearTimeout(timer);
+    return { ...failedResult(isolateFailure(error), deadlineMs), isolateMs };
   }
 }

@@ -1,0 +1,83 @@
+/**
+ * The program host: a Worker of its own that runs generated programs in Worker Loader isolates,
+ * so that locally they run in a workerd process apart from the service's (local workerd runs all
+ * of a process's isolates on one thread, and a program's synchronous stretch cannot yield). The
+ * service opens one WebSocket per attempt (host/remote-attempt.ts); the host never sees a
+ * credential: tool calls go back over the socket. Reachable on loopback only, and only with the
+ * secret the start script (or the test harness) gives both sides.
+ */
+import { failedResult, isolateFailure } from "../host/attempt-outcome";
+import { programIsolate } from "../host/program-isolate";
+import { DEFAULT_LIMITS } from "../limits";
+import { parseToHost, PROGRAM_HOST_SECRET_HEADER, type FromHostMessage, type RunMessage } from "./messages";
+import { ToolRelay } from "./tool-relay";
+
+export interface ProgramHostEnv {
+  LOADER: WorkerLoader;
+  /** Shared with the service; without it the host runs nothing. */
+  PROGRAM_HOST_SECRET?: string;
+}
+
+/** Compare secrets without an early exit on the first differing character. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return difference === 0;
+}
+
+async function runAttempt(env: ProgramHostEnv, message: RunMessage, relay: ToolRelay): Promise<FromHostMessage> {
+  const choice = { tenantId: message.tenantId, mode: message.mode, deadlineMs: message.deadlineMs, maxToolCalls: message.request.limits.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls };
+  // No bindings: the tools come with the run, as this attempt's relay.
+  const isolate = programIsolate(env.LOADER, choice, {});
+  try {
+    return { type: "result", outcome: await isolate.run(message.request, relay) };
+  } catch (error) {
+    return { type: "result", outcome: failedResult(isolateFailure(error), message.deadlineMs) };
+  }
+}
+
+/** One attempt over `socket`: the first message is the run, later ones answer tool calls. */
+function serve(env: ProgramHostEnv, socket: WebSocket): void {
+  const send = (message: FromHostMessage) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+  const relay = new ToolRelay(send);
+  let started = false;
+  socket.addEventListener("message", (event) => {
+    const message = parseToHost(event.data);
+    if (message === undefined) {
+      socket.close(1008, "not a program host message");
+      return;
+    }
+    if (message.type === "answer") {
+      relay.answer(message);
+      return;
+    }
+    if (started) return;
+    started = true;
+    void runAttempt(env, message, relay).then((result) => {
+      send(result);
+      socket.close(1000, "done");
+    });
+  });
+  // The service gave up (deadline) or went away: the program's waiting calls fail, so it ends.
+  socket.addEventListener("close", () => relay.close("the service closed the attempt"));
+}
+
+export default {
+  async fetch(request: Request, env: ProgramHostEnv): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/health") return new Response("ok");
+    if (pathname !== "/attempt") return new Response("not found", { status: 404 });
+    const secret = env.PROGRAM_HOST_SECRET;
+    if (secret === undefined || secret.length < 16) return new Response("the program host has no secret", { status: 503 });
+    if (!sameSecret(request.headers.get(PROGRAM_HOST_SECRET_HEADER) ?? "", secret)) return new Response("forbidden", { status: 403 });
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("a WebSocket upgrade is required", { status: 426 });
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    server.accept();
+    serve(env, server);
+    return new Response(null, { status: 101, webSocket: client });
+  },
+} satisfies ExportedHandler<ProgramHostEnv>;

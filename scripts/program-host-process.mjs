@@ -1,0 +1,187 @@
+// Looking after the program host's process, for `npm start` (scripts/start.mjs) and the test and
+// bench harness (test/helpers/program-host.ts):
+// - the watchdog asks the program host's /health at an interval and, when it has not answered for
+//   a while (a livelocked V8, a fatal out-of-memory, a crashed process), restarts it. Attempts in
+//   flight on the old process fail with a `programHost` limit
+//   (functions/sandbox/host/remote-attempt.ts); the service itself is never touched;
+// - `yieldToService` lowers the host's CPU priority, so that on a busy machine the operating
+//   system runs the service's requests before generated programs.
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+import { dirname } from "node:path";
+import { Miniflare } from "miniflare";
+
+/** The Worker name the service's `PROGRAM_HOST` binding names (wrangler.toml, [env.local]). */
+export const PROGRAM_HOST_NAME = "atc-edge-program-host";
+
+function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
+  return {
+    name: PROGRAM_HOST_NAME,
+    host: "127.0.0.1",
+    port,
+    modules: true,
+    // What wrangler.program-host.toml's rules say, for wrangler's output.
+    modulesRules: [
+      { type: "Text", include: ["**/*.js.txt"] },
+      { type: "Data", include: ["**/*.wasm.bin"] },
+    ],
+    scriptPath,
+    // Module names relative to the bundle, wherever it is (npm start keeps it in the state directory).
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: "2026-04-20",
+    compatibilityFlags: ["nodejs_compat"],
+    workerLoaders: { LOADER: {} },
+    bindings: { PROGRAM_HOST_SECRET: secret },
+    ...(devRegistryPath === undefined ? {} : { unsafeDevRegistryPath: devRegistryPath }),
+  };
+}
+
+/**
+ * Run the program host (wrangler's bundle of wrangler.program-host.toml at `scriptPath`) in a
+ * workerd process of its own on 127.0.0.1 (`port`, or a free one), with `secret` (or a fresh
+ * one), registered in the wrangler dev registry at `devRegistryPath` when given (npm start), at a
+ * lower CPU priority than the service, under a watchdog that restarts it on the same port when
+ * it stops answering.
+ */
+export async function startProgramHost({ scriptPath, secret = randomBytes(24).toString("hex"), port = 0, devRegistryPath, watchdog = {}, onRestart }) {
+  let mf = new Miniflare(miniflareOptions({ scriptPath, secret, port, devRegistryPath }));
+  const boundPort = Number((await mf.ready).port);
+  yieldToService(boundPort);
+  let disposed = false;
+  const host = {
+    address: `127.0.0.1:${boundPort}`,
+    port: boundPort,
+    secret,
+    restarts: 0,
+    async kill() {
+      const running = mf;
+      mf = undefined;
+      await running?.dispose();
+    },
+    freeze() {
+      const pid = pidListeningOn(boundPort);
+      if (pid === undefined) throw new Error(`no process listens on port ${boundPort}`);
+      process.kill(pid, "SIGSTOP");
+    },
+    async dispose() {
+      disposed = true;
+      watch.stop();
+      await host.kill();
+    },
+  };
+  const watch = watchProgramHost({
+    ...watchdog,
+    healthUrl: `http://${host.address}/health`,
+    onRestart,
+    async restart() {
+      if (disposed) return;
+      await host.kill();
+      const next = new Miniflare(miniflareOptions({ scriptPath, secret, port: boundPort, devRegistryPath }));
+      await next.ready;
+      if (disposed) return void (await next.dispose());
+      yieldToService(boundPort);
+      mf = next;
+      host.restarts++;
+    },
+  });
+  return host;
+}
+
+/** Defaults: restart after about 20 s without an answer; a legitimate stretch is far shorter. */
+export const WATCHDOG_DEFAULTS = { intervalMs: 2_000, timeoutMs: 6_000, failuresBeforeRestart: 3 };
+
+/**
+ * Watch `healthUrl`; after `failuresBeforeRestart` checks in a row without a 2xx within
+ * `timeoutMs`, await `restart()` and watch on. Returns `stop()`.
+ */
+export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...options }) {
+  const { intervalMs, timeoutMs, failuresBeforeRestart } = { ...WATCHDOG_DEFAULTS, ...options };
+  let stopped = false;
+  let failures = 0;
+  let timer;
+  const check = async () => {
+    let healthy = false;
+    try {
+      const response = await fetch(healthUrl, { signal: AbortSignal.timeout(timeoutMs) });
+      await response.arrayBuffer();
+      healthy = response.ok;
+    } catch {
+      // no answer in time, or nothing listening
+    }
+    if (stopped) return;
+    failures = healthy ? 0 : failures + 1;
+    if (failures >= failuresBeforeRestart) {
+      failures = 0;
+      try {
+        await restart();
+        onRestart(undefined);
+      } catch (error) {
+        onRestart(error);
+      }
+    }
+    if (!stopped) timer = setTimeout(check, intervalMs);
+  };
+  timer = setTimeout(check, intervalMs);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Niceness of the program host's threads: programs are background work next to the service's requests. */
+export const PROGRAM_HOST_NICENESS = 10;
+
+/**
+ * Lower the CPU priority of every thread of the process listening on TCP `port` (the program
+ * host's workerd; Linux niceness is per thread). Returns its pid, or undefined where this cannot
+ * be done (not Linux, not found): then the host runs at normal priority, nothing else changes.
+ */
+export function yieldToService(port) {
+  if (process.platform !== "linux") return undefined;
+  const pid = pidListeningOn(port);
+  if (pid === undefined) return undefined;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      setPriority(Number(thread), PROGRAM_HOST_NICENESS);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return pid;
+}
+
+/** The process listening on TCP `port` on this machine (Linux: /proc/net/tcp and /proc/<pid>/fd), or undefined. */
+export function pidListeningOn(port) {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const inodes = new Set();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address ends with the port; state 0A is LISTEN; field 9 is the socket's inode.
+      if (fields[1]?.endsWith(hexPort) && fields[3] === "0A" && fields[9] !== undefined) inodes.add(fields[9]);
+    }
+  }
+  if (inodes.size === 0) return undefined;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds;
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${entry}/fd/${fd}`))?.[1];
+        if (inode !== undefined && inodes.has(inode)) return Number(entry);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,18 @@
+import { existsSync } from "node:fs";
+import { startProgramHost as startProcess, type ProgramHostProcess, type WatchdogTiming } from "../../scripts/program-host-process.mjs";
+
+export type { ProgramHostProcess } from "../../scripts/program-host-process.mjs";
+
+/**
+ * The program host (functions/sandbox/program-host) as tests and benches run it, the way
+ * `npm start` does (scripts/program-host-process.mjs): its own workerd process on a free loopback
+ * port, a fresh secret, a lower CPU priority than the service, and the watchdog.
+ */
+
+const BUNDLE = ".test-build/program-host/entry.js";
+
+/** Start a program host (`watchdog`: faster timing, for tests of the watchdog). */
+export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}): Promise<ProgramHostProcess> {
+  if (!existsSync(BUNDLE)) throw new Error(`no program host bundle at ${BUNDLE}: run through vitest (globalSetup builds it)`);
+  return startProcess({ scriptPath: BUNDLE, watchdog });
+}
