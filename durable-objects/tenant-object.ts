@@ -54,7 +54,7 @@ interface TenantStores {
 export class TenantObject extends DurableObject<Env> {
   #stores: TenantStores;
   readonly #surface = new TenantSurface(this);
-  /** Concurrent single feedback updates, applied in order in one transaction per turn of the object. */
+  /** Single feedback updates: a lone one applied at once, concurrent ones in order in one transaction per turn of the object. */
   readonly #feedback: FeedbackCoalescer<Evaluation, Outcome<FeedbackResult>>;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -65,7 +65,7 @@ export class TenantObject extends DurableObject<Env> {
     this.#feedback = new FeedbackCoalescer(
       // The stores current at the flush: after a (simulated) eviction, the reloaded ones.
       (evaluations) => this.ctx.storage.transactionSync(() => this.#stores.routing.applyScoresEach(evaluations)),
-      // A zero-delay timer runs after the updates already delivered to the object, which join the flush.
+      // A zero-delay timer ends the window after the updates already delivered to the object, which join the flush.
       (flush) => setTimeout(flush, 0),
     );
   }
@@ -158,7 +158,8 @@ export class TenantObject extends DurableObject<Env> {
 
   /**
    * Feedback (eq. 6–8): scores for named tools, or one score for a stored run's tool calls.
-   * Updates that arrive together are applied in order and written together (feedback-coalescer.ts).
+   * A lone update is applied at once; updates that arrive together are applied in order and
+   * written together (feedback-coalescer.ts).
    */
   async applyFeedback(item: FeedbackInput): Promise<Outcome<FeedbackResult>> {
     const resolved = resolveFeedback(item, (id) => this.#stores.runs.get(id));
