@@ -5,6 +5,12 @@ import { allRows, oneRow, run } from "./sql";
 const MAX_EVALUATION_ATTEMPTS = 5;
 const now = (): string => new Date().toISOString();
 
+/**
+ * The model tokens of runs started since a time (`?`, ISO): answered from the index on
+ * (created_at, total_tokens) alone, so a run's admission reads today's runs only, not their records.
+ */
+export const RUN_TOKENS_SINCE = "SELECT SUM(total_tokens) AS n FROM runs WHERE created_at >= ?";
+
 /** Stored ATC runs and the queue of finished runs waiting for the evaluator. */
 export class TenantRuns extends RpcTarget {
   readonly #sql: SqlStorage;
@@ -16,13 +22,15 @@ export class TenantRuns extends RpcTarget {
 
   /** Model tokens of runs started since `sinceIso`. */
   modelTokensSince(sinceIso: string): number {
-    return oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(record, '$.usage.totalTokens')) AS n FROM runs WHERE created_at >= ?", sinceIso)?.n ?? 0;
+    return oneRow<{ n: number | null }>(this.#sql, RUN_TOKENS_SINCE, sinceIso)?.n ?? 0;
   }
 
+  /** Store a run's record (JSON text), with its model tokens (`usage.totalTokens`) beside it for quotas. */
   save(id: string, task: string, status: string, recordJson: string): void {
     run(
       this.#sql,
-      "INSERT INTO runs (id, created_at, status, task, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record",
+      `INSERT INTO runs (id, created_at, status, task, record, total_tokens) VALUES (?1, ?2, ?3, ?4, ?5, json_extract(?5, '$.usage.totalTokens'))
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, total_tokens = excluded.total_tokens`,
       id,
       now(),
       status,

@@ -66,4 +66,9 @@ export const TENANT_MIGRATIONS = [
   // The tokens a run prompt spends on a tool while a protocol version is current (its response
   // schema and example shown too), counted when the version is recorded (run candidate-set budgets).
   `ALTER TABLE protocol_versions ADD COLUMN run_tokens INTEGER;`,
+  // Each run's model tokens beside its record, indexed by start time: admitting a run reads only
+  // today's runs from the index, instead of scanning every run ever stored and parsing its record.
+  `ALTER TABLE runs ADD COLUMN total_tokens INTEGER;
+   UPDATE runs SET total_tokens = json_extract(record, '$.usage.totalTokens');
+   CREATE INDEX IF NOT EXISTS runs_created_tokens ON runs (created_at, total_tokens);`,
 ] as const;

@@ -42,6 +42,12 @@ export interface RunDependencies {
   execute(program: string, replay: ReplayRecord[]): Promise<AttemptExecution>;
   /** Progress events, for streaming to chat interfaces. */
   emit?(event: RunEvent): void;
+  /**
+   * A turn of the event loop, taken before each model call, before each program runs and before
+   * the run returns (to be stored): the service's own requests that arrived meanwhile are served
+   * between a burst of runs' phases instead of after all of them.
+   */
+  yieldTurn?(): Promise<void>;
 }
 
 export type RunEvent =
@@ -109,6 +115,12 @@ function sideEffects(trace: readonly TraceEntry[]): ReplayRecord[] {
 
 /** Run a task to an answer or to the attempt limit. */
 export async function runTask(input: RunTaskInput, deps: RunDependencies): Promise<RunOutcome> {
+  const outcome = await runAttempts(input, deps);
+  await deps.yieldTurn?.();
+  return outcome;
+}
+
+async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<RunOutcome> {
   const known = new Set(input.tools.map((t) => t.name));
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const attempts: AttemptRecord[] = [];
@@ -119,6 +131,7 @@ export async function runTask(input: RunTaskInput, deps: RunDependencies): Promi
   let attributed: ToolDefinition | undefined;
 
   const ask = async (messages: ChatMessage[], purpose: "generate" | "revise" | "attribute", attempt: number): Promise<string> => {
+    await deps.yieldTurn?.();
     const turn = await deps.chat(messages, purpose);
     modelCalls.push({ purpose, attempt, usage: turn.usage, durationMs: turn.durationMs });
     usage = addUsage(usage, turn.usage);
@@ -133,6 +146,7 @@ export async function runTask(input: RunTaskInput, deps: RunDependencies): Promi
         : revisionMessages(input.task, input.tools, input.overrides, earlier, attributed, input.feedbackTokenBudget);
     const program = extractProgram(await ask(messages, attempt === 1 ? "generate" : "revise", attempt)).trim();
     deps.emit?.({ type: "program", attempt, program });
+    await deps.yieldTurn?.();
     const execution = await deps.execute(program, [...replay]);
     for (const call of execution.trace) {
       deps.emit?.({ type: "tool_called", attempt, tool: call.tool, ok: call.ok, sent: call.sent, status: call.status });

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "../tools/definition";
 import { protocolStore } from "../probing/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
+import { yieldToEventLoop } from "../sandbox/fuel";
 import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
 import type { StoredRun } from "./stored-run";
@@ -83,6 +84,9 @@ export async function startRun(
           };
         },
         ...(emit === undefined ? {} : { emit }),
+        // Locally all of workerd is one thread, and a run's calls to its tenant object resolve
+        // without a wait for I/O: a macrotask turn lets requests waiting on the socket in.
+        yieldTurn: yieldToEventLoop,
       },
     );
   } catch (error) {

@@ -12,6 +12,8 @@ export interface TestTenantObject {
   /** Which parts of the routing state are in memory (asking loads none). */
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
   storageBytes(): Promise<number>;
+  /** The run tokens quotas count since `sinceIso` (null: no run), and how many rows SQLite read to count them. */
+  runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
   /** One store of the object, as the Worker sees it over RPC. */
   store<K extends keyof TenantApi>(name: K): TenantApi[K];
 }
@@ -24,6 +26,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
+    runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
   };
   return {
@@ -32,6 +35,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingScoreWrites: () => stub.routingScoreWrites(),
     routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),
+    runTokensSince: (sinceIso) => stub.runTokensSince(sinceIso),
     store: <K extends keyof TenantApi>(name: K) =>
       new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
   };

@@ -8,6 +8,7 @@ export * from "../../functions/index";
 export { default } from "../../functions/index";
 import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
 import { TenantObject } from "../../durable-objects/tenant-object";
+import { RUN_TOKENS_SINCE } from "../../durable-objects/tenant-runs";
 
 /**
  * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
@@ -35,6 +36,13 @@ export class EvictableTenantObject extends TenantObject {
   /** Score rows the routing store has written since the object started, and in how many flushes (coalesced updates share them). */
   routingScoreWrites(): { rows: number; flushes: number } {
     return this.routing.scoreWrites();
+  }
+
+  /** The run tokens quotas count since `sinceIso`, with how many rows SQLite read to count them. */
+  runTokensSince(sinceIso: string): { tokens: number | null; rowsRead: number } {
+    const cursor = this.ctx.storage.sql.exec<{ n: number | null }>(RUN_TOKENS_SINCE, sinceIso);
+    const [row] = cursor.toArray();
+    return { tokens: row?.n ?? null, rowsRead: cursor.rowsRead };
   }
 
   storeCall(store: string, method: string, args: unknown[]): unknown {

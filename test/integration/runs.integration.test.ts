@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
+import { tenantObject } from "../helpers/tenant-object";
 
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 
@@ -194,6 +195,27 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(await scoreOf()).toBe(before - 2);
     expect((await service.json("POST", "/v1/feedback", { key: tenant.key, body: { runId: "run_nope", score: 1 } })).status).toBe(404);
     expect((await service.json("POST", "/v1/feedback", { key: tenant.key, body: { runId: run.body.id, score: 7 } })).status).toBe(400);
+  });
+
+  it("counts today's model tokens for a run's admission from an index, without reading every stored run", async () => {
+    const counted = await createTenant(service, "token-count");
+    const object = await tenantObject(service, counted.id);
+    const runs = object.store("runs");
+    const totals = Array.from({ length: 30 }, (_, i) => i + 1);
+    for (const [i, totalTokens] of totals.entries()) {
+      await runs.save(`run_${i}`, "count me", "succeeded", JSON.stringify({ id: `run_${i}`, usage: { promptTokens: totalTokens, completionTokens: 0, totalTokens } }));
+    }
+    await runs.save("run_unfinished", "no usage", "failed", JSON.stringify({ id: "run_unfinished", attempts: [] }));
+    const sum = totals.reduce((a, b) => a + b, 0);
+    const quotas = await service.json<{ modelTokensToday: number }>("GET", "/v1/settings/quotas", { key: counted.key });
+    expect(quotas.body.modelTokensToday).toBe(sum);
+
+    const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+    expect((await object.runTokensSince(midnight)).tokens).toBe(sum);
+    // Nothing since tomorrow: found in the index without touching any of the 31 runs.
+    const tomorrow = await object.runTokensSince(new Date(Date.now() + 86_400_000).toISOString());
+    expect(tomorrow.tokens).toBeNull();
+    expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
   });
 
   it("rejects bad run requests", async () => {

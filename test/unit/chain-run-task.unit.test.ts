@@ -99,6 +99,31 @@ describe("runTask: the success path", () => {
   });
 });
 
+describe("runTask: other requests between a run's phases", () => {
+  it("takes an event-loop turn before each model call, before each program runs and before it returns", async () => {
+    const steps: string[] = [];
+    const model = scriptedModel({ generate: ["return (await tools.getMovie({ id: 1 })).title;"], attribute: ["getMovie"], revise: ["return 1;"] });
+    const run = executions(failed({ kind: "runtime", message: "TypeError: cannot read title" }), ok(1));
+    const outcome = await runTask(input(), {
+      chat: async (messages, purpose) => {
+        steps.push(purpose);
+        return model.chat(messages, purpose);
+      },
+      execute: async (program, replay) => {
+        steps.push("execute");
+        return run.execute(program, replay);
+      },
+      yieldTurn: async () => {
+        steps.push("turn");
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      },
+    });
+
+    expect(outcome.status).toBe("succeeded");
+    expect(steps).toEqual(["turn", "generate", "turn", "execute", "turn", "attribute", "turn", "revise", "turn", "execute", "turn"]);
+  });
+});
+
 describe("runTask: attributable reflection", () => {
   it("attributes a failed tool call to its tool and revises with that tool's full protocol, without asking the model", async () => {
     const model = scriptedModel({ generate: ["return (await tools.getMovie({ id: 1 })).title;"], revise: ["```ts\nreturn (await tools.getMovie({ id: 1 })).original_title;\n```"] });
