@@ -7,7 +7,7 @@ import type { RouteFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { FeedbackCoalescer } from "./feedback-coalescer";
-import { RunSlots } from "./run-slots";
+import { RunSlots, type RunSources } from "./run-slots";
 import { AdmissionRefused, asLocal, type Remote, type TenantApi } from "./tenant-api";
 import { TenantActivity } from "./tenant-activity";
 import { TenantEvents } from "./tenant-events";
@@ -26,6 +26,7 @@ import { TenantSurface } from "./tenant-surface";
 import { TenantToolViews } from "./tenant-tool-views";
 import { TenantWebhooks } from "./tenant-webhooks";
 import { migrate } from "./sql";
+import { MODEL_SETTING } from "../functions/tenants/stored-model-override";
 
 /** The stores of one tenant, each the owner of its tables (see STORAGE.md). */
 interface TenantStores {
@@ -61,7 +62,7 @@ export class TenantObject extends DurableObject<Env> {
     super(ctx, env);
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(ctx.storage.sql, TENANT_MIGRATIONS);
-    this.#stores = openStores(ctx, () => this.#armAlarm());
+    this.#stores = openStores(ctx, { armAlarm: () => this.#armAlarm(), learnFromRun: (...run) => this.#learnFromRun(...run) });
     this.#feedback = new FeedbackCoalescer(
       // The stores current at the flush: after a (simulated) eviction, the reloaded ones.
       (evaluations) => this.ctx.storage.transactionSync(() => this.#stores.routing.applyScoresEach(evaluations)),
@@ -144,7 +145,12 @@ export class TenantObject extends DurableObject<Env> {
    * and it is queued for the evaluator, whose scores arrive later through the alarm (eq. 6–8).
    * Failures attributed to tools count toward their automatic optimisation.
    */
-  async learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
+  learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
+    return this.#learnFromRun(runId, trajectory, evaluation, attributedFailures);
+  }
+
+  /** `learnFromRun` as the object's own stores call it (a run's `finish`), not over RPC. */
+  async #learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[]): Promise<void> {
     const { routing, optimization, jobs, runs } = this.#stores;
     if (trajectory.length > 0) routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip");
     for (const tool of optimization.recordFailures(attributedFailures)) {
@@ -214,12 +220,18 @@ export class TenantObject extends DurableObject<Env> {
 
   /** Drop every store's in-memory state, as an eviction would; the next call reloads from SQLite. */
   static reopen(object: TenantObject): void {
-    object.#stores = openStores(object.ctx, () => object.#armAlarm());
+    object.#stores = openStores(object.ctx, { armAlarm: () => object.#armAlarm(), learnFromRun: (...run) => object.#learnFromRun(...run) });
   }
 }
 
+/** What the stores need of the object itself: its alarm, and learning from a run (which spans stores). */
+interface ObjectHooks {
+  armAlarm(): Promise<void>;
+  learnFromRun: RunSources["learnFromRun"];
+}
+
 /** Open the tenant's stores over its SQLite storage, wired to one another only through what each needs. */
-function openStores(ctx: DurableObjectState, armAlarm: () => Promise<void>): TenantStores {
+function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectHooks): TenantStores {
   const sql = ctx.storage.sql;
   const events = new TenantEvents();
   const registry = new TenantRegistry(ctx.storage, events);
@@ -237,12 +249,20 @@ function openStores(ctx: DurableObjectState, armAlarm: () => Promise<void>): Ten
   });
   const runs = new TenantRuns(sql);
   const jobs = new TenantJobs(sql, armAlarm);
+  const runSources: RunSources = {
+    modelSetting: () => settings.get(MODEL_SETTING),
+    candidates: (task, options) => routing.candidates(task, options).candidates.map((c) => c.tool),
+    tool: (name) => registry.getTool(name),
+    currentProtocols: (tools) => protocols.currentMany(tools),
+    saveRun: (id, task, status, recordJson) => runs.save(id, task, status, recordJson),
+    learnFromRun,
+  };
   return {
     registry,
     settings,
     routing,
     runs,
-    runSlots: new RunSlots(settings),
+    runSlots: new RunSlots(settings, runSources),
     jobs,
     protocols,
     webhooks: new TenantWebhooks(sql),

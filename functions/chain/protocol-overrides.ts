@@ -1,4 +1,4 @@
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { CurrentProtocol } from "../../durable-objects/tenant-protocols";
 import type { ProtocolStore, StoredProtocol } from "../probing/protocol-store";
 import type { ToolDefinition } from "../tools/definition";
 import { signatureTokens } from "./tool-cost";
@@ -24,13 +24,13 @@ export function protocolRunTokens(def: ToolDefinition, protocol: Pick<StoredProt
 }
 
 /**
- * The current documented protocol of each tool, as prompt overrides: only protocols made for the
- * tool's current definition (same hash) count, so a changed tool falls back to its registered
- * documentation until it is probed again (as does one whose stored value is malformed).
+ * The documented protocols of a run's tools, as prompt overrides: `current` holds only protocols
+ * made for their tool's current definition (the tenant object picks them), so a changed tool falls
+ * back to its registered documentation until it is probed again (as does one whose stored value
+ * is malformed).
  */
-export async function protocolOverrides(store: ProtocolStore, tenant: Pick<TenantApi, "protocols">, tools: ToolDefinition[], hashes: Map<string, string>): Promise<Map<string, ProtocolOverrides>> {
-  const current = await tenant.protocols.currentMany(tools.map((t) => t.name));
-  const stored = await store.readAll(current.filter((p) => hashes.get(p.tool) === p.hash));
+export async function protocolOverrides(store: ProtocolStore, current: CurrentProtocol[]): Promise<Map<string, ProtocolOverrides>> {
+  const stored = await store.readAll(current);
   const overrides = new Map<string, ProtocolOverrides>();
   for (const [tool, protocol] of stored) overrides.set(tool, promptOverrides(protocol));
   return overrides;

@@ -1,8 +1,8 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { Failure, unwrap } from "../failures";
+import type { RunEnd, RunStart, SlotRefused } from "../../durable-objects/run-slots";
+import { unwrap } from "../failures";
 import { ModelCallError } from "../llm/errors";
-import { modelClientFor } from "../tenants/model-client";
-import type { ToolDefinition } from "../tools/definition";
+import { modelClientFromSetting } from "../tenants/model-client";
 import { protocolStore } from "../probing/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
@@ -24,42 +24,61 @@ function unfinishedRun(id: string, task: string, candidates: string[], candidate
   return { id, task, status: "failed", error: reason, attempts: [], candidates, candidateSource, createdAt: new Date(started).toISOString(), timings: { totalMs: Date.now() - started } };
 }
 
-/**
- * Routing's candidate set for a run: up to 12 tools, 6 of them expanded with their successors;
- * the budget is in tokens of what the prompt shows per tool (typed signature and description).
- */
-const RUN_CANDIDATES = { seeds: 6, maxTools: 12, tokenBudget: 6_000 };
+/** Where a run stands with its slot in the tenant's object. */
+export type BegunRun = { refused: SlotRefused } | { run: RunLease };
 
-/** The tools of a run: the ones the request names (all must exist), or routing's candidate set. */
-export async function chooseCandidates(
-  tenant: TenantApi,
-  task: string,
-  named: string[] | undefined,
-): Promise<{ tools: ToolDefinition[]; hashes: Map<string, string>; source: "request" | "routing" }> {
-  const names = named ?? (await tenant.routing.candidates(task, RUN_CANDIDATES)).candidates.map((c) => c.tool);
-  const records = await Promise.all(names.map((name) => tenant.registry.getTool(name)));
-  const missing = names.filter((_, i) => records[i] === undefined);
-  if (named !== undefined && missing.length > 0) {
-    throw new Failure("invalid-request", `Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
-  }
-  const found = records.flatMap((r) => (r === undefined ? [] : [r]));
-  if (found.length === 0) throw new Failure("invalid-request", "No registered tool matches this task; register tools or name them in `tools`.");
-  return { tools: found.map((r) => r.definition), hashes: new Map(found.map((r) => [r.definition.name, r.hash])), source: named === undefined ? "routing" : "request" };
+/**
+ * Set a run up in the tenant's object, one call (durable-objects/run-slots.ts): its slot, tools,
+ * protocols and model setting; `refused` when all of the tenant's run slots are taken.
+ */
+export async function beginRun(tenant: Pick<TenantApi, "runSlots">, request: { task: string; tools?: string[] | undefined }): Promise<BegunRun> {
+  const key = crypto.randomUUID();
+  const start = await tenant.runSlots.begin(key, Date.now(), request.task, request.tools);
+  return start.ok ? { run: new RunLease(tenant, key, start) } : { refused: start };
 }
 
-/** Run a task end to end for a tenant, store it, and let the graph learn from it. */
+/** A begun run: what the object set up for it, and its slot until the run is finished or released. */
+export class RunLease {
+  readonly #tenant: Pick<TenantApi, "runSlots">;
+  readonly #key: string;
+  readonly start: Extract<RunStart, { ok: true }>;
+  #held: boolean;
+
+  constructor(tenant: Pick<TenantApi, "runSlots">, key: string, start: Extract<RunStart, { ok: true }>) {
+    this.#tenant = tenant;
+    this.#key = key;
+    this.start = start;
+    this.#held = start.slotTaken;
+  }
+
+  /** Store the run and let the graph learn from it; the slot is released in the same call. */
+  async finish(end: RunEnd): Promise<void> {
+    this.#held = false;
+    await this.#tenant.runSlots.finish(this.#key, end);
+  }
+
+  /** Release the slot of a run that was not finished (a no-op once it was, or when none was taken). */
+  async release(): Promise<void> {
+    if (!this.#held) return;
+    this.#held = false;
+    await this.#tenant.runSlots.release(this.#key);
+  }
+}
+
+/** Run a begun task end to end, store it, and let the graph learn from it (`finish`: one call). */
 export async function startRun(
   env: Env,
   tenantId: string,
-  tenant: TenantApi,
-  request: { task: string; tools?: string[] | undefined },
+  lease: RunLease,
+  request: { task: string },
   settings: RunSettings,
   emit?: (event: RunEvent) => void,
 ): Promise<StoredRun> {
   const started = Date.now();
-  const client = unwrap(await modelClientFor(env, tenantId, tenant));
-  const { tools, hashes, source } = await chooseCandidates(tenant, request.task, request.tools);
-  const overrides = await protocolOverrides(protocolStore(env, tenantId), tenant, tools, hashes);
+  const client = unwrap(await modelClientFromSetting(env, tenantId, lease.start.modelSetting));
+  const { tools: records, source, protocols } = unwrap(lease.start.tools);
+  const tools = records.map((r) => r.definition);
+  const overrides = await protocolOverrides(protocolStore(env, tenantId), protocols);
   const names = tools.map((t) => t.name);
   const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   let outcome: RunOutcome;
@@ -91,7 +110,7 @@ export async function startRun(
     );
   } catch (error) {
     // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
-    await tenant.runs.save(id, request.task, "failed", JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)));
+    await lease.finish({ id, task: request.task, status: "failed", recordJson: JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)) });
     throw error;
   }
   const stored: StoredRun = {
@@ -103,8 +122,13 @@ export async function startRun(
     ...outcome,
     timings: { totalMs: Date.now() - started },
   };
-  await tenant.runs.save(id, request.task, stored.status, JSON.stringify(stored));
   const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));
-  await tenant.learnFromRun(id, outcome.trajectory, evaluationFromRun(request.task, outcome), attributedFailures);
+  await lease.finish({
+    id,
+    task: request.task,
+    status: stored.status,
+    recordJson: JSON.stringify(stored),
+    learning: { trajectory: outcome.trajectory, evaluation: evaluationFromRun(request.task, outcome), attributedFailures },
+  });
   return stored;
 }

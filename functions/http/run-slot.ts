@@ -1,26 +1,26 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
+import { beginRun, type RunLease } from "../chain/start-run";
 import { problemResponse, type ProblemData } from "./problem";
 
 /**
- * Hold one of the tenant's concurrent-run slots while `work` runs (durable-objects/run-slots.ts).
- * When all are taken: a 429 problem with `Retry-After`, and nothing is started or stored.
+ * Begin a run in the tenant's object (one call: its slot, tools and settings;
+ * durable-objects/run-slots.ts) and hand it to `work`, which finishes or releases it. When all
+ * slots are taken: a 429 problem with `Retry-After`, and nothing is started or stored.
  */
-export async function withRunSlot(tenant: TenantApi, path: string, work: (release: () => Promise<void>) => Promise<Response>): Promise<Response> {
-  const key = crypto.randomUUID();
-  const slot = await tenant.runSlots.acquire(key, Date.now());
-  if (!slot.ok) {
-    return problemResponse(runSlotsTaken(slot.limit), path, { "retry-after": String(slot.retryAfterSeconds) });
+export async function withRunSlot(
+  tenant: Pick<TenantApi, "runSlots">,
+  request: { task: string; tools?: string[] | undefined },
+  path: string,
+  work: (lease: RunLease) => Promise<Response>,
+): Promise<Response> {
+  const begun = await beginRun(tenant, request);
+  if ("refused" in begun) {
+    return problemResponse(runSlotsTaken(begun.refused.limit), path, { "retry-after": String(begun.refused.retryAfterSeconds) });
   }
-  let released = false;
-  const release = async () => {
-    if (released) return;
-    released = true;
-    await tenant.runSlots.release(key);
-  };
   try {
-    return await work(release);
+    return await work(begun.run);
   } catch (error) {
-    await release();
+    await begun.run.release();
     throw error;
   }
 }

@@ -56,9 +56,12 @@ function viewOf(stored: z.infer<typeof StoredOverride>): ModelOverrideView {
   };
 }
 
-async function loadStored(tenant: Pick<TenantApi, "settings">): Promise<z.infer<typeof StoredOverride> | undefined> {
-  const json = await tenant.settings.get(SETTING);
+function parseStored(json: string | undefined): z.infer<typeof StoredOverride> | undefined {
   return json === undefined ? undefined : StoredOverride.parse(JSON.parse(json));
+}
+
+async function loadStored(tenant: Pick<TenantApi, "settings">): Promise<z.infer<typeof StoredOverride> | undefined> {
+  return parseStored(await tenant.settings.get(SETTING));
 }
 
 /** The tenant's override as the API may show it. */
@@ -69,7 +72,12 @@ export async function readModelOverride(tenant: Pick<TenantApi, "settings">): Pr
 
 /** The model configuration for a tenant's calls: service env, overridden by the tenant's settings. */
 export async function tenantModelConfig(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">): Promise<ResolveModelConfigResult> {
-  const stored = await loadStored(tenant);
+  return modelConfigFromSetting(env, tenantId, await tenant.settings.get(SETTING));
+}
+
+/** `tenantModelConfig` from the tenant's model setting as stored (JSON text, undefined when unset), already read. */
+export async function modelConfigFromSetting(env: Env, tenantId: string, settingJson: string | undefined): Promise<ResolveModelConfigResult> {
+  const stored = parseStored(settingJson);
   if (stored === undefined) return resolveModelConfig(env);
   let apiKey: string | undefined;
   // A sealed key that cannot be opened is refused, never skipped: without it the override's

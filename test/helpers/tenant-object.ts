@@ -14,6 +14,8 @@ export interface TestTenantObject {
   storageBytes(): Promise<number>;
   /** The run tokens quotas count since `sinceIso` (null: no run), and how many rows SQLite read to count them. */
   runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
+  /** Calls made to the object since the last reading, each named by the store or method it went through. */
+  takeCalls(): Promise<string[]>;
   /** One store of the object, as the Worker sees it over RPC. */
   store<K extends keyof TenantApi>(name: K): TenantApi[K];
 }
@@ -28,6 +30,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     storageBytes(): Promise<number>;
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
+    takeCalls(): Promise<string[]>;
   };
   return {
     simulateEviction: (options) => stub.simulateEviction(options),
@@ -36,6 +39,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),
     runTokensSince: (sinceIso) => stub.runTokensSince(sinceIso),
+    takeCalls: () => stub.takeCalls(),
     store: <K extends keyof TenantApi>(name: K) =>
       new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
   };

@@ -10,6 +10,12 @@ import { RoutingStore, type LoadReport } from "../../durable-objects/routing-sto
 import { TenantObject } from "../../durable-objects/tenant-object";
 import { RUN_TOKENS_SINCE } from "../../durable-objects/tenant-runs";
 
+/** The object's members a call from the Worker goes through: its stores, operations and admission. */
+const COUNTED_MEMBERS = [
+  ...["registry", "settings", "routing", "runs", "runSlots", "jobs", "protocols", "webhooks", "quotas", "idempotency", "optimization", "activity"],
+  ...["learnFromRun", "applyFeedback", "applyFeedbackBatch", "storageBytes", "admit", "admitted"],
+] as const;
+
 /**
  * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
  * SQLite, as after a real eviction), and a call into one store, for tests that drive the object
@@ -43,6 +49,37 @@ export class EvictableTenantObject extends TenantObject {
     const cursor = this.ctx.storage.sql.exec<{ n: number | null }>(RUN_TOKENS_SINCE, sinceIso);
     const [row] = cursor.toArray();
     return { tokens: row?.n ?? null, rowsRead: cursor.rowsRead };
+  }
+
+  /** The calls made to this object since the last reading, each by the member it went through (then counting starts again). */
+  takeCalls(): string[] {
+    return this.#calls.splice(0);
+  }
+
+  readonly #calls: string[] = [];
+
+  static {
+    // Every call the Worker makes reaches the object through one of these: a store's getter
+    // (`tenant.runs.save(…)` reads `runs` first) or a method of the object itself.
+    for (const name of COUNTED_MEMBERS) {
+      const inherited = Object.getOwnPropertyDescriptor(TenantObject.prototype, name);
+      if (inherited === undefined) throw new Error(`TenantObject has no member ${name}`);
+      const counted: PropertyDescriptor = { configurable: true };
+      if (inherited.get !== undefined) {
+        const get = inherited.get;
+        counted.get = function (this: EvictableTenantObject) {
+          this.#calls.push(name);
+          return get.call(this);
+        };
+      } else {
+        const method = inherited.value as (...args: unknown[]) => unknown;
+        counted.value = function (this: EvictableTenantObject, ...args: unknown[]) {
+          this.#calls.push(name);
+          return method.apply(this, args);
+        };
+      }
+      Object.defineProperty(EvictableTenantObject.prototype, name, counted);
+    }
   }
 
   storeCall(store: string, method: string, args: unknown[]): unknown {

@@ -218,6 +218,27 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
   });
 
+  it("makes three calls to the tenant object per run: admission, setting the run up, finishing it", async () => {
+    model.reset();
+    model.on({ name: "generate", answer: { text: fence("return 1;") } });
+    const object = await tenantObject(service, tenant.id);
+    await object.takeCalls();
+    const json = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "count nothing", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] } });
+    expect(json.body.status).toBe("succeeded");
+    expect(await object.takeCalls()).toEqual(["admit", "runSlots", "runSlots"]);
+    // The streamed run, and one routing chooses the tools of, too.
+    const streamed = await service.fetch("/v1/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ task: "find a person's movie credits" }),
+    });
+    expect(await streamed.text()).toMatch(/^event: run$/m);
+    expect(await object.takeCalls()).toEqual(["admit", "runSlots", "runSlots"]);
+    // The run was stored and learned from in the finishing call.
+    const stored = await service.json<{ status: string }>("GET", `/v1/runs/${json.body.id}`, { key: tenant.key });
+    expect(stored.body.status).toBe("succeeded");
+  });
+
   it("rejects bad run requests", async () => {
     const empty = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "  " } });
     expect(empty.status).toBe(400);

@@ -1,7 +1,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { startRun } from "../../chain/start-run";
+import { beginRun, startRun } from "../../chain/start-run";
 import type { TenantApi } from "../../../durable-objects/tenant-api";
 import { unwrap } from "../../failures";
 import { runSlotsTaken } from "../run-slot";
@@ -106,14 +106,13 @@ const runTask = defineTool({
   async handle(args, { env, tenantId, tenant }, extra) {
     const request = CreateRun.parse({ task: args.task, ...(args.tools === undefined ? {} : { tools: args.tools }) });
     // The same per-tenant limit of runs in flight as POST /v1/runs.
-    const slot = crypto.randomUUID();
-    const taken = await tenant.runSlots.acquire(slot, Date.now());
-    if (!taken.ok) return problemResult(runSlotsTaken(taken.limit));
+    const begun = await beginRun(tenant, { task: request.task, tools: request.tools });
+    if ("refused" in begun) return problemResult(runSlotsTaken(begun.refused.limit));
     let run: Awaited<ReturnType<typeof startRun>>;
     try {
-      run = await startRun(env, tenantId, tenant, { task: request.task, tools: request.tools }, runSettings(request), progressReporter(extra));
+      run = await startRun(env, tenantId, begun.run, request, runSettings(request), progressReporter(extra));
     } finally {
-      await tenant.runSlots.release(slot);
+      await begun.run.release();
     }
     const summary = {
       run_id: run.id,

@@ -65,11 +65,11 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
       const settings = runSettings(body);
       const request = { task: body.task, tools: body.tools };
       // One tenant's runs cannot fill the service: a per-tenant limit of runs in flight.
-      return withRunSlot(c.var.tenant, c.req.path, async (release) => {
+      return withRunSlot(c.var.tenant, request, c.req.path, async (lease) => {
         if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
           return streamSSE(c, async (stream) => {
             try {
-              const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings, (event) => {
+              const run = await startRun(c.env, c.var.tenantId, lease, request, settings, (event) => {
                 void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
               });
               await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
@@ -77,15 +77,15 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
               // The headers are sent: the problem goes in the stream, mapped (and logged) as the error boundary does.
               await stream.writeSSE({ event: "problem", data: JSON.stringify(problemDocument(toProblem(error), c.req.path)) });
             } finally {
-              await release();
+              await lease.release();
             }
           });
         }
         try {
-          const run = await startRun(c.env, c.var.tenantId, c.var.tenant, request, settings);
+          const run = await startRun(c.env, c.var.tenantId, lease, request, settings);
           return c.json(run as unknown as Record<string, unknown>, 201);
         } finally {
-          await release();
+          await lease.release();
         }
       }) as never;
     },
