@@ -239,6 +239,28 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(stored.body.status).toBe("succeeded");
   });
 
+  it("holds no run slot after a run that was refused or failed, and stores nothing for a refused one", async () => {
+    const single = await createTenant(service, "single-slot");
+    await service.json("POST", "/v1/tools/import", { key: single.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+    expect((await service.json("PUT", "/v1/settings/runs", { key: single.key, body: { maxConcurrentRuns: 1 } })).status).toBe(200);
+    const object = await tenantObject(service, single.id);
+    await object.takeCalls();
+    const unknown = await service.json("POST", "/v1/runs", { key: single.key, body: { task: "x", tools: ["noSuchTool"] } });
+    expect(unknown.status).toBe(400);
+    // Admission and `begin` only: a run with unknown tools takes no slot, so it has none to release.
+    expect(await object.takeCalls()).toEqual(["admit", "runSlots"]);
+    model.reset();
+    model.on({ name: "down", answer: { status: 503, body: { error: { message: "overloaded" } } } });
+    expect((await service.json("POST", "/v1/runs", { key: single.key, body: { task: "x", tools: ["getSearchPerson"] } })).status).toBe(502);
+    model.reset();
+    model.on({ name: "generate", answer: { text: fence("return 1;") } });
+    const after = await service.json<RunBody>("POST", "/v1/runs", { key: single.key, body: { task: "x", tools: ["getSearchPerson"] } });
+    expect(after.status).toBe(201);
+    const listed = await service.json<{ runs: { status: string }[] }>("GET", "/v1/runs", { key: single.key });
+    // The failed run is listed with what failed; the refused one is not there at all.
+    expect(listed.body.runs.map((r) => r.status).sort()).toEqual(["failed", "succeeded"]);
+  });
+
   it("rejects bad run requests", async () => {
     const empty = await service.json("POST", "/v1/runs", { key: tenant.key, body: { task: "  " } });
     expect(empty.status).toBe(400);
