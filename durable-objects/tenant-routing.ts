@@ -434,6 +434,22 @@ export class TenantRouting extends RpcTarget {
     return this.#route(task, previous, k, undefined, options);
   }
 
+  /**
+   * `route`, with the answer as the JSON text the HTTP API sends: one string crosses RPC instead
+   * of the answer's objects, and the Worker sends it as it is (no copy there to serialise again).
+   */
+  routeJson(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<string> {
+    const answer = this.#route(task, previous, k, query, options);
+    return answer.ok ? success(JSON.stringify(answer.value)) : answer;
+  }
+
+  /** `routeUnlessEmbedded`, with the answer as JSON text (see `routeJson`). */
+  routeJsonUnlessEmbedded(task: string, previous: string | null, k: number, options: RouteOptions = {}): Outcome<string | TaskVectorWanted> {
+    const answer = this.routeUnlessEmbedded(task, previous, k, options);
+    if (!answer.ok) return answer;
+    return "taskVectorWanted" in answer.value ? success(answer.value) : success(JSON.stringify(answer.value));
+  }
+
   #route(task: string, previous: string | null, k: number, query: { model: string; vector: number[] } | undefined, options: RouteOptions): Outcome<RouteAnswer> {
     const answer = this.#answer(task, previous, k, query, options);
     if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
