@@ -237,13 +237,14 @@ function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectH
   const registry = new TenantRegistry(ctx.storage, events);
   const settings = new TenantSettings(sql);
   const protocols = new TenantProtocols(sql, () => registry.hashes(), events);
-  const toolViews = new TenantToolViews(sql, (tool) => registry.hashOf(tool), events);
+  const toolViews = new TenantToolViews(sql, registry, events);
   const routing = new TenantRouting(sql, {
     catalog: registry,
     descriptions: () => protocols.descriptions(),
     routingHints: () => protocols.routingHints(),
     protocolRunTokens: () => protocols.runTokens(),
     views: (tool, shown, description) => toolViews.viewsOf(tool, shown, description),
+    viewsEach: (wanted) => toolViews.viewsOfEach(wanted),
     settings,
     events,
   });

@@ -43,7 +43,7 @@ import type { TenantEvents, ToolsChange } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
 import { allRows, oneRow, run } from "./sql";
-import type { StoredToolViews } from "./tenant-tool-views";
+import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
 import { LazyDefinitions } from "./lazy-definitions";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
@@ -83,6 +83,8 @@ export interface RoutingSources {
   /** Run-prompt tokens of current protocols made for the tools' current definitions (schema and example shown). */
   protocolRunTokens: () => Map<string, number>;
   views: ViewsOf;
+  /** `views` of each tool an answer shows, by tool (the unread ones in one read). */
+  viewsEach: (wanted: readonly ShownTool[]) => Map<string, StoredToolViews>;
   settings: TenantSettings;
   events: TenantEvents;
 }
@@ -434,6 +436,22 @@ export class TenantRouting extends RpcTarget {
     return this.#route(task, previous, k, undefined, options);
   }
 
+  /**
+   * `route`, with the answer as the JSON text the HTTP API sends: one string crosses RPC instead
+   * of the answer's objects, and the Worker sends it as it is (no copy there to serialise again).
+   */
+  routeJson(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<string> {
+    const answer = this.#route(task, previous, k, query, options);
+    return answer.ok ? success(JSON.stringify(answer.value)) : answer;
+  }
+
+  /** `routeUnlessEmbedded`, with the answer as JSON text (see `routeJson`). */
+  routeJsonUnlessEmbedded(task: string, previous: string | null, k: number, options: RouteOptions = {}): Outcome<string | TaskVectorWanted> {
+    const answer = this.routeUnlessEmbedded(task, previous, k, options);
+    if (!answer.ok) return answer;
+    return "taskVectorWanted" in answer.value ? success(answer.value) : success(JSON.stringify(answer.value));
+  }
+
   #route(task: string, previous: string | null, k: number, query: { model: string; vector: number[] } | undefined, options: RouteOptions): Outcome<RouteAnswer> {
     const answer = this.#answer(task, previous, k, query, options);
     if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
@@ -487,15 +505,21 @@ export class TenantRouting extends RpcTarget {
     const current = (tool: string): ToolDefinition | undefined => shownDefinition(defs.get(tool), better.get(tool));
     // Last step: the ranked list within the token budget (answer-budget.ts).
     const defaults = this.#answerDefaults();
+    const shown = ranked.flatMap((r) => {
+      const def = r.tool === END ? undefined : current(r.tool);
+      return def === undefined ? [] : [{ tool: r.tool, shown: def, description: better.get(r.tool) }];
+    });
+    const shownBy = new Map(shown.map((tool) => [tool.tool, tool.shown]));
+    const views = this.#sources.viewsEach(shown);
     const fitted = fitToBudget({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",
       include: options.include ?? defaults.include,
       ranked: ranked.map((r) => {
-        const def = r.tool === END ? undefined : current(r.tool);
-        const views = def === undefined ? undefined : this.#views(r.tool, def, better.get(r.tool));
-        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(views === undefined ? {} : { views }), ...(r.why === undefined ? {} : { why: r.why }) };
+        const def = shownBy.get(r.tool);
+        const view = views.get(r.tool);
+        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(view === undefined ? {} : { views: view }), ...(r.why === undefined ? {} : { why: r.why }) };
       }),
     });
     if (!fitted.ok) return { budgetTooSmall: fitted.message };

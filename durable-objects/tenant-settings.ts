@@ -9,6 +9,11 @@ import { oneRow, run } from "./sql";
  */
 export class TenantSettings extends RpcTarget {
   readonly #sql: SqlStorage;
+  /**
+   * Values already read this object lifetime, by name (undefined: unset). Routing reads two on
+   * every answer; every write goes through `put`, which drops the name's value before writing.
+   */
+  readonly #read = new Map<string, string | undefined>();
 
   constructor(sql: SqlStorage) {
     super();
@@ -17,11 +22,15 @@ export class TenantSettings extends RpcTarget {
 
   /** The setting's JSON text, or undefined when unset. */
   get(name: string): string | undefined {
-    return oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", `setting:${name}`)?.value;
+    if (this.#read.has(name)) return this.#read.get(name);
+    const value = oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = ?", `setting:${name}`)?.value;
+    this.#read.set(name, value);
+    return value;
   }
 
   /** Store a setting's JSON text; undefined clears it. */
   put(name: string, json: string | undefined): void {
+    this.#read.delete(name);
     if (json === undefined) run(this.#sql, "DELETE FROM tenant_meta WHERE key = ?", `setting:${name}`);
     else run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", `setting:${name}`, json);
   }

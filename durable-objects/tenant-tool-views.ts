@@ -2,7 +2,7 @@ import { signatureTokens } from "../functions/chain/tool-cost";
 import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/toolnet/answer-budget";
 import type { ToolDefinition } from "../functions/tools/definition";
 import type { TenantEvents } from "./tenant-events";
-import { oneRow, run } from "./sql";
+import { allRows, oneRow, run } from "./sql";
 
 interface ViewRow {
   hash: string | null;
@@ -13,6 +13,21 @@ interface ViewRow {
   required_only: string | null;
   required_only_tokens: number | null;
   run_tokens: number | null;
+}
+
+const VIEW_COLUMNS = "hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens";
+
+/** A tool as an answer shows it: the definition with `description` (undefined: the registered one) in place. */
+export interface ShownTool {
+  tool: string;
+  shown: ToolDefinition;
+  description: string | undefined;
+}
+
+/** Current definition hashes of the registry's tools: one, or several in one read. */
+export interface ToolHashes {
+  hashOf(tool: string): string | undefined;
+  hashesOf(tools: readonly string[]): Map<string, string>;
 }
 
 /**
@@ -45,12 +60,12 @@ export class TenantToolViews {
   /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
   readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
 
-  readonly #hashOf: (tool: string) => string | undefined;
+  readonly #hashes: ToolHashes;
 
-  /** `hashOf`: the registry's current definition hash of a tool; views follow the registry's changes. */
-  constructor(sql: SqlStorage, hashOf: (tool: string) => string | undefined, events: TenantEvents) {
+  /** `hashes`: the registry's current definition hashes; views follow the registry's changes. */
+  constructor(sql: SqlStorage, hashes: ToolHashes, events: TenantEvents) {
     this.#sql = sql;
-    this.#hashOf = hashOf;
+    this.#hashes = hashes;
     events.onToolsChanged(({ upserted, removed }) => {
       this.forget(removed, true);
       for (const { definition, hash } of upserted) this.store(definition, hash);
@@ -67,15 +82,37 @@ export class TenantToolViews {
    * the definition with that description in place, used only when they must be computed.
    */
   viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
-    const wanted = description ?? null;
+    const remembered = this.#remembered(tool, description);
+    if (remembered !== undefined) return remembered;
+    const row = oneRow<ViewRow>(this.#sql, `SELECT ${VIEW_COLUMNS} FROM tool_views WHERE tool = ?`, tool);
+    return this.#settle({ tool, shown, description }, this.#hashes.hashOf(tool), row);
+  }
+
+  /**
+   * `viewsOf` for each tool an answer shows, by tool: the stored rows of the tools not read yet
+   * this lifetime, and their current hashes, come in one read each instead of two per tool.
+   */
+  viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
+    const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
+    if (unread.length > 1) {
+      const names = unread.map(({ tool }) => tool);
+      const rows = new Map(
+        allRows<ViewRow & { tool: string }>(this.#sql, `SELECT tool, ${VIEW_COLUMNS} FROM tool_views WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row.tool, row]),
+      );
+      const hashes = this.#hashes.hashesOf(names);
+      for (const one of unread) this.#settle(one, hashes.get(one.tool), rows.get(one.tool));
+    }
+    return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
+  }
+
+  #remembered(tool: string, description: string | undefined): StoredToolViews | undefined {
     const remembered = this.#memory.get(tool);
-    if (remembered !== undefined && remembered.description === wanted) return remembered.views;
-    const current = this.#hashOf(tool);
-    const row = oneRow<ViewRow>(
-      this.#sql,
-      "SELECT hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views WHERE tool = ?",
-      tool,
-    );
+    return remembered !== undefined && remembered.description === (description ?? null) ? remembered.views : undefined;
+  }
+
+  /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
+  #settle({ tool, shown, description }: ShownTool, current: string | undefined, row: ViewRow | undefined): StoredToolViews {
+    const wanted = description ?? null;
     let views: StoredToolViews;
     if (
       row !== undefined &&

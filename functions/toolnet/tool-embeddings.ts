@@ -1,5 +1,5 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import type { RouteAnswer, TaskVectorWanted } from "../../durable-objects/tenant-routing";
+import type { TaskVectorWanted } from "../../durable-objects/tenant-routing";
 import { success, type Outcome } from "../failures";
 import type { ModelClient } from "../llm/client";
 import { resolveModelConfig } from "../llm/config";
@@ -23,20 +23,25 @@ export type TaskVector = { model: string; vector: number[] };
  * routes without a vector unless they do (one call to the object on the routing hot path), and
  * only when they do is the task embedded and routed again.
  */
-export async function routeWithTaskVector(
+export async function routeWithTaskVector<Answer>(
   env: Env,
   tenantId: string,
   tenant: TenantApi,
   task: string,
-  route: (query: TaskVector | undefined) => Promise<Outcome<RouteAnswer>>,
-  first: () => Promise<Outcome<RouteAnswer | TaskVectorWanted>>,
-): Promise<Outcome<RouteAnswer>> {
+  route: (query: TaskVector | undefined) => Promise<Outcome<Answer>>,
+  first: () => Promise<Outcome<Answer | TaskVectorWanted>>,
+): Promise<Outcome<Answer>> {
   const service = resolveModelConfig(env);
   if (service.ok && service.config.embeddingModel !== undefined) return route(await embedTask(env, tenantId, tenant, task));
   const answer = await first();
   if (!answer.ok) return answer;
-  if (!("taskVectorWanted" in answer.value)) return success(answer.value);
+  if (!isTaskVectorWanted(answer.value)) return success(answer.value);
   return route(await embedTask(env, tenantId, tenant, task));
+}
+
+/** True for `first`'s request to embed the task (an answer is an object without that member, or JSON text). */
+function isTaskVectorWanted(value: unknown): value is TaskVectorWanted {
+  return typeof value === "object" && value !== null && "taskVectorWanted" in value;
 }
 
 /** The tenant's embeddings client, or undefined when no embeddings model is configured. */

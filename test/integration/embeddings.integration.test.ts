@@ -76,4 +76,26 @@ describe("embeddings for the first routing step", () => {
       await plain.dispose();
     }
   });
+
+  it("follows a change of the tenant's embeddings model on the very next route, after routes that read the setting", async () => {
+    const ownModel = createScriptedModel();
+    const plain = await startService({ outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? ownModel.handle(request) : new Response("no", { status: 404 })) });
+    try {
+      const tenant = await createTenant(plain, "switches-embedder");
+      expect((await plain.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools } })).status).toBe(200);
+      const route = async () => (await plain.json<{ via: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather in the city today", k: 3 } })).body.via;
+      expect(await route()).toBe("retrieval");
+      expect(await route()).toBe("retrieval");
+      expect(ownModel.embeddingRequests).toHaveLength(0);
+      expect((await plain.json("PUT", "/v1/settings/model", { key: tenant.key, body: { embeddingModel: "scripted-embeddings" } })).status).toBe(200);
+      await route();
+      expect(ownModel.embeddingRequests.at(-1)?.inputs).toEqual(["weather in the city today"]);
+      const embedded = ownModel.embeddingRequests.length;
+      expect((await plain.json("DELETE", "/v1/settings/model", { key: tenant.key })).status).toBeLessThan(300);
+      expect(await route()).toBe("retrieval");
+      expect(ownModel.embeddingRequests).toHaveLength(embedded);
+    } finally {
+      await plain.dispose();
+    }
+  });
 });

@@ -62,4 +62,22 @@ describe("routeWithTaskVector", () => {
     expect(result).toEqual(refused);
     expect(reads).toEqual([]);
   });
+
+  it("passes an answer the object sent as JSON text on as it is: a string never asks for the task vector", async () => {
+    const text = JSON.stringify(answer);
+    const routes: (TaskVector | undefined)[] = [];
+    const result = await routeWithTaskVector(
+      {} as Env,
+      "t1",
+      tenantThatCounts([]),
+      "weather",
+      async (query) => {
+        routes.push(query);
+        return success("routed again");
+      },
+      async (): Promise<Outcome<string | TaskVectorWanted>> => success(text),
+    );
+    expect(result).toEqual(success(text));
+    expect(routes).toEqual([]);
+  });
 });

@@ -1,4 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
+import type { JSONParsed } from "hono/utils/types";
 import { toDot } from "../../toolnet/graph-dot";
 import { routeWithTaskVector, type TaskVector } from "../../toolnet/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
@@ -107,11 +109,13 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       const previous = body.previousTool ?? null;
       const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }), ...(body.include === undefined ? {} : { include: body.include }) };
-      const route = (query: TaskVector | undefined) => c.var.tenant.routing.route(body.task, previous, body.k, query, options);
+      // The object answers with the JSON text itself: one string crosses RPC, sent as it is.
+      const route = (query: TaskVector | undefined) => c.var.tenant.routing.routeJson(body.task, previous, body.k, query, options);
       // Task relevance is used at every fused step, so the task is embedded for those too.
-      const first = () => c.var.tenant.routing.routeUnlessEmbedded(body.task, previous, body.k, options);
+      const first = () => c.var.tenant.routing.routeJsonUnlessEmbedded(body.task, previous, body.k, options);
       const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route, first) : await route(undefined);
-      return c.json(unwrap(answer), 200);
+      // Typed as the route's JSON answer (the text is that answer, serialised by the object).
+      return c.body(unwrap(answer), 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<JSONParsed<z.infer<typeof RouteAnswer>>, 200, "json">;
     },
   );
 

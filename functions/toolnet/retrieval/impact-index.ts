@@ -291,26 +291,39 @@ export class ImpactIndex {
     }
     const kth = bestApprox.full ? bestApprox.worst : -Infinity;
     const cutoff = kth - Math.abs(kth) * CANDIDATE_SLACK;
-    const values = new Float64Array(m); // impact by slot for the tool being rescored
-    const top = new TopK(limit);
+    // Clear the accumulators and keep the candidates (a candidate's count of matched query
+    // terms is cleared once it is scored).
+    const candidates: number[] = [];
     for (let i = 0; i < touchedCount; i += 1) {
       const doc = touched[i] ?? 0;
-      const matched = terms[doc] ?? 0;
-      const approx = (sum[doc] ?? 0) * matched;
+      const approx = (sum[doc] ?? 0) * (terms[doc] ?? 0);
       sum[doc] = 0;
-      terms[doc] = 0;
-      if (approx < cutoff) continue;
-      for (let slot = 0; slot < m; slot += 1) {
-        const term = unique[slot] ?? 0;
-        const from = impactOffsets[term] ?? 0;
-        const to = impactOffsets[term + 1] ?? 0;
-        const p = seek(impactDocs, from, to, doc);
-        values[slot] = p < to && impactDocs[p] === doc ? (impacts[p] ?? 0) : 0;
+      if (approx < cutoff) terms[doc] = 0;
+      else candidates.push(doc);
+    }
+    // Each candidate's impact per query term: candidates in id order, so one forward walk per
+    // posting list (galloping from where the previous candidate was found) finds them all.
+    candidates.sort((a, b) => a - b);
+    const count = candidates.length;
+    const values = new Float64Array(count * m); // impact by candidate × slot
+    for (let slot = 0; slot < m; slot += 1) {
+      const term = unique[slot] ?? 0;
+      const to = impactOffsets[term + 1] ?? 0;
+      let p = impactOffsets[term] ?? 0;
+      for (let c = 0; c < count && p < to; c += 1) {
+        const doc = candidates[c] ?? 0;
+        p = seek(impactDocs, p, to, doc);
+        if (p < to && impactDocs[p] === doc) values[c * m + slot] = impacts[p] ?? 0;
       }
+    }
+    const top = new TopK(limit);
+    for (let c = 0; c < count; c += 1) {
+      const doc = candidates[c] ?? 0;
       // The exact score, summed in query order as MiniSearch sums it.
       let score = 0;
-      for (const slot of order) score += values[slot] ?? 0;
-      score *= matched;
+      for (const slot of order) score += values[c * m + slot] ?? 0;
+      score *= terms[doc] ?? 0;
+      terms[doc] = 0;
       const name = this.#names[doc];
       if (name !== undefined) top.offer(score, name);
     }
