@@ -1,5 +1,4 @@
 import type { RpcTarget } from "cloudflare:workers";
-import type { EvaluationRequest } from "../functions/chain/evaluator";
 import type { FailureData, Outcome } from "../functions/failures";
 import type { RouteFamily } from "../functions/quotas/settings";
 import type { FeedbackResult } from "../functions/toolnet/graph";
@@ -49,7 +48,6 @@ export interface TenantApi {
   readonly idempotency: Remote<TenantIdempotency>;
   readonly optimization: Remote<TenantOptimization>;
   readonly activity: Remote<TenantActivity>;
-  learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures?: string[]): Promise<void>;
   applyFeedback(item: FeedbackInput): Promise<Outcome<FeedbackResult>>;
   applyFeedbackBatch(items: FeedbackInput[]): Promise<Outcome<FeedbackResult[]>>;
   storageBytes(): Promise<number>;

@@ -141,15 +141,11 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /**
-   * A finished run teaches the graph: its tool sequence is a trajectory (static counts, eq. 5),
-   * and it is queued for the evaluator, whose scores arrive later through the alarm (eq. 6–8).
-   * Failures attributed to tools count toward their automatic optimisation.
+   * A finished run teaches the graph (called by the run's `finish`, inside the object, never over
+   * RPC): its tool sequence is a trajectory (static counts, eq. 5), and it is queued for the
+   * evaluator, whose scores arrive later through the alarm (eq. 6–8). Failures attributed to
+   * tools count toward their automatic optimisation.
    */
-  learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[] = []): Promise<void> {
-    return this.#learnFromRun(runId, trajectory, evaluation, attributedFailures);
-  }
-
-  /** `learnFromRun` as the object's own stores call it (a run's `finish`), not over RPC. */
   async #learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[]): Promise<void> {
     const { routing, optimization, jobs, runs } = this.#stores;
     if (trajectory.length > 0) routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip");

@@ -16,7 +16,7 @@ const STORES = [
   "optimization",
   "activity",
 ] as const satisfies readonly (keyof TenantApi)[];
-const OPERATIONS = ["learnFromRun", "applyFeedback", "applyFeedbackBatch", "storageBytes"] as const satisfies readonly (keyof TenantApi)[];
+const OPERATIONS = ["applyFeedback", "applyFeedbackBatch", "storageBytes"] as const satisfies readonly (keyof TenantApi)[];
 
 /** Compile-time proof that the two lists name every member of the surface, and nothing else. */
 type Listed = (typeof STORES)[number] | (typeof OPERATIONS)[number];
