@@ -1,5 +1,6 @@
 import harnessSource from "../generated/harness.js.txt";
 import quickjsBytes from "../generated/quickjs.wasm.bin";
+import { isolateWorkerCode, type IsolateLimits } from "./isolate-code";
 import type { IsolateRunRequest, IsolateRunResult, ToolsCapability } from "../wire";
 
 /**
@@ -25,7 +26,6 @@ export interface IsolateChoice {
   maxToolCalls: number;
 }
 
-const ISOLATE_COMPATIBILITY_DATE = "2026-04-20";
 /** Changes whenever the harness or QuickJS changes, so a kept isolate never runs stale code. */
 const HARNESS_VERSION = `${harnessSource.length}-${quickjsBytes.byteLength}`;
 /** Deployed, Cloudflare enforces these per invocation too; local workerd ignores them. */
@@ -37,15 +37,7 @@ const TENANT_ISOLATE_LIMITS = { cpuMs: 30_000, subRequests: 205 };
  * when the tools come with each run).
  */
 export function programIsolate(loader: WorkerLoader, choice: IsolateChoice, env: Record<string, unknown>): ProgramIsolateStub {
-  const code = (limits: { cpuMs: number; subRequests: number }): WorkerLoaderWorkerCode => ({
-    compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
-    limits,
-    mainModule: "harness.js",
-    modules: { "harness.js": harnessSource, "quickjs.wasm": { wasm: quickjsBytes } },
-    // No network at all: the program's only way out is the tools capability.
-    globalOutbound: null,
-    env,
-  });
+  const code = (limits: IsolateLimits): WorkerLoaderWorkerCode => isolateWorkerCode({ harness: harnessSource, quickjs: quickjsBytes }, limits, env);
   const worker =
     choice.mode === "tenant"
       ? loader.get(`atc-sandbox:${HARNESS_VERSION}:${choice.tenantId}`, async () => code(TENANT_ISOLATE_LIMITS))
