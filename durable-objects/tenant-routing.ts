@@ -45,6 +45,7 @@ import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadRepo
 import { allRows, oneRow, run } from "./sql";
 import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
 import { LazyDefinitions } from "./lazy-definitions";
+import { ToolVectors } from "./tool-vectors";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
 export type RouteMode = "fused" | "graph";
@@ -146,13 +147,14 @@ export class TenantRouting extends RpcTarget {
   #state: Loaded | undefined;
   /** Score rows written, and the flushes of single updates that wrote them (tests and benchmarks). */
   readonly #scoreWrites = { rows: 0, flushes: 0 };
-  /** Tool embeddings by model name: tool → vector (computed once per definition, at registration). */
-  #vectors: Map<string, Map<string, number[]>> | undefined;
+  /** Tool embeddings by model (computed once per definition, at registration). */
+  readonly #vectors: ToolVectors;
 
   constructor(sql: SqlStorage, sources: RoutingSources) {
     super();
     this.#sql = sql;
     this.#sources = sources;
+    this.#vectors = new ToolVectors(sql, () => sources.catalog.hashes());
     this.#store = new RoutingStore(sql, {
       after: (rowid) =>
         allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
@@ -289,43 +291,14 @@ export class TenantRouting extends RpcTarget {
     return { loaded: state !== undefined, index: state?.loadedIndex !== undefined, memory: state?.loadedMemory !== undefined, definitions: state?.defs.parsedCount ?? 0 };
   }
 
-  /** Stored tool vectors of one embeddings model (only those of current definitions). */
-  #embeddings(model: string): Map<string, number[]> {
-    this.#vectors ??= new Map();
-    let vectors = this.#vectors.get(model);
-    if (vectors === undefined) {
-      const current = this.#sources.catalog.hashes();
-      vectors = new Map(
-        allRows<{ tool: string; hash: string; vector: string }>(this.#sql, "SELECT tool, hash, vector FROM tool_embeddings WHERE model = ?", model)
-          .filter((row) => current.get(row.tool) === row.hash)
-          .map((row) => [row.tool, JSON.parse(row.vector) as number[]]),
-      );
-      this.#vectors.set(model, vectors);
-    }
-    return vectors;
-  }
-
   /** Tools whose embedding (for this model) is missing or was made for an older definition. */
   toolsNeedingEmbeddings(model: string): { name: string; hash: string }[] {
-    const embedded = new Map(
-      allRows<{ tool: string; hash: string }>(this.#sql, "SELECT tool, hash FROM tool_embeddings WHERE model = ?", model).map((r) => [r.tool, r.hash]),
-    );
-    return [...this.#sources.catalog.hashes()].filter(([name, hash]) => embedded.get(name) !== hash).map(([name, hash]) => ({ name, hash }));
+    return this.#vectors.missing(model);
   }
 
   /** Store tool embeddings computed by the Worker. */
   storeEmbeddings(model: string, entries: { tool: string; hash: string; vector: number[] }[]): void {
-    for (const entry of entries) {
-      run(
-        this.#sql,
-        "INSERT INTO tool_embeddings (tool, hash, model, vector) VALUES (?, ?, ?, ?) ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, model = excluded.model, vector = excluded.vector",
-        entry.tool,
-        entry.hash,
-        model,
-        JSON.stringify(entry.vector),
-      );
-    }
-    this.#vectors = undefined;
+    this.#vectors.store(model, entries);
     this.#state?.relevance.clear();
   }
 
@@ -370,11 +343,9 @@ export class TenantRouting extends RpcTarget {
     // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
     // no longer known, so its operations' stored documents would keep it; rebuild instead.
     if (state === undefined && removed.length > 0) this.#store.dropIndex();
-    for (const name of removed) {
-      run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
-      run(this.#sql, "DELETE FROM tool_embeddings WHERE tool = ?", name);
-    }
-    this.#vectors = undefined;
+    for (const name of removed) run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+    // Also drops the vectors read so far: changed definitions have new hashes.
+    this.#vectors.remove(removed);
   }
 
   /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
@@ -403,7 +374,7 @@ export class TenantRouting extends RpcTarget {
     const key = `${depth}\u0000${query?.model ?? ""}\u0000${task}`;
     const cached = state.relevance.get(key);
     if (cached !== undefined) return cached;
-    const vectors = query === undefined ? undefined : this.#embeddings(query.model);
+    const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
     const result =
       vectors === undefined || vectors.size === 0 || query === undefined
         ? { ranked: state.index.search(task, depth), embedded: false }
