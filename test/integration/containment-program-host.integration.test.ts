@@ -16,8 +16,14 @@ const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json
 const HARMLESS = "const r = await tools.getGenreMovieList({});\nreturn r.genres.length;";
 /** Allowed past a deadline: request handling on a loaded machine. */
 const MARGIN_MS = 1_500;
-/** Watchdog timing for these tests: a host unanswered for ~1 s is restarted. */
-const WATCHDOG = { intervalMs: 250, timeoutMs: 400, failuresBeforeRestart: 3 };
+/**
+ * Watchdog timing for these tests. A frozen host is restarted after six checks that each wait out
+ * their 400 ms timeout (at least ~3.6 s after the freeze), so the frozen-host attempt's 1.5 s
+ * deadline always comes first: with three checks (~1.1 s) the restart could cut the attempt's
+ * connection before its deadline, and it failed with `programHost` instead. A dead host refuses
+ * connections at once, so it is restarted after about six intervals.
+ */
+const WATCHDOG = { intervalMs: 250, timeoutMs: 400, failuresBeforeRestart: 6 };
 
 let service: TestService;
 let model: ScriptedModel;
