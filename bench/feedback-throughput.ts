@@ -6,7 +6,9 @@
  * A tenant with 1,000 tools and ≈ 10 observed successors per tool (as in route-latency) gets
  * `POST /v1/feedback` (an evaluated trajectory: 2–6 tools of a stored walk, one integer score in
  * [-3, 3] per tool) from 1, 8 and 64 concurrent senders, for `seconds` each, after a 2 s
- * warm-up. Every request goes to the same Durable Object, which applies them in arrival order;
+ * warm-up. At each concurrency the paths below alternate in six slices each, in a shuffled order
+ * per round, so drift on the shared machine falls on all of them alike; every path goes in the
+ * same way (Miniflare's dispatchFetch, the answer read whole). Every request goes to the same Durable Object, which applies them in arrival order;
  * updates that reach it together share one transaction and write each re-scored tool once
  * (durable-objects/feedback-coalescer.ts); the rows written per changed score are printed.
  *
@@ -23,11 +25,10 @@
  * replayed locally, so lost or doubled updates under concurrency would show.
  */
 import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/toolnet/graph";
-import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { startRpcFloor } from "./lib/rpc-floor";
 import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
-import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, summary, table } from "./lib/stats";
+import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
 
 const TOOLS = 1_000;
 const CONCURRENCY = [1, 8, 64] as const;
@@ -40,6 +41,9 @@ function option(name: string, fallback: string): string {
   return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
 }
 
+/** Slices per path and concurrency: the paths alternate, each `seconds / ROUNDS` at a time. */
+const ROUNDS = 6;
+
 interface Phase {
   requests: number;
   errors: number;
@@ -49,6 +53,21 @@ interface Phase {
   /** CPU time spent during the phase by this Node process and by workerd (its child). */
   nodeCpuMs: number;
   workerdCpuMs: number;
+}
+
+function emptyPhase(): Phase {
+  return { requests: 0, errors: 0, scoreUpdates: 0, elapsedMs: 0, latencies: [], nodeCpuMs: 0, workerdCpuMs: 0 };
+}
+
+/** Adds a slice's counts, time and latencies to a path's total. */
+function addPhase(total: Phase, slice: Phase): void {
+  total.requests += slice.requests;
+  total.errors += slice.errors;
+  total.scoreUpdates += slice.scoreUpdates;
+  total.elapsedMs += slice.elapsedMs;
+  total.nodeCpuMs += slice.nodeCpuMs;
+  total.workerdCpuMs += slice.workerdCpuMs;
+  for (const latency of slice.latencies) total.latencies.push(latency);
 }
 
 /** `concurrency` senders loop until the deadline (or the request cap); returns counts and latencies. */
@@ -89,6 +108,7 @@ async function main(): Promise<void> {
   const walks = syntheticWalks(names, 10, TOOLS);
   const trajectories = [...recordedTrajectories(new Set(names)), ...walks];
   const random = seededRandom(99);
+  const order = seededRandom(7);
   const evaluations: Evaluation[] = Array.from({ length: 20_000 }, () => {
     const walk = walks[randomInt(random, walks.length)]?.tools ?? [];
     const length = Math.min(walk.length, 2 + randomInt(random, 5));
@@ -118,9 +138,11 @@ async function main(): Promise<void> {
     });
     if (quotas.status !== 200) throw new Error(`PUT /v1/settings/quotas: ${quotas.status} ${await quotas.text()}`);
     let offset = 0;
-    const sendFeedback = (svc: TestService) => async (i: number): Promise<{ ok: boolean; updates: number }> => {
+    // Every path goes in the same way as the floor's request: Miniflare's dispatchFetch, the answer read whole.
+    const dispatch = (path: string, init: RequestInit): Promise<Response> => service.mf.dispatchFetch(`http://atc.test${path}`, init as never) as unknown as Promise<Response>;
+    const sendFeedback = async (i: number): Promise<{ ok: boolean; updates: number }> => {
       const evaluation = evaluationAt(offset + i);
-      const response = await svc.fetch("/v1/feedback", { method: "POST", headers: feedbackHeaders, body: JSON.stringify(evaluation) });
+      const response = await dispatch("/v1/feedback", { method: "POST", headers: feedbackHeaders, body: JSON.stringify(evaluation) });
       const text = await response.text();
       if (response.status !== 200) return { ok: false, updates: 0 };
       applyFeedback(replay, evaluation);
@@ -128,7 +150,7 @@ async function main(): Promise<void> {
     };
     const sendBatch = async (i: number): Promise<{ ok: boolean; updates: number }> => {
       const batch = Array.from({ length: BATCH_SIZE }, (_, j) => evaluationAt(offset + i * BATCH_SIZE + j));
-      const response = await service.fetch("/v1/feedback/batch", { method: "POST", headers: feedbackHeaders, body: JSON.stringify({ updates: batch }) });
+      const response = await dispatch("/v1/feedback/batch", { method: "POST", headers: feedbackHeaders, body: JSON.stringify({ updates: batch }) });
       const text = await response.text();
       if (response.status !== 200) return { ok: false, updates: 0 };
       for (const evaluation of batch) applyFeedback(replay, evaluation);
@@ -136,27 +158,43 @@ async function main(): Promise<void> {
     };
     const sendFloor = async (): Promise<{ ok: boolean; updates: number }> => ({ ok: (await floorService.send()) > 0, updates: 1 });
     const sendAuth = async (): Promise<{ ok: boolean; updates: number }> => {
-      const response = await service.fetch("/v1/tenant", { headers: { authorization: feedbackHeaders.authorization } });
+      const response = await dispatch("/v1/tenant", { headers: { authorization: feedbackHeaders.authorization } });
       await response.arrayBuffer();
       return { ok: response.status === 200, updates: 0 };
     };
-    const warm = await load(8, 2_000, sendFeedback(service));
+    const warm = await load(8, 2_000, sendFeedback);
     offset += warm.requests;
     await load(8, 1_000, sendAuth);
     await load(8, 1_000, sendFloor);
     offset += BATCH_SIZE * (await load(8, 1_000, sendBatch)).requests;
     const object = await tenantObject(service, setup.tenantId);
     for (const concurrency of CONCURRENCY) {
-      const writesBefore = await object.routingScoreWrites();
-      const feedback = await load(concurrency, durationMs, sendFeedback(service));
-      const writesAfter = await object.routingScoreWrites();
-      const scoreWrites = { rows: writesAfter.rows - writesBefore.rows, flushes: writesAfter.flushes - writesBefore.flushes };
-      offset += feedback.requests;
-      const batched = await load(concurrency, durationMs, sendBatch);
-      offset += BATCH_SIZE * batched.requests;
-      const floor = await load(concurrency, durationMs, sendFloor);
-      const auth = await load(concurrency, Math.min(3_000, durationMs), sendAuth);
-      http.push({ concurrency, feedback, batched, floor, auth, scoreWrites });
+      // The four paths alternate in short slices, in a fresh order each round, so that the
+      // machine's drift (other work on the 2 cores) falls on all of them alike.
+      const phases = { feedback: emptyPhase(), batched: emptyPhase(), floor: emptyPhase(), auth: emptyPhase() };
+      let rows = 0;
+      let flushes = 0;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const kind of shuffle(["feedback", "batched", "floor", "auth"] as const, order)) {
+          const sliceMs = durationMs / ROUNDS;
+          if (kind === "feedback") {
+            const writesBefore = await object.routingScoreWrites();
+            const slice = await load(concurrency, sliceMs, sendFeedback);
+            const writesAfter = await object.routingScoreWrites();
+            rows += writesAfter.rows - writesBefore.rows;
+            flushes += writesAfter.flushes - writesBefore.flushes;
+            offset += slice.requests;
+            addPhase(phases.feedback, slice);
+          } else if (kind === "batched") {
+            const slice = await load(concurrency, sliceMs, sendBatch);
+            offset += BATCH_SIZE * slice.requests;
+            addPhase(phases.batched, slice);
+          } else {
+            addPhase(phases[kind], await load(concurrency, sliceMs, kind === "floor" ? sendFloor : sendAuth));
+          }
+        }
+      }
+      http.push({ concurrency, ...phases, scoreWrites: { rows, flushes } });
     }
     const snapshot = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: setup.key });
     if (snapshot.status !== 200) throw new Error(`GET /v1/graph: ${snapshot.status}`);

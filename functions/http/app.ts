@@ -1,9 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { ModelCallError } from "../llm/errors";
-import { limitJsonDepth } from "./middleware/json-depth";
+import { limitRequestBody } from "./middleware/request-body";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { Failure } from "../failures";
 import { admissionRefusal } from "../../durable-objects/tenant-api";
@@ -75,20 +74,15 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = createRouter();
 
-  // Oversized bodies are refused from Content-Length (or while streaming) before any parsing.
-  app.use("*", async (c, next) => {
-    const maxSize = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
-    return bodyLimit({
-      maxSize,
-      onError: (ctx) => problemResponse({ kind: "payload-too-large", detail: `The request body exceeds ${maxSize} bytes.` }, ctx.req.path),
-    })(c, next);
+  // Oversized bodies are refused from Content-Length (or while streaming) before any parsing, and
+  // JSON API bodies nested too deep before anything parses them. (Media types are checked per
+  // route by the zod-openapi gate: a route declaring a JSON body answers 415 to any other type;
+  // see toProblem.) The limit is read once: the environment does not change while the Worker runs.
+  let limitBodies: ReturnType<typeof limitRequestBody> | undefined;
+  app.use("*", (c, next) => {
+    limitBodies ??= limitRequestBody(Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES));
+    return limitBodies(c, next);
   });
-
-  // JSON API routes: bodies nested beyond a fixed depth are refused before anything parses them.
-  // (Media types are checked per route by the zod-openapi gate: a route declaring a JSON body
-  // answers 415 to any other type; see toProblem.) Other paths (/mcp, a console) are untouched.
-  app.use("/v1/*", limitJsonDepth);
-  app.use("/admin/*", limitJsonDepth);
 
   app.onError((error, c) => problemResponse(toProblem(error), c.req.path));
   app.notFound((c) => problemResponse({ kind: "not-found", detail: `No route ${c.req.method} ${c.req.path}.` }, c.req.path));

@@ -1,7 +1,3 @@
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app-env";
-import { ApiError } from "../problem";
-
 /**
  * Refuses JSON bodies nested deeper than a limit before anything parses them. Parsing itself
  * copes, but what comes after does not: structured clone over Durable Object RPC, recursive
@@ -33,25 +29,3 @@ export function jsonNestingDepth(text: string, limit = Number.POSITIVE_INFINITY)
   }
   return deepest;
 }
-
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
-
-/** True when a request body would be read as JSON: declared JSON, or no type at all. */
-function readAsJson(contentType: string | undefined): boolean {
-  if (contentType === undefined) return true;
-  return JSON_MEDIA_TYPE.test(contentType.split(";")[0]?.trim() ?? "");
-}
-
-/**
- * Middleware for the JSON API (`/v1/*`, `/admin/*`): a body nested deeper than MAX_JSON_DEPTH
- * gets 400 before any handler sees it. The text is read once; Hono caches it for the validator.
- */
-export const limitJsonDepth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!BODY_METHODS.has(c.req.method) || !readAsJson(c.req.header("content-type"))) return next();
-  const text = await c.req.text();
-  if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-    throw new ApiError("json-too-deep", `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-  }
-  return next();
-};
