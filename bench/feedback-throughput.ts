@@ -16,8 +16,8 @@
  * transaction per request, each re-scored tool written once).
  *
  * For comparison at the same concurrency: the one-RPC floor (lib/rpc-floor.ts: an HTTP request
- * into a Worker making one Durable Object RPC that adds 1 to a SQLite row, same workerd, same
- * run), `GET /v1/tenant` (HTTP, auth and one read RPC into the same object, 3 s each), and the
+ * into a Worker making one Durable Object RPC that adds 1 to a SQLite row, in the service's own
+ * workerd process, same run), `GET /v1/tenant` (HTTP, auth and one read RPC into the same object, 3 s each), and the
  * pure `applyFeedback` on an identical in-process graph (no HTTP, no RPC, no SQLite), with the
  * same evaluations. Targets (issue 16): batched ≥ 2,000 updates/s; single within 1.3× the floor.
  *
@@ -26,7 +26,7 @@
  */
 import { addTools, addTrajectories, applyFeedback, createGraph, type Evaluation } from "../functions/toolnet/graph";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
-import { startRpcFloor } from "./lib/rpc-floor";
+import { rpcFloorWorker, sendToFloor } from "./lib/rpc-floor";
 import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
 import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
 
@@ -122,8 +122,7 @@ async function main(): Promise<void> {
   addTools(replay, names);
 
   const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; auth: Phase; scoreWrites: { rows: number; flushes: number } }[] = [];
-  const { service } = await startBenchService();
-  const floorService = await startRpcFloor();
+  const { service } = await startBenchService({ extraWorkers: [rpcFloorWorker()] });
   let exported: { nodes: { tool: string; score: number }[] } | undefined;
   try {
     const setup = await setUpTenant(service, "bench-feedback", items, trajectories);
@@ -156,7 +155,7 @@ async function main(): Promise<void> {
       for (const evaluation of batch) applyFeedback(replay, evaluation);
       return { ok: true, updates: (JSON.parse(text) as { applied: number }).applied };
     };
-    const sendFloor = async (): Promise<{ ok: boolean; updates: number }> => ({ ok: (await floorService.send()) > 0, updates: 1 });
+    const sendFloor = async (): Promise<{ ok: boolean; updates: number }> => ({ ok: (await sendToFloor(service)) > 0, updates: 1 });
     const sendAuth = async (): Promise<{ ok: boolean; updates: number }> => {
       const response = await dispatch("/v1/tenant", { headers: { authorization: feedbackHeaders.authorization } });
       await response.arrayBuffer();
@@ -201,7 +200,6 @@ async function main(): Promise<void> {
     exported = snapshot.body;
   } finally {
     await service.dispose();
-    await floorService.dispose();
   }
 
   // Same evaluations, pure function, same-sized graph: in-process updates per second.

@@ -6,12 +6,12 @@
  */
 import { existsSync } from "node:fs";
 import buildBundles from "../../test/helpers/global-setup";
-import { createTenant, startService, type TestService } from "../../test/helpers/service";
+import { createTenant, startService, type ServiceOptions, type TestService } from "../../test/helpers/service";
 import type { Trajectory } from "../../functions/toolnet/graph";
 import { batches, type ListItem } from "./tool-corpus";
 
 /** Bundle (unless --skip-build and bundles exist) and start; returns the service and build time. */
-export async function startBenchService(): Promise<{ service: TestService; buildMs: number; startMs: number }> {
+export async function startBenchService(options: ServiceOptions = {}): Promise<{ service: TestService; buildMs: number; startMs: number }> {
   let buildMs = 0;
   const haveBundles = existsSync(".test-build/main") && existsSync(".test-build/world");
   if (!(process.argv.includes("--skip-build") && haveBundles)) {
@@ -20,7 +20,7 @@ export async function startBenchService(): Promise<{ service: TestService; build
     buildMs = performance.now() - t0;
   }
   const t1 = performance.now();
-  const service = await startService();
+  const service = await startService(options);
   return { service, buildMs, startMs: performance.now() - t1 };
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { Miniflare, type Request as MfRequest, Response as MfResponse } from "miniflare";
+import { Miniflare, type Request as MfRequest, Response as MfResponse, type WorkerOptions } from "miniflare";
 import { startProgramHost, type ProgramHostProcess } from "./program-host";
 
 /**
@@ -30,6 +30,8 @@ export interface ServiceOptions {
   watchdog?: Parameters<typeof startProgramHost>[0];
   /** Open workerd's V8 inspector on this port (CPU profiles in benchmarks). */
   inspectorPort?: number;
+  /** More Workers in the same workerd process, reached by their `routes` (benchmarks' yardsticks). */
+  extraWorkers?: WorkerOptions[];
 }
 
 export interface TestService {
@@ -115,6 +117,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
         scriptPath: bundlePath(".test-build/world"),
         compatibilityDate: "2026-04-20",
       },
+      ...(options.extraWorkers ?? []),
     ],
   });
   let url: URL;
