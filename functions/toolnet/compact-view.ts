@@ -122,9 +122,10 @@ export function isRequired(parameter: ToolParameter): boolean {
   return parameter.required || parameter.in === "path";
 }
 
-/** The text a tool is described by: its description, else its summary, else its operation. */
+/** The text a tool is described by: its description, else its summary, else its operation (blank ones do not count). */
 export function toolText(def: ToolDefinition): string {
-  return (def.description || def.summary || def.operation).replace(/\s+/g, " ").trim();
+  const clean = (text: string | undefined): string => (text ?? "").replace(/\s+/g, " ").trim();
+  return clean(def.description) || clean(def.summary) || clean(def.operation);
 }
 
 /** The compact view of a tool: every parameter, descriptions and schemas cut by the rules. */

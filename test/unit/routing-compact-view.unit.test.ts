@@ -34,6 +34,10 @@ describe("compaction rules, one small schema each", () => {
     expect(compactView(tool([], { description: "Short." })).rules).not.toContain("description-cut-at-sentence");
   });
 
+  it("a blank description does not hide the summary", () => {
+    expect(compactView(tool([], { description: " ", summary: "Current weather for a city." })).tool.function.description).toBe("Current weather for a city.");
+  });
+
   it("optional-descriptions-trimmed before required-descriptions-trimmed: optional ones are cut harder and run out first", () => {
     const long = "The identifier of the city as the provider spells it. Use the search tool to find it when all you have is its name or a postcode.";
     const def = tool([
