@@ -19,8 +19,10 @@
  * before compact views ("full definitions": `openAiTool` of each local definition, the project's
  * `importToolList` of the very list sent, and `formatPromptBlock` with the old one-line
  * descriptions), the full `tools` array alone, the answer at this branch's start (compact views
- * without `optional-parameters-named-only`, prompt block and tools), tools only, and the service's
- * default now (checked equal to what the service answered). A floor, what no view can go below
+ * without `optional-parameters-named-only`, prompt block and tools), tools only, then with
+ * `optional-parameters-named-only`, `restating-descriptions-dropped` and
+ * `described-defaults-dropped` added one at a time, the last being the service's default now
+ * (checked equal to what the service answered). A floor, what no view can go below
  * without dropping required parameters (envelope, name, required parameters with their types and
  * nothing else), says how far a ratio can go.
  *
@@ -43,7 +45,7 @@ import { Validator } from "@cfworker/json-schema";
 import { getEncoding } from "js-tiktoken";
 import { sample } from "openapi-sampler";
 import { DEFAULT_MAX_TOKENS, fitToBudget, toolViews, type AnswerPart, type BudgetedAnswer, type ToolViews } from "../functions/toolnet/answer-budget";
-import { COMPACT_LIMITS, compactView, isRequired, requiredOnlyView } from "../functions/toolnet/compact-view";
+import { COMPACT_LIMITS, compactView, isRequired, REQUIRED_ONLY_LIMITS, requiredOnlyView, type OptionalRule } from "../functions/toolnet/compact-view";
 import { END, formatPromptBlock, START, stableToolBenchTrajectories } from "../functions/toolnet/graph";
 import { openAiTool, type OpenAiTool } from "../functions/toolnet/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
@@ -126,10 +128,21 @@ function fullAnswer(ranked: readonly { tool: string; weight: number }[], previou
   return { prompt, tools };
 }
 
-/** The views a tool had at this branch's start: every optional parameter shown with its schema. */
+/** The views a tool had at this branch's start: every optional parameter shown with its schema, none of LATER_RULES. */
 function branchStartViews(def: ToolDefinition): ToolViews {
-  const compact = compactView(def, { ...COMPACT_LIMITS, optionalParametersShown: Number.POSITIVE_INFINITY }).tool;
-  const requiredOnly = requiredOnlyView(def).tool;
+  return countedViews(compactView(def, { ...COMPACT_LIMITS, optionalParametersShown: Number.POSITIVE_INFINITY }, { without: LATER_RULES }).tool, requiredOnlyView(def, REQUIRED_ONLY_LIMITS, { without: LATER_RULES }).tool);
+}
+
+/** The rules added after `optional-parameters-named-only`, in the order they were added (README: answer-tokens). */
+const LATER_RULES: readonly OptionalRule[] = ["restating-descriptions-dropped", "described-defaults-dropped"];
+
+/** The views with every rule up to and including `last` (undefined: none of LATER_RULES). */
+function viewsUpTo(def: ToolDefinition, last: OptionalRule | undefined): ToolViews {
+  const without = LATER_RULES.slice(last === undefined ? 0 : LATER_RULES.indexOf(last) + 1);
+  return countedViews(compactView(def, COMPACT_LIMITS, { without }).tool, requiredOnlyView(def, REQUIRED_ONLY_LIMITS, { without }).tool);
+}
+
+function countedViews(compact: OpenAiTool, requiredOnly: OpenAiTool): ToolViews {
   return { compact, compactTokens: tokens(JSON.stringify(compact)), requiredOnly, requiredOnlyTokens: tokens(JSON.stringify(requiredOnly)) };
 }
 
@@ -143,26 +156,29 @@ function floorEntry(def: ToolDefinition): OpenAiTool {
 
 type Ranked = Cell["rankedLists"][number];
 
+/** Which views: this branch's start, after `optional-parameters-named-only`, after each later rule, and the stored views now. */
+type ViewKind = "start" | "named-only" | OptionalRule | "now";
+
 /** Views per tool and configuration, computed once per tool (as the service stores them). */
 class ViewCache {
   readonly #defs: ReadonlyMap<string, ToolDefinition>;
-  readonly #now = new Map<string, ToolViews>();
-  readonly #start = new Map<string, ToolViews>();
+  readonly #views = new Map<ViewKind, Map<string, ToolViews>>();
   constructor(defs: ReadonlyMap<string, ToolDefinition>) {
     this.#defs = defs;
   }
-  views(tool: string, which: "now" | "start"): ToolViews | undefined {
+  views(tool: string, which: ViewKind): ToolViews | undefined {
     const def = this.#defs.get(tool);
     if (def === undefined) return undefined;
-    const cache = which === "now" ? this.#now : this.#start;
+    let cache = this.#views.get(which);
+    if (cache === undefined) this.#views.set(which, (cache = new Map()));
     let v = cache.get(tool);
-    if (v === undefined) cache.set(tool, (v = which === "now" ? toolViews(def) : branchStartViews(def)));
+    if (v === undefined) cache.set(tool, (v = which === "now" ? toolViews(def) : which === "start" ? branchStartViews(def) : viewsUpTo(def, which === "named-only" ? undefined : which)));
     return v;
   }
 }
 
 /** A ranked list answered locally with the given views and parts, as the service would. */
-function budgeted(list: Ranked, cache: ViewCache, cell: Cell, which: "now" | "start", include: readonly AnswerPart[]): BudgetedAnswer {
+function budgeted(list: Ranked, cache: ViewCache, cell: Cell, which: ViewKind, include: readonly AnswerPart[]): BudgetedAnswer {
   const ranked = list.ranked.map((r) => {
     const v = cache.views(r.tool, which);
     return { tool: r.tool, weight: r.weight, description: oldShortDescription(cell.defs.get(r.tool)), ...(v === undefined ? {} : { views: v }) };
@@ -185,7 +201,9 @@ const CONFIGURATIONS: readonly { name: string; tokens: (list: Ranked, cache: Vie
   { name: "full definitions, tools only", tokens: (list, _cache, cell) => answerTokens({ tools: fullAnswer(list.ranked, list.previous, cell.defs).tools }) },
   { name: "branch start: compact views, prompt + tools", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools", "prompt"])) },
   { name: "+ include default tools only", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools"])) },
-  { name: "+ optional-parameters-named-only (service default now)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools"])) },
+  { name: "+ optional-parameters-named-only", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "named-only", ["tools"])) },
+  { name: "+ restating-descriptions-dropped", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "restating-descriptions-dropped", ["tools"])) },
+  { name: "+ described-defaults-dropped (service default now)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools"])) },
   { name: "  (now, with prompt: include tools + prompt)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools", "prompt"])) },
   { name: "  (now, prompt alone: eq. 4 list)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["prompt"])) },
   {
@@ -194,7 +212,7 @@ const CONFIGURATIONS: readonly { name: string; tokens: (list: Ranked, cache: Vie
   },
 ];
 const BEFORE = CONFIGURATIONS[0]?.name ?? "";
-const SERVICE_DEFAULT = CONFIGURATIONS[4]?.name ?? "";
+const SERVICE_DEFAULT = CONFIGURATIONS.find((c) => c.name.endsWith("(service default now)"))?.name ?? "";
 const FULL_TOOLS = CONFIGURATIONS[1]?.name ?? "";
 
 /** Every configuration's tokens for each of the cell's ranked lists. */

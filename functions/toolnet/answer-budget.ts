@@ -28,7 +28,7 @@ export interface ToolViews {
  * The version of the compaction rules and limits (compact-view.ts) the views are made by: bump it
  * whenever a rule or limit changes, so that stored views made by older rules are recomputed.
  */
-export const TOOL_VIEWS_VERSION = 3;
+export const TOOL_VIEWS_VERSION = 4;
 
 /** The service default: a k = 8 answer stays within it (README: answer-tokens benchmark). */
 export const DEFAULT_MAX_TOKENS = 2_000;

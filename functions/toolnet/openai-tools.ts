@@ -3,8 +3,11 @@ import type { ToolDefinition } from "../tools/definition";
 /** A function tool in the shape OpenAI-compatible chat APIs take in `tools`. */
 export interface OpenAiTool {
   type: "function";
-  /** `parameters` may be left out: chat completions then take a function without arguments. */
-  function: { name: string; description: string; parameters?: Record<string, unknown> };
+  /**
+   * `parameters` may be left out: chat completions then take a function without arguments;
+   * `description` too (compact views leave out one that only restates the name).
+   */
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
 const MAX_DESCRIPTION_CHARS = 1_000;

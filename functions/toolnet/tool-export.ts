@@ -13,7 +13,7 @@ export type ExportFormat = "openai" | "mcp";
 /** An MCP tool as `tools/list` returns it. */
 export interface McpTool {
   name: string;
-  description: string;
+  description?: string;
   inputSchema: Record<string, unknown>;
 }
 
@@ -26,7 +26,8 @@ export interface ToolExport {
 
 /** An OpenAI function tool as an MCP `tools/list` entry (the same name, description and schema). */
 export function mcpTool(tool: OpenAiTool): McpTool {
-  return { name: tool.function.name, description: tool.function.description, inputSchema: tool.function.parameters ?? { type: "object" } };
+  const { name, description, parameters } = tool.function;
+  return { name, ...(description === undefined ? {} : { description }), inputSchema: parameters ?? { type: "object" } };
 }
 
 /** The definitions in name order, in the requested shape, with their token count. */

@@ -16,6 +16,10 @@ export interface TestTenantObject {
   runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
   /** Calls made to the object since the last reading, each named by the store or method it went through. */
   takeCalls(): Promise<string[]>;
+  /** Stamp a tool's stored views as written by older compaction rules (`version`), with `compact` as their compact view; then an eviction. */
+  storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
+  /** A tool's stored compact view and the version of the rules that made it. */
+  storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
   /** One store of the object, as the Worker sees it over RPC. */
   store<K extends keyof TenantApi>(name: K): TenantApi[K];
 }
@@ -31,6 +35,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
     takeCalls(): Promise<string[]>;
+    storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
+    storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
   };
   return {
     simulateEviction: (options) => stub.simulateEviction(options),
@@ -40,6 +46,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     storageBytes: () => stub.storageBytes(),
     runTokensSince: (sinceIso) => stub.runTokensSince(sinceIso),
     takeCalls: () => stub.takeCalls(),
+    storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
+    storedToolView: (tool) => stub.storedToolView(tool),
     store: <K extends keyof TenantApi>(name: K) =>
       new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
   };

@@ -2,7 +2,8 @@ import { tenantObject } from "../helpers/tenant-object";
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signatureTokens } from "../../functions/chain/tool-cost";
-import { toolViews } from "../../functions/toolnet/answer-budget";
+import { TOOL_VIEWS_VERSION, toolViews } from "../../functions/toolnet/answer-budget";
+import { COMPACT_LIMITS, compactView } from "../../functions/toolnet/compact-view";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import type { RouteAnswer } from "../../durable-objects/tenant-routing";
@@ -82,7 +83,7 @@ describe("POST /v1/route within a token budget", () => {
     expect(parameters?.required).toEqual(["station"]);
     expect(parameters?.properties.station?.enum).toBeUndefined();
     expect(String(parameters?.properties.station?.description)).toContain("One of 3,000 values");
-    expect(station?.function.description.length).toBeLessThanOrEqual(200);
+    expect(station?.function.description?.length).toBeLessThanOrEqual(200);
     // Before compact views this one tool's entry alone was well over the whole budget.
     expect(tokens(JSON.stringify(CODES))).toBeGreaterThan(2_000);
 
@@ -202,6 +203,23 @@ describe("POST /v1/route within a token budget", () => {
     const entry = toolsOf(res.body).find((t) => t.function.name === "weatherForecast3");
     expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");
     expectExactCounts(res.body);
+  });
+
+  it("recomputes views stored by older compaction rules (version 3, before restating-descriptions-dropped) on first use", async () => {
+    const name = "weatherForecast5";
+    const { body } = await service.json<{ definition: unknown }>("GET", `/v1/tools/${name}`, { key: tenant.key });
+    const definition = ToolDefinition.parse(body.definition);
+    const current = toolViews(definition).compact;
+    // Version 3's rules showed "The city." for `city`; the current ones drop it (it restates the name).
+    const older = compactView(definition, COMPACT_LIMITS, { without: ["restating-descriptions-dropped", "described-defaults-dropped"] }).tool;
+    expect(JSON.stringify(older)).toContain("The city.");
+    expect(JSON.stringify(current)).not.toContain("The city.");
+    const object = await tenantObject(service, tenant.id);
+    await object.storeToolViewAs(name, 3, older, tokens(JSON.stringify(older)));
+    const res = await route({ task: "weather forecast for a city provider 5", k: 12 });
+    expect(toolsOf(res.body).find((t) => t.function.name === name)).toEqual(current);
+    expectExactCounts(res.body);
+    expect(await object.storedToolView(name)).toEqual({ version: TOOL_VIEWS_VERSION, compact: current });
   });
 
   it("shows a protocol's description while it is current for the tool's definition, across later versions and tool changes", async () => {

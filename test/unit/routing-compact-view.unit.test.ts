@@ -24,13 +24,18 @@ describe("compaction rules, one small schema each", () => {
     const def = tool([], { description: text });
     const view = compactView(def);
     expect(view.rules).toContain("description-cut-at-sentence");
-    expect(view.tool.function.description.length).toBeLessThanOrEqual(COMPACT_LIMITS.descriptionChars);
-    expect(view.tool.function.description).toMatch(/\.$/);
-    expect(text.replace(/\s+/g, " ").trim().startsWith(view.tool.function.description)).toBe(true);
+    const shown = view.tool.function.description ?? "";
+    expect(shown.length).toBeLessThanOrEqual(COMPACT_LIMITS.descriptionChars);
+    expect(shown).toMatch(/\.$/);
+    expect(text.replace(/\s+/g, " ").trim().startsWith(shown)).toBe(true);
     expect(def.description).toBe(text);
     // "e.g." and "i.e." do not end a sentence; with no sentence end, a word boundary and "…".
     expect(cutAtSentence("Use a code, e.g. FR or DE, for the country of the shop that sells it today.", 40)).toBe("Use a code, e.g. FR or DE, for the…");
     expect(compactView(tool([], { description: "Short." })).rules).not.toContain("description-cut-at-sentence");
+  });
+
+  it("a blank description does not hide the summary", () => {
+    expect(compactView(tool([], { description: " ", summary: "Current weather for a city." })).tool.function.description).toBe("Current weather for a city.");
   });
 
   it("optional-descriptions-trimmed before required-descriptions-trimmed: optional ones are cut harder and run out first", () => {
@@ -204,6 +209,67 @@ describe("compaction rules, one small schema each", () => {
     expect(def.parameters[2]?.schema.default).toBe(10);
     expect(validateArguments(def, { city: "Oslo", page: url }).ok).toBe(true);
     expect(compactView(tool([{ name: "city", in: "query", required: true, schema: { type: "string", default: "Oslo" } }])).rules).toEqual([]);
+  });
+
+  it("described-defaults-dropped: a described required parameter's default (an example, never applied) goes; an undescribed one keeps a short one", () => {
+    const def = tool([
+      { name: "lat", in: "query", required: true, description: "Latitude of the place.", schema: { type: "number", default: 40.7487727 } },
+      { name: "end_date", in: "query", required: true, schema: { type: "string", default: "DD-MM-YYYY" } },
+      { name: "units", in: "query", description: "Unit system.", schema: { type: "string", default: "metric" } },
+    ]);
+    const view = compactView(def);
+    expect(view.rules).toEqual(expect.arrayContaining(["described-defaults-dropped", "optional-defaults-dropped"]));
+    const props = properties(def, view);
+    expect(props.lat).toEqual({ type: "number", description: "Latitude of the place." });
+    // Without a description the example is the one hint at the value's form: it stays.
+    expect(props.end_date).toEqual({ type: "string", default: "DD-MM-YYYY" });
+    expect(props.units).toEqual({ type: "string", description: "Unit system." });
+    expect(properties(def, requiredOnlyView(def)).lat).toEqual({ type: "number", description: "Latitude of the place." });
+    // The definition keeps it; the argument is required, so a call without it is refused either way.
+    expect(def.parameters[0]?.schema.default).toBe(40.7487727);
+    expect(validateArguments(def, { lat: 59.91, end_date: "01-02-2024" }).ok).toBe(true);
+    expect(validateArguments(def, { end_date: "01-02-2024" }).ok).toBe(false);
+    // A default whose description restates the name counts as undescribed, so it stays.
+    const restated = tool([{ name: "departure_date", in: "query", required: true, description: "Departure date", schema: { type: "string", default: "2021-12-26" } }]);
+    expect(properties(restated).departure_date).toEqual({ type: "string", default: "2021-12-26" });
+    expect(compactView(def, COMPACT_LIMITS, { without: ["described-defaults-dropped"] }).tool.function.parameters).toMatchObject({ properties: { lat: { default: 40.7487727 } } });
+  });
+
+  it("restating-descriptions-dropped: a tool's or a parameter's description that only restates its name is not shown; the definition keeps it", () => {
+    const param = (name: string, description: string, type = "string") => ({ name, in: "query", required: true, description, schema: { type } });
+    const anime = (parameters: unknown[], description = "Get Genres"): ToolDefinition =>
+      ToolDefinition.parse({ name: "get_genres_for_anime_db", method: "GET", serverUrl: "https://anime.example.com", path: "/genres", operation: "GET /genres", description, parameters });
+    const def = anime([
+      param("city", "The city."),
+      param("user_id", "User ID"),
+      param("movie_id", "The ID of the movie"),
+      param("page", "Page number", "integer"),
+      param("CITY", "name of a city"),
+      param("lat", "Latitude of the place."),
+      param("region", "The region's code, e.g. FR-IDF."),
+      param("profile_id", "profile_id"),
+    ]);
+    const view = compactView(def);
+    expect(view.rules).toContain("restating-descriptions-dropped");
+    expect(view.tool.function).not.toHaveProperty("description");
+    const props = properties(def, view);
+    for (const name of ["city", "user_id", "movie_id", "page", "profile_id"]) expect(props[name], name).not.toHaveProperty("description");
+    // Words the name does not have keep the description: "name" (not an id), a term, an example.
+    expect(props.CITY?.description).toBe("name of a city");
+    expect(props.lat?.description).toBe("Latitude of the place.");
+    expect(props.region?.description).toBe("The region's code, e.g. FR-IDF.");
+    expect(view.tool.function.parameters?.required).toHaveLength(8);
+    expect(def.description).toBe("Get Genres");
+    expect(def.parameters[0]?.description).toBe("The city.");
+    // A tool description that says more stays; named-only parameters are still named without one.
+    expect(compactView(anime(def.parameters, "Lists the genres, with how many titles each has.")).tool.function.description).toBe("Lists the genres, with how many titles each has.");
+    const optional = ["a1", "a2", "a3", "a4"].map((name) => ({ name, in: "query", description: name.toUpperCase(), schema: { type: "string" } }));
+    const noted = compactView(anime([...optional, { name: "sort", in: "query", description: "Sort order of the genres.", schema: { type: "string" } }]));
+    // A restating description does not count as documentation: "sort" is shown before them.
+    expect(Object.keys(properties(def, noted))).toEqual(["a1", "a2", "sort"]);
+    expect(properties(def, noted).a1).toEqual({ type: "string" });
+    expect(noted.tool.function.description).toBe("More optional parameters: a3, a4.");
+    expect(compactView(def, COMPACT_LIMITS, { without: ["restating-descriptions-dropped"] }).tool.function.description).toBe("Get Genres");
   });
 
   it("empty-parameters-omitted: no parameters object without parameters, no empty required list", () => {

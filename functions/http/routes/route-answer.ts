@@ -52,7 +52,7 @@ export const RouteAnswer = z
       .optional()
       .describe("With `include: [\"prompt\"]`: the candidates as a prompt block in ToolNet's format (next to `tools`: their weights in its order, and Finish; alone: the paper's eq. 4 list, one line per tool)"),
     tools: z
-      .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).optional() }) }))
+      .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string().optional().describe("Absent when it would only restate the name"), parameters: z.record(z.string(), z.unknown()).optional() }) }))
       .optional()
       .describe("Unless `include` leaves it out: the candidates as an OpenAI `tools` array (compact views), best first"),
     overBudget: z
