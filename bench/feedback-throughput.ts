@@ -17,7 +17,7 @@
  *
  * For comparison at the same concurrency: the one-RPC floor (lib/rpc-floor.ts: an HTTP request
  * into a Worker making one Durable Object RPC that adds 1 to a SQLite row, in the service's own
- * workerd process, same run), `GET /v1/tenant` (HTTP, auth and one read RPC into the same object, 3 s each), and the
+ * workerd process, same run; also sent exactly what a single update sends, its key header and body), `GET /v1/tenant` (HTTP, auth and one read RPC into the same object, 3 s each), and the
  * pure `applyFeedback` on an identical in-process graph (no HTTP, no RPC, no SQLite), with the
  * same evaluations. Targets (issue 16): batched ≥ 2,000 updates/s; single within 1.3× the floor.
  *
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   const replay = createGraph();
   addTools(replay, names);
 
-  const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; auth: Phase; scoreWrites: { rows: number; flushes: number } }[] = [];
+  const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; floorSameBytes: Phase; auth: Phase; scoreWrites: { rows: number; flushes: number } }[] = [];
   const { service } = await startBenchService({ extraWorkers: [rpcFloorWorker()] });
   let exported: { nodes: { tool: string; score: number }[] } | undefined;
   try {
@@ -156,6 +156,11 @@ async function main(): Promise<void> {
       return { ok: true, updates: (JSON.parse(text) as { applied: number }).applied };
     };
     const sendFloor = async (): Promise<{ ok: boolean; updates: number }> => ({ ok: (await sendToFloor(service)) > 0, updates: 1 });
+    // The floor sent what a single update sends (its key header and body), to tell the service's work from the request's size.
+    const sendFloorSameBytes = async (i: number): Promise<{ ok: boolean; updates: number }> => ({
+      ok: (await sendToFloor(service, { headers: feedbackHeaders, body: JSON.stringify(evaluationAt(offset + i)) })) > 0,
+      updates: 1,
+    });
     const sendAuth = async (): Promise<{ ok: boolean; updates: number }> => {
       const response = await dispatch("/v1/tenant", { headers: { authorization: feedbackHeaders.authorization } });
       await response.arrayBuffer();
@@ -170,11 +175,11 @@ async function main(): Promise<void> {
     for (const concurrency of CONCURRENCY) {
       // The four paths alternate in short slices, in a fresh order each round, so that the
       // machine's drift (other work on the 2 cores) falls on all of them alike.
-      const phases = { feedback: emptyPhase(), batched: emptyPhase(), floor: emptyPhase(), auth: emptyPhase() };
+      const phases = { feedback: emptyPhase(), batched: emptyPhase(), floor: emptyPhase(), floorSameBytes: emptyPhase(), auth: emptyPhase() };
       let rows = 0;
       let flushes = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
-        for (const kind of shuffle(["feedback", "batched", "floor", "auth"] as const, order)) {
+        for (const kind of shuffle(["feedback", "batched", "floor", "floorSameBytes", "auth"] as const, order)) {
           const sliceMs = durationMs / ROUNDS;
           if (kind === "feedback") {
             const writesBefore = await object.routingScoreWrites();
@@ -189,7 +194,7 @@ async function main(): Promise<void> {
             offset += BATCH_SIZE * slice.requests;
             addPhase(phases.batched, slice);
           } else {
-            addPhase(phases[kind], await load(concurrency, sliceMs, kind === "floor" ? sendFloor : sendAuth));
+            addPhase(phases[kind], await load(concurrency, sliceMs, kind === "floor" ? sendFloor : kind === "floorSameBytes" ? sendFloorSameBytes : sendAuth));
           }
         }
       }
@@ -235,10 +240,11 @@ async function main(): Promise<void> {
     const latency = summary(phase.latencies);
     return [path, String(concurrency), perSecond(updates, phase.elapsedMs), scores, ms(latency.p50), ms(latency.p99), cpu(phase, "workerdCpuMs"), cpu(phase, "nodeCpuMs"), String(phase.errors), `${int(phase.requests)} in ${seconds(phase.elapsedMs)}`];
   };
-  for (const { concurrency, feedback, batched, floor, auth } of http) {
+  for (const { concurrency, feedback, batched, floor, floorSameBytes, auth } of http) {
     rows.push(row("HTTP POST /v1/feedback", concurrency, feedback, feedback.requests - feedback.errors, perSecond(feedback.scoreUpdates, feedback.elapsedMs)));
     rows.push(row(`HTTP POST /v1/feedback/batch (${BATCH_SIZE}/request)`, concurrency, batched, batched.scoreUpdates, "—"));
     rows.push(row("one-RPC floor (HTTP, 1 RPC, +1 in SQLite)", concurrency, floor, floor.requests - floor.errors, "—"));
+    rows.push(row("  the same, sent a single update's bytes", concurrency, floorSameBytes, floorSameBytes.requests - floorSameBytes.errors, "—"));
     rows.push(row("HTTP GET /v1/tenant", concurrency, auth, auth.requests - auth.errors, "—"));
   }
   const pureMicros = (1000 * pure.elapsedMs) / pure.requests;
@@ -246,11 +252,12 @@ async function main(): Promise<void> {
   console.log(`\nThroughput (an update = one evaluated trajectory; a score = one tool's s_i changed; CPU = CPU time per request of workerd and of this Node process, from /proc and process.cpuUsage)`);
   console.log(table(["path", "in flight", "updates/s", "scores/s", "p50", "p99", "workerd CPU", "Node CPU", "errors", "requests"], rows));
   console.log("\nAgainst the one-RPC floor at the same concurrency (targets: batched ≥ 2,000 updates/s; single within 1.3× the floor):");
-  for (const { concurrency, feedback, batched, floor } of http) {
+  for (const { concurrency, feedback, batched, floor, floorSameBytes } of http) {
     const floorRate = (1000 * (floor.requests - floor.errors)) / floor.elapsedMs;
+    const sameBytesRate = (1000 * (floorSameBytes.requests - floorSameBytes.errors)) / floorSameBytes.elapsedMs;
     const singleRate = (1000 * (feedback.requests - feedback.errors)) / feedback.elapsedMs;
     const batchedRate = (1000 * batched.scoreUpdates) / batched.elapsedMs;
-    console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor/single ${(floorRate / singleRate).toFixed(2)}); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
+    console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor/single ${(floorRate / singleRate).toFixed(2)}; floor sent the same bytes ${int(sameBytesRate)}/s, ÷ single ${(sameBytesRate / singleRate).toFixed(2)}); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
   }
   console.log("\nSingle updates as written (coalesced: updates that reach the object together share one transaction and write each re-scored tool once):");
   for (const { concurrency, feedback, scoreWrites } of http) {

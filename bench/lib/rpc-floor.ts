@@ -25,6 +25,7 @@ export class Counter extends DurableObject {
 }
 export default {
   async fetch(request, env) {
+    await request.arrayBuffer();
     const n = await env.COUNTER.getByName("floor").add();
     return Response.json({ n });
   },
@@ -43,8 +44,12 @@ export function rpcFloorWorker(): WorkerOptions {
   };
 }
 
-/** One request to the floor of a service started with `rpcFloorWorker()`: HTTP in, one RPC, one SQLite write; resolves to the counter's new value. */
-export async function sendToFloor(service: TestService): Promise<number> {
-  const response = await service.mf.dispatchFetch(`${FLOOR_ORIGIN}/`, { method: "POST" });
+/**
+ * One request to the floor of a service started with `rpcFloorWorker()`: HTTP in (the body read
+ * whole), one RPC, one SQLite write; resolves to the counter's new value. `init` sends the same
+ * headers and body as the request it is compared with; without it, an empty POST.
+ */
+export async function sendToFloor(service: TestService, init: { headers?: Record<string, string>; body?: string } = {}): Promise<number> {
+  const response = await service.mf.dispatchFetch(`${FLOOR_ORIGIN}/`, { method: "POST", ...init });
   return ((await response.json()) as { n: number }).n;
 }
