@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, splitWords } from "../../functions/toolnet/retrieval/analyze";
+import { analyze, queryWords, splitWords } from "../../functions/toolnet/retrieval/analyze";
 import { stem } from "../../functions/toolnet/retrieval/stem";
 import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolDefinition } from "../../functions/tools/definition";
@@ -72,6 +72,19 @@ describe("analyze", () => {
 
   it("yields no terms for stop words only", () => {
     expect(analyze("what is the and of it")).toEqual([]);
+  });
+});
+
+describe("queryWords", () => {
+  it("adds each pair of adjacent meaningful words written together, after the words", () => {
+    expect(queryWords("download the file")).toEqual(["download", "the", "file", "downloadfile"]);
+    expect(queryWords("getRandom image")).toEqual(["get", "random", "image", "getrandom", "randomimage"]);
+  });
+
+  it("joins no word with digits, and adds nothing to a single word", () => {
+    expect(queryWords("track CA107308006SI today")).toEqual(["track", "ca107308006si", "today"]);
+    expect(queryWords("weather")).toEqual(["weather"]);
+    expect(queryWords("")).toEqual([]);
   });
 });
 

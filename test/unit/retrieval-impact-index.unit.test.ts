@@ -26,7 +26,9 @@ function seeded(seed: number): () => number {
 
 function corpus(size: number, seed: number): ToolDoc[] {
   const random = seeded(seed);
-  const words = (n: number): string => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(" ");
+  const word = (): string => WORDS[Math.floor(random() * WORDS.length)] ?? "";
+  // Some words are lower-case compounds ("moviereview"), which a query's adjacent words also match.
+  const words = (n: number): string => Array.from({ length: n }, () => (random() < 0.15 ? word() + word() : word())).join(" ");
   return Array.from({ length: size }, (_, i) => {
     const doc = Object.fromEntries(TOOL_DOC_FIELDS.map((field) => [field, random() < 0.2 ? "" : words(1 + Math.floor(random() * 12))])) as unknown as ToolDoc;
     return { ...doc, name: `tool_${i}_${WORDS[i % WORDS.length]}` };
@@ -36,7 +38,7 @@ function corpus(size: number, seed: number): ToolDoc[] {
 function queries(count: number, seed: number): string[] {
   const random = seeded(seed);
   return Array.from({ length: count }, () =>
-    Array.from({ length: 1 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(" the "),
+    Array.from({ length: 1 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(random() < 0.5 ? " the " : " "),
   );
 }
 

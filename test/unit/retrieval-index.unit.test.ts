@@ -111,6 +111,19 @@ describe("ToolIndex ranking", () => {
     expect(names(only, "exchange rates")[0]).toBe("getExchangeRate");
   });
 
+  it("finds a tool whose identifiers are lower-case compounds of the task's adjacent words", () => {
+    // "downloadfile" and "randomimage" have no camelCase or underscore boundary to split on.
+    const compounds = ToolIndex.build([
+      doc({ name: "downloadfile_for_storage", operation: "GET /downloadfile", summary: "downloadfile" }),
+      doc({ name: "randomimage_for_gallery", operation: "GET /randomimage", summary: "randomimage" }),
+      ...catalog,
+    ]);
+    expect(names(compounds, "Please download the file report.pdf")[0]).toBe("downloadfile_for_storage");
+    // Only adjacent words join, in the task's order.
+    expect(names(compounds, "I would like a random image")[0]).toBe("randomimage_for_gallery");
+    expect(names(compounds, "image random")).toEqual([]);
+  });
+
   it("finds tools through words that appear only in their path", () => {
     const only = ToolIndex.build([doc({ name: "op1", operation: "GET /v1/{id}/movie_credits" }), doc({ name: "op2", operation: "GET /v1/{id}/images" })]);
     expect(names(only, "movie credit")).toEqual(["op1"]);

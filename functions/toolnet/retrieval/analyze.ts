@@ -47,6 +47,29 @@ export function termOf(word: string): string | null {
   return term;
 }
 
+// A word made of letters only (no digits): two such words are joined into a compound.
+const LETTERS = /^\p{L}+$/u;
+
+/**
+ * The words of a task text as a search sees them: its words (splitWords), then each pair of
+ * adjacent meaningful words written together ("download file" → "downloadfile"), so a task meets
+ * tools whose identifiers are lower-case compounds (`downloadfile`, `getrandomimage_for_…`), which
+ * no camelCase or underscore boundary splits. A pair matches only a tool whose own text has that
+ * compound; stop words are skipped (not joined), and words with digits are not joined (numbers,
+ * codes). Documents are indexed with splitWords alone.
+ */
+export function queryWords(text: string): string[] {
+  const words = splitWords(text);
+  const meaningful = words.filter((word) => termOf(word) !== null);
+  const compounds: string[] = [];
+  for (let i = 1; i < meaningful.length; i += 1) {
+    const left = meaningful[i - 1] ?? "";
+    const right = meaningful[i] ?? "";
+    if (LETTERS.test(left) && LETTERS.test(right)) compounds.push(left + right);
+  }
+  return compounds.length === 0 ? words : [...words, ...compounds];
+}
+
 /** All index terms of `text`, in order, repeats kept (term frequency matters to BM25). */
 export function analyze(text: string): string[] {
   const terms: string[] = [];

@@ -1,6 +1,6 @@
 import type MiniSearch from "minisearch";
 import type { AsPlainObject } from "minisearch";
-import { splitWords, termOf } from "./analyze";
+import { queryWords, splitWords, termOf } from "./analyze";
 import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import { TopK, TopScores } from "./top-k";
 import type { Ranked } from "./ranked";
@@ -247,7 +247,7 @@ export class ImpactIndex {
     const order: number[] = [];
     const unique: number[] = [];
     const multiplicity: number[] = [];
-    for (const word of splitWords(text)) {
+    for (const word of queryWords(text)) {
       const term = termOf(word);
       if (!term) continue;
       const id = this.#termIds.get(term);

@@ -1,5 +1,5 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from "minisearch";
-import { splitWords, termOf } from "./analyze";
+import { queryWords, splitWords, termOf } from "./analyze";
 import { sortRanked, type Ranked } from "./ranked";
 import { TOOL_DOC_FIELDS, type ToolDoc, type ToolDocField } from "./tool-document";
 
@@ -45,6 +45,8 @@ export function toSearchOptions(tuning: RankingTuning): SearchOptions {
   const { prefixMinLength, fuzzyMinLength } = tuning;
   return {
     fields,
+    // Queries also carry compounds of adjacent words (analyze.ts, queryWords); documents do not.
+    tokenize: queryWords,
     boost: { ...tuning.boosts },
     bm25: { ...tuning.bm25 },
     combineWith: "OR",
