@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, queryWords, splitWords } from "../../functions/toolnet/retrieval/analyze";
+import { adjacentCompounds, analyze, queryWords, splitWords } from "../../functions/toolnet/retrieval/analyze";
 import { stem } from "../../functions/toolnet/retrieval/stem";
 import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolDefinition } from "../../functions/tools/definition";
@@ -88,6 +88,14 @@ describe("queryWords", () => {
   });
 });
 
+describe("adjacentCompounds", () => {
+  it("joins adjacent meaningful words, skipping stop words and words with digits", () => {
+    expect(adjacentCompounds(["get", "the", "movie", "credits"])).toEqual(["getmovie", "moviecredits"]);
+    expect(adjacentCompounds(["iso", "639", "language", "code"])).toEqual(["languagecode"]);
+    expect(adjacentCompounds(["movie"])).toEqual([]);
+  });
+});
+
 describe("toolDocument", () => {
   const def = ToolDefinition.parse({
     name: "getPersonMovieCredits",
@@ -117,6 +125,7 @@ describe("toolDocument", () => {
       examples: "",
       outputs: "",
       siblings: "",
+      phrases: "getperson personmovie moviecredits\npersonmovie moviecredits\ngetmovie moviecredits",
     });
   });
 

@@ -86,6 +86,14 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     for (const query of queries(40, 13)) expect(loaded.search(query, 10)).toEqual(fresh.search(query, 10));
   });
 
+  it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
+    // A stored index holds terms by field id: one of another field list must not be read.
+    expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
+      format: "atc-impact-index/3",
+      fields: ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases"],
+    });
+  });
+
   it("refuses bytes of another format or damaged bytes, asking for a rebuild", () => {
     const bytes = ToolIndex.build(docs.slice(0, 20)).toBytes();
     const text = new TextDecoder().decode(bytes);

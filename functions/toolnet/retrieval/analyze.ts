@@ -51,15 +51,13 @@ export function termOf(word: string): string | null {
 const LETTERS = /^\p{L}+$/u;
 
 /**
- * The words of a task text as a search sees them: its words (splitWords), then each pair of
- * adjacent meaningful words written together ("download file" → "downloadfile"), so a task meets
- * tools whose identifiers are lower-case compounds (`downloadfile`, `getrandomimage_for_…`), which
- * no camelCase or underscore boundary splits. A pair matches only a tool whose own text has that
- * compound; stop words are skipped (not joined), and words with digits are not joined (numbers,
- * codes). Documents are indexed with splitWords alone.
+ * Each pair of adjacent meaningful words of `words`, written together ("download file" →
+ * "downloadfile"): stop words are skipped (not joined), and words with digits are not joined
+ * (numbers, codes). A task's pairs meet identifiers that are lower-case compounds, with no
+ * camelCase or underscore boundary to split on (`downloadfile`), and the pairs of a tool's own
+ * title (its `phrases` field, tool-document.ts), so words the task has side by side count more.
  */
-export function queryWords(text: string): string[] {
-  const words = splitWords(text);
+export function adjacentCompounds(words: readonly string[]): string[] {
   const meaningful = words.filter((word) => termOf(word) !== null);
   const compounds: string[] = [];
   for (let i = 1; i < meaningful.length; i += 1) {
@@ -67,6 +65,13 @@ export function queryWords(text: string): string[] {
     const right = meaningful[i] ?? "";
     if (LETTERS.test(left) && LETTERS.test(right)) compounds.push(left + right);
   }
+  return compounds;
+}
+
+/** The words of a task text as a search sees them: its words (splitWords), then their adjacent compounds. Documents are indexed with splitWords alone. */
+export function queryWords(text: string): string[] {
+  const words = splitWords(text);
+  const compounds = adjacentCompounds(words);
   return compounds.length === 0 ? words : [...words, ...compounds];
 }
 
