@@ -47,8 +47,8 @@ export function termOf(word: string): string | null {
   return term;
 }
 
-// A word made of letters only (no digits): two such words are joined into a compound.
-const LETTERS = /^\p{L}+$/u;
+// A word with a digit (a number, a code) is not joined into a compound.
+const DIGIT = /\p{N}/u;
 
 /**
  * Each pair of adjacent meaningful words of `words`, written together ("download file" →
@@ -58,12 +58,13 @@ const LETTERS = /^\p{L}+$/u;
  * title (its `phrases` field, tool-document.ts), so words the task has side by side count more.
  */
 export function adjacentCompounds(words: readonly string[]): string[] {
-  const meaningful = words.filter((word) => termOf(word) !== null);
   const compounds: string[] = [];
-  for (let i = 1; i < meaningful.length; i += 1) {
-    const left = meaningful[i - 1] ?? "";
-    const right = meaningful[i] ?? "";
-    if (LETTERS.test(left) && LETTERS.test(right)) compounds.push(left + right);
+  let previous: string | undefined;
+  for (const word of words) {
+    if (termOf(word) === null) continue;
+    const joinable = !DIGIT.test(word);
+    if (joinable && previous !== undefined) compounds.push(previous + word);
+    previous = joinable ? word : undefined;
   }
   return compounds;
 }
@@ -73,6 +74,26 @@ export function queryWords(text: string): string[] {
   const words = splitWords(text);
   const compounds = adjacentCompounds(words);
   return compounds.length === 0 ? words : [...words, ...compounds];
+}
+
+/** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
+export function queryTerms(text: string): string[] {
+  const terms: string[] = [];
+  const compounds: string[] = [];
+  let previous: string | undefined;
+  for (const word of splitWords(text)) {
+    const term = termOf(word);
+    if (term === null) continue;
+    terms.push(term);
+    const joinable = !DIGIT.test(word);
+    if (joinable && previous !== undefined) compounds.push(previous + word);
+    previous = joinable ? word : undefined;
+  }
+  for (const compound of compounds) {
+    const term = termOf(compound);
+    if (term !== null) terms.push(term);
+  }
+  return terms;
 }
 
 /** All index terms of `text`, in order, repeats kept (term frequency matters to BM25). */

@@ -1,6 +1,6 @@
 import type MiniSearch from "minisearch";
 import type { AsPlainObject } from "minisearch";
-import { queryWords, splitWords, termOf } from "./analyze";
+import { queryTerms, splitWords, termOf } from "./analyze";
 import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import { TopK, TopScores } from "./top-k";
 import type { Ranked } from "./ranked";
@@ -247,9 +247,7 @@ export class ImpactIndex {
     const order: number[] = [];
     const unique: number[] = [];
     const multiplicity: number[] = [];
-    for (const word of queryWords(text)) {
-      const term = termOf(word);
-      if (!term) continue;
+    for (const term of queryTerms(text)) {
       const id = this.#termIds.get(term);
       if (id === undefined || impactOffsets[id] === impactOffsets[id + 1]) continue;
       let slot = unique.indexOf(id);
