@@ -190,6 +190,8 @@ function inHalf(group: string): boolean {
 
 /** `--siblings-boost=N` weighs the sibling operations' field of tool documents (0: left out of ranking); chosen on half a. */
 const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-boost="))?.slice("--siblings-boost=".length) ?? DEFAULT_TUNING.boosts.siblings);
+/** `--phrases-boost=N` weighs the title phrases field of tool documents (adjacent word pairs; 0: left out of ranking); chosen on half a. */
+const PHRASES_BOOST = Number(process.argv.find((a) => a.startsWith("--phrases-boost="))?.slice("--phrases-boost=".length) ?? DEFAULT_TUNING.boosts.phrases);
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
@@ -290,7 +292,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
-  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST } });
+  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST } });
   const flow = new DataFlowIndex(defs);
   const costs = new Map<string, number>();
   const cost = (tool: string): number => {

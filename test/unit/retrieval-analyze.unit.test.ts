@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, splitWords } from "../../functions/toolnet/retrieval/analyze";
+import { adjacentCompounds, analyze, queryTerms, queryWords, splitWords, termOf } from "../../functions/toolnet/retrieval/analyze";
 import { stem } from "../../functions/toolnet/retrieval/stem";
 import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolDefinition } from "../../functions/tools/definition";
@@ -75,6 +75,33 @@ describe("analyze", () => {
   });
 });
 
+describe("queryWords", () => {
+  it("adds each pair of adjacent meaningful words written together, after the words", () => {
+    expect(queryWords("download the file")).toEqual(["download", "the", "file", "downloadfile"]);
+    expect(queryWords("getRandom image")).toEqual(["get", "random", "image", "getrandom", "randomimage"]);
+  });
+
+  it("gives, as queryTerms, the terms of these words in their order (the index and MiniSearch search the same terms)", () => {
+    for (const text of ["Please download the file report.pdf", "getRandom image of 2 cats and a dog", "the of", "Étapes du colis CA107308006SI"]) {
+      expect(queryTerms(text)).toEqual(queryWords(text).flatMap((word) => termOf(word) ?? []));
+    }
+  });
+
+  it("joins no word with digits, and adds nothing to a single word", () => {
+    expect(queryWords("track CA107308006SI today")).toEqual(["track", "ca107308006si", "today"]);
+    expect(queryWords("weather")).toEqual(["weather"]);
+    expect(queryWords("")).toEqual([]);
+  });
+});
+
+describe("adjacentCompounds", () => {
+  it("joins adjacent meaningful words, skipping stop words and words with digits", () => {
+    expect(adjacentCompounds(["get", "the", "movie", "credits"])).toEqual(["getmovie", "moviecredits"]);
+    expect(adjacentCompounds(["iso", "639", "language", "code"])).toEqual(["languagecode"]);
+    expect(adjacentCompounds(["movie"])).toEqual([]);
+  });
+});
+
 describe("toolDocument", () => {
   const def = ToolDefinition.parse({
     name: "getPersonMovieCredits",
@@ -104,6 +131,7 @@ describe("toolDocument", () => {
       examples: "",
       outputs: "",
       siblings: "",
+      phrases: "getperson personmovie moviecredits\npersonmovie moviecredits\ngetmovie moviecredits",
     });
   });
 

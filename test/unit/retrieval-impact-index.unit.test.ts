@@ -26,7 +26,9 @@ function seeded(seed: number): () => number {
 
 function corpus(size: number, seed: number): ToolDoc[] {
   const random = seeded(seed);
-  const words = (n: number): string => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(" ");
+  const word = (): string => WORDS[Math.floor(random() * WORDS.length)] ?? "";
+  // Some words are lower-case compounds ("moviereview"), which a query's adjacent words also match.
+  const words = (n: number): string => Array.from({ length: n }, () => (random() < 0.15 ? word() + word() : word())).join(" ");
   return Array.from({ length: size }, (_, i) => {
     const doc = Object.fromEntries(TOOL_DOC_FIELDS.map((field) => [field, random() < 0.2 ? "" : words(1 + Math.floor(random() * 12))])) as unknown as ToolDoc;
     return { ...doc, name: `tool_${i}_${WORDS[i % WORDS.length]}` };
@@ -36,7 +38,7 @@ function corpus(size: number, seed: number): ToolDoc[] {
 function queries(count: number, seed: number): string[] {
   const random = seeded(seed);
   return Array.from({ length: count }, () =>
-    Array.from({ length: 1 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(" the "),
+    Array.from({ length: 1 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "").join(random() < 0.5 ? " the " : " "),
   );
 }
 
@@ -82,6 +84,14 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     const loaded = ToolIndex.fromBytes(bytes, tuning);
     const fresh = ToolIndex.build(docs, tuning);
     for (const query of queries(40, 13)) expect(loaded.search(query, 10)).toEqual(fresh.search(query, 10));
+  });
+
+  it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
+    // A stored index holds terms by field id: one of another field list must not be read.
+    expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
+      format: "atc-impact-index/3",
+      fields: ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases"],
+    });
   });
 
   it("refuses bytes of another format or damaged bytes, asking for a rebuild", () => {

@@ -111,6 +111,30 @@ describe("ToolIndex ranking", () => {
     expect(names(only, "exchange rates")[0]).toBe("getExchangeRate");
   });
 
+  it("finds a tool whose identifiers are lower-case compounds of the task's adjacent words", () => {
+    // "downloadfile" and "randomimage" have no camelCase or underscore boundary to split on.
+    const compounds = ToolIndex.build([
+      doc({ name: "downloadfile_for_storage", operation: "GET /downloadfile", summary: "downloadfile" }),
+      doc({ name: "randomimage_for_gallery", operation: "GET /randomimage", summary: "randomimage" }),
+      ...catalog,
+    ]);
+    expect(names(compounds, "Please download the file report.pdf")[0]).toBe("downloadfile_for_storage");
+    // Only adjacent words join, in the task's order.
+    expect(names(compounds, "I would like a random image")[0]).toBe("randomimage_for_gallery");
+    expect(names(compounds, "image random")).toEqual([]);
+  });
+
+  it("ranks first the tool whose title has the task's words side by side", () => {
+    // Both summaries hold the same three words; only opB's has "movie credits" side by side
+    // (without the phrase, the two tie and the name puts opA first).
+    const pair = [
+      doc({ name: "opA", operation: "GET /a", summary: "Credits list movie" }),
+      doc({ name: "opB", operation: "GET /b", summary: "Movie credits list" }),
+    ];
+    expect(names(ToolIndex.build(pair), "movie credits of Heat")).toEqual(["opB", "opA"]);
+    expect(names(ToolIndex.build(pair.reverse()), "movie credits of Heat")).toEqual(["opB", "opA"]);
+  });
+
   it("finds tools through words that appear only in their path", () => {
     const only = ToolIndex.build([doc({ name: "op1", operation: "GET /v1/{id}/movie_credits" }), doc({ name: "op2", operation: "GET /v1/{id}/images" })]);
     expect(names(only, "movie credit")).toEqual(["op1"]);
@@ -143,7 +167,7 @@ describe("ToolIndex ranking", () => {
 
   it("leaves a field out of ranking when its boost is 0", () => {
     const tagged = [doc({ name: "b", operation: "GET /b", tags: ["geocoding"] })];
-    expect(names(ToolIndex.build(tagged, { boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 0, action: 1, examples: 1, outputs: 0.5, siblings: 1 } }), "geocoding")).toEqual([]);
+    expect(names(ToolIndex.build(tagged, { boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 0, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2 } }), "geocoding")).toEqual([]);
   });
 
   it("breaks score ties by name, whatever the insertion order", () => {

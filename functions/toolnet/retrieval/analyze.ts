@@ -47,6 +47,55 @@ export function termOf(word: string): string | null {
   return term;
 }
 
+// A word with a digit (a number, a code) is not joined into a compound.
+const DIGIT = /\p{N}/u;
+
+/**
+ * Each pair of adjacent meaningful words of `words`, written together ("download file" →
+ * "downloadfile"): stop words are skipped (not joined), and words with digits are not joined
+ * (numbers, codes). A task's pairs meet identifiers that are lower-case compounds, with no
+ * camelCase or underscore boundary to split on (`downloadfile`), and the pairs of a tool's own
+ * title (its `phrases` field, tool-document.ts), so words the task has side by side count more.
+ */
+export function adjacentCompounds(words: readonly string[]): string[] {
+  const compounds: string[] = [];
+  let previous: string | undefined;
+  for (const word of words) {
+    if (termOf(word) === null) continue;
+    const joinable = !DIGIT.test(word);
+    if (joinable && previous !== undefined) compounds.push(previous + word);
+    previous = joinable ? word : undefined;
+  }
+  return compounds;
+}
+
+/** The words of a task text as a search sees them: its words (splitWords), then their adjacent compounds. Documents are indexed with splitWords alone. */
+export function queryWords(text: string): string[] {
+  const words = splitWords(text);
+  const compounds = adjacentCompounds(words);
+  return compounds.length === 0 ? words : [...words, ...compounds];
+}
+
+/** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
+export function queryTerms(text: string): string[] {
+  const terms: string[] = [];
+  const compounds: string[] = [];
+  let previous: string | undefined;
+  for (const word of splitWords(text)) {
+    const term = termOf(word);
+    if (term === null) continue;
+    terms.push(term);
+    const joinable = !DIGIT.test(word);
+    if (joinable && previous !== undefined) compounds.push(previous + word);
+    previous = joinable ? word : undefined;
+  }
+  for (const compound of compounds) {
+    const term = termOf(compound);
+    if (term !== null) terms.push(term);
+  }
+  return terms;
+}
+
 /** All index terms of `text`, in order, repeats kept (term frequency matters to BM25). */
 export function analyze(text: string): string[] {
   const terms: string[] = [];

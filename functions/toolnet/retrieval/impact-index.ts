@@ -1,6 +1,6 @@
 import type MiniSearch from "minisearch";
 import type { AsPlainObject } from "minisearch";
-import { splitWords, termOf } from "./analyze";
+import { queryTerms, splitWords, termOf } from "./analyze";
 import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import { TopK, TopScores } from "./top-k";
 import type { Ranked } from "./ranked";
@@ -28,7 +28,7 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts or this file's layout changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/2";
+export const INDEX_FORMAT = "atc-impact-index/3";
 
 /** Tools whose approximate score is within this share of the k-th best are rescored exactly: rounding differs by far less. */
 const CANDIDATE_SLACK = 1e-9;
@@ -247,9 +247,7 @@ export class ImpactIndex {
     const order: number[] = [];
     const unique: number[] = [];
     const multiplicity: number[] = [];
-    for (const word of splitWords(text)) {
-      const term = termOf(word);
-      if (!term) continue;
+    for (const term of queryTerms(text)) {
       const id = this.#termIds.get(term);
       if (id === undefined || impactOffsets[id] === impactOffsets[id + 1]) continue;
       let slot = unique.indexOf(id);

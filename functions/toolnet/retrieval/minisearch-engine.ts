@@ -1,5 +1,5 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from "minisearch";
-import { splitWords, termOf } from "./analyze";
+import { queryWords, splitWords, termOf } from "./analyze";
 import { sortRanked, type Ranked } from "./ranked";
 import { TOOL_DOC_FIELDS, type ToolDoc, type ToolDocField } from "./tool-document";
 
@@ -24,8 +24,9 @@ export interface RankingTuning {
 export const DEFAULT_TUNING: RankingTuning = {
   // Words that name the tool (name, path, summary, tags) count double; parameter descriptions are
   // mostly boilerplate ("Specify which page to query"). Classic BM25 (d = 0) measured best.
-  // The weight of sibling operations' summaries was chosen on half a of bench/routing-generalisation.ts.
-  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5, siblings: 1 },
+  // The weights of sibling operations' summaries and of title phrases were chosen on half a of
+  // bench/routing-generalisation.ts.
+  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2 },
   bm25: { k: 1.2, b: 0.75, d: 0 },
   prefixMinLength: 0,
   fuzzyMinLength: 0,
@@ -45,6 +46,8 @@ export function toSearchOptions(tuning: RankingTuning): SearchOptions {
   const { prefixMinLength, fuzzyMinLength } = tuning;
   return {
     fields,
+    // Queries also carry compounds of adjacent words (analyze.ts, queryWords); documents do not.
+    tokenize: queryWords,
     boost: { ...tuning.boosts },
     bm25: { ...tuning.bm25 },
     combineWith: "OR",

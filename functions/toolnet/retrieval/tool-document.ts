@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../tools/definition";
 import { actionWords } from "./action-words";
+import { adjacentCompounds, splitWords } from "./analyze";
 import { responseWords } from "./response-words";
 
 /**
@@ -31,6 +32,12 @@ export interface ToolDoc {
    * operation is also found by the words of the others.
    */
   siblings: string;
+  /**
+   * Adjacent word pairs of the tool's name, path and summary written together ("movie credits" →
+   * "moviecredits", analyze.ts): a task whose words stand side by side as in the tool's title
+   * matches once more than one that has them apart (a bigram bonus, no positions stored).
+   */
+  phrases: string;
 }
 
 /** What a tool's own definition does not say: what use has taught about it, and its API's other operations. */
@@ -42,7 +49,7 @@ export interface ToolDocExtras {
 }
 
 /** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
-export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings"] as const;
+export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases"] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
 // Long reference descriptions (markdown tables, change logs) add index size but little signal
@@ -70,5 +77,6 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
       .map((sibling) => (sibling.summary !== undefined && sibling.summary.trim() !== "" ? sibling.summary : sibling.name))
       .join("\n")
       .slice(0, MAX_SIBLING_CHARS),
+    phrases: [def.name, def.path.replace(PLACEHOLDER, " "), def.summary ?? ""].map((title) => adjacentCompounds(splitWords(title)).join(" ")).join("\n"),
   };
 }
