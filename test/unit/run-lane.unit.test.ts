@@ -27,8 +27,9 @@ describe("RunLane", () => {
     const log: string[] = [];
     const runs = enter(lane, 10, log);
     // A request arriving right after the burst (a timer is how it reaches the event loop here).
-    setTimeout(() => log.push("request"), 0);
-    await Promise.all(runs);
+    const request = new Promise<void>((resolve) => setTimeout(() => resolve(void log.push("request")), 0));
+    await Promise.all([...runs, request]);
+    expect(log).toHaveLength(11);
     expect(log.indexOf("request")).toBeLessThanOrEqual(1);
   });
 
@@ -36,11 +37,14 @@ describe("RunLane", () => {
     const lane = new RunLane();
     const log: string[] = [];
     // Each phase sees a request arrive while it runs; the request must be answered before the next phase.
-    await Promise.all(enter(lane, 8, log, (index) => setTimeout(() => log.push(`request:${index}`), 0)));
-    const grants = log.filter((entry) => entry.startsWith("grant:"));
-    expect(grants).toHaveLength(8);
+    const requests: Promise<void>[] = [];
+    await Promise.all(enter(lane, 8, log, (index) => requests.push(new Promise((resolve) => setTimeout(() => resolve(void log.push(`request:${index}`)), 0)))));
+    await Promise.all(requests);
+    expect(log).toHaveLength(16);
     for (let index = 0; index < 7; index++) {
-      expect(log.indexOf(`request:${index}`)).toBeLessThan(log.indexOf(`grant:${index + 1}`));
+      const answered = log.indexOf(`request:${index}`);
+      expect(answered).toBeGreaterThan(log.indexOf(`grant:${index}`));
+      expect(answered).toBeLessThan(log.indexOf(`grant:${index + 1}`));
     }
   });
 
@@ -70,6 +74,6 @@ describe("RunLane", () => {
     await Promise.all(enter(lane, 3, log));
     expect(log).toEqual(["grant:0", "grant:1", "grant:2"]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(STALLED_HEAD_MS - 5);
-    expect(Date.now() - started).toBeLessThan(STALLED_HEAD_MS * 5);
+    expect(Date.now() - started).toBeLessThan(STALLED_HEAD_MS * 10);
   });
 });
