@@ -6,11 +6,11 @@
  * phase is granted only in a timer that was armed after the previous grant, so whatever arrived
  * on the socket meanwhile is served between any two run phases.
  *
- * Every timer is armed from the waiting run's own code (in workerd, its own request context), and
- * a run that is next in line waits for a wake-up from the grant before it, so the lane costs one
- * timer and one wake-up per phase. A waiter whose request went away (workerd cancels its
- * continuations, so it never takes its grant) cannot block the lane: the others check now and
- * then whether the head has been waiting too long, and pass it by.
+ * Every timer is armed from the waiting run's own code (in workerd, its own request context): a
+ * phase costs one timer when the lane is free, and a wake-up and a second (stall-check) timer when
+ * it waited behind others. A waiter whose request went away (workerd cancels its continuations, so
+ * it never takes its grant) cannot block the lane: the others check every `STALLED_HEAD_MS`
+ * whether the head has been waiting that long, and pass it by.
  */
 
 /** How long the head of the lane may go without taking its grant before the others pass it by. */
@@ -26,12 +26,10 @@ interface Waiter {
 /** One FIFO lane of run phases; the service has one per isolate (`runLane`). */
 export class RunLane {
   readonly #queue: Waiter[] = [];
-  readonly #now: () => number;
   readonly #nextMacrotask: () => Promise<void>;
 
   /** `nextMacrotask` is how the head waits for its macrotask (a test stands in a head that never gets it). */
-  constructor(options: { now?: () => number; nextMacrotask?: () => Promise<void> } = {}) {
-    this.#now = options.now ?? Date.now;
+  constructor(options: { nextMacrotask?: () => Promise<void> } = {}) {
     this.#nextMacrotask = options.nextMacrotask ?? nextMacrotask;
   }
 
@@ -45,7 +43,7 @@ export class RunLane {
    * before it, and never in the same macrotask as the previous grant.
    */
   async turn(): Promise<void> {
-    const waiter: Waiter = { headSince: this.#now(), wake: () => undefined };
+    const waiter: Waiter = { headSince: Date.now(), wake: () => undefined };
     this.#queue.push(waiter);
     for (;;) {
       if (this.#queue[0] === waiter) {
@@ -73,13 +71,13 @@ export class RunLane {
     this.#queue.shift();
     const next = this.#queue[0];
     if (next === undefined) return;
-    next.headSince = this.#now();
+    next.headSince = Date.now();
     next.wake();
   }
 
   #passStalledHead(): void {
     const head = this.#queue[0];
-    if (head !== undefined && this.#now() - head.headSince >= STALLED_HEAD_MS) this.#pass();
+    if (head !== undefined && Date.now() - head.headSince >= STALLED_HEAD_MS) this.#pass();
   }
 }
 
