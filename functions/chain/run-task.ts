@@ -43,9 +43,9 @@ export interface RunDependencies {
   /** Progress events, for streaming to chat interfaces. */
   emit?(event: RunEvent): void;
   /**
-   * A turn of the event loop, taken before each model call, before each program runs and before
-   * the run returns (to be stored): the service's own requests that arrived meanwhile are served
-   * between a burst of runs' phases instead of after all of them.
+   * The run's turn, waited for before each model call, before each program runs and before the
+   * run returns (to be stored), that is after each wait for I/O: the service's own requests that
+   * arrived meanwhile are served between a burst of runs' phases instead of after all of them.
    */
   yieldTurn?(): Promise<void>;
 }

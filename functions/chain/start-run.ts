@@ -6,8 +6,8 @@ import { modelClientFromSetting } from "../tenants/model-client";
 import { protocolStore } from "../probing/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "./run-learning";
-import { yieldToEventLoop } from "../sandbox/fuel";
 import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
+import { runLane } from "./run-lane";
 import { runTask, type RunEvent, type RunOutcome } from "./run-task";
 import type { StoredRun } from "./stored-run";
 
@@ -32,6 +32,8 @@ export type BegunRun = { refused: SlotRefused } | { run: RunLease };
  * protocols and model setting; `refused` when all of the tenant's run slots are taken.
  */
 export async function beginRun(tenant: Pick<TenantApi, "runSlots">, request: { task: string; tools?: string[] | undefined }): Promise<BegunRun> {
+  // The run's first phase: admitted, it waits its turn before any of its own work.
+  await runLane.turn();
   const key = crypto.randomUUID();
   const start = await tenant.runSlots.begin(key, Date.now(), request.task, request.tools);
   return start.ok ? { run: new RunLease(tenant, key, start) } : { refused: start };
@@ -75,6 +77,7 @@ export async function startRun(
   emit?: (event: RunEvent) => void,
 ): Promise<StoredRun> {
   const started = Date.now();
+  await runLane.turn();
   const client = unwrap(await modelClientFromSetting(env, tenantId, lease.start.modelSetting));
   const { tools: records, source, protocols } = unwrap(lease.start.tools);
   const tools = records.map((r) => r.definition);
@@ -103,9 +106,9 @@ export async function startRun(
           };
         },
         ...(emit === undefined ? {} : { emit }),
-        // Locally all of workerd is one thread, and a run's calls to its tenant object resolve
-        // without a wait for I/O: a macrotask turn lets requests waiting on the socket in.
-        yieldTurn: yieldToEventLoop,
+        // Locally all of workerd is one thread: between two run phases, requests waiting on the
+        // socket are served (run-lane.ts).
+        yieldTurn: () => runLane.turn(),
       },
     );
   } catch (error) {
@@ -130,5 +133,7 @@ export async function startRun(
     recordJson: JSON.stringify(stored),
     learning: { trajectory: outcome.trajectory, evaluation: evaluationFromRun(request.task, outcome), attributedFailures },
   });
+  // Stored: the response (the whole run as JSON) is the run's last phase.
+  await runLane.turn();
   return stored;
 }

@@ -1,5 +1,6 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { tenantStub } from "../../../durable-objects/tenant-api";
+import { runLane } from "../../chain/run-lane";
 import { invokeTool } from "../../tools/invoke";
 import { callKey, type CallContext, type ToolCallAnswer } from "../wire";
 
@@ -47,6 +48,8 @@ export async function answerToolCall(env: Env, tenantId: string, name: string, a
       trace: { ...base, replayed: true, ok: true, ...(earlier.status === undefined ? {} : { status: earlier.status }), result: traceResult(earlier.value) },
     };
   }
+  // Answering a call is a run phase like the others: it waits its turn in the run lane.
+  await runLane.turn();
   const outcome = await invokeTool(env, props.tenantId, tenantStub(env, props.tenantId), name, args as Record<string, unknown>, {
     timeoutMs: props.timeoutMs,
     maxResponseBytes: props.maxResponseBytes,
