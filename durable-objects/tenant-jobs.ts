@@ -46,6 +46,9 @@ const now = (): string => new Date().toISOString();
  * object's single alarm drains. Per-tool items record progress, so a job interrupted by an
  * eviction or a crash resumes where it stopped instead of redoing finished tools.
  */
+/** Model tokens of the jobs updated since a time: read through the `jobs_updated` index, so only those jobs' rows are touched. */
+export const JOB_TOKENS_SINCE = "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?";
+
 export class TenantJobs extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #schedule: () => Promise<void>;
@@ -211,7 +214,7 @@ export class TenantJobs extends RpcTarget {
 
   /** Model tokens of jobs updated since `sinceIso`. */
   modelTokensSince(sinceIso: string): number {
-    return oneRow<{ n: number | null }>(this.#sql, "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?", sinceIso)?.n ?? 0;
+    return oneRow<{ n: number | null }>(this.#sql, JOB_TOKENS_SINCE, sinceIso)?.n ?? 0;
   }
 
   /** Every probe job's items (tool, status, detail JSON), oldest job and update first. */

@@ -71,4 +71,7 @@ export const TENANT_MIGRATIONS = [
   `ALTER TABLE runs ADD COLUMN total_tokens INTEGER;
    UPDATE runs SET total_tokens = json_extract(record, '$.usage.totalTokens');
    CREATE INDEX IF NOT EXISTS runs_created_tokens ON runs (created_at, total_tokens);`,
+  // Jobs by last update: a run's or job's admission totals today's job tokens from today's jobs
+  // alone, instead of scanning every job ever stored.
+  `CREATE INDEX IF NOT EXISTS jobs_updated ON jobs (updated_at);`,
 ] as const;

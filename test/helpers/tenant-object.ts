@@ -14,6 +14,8 @@ export interface TestTenantObject {
   storageBytes(): Promise<number>;
   /** The run tokens quotas count since `sinceIso` (null: no run), and how many rows SQLite read to count them. */
   runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
+  /** The job tokens quotas count since `sinceIso` (null: no job), and how many rows SQLite read to count them. */
+  jobTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
   /** Calls made to the object since the last reading, each named by the store or method it went through. */
   takeCalls(): Promise<string[]>;
   /** Stamp a tool's stored views as written by older compaction rules (`version`), with `compact` as their compact view; then an eviction. */
@@ -33,6 +35,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
+    jobTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
     takeCalls(): Promise<string[]>;
     storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
@@ -45,6 +48,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),
     runTokensSince: (sinceIso) => stub.runTokensSince(sinceIso),
+    jobTokensSince: (sinceIso) => stub.jobTokensSince(sinceIso),
     takeCalls: () => stub.takeCalls(),
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),

@@ -8,6 +8,7 @@ export * from "../../functions/index";
 export { default } from "../../functions/index";
 import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
 import { TenantObject } from "../../durable-objects/tenant-object";
+import { JOB_TOKENS_SINCE } from "../../durable-objects/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../durable-objects/tenant-runs";
 
 /** The object's members a call from the Worker goes through: its stores, operations and admission. */
@@ -47,6 +48,13 @@ export class EvictableTenantObject extends TenantObject {
   /** The run tokens quotas count since `sinceIso`, with how many rows SQLite read to count them. */
   runTokensSince(sinceIso: string): { tokens: number | null; rowsRead: number } {
     const cursor = this.ctx.storage.sql.exec<{ n: number | null }>(RUN_TOKENS_SINCE, sinceIso);
+    const [row] = cursor.toArray();
+    return { tokens: row?.n ?? null, rowsRead: cursor.rowsRead };
+  }
+
+  /** The job tokens quotas count since `sinceIso`, with how many rows SQLite read to count them. */
+  jobTokensSince(sinceIso: string): { tokens: number | null; rowsRead: number } {
+    const cursor = this.ctx.storage.sql.exec<{ n: number | null }>(JOB_TOKENS_SINCE, sinceIso);
     const [row] = cursor.toArray();
     return { tokens: row?.n ?? null, rowsRead: cursor.rowsRead };
   }

@@ -218,6 +218,26 @@ describe("ATC runs on RestBench TMDB", () => {
     expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
   });
 
+  it("counts today's job tokens for an admission from an index, without reading every stored job", async () => {
+    const counted = await createTenant(service, "job-token-count");
+    const object = await tenantObject(service, counted.id);
+    const jobs = object.store("jobs");
+    const totals = Array.from({ length: 30 }, (_, i) => i + 1);
+    for (const totalTokens of totals) {
+      const { id } = await jobs.create("optimize", { tool: `tool_${totalTokens}` }, null);
+      await jobs.progress(id, {}, { totalTokens });
+    }
+    const sum = totals.reduce((a, b) => a + b, 0);
+    const quotas = await service.json<{ modelTokensToday: number }>("GET", "/v1/settings/quotas", { key: counted.key });
+    expect(quotas.body.modelTokensToday).toBe(sum);
+    const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+    expect((await object.jobTokensSince(midnight)).tokens).toBe(sum);
+    // Nothing updated since tomorrow: found in the index without touching any of the 30 jobs.
+    const tomorrow = await object.jobTokensSince(new Date(Date.now() + 86_400_000).toISOString());
+    expect(tomorrow.tokens).toBeNull();
+    expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
+  });
+
   it("makes three calls to the tenant object per run: admission, setting the run up, finishing it", async () => {
     model.reset();
     model.on({ name: "generate", answer: { text: fence("return 1;") } });
