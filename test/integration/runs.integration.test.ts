@@ -197,6 +197,18 @@ describe("ATC runs on RestBench TMDB", () => {
     expect((await service.json("POST", "/v1/feedback", { key: tenant.key, body: { runId: run.body.id, score: 7 } })).status).toBe(400);
   });
 
+  /** The quota counts `totals` today, and a count since tomorrow finds nothing without reading the stored rows (an index answers it). */
+  async function expectTodaysTokensFromIndex(key: string, totals: readonly number[], countSince: (sinceIso: string) => Promise<{ tokens: number | null; rowsRead: number }>): Promise<void> {
+    const sum = totals.reduce((a, b) => a + b, 0);
+    const quotas = await service.json<{ modelTokensToday: number }>("GET", "/v1/settings/quotas", { key });
+    expect(quotas.body.modelTokensToday).toBe(sum);
+    const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+    expect((await countSince(midnight)).tokens).toBe(sum);
+    const tomorrow = await countSince(new Date(Date.now() + 86_400_000).toISOString());
+    expect(tomorrow.tokens).toBeNull();
+    expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
+  }
+
   it("counts today's model tokens for a run's admission from an index, without reading every stored run", async () => {
     const counted = await createTenant(service, "token-count");
     const object = await tenantObject(service, counted.id);
@@ -206,16 +218,7 @@ describe("ATC runs on RestBench TMDB", () => {
       await runs.save(`run_${i}`, "count me", "succeeded", JSON.stringify({ id: `run_${i}`, usage: { promptTokens: totalTokens, completionTokens: 0, totalTokens } }));
     }
     await runs.save("run_unfinished", "no usage", "failed", JSON.stringify({ id: "run_unfinished", attempts: [] }));
-    const sum = totals.reduce((a, b) => a + b, 0);
-    const quotas = await service.json<{ modelTokensToday: number }>("GET", "/v1/settings/quotas", { key: counted.key });
-    expect(quotas.body.modelTokensToday).toBe(sum);
-
-    const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
-    expect((await object.runTokensSince(midnight)).tokens).toBe(sum);
-    // Nothing since tomorrow: found in the index without touching any of the 31 runs.
-    const tomorrow = await object.runTokensSince(new Date(Date.now() + 86_400_000).toISOString());
-    expect(tomorrow.tokens).toBeNull();
-    expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
+    await expectTodaysTokensFromIndex(counted.key, totals, (since) => object.runTokensSince(since));
   });
 
   it("counts today's job tokens for an admission from an index, without reading every stored job", async () => {
@@ -227,15 +230,7 @@ describe("ATC runs on RestBench TMDB", () => {
       const { id } = await jobs.create("optimize", { tool: `tool_${totalTokens}` }, null);
       await jobs.progress(id, {}, { totalTokens });
     }
-    const sum = totals.reduce((a, b) => a + b, 0);
-    const quotas = await service.json<{ modelTokensToday: number }>("GET", "/v1/settings/quotas", { key: counted.key });
-    expect(quotas.body.modelTokensToday).toBe(sum);
-    const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
-    expect((await object.jobTokensSince(midnight)).tokens).toBe(sum);
-    // Nothing updated since tomorrow: found in the index without touching any of the 30 jobs.
-    const tomorrow = await object.jobTokensSince(new Date(Date.now() + 86_400_000).toISOString());
-    expect(tomorrow.tokens).toBeNull();
-    expect(tomorrow.rowsRead).toBeLessThanOrEqual(1);
+    await expectTodaysTokensFromIndex(counted.key, totals, (since) => object.jobTokensSince(since));
   });
 
   it("makes three calls to the tenant object per run: admission, setting the run up, finishing it", async () => {

@@ -48,6 +48,22 @@ describe("limitRequestBody", () => {
     expect(seen).toEqual([{ sameRequest: true, text: '{"task":"weather","k":8}' }]);
   });
 
+  it("decodes a character whose bytes arrive in two chunks", async () => {
+    const { app: hono, seen } = app();
+    const bytes = new TextEncoder().encode('{"task":"météo à Zürich"}');
+    const split = bytes.indexOf(0xc3) + 1; // inside the first two-byte character
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, split));
+        controller.enqueue(bytes.subarray(split));
+        controller.close();
+      },
+    });
+    const response = await hono.fetch(new Request("http://atc.test/v1/route", { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit));
+    expect(await response.json()).toEqual({ parsed: { task: "météo à Zürich" } });
+    expect(seen[0]?.text).toBe('{"task":"météo à Zürich"}');
+  });
+
   it("answers 413 while a chunked body streams past the limit, and 413 from Content-Length", async () => {
     const { app: hono, seen } = app();
     const streamed = await hono.fetch(chunked("/v1/tools", ["[", "1,".repeat(400), "1,".repeat(400), "1]"]));

@@ -18,9 +18,10 @@ function isJsonApiPath(path: string): boolean {
   return path.startsWith("/v1/") || path.startsWith("/admin/");
 }
 
-/** The body's bytes, read as they stream in; undefined as soon as they pass `maxSize`. */
-async function readBounded(body: ReadableStream<Uint8Array>, maxSize: number): Promise<Uint8Array | undefined> {
-  const chunks: Uint8Array[] = [];
+/** The body as text, decoded as it streams in; undefined as soon as it passes `maxSize` bytes. */
+async function readBoundedText(body: ReadableStream<Uint8Array>, maxSize: number): Promise<string | undefined> {
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
   let size = 0;
   const reader = body.getReader();
   for (;;) {
@@ -31,16 +32,10 @@ async function readBounded(body: ReadableStream<Uint8Array>, maxSize: number): P
       await reader.cancel().catch(() => undefined);
       return undefined;
     }
-    chunks.push(value);
+    parts.push(decoder.decode(value, { stream: true }));
   }
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  parts.push(decoder.decode());
+  return parts.join("");
 }
 
 /**
@@ -66,9 +61,9 @@ export function limitRequestBody(maxSize: number): MiddlewareHandler<AppEnv> {
     if (sized) {
       text = await c.req.text();
     } else {
-      const bytes = await readBounded(body, maxSize);
-      if (bytes === undefined) return tooLarge(c);
-      text = new TextDecoder().decode(bytes);
+      const read = await readBoundedText(body, maxSize);
+      if (read === undefined) return tooLarge(c);
+      text = read;
       // Hono keeps promises in its body cache (its types say values): `text()` and `json()` await this one.
       (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
     }
