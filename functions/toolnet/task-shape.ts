@@ -18,3 +18,25 @@ const PROPER_NAME = /(?<![.!?:]\s*|^\s*)(?<=\s|\()\p{Lu}\p{Ll}[\p{L}'’-]*/gu;
 export function taskShape(text: string): string {
   return text.replace(QUOTED, " ").replace(URL_OR_EMAIL, " ").replace(WITH_DIGIT, " ").replace(PROPER_NAME, " ");
 }
+
+// The same patterns without the global flag, whose `test` keeps no position between calls.
+const QUOTED_ONCE = new RegExp(QUOTED.source, "u");
+const PROPER_NAME_ONCE = new RegExp(PROPER_NAME.source, "u");
+
+/** True when the task names something: quoted text, or a capitalised word that does not start a sentence (a proper name). */
+export function namesEntity(text: string): boolean {
+  return QUOTED_ONCE.test(text) || PROPER_NAME_ONCE.test(text);
+}
+
+// A word with a run of three or more digits (`12345`, `tt0111161`); a year (`1994`, `1990s`) is not an identifier.
+const DIGIT_RUN_WORD = /[\p{L}\p{N}_-]*\p{Nd}{3,}[\p{L}\p{N}_-]*/gu;
+const YEAR = /^(?:1[89]|20)\d\ds?$/u;
+const DIGIT_RUN = /\p{Nd}{3}/u;
+
+/** True when the task writes a value that can fill an identifier input itself: a word with three or more digits in a row that is not a year. */
+export function writesIdentifier(text: string): boolean {
+  // Most tasks have no three digits in a row: one scan, before the word-by-word one.
+  if (!DIGIT_RUN.test(text)) return false;
+  for (const [word] of text.matchAll(DIGIT_RUN_WORD)) if (!YEAR.test(word)) return true;
+  return false;
+}
