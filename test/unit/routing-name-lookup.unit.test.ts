@@ -27,9 +27,11 @@ describe("what a task names and what it writes", () => {
     expect(namesEntity("which movies are popular this week")).toBe(false);
   });
 
-  it("takes three or more digits in a row, not a year, for an identifier the task writes itself", () => {
+  it("takes a word with three or more digits, not a year or a date, for an identifier the task writes itself", () => {
     expect(writesIdentifier("details of person 12345")).toBe(true);
     expect(writesIdentifier("the movie tt0111161, please")).toBe(true);
+    expect(writesIdentifier("reviews of the product with the ID B08N5W4NNB.")).toBe(true);
+    expect(writesIdentifier("flights to Paris on 2023-05-01 or 5/1/2023")).toBe(false);
     expect(writesIdentifier("movies of 1994 and of the 1990s")).toBe(false);
     expect(writesIdentifier("the top-10 films of season 2")).toBe(false);
   });
