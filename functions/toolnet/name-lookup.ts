@@ -17,13 +17,21 @@ import { namesEntity, writesIdentifier } from "./task-shape";
 /** How many of the best-ranked tools have their identifiers' name lookups placed after them (chosen on half a of the bench). */
 export const NAME_LOOKUP_LEADERS = 5;
 
+// Keyed by the producers list itself: DataFlowIndex keeps one list per tool until its tools change.
+const lookupCache = new WeakMap<readonly DataFlowSource[], readonly DataFlowSource[]>();
+
 /** For one tool, the best by-name producer of each required identifier input (producers come best first). */
-function lookupsOf(tool: string, producersOf: (tool: string) => readonly DataFlowSource[]): DataFlowSource[] {
+function lookupsOf(tool: string, producersOf: (tool: string) => readonly DataFlowSource[]): readonly DataFlowSource[] {
+  const producers = producersOf(tool);
+  const cached = lookupCache.get(producers);
+  if (cached !== undefined) return cached;
   const byParameter = new Map<string, DataFlowSource>();
-  for (const source of producersOf(tool)) {
+  for (const source of producers) {
     if (source.byName && isIdLike(source.parameter) && !byParameter.has(source.parameter)) byParameter.set(source.parameter, source);
   }
-  return [...byParameter.values()];
+  const lookups = [...byParameter.values()];
+  lookupCache.set(producers, lookups);
+  return lookups;
 }
 
 /**
