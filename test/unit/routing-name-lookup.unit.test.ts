@@ -1,22 +1,17 @@
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DataFlowIndex, type DataFlowSource } from "../../functions/toolnet/data-flow";
 import { withNameLookups } from "../../functions/toolnet/name-lookup";
-import { toolDocument, ToolIndex } from "../../functions/toolnet/retrieval";
+import type { ToolIndex } from "../../functions/toolnet/retrieval";
 import { fuseFirstStep, fuseRunCandidates, type FusedCandidate } from "../../functions/toolnet/signal-fusion";
 import { namesEntity, writesIdentifier } from "../../functions/toolnet/task-shape";
 import { ToolDefinition } from "../../functions/tools/definition";
-import { importOpenApi } from "../../functions/tools/openapi-import";
+import { tmdbRouting } from "../helpers/tmdb-routing";
 
-let defs: Map<string, ToolDefinition>;
 let index: ToolIndex;
 let flow: DataFlowIndex;
 
 beforeAll(async () => {
-  const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
-  defs = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
-  index = ToolIndex.build([...defs.values()].map((d) => toolDocument(d)));
-  flow = new DataFlowIndex(defs);
+  ({ index, flow } = await tmdbRouting());
 });
 
 describe("what a task names and what it writes", () => {
