@@ -43,6 +43,7 @@ import {
 import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
+import { NAME_LOOKUP_LEADERS } from "../functions/toolnet/name-lookup";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
@@ -193,6 +194,9 @@ const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-
 /** `--phrases-boost=N` weighs the title phrases field of tool documents (adjacent word pairs; 0: left out of ranking); chosen on half a. */
 const PHRASES_BOOST = Number(process.argv.find((a) => a.startsWith("--phrases-boost="))?.slice("--phrases-boost=".length) ?? DEFAULT_TUNING.boosts.phrases);
 
+/** `--name-lookups=N`: how many of the best tools have their by-name producers placed after them when the task names an entity (0: none); chosen on half a. */
+const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? NAME_LOOKUP_LEADERS);
+
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
 
@@ -222,8 +226,8 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["fused: all signals (first tools of history)", fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["fused: all signals (first tools of history)", fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    ["fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
   ]);
 }
 
@@ -246,6 +250,8 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
   const relevance = ctx.index.search(text, 30);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
+    task: text,
+    nameLookupLeaders: NAME_LOOKUPS,
     relevance,
     history,
     seeds: 6,
@@ -415,6 +421,17 @@ function timeSteps(ctx: Context, task: Task, tally: Tally): void {
   t = performance.now();
   fuseFirstStep({ relevance: ctx.index.search(task.text, 30), history: ctx.memory.votes(task.text) }).slice(0, 8);
   add(tally, "first: fused", performance.now() - t);
+  // The route answer's first step: with data flow, same-API operations and name lookups (`--name-lookups=0` for none).
+  t = performance.now();
+  fuseFirstStep({
+    task: task.text,
+    nameLookupLeaders: NAME_LOOKUPS,
+    relevance: ctx.index.search(task.text, 30),
+    history: ctx.memory.votes(task.text, { tools: "first" }),
+    producersOf: (tool) => ctx.flow.producers(tool),
+    siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
+  }).slice(0, 8);
+  add(tally, "first: fused, all signals", performance.now() - t);
   if (previous === undefined || !ctx.defs.has(previous)) return;
   t = performance.now();
   successors(ctx.graph, previous, 8, { includeEnd: true });

@@ -455,7 +455,7 @@ export class TenantRouting extends RpcTarget {
         fused = fuseFirstStep({
           relevance: relevance.ranked,
           history,
-          ...(mode === "fused" ? { producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#siblings(state).get(tool) ?? [] } : {}),
+          ...(mode === "fused" ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#siblings(state).get(tool) ?? [] } : {}),
         });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
@@ -535,6 +535,7 @@ export class TenantRouting extends RpcTarget {
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
     return fuseRunCandidates({
+      task,
       relevance: state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)),
       history: state.memory.votes(task, { tools: "all" }),
       seeds: options.seeds,

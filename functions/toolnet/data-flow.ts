@@ -76,6 +76,8 @@ export interface DataFlowSource {
   readonly parameter: string;
   readonly field: string;
   readonly score: number;
+  /** `from` finds what the identifier `parameter` identifies by name: it takes only text inputs and its name or path names that entity (a search). */
+  readonly byName: boolean;
 }
 
 interface Consumer {
@@ -147,7 +149,7 @@ export class DataFlowIndex {
       for (const from of candidates) {
         if (from === to) continue;
         const link = this.successors(from).find((l) => l.to === to);
-        if (link !== undefined) sources.push({ from, parameter: link.parameter, field: link.field, score: link.score });
+        if (link !== undefined) sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
       }
       sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
     }
@@ -188,6 +190,27 @@ export class DataFlowIndex {
       const keys = path.replace(/\[\d+\]/g, "").split(".");
       return (byLeaf.get(normalized(keys[keys.length - 1] ?? ""))?.size ?? 0) >= limit;
     };
+  }
+
+  /**
+   * True when `tool` looks `consumer`'s identifier up by name (`link`: the tool's output field
+   * that fills it): the field is the same kind of identifier (`results[].id` for `person_id`, not
+   * a `key` or `code` for an id; a `key` is as often a credential as a record's name), the tool is
+   * of the same API (server) — an identifier is issued by its own API, another API's search
+   * returns that API's ids —, all its required inputs are text that is not an identifier, and its
+   * name or path names what the identifier identifies (`searchPerson` for `person_id`; a search of
+   * something else that happens to return an `id` is not one).
+   */
+  #findsByName(tool: string, consumer: ToolDefinition, link: DataFlowLink): boolean {
+    const def = this.#defs.get(tool);
+    const kind = nameWords(link.parameter).at(-1);
+    if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
+    if (kind === undefined || kind === "key" || !ID_WORDS.has(kind) || nameWords(link.field).at(-1) !== kind) return false;
+    const parameter = link.parameter;
+    const required = def.parameters.filter(isFillable);
+    if (required.length === 0 || !required.every((p) => !isIdLike(p.name) && (p.schema.type === undefined || p.schema.type === "string"))) return false;
+    const words = new Set(nameWords(`${def.name} ${def.path}`));
+    return parameterEntity(consumer, parameter).some((word) => words.has(word));
   }
 
   /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier. */

@@ -1,5 +1,6 @@
 import type { DataFlowLink, DataFlowSource } from "./data-flow";
 import type { PriorTool } from "./later-step-prior";
+import { withNameLookups } from "./name-lookup";
 import type { Ranked } from "./retrieval/ranked";
 import type { Vote } from "./task-memory";
 
@@ -106,6 +107,10 @@ function fuse(contributions: readonly Contribution[], weights: FusionWeights, en
 }
 
 export interface FirstStepInput {
+  /** The task text: when it names an entity, the best tools' by-name producers follow them (name-lookup.ts; needs `producersOf`). */
+  readonly task?: string;
+  /** How many of the best tools have their name lookups placed after them (default NAME_LOOKUP_LEADERS; 0: none). */
+  readonly nameLookupLeaders?: number;
   readonly relevance: readonly Ranked[];
   readonly history: readonly Vote[];
   /** Data-flow producers of a tool's required inputs; with it, the best relevant tools' producers join. */
@@ -161,7 +166,8 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
   const producers =
     input.producersOf === undefined ? { tools: [], why: new Map<string, Why>() } : producersFor(input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name), input.producersOf);
   const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
-  return fuse(
+  const signals = input.signals ?? new Set(SIGNALS);
+  const fused = fuse(
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
       { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
@@ -169,8 +175,9 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
       { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
     ],
     input.weights ?? DEFAULT_FUSION,
-    input.signals ?? new Set(SIGNALS),
+    signals,
   );
+  return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow") ? fused : withNameLookups(fused, input.task, input.producersOf, input.nameLookupLeaders);
 }
 
 export interface NextStepInput {
@@ -233,6 +240,10 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
 }
 
 export interface RunCandidateInput {
+  /** The task text: when it names an entity, the best tools' by-name producers follow them (name-lookup.ts). */
+  readonly task?: string;
+  /** How many of the best tools have their name lookups placed after them (default NAME_LOOKUP_LEADERS; 0: none). */
+  readonly nameLookupLeaders?: number;
   /** Retrieval for the task, deep enough to fill the set on its own. */
   readonly relevance: readonly Ranked[];
   /** Votes of similar earlier tasks for every tool they used. */
@@ -269,7 +280,7 @@ export interface RunCandidateSet {
 export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const signals = input.signals ?? new Set(SIGNALS);
   const weights = input.weights ?? DEFAULT_FUSION;
-  const first = fuseFirstStep({ relevance: input.relevance, history: input.history, signals, weights, producersOf: input.producersOf, ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }) });
+  const first = fuseFirstStep({ relevance: input.relevance, history: input.history, signals, weights, producersOf: input.producersOf, ...(input.task === undefined ? {} : { task: input.task }), ...(input.nameLookupLeaders === undefined ? {} : { nameLookupLeaders: input.nameLookupLeaders }), ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }) });
   const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
   const seeds = first.slice(0, Math.max(0, input.seeds)).map((c) => c.tool);
   // Successors of better seeds come first; within a seed, heavier or more confident first.
@@ -289,7 +300,7 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   // which crowded out the tools a task needs (measured in bench/routing-generalisation.ts).
   const dataFlow = producers.tools;
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
-  const ranked = fuse(
+  const fused = fuse(
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
       { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
@@ -315,6 +326,7 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
     weights,
     signals,
   );
+  const ranked = input.task === undefined || !signals.has("dataFlow") ? fused : withNameLookups(fused, input.task, input.producersOf, input.nameLookupLeaders);
   const candidates: RunCandidate[] = [];
   const overBudget: string[] = [];
   let tokens = 0;

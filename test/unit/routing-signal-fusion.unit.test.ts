@@ -1,24 +1,20 @@
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiSiblings, withSiblings } from "../../functions/toolnet/api-siblings";
-import { DataFlowIndex } from "../../functions/toolnet/data-flow";
+import type { DataFlowIndex } from "../../functions/toolnet/data-flow";
 import { addTools, addTrajectories, createGraph, learnedSuccessors, successors, type ToolGraph } from "../../functions/toolnet/graph";
 import { toolDocument, ToolIndex } from "../../functions/toolnet/retrieval";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates } from "../../functions/toolnet/signal-fusion";
 import { laterStepPrior } from "../../functions/toolnet/later-step-prior";
 import { TaskMemory } from "../../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../../functions/tools/definition";
-import { importOpenApi } from "../../functions/tools/openapi-import";
+import { tmdbRouting } from "../helpers/tmdb-routing";
 
 let defs: Map<string, ToolDefinition>;
 let index: ToolIndex;
 let flow: DataFlowIndex;
 
 beforeAll(async () => {
-  const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
-  defs = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
-  index = ToolIndex.build([...defs.values()].map((d) => toolDocument(d)));
-  flow = new DataFlowIndex(defs);
+  ({ defs, index, flow } = await tmdbRouting());
 });
 
 function graphWith(trajectories: string[][]): ToolGraph {

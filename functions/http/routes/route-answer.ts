@@ -20,7 +20,7 @@ const RouteWhy = z
     relevance: z.object({ rank: z.number().int() }).optional().describe("Rank in retrieval for the task text"),
     transition: z.object({ from: z.string(), weight: z.number().int(), observed: z.number().int() }).optional().describe("Learned transition from `from` (eq. 6 weight per mille, times observed)"),
     dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("`field` of `from`'s output fills this tool's required `parameter`"),
-    feeds: z.object({ to: z.string(), field: z.string(), parameter: z.string() }).optional().describe("This tool's output `field` fills `parameter`, a required input of the relevant tool `to`"),
+    feeds: z.object({ to: z.string(), field: z.string(), parameter: z.string() }).optional().describe("This tool's output `field` fills `parameter`, a required input of the relevant tool `to` (when the task names something and `to` needs its identifier, this tool looks it up by name and is placed right after `to`)"),
     history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it (at a later step: used it right after `previous`)"),
     sibling: z.object({ of: z.string() }).optional().describe("An operation of the same API as `of`, one of the tools most relevant to the task"),
     prior: z.object({ observed: z.number().int() }).optional().describe("Later steps: how often it was observed after some tool (the backoff when no other signal knows the step)"),
