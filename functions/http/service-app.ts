@@ -4,6 +4,7 @@ import { registerApiDocs } from "./console/api-docs";
 import { registerMcpServerRoutes, registerMcpSettingsRoutes } from "./mcp/routes";
 import { SERVICE_NAME, SERVICE_VERSION } from "../service-version";
 import { createApp } from "./app";
+import { runRequestsTakeTurns } from "./middleware/run-turn";
 import type { AppEnv } from "./app-env";
 import { registerCredentialRoutes } from "./routes/credentials";
 import { registerGraphRoutes } from "./routes/graph";
@@ -45,6 +46,8 @@ function tenantApi(): OpenAPIHono<AppEnv> {
 export function createServiceApp(): OpenAPIHono<AppEnv> {
   const app = createApp();
   registerHealthRoutes(app);
+  // Before the tenant API's key check (middleware/run-turn.ts).
+  app.use("/v1/runs", runRequestsTakeTurns);
 
   const admin = adminApp();
   registerAdminRoutes(admin);
