@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoredRun } from "../../functions/chain/stored-run";
 import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../helpers/hostile-programs";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
@@ -21,11 +22,6 @@ let service: TestService;
 let model: ScriptedModel;
 let tenant: { id: string; key: string };
 
-interface RunBody {
-  status: string;
-  answer?: unknown;
-  attempts: { error?: { kind: string; message: string; limit?: string }; trace: unknown[] }[];
-}
 
 beforeAll(async () => {
   model = createScriptedModel();
@@ -41,7 +37,7 @@ function startRun(program: string, limits: Record<string, number> = {}) {
   model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
   const started = performance.now();
   const done = service
-    .json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "deadline check", tools: ["getGenreMovieList"], maxAttempts: 1, limits } })
+    .json<StoredRun>("POST", "/v1/runs", { key: tenant.key, body: { task: "deadline check", tools: ["getGenreMovieList"], maxAttempts: 1, limits } })
     .then((res) => ({ status: res.status, body: res.body, elapsedMs: performance.now() - started }));
   return { done };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoredRun } from "../../functions/chain/stored-run";
 import { PROGRAM_HOST_SECRET_HEADER } from "../../functions/sandbox/program-host/messages";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
@@ -29,11 +30,6 @@ let service: TestService;
 let model: ScriptedModel;
 let tenant: { id: string; key: string };
 
-interface RunBody {
-  status: string;
-  answer?: unknown;
-  attempts: { error?: { kind: string; message: string; limit?: string }; trace: { tool: string; ok: boolean }[] }[];
-}
 
 /** Calls of the `slow` tool wait for this; `slowCalled` resolves when one arrives. */
 let slowGate = Promise.resolve();
@@ -66,7 +62,7 @@ async function run(program: string, limits: Record<string, number> = {}, tools =
   model.reset();
   model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
   const started = performance.now();
-  const res = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "program host", tools, maxAttempts: 1, limits } });
+  const res = await service.json<StoredRun>("POST", "/v1/runs", { key: tenant.key, body: { task: "program host", tools, maxAttempts: 1, limits } });
   return { status: res.status, body: res.body, ms: performance.now() - started };
 }
 

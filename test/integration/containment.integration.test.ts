@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoredRun } from "../../functions/chain/stored-run";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { CREDENTIALS_KEY, createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
@@ -21,11 +22,6 @@ describe.each(PLACEMENTS)("%s", (_placement, programHost) => {
   let tenant: { id: string; key: string };
   const upstreamCalls: string[] = [];
 
-  interface RunBody {
-    status: string;
-    answer?: unknown;
-    attempts: { ok: boolean; error?: { kind: string; message: string }; trace: { tool: string; ok: boolean; error?: string }[]; logs: string[] }[];
-  }
 
   beforeAll(async () => {
     model = createScriptedModel();
@@ -65,7 +61,7 @@ describe.each(PLACEMENTS)("%s", (_placement, programHost) => {
   async function runProgram(program: string, tools: string[] = ["getSearchPerson"], limits: Record<string, number> = {}) {
     model.reset();
     model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
-    const res = await service.json<RunBody>("POST", "/v1/runs", {
+    const res = await service.json<StoredRun>("POST", "/v1/runs", {
       key: tenant.key,
       body: { task: "containment check", tools, maxAttempts: 1, limits: { deadlineMs: TEST_DEADLINE_MS, ...limits } },
     });
