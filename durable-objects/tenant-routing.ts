@@ -1,16 +1,12 @@
 import { RpcTarget } from "cloudflare:workers";
 import {
-  addTool,
-  addTools,
   addTrajectories,
   applyFeedback,
-  createGraph,
   END,
   exportGraph,
   learnedSuccessors,
   loadGraph,
   promptWeight,
-  removeTool,
   START,
   successors,
   ToolGraphError,
@@ -21,30 +17,25 @@ import {
   type FeedbackResult,
   type GraphSettings,
   type StaticImportResult,
-  type ToolGraph,
   type ToolGraphSnapshot,
   type Trajectory,
 } from "../functions/toolnet/graph";
 import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
-import { hybridSearch, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
+import { hybridSearch, type Ranked } from "../functions/toolnet/retrieval";
 import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
-import { DataFlowIndex, outputFields } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
-import { TaskMemory } from "../functions/toolnet/task-memory";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
 import { startingTools, type RouteFallback } from "../functions/toolnet/route-fallback";
-import { apiSiblings, withSiblings } from "../functions/toolnet/api-siblings";
-import type { SampleValue } from "../functions/probing/protocol";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../functions/tenants/stored-model-override";
-import type { TenantEvents, ToolsChange } from "./tenant-events";
+import type { TenantEvents } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
-import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadedGraph, type LoadReport } from "./routing-store";
+import { MAX_PENDING_TRAJECTORIES, RoutingStore, type LoadReport } from "./routing-store";
 import { allRows, oneRow, run } from "./sql";
 import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
-import { LazyDefinitions } from "./lazy-definitions";
+import { RoutingState, type Loaded } from "./routing-state";
 import { ToolVectors } from "./tool-vectors";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
@@ -90,11 +81,6 @@ export interface RoutingSources {
   events: TenantEvents;
 }
 
-/** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
-interface RoutingHints {
-  queries: string[];
-  outputs: SampleValue[];
-}
 
 const SHORT_DESCRIPTION_CHARS = 160;
 /** How deep the task-relevance ranking goes before fusion. */
@@ -111,40 +97,17 @@ function shortDescription(def: ToolDefinition | undefined): string {
   return text.length > SHORT_DESCRIPTION_CHARS ? `${text.slice(0, SHORT_DESCRIPTION_CHARS - 1)}…` : text;
 }
 
-interface Loaded {
-  graph: ToolGraph;
-  /** The graph as loaded: from stored edges (trajectories attached on demand) or rebuilt. */
-  stored: LoadedGraph;
-  /** How this state was loaded (for tests and benchmarks). */
-  report: LoadReport;
-  /** Loaded on first use (a graph step or feedback never needs it). */
-  readonly index: ToolIndex;
-  /** The index if it has been loaded, else undefined (changes are then noted for its load). */
-  readonly loadedIndex: ToolIndex | undefined;
-  /** Parsed on demand: an answer parses the tools it shows; data flow and siblings parse all. */
-  defs: LazyDefinitions;
-  flow: DataFlowIndex;
-  /** Built from the stored tasks on first use. */
-  readonly memory: TaskMemory;
-  readonly loadedMemory: TaskMemory | undefined;
-  hints: Map<string, RoutingHints>;
-  /** Other operations of each tool's API (small APIs only); rebuilt when tools change. */
-  siblings: Map<string, readonly string[]> | undefined;
-  /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
-  relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
-}
-
 /**
- * A tenant's ToolNet state: the weighted tool graph, the retrieval index over tool documents,
- * data-flow links between tools and the memory of earlier tasks, held in memory and persisted as
- * rows (trajectories with their tasks, scores, settings). Every method is synchronous, so within
- * the Durable Object no two updates interleave.
+ * A tenant's ToolNet, as the Worker calls it: route answers, run candidate sets, learning from
+ * trajectories and feedback, the graph's settings, export and import. The state it works on
+ * (graph, index, data flow, task memory) is loaded and kept in step by routing-state.ts. Every
+ * method is synchronous, so within the Durable Object no two updates interleave.
  */
 export class TenantRouting extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #sources: RoutingSources;
   readonly #store: RoutingStore;
-  #state: Loaded | undefined;
+  readonly #states: RoutingState;
   /** Score rows written, and the flushes of single updates that wrote them (tests and benchmarks). */
   readonly #scoreWrites = { rows: 0, flushes: 0 };
   /** Tool embeddings by model (computed once per definition, at registration). */
@@ -163,8 +126,7 @@ export class TenantRouting extends RpcTarget {
         })),
       lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
     });
-    sources.events.onToolsChanged((change) => this.#toolsChanged(change));
-    sources.events.onProtocolChanged((tool) => this.#protocolChanged(tool));
+    this.#states = new RoutingState(sql, sources, this.#store, this.#vectors);
   }
 
   #descriptions(): Map<string, string> {
@@ -182,112 +144,16 @@ export class TenantRouting extends RpcTarget {
     return { maxTokens: stored.maxTokens ?? DEFAULT_MAX_TOKENS, include: stored.include ?? DEFAULT_ANSWER_PARTS };
   }
 
-  #settings(): GraphSettings | undefined {
-    const json = this.#sources.settings.get("graph");
-    return json === undefined ? undefined : (JSON.parse(json) as GraphSettings);
-  }
-
-  /** Routing hints of current protocols made for the tools' current definitions. */
-  #hints(): Map<string, RoutingHints> {
-    return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
-  }
-
-  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, siblings: ReadonlyMap<string, readonly string[]>, defs: ReadonlyMap<string, ToolDefinition>) {
-    const family = (siblings.get(def.name) ?? []).flatMap((name) => defs.get(name) ?? []);
-    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: family });
-  }
-
-  /**
-   * The in-memory state, once per object lifetime: the stored graph edges when they are current
-   * (routing-store.ts), else rebuilt from the rows and stored. The retrieval index and the task
-   * memory are loaded on first use, and definitions parsed as they are needed, so a graph step or
-   * feedback after an eviction pays for the graph alone. Every method is synchronous, so each
-   * part loads within one call and no request sees a half-loaded state.
-   */
-  #load(): Loaded {
-    if (this.#state !== undefined) return this.#state;
-    const catalog = this.#sources.catalog;
-    const defs = new LazyDefinitions({ names: () => catalog.toolNames(), one: (name) => catalog.definitionOf(name), all: () => catalog.definitions() });
-    const names = new Set(defs.keys());
-    const settings = this.#settings();
-    let stored = this.#store.loadGraph(names, settings);
-    const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt" };
-    if (stored === undefined) {
-      const graph = createGraph(settings);
-      addTools(graph, [...names]);
-      const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
-      // Stored trajectories may name tools deleted since; their transitions simply do not count.
-      addTrajectories(graph, rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })), { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
-      this.#store.saveGraph(graph);
-      stored = { graph, complete: true, pendingTrajectories: 0 };
-    }
-    const { graph } = stored;
-    for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
-      const node = graph.tools.get(row.tool);
-      if (node !== undefined) node.score = row.score;
-    }
-    const hints = this.#hints();
-    const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
-    let index: ToolIndex | undefined;
-    let memory: TaskMemory | undefined;
-    // The tools registered when the index is first needed (changes since this load included).
-    // A document holds its API's other operations, so the siblings (every definition) are read
-    // only when a document must be made: a stored index with nothing noted needs none.
-    const loadIndex = (): ToolIndex => {
-      const loaded = this.#store.loadIndex(
-        new Set(defs.keys()),
-        (name) => {
-          const def = defs.get(name);
-          return def === undefined ? undefined : this.#document(def, hints, this.#siblings(state), defs);
-        },
-        () => [...defs.values()].map((def) => this.#document(def, hints, this.#siblings(state), defs)),
-        (name) => this.#siblings(state).get(name) ?? [],
-      );
-      report.index = loaded.how;
-      return loaded.index;
-    };
-    const loadMemory = (): TaskMemory => {
-      const tasks = allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid");
-      return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
-    };
-    const state: Loaded = {
-      graph,
-      stored,
-      report,
-      defs,
-      flow,
-      hints,
-      siblings: undefined,
-      relevance: new Map(),
-      get index(): ToolIndex {
-        index ??= loadIndex();
-        return index;
-      },
-      get loadedIndex(): ToolIndex | undefined {
-        return index;
-      },
-      get memory(): TaskMemory {
-        memory ??= loadMemory();
-        return memory;
-      },
-      get loadedMemory(): TaskMemory | undefined {
-        return memory;
-      },
-    };
-    this.#state = state;
-    return this.#state;
-  }
-
   /** How the current in-memory state was loaded (loads it when needed). */
   loadReport(): LoadReport {
-    const state = this.#load();
+    const state = this.#states.load();
     void state.index;
     return { ...state.report };
   }
 
   /** Which parts of the state are in memory now, without loading any (tests and benchmarks). */
   loadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
-    const state = this.#state;
+    const state = this.#states.current;
     return { loaded: state !== undefined, index: state?.loadedIndex !== undefined, memory: state?.loadedMemory !== undefined, definitions: state?.defs.parsedCount ?? 0 };
   }
 
@@ -299,70 +165,7 @@ export class TenantRouting extends RpcTarget {
   /** Store tool embeddings computed by the Worker. */
   storeEmbeddings(model: string, entries: { tool: string; hash: string; vector: number[] }[]): void {
     this.#vectors.store(model, entries);
-    this.#state?.relevance.clear();
-  }
-
-  /** Keep graph and index in step with the registry (runs inside the registry's transaction). */
-  #toolsChanged({ upserted, removed }: ToolsChange): void {
-    const state = this.#state;
-    const changed = [...upserted.map(({ definition }) => definition.name), ...removed];
-    let reindexed: readonly string[] = changed;
-    if (state !== undefined) {
-      // Loaded before the change is mirrored: the stored index and its noted tools match the rows as
-      // they were, and so do the APIs' operations whose documents the change touches.
-      const index = state.index;
-      const before = this.#siblings(state);
-      const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
-      // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
-      if (namesChange) this.#store.completeGraph(state.stored);
-      for (const { definition: def } of upserted) {
-        addTool(state.graph, def.name);
-        state.defs.set(def.name, def);
-        // A changed definition has no current protocol yet: its hints no longer apply.
-        state.hints.delete(def.name);
-      }
-      for (const name of removed) {
-        removeTool(state.graph, name);
-        index.remove(name);
-        state.defs.delete(name);
-        state.hints.delete(name);
-      }
-      if (namesChange) this.#store.saveGraph(state.graph);
-      state.flow.invalidate();
-      // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
-      const after = apiSiblings(state.defs.values());
-      state.siblings = after;
-      reindexed = [...withSiblings(changed, before, after)];
-      for (const name of reindexed) {
-        const def = state.defs.get(name);
-        if (def !== undefined) index.add(this.#document(def, state.hints, after, state.defs));
-      }
-      state.relevance.clear();
-    }
-    this.#store.indexChanged(reindexed, state?.loadedIndex);
-    // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
-    // no longer known, so its operations' stored documents would keep it; rebuild instead.
-    if (state === undefined && removed.length > 0) this.#store.dropIndex();
-    for (const name of removed) run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
-    // Also drops the vectors read so far: changed definitions have new hashes.
-    this.#vectors.remove(removed);
-  }
-
-  /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
-  #protocolChanged(tool: string): void {
-    const state = this.#state;
-    if (state === undefined) {
-      this.#store.indexChanged([tool], undefined);
-      return;
-    }
-    const hints = this.#hints();
-    const def = state.defs.get(tool);
-    state.hints.clear();
-    for (const [name, hint] of hints) state.hints.set(name, hint);
-    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.#siblings(state), state.defs));
-    this.#store.indexChanged([tool], state.index);
-    state.flow.invalidate();
-    state.relevance.clear();
+    this.#states.current?.relevance.clear();
   }
 
   /**
@@ -438,7 +241,7 @@ export class TenantRouting extends RpcTarget {
     options: RouteOptions,
   ): RouteAnswer | { unknownPrevious: string } | { budgetTooSmall: string } {
     const mode = options.mode ?? "fused";
-    const state = this.#load();
+    const state = this.#states.load();
     const { graph, defs } = state;
     if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
     let ranked: { tool: string; weight: number; why?: Why }[];
@@ -455,7 +258,7 @@ export class TenantRouting extends RpcTarget {
         fused = fuseFirstStep({
           relevance: relevance.ranked,
           history,
-          ...(mode === "fused" ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#siblings(state).get(tool) ?? [] } : {}),
+          ...(mode === "fused" ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] } : {}),
         });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
@@ -497,10 +300,6 @@ export class TenantRouting extends RpcTarget {
     return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
   }
 
-  #siblings(state: Loaded): Map<string, readonly string[]> {
-    state.siblings ??= apiSiblings(state.defs.values());
-    return state.siblings;
-  }
 
   /** Stand-ins when no tool matches the task as written: partial words, learned starts, starting tools. */
   #fallback(state: Loaded, task: string, k: number): { fallback: RouteFallback; ranked: FusedCandidate[] } {
@@ -531,7 +330,7 @@ export class TenantRouting extends RpcTarget {
    * with a current protocol its response schema and example), as stored.
    */
   candidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
-    const state = this.#load();
+    const state = this.#states.load();
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
     return fuseRunCandidates({
@@ -542,7 +341,7 @@ export class TenantRouting extends RpcTarget {
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),
       dataFlowAfter: (tool) => state.flow.successors(tool),
       producersOf: (tool) => state.flow.producers(tool),
-      siblingsOf: (tool) => this.#siblings(state).get(tool) ?? [],
+      siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,
       // The stored figure of what the run prompt shows: with a current protocol, its signature with
@@ -563,7 +362,7 @@ export class TenantRouting extends RpcTarget {
   }
 
   #importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): StaticImportResult {
-    const state = this.#load();
+    const state = this.#states.load();
     const { graph } = state;
     if (!state.stored.complete) {
       // Known ids are checked against what was stored under them (same tools: unchanged; other
@@ -594,7 +393,7 @@ export class TenantRouting extends RpcTarget {
   /** Dynamic construction (eq. 6–8): apply evaluator scores and persist the new accumulated scores. */
   applyScores(evaluation: Evaluation): Outcome<FeedbackResult> {
     return graphOutcome(() => {
-      const { graph } = this.#load();
+      const { graph } = this.#states.load();
       const result = applyFeedback(graph, evaluation);
       for (const update of result.updated) this.#storeScore(update.tool, update.score);
       return result;
@@ -603,7 +402,7 @@ export class TenantRouting extends RpcTarget {
 
   /** Many evaluations at once, all or nothing (feedback-batch.ts); each re-scored tool is written once. */
   applyScoresBatch(evaluations: readonly Evaluation[]): readonly FeedbackResult[] {
-    const { results, finalScores } = applyFeedbackBatch(this.#load().graph, evaluations);
+    const { results, finalScores } = applyFeedbackBatch(this.#states.load().graph, evaluations);
     for (const [tool, score] of finalScores) this.#storeScore(tool, score);
     return results;
   }
@@ -613,7 +412,7 @@ export class TenantRouting extends RpcTarget {
    * (a refused one changes nothing and refuses no other), then each re-scored tool written once.
    */
   applyScoresEach(evaluations: readonly Evaluation[]): Outcome<FeedbackResult>[] {
-    const { graph } = this.#load();
+    const { graph } = this.#states.load();
     const finalScores = new Map<string, number>();
     const outcomes = evaluations.map((evaluation) =>
       graphOutcome(() => {
@@ -638,13 +437,13 @@ export class TenantRouting extends RpcTarget {
   }
 
   settings(): GraphSettings {
-    return { ...this.#load().graph.settings };
+    return { ...this.#states.load().graph.settings };
   }
 
   /** Change α or β; validated by the graph module. */
   updateSettings(partial: Partial<GraphSettings>): Outcome<GraphSettings> {
     return graphOutcome(() => {
-      const settings = updateSettings(this.#load().graph, partial);
+      const settings = updateSettings(this.#states.load().graph, partial);
       this.#sources.settings.put("graph", JSON.stringify(settings));
       return settings;
     });
@@ -652,7 +451,7 @@ export class TenantRouting extends RpcTarget {
 
   /** Observed transitions with their current weights (eq. 6), for pictures of the graph. */
   weightedEdges(): { nodes: { tool: string; score: number }[]; edges: { from: string; to: string; count: number; weight: number }[] } {
-    const { graph } = this.#completeLoad();
+    const { graph } = this.#states.complete();
     const snapshot = exportGraph(graph);
     const observed = new Set(snapshot.edges.map((e) => `${e.from}\u0000${e.to}`));
     const counts = new Map(snapshot.edges.map((e) => [`${e.from}\u0000${e.to}`, e.count]));
@@ -667,15 +466,9 @@ export class TenantRouting extends RpcTarget {
   }
 
   snapshot(): ToolGraphSnapshot {
-    return exportGraph(this.#completeLoad().graph);
+    return exportGraph(this.#states.complete().graph);
   }
 
-  /** The state with every stored trajectory attached to the graph (exports list them). */
-  #completeLoad(): Loaded {
-    const state = this.#load();
-    this.#store.completeGraph(state.stored);
-    return state;
-  }
 
   /**
    * Replace the learned state (trajectories, scores, settings) with an exported snapshot. Tools
@@ -689,7 +482,7 @@ export class TenantRouting extends RpcTarget {
   #replaceWith(data: unknown): { missingTools: string[] } {
     const snapshot = loadGraph(data); // validates fully before anything is written
     const exported = exportGraph(snapshot);
-    const { defs } = this.#load();
+    const { defs } = this.#states.load();
     const tasks = new Map(
       allRows<{ id: string; task: string }>(this.#sql, "SELECT id, task FROM graph_trajectories WHERE task IS NOT NULL").map((r) => [r.id, r.task]),
     );
@@ -701,7 +494,7 @@ export class TenantRouting extends RpcTarget {
     for (const n of exported.nodes) run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?)", n.tool, n.score);
     this.#store.dropGraph();
     this.#sources.settings.put("graph", JSON.stringify(exported.settings));
-    this.#state = undefined;
+    this.#states.forget();
     return { missingTools: exported.nodes.map((n) => n.tool).filter((tool) => !defs.has(tool)) };
   }
 }
@@ -722,20 +515,5 @@ function scaleWeights(fused: readonly FusedCandidate[]): { tool: string; weight:
   return fused.map((c) => ({ tool: c.tool, weight: top > 0 ? Math.round((c.score / top) * 1000) : 0, why: c.why }));
 }
 
-function parseHints(json: string): RoutingHints {
-  try {
-    const value = JSON.parse(json) as Partial<RoutingHints>;
-    const queries = Array.isArray(value.queries) ? value.queries.filter((q): q is string => typeof q === "string") : [];
-    const outputs = Array.isArray(value.outputs)
-      ? value.outputs.filter(
-          (o): o is SampleValue =>
-            typeof o === "object" && o !== null && typeof o.path === "string" && ["string", "number", "boolean"].includes(typeof o.value),
-        )
-      : [];
-    return { queries, outputs };
-  } catch {
-    return { queries: [], outputs: [] };
-  }
-}
 
 export { ToolGraphError };
