@@ -77,11 +77,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Oversized bodies are refused from Content-Length (or while streaming) before any parsing, and
   // JSON API bodies nested too deep before anything parses them. (Media types are checked per
   // route by the zod-openapi gate: a route declaring a JSON body answers 415 to any other type;
-  // see toProblem.) The limit is read once: the environment does not change while the Worker runs.
-  let limitBodies: ReturnType<typeof limitRequestBody> | undefined;
+  // see toProblem.) The middleware is made once per limit value, not per request.
+  let limitBodies: { maxSize: number; limit: ReturnType<typeof limitRequestBody> } | undefined;
   app.use("*", (c, next) => {
-    limitBodies ??= limitRequestBody(Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES));
-    return limitBodies(c, next);
+    const maxSize = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+    if (limitBodies?.maxSize !== maxSize) limitBodies = { maxSize, limit: limitRequestBody(maxSize) };
+    return limitBodies.limit(c, next);
   });
 
   app.onError((error, c) => problemResponse(toProblem(error), c.req.path));
