@@ -194,6 +194,9 @@ const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-
 /** `--phrases-boost=N` weighs the title phrases field of tool documents (adjacent word pairs; 0: left out of ranking); chosen on half a. */
 const PHRASES_BOOST = Number(process.argv.find((a) => a.startsWith("--phrases-boost="))?.slice("--phrases-boost=".length) ?? DEFAULT_TUNING.boosts.phrases);
 
+/** `--query-saturation=K3`: Okapi k3 for terms a task repeats (Infinity: every repeat counts in full, as before); chosen on half a. */
+const QUERY_SATURATION = Number(process.argv.find((a) => a.startsWith("--query-saturation="))?.slice("--query-saturation=".length) ?? DEFAULT_TUNING.queryTermSaturation);
+
 /** `--name-lookups=N`: how many of the best tools have their by-name producers placed after them when the task names an entity (0: none); chosen on half a. */
 const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? NAME_LOOKUP_LEADERS);
 
@@ -298,7 +301,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
-  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST } });
+  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST }, queryTermSaturation: QUERY_SATURATION });
   const flow = new DataFlowIndex(defs);
   const costs = new Map<string, number>();
   const cost = (tool: string): number => {

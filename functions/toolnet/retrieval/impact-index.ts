@@ -2,6 +2,7 @@ import type MiniSearch from "minisearch";
 import type { AsPlainObject } from "minisearch";
 import { queryTerms, splitWords, termOf } from "./analyze";
 import { loadEngine, type RankingTuning } from "./minisearch-engine";
+import { repeatedTermWeight } from "./query-term-weight";
 import { TopK, TopScores } from "./top-k";
 import type { Ranked } from "./ranked";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
@@ -236,7 +237,8 @@ export class ImpactIndex {
   /**
    * The `k` tools with the highest MiniSearch score for `text` (BM25 per field × boost, summed
    * over the query's terms, times the number of distinct query terms matched), best first, name
-   * breaking ties.
+   * breaking ties. A repeated term's occurrences are weighted as the tuning's query-term
+   * saturation says (query-term-weight.ts), as MiniSearch weighs them through `boostTerm`.
    */
   search(text: string, k: number): Ranked[] {
     const limit = Math.floor(k);
@@ -261,6 +263,8 @@ export class ImpactIndex {
     }
     const m = unique.length;
     if (m === 0) return [];
+    // Weight of each occurrence of a slot's term; 1 for a term written once.
+    const occurrenceWeight = multiplicity.map((q) => repeatedTermWeight(q, this.#tuning.queryTermSaturation));
     // Term at a time: every posting adds its weighted impact to its tool's accumulator, in
     // typed arrays (a few tens of thousands of postings for a long task at 10,000 tools).
     const tools = this.#names.length;
@@ -269,7 +273,7 @@ export class ImpactIndex {
     let touchedCount = 0;
     for (let slot = 0; slot < m; slot += 1) {
       const term = unique[slot] ?? 0;
-      const weight = multiplicity[slot] ?? 0;
+      const weight = (multiplicity[slot] ?? 0) * (occurrenceWeight[slot] ?? 1);
       for (let p = impactOffsets[term] ?? 0, to = impactOffsets[term + 1] ?? 0; p < to; p += 1) {
         const doc = impactDocs[p] ?? 0;
         if (terms[doc] === 0) {
@@ -317,9 +321,10 @@ export class ImpactIndex {
     const top = new TopK(limit);
     for (let c = 0; c < count; c += 1) {
       const doc = candidates[c] ?? 0;
-      // The exact score, summed in query order as MiniSearch sums it.
+      // The exact score, summed in query order as MiniSearch sums it (a term written once adds
+      // its impact × 1, so a query without repeats scores bit for bit as MiniSearch does).
       let score = 0;
-      for (const slot of order) score += values[c * m + slot] ?? 0;
+      for (const slot of order) score += (occurrenceWeight[slot] ?? 1) * (values[c * m + slot] ?? 0);
       score *= terms[doc] ?? 0;
       terms[doc] = 0;
       const name = this.#names[doc];

@@ -1,5 +1,6 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from "minisearch";
 import { queryWords, splitWords, termOf } from "./analyze";
+import { repeatedTermWeight } from "./query-term-weight";
 import { sortRanked, type Ranked } from "./ranked";
 import { TOOL_DOC_FIELDS, type ToolDoc, type ToolDocField } from "./tool-document";
 
@@ -15,6 +16,11 @@ export interface RankingTuning {
   boosts: Readonly<Record<ToolDocField, number>>;
   /** BM25+ parameters: k term saturation, b length normalisation, d floor per matched term. */
   bm25: { k: number; b: number; d: number };
+  /**
+   * Okapi BM25's k3: a term the task writes q times counts (k3 + 1)·q / (k3 + q) times
+   * (query-term-weight.ts); Infinity counts every repeat in full, as MiniSearch does by default.
+   */
+  queryTermSaturation: number;
   /** Query terms at least this long also match index terms they prefix; 0 turns prefix matching off. */
   prefixMinLength: number;
   /** Query terms at least this long match index terms within 20% edits; 0 turns fuzzy matching off. */
@@ -28,6 +34,8 @@ export const DEFAULT_TUNING: RankingTuning = {
   // bench/routing-generalisation.ts.
   boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2 },
   bm25: { k: 1.2, b: 0.75, d: 0 },
+  // Chosen on half a of bench/routing-generalisation.ts (0, 0.5, 1, 2, 4, Infinity).
+  queryTermSaturation: 1,
   prefixMinLength: 0,
   fuzzyMinLength: 0,
 };
@@ -43,7 +51,7 @@ export const ENGINE_OPTIONS: Options<ToolDoc> = {
 export function toSearchOptions(tuning: RankingTuning): SearchOptions {
   // MiniSearch reads a boost of 0 as 1, so zero-weight fields are left out of `fields` instead.
   const fields = TOOL_DOC_FIELDS.filter((field) => tuning.boosts[field] > 0);
-  const { prefixMinLength, fuzzyMinLength } = tuning;
+  const { prefixMinLength, fuzzyMinLength, queryTermSaturation } = tuning;
   return {
     fields,
     // Queries also carry compounds of adjacent words (analyze.ts, queryWords); documents do not.
@@ -51,9 +59,17 @@ export function toSearchOptions(tuning: RankingTuning): SearchOptions {
     boost: { ...tuning.boosts },
     bm25: { ...tuning.bm25 },
     combineWith: "OR",
+    // MiniSearch weighs each occurrence of a term; a repeated one by its share of the saturated count.
+    ...(queryTermSaturation === Infinity ? {} : { boostTerm: (term: string, _i: number, terms: string[]) => repeatedTermWeight(countOf(term, terms), queryTermSaturation) }),
     prefix: prefixMinLength > 0 ? (term: string) => term.length >= prefixMinLength : false,
     fuzzy: fuzzyMinLength > 0 ? (term: string) => (term.length >= fuzzyMinLength ? 0.2 : false) : false,
   };
+}
+
+function countOf(term: string, terms: readonly string[]): number {
+  let count = 0;
+  for (const other of terms) if (other === term) count += 1;
+  return count;
 }
 
 /** A MiniSearch engine over the given documents (the scoring reference; tests and benchmarks compare against it). */
