@@ -321,16 +321,49 @@ export class ImpactIndex {
     const top = new TopK(limit);
     for (let c = 0; c < count; c += 1) {
       const doc = candidates[c] ?? 0;
-      // The exact score, summed in query order as MiniSearch sums it (a term written once adds
-      // its impact × 1, so a query without repeats scores bit for bit as MiniSearch does).
+      // The exact score, summed in query order as MiniSearch sums it; a repeated term's weighted
+      // impact is computed once per candidate, as MiniSearch computes each of its occurrences.
+      const weighted = new Map<number, number>();
       let score = 0;
-      for (const slot of order) score += (occurrenceWeight[slot] ?? 1) * (values[c * m + slot] ?? 0);
+      for (const slot of order) {
+        const weight = occurrenceWeight[slot] ?? 1;
+        const value = values[c * m + slot] ?? 0;
+        if (weight === 1 || value === 0) {
+          score += value;
+          continue;
+        }
+        let impact = weighted.get(slot);
+        if (impact === undefined) weighted.set(slot, (impact = this.#weightedImpact(unique[slot] ?? 0, doc, weight)));
+        score += impact;
+      }
       score *= terms[doc] ?? 0;
       terms[doc] = 0;
       const name = this.#names[doc];
       if (name !== undefined) top.offer(score, name);
     }
     return top.sorted();
+  }
+
+  /**
+   * The impact of `term` in `doc` with the term weighted by `termWeight`, computed as MiniSearch
+   * computes a boosted term (termBoost × field boost × BM25, per field, summed in field order), so a
+   * repeated query term scores bit for bit as in MiniSearch (impact × weight would differ by rounding).
+   */
+  #weightedImpact(term: number, doc: number, termWeight: number): number {
+    const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = this.#arrays;
+    const { boosts, bm25 } = this.#tuning;
+    let impact = 0;
+    TOOL_DOC_FIELDS.forEach((field, f) => {
+      const fieldBoost = boosts[field];
+      if (fieldBoost <= 0) return;
+      const from = rawOffsets[term * FIELDS + f] ?? 0;
+      const to = rawOffsets[term * FIELDS + f + 1] ?? 0;
+      const p = seek(rawDocs, from, to, doc);
+      if (p >= to || rawDocs[p] !== doc) return;
+      const rawScore = bm25Score(inverseDocumentFrequency(this.#count, to - from), rawTfs[p] ?? 0, fieldLengths[doc * FIELDS + f] ?? 0, avgFieldLength[f] ?? 0, bm25);
+      impact += termWeight * fieldBoost * rawScore;
+    });
+    return impact;
   }
 
   #scratch(tools: number): { sum: Float64Array; terms: Int32Array; touched: Int32Array } {
@@ -414,7 +447,6 @@ export class ImpactIndex {
     const arrays = this.#arrays;
     const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = arrays;
     const { boosts, bm25 } = this.#tuning;
-    const { k, b, d } = bm25;
     const n = this.#count;
     const termCount = this.#mergedTerms;
     const boosted = TOOL_DOC_FIELDS.flatMap((field, f) => (boosts[field] > 0 ? [[f, boosts[field]] as const] : []));
@@ -434,13 +466,10 @@ export class ImpactIndex {
         const matching = to - from;
         if (matching === 0) continue;
         const avg = avgFieldLength[f] ?? 0;
-        // calcBM25Score of MiniSearch 7, term for term.
-        const invDocFreq = Math.log(1 + (n - matching + 0.5) / (matching + 0.5));
+        const invDocFreq = inverseDocumentFrequency(n, matching);
         for (let p = from; p < to; p += 1) {
           const doc = rawDocs[p] ?? 0;
-          const termFreq = rawTfs[p] ?? 0;
-          const fieldLength = fieldLengths[doc * FIELDS + f] ?? 0;
-          const rawScore = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avg)));
+          const rawScore = bm25Score(invDocFreq, rawTfs[p] ?? 0, fieldLengths[doc * FIELDS + f] ?? 0, avg, bm25);
           const weighted = fieldBoost * rawScore;
           if (seen[doc] === 0) {
             seen[doc] = 1;
@@ -594,4 +623,14 @@ function seek(docs: Int32Array, from: number, to: number, doc: number): number {
     else high = mid;
   }
   return low;
+}
+
+/** BM25's inverse document frequency, as MiniSearch 7's calcBM25Score computes it. */
+function inverseDocumentFrequency(documents: number, matching: number): number {
+  return Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
+}
+
+/** MiniSearch 7's calcBM25Score, term for term, given its inverse document frequency. */
+function bm25Score(invDocFreq: number, termFreq: number, fieldLength: number, avgFieldLength: number, { k, b, d }: RankingTuning["bm25"]): number {
+  return invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
 }
