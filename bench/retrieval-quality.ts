@@ -311,6 +311,7 @@ const VARIANTS: readonly (readonly [string, Partial<RankingTuning>])[] = [
   ["BM25+ d=0.5, b=0.7", { bm25: { k: 1.2, b: 0.7, d: 0.5 } }],
   ["bm25 b=0.5", { bm25: { ...DEFAULT_TUNING.bm25, b: 0.5 } }],
   ["bm25 k=2.0", { bm25: { ...DEFAULT_TUNING.bm25, k: 2 } }],
+  ["repeats in full (k3=∞)", { queryTermSaturation: Infinity }],
 ];
 
 function main(): void {

@@ -263,8 +263,10 @@ export class ImpactIndex {
     }
     const m = unique.length;
     if (m === 0) return [];
-    // Weight of each occurrence of a slot's term; 1 for a term written once.
-    const occurrenceWeight = multiplicity.map((q) => repeatedTermWeight(q, this.#tuning.queryTermSaturation));
+    // Slots whose term the query repeats, weighted below 1 per occurrence (none for most tasks).
+    const saturation = this.#tuning.queryTermSaturation;
+    const repeated: number[] = [];
+    for (let slot = 0; slot < m; slot += 1) if (repeatedTermWeight(multiplicity[slot] ?? 1, saturation) !== 1) repeated.push(slot);
     // Term at a time: every posting adds its weighted impact to its tool's accumulator, in
     // typed arrays (a few tens of thousands of postings for a long task at 10,000 tools).
     const tools = this.#names.length;
@@ -273,7 +275,8 @@ export class ImpactIndex {
     let touchedCount = 0;
     for (let slot = 0; slot < m; slot += 1) {
       const term = unique[slot] ?? 0;
-      const weight = (multiplicity[slot] ?? 0) * (occurrenceWeight[slot] ?? 1);
+      const occurrences = multiplicity[slot] ?? 0;
+      const weight = occurrences === 1 ? 1 : occurrences * repeatedTermWeight(occurrences, saturation);
       for (let p = impactOffsets[term] ?? 0, to = impactOffsets[term + 1] ?? 0; p < to; p += 1) {
         const doc = impactDocs[p] ?? 0;
         if (terms[doc] === 0) {
@@ -318,24 +321,17 @@ export class ImpactIndex {
         if (p < to && impactDocs[p] === doc) values[c * m + slot] = impacts[p] ?? 0;
       }
     }
+    // A repeated term's weighted impact, as MiniSearch computes each of its occurrences.
+    for (const slot of repeated) {
+      const weighted = this.#weightedImpacts(unique[slot] ?? 0, candidates, repeatedTermWeight(multiplicity[slot] ?? 1, saturation));
+      for (let c = 0; c < count; c += 1) values[c * m + slot] = weighted[c] ?? 0;
+    }
     const top = new TopK(limit);
     for (let c = 0; c < count; c += 1) {
       const doc = candidates[c] ?? 0;
-      // The exact score, summed in query order as MiniSearch sums it; a repeated term's weighted
-      // impact is computed once per candidate, as MiniSearch computes each of its occurrences.
-      const weighted = new Map<number, number>();
+      // The exact score, summed in query order as MiniSearch sums it.
       let score = 0;
-      for (const slot of order) {
-        const weight = occurrenceWeight[slot] ?? 1;
-        const value = values[c * m + slot] ?? 0;
-        if (weight === 1 || value === 0) {
-          score += value;
-          continue;
-        }
-        let impact = weighted.get(slot);
-        if (impact === undefined) weighted.set(slot, (impact = this.#weightedImpact(unique[slot] ?? 0, doc, weight)));
-        score += impact;
-      }
+      for (const slot of order) score += values[c * m + slot] ?? 0;
       score *= terms[doc] ?? 0;
       terms[doc] = 0;
       const name = this.#names[doc];
@@ -345,25 +341,31 @@ export class ImpactIndex {
   }
 
   /**
-   * The impact of `term` in `doc` with the term weighted by `termWeight`, computed as MiniSearch
-   * computes a boosted term (termBoost × field boost × BM25, per field, summed in field order), so a
-   * repeated query term scores bit for bit as in MiniSearch (impact × weight would differ by rounding).
+   * The impact of `term` in each of `docs` (tool ids, ascending) with the term weighted by
+   * `termWeight`, computed as MiniSearch computes a boosted term (termBoost × field boost × BM25,
+   * per field, summed in field order), so a repeated query term scores bit for bit as in
+   * MiniSearch (impact × weight would differ by rounding).
    */
-  #weightedImpact(term: number, doc: number, termWeight: number): number {
+  #weightedImpacts(term: number, docs: readonly number[], termWeight: number): Float64Array {
     const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = this.#arrays;
     const { boosts, bm25 } = this.#tuning;
-    let impact = 0;
+    const impacts = new Float64Array(docs.length);
     TOOL_DOC_FIELDS.forEach((field, f) => {
       const fieldBoost = boosts[field];
-      if (fieldBoost <= 0) return;
-      const from = rawOffsets[term * FIELDS + f] ?? 0;
       const to = rawOffsets[term * FIELDS + f + 1] ?? 0;
-      const p = seek(rawDocs, from, to, doc);
-      if (p >= to || rawDocs[p] !== doc) return;
-      const rawScore = bm25Score(inverseDocumentFrequency(this.#count, to - from), rawTfs[p] ?? 0, fieldLengths[doc * FIELDS + f] ?? 0, avgFieldLength[f] ?? 0, bm25);
-      impact += termWeight * fieldBoost * rawScore;
+      let p = rawOffsets[term * FIELDS + f] ?? 0;
+      if (fieldBoost <= 0 || p >= to) return;
+      const invDocFreq = inverseDocumentFrequency(this.#count, to - p);
+      const avg = avgFieldLength[f] ?? 0;
+      for (let i = 0; i < docs.length && p < to; i += 1) {
+        const doc = docs[i] ?? 0;
+        p = seek(rawDocs, p, to, doc);
+        if (p >= to || rawDocs[p] !== doc) continue;
+        const rawScore = bm25Score(invDocFreq, rawTfs[p] ?? 0, fieldLengths[doc * FIELDS + f] ?? 0, avg, bm25);
+        impacts[i] = (impacts[i] ?? 0) + termWeight * fieldBoost * rawScore;
+      }
     });
-    return impact;
+    return impacts;
   }
 
   #scratch(tools: number): { sum: Float64Array; terms: Int32Array; touched: Int32Array } {
