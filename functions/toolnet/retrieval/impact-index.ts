@@ -350,11 +350,11 @@ export class ImpactIndex {
     const kth = bestApprox.full ? bestApprox.worst : -Infinity;
     const cutoff = kth - Math.abs(kth) * CANDIDATE_SLACK;
     const candidates: number[] = [];
-    for (let i = 0; i < touchedCount; i += 1) if ((approx[i] ?? 0) >= cutoff) candidates.push((touched[i] ?? 0) / 2);
+    for (let i = 0; i < touchedCount; i += 1) if ((approx[i] ?? 0) >= cutoff) candidates.push((touched[i] ?? 0) >> 1);
     if (untouched > 0 && untouchedScore >= cutoff) {
       // Rare: a task whose terms nearly every tool has; every untouched tool is a candidate too.
       const wasTouched = new Uint8Array(tools);
-      for (let i = 0; i < touchedCount; i += 1) wasTouched[(touched[i] ?? 0) / 2] = 1;
+      for (let i = 0; i < touchedCount; i += 1) wasTouched[(touched[i] ?? 0) >> 1] = 1;
       for (let doc = 0; doc < tools; doc += 1) if (wasTouched[doc] === 0) candidates.push(doc);
     }
     // Each candidate's impact per query term: candidates in id order, so one forward walk per
