@@ -82,6 +82,25 @@ describe("POST /v1/feedback/batch", () => {
     expect(await graphOf(batched.key)).toEqual(graph);
   });
 
+  it("stores every score of a batch that re-scores more tools than one write statement holds", async () => {
+    const t = await createTenant(service, "batch-many-tools");
+    // 130 tools: more than two statements' worth of score rows (50 each).
+    const names = Array.from({ length: 130 }, (_, i) => `tool_${i}`);
+    const tools = names.map((name) => ({ name, method: "GET", url: `https://api.example.com/${name}` }));
+    expect((await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools } })).status).toBe(200);
+    const items = Array.from({ length: 13 }, (_, i) => {
+      const group = names.slice(i * 10, i * 10 + 10);
+      return { tools: group, scores: group.map((_, j) => ((i + j) % 7) - 3 || 1) };
+    });
+    const batch = await service.json<{ applied: number; results: FeedbackReport[] }>("POST", "/v1/feedback/batch", { key: t.key, body: { updates: items } });
+    expect(batch.status).toBe(200);
+    const reported = new Map(batch.body.results.flatMap((r) => r.updated.map((u) => [u.tool, u.score] as const)));
+    expect(reported.size).toBe(130);
+    await (await tenantStub(t.id)).simulateEviction();
+    const stored = new Map((await graphOf(t.key)).nodes.map((n) => [n.tool, n.score]));
+    for (const [tool, score] of reported) expect(stored.get(tool), tool).toBe(score);
+  });
+
   it("applies nothing when one update is refused, and names that update", async () => {
     const t = await tenantWithTools("batch-refused");
     const before = await graphOf(t.key);

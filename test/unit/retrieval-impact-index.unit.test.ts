@@ -7,7 +7,7 @@ import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
 import { TopScores } from "../../functions/toolnet/retrieval/top-k";
 
 /**
- * The impact index (precomputed BM25 impacts, MaxScore) must rank exactly as MiniSearch does:
+ * The impact index (precomputed BM25 impacts, accumulated term at a time) must rank exactly as MiniSearch does:
  * same tools, same order, same scores, for any k, repeated query terms weighted alike.
  */
 
@@ -93,9 +93,46 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
-      format: "atc-impact-index/3",
+      format: "atc-impact-index/4",
       fields: ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases"],
     });
+  });
+
+  // Terms nearly every tool has with one impact (its everyday verbs) are stored as the tools that differ.
+  const commonDocs = docs.map((doc, i) => ({ ...doc, action: i % 9 === 0 ? "create" : "read show", summary: i % 7 === 0 ? `${doc.summary} show` : doc.summary }));
+  const commonQueries = [...queries(40, 17).map((query, i) => (i % 2 === 0 ? `show me ${query} read` : query)), "show", "read show", "show show read create", "read weather"];
+
+  it("ranks as MiniSearch when most tools share a term's impact (alone, mixed, repeated; after changes; loaded)", () => {
+    const options = toSearchOptions(DEFAULT_TUNING);
+    const engine = buildEngine(commonDocs);
+    const index = ToolIndex.build(commonDocs);
+    for (const query of commonQueries) {
+      for (const k of [1, 5, 30, 600]) expect(index.search(query, k), `${query} @${k}`).toEqual(engineSearch(engine, query, k, options));
+    }
+    // Removing most tools with the common terms makes them ordinary postings again; adding those
+    // back, common again. The reference is MiniSearch with the same removals and additions (its
+    // averages follow its history).
+    const changed = ToolIndex.fromBytes(index.toBytes());
+    const removed = commonDocs.filter((_, i) => i % 9 !== 0 && i % 10 !== 0);
+    for (const doc of removed) {
+      changed.remove(doc.name);
+      engine.remove(doc);
+    }
+    for (const query of commonQueries) for (const k of [5, 30]) expect(changed.search(query, k), `${query} @${k} after removals`).toEqual(engineSearch(engine, query, k, options));
+    for (const doc of removed) {
+      changed.add(doc);
+      engine.add(doc);
+    }
+    for (const query of commonQueries) for (const k of [5, 30]) expect(changed.search(query, k), `${query} @${k} after additions`).toEqual(engineSearch(engine, query, k, options));
+  });
+
+  it("stores a term that most tools have with one impact as the few tools that differ, not a posting per tool", () => {
+    const plain = docs.map((doc) => ({ ...doc, action: "" }));
+    const common = docs.map((doc, i) => ({ ...doc, action: i % 9 === 0 ? "" : "read" }));
+    const extra = ToolIndex.build(common).toBytes().length - ToolIndex.build(plain).toBytes().length;
+    // The term counts take 8 bytes per tool either way (tool id, frequency); impacts 12 bytes per
+    // tool (tool id, impact) when stored as postings, here only for the one tool in nine without it.
+    expect(extra).toBeLessThan(docs.length * (8 + 12 / 2));
   });
 
   it("refuses bytes of another format or damaged bytes, asking for a rebuild", () => {

@@ -18,10 +18,12 @@ function isJsonApiPath(path: string): boolean {
   return path.startsWith("/v1/") || path.startsWith("/admin/");
 }
 
-/** The body as text, decoded as it streams in; undefined as soon as it passes `maxSize` bytes. */
+// Decodes whole bodies only (never in streaming mode), so one decoder serves every request.
+const UTF8 = new TextDecoder();
+
+/** The body as text, decoded once it is all in; undefined as soon as it passes `maxSize` bytes. */
 async function readBoundedText(body: ReadableStream<Uint8Array>, maxSize: number): Promise<string | undefined> {
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
   for (;;) {
@@ -32,10 +34,16 @@ async function readBoundedText(body: ReadableStream<Uint8Array>, maxSize: number
       await reader.cancel().catch(() => undefined);
       return undefined;
     }
-    parts.push(decoder.decode(value, { stream: true }));
+    chunks.push(value);
   }
-  parts.push(decoder.decode());
-  return parts.join("");
+  if (chunks.length === 1 && chunks[0] !== undefined) return UTF8.decode(chunks[0]);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return UTF8.decode(bytes);
 }
 
 /**

@@ -29,10 +29,23 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts or this file's layout changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/3";
+export const INDEX_FORMAT = "atc-impact-index/4";
 
 /** Tools whose approximate score is within this share of the k-th best are rescored exactly: rounding differs by far less. */
 const CANDIDATE_SLACK = 1e-9;
+
+/** A search's count of a tool's matched terms starts here once a posting touches it (0 = not touched; a tool without a common term counts down). */
+const TOUCHED = 1 << 20;
+
+/** A search's working arrays, one slot per tool. */
+interface SearchScratch {
+  /** Per tool, side by side: the sum of its weighted impacts, then TOUCHED + its matched terms (0 until a posting touches it). */
+  accumulators: Float64Array;
+  /** Accumulator offsets (2 × tool id) of the tools touched, in the order first touched. */
+  touched: Int32Array;
+  /** Approximate score by position in `touched` (−∞ for a tool that matches no term). */
+  approx: Float64Array;
+}
 
 interface Pending {
   id: number;
@@ -49,12 +62,20 @@ interface Arrays {
   rawOffsets: Int32Array;
   rawDocs: Int32Array;
   rawTfs: Int32Array;
-  /** Impacts grouped by term, tool ids ascending: impactOffsets[t] … impactOffsets[t + 1]. */
+  /**
+   * Impacts grouped by term, tool ids ascending: impactOffsets[t] … impactOffsets[t + 1]. For a
+   * term stored as its exceptions (defaultImpact[t] > 0), the list holds only the tools whose
+   * impact is not the default, with 0 for a tool the term does not match.
+   */
   impactOffsets: Int32Array;
   impactDocs: Int32Array;
   impacts: Float64Array;
-  /** Largest impact of each term (an upper bound per term; kept in the stored layout). */
-  maxImpact: Float64Array;
+  /**
+   * The impact most tools have for a term found in more than half of them with one impact (an
+   * action verb of most tools, say), else 0. Impacts are positive, so 0 marks a term stored as its
+   * postings.
+   */
+  defaultImpact: Float64Array;
 }
 
 const ARRAY_KINDS = {
@@ -66,7 +87,7 @@ const ARRAY_KINDS = {
   impactOffsets: Int32Array,
   impactDocs: Int32Array,
   impacts: Float64Array,
-  maxImpact: Float64Array,
+  defaultImpact: Float64Array,
 } as const;
 type ArrayName = keyof typeof ARRAY_KINDS;
 const ARRAY_NAMES = Object.keys(ARRAY_KINDS) as ArrayName[];
@@ -96,7 +117,7 @@ function emptyArrays(): Arrays {
     impactOffsets: new Int32Array(1),
     impactDocs: new Int32Array(0),
     impacts: new Float64Array(0),
-    maxImpact: new Float64Array(0),
+    defaultImpact: new Float64Array(0),
   };
 }
 
@@ -118,8 +139,8 @@ export class ImpactIndex {
   #dirty: boolean;
   #impactsStale: boolean;
   #loose: MiniSearch<ToolDoc> | undefined;
-  /** Per-tool accumulators reused by every search (all zero between searches). */
-  #accumulators: { sum: Float64Array; terms: Int32Array; touched: Int32Array } | undefined;
+  /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
+  #scratchArrays: SearchScratch | undefined;
 
   private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays) {
     this.#tuning = tuning;
@@ -244,14 +265,14 @@ export class ImpactIndex {
     const limit = Math.floor(k);
     if (limit <= 0 || this.#count === 0) return [];
     this.#prepare();
-    const { impactOffsets, impactDocs, impacts } = this.#arrays;
+    const { impactOffsets, impactDocs, impacts, defaultImpact } = this.#arrays;
     // Query terms in order (repeats count again, as in MiniSearch); unknown terms match nothing.
     const order: number[] = [];
     const unique: number[] = [];
     const multiplicity: number[] = [];
     for (const term of queryTerms(text)) {
       const id = this.#termIds.get(term);
-      if (id === undefined || impactOffsets[id] === impactOffsets[id + 1]) continue;
+      if (id === undefined || (impactOffsets[id] === impactOffsets[id + 1] && defaultImpact[id] === 0)) continue;
       let slot = unique.indexOf(id);
       if (slot < 0) {
         slot = unique.length;
@@ -268,43 +289,80 @@ export class ImpactIndex {
     const repeated: number[] = [];
     for (let slot = 0; slot < m; slot += 1) if (repeatedTermWeight(multiplicity[slot] ?? 1, saturation) !== 1) repeated.push(slot);
     // Term at a time: every posting adds its weighted impact to its tool's accumulator, in
-    // typed arrays (a few tens of thousands of postings for a long task at 10,000 tools).
+    // typed arrays. A term stored as its exceptions adds its default to every tool at once
+    // (baseSum, baseTerms) and corrects only its exceptions, so the few terms that nearly every
+    // tool has cost a few hundred postings instead of one per tool.
     const tools = this.#names.length;
-    const scratch = this.#scratch(tools);
-    const { sum, terms, touched } = scratch;
+    // One accumulator pair per tool, side by side: the sum of its impacts, then its matched terms.
+    const { accumulators: acc, touched, approx } = this.#scratch(tools);
     let touchedCount = 0;
+    let baseSum = 0;
+    let baseTerms = 0;
     for (let slot = 0; slot < m; slot += 1) {
       const term = unique[slot] ?? 0;
       const occurrences = multiplicity[slot] ?? 0;
       const weight = occurrences === 1 ? 1 : occurrences * repeatedTermWeight(occurrences, saturation);
-      for (let p = impactOffsets[term] ?? 0, to = impactOffsets[term + 1] ?? 0; p < to; p += 1) {
-        const doc = impactDocs[p] ?? 0;
-        if (terms[doc] === 0) {
-          touched[touchedCount] = doc;
-          touchedCount += 1;
+      const common = defaultImpact[term] ?? 0;
+      const from = impactOffsets[term] ?? 0;
+      const to = impactOffsets[term + 1] ?? 0;
+      if (common === 0) {
+        for (let p = from; p < to; p += 1) {
+          const at = (impactDocs[p] ?? 0) * 2;
+          const count = acc[at + 1] ?? 0;
+          if (count === 0) {
+            touched[touchedCount] = at;
+            touchedCount += 1;
+            acc[at + 1] = TOUCHED + 1;
+          } else {
+            acc[at + 1] = count + 1;
+          }
+          acc[at] = (acc[at] ?? 0) + weight * (impacts[p] ?? 0);
         }
-        terms[doc] = (terms[doc] ?? 0) + 1;
-        sum[doc] = (sum[doc] ?? 0) + weight * (impacts[p] ?? 0);
+        continue;
+      }
+      baseSum += weight * common;
+      baseTerms += 1;
+      const correction = weight * common;
+      for (let p = from; p < to; p += 1) {
+        const at = (impactDocs[p] ?? 0) * 2;
+        const impact = impacts[p] ?? 0;
+        const count = acc[at + 1] ?? 0;
+        if (count === 0) {
+          touched[touchedCount] = at;
+          touchedCount += 1;
+          acc[at + 1] = impact > 0 ? TOUCHED : TOUCHED - 1;
+        } else if (impact === 0) {
+          acc[at + 1] = count - 1;
+        }
+        acc[at] = (acc[at] ?? 0) + (weight * impact - correction);
       }
     }
     // The k-th best approximate score; the sums differ from MiniSearch's (query-order) sums by
-    // rounding only, so every tool within CANDIDATE_SLACK of it is rescored exactly below.
+    // rounding only, so every tool within CANDIDATE_SLACK of it is rescored exactly below. Tools
+    // no posting touched all score baseSum × baseTerms (no tool matches when baseTerms is 0).
+    // The accumulators are cleared on the way.
     const bestApprox = new TopScores(limit);
     for (let i = 0; i < touchedCount; i += 1) {
-      const doc = touched[i] ?? 0;
-      bestApprox.offer((sum[doc] ?? 0) * (terms[doc] ?? 0));
+      const at = touched[i] ?? 0;
+      const matched = (acc[at + 1] ?? 0) - TOUCHED + baseTerms;
+      const score = matched > 0 ? ((acc[at] ?? 0) + baseSum) * matched : -Infinity;
+      approx[i] = score;
+      if (matched > 0) bestApprox.offer(score);
+      acc[at] = 0;
+      acc[at + 1] = 0;
     }
+    const untouched = baseTerms > 0 ? tools - touchedCount : 0;
+    const untouchedScore = baseSum * baseTerms;
+    for (let i = 0; i < Math.min(untouched, limit); i += 1) bestApprox.offer(untouchedScore);
     const kth = bestApprox.full ? bestApprox.worst : -Infinity;
     const cutoff = kth - Math.abs(kth) * CANDIDATE_SLACK;
-    // Clear the accumulators and keep the candidates (a candidate's count of matched query
-    // terms is cleared once it is scored).
     const candidates: number[] = [];
-    for (let i = 0; i < touchedCount; i += 1) {
-      const doc = touched[i] ?? 0;
-      const approx = (sum[doc] ?? 0) * (terms[doc] ?? 0);
-      sum[doc] = 0;
-      if (approx < cutoff) terms[doc] = 0;
-      else candidates.push(doc);
+    for (let i = 0; i < touchedCount; i += 1) if ((approx[i] ?? 0) >= cutoff) candidates.push((touched[i] ?? 0) >> 1);
+    if (untouched > 0 && untouchedScore >= cutoff) {
+      // Rare: a task whose terms nearly every tool has; every untouched tool is a candidate too.
+      const wasTouched = new Uint8Array(tools);
+      for (let i = 0; i < touchedCount; i += 1) wasTouched[(touched[i] ?? 0) >> 1] = 1;
+      for (let doc = 0; doc < tools; doc += 1) if (wasTouched[doc] === 0) candidates.push(doc);
     }
     // Each candidate's impact per query term: candidates in id order, so one forward walk per
     // posting list (galloping from where the previous candidate was found) finds them all.
@@ -313,6 +371,8 @@ export class ImpactIndex {
     const values = new Float64Array(count * m); // impact by candidate × slot
     for (let slot = 0; slot < m; slot += 1) {
       const term = unique[slot] ?? 0;
+      const common = defaultImpact[term] ?? 0;
+      if (common > 0) for (let c = 0; c < count; c += 1) values[c * m + slot] = common;
       const to = impactOffsets[term + 1] ?? 0;
       let p = impactOffsets[term] ?? 0;
       for (let c = 0; c < count && p < to; c += 1) {
@@ -328,14 +388,13 @@ export class ImpactIndex {
     }
     const top = new TopK(limit);
     for (let c = 0; c < count; c += 1) {
-      const doc = candidates[c] ?? 0;
-      // The exact score, summed in query order as MiniSearch sums it.
+      // The exact score, summed in query order as MiniSearch sums it, times the terms matched.
       let score = 0;
       for (const slot of order) score += values[c * m + slot] ?? 0;
-      score *= terms[doc] ?? 0;
-      terms[doc] = 0;
-      const name = this.#names[doc];
-      if (name !== undefined) top.offer(score, name);
+      let matched = 0;
+      for (let slot = 0; slot < m; slot += 1) if ((values[c * m + slot] ?? 0) > 0) matched += 1;
+      const name = this.#names[candidates[c] ?? 0];
+      if (matched > 0 && name !== undefined) top.offer(score * matched, name);
     }
     return top.sorted();
   }
@@ -368,11 +427,11 @@ export class ImpactIndex {
     return impacts;
   }
 
-  #scratch(tools: number): { sum: Float64Array; terms: Int32Array; touched: Int32Array } {
-    if (this.#accumulators === undefined || this.#accumulators.sum.length !== tools) {
-      this.#accumulators = { sum: new Float64Array(tools), terms: new Int32Array(tools), touched: new Int32Array(tools) };
+  #scratch(tools: number): SearchScratch {
+    if (this.#scratchArrays === undefined || this.#scratchArrays.touched.length !== tools) {
+      this.#scratchArrays = { accumulators: new Float64Array(tools * 2), touched: new Int32Array(tools), approx: new Float64Array(tools) };
     }
-    return this.#accumulators;
+    return this.#scratchArrays;
   }
 
   /** Merge pending changes and recompute impacts when anything changed. */
@@ -455,7 +514,8 @@ export class ImpactIndex {
     const impactOffsets = new Int32Array(termCount + 1);
     const impactDocs = new Int32Array(rawDocs.length);
     const impacts = new Float64Array(rawDocs.length);
-    const maxImpact = new Float64Array(termCount);
+    const defaultImpact = new Float64Array(termCount);
+    const tools = this.#names.length;
     const sum = new Float64Array(this.#names.length);
     const seen = new Uint8Array(this.#names.length);
     const touched = new Int32Array(this.#names.length);
@@ -484,19 +544,29 @@ export class ImpactIndex {
         }
       }
       const docs = touched.subarray(0, touchedCount).sort();
-      let max = 0;
-      for (const doc of docs) {
-        const impact = sum[doc] ?? 0;
-        impactDocs[out] = doc;
-        impacts[out] = impact;
-        out += 1;
-        if (impact > max) max = impact;
-        seen[doc] = 0;
+      const common = touchedCount * 2 > tools ? commonImpact(docs, sum, tools) : 0;
+      defaultImpact[t] = common;
+      if (common > 0) {
+        // Only the exceptions: tools with another impact, and tools without the term (impact 0).
+        for (let doc = 0; doc < tools; doc += 1) {
+          const impact = seen[doc] === 1 ? (sum[doc] ?? 0) : 0;
+          seen[doc] = 0;
+          if (impact === common) continue;
+          impactDocs[out] = doc;
+          impacts[out] = impact;
+          out += 1;
+        }
+      } else {
+        for (const doc of docs) {
+          impactDocs[out] = doc;
+          impacts[out] = sum[doc] ?? 0;
+          out += 1;
+          seen[doc] = 0;
+        }
       }
-      maxImpact[t] = max;
       impactOffsets[t + 1] = out;
     }
-    this.#arrays = { ...arrays, impactOffsets, impactDocs: impactDocs.slice(0, out), impacts: impacts.slice(0, out), maxImpact };
+    this.#arrays = { ...arrays, impactOffsets, impactDocs: impactDocs.slice(0, out), impacts: impacts.slice(0, out), defaultImpact };
     this.#impactsStale = false;
   }
 
@@ -601,6 +671,21 @@ export class ImpactIndex {
     }
     return new ImpactIndex(tuning, header, arrays as unknown as Arrays);
   }
+}
+
+/**
+ * The impact more than half of all `tools` have for a term (its tools `docs`, their impacts in
+ * `sum`), or 0 when no one impact is that common: such a term is cheaper stored as its exceptions.
+ */
+function commonImpact(docs: Int32Array, sum: Float64Array, tools: number): number {
+  const counts = new Map<number, number>();
+  for (const doc of docs) {
+    const impact = sum[doc] ?? 0;
+    const count = (counts.get(impact) ?? 0) + 1;
+    if (count * 2 > tools) return impact;
+    counts.set(impact, count);
+  }
+  return 0;
 }
 
 function align(bytes: number): number {
