@@ -43,7 +43,6 @@ import {
 import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
-import { NAME_LOOKUP_LEADERS } from "../functions/toolnet/name-lookup";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
@@ -197,8 +196,8 @@ const PHRASES_BOOST = Number(process.argv.find((a) => a.startsWith("--phrases-bo
 /** `--query-saturation=K3`: Okapi k3 for terms a task repeats (Infinity: every repeat counts in full, as before); chosen on half a. */
 const QUERY_SATURATION = Number(process.argv.find((a) => a.startsWith("--query-saturation="))?.slice("--query-saturation=".length) ?? DEFAULT_TUNING.queryTermSaturation);
 
-/** `--name-lookups=N`: how many of the best tools have their by-name producers placed after them when the task names an entity (0: none); chosen on half a. */
-const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? NAME_LOOKUP_LEADERS);
+/** `--name-lookups=N`: only the N best tools have their by-name producers placed after them when the task names an entity (0: none; default: every ranked tool, as routing does). */
+const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? Number.POSITIVE_INFINITY);
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));

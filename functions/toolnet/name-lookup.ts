@@ -8,14 +8,17 @@ import { namesEntity, writesIdentifier } from "./task-shape";
  * Martin Scorsese") while its best tools need an identifier (`person_id`) that the task does not
  * write cannot start with those tools: it starts with the tool that turns the name into the
  * identifier (a search by name), whose own words the task rarely uses. So, only when the task
- * names an entity and writes no identifier, each of the best-ranked tools' by-name producers
- * (data flow: a tool that takes only text and returns that identifier) is placed right after it.
+ * names an entity and writes no identifier, each ranked tool's by-name producers (data flow: a
+ * tool that takes only text and returns that identifier) are placed right after it.
  * Unconditionally forcing producers in costs tasks that need none (measured in
  * bench/routing-generalisation.ts); the three conditions are what make the lookup needed.
+ *
+ * Every ranked tool brings its lookups, not a fixed number of leaders: a caller offers a prefix of
+ * the ranking (an answer's k tools, the tools a run set takes within its size and budget), and an
+ * offered tool whose identifier only a lookup supplies is unusable without it. Placing a tool's
+ * lookups changes only what ranks after that tool, so every prefix holds the same tools as if only
+ * its own tools had brought their lookups.
  */
-
-/** How many of the best-ranked tools have their identifiers' name lookups placed after them (chosen on half a of the bench). */
-export const NAME_LOOKUP_LEADERS = 5;
 
 // Keyed by the producers list itself: DataFlowIndex keeps one list per tool until its tools change.
 const lookupCache = new WeakMap<readonly DataFlowSource[], readonly DataFlowSource[]>();
@@ -35,15 +38,15 @@ function lookupsOf(tool: string, producersOf: (tool: string) => readonly DataFlo
 }
 
 /**
- * `ranked` with the name lookups of its first `leaders` tools moved (or added) right after each,
- * at that tool's score, explained by `why.feeds`; unchanged when the task names nothing or
- * writes an identifier itself.
+ * `ranked` with the name lookups of its tools (of its first `leaders` only, when given: an
+ * ablation) moved or added right after each, at that tool's score, explained by `why.feeds`;
+ * unchanged when the task names nothing or writes an identifier itself.
  */
 export function withNameLookups(
   ranked: FusedCandidate[],
   task: string,
   producersOf: (tool: string) => readonly DataFlowSource[],
-  leaders = NAME_LOOKUP_LEADERS,
+  leaders = ranked.length,
 ): FusedCandidate[] {
   const wanted = ranked.slice(0, Math.max(0, leaders)).map((leader) => ({ leader, lookups: lookupsOf(leader.tool, producersOf) }));
   // The tools' inputs are read first: most rankings have no lookup to place, and then the task need not be read.

@@ -109,7 +109,7 @@ function fuse(contributions: readonly Contribution[], weights: FusionWeights, en
 export interface FirstStepInput {
   /** The task text: when it names an entity, the best tools' by-name producers follow them (name-lookup.ts; needs `producersOf`). */
   readonly task?: string;
-  /** How many of the best tools have their name lookups placed after them (default NAME_LOOKUP_LEADERS; 0: none). */
+  /** Ablation: only the first N tools have their name lookups placed after them (default: every ranked tool; 0: none). */
   readonly nameLookupLeaders?: number;
   readonly relevance: readonly Ranked[];
   readonly history: readonly Vote[];
@@ -242,7 +242,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
 export interface RunCandidateInput {
   /** The task text: when it names an entity, the best tools' by-name producers follow them (name-lookup.ts). */
   readonly task?: string;
-  /** How many of the best tools have their name lookups placed after them (default NAME_LOOKUP_LEADERS; 0: none). */
+  /** Ablation: only the first N tools have their name lookups placed after them (default: every ranked tool; 0: none). */
   readonly nameLookupLeaders?: number;
   /** Retrieval for the task, deep enough to fill the set on its own. */
   readonly relevance: readonly Ranked[];

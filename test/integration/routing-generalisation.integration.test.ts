@@ -67,6 +67,31 @@ describe("a tenant with tools never gets an empty route answer", () => {
     expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
   });
 
+  it("offers the name lookup of every offered tool at any k, right after it, and accounts for every ranked tool", async () => {
+    const task = "the latest TV series Steven Spielberg produced";
+    const answers = new Map<number, RouteAnswer>();
+    for (const k of [8, 10, 12]) {
+      const res = await route(tenant.key, { task, k });
+      expect(res.status).toBe(200);
+      answers.set(k, res.body);
+      // k tools ranked: each is shown or named over budget, none silently dropped.
+      expect(res.body.candidates.length + (res.body.overBudget?.length ?? 0)).toBe(k);
+    }
+    for (const k of [10, 12]) {
+      const candidates = answers.get(k)?.candidates ?? [];
+      const names = candidates.map((c) => c.name);
+      // The person's TV credits rank below the fifth tool: a fixed five leaders left its lookup out.
+      const credits = names.indexOf("getPersonPersonIdTvCredits");
+      expect(credits).toBeGreaterThanOrEqual(5);
+      expect(names[credits + 1]).toBe("getSearchPerson");
+      expect(candidates[credits + 1]?.why?.feeds).toEqual({ to: "getPersonPersonIdTvCredits", field: "results[].id", parameter: "person_id" });
+    }
+    // Asking for more tools never reorders the ones fewer would show.
+    const first = (k: number, n: number) => (answers.get(k)?.candidates ?? []).slice(0, n).map((c) => c.name);
+    expect(first(10, 8)).toEqual(first(8, 8));
+    expect(first(12, 10)).toEqual(first(10, 10));
+  });
+
   it("falls back, and says so, when no word of the task matches any tool", async () => {
     const fresh = await createTenant(service, "fallback-co");
     await service.json("POST", "/v1/tools/import", { key: fresh.key, body: { format: "openapi", document: notesSpec } });

@@ -78,6 +78,46 @@ describe("entity resolution in rankings", () => {
     expect(withNameLookups(later, "movies directed by Martin Scorsese", producersOf, 2).map((c) => c.tool)).toEqual(later.map((c) => c.tool));
   });
 
+  it("places the lookup of every ranked tool, not only of the first five: an offered tool needs it", () => {
+    const deep: FusedCandidate[] = ["a", "b", "c", "d", "e", "f", "personCredits", "g", "h"].map((tool, i) => ({ tool, score: 1 - i / 20, why: {} }));
+    expect(withNameLookups(deep, "movies directed by Martin Scorsese", producersOf).map((c) => c.tool)).toEqual(["a", "b", "c", "d", "e", "f", "personCredits", "searchPerson", "g", "h"]);
+  });
+
+  it("holds the lookup in a run set whose seventh tool needs an identifier only a lookup supplies", () => {
+    const task = "movies directed by Martin Scorsese";
+    const tools = ["a", "b", "c", "d", "e", "f", "personCredits", "g", "h", "i", "j", "k"];
+    const run = fuseRunCandidates({
+        task,
+        relevance: tools.map((name, i) => ({ name, score: 12 - i })),
+        history: [],
+        seeds: 6,
+        learnedAfter: () => [],
+        dataFlowAfter: () => [],
+        producersOf,
+        maxTools: 10,
+        tokenBudget: 1_000,
+        costOf: () => 100,
+      }).candidates.map((c) => c.tool);
+    // The seventh tool is no seed, so only entity resolution brings its lookup; it is the eighth tool.
+    expect(run).toEqual(["a", "b", "c", "d", "e", "f", "personCredits", "searchPerson", "g", "h"]);
+    // A tool taken past the size limit, because better-ranked ones did not fit the budget, brings its lookup too.
+    const late = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "personCredits", "k"];
+    const lateRun = fuseRunCandidates({
+      task,
+      relevance: late.map((name, i) => ({ name, score: 12 - i })),
+      history: [],
+      seeds: 6,
+      learnedAfter: () => [],
+      dataFlowAfter: () => [],
+      producersOf,
+      maxTools: 10,
+      tokenBudget: 1_000,
+      costOf: (tool) => (tool === "b" || tool === "c" ? 2_000 : 100),
+    });
+    expect(lateRun.overBudget).toEqual(["b", "c"]);
+    expect(lateRun.candidates.map((c) => c.tool)).toEqual(["a", "d", "e", "f", "g", "h", "i", "j", "personCredits", "searchPerson"]);
+  });
+
   it("starts a task that names a person with the person search, at the first step and in the run set", () => {
     const task = "Tell me about actor Scarlett Johansson's birthday";
     const first = (withTask: boolean) =>
