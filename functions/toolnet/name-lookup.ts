@@ -38,34 +38,42 @@ function lookupsOf(tool: string, producersOf: (tool: string) => readonly DataFlo
 }
 
 /**
- * `ranked` with the name lookups of its tools (of its first `leaders` only, when given: an
- * ablation) moved or added right after each, at that tool's score, explained by `why.feeds`;
- * unchanged when the task names nothing or writes an identifier itself.
+ * `ranked` with each tool's name lookups (only the first `leaders` tools', when given: an
+ * ablation) placed right after it, moved up or added at that tool's score and explained by
+ * `why.feeds`. Unchanged when the task names nothing or writes an identifier itself.
  */
 export function withNameLookups(
-  ranked: FusedCandidate[],
+  ranked: readonly FusedCandidate[],
   task: string,
   producersOf: (tool: string) => readonly DataFlowSource[],
-  leaders = ranked.length,
+  leaders = Number.POSITIVE_INFINITY,
 ): FusedCandidate[] {
-  const wanted = ranked.slice(0, Math.max(0, leaders)).map((leader) => ({ leader, lookups: lookupsOf(leader.tool, producersOf) }));
+  const rankOf = new Map(ranked.map((c, i) => [c.tool, i]));
+  const bringsLookups = (tool: string): boolean => (rankOf.get(tool) ?? ranked.length) < leaders;
   // The tools' inputs are read first: most rankings have no lookup to place, and then the task need not be read.
-  if (!wanted.some((w) => w.lookups.length > 0) || !namesEntity(task) || writesIdentifier(task)) return ranked;
-  const out = [...ranked];
-  for (const { leader, lookups } of wanted) {
-    let at = out.findIndex((c) => c.tool === leader.tool);
-    for (const lookup of lookups) {
-      const from = out.findIndex((c) => c.tool === lookup.from);
-      // Already ranked before the tool, or right after it: nothing to move.
-      if (from >= 0 && from <= at + 1) {
-        at = Math.max(at, from);
+  if (!ranked.some((c, i) => i < leaders && lookupsOf(c.tool, producersOf).length > 0) || !namesEntity(task) || writesIdentifier(task)) return [...ranked];
+  // One pass, best first: each tool is placed, then its lookups not placed yet.
+  const out: FusedCandidate[] = [];
+  const placed = new Set<string>();
+  let next = 0; // the first tool of `ranked` not placed yet
+  const place = (candidate: FusedCandidate): void => {
+    out.push(candidate);
+    placed.add(candidate.tool);
+    if (!bringsLookups(candidate.tool)) return;
+    for (const lookup of lookupsOf(candidate.tool, producersOf)) {
+      if (placed.has(lookup.from)) continue;
+      while (next < ranked.length && placed.has(ranked[next]?.tool ?? "")) next += 1;
+      const at = rankOf.get(lookup.from);
+      const own = at === undefined ? undefined : ranked[at];
+      // Ranked right after the tool anyway: it stays as it is.
+      if (own !== undefined && at === next) {
+        place(own);
         continue;
       }
-      const moved = from >= 0 ? out.splice(from, 1)[0] : undefined;
-      const feeds = moved?.why.feeds ?? { to: leader.tool, field: lookup.field, parameter: lookup.parameter };
-      out.splice(at + 1, 0, { tool: lookup.from, score: leader.score, why: { ...(moved?.why ?? {}), feeds } });
-      at += 1;
+      const feeds = own?.why.feeds ?? { to: candidate.tool, field: lookup.field, parameter: lookup.parameter };
+      place({ tool: lookup.from, score: candidate.score, why: { ...(own?.why ?? {}), feeds } });
     }
-  }
+  };
+  for (const candidate of ranked) if (!placed.has(candidate.tool)) place(candidate);
   return out;
 }
