@@ -84,11 +84,11 @@ describe("entity resolution in rankings", () => {
   });
 
   it("holds the lookup in a run set whose seventh tool needs an identifier only a lookup supplies", () => {
-    const task = "movies directed by Martin Scorsese";
-    const tools = ["a", "b", "c", "d", "e", "f", "personCredits", "g", "h", "i", "j", "k"];
-    const run = fuseRunCandidates({
-        task,
-        relevance: tools.map((name, i) => ({ name, score: 12 - i })),
+    // Ten tools of at most 1,000 tokens, six seeds, ranked by relevance alone.
+    const runSet = (tools: readonly string[], costOf: (tool: string) => number) =>
+      fuseRunCandidates({
+        task: "movies directed by Martin Scorsese",
+        relevance: tools.map((name, i) => ({ name, score: tools.length - i })),
         history: [],
         seeds: 6,
         learnedAfter: () => [],
@@ -96,26 +96,15 @@ describe("entity resolution in rankings", () => {
         producersOf,
         maxTools: 10,
         tokenBudget: 1_000,
-        costOf: () => 100,
-      }).candidates.map((c) => c.tool);
+        costOf,
+      });
     // The seventh tool is no seed, so only entity resolution brings its lookup; it is the eighth tool.
-    expect(run).toEqual(["a", "b", "c", "d", "e", "f", "personCredits", "searchPerson", "g", "h"]);
+    const run = runSet(["a", "b", "c", "d", "e", "f", "personCredits", "g", "h", "i", "j", "k"], () => 100);
+    expect(run.candidates.map((c) => c.tool)).toEqual(["a", "b", "c", "d", "e", "f", "personCredits", "searchPerson", "g", "h"]);
     // A tool taken past the size limit, because better-ranked ones did not fit the budget, brings its lookup too.
-    const late = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "personCredits", "k"];
-    const lateRun = fuseRunCandidates({
-      task,
-      relevance: late.map((name, i) => ({ name, score: 12 - i })),
-      history: [],
-      seeds: 6,
-      learnedAfter: () => [],
-      dataFlowAfter: () => [],
-      producersOf,
-      maxTools: 10,
-      tokenBudget: 1_000,
-      costOf: (tool) => (tool === "b" || tool === "c" ? 2_000 : 100),
-    });
-    expect(lateRun.overBudget).toEqual(["b", "c"]);
-    expect(lateRun.candidates.map((c) => c.tool)).toEqual(["a", "d", "e", "f", "g", "h", "i", "j", "personCredits", "searchPerson"]);
+    const late = runSet(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "personCredits", "k"], (tool) => (tool === "b" || tool === "c" ? 2_000 : 100));
+    expect(late.overBudget).toEqual(["b", "c"]);
+    expect(late.candidates.map((c) => c.tool)).toEqual(["a", "d", "e", "f", "g", "h", "i", "j", "personCredits", "searchPerson"]);
   });
 
   it("starts a task that names a person with the person search, at the first step and in the run set", () => {
