@@ -13,7 +13,9 @@ import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
  * are identical to MiniSearch's. A query adds each posting's impact to its tool's accumulator,
  * term at a time over flat typed arrays, then rescores exactly (in MiniSearch's order of
  * additions) only the tools whose sum reaches the k-th best: far cheaper than walking the lists
- * document at a time for the long task texts routing sees.
+ * document at a time for the long task texts routing sees. A term that most tools have with one
+ * impact (the everyday verbs of the action field) is stored as that impact and the tools that
+ * differ, so a search adds it to every tool at once instead of walking a posting per tool.
  *
  * Changes (add, remove) are recorded and merged into the flat arrays on the next query or
  * serialisation; impacts depend on corpus-wide statistics, so they are recomputed then (a few
