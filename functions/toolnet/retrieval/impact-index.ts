@@ -14,7 +14,9 @@ import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
  * are identical to MiniSearch's. A query adds each posting's impact to its tool's accumulator,
  * term at a time over flat typed arrays, then rescores exactly (in MiniSearch's order of
  * additions) only the tools whose sum reaches the k-th best: far cheaper than walking the lists
- * document at a time for the long task texts routing sees.
+ * document at a time for the long task texts routing sees. A term that most tools have with one
+ * impact (the everyday verbs of the action field) is stored as that impact and the tools that
+ * differ, so a search adds it to every tool at once instead of walking a posting per tool.
  *
  * Changes (add, remove) are recorded and merged into the flat arrays on the next query or
  * serialisation; impacts depend on corpus-wide statistics, so they are recomputed then (a few
@@ -43,7 +45,8 @@ interface SearchScratch {
   accumulators: Float64Array;
   /** Accumulator offsets (2 × tool id) of the tools touched, in the order first touched. */
   touched: Int32Array;
-  /** Approximate score by position in `touched` (−∞ for a tool that matches no term). */
+  /** Tool ids of the contenders for the k best (see search), and their approximate scores. */
+  contenders: Int32Array;
   approx: Float64Array;
 }
 
@@ -294,7 +297,7 @@ export class ImpactIndex {
     // tool has cost a few hundred postings instead of one per tool.
     const tools = this.#names.length;
     // One accumulator pair per tool, side by side: the sum of its impacts, then its matched terms.
-    const { accumulators: acc, touched, approx } = this.#scratch(tools);
+    const { accumulators: acc, touched, contenders: contenderIds, approx } = this.#scratch(tools);
     let touchedCount = 0;
     let baseSum = 0;
     let baseTerms = 0;
@@ -340,24 +343,32 @@ export class ImpactIndex {
     // The k-th best approximate score; the sums differ from MiniSearch's (query-order) sums by
     // rounding only, so every tool within CANDIDATE_SLACK of it is rescored exactly below. Tools
     // no posting touched all score baseSum × baseTerms (no tool matches when baseTerms is 0).
-    // The accumulators are cleared on the way.
+    // A tool below the running k-th best (less the slack) when it is offered stays below the
+    // final one, so only the few others are kept as contenders. The accumulators are cleared on
+    // the way.
     const bestApprox = new TopScores(limit);
+    let contenders = 0;
+    let floor = -Infinity; // the running k-th best less the slack
     for (let i = 0; i < touchedCount; i += 1) {
       const at = touched[i] ?? 0;
       const matched = (acc[at + 1] ?? 0) - TOUCHED + baseTerms;
-      const score = matched > 0 ? ((acc[at] ?? 0) + baseSum) * matched : -Infinity;
-      approx[i] = score;
-      if (matched > 0) bestApprox.offer(score);
+      const score = ((acc[at] ?? 0) + baseSum) * matched;
       acc[at] = 0;
       acc[at + 1] = 0;
+      if (matched > 0 && score >= floor) {
+        contenderIds[contenders] = at >> 1;
+        approx[contenders] = score;
+        contenders += 1;
+        bestApprox.offer(score);
+        if (bestApprox.full) floor = withSlack(bestApprox.worst);
+      }
     }
     const untouched = baseTerms > 0 ? tools - touchedCount : 0;
     const untouchedScore = baseSum * baseTerms;
     for (let i = 0; i < Math.min(untouched, limit); i += 1) bestApprox.offer(untouchedScore);
-    const kth = bestApprox.full ? bestApprox.worst : -Infinity;
-    const cutoff = kth - Math.abs(kth) * CANDIDATE_SLACK;
+    const cutoff = withSlack(bestApprox.full ? bestApprox.worst : -Infinity);
     const candidates: number[] = [];
-    for (let i = 0; i < touchedCount; i += 1) if ((approx[i] ?? 0) >= cutoff) candidates.push((touched[i] ?? 0) >> 1);
+    for (let i = 0; i < contenders; i += 1) if ((approx[i] ?? 0) >= cutoff) candidates.push(contenderIds[i] ?? 0);
     if (untouched > 0 && untouchedScore >= cutoff) {
       // Rare: a task whose terms nearly every tool has; every untouched tool is a candidate too.
       const wasTouched = new Uint8Array(tools);
@@ -429,7 +440,7 @@ export class ImpactIndex {
 
   #scratch(tools: number): SearchScratch {
     if (this.#scratchArrays === undefined || this.#scratchArrays.touched.length !== tools) {
-      this.#scratchArrays = { accumulators: new Float64Array(tools * 2), touched: new Int32Array(tools), approx: new Float64Array(tools) };
+      this.#scratchArrays = { accumulators: new Float64Array(tools * 2), touched: new Int32Array(tools), contenders: new Int32Array(tools), approx: new Float64Array(tools) };
     }
     return this.#scratchArrays;
   }
@@ -686,6 +697,11 @@ function commonImpact(docs: Int32Array, sum: Float64Array, tools: number): numbe
     counts.set(impact, count);
   }
   return 0;
+}
+
+/** `score` less CANDIDATE_SLACK of its size: the lowest approximate score rescored against it (monotone in `score`). */
+function withSlack(score: number): number {
+  return score - Math.abs(score) * CANDIDATE_SLACK;
 }
 
 function align(bytes: number): number {
