@@ -1,8 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredRun } from "../../functions/chain/stored-run";
 import { PROGRAM_HOST_SECRET_HEADER } from "../../functions/sandbox/program-host/messages";
+import { pidListeningOn, SCHED_IDLE, threadPolicy, threadsOf } from "../../scripts/program-host-process.mjs";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
@@ -84,6 +86,16 @@ function attemptStatus(headers: Record<string, string>): Promise<number> {
   });
 }
 
+/** Where the host's threads can be put under SCHED_IDLE: Linux with util-linux's chrt. */
+const IDLE_POLICY_AVAILABLE = process.platform === "linux" && spawnSync("chrt", ["--version"]).status === 0;
+
+/** The scheduling policy of every thread of the program host's process (/proc). */
+function hostThreadPolicies(): (number | undefined)[] {
+  const pid = pidListeningOn(host().port);
+  if (pid === undefined) throw new Error(`no process listens on ${host().address}`);
+  return threadsOf(pid).map((tid) => threadPolicy(pid, tid));
+}
+
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -95,6 +107,13 @@ describe("the program host", () => {
     expect(result.body.status, JSON.stringify(result.body)).toBe("succeeded");
     expect(result.body.answer).toBeGreaterThan(0);
     expect(result.body.attempts[0]?.trace).toMatchObject([{ tool: "getGenreMovieList", ok: true }]);
+  });
+
+  it.runIf(IDLE_POLICY_AVAILABLE)("runs every thread of the host under the idle CPU policy, so the service's threads come first", async () => {
+    expect((await run(HARMLESS)).body.status).toBe("succeeded");
+    const policies = hostThreadPolicies();
+    expect(policies.length).toBeGreaterThan(1);
+    expect(policies.filter((policy) => policy !== undefined).every((policy) => policy === SCHED_IDLE), `policies ${policies.join(", ")}`).toBe(true);
   });
 
   it("runs nothing without the shared secret, and only over a WebSocket", async () => {
@@ -148,5 +167,12 @@ describe("the program host", () => {
 
     await until(() => host().restarts > restartsBefore, 15_000);
     expect((await run(HARMLESS)).body.status).toBe("succeeded");
+  });
+
+  it.runIf(IDLE_POLICY_AVAILABLE)("keeps the idle CPU policy on a host the watchdog restarted", async () => {
+    expect(host().restarts).toBeGreaterThan(0);
+    expect((await run(HARMLESS)).body.status).toBe("succeeded");
+    const policies = hostThreadPolicies();
+    expect(policies.filter((policy) => policy !== undefined).every((policy) => policy === SCHED_IDLE), `policies ${policies.join(", ")}`).toBe(true);
   });
 });
