@@ -151,7 +151,10 @@ function runMessage(program: string, deadlineMs: number, deadlineAt: number, lim
 function holdThreadProgram(ms: number, callFirst = true): string {
   return `${callFirst ? "await tools.getGenreMovieList({});\n" : ""}const began = Date.now();\nwhile (Date.now() < began + ${ms}) {}\nreturn began;`;
 }
-/** Interrupt-check budgets out of the way, so that the thread is held for the whole stretch (a 120 s deadline's stretch fuel lasts seconds). */
+/**
+ * Interrupt-check budgets out of the way, so that the thread is held for the whole stretch: a 120 s
+ * deadline's stretch fuel (600 M units) lasts over a second even at the fastest rate measured.
+ */
 const HOLD_LIMITS = { stretchBudget: 1e9, totalBudget: 1e9 };
 const HOLD_DEADLINE_MS = 120_000;
 
@@ -252,8 +255,9 @@ describe("the program host", () => {
     holder.send(runMessage(holdThreadProgram(1_000), HOLD_DEADLINE_MS, Date.now() + HOLD_DEADLINE_MS, HOLD_LIMITS));
     await until(() => holder.received.length > 0, 10_000);
     await untilHostBusy();
-    // A run with a whole minute to go, given up by the service (its socket closed) before the host reads it:
-    // had it started, it would hold the host's thread for 1.5 s (no tool call, which would fail at once).
+    // A run with two minutes to go, given up by the service (its socket closed) before the host reads
+    // it: had it started, it would hold the host's thread for over a second (no tool call first, which
+    // would fail at once on the closed socket).
     abandoned.send(runMessage(holdThreadProgram(1_500, false), HOLD_DEADLINE_MS, Date.now() + HOLD_DEADLINE_MS, HOLD_LIMITS));
     abandoned.close();
     await holder.result;

@@ -53,4 +53,3 @@ export default class ProgramIsolate extends WorkerEntrypoint<IsolateEnv> {
     return { result, trace, timing: { engineReadyMs: firstCallAt === undefined ? undefined : firstCallAt - readyAt } };
   }
 }
-
