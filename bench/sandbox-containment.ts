@@ -15,12 +15,19 @@
  *   the program, its one tool call and the result: the WebSocket hop is in this one), and the
  *   whole run as a client sees it.
  *
- * Run: npm run bench -- sandbox-containment [--runs N] [--deadline MS] [--rounds N] [--skip-build] [--storm-only]
+ * Run: npm run bench -- sandbox-containment [--runs N] [--deadline MS] [--rounds N] [--skip-build] [--storm-only] [--client-yields]
  *
  * `--rounds N` (default 1) repeats idle → 20 worst-case → 20 harmless N times per placement and
  * pools the latencies: a p99 of one storm is the 2nd–3rd slowest of ~200 requests, which other
  * processes on a shared machine move by several times; each round's ratios are printed too.
+ *
+ * `--client-yields` (Linux, util-linux's chrt) runs the bench's main thread — the scripted model
+ * and the storms' 20 clients, which stand in for machines of their own — under SCHED_IDLE while
+ * latencies are probed, so that on a 2-core machine they do not take the service's core; the
+ * prober keeps the normal policy (its own thread). Without it they compete with the service as
+ * they always have: compare figures only within one setting.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
@@ -42,6 +49,12 @@ function option(name: string, fallback: number): number {
 const RUNS = option("--runs", 5);
 const DEADLINE_MS = option("--deadline", 2_000);
 const ROUNDS = option("--rounds", 1);
+const CLIENT_YIELDS = process.argv.includes("--client-yields");
+
+/** Put this process's main thread (not the prober's) under `policy` ("idle" or "other"); false where chrt refused. */
+function setMainThreadPolicy(policy: "idle" | "other"): boolean {
+  return spawnSync("chrt", [`--${policy}`, "--pid", "0", String(process.pid)]).status === 0;
+}
 
 interface RunBody {
   status: string;
@@ -114,10 +127,13 @@ async function probe(service: TestService, key: string, start: (() => Promise<un
     worker.once("error", reject);
   });
   await isReady;
+  // The prober's thread exists now, with the normal policy: only the main thread yields.
+  if (CLIENT_YIELDS && !setMainThreadPolicy("idle")) throw new Error("--client-yields: chrt could not set SCHED_IDLE on this thread");
   const work = start?.();
   void work?.finally(() => worker.postMessage("stop"));
   const result = await answer;
   await work;
+  if (CLIENT_YIELDS) setMainThreadPolicy("other");
   await worker.terminate();
   if (result.error !== undefined) throw new Error(result.error);
   return { health: result.health, route: result.route };
@@ -267,6 +283,7 @@ async function stormAndHarmless(service: TestService, tenants: { id: string; key
 
 async function main(): Promise<void> {
   console.log(machineLine());
+  if (CLIENT_YIELDS) console.log("--client-yields: the scripted model and the storms' clients run under SCHED_IDLE while latencies are probed");
   if (!process.argv.includes("--skip-build")) buildBundles();
   const service = await startService({ outbound: async (request) => model.handle(request), port: await freePort() });
   let onHost: { firstCallP50: number; attemptP50: number; wholeP50: number };

@@ -9,8 +9,17 @@ export declare function watchProgramHost(
   options: { healthUrl: string; restart: () => Promise<void>; onRestart?: (error: unknown) => void } & Partial<WatchdogTiming>,
 ): { stop(): void };
 export declare const PROGRAM_HOST_NICENESS: number;
-/** Lower the CPU priority of every thread of the process listening on `port`; its pid, or undefined. */
-export declare function yieldToService(port: number): number | undefined;
+/** Linux's number for the SCHED_IDLE policy, as /proc/<pid>/task/<tid>/stat reports it. */
+export declare const SCHED_IDLE: number;
+/**
+ * Put every thread of the process listening on `port` under SCHED_IDLE (niceness 10 where that
+ * cannot be set); its pid and the policy applied, or undefined (not Linux, not found).
+ */
+export declare function yieldToService(port: number): { pid: number; policy: "idle" | "nice" } | undefined;
+/** The thread ids of `pid` (Linux), none when it has ended. */
+export declare function threadsOf(pid: number): number[];
+/** The scheduling policy of thread `tid` of `pid` (0 normal, 5 SCHED_IDLE), or undefined when it ended. */
+export declare function threadPolicy(pid: number, tid: number): number | undefined;
 /** The process listening on TCP `port` (Linux), or undefined. */
 export declare function pidListeningOn(port: number): number | undefined;
 export declare const PROGRAM_HOST_NAME: string;

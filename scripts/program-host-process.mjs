@@ -4,8 +4,10 @@
 //   a while (a livelocked V8, a fatal out-of-memory, a crashed process), restarts it. Attempts in
 //   flight on the old process fail with a `programHost` limit
 //   (functions/sandbox/host/remote-attempt.ts); the service itself is never touched;
-// - `yieldToService` lowers the host's CPU priority, so that on a busy machine the operating
-//   system runs the service's requests before generated programs.
+// - `yieldToService` puts the host's threads under the idle CPU policy (niceness 10 where that
+//   cannot be set), so that the operating system runs the service's requests before generated
+//   programs, which get the cores the service leaves.
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
@@ -40,9 +42,9 @@ function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
 /**
  * Run the program host (wrangler's bundle of wrangler.program-host.toml at `scriptPath`) in a
  * workerd process of its own on 127.0.0.1 (`port`, or a free one), with `secret` (or a fresh
- * one), registered in the wrangler dev registry at `devRegistryPath` when given (npm start), at a
- * lower CPU priority than the service, under a watchdog that restarts it on the same port when
- * it stops answering.
+ * one), registered in the wrangler dev registry at `devRegistryPath` when given (npm start), under
+ * the idle CPU policy (`yieldToService`; after each restart too), under a watchdog that restarts
+ * it on the same port when it stops answering.
  */
 export async function startProgramHost({ scriptPath, secret = randomBytes(24).toString("hex"), port = 0, devRegistryPath, watchdog = {}, onRestart }) {
   let mf = new Miniflare(miniflareOptions({ scriptPath, secret, port, devRegistryPath }));
@@ -131,26 +133,75 @@ export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...
   };
 }
 
-/** Niceness of the program host's threads: programs are background work next to the service's requests. */
+/** Niceness of the program host's threads, where the idle policy cannot be set: programs are background work next to the service's requests. */
 export const PROGRAM_HOST_NICENESS = 10;
 
+/** Linux's number for the SCHED_IDLE scheduling policy, as /proc/<pid>/task/<tid>/stat reports it. */
+export const SCHED_IDLE = 5;
+
+let fallbackSaid = false;
+
 /**
- * Lower the CPU priority of every thread of the process listening on TCP `port` (the program
- * host's workerd; Linux niceness is per thread). Returns its pid, or undefined where this cannot
- * be done (not Linux, not found): then the host runs at normal priority, nothing else changes.
+ * Make every thread of the process listening on TCP `port` (the program host's workerd) yield
+ * the CPU to the service: the Linux SCHED_IDLE policy (`chrt --idle`), so the kernel runs the
+ * host only on a core no other thread wants and preempts it as soon as one of the service's
+ * threads wakes; threads the host makes later inherit the policy from their creator. Niceness
+ * 10 is set first, and is what stays where the policy cannot be set (no `chrt`, refused; said
+ * once on stderr). Returns the pid and the policy applied, or undefined where neither can be
+ * done (not Linux, not found): then the host runs at normal priority, nothing else changes.
  */
 export function yieldToService(port) {
   if (process.platform !== "linux") return undefined;
   const pid = pidListeningOn(port);
   if (pid === undefined) return undefined;
-  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+  for (const thread of threadsOf(pid)) {
     try {
-      setPriority(Number(thread), PROGRAM_HOST_NICENESS);
+      setPriority(thread, PROGRAM_HOST_NICENESS);
     } catch {
       // a thread that ended meanwhile
     }
   }
-  return pid;
+  const failure = setIdlePolicy(pid);
+  if (failure === undefined) return { pid, policy: "idle" };
+  if (!fallbackSaid) {
+    fallbackSaid = true;
+    console.error(`program host: the idle CPU policy could not be set (${failure}); its threads run at niceness ${PROGRAM_HOST_NICENESS} instead`);
+  }
+  return { pid, policy: "nice" };
+}
+
+/**
+ * Put every thread of `pid` under SCHED_IDLE with `chrt`; once more for a thread made meanwhile
+ * by one not yet switched. Returns why it could not, or undefined when every thread has it.
+ */
+function setIdlePolicy(pid) {
+  for (let pass = 0; pass < 2; pass++) {
+    const result = spawnSync("chrt", ["--idle", "--all-tasks", "--pid", "0", String(pid)], { encoding: "utf8" });
+    if (result.error !== undefined) return `chrt: ${result.error.message}`;
+    if (result.status !== 0) return `chrt: ${result.stderr.trim() || `exit status ${result.status}`}`;
+    if (threadsOf(pid).every((thread) => [SCHED_IDLE, undefined].includes(threadPolicy(pid, thread)))) return undefined;
+  }
+  return "a thread kept the normal policy";
+}
+
+/** The thread ids of `pid` (Linux), none when it has ended. */
+export function threadsOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The scheduling policy of thread `tid` of `pid` (0 normal, 5 SCHED_IDLE), or undefined when it ended. */
+export function threadPolicy(pid, tid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start at field 3; policy is field 41.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The process listening on TCP `port` on this machine (Linux: /proc/net/tcp and /proc/<pid>/fd), or undefined. */

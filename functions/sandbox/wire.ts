@@ -64,6 +64,12 @@ export interface ToolsCapability {
   call(name: string, args: unknown, context: CallContext): Promise<ToolCallAnswer>;
 }
 
+/** The tools of a run on the program host: its relay to the service, which also knows whether the attempt is still wanted. */
+export interface RelayedTools extends ToolsCapability {
+  /** False once the service has closed the attempt: a program not yet started must not start. */
+  open(): boolean | Promise<boolean>;
+}
+
 export type IsolateLimits = Pick<
   RunOptions,
   "memoryLimitBytes" | "maxStackSizeBytes" | "stretchBudget" | "totalBudget" | "timeoutMs" | "maxToolCalls" | "maxResultBytes" | "maxAnswerBytes" | "maxLogLines" | "maxLogBytes"
@@ -74,6 +80,12 @@ export interface IsolateRunRequest {
   tools: string[];
   limits: IsolateLimits;
   calls: CallContext;
+  /**
+   * The attempt's absolute deadline (epoch ms). When set, the harness cuts `limits.timeoutMs` to
+   * what is left of it when the program starts, and starts nothing once it has passed. Set only
+   * where the harness reads the same clock as the side that set it (the program host: one machine).
+   */
+  deadlineAt?: number;
 }
 
 export interface IsolateRunResult {

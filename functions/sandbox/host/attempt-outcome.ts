@@ -15,6 +15,15 @@ export function deadlineError(ms: number): ProgramError {
   return { kind: "timeout", limit: "deadlineMs", message: `the attempt did not finish within its deadline of ${ms} ms and was stopped` };
 }
 
+/**
+ * The attempt's deadline passed before its program could start (the program host's thread was
+ * busy with other programs): nothing of it ran. `limit` is the caller's name for the deadline:
+ * `deadlineMs` for a run, `timeoutMs` inside the sandbox.
+ */
+export function deadlinePassedBeforeStart(limit: "deadlineMs" | "timeoutMs"): ProgramError {
+  return { kind: "timeout", limit, message: "the attempt's deadline passed before its program could start (the program host was busy); the program was not run" };
+}
+
 /** The sandbox names its own options; a run's caller knows the deadline as `deadlineMs`. */
 export function withRunLimitNames(outcome: IsolateRunResult): IsolateRunResult {
   const { result } = outcome;

@@ -78,9 +78,16 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
             env,
             host,
             // The host needs no replay records: the calls come back here and are answered with them.
-            { tenantId: request.tenantId, mode, deadlineMs, request: { program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls: { ...calls, replay: [] } } },
+            // `deadlineAt` is absolute (this clock; the host runs on the same machine), so a
+            // program the host starts late gets only what is left, not a fresh `timeoutMs`.
+            {
+              tenantId: request.tenantId,
+              mode,
+              deadlineMs,
+              deadlineAt: started + deadlineMs,
+              request: { program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls: { ...calls, replay: [] } },
+            },
             calls,
-            deadlineMs - (Date.now() - started),
           );
     const isolateMs = Date.now() - started;
     return { ...lateResultFails(withRunLimitNames(outcome), isolateMs, deadlineMs), isolateMs };

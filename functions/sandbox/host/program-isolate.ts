@@ -1,7 +1,7 @@
 import harnessSource from "../generated/harness.js.txt";
 import quickjsBytes from "../generated/quickjs.wasm.bin";
 import { isolateWorkerCode, type IsolateLimits } from "./isolate-code";
-import type { IsolateRunRequest, IsolateRunResult, ToolsCapability } from "../wire";
+import type { IsolateRunRequest, IsolateRunResult, RelayedTools } from "../wire";
 
 /**
  * `tenant` (default): one program isolate per tenant and harness version, kept warm by the
@@ -15,7 +15,7 @@ export type IsolateMode = "tenant" | "fresh";
 
 /** The harness's entrypoint (isolate/harness-entry.ts). */
 export interface ProgramIsolateStub {
-  run(request: IsolateRunRequest, tools?: ToolsCapability): Promise<IsolateRunResult>;
+  run(request: IsolateRunRequest, tools?: RelayedTools): Promise<IsolateRunResult>;
 }
 
 /** What decides which isolate runs an attempt and what it may use. */

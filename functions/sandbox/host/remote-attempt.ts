@@ -1,3 +1,4 @@
+import { msLeftUntil } from "../deadline";
 import { parseFromHost, PROGRAM_HOST_SECRET_HEADER, type AnswerMessage, type RunMessage } from "../program-host/messages";
 import type { ProgramError } from "../types";
 import type { CallContext, IsolateRunResult, ToolCallAnswer } from "../wire";
@@ -24,20 +25,19 @@ function gatewayFailure(tool: string, args: unknown, error: unknown): ToolCallAn
 /**
  * Run one attempt on the program host (program-host/entry.ts) over a WebSocket: send the run,
  * answer each tool call here (the tenant's credentials never leave the service), wait for the
- * result. The deadline is this side's timer: this thread is not the one running programs, so it
- * fires on time even when the program host is wedged.
+ * result. The deadline (`run.deadlineAt`) is this side's timer: this thread is not the one running
+ * programs, so it fires on time even when the program host is wedged.
  */
 export async function runAttemptOnProgramHost(
   env: Env,
   host: ProgramHost,
   run: Omit<RunMessage, "type">,
   calls: CallContext,
-  remainingMs: number,
 ): Promise<IsolateRunResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   // The deadline covers reaching the host too: a frozen host accepts connections and never answers.
   const deadline = new Promise<IsolateRunResult>((resolve) => {
-    timer = setTimeout(() => resolve(failedResult(deadlineError(run.deadlineMs), run.deadlineMs)), remainingMs);
+    timer = setTimeout(() => resolve(failedResult(deadlineError(run.deadlineMs), run.deadlineMs)), msLeftUntil(run.deadlineAt, Date.now()));
   });
   try {
     return await Promise.race([deadline, attempt(env, host, run, calls, deadline)]);

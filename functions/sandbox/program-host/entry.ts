@@ -6,7 +6,8 @@
  * credential: tool calls go back over the socket. Reachable on loopback only, and only with the
  * secret the start script (or the test harness) gives both sides.
  */
-import { failedResult, isolateFailure } from "../host/attempt-outcome";
+import { msLeftUntil } from "../deadline";
+import { deadlinePassedBeforeStart, failedResult, isolateFailure } from "../host/attempt-outcome";
 import { programIsolate } from "../host/program-isolate";
 import { DEFAULT_LIMITS } from "../limits";
 import { parseToHost, PROGRAM_HOST_SECRET_HEADER, type FromHostMessage, type RunMessage } from "./messages";
@@ -33,7 +34,9 @@ async function runAttempt(env: ProgramHostEnv, message: RunMessage, relay: ToolR
   // programIsolate makes every isolate with `globalOutbound: null` (host/isolate-code.ts).
   const isolate = programIsolate(env.LOADER, choice, {});
   try {
-    return { type: "result", outcome: await isolate.run(message.request, relay) };
+    // The harness cuts the program's timeout to what is left of the absolute deadline when the
+    // program actually starts, which on a busy thread is later than now.
+    return { type: "result", outcome: await isolate.run({ ...message.request, deadlineAt: message.deadlineAt }, relay) };
   } catch (error) {
     return { type: "result", outcome: failedResult(isolateFailure(error), message.deadlineMs) };
   }
@@ -58,12 +61,18 @@ function serve(env: ProgramHostEnv, socket: WebSocket): void {
     }
     if (started) return;
     started = true;
-    void runAttempt(env, message, relay).then((result) => {
+    // This thread serves every program: a run can be read long after the service sent it, and
+    // one whose deadline has passed must not start (the service has failed it). One whose socket
+    // closes before the harness gets the thread is refused there (ToolRelay.open).
+    const finish = (result: FromHostMessage) => {
       send(result);
       socket.close(1000, "done");
-    });
+    };
+    if (msLeftUntil(message.deadlineAt, Date.now()) <= 0) return finish({ type: "result", outcome: failedResult(deadlinePassedBeforeStart("deadlineMs"), 0) });
+    void runAttempt(env, message, relay).then(finish);
   });
-  // The service gave up (deadline) or went away: the program's waiting calls fail, so it ends.
+  // The service gave up (deadline) or went away: a run not yet started never starts, and the
+  // program's waiting calls fail, so it ends.
   socket.addEventListener("close", () => relay.close("the service closed the attempt"));
 }
 

@@ -14,7 +14,15 @@ export interface RunMessage {
   type: "run";
   tenantId: string;
   mode: IsolateMode;
+  /** The attempt's deadline as the run's caller set it (its `limit` messages name it). */
   deadlineMs: number;
+  /**
+   * When the attempt's deadline passes, in epoch ms by the service's clock. The host gives the
+   * program only what is left of it when the program starts, and starts nothing past it: a
+   * relative figure would be counted from a late start. Locally the service and the program host
+   * run on one machine and read the same clock.
+   */
+  deadlineAt: number;
   /** `calls` is the harness's per-call context; the service keeps the real one (replay records stay with it). */
   request: IsolateRunRequest;
 }
@@ -50,10 +58,22 @@ function record(data: unknown): Record<string, unknown> | undefined {
   }
 }
 
-/** A message the service sent, or undefined when it is not one. */
+/** A finite number above 0: a deadline, relative or absolute. */
+function positive(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value > 0;
+}
+
+/** A message the service sent, or undefined when it is not one (a run without a valid deadline is not one). */
 export function parseToHost(data: unknown): ToHostMessage | undefined {
   const message = record(data);
-  if (message?.type === "run" && typeof message.tenantId === "string" && typeof message.request === "object" && message.request !== null) {
+  if (
+    message?.type === "run" &&
+    typeof message.tenantId === "string" &&
+    positive(message.deadlineMs) &&
+    positive(message.deadlineAt) &&
+    typeof message.request === "object" &&
+    message.request !== null
+  ) {
     return message as unknown as RunMessage;
   }
   if (message?.type === "answer" && typeof message.id === "number" && typeof message.answer === "object" && message.answer !== null) {

@@ -1,5 +1,5 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { CallContext, ToolCallAnswer, ToolsCapability } from "../wire";
+import type { CallContext, RelayedTools, ToolCallAnswer } from "../wire";
 import type { AnswerMessage, CallMessage } from "./messages";
 
 /**
@@ -8,7 +8,7 @@ import type { AnswerMessage, CallMessage } from "./messages";
  * the tenant's credentials and the real call context). Created in the request that owns the
  * socket, so the isolate's calls come back into that request.
  */
-export class ToolRelay extends RpcTarget implements ToolsCapability {
+export class ToolRelay extends RpcTarget implements RelayedTools {
   readonly #send: (message: CallMessage) => void;
   readonly #pending = new Map<number, { resolve: (answer: ToolCallAnswer) => void; reject: (error: Error) => void }>();
   #nextId = 1;
@@ -27,6 +27,11 @@ export class ToolRelay extends RpcTarget implements ToolsCapability {
       this.#pending.set(id, { resolve, reject });
       this.#send({ type: "call", id, name, args });
     });
+  }
+
+  /** Whether the attempt's socket is still open (the harness asks before it starts the program). */
+  open(): boolean {
+    return this.#closedReason === undefined;
   }
 
   /** The service's answer to call `id`. */
