@@ -11,11 +11,16 @@
  * completed gpt-3.5 runs of StableToolBench plus seeded random walks; see lib/tool-corpus.ts).
  *
  * Then, sequentially (one request in flight), timed on the Node side with performance.now()
- * around service.fetch (request out, whole body back):
+ * around Miniflare's dispatchFetch (request out, whole body read as text; every kind alike):
  *   graph      POST /v1/route with previousTool = a random registered tool, mode "graph" (eq. 4 successors)
  *   fused      the same in the default mode (learned successors, task relevance, data flow fused)
  *   retrieval  POST /v1/route without previousTool (BM25 over tool documents)
  *   auth only  GET /v1/tenant: the fixed cost of the HTTP path, auth and one Durable Object RPC
+ *   floor      an empty POST to the one-RPC floor (lib/rpc-floor.ts, a Worker in the same workerd:
+ *              one Durable Object RPC adding 1 to a SQLite row), short answer
+ *   floor, route's bytes  the floor sent exactly what a retrieval step sends (key header, JSON
+ *              body) and answering as many bytes as the last retrieval answer: what carrying a
+ *              route's request and answer costs before any work
  * All tenants are set up first; then each round sends every (size, request) pair once, in a
  * fresh random order, so drift in machine load and workerd's JIT warming up hit every size and
  * kind alike; compare them within one run. 100 warm-up rounds are not counted.
@@ -43,6 +48,7 @@ import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../f
 import { importToolList } from "../functions/tools/list-import";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
+import { FLOOR_ORIGIN, rpcFloorWorker } from "./lib/rpc-floor";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems, type ListItem } from "./lib/tool-corpus";
 import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
 
@@ -67,7 +73,7 @@ function edgeCount(names: readonly string[], trajectories: readonly Trajectory[]
   return { edges, transitions: result.transitions };
 }
 
-type Kind = "graph" | "fused" | "retrieval" | "auth only";
+type Kind = "graph" | "fused" | "retrieval" | "auth only" | "floor" | "floor, route's bytes";
 
 /** The object's load steps (tenant-routing.ts #load) timed in Node, median of 3, in ms; heap in MB. */
 interface ReloadParts {
@@ -239,6 +245,8 @@ interface Tenant {
   trajectories: number;
   setup: Awaited<ReturnType<typeof setUpTenant>>;
   headers: Record<string, string>;
+  /** Length of the last retrieval answer, which the floor sent the route's bytes answers with. */
+  lastRouteAnswerBytes: number;
 }
 
 interface SizeResult {
@@ -253,14 +261,17 @@ interface SizeResult {
   inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
 
-const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only"];
+const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only", "floor", "floor, route's bytes"];
 
-async function timed(service: TestService, path: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
+/** One request timed from sending it to having read its whole answer, as a client does (no copy of the response). */
+async function timed(service: TestService, url: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
   const t0 = performance.now();
-  const response = await service.fetch(path, init);
-  const elapsed = performance.now() - t0;
-  return { ms: elapsed, status: response.status, text: await response.text() };
+  const response = await service.mf.dispatchFetch(url, init as never);
+  const text = await response.text();
+  return { ms: performance.now() - t0, status: response.status, text };
 }
+
+const SERVICE_ORIGIN = "http://atc.test";
 
 async function setUpSize(service: TestService, size: number): Promise<Tenant> {
   const items = toolItems(size, corpusItems());
@@ -272,27 +283,34 @@ async function setUpSize(service: TestService, size: number): Promise<Tenant> {
   if (setup.transitions !== expected.transitions) throw new Error(`service counted ${setup.transitions} transitions, expected ${expected.transitions}`);
   console.log(`[${size} tools] tools ${seconds(setup.toolImportMs)} (${setup.toolBatches} requests), trajectories ${seconds(setup.trajectoryImportMs)} (${setup.trajectoryBatches} requests)`);
   const headers = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
-  return { size, items, trajectoryList: trajectories, names, edges: expected.edges, trajectories: trajectories.length, setup, headers };
+  return { size, items, trajectoryList: trajectories, names, edges: expected.edges, trajectories: trajectories.length, setup, headers, lastRouteAnswerBytes: 4_000 };
 }
 
 /** One request of `kind` to `tenant`'s service, timed; anything but the expected answer throws. */
 async function request(service: TestService, tenant: Tenant, kind: Kind, random: () => number, queries: readonly string[]): Promise<{ ms: number; bytes: number }> {
   let result: Awaited<ReturnType<typeof timed>>;
+  const task = queries[randomInt(random, queries.length)] ?? "weather";
   if (kind === "auth only") {
-    result = await timed(service, "/v1/tenant", { headers: { authorization: tenant.headers.authorization ?? "" } });
+    result = await timed(service, `${SERVICE_ORIGIN}/v1/tenant`, { headers: { authorization: tenant.headers.authorization ?? "" } });
+  } else if (kind === "floor") {
+    result = await timed(service, `${FLOOR_ORIGIN}/`, { method: "POST" });
+  } else if (kind === "floor, route's bytes") {
+    const headers = { ...tenant.headers, "x-floor-answer-bytes": String(tenant.lastRouteAnswerBytes) };
+    result = await timed(service, `${FLOOR_ORIGIN}/`, { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) });
   } else {
-    const task = queries[randomInt(random, queries.length)] ?? "weather";
     // graph: the paper's eq. 4 alone (today's later step); fused: learned transitions, task relevance and data flow.
     const previousTool = tenant.names[randomInt(random, tenant.names.length)];
     const body = kind === "graph" ? { task, previousTool, k: 8, mode: "graph" } : kind === "fused" ? { task, previousTool, k: 8 } : { task, k: 8 };
-    result = await timed(service, "/v1/route", { method: "POST", headers: tenant.headers, body: JSON.stringify(body) });
+    result = await timed(service, `${SERVICE_ORIGIN}/v1/route`, { method: "POST", headers: tenant.headers, body: JSON.stringify(body) });
   }
   if (result.status !== 200) throw new Error(`${kind}: HTTP ${result.status} ${result.text.slice(0, 300)}`);
-  if (kind !== "auth only") {
+  if (kind === "graph" || kind === "fused" || kind === "retrieval") {
     const via = (JSON.parse(result.text) as { via?: string }).via;
     if (via !== kind) throw new Error(`${kind}: answered via ${String(via)}`);
   }
-  return { ms: result.ms, bytes: Buffer.byteLength(result.text) };
+  const bytes = Buffer.byteLength(result.text);
+  if (kind === "retrieval") tenant.lastRouteAnswerBytes = bytes;
+  return { ms: result.ms, bytes };
 }
 
 /**
@@ -371,7 +389,7 @@ async function main(): Promise<void> {
   }
   console.log(`Route latency through HTTP in workerd (Miniflare) — ${machineLine()}`);
   const queries = (readData("stabletoolbench/retrieval_queries.json") as { query: string }[]).map((q) => q.query);
-  const { service, buildMs, startMs } = await startBenchService();
+  const { service, buildMs, startMs } = await startBenchService({ extraWorkers: [rpcFloorWorker()] });
   console.log(`wrangler bundles ${buildMs === 0 ? "reused (--skip-build)" : seconds(buildMs)}, Miniflare start ${seconds(startMs)}`);
   let results: SizeResult[];
   try {
@@ -425,6 +443,7 @@ async function main(): Promise<void> {
 
   console.log(`\nRatios within this run (p50 / p50 of "auth only" at the same size; p99 vs smallest size)`);
   const smallest = results[0];
+  const p50Of = (res: SizeResult, kind: Kind) => summary(res.latencies.get(kind) ?? []).p50;
   console.log(
     table(
       ["tools", "graph/auth p50", "fused/auth p50", "retrieval/auth p50", "graph p99 ÷ smallest", "retrieval p99 ÷ smallest"],
@@ -440,6 +459,20 @@ async function main(): Promise<void> {
           smallest === undefined ? "" : (p(r, "retrieval").p99 / p(smallest, "retrieval").p99).toFixed(2),
         ];
       }),
+    ),
+  );
+  console.log(`\nAgainst the one-RPC floor in the same workerd (p50 ratios): the floor sent a retrieval step's request and answering as many bytes tells the route's work from the cost of carrying its bytes`);
+  console.log(
+    table(
+      ["tools", "auth only ÷ floor", "retrieval ÷ floor", "floor, route's bytes ÷ floor", "retrieval ÷ floor, route's bytes", "graph ÷ floor, route's bytes"],
+      results.map((r) => [
+        int(r.tools),
+        (p50Of(r, "auth only") / p50Of(r, "floor")).toFixed(2),
+        (p50Of(r, "retrieval") / p50Of(r, "floor")).toFixed(2),
+        (p50Of(r, "floor, route's bytes") / p50Of(r, "floor")).toFixed(2),
+        (p50Of(r, "retrieval") / p50Of(r, "floor, route's bytes")).toFixed(2),
+        (p50Of(r, "graph") / p50Of(r, "floor, route's bytes")).toFixed(2),
+      ]),
     ),
   );
 

@@ -9,7 +9,8 @@
 import type { WorkerOptions } from "miniflare";
 import type { TestService } from "../../test/helpers/service";
 
-const FLOOR_ORIGIN = "http://floor.bench.test";
+/** Where the floor answers, in the Miniflare of a service started with `rpcFloorWorker()`. */
+export const FLOOR_ORIGIN = "http://floor.bench.test";
 
 const FLOOR_WORKER = `
 import { DurableObject } from "cloudflare:workers";
@@ -27,7 +28,10 @@ export default {
   async fetch(request, env) {
     await request.arrayBuffer();
     const n = await env.COUNTER.getByName("floor").add();
-    return Response.json({ n });
+    // An answer as long as the one it stands in for (x-floor-answer-bytes), else a short one.
+    const wanted = Number(request.headers.get("x-floor-answer-bytes") ?? 0);
+    const short = JSON.stringify({ n });
+    return new Response(wanted > short.length + 10 ? JSON.stringify({ n, pad: "x".repeat(wanted - short.length - 10) }) : short, { headers: { "content-type": "application/json" } });
   },
 };
 `;
@@ -47,7 +51,8 @@ export function rpcFloorWorker(): WorkerOptions {
 /**
  * One request to the floor of a service started with `rpcFloorWorker()`: HTTP in (the body read
  * whole), one RPC, one SQLite write; resolves to the counter's new value. `init` sends the same
- * headers and body as the request it is compared with; without it, an empty POST.
+ * headers and body as the request it is compared with; without it, an empty POST. A header
+ * `x-floor-answer-bytes: N` makes the answer N bytes long, as long as the answer it stands in for.
  */
 export async function sendToFloor(service: TestService, init: { headers?: Record<string, string>; body?: string } = {}): Promise<number> {
   const response = await service.mf.dispatchFetch(`${FLOOR_ORIGIN}/`, { method: "POST", ...init });
