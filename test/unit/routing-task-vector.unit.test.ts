@@ -80,4 +80,37 @@ describe("routeWithTaskVector", () => {
     expect(result).toEqual(success(text));
     expect(routes).toEqual([]);
   });
+
+  it("reads only EMBEDDING_MODEL of the service's settings when it is unset: the model configuration is not resolved on every route request", async () => {
+    const read: string[] = [];
+    const env = new Proxy({ MODEL_BASE_URL: "https://model.example/v1", MODEL_API_KEY: "sk-x", MODEL_NAME: "m" } as Record<string, string>, {
+      get(target, key) {
+        if (typeof key === "string") read.push(key);
+        return typeof key === "string" ? target[key] : undefined;
+      },
+    }) as unknown as Env;
+    const result = await routeWithTaskVector(env, "t1", tenantThatCounts([]), "weather", async () => success("routed again"), async () => success("first"));
+    expect(result).toEqual(success("first"));
+    expect(read).toEqual(["EMBEDDING_MODEL"]);
+  });
+
+  it("routes without a vector when EMBEDDING_MODEL is set but the service's model settings are incomplete, as before", async () => {
+    const routes: (TaskVector | undefined)[] = [];
+    for (const embeddingModel of ["emb", "  ", ""]) {
+      const env = { EMBEDDING_MODEL: embeddingModel } as unknown as Env;
+      const result = await routeWithTaskVector(
+        env,
+        "t1",
+        tenantThatCounts([]),
+        "weather",
+        async (query) => {
+          routes.push(query);
+          return success("routed again");
+        },
+        async () => success("first"),
+      );
+      expect(result).toEqual(success("first"));
+    }
+    expect(routes).toEqual([]);
+  });
 });
