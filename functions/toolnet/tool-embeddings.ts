@@ -31,12 +31,22 @@ export async function routeWithTaskVector<Answer>(
   route: (query: TaskVector | undefined) => Promise<Outcome<Answer>>,
   first: () => Promise<Outcome<Answer | TaskVectorWanted>>,
 ): Promise<Outcome<Answer>> {
-  const service = resolveModelConfig(env);
-  if (service.ok && service.config.embeddingModel !== undefined) return route(await embedTask(env, tenantId, tenant, task));
+  if (serviceEmbeddingModel(env) !== undefined) return route(await embedTask(env, tenantId, tenant, task));
   const answer = await first();
   if (!answer.ok) return answer;
   if (!isTaskVectorWanted(answer.value)) return success(answer.value);
   return route(await embedTask(env, tenantId, tenant, task));
+}
+
+/**
+ * The service-wide embeddings model, when the service's model settings are complete and name one.
+ * Without `EMBEDDING_MODEL` there is none, whatever else is set: the whole configuration (URL
+ * checks and all) is resolved only when it is, since every route request asks.
+ */
+function serviceEmbeddingModel(env: Env): string | undefined {
+  if (env.EMBEDDING_MODEL === undefined || env.EMBEDDING_MODEL.trim() === "") return undefined;
+  const service = resolveModelConfig(env);
+  return service.ok ? service.config.embeddingModel : undefined;
 }
 
 /** True for `first`'s request to embed the task (an answer is an object without that member, or JSON text). */
