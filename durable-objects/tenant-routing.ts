@@ -86,8 +86,6 @@ const SHORT_DESCRIPTION_CHARS = 160;
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
 const RELEVANCE_CACHE_SIZE = 64;
-/** Score rows per upsert: two bound values each, within a Durable Object's 100 bound parameters per statement. */
-const SCORE_ROWS_PER_STATEMENT = 50;
 
 /** A tool as routing and runs show it: a probed or optimised description replaces the registered one. */
 function shownDefinition(def: ToolDefinition | undefined, description: string | undefined): ToolDefinition | undefined {
@@ -397,7 +395,7 @@ export class TenantRouting extends RpcTarget {
     return graphOutcome(() => {
       const { graph } = this.#states.load();
       const result = applyFeedback(graph, evaluation);
-      this.#storeScores(new Map(result.updated.map((update) => [update.tool, update.score])));
+      for (const update of result.updated) this.#storeScore(update.tool, update.score);
       return result;
     });
   }
@@ -405,7 +403,7 @@ export class TenantRouting extends RpcTarget {
   /** Many evaluations at once, all or nothing (feedback-batch.ts); each re-scored tool is written once. */
   applyScoresBatch(evaluations: readonly Evaluation[]): readonly FeedbackResult[] {
     const { results, finalScores } = applyFeedbackBatch(this.#states.load().graph, evaluations);
-    this.#storeScores(finalScores);
+    for (const [tool, score] of finalScores) this.#storeScore(tool, score);
     return results;
   }
 
@@ -423,7 +421,7 @@ export class TenantRouting extends RpcTarget {
         return result;
       }),
     );
-    this.#storeScores(finalScores);
+    for (const [tool, score] of finalScores) this.#storeScore(tool, score);
     this.#scoreWrites.flushes += 1;
     return outcomes;
   }
@@ -433,15 +431,9 @@ export class TenantRouting extends RpcTarget {
     return { ...this.#scoreWrites };
   }
 
-  /** Writes each tool's new score, a few rows per statement (one statement per update of a few tools). */
-  #storeScores(scores: ReadonlyMap<string, number>): void {
-    const rows = [...scores];
-    for (let from = 0; from < rows.length; from += SCORE_ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(from, from + SCORE_ROWS_PER_STATEMENT);
-      const values = chunk.map(() => "(?, ?)").join(", ");
-      run(this.#sql, `INSERT INTO graph_scores (tool, score) VALUES ${values} ON CONFLICT (tool) DO UPDATE SET score = excluded.score`, ...chunk.flat());
-    }
-    this.#scoreWrites.rows += rows.length;
+  #storeScore(tool: string, score: number): void {
+    this.#scoreWrites.rows += 1;
+    run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
   }
 
   settings(): GraphSettings {

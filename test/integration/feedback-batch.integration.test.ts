@@ -82,9 +82,9 @@ describe("POST /v1/feedback/batch", () => {
     expect(await graphOf(batched.key)).toEqual(graph);
   });
 
-  it("stores every score of a batch that re-scores more tools than one write statement holds", async () => {
+  it("stores every score of a batch that re-scores 130 tools", async () => {
     const t = await createTenant(service, "batch-many-tools");
-    // 130 tools: more than two statements' worth of score rows (50 each).
+    // 13 updates of 10 tools each: every one of the 130 re-scored tools must be stored.
     const names = Array.from({ length: 130 }, (_, i) => `tool_${i}`);
     const tools = names.map((name) => ({ name, method: "GET", url: `https://api.example.com/${name}` }));
     expect((await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools } })).status).toBe(200);

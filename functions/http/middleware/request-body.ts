@@ -18,12 +18,10 @@ function isJsonApiPath(path: string): boolean {
   return path.startsWith("/v1/") || path.startsWith("/admin/");
 }
 
-// Decodes whole bodies only (never in streaming mode), so one decoder serves every request.
-const UTF8 = new TextDecoder();
-
-/** The body as text, decoded once it is all in; undefined as soon as it passes `maxSize` bytes. */
+/** The body as text, decoded as it streams in; undefined as soon as it passes `maxSize` bytes. */
 async function readBoundedText(body: ReadableStream<Uint8Array>, maxSize: number): Promise<string | undefined> {
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
   let size = 0;
   const reader = body.getReader();
   for (;;) {
@@ -34,16 +32,10 @@ async function readBoundedText(body: ReadableStream<Uint8Array>, maxSize: number
       await reader.cancel().catch(() => undefined);
       return undefined;
     }
-    chunks.push(value);
+    parts.push(decoder.decode(value, { stream: true }));
   }
-  if (chunks.length === 1 && chunks[0] !== undefined) return UTF8.decode(chunks[0]);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return UTF8.decode(bytes);
+  parts.push(decoder.decode());
+  return parts.join("");
 }
 
 /**
