@@ -5,6 +5,8 @@ import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import { repeatedTermWeight } from "./query-term-weight";
 import { TopK, TopScores } from "./top-k";
 import type { Ranked } from "./ranked";
+import { bm25Score, commonImpact, inverseDocumentFrequency, seek } from "./impact-math";
+import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
 /**
@@ -29,7 +31,7 @@ const FIELDS = TOOL_DOC_FIELDS.length;
 /**
  * Names the analysis, the documents and this layout: a stored index of another format holds terms
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
- * tool-document.ts or this file's layout changes what is stored.
+ * tool-document.ts, this file or impact-layout.ts changes what is stored.
  */
 export const INDEX_FORMAT = "atc-impact-index/4";
 
@@ -56,73 +58,13 @@ interface Pending {
   entries: Int32Array;
 }
 
-/** The arrays that make the index; views into one buffer when loaded from bytes. */
-interface Arrays {
-  /** Field lengths (distinct words) by tool id × field. */
-  fieldLengths: Int32Array;
-  avgFieldLength: Float64Array;
-  /** Term frequencies grouped by term × field: rawOffsets[t × FIELDS + f] … rawOffsets[t × FIELDS + f + 1]. */
-  rawOffsets: Int32Array;
-  rawDocs: Int32Array;
-  rawTfs: Int32Array;
-  /**
-   * Impacts grouped by term, tool ids ascending: impactOffsets[t] … impactOffsets[t + 1]. For a
-   * term stored as its exceptions (defaultImpact[t] > 0), the list holds only the tools whose
-   * impact is not the default, with 0 for a tool the term does not match.
-   */
-  impactOffsets: Int32Array;
-  impactDocs: Int32Array;
-  impacts: Float64Array;
-  /**
-   * The impact most tools have for a term found in more than half of them with one impact (an
-   * action verb of most tools, say), else 0. Impacts are positive, so 0 marks a term stored as its
-   * postings.
-   */
-  defaultImpact: Float64Array;
-}
 
-const ARRAY_KINDS = {
-  fieldLengths: Int32Array,
-  avgFieldLength: Float64Array,
-  rawOffsets: Int32Array,
-  rawDocs: Int32Array,
-  rawTfs: Int32Array,
-  impactOffsets: Int32Array,
-  impactDocs: Int32Array,
-  impacts: Float64Array,
-  defaultImpact: Float64Array,
-} as const;
-type ArrayName = keyof typeof ARRAY_KINDS;
-const ARRAY_NAMES = Object.keys(ARRAY_KINDS) as ArrayName[];
-
-interface Header {
-  format: string;
-  /** Scoring the impacts were computed with; another tuning recomputes them from the term counts. */
-  scoring: string;
-  names: (string | null)[];
-  terms: string[];
-  count: number;
-  lengths: Record<ArrayName, number>;
-}
 
 /** Fingerprint of what impacts depend on (field boosts and BM25 parameters). */
 function scoringKey(tuning: RankingTuning): string {
   return JSON.stringify([TOOL_DOC_FIELDS.map((field) => tuning.boosts[field]), tuning.bm25.k, tuning.bm25.b, tuning.bm25.d]);
 }
 
-function emptyArrays(): Arrays {
-  return {
-    fieldLengths: new Int32Array(0),
-    avgFieldLength: new Float64Array(FIELDS),
-    rawOffsets: new Int32Array(1),
-    rawDocs: new Int32Array(0),
-    rawTfs: new Int32Array(0),
-    impactOffsets: new Int32Array(1),
-    impactDocs: new Int32Array(0),
-    impacts: new Float64Array(0),
-    defaultImpact: new Float64Array(0),
-  };
-}
 
 export class ImpactIndex {
   readonly #tuning: RankingTuning;
@@ -641,99 +583,18 @@ export class ImpactIndex {
       count: this.#count,
       lengths: Object.fromEntries(ARRAY_NAMES.map((name) => [name, arrays[name].length])) as Record<ArrayName, number>,
     };
-    const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-    let size = align(4 + headerBytes.length);
-    for (const name of ARRAY_NAMES) size += align(arrays[name].byteLength);
-    const bytes = new Uint8Array(size);
-    new DataView(bytes.buffer).setUint32(0, headerBytes.length, true);
-    bytes.set(headerBytes, 4);
-    let offset = align(4 + headerBytes.length);
-    for (const name of ARRAY_NAMES) {
-      const array = arrays[name];
-      bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
-      offset += align(array.byteLength);
-    }
-    return bytes;
+    return encodeLayout(header, arrays);
   }
 
   /** Index restored from `toBytes()`; throws (asking for a rebuild) on another format or damaged bytes. */
   static fromBytes(input: Uint8Array, tuning: RankingTuning): ImpactIndex {
-    const refuse = (why: string): Error => new Error(`not a stored tool index of format ${INDEX_FORMAT} (${why}); rebuild it from the tools`);
-    // Typed-array views need aligned offsets: copy when the bytes do not start on an 8-byte boundary.
-    const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
-    if (bytes.byteLength < 4) throw refuse("too short");
-    const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
-    if (4 + headerLength > bytes.byteLength) throw refuse("truncated header");
-    let header: Header;
-    try {
-      header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + headerLength))) as Header;
-    } catch {
-      throw refuse("unreadable header");
-    }
-    if (typeof header !== "object" || header === null || header.format !== INDEX_FORMAT) throw refuse("another format");
-    let offset = align(4 + headerLength);
-    const arrays = {} as Record<ArrayName, Int32Array | Float64Array>;
-    for (const name of ARRAY_NAMES) {
-      const Kind = ARRAY_KINDS[name];
-      const length = header.lengths[name];
-      if (!Number.isInteger(length) || offset + length * Kind.BYTES_PER_ELEMENT > bytes.byteLength) throw refuse("truncated arrays");
-      arrays[name] = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, length);
-      offset += align(length * Kind.BYTES_PER_ELEMENT);
-    }
-    return new ImpactIndex(tuning, header, arrays as unknown as Arrays);
+    const { header, arrays } = decodeLayout(input, INDEX_FORMAT);
+    return new ImpactIndex(tuning, header, arrays);
   }
 }
 
-/**
- * The impact more than half of all `tools` have for a term (its tools `docs`, their impacts in
- * `sum`), or 0 when no one impact is that common: such a term is cheaper stored as its exceptions.
- */
-function commonImpact(docs: Int32Array, sum: Float64Array, tools: number): number {
-  const counts = new Map<number, number>();
-  for (const doc of docs) {
-    const impact = sum[doc] ?? 0;
-    const count = (counts.get(impact) ?? 0) + 1;
-    if (count * 2 > tools) return impact;
-    counts.set(impact, count);
-  }
-  return 0;
-}
 
 /** `score` less CANDIDATE_SLACK of its size: the lowest approximate score rescored against it (monotone in `score`). */
 function withSlack(score: number): number {
   return score - Math.abs(score) * CANDIDATE_SLACK;
-}
-
-function align(bytes: number): number {
-  return Math.ceil(bytes / 8) * 8;
-}
-
-/** First position in [from, to) whose tool id is ≥ `doc` (galloping, then binary search). */
-function seek(docs: Int32Array, from: number, to: number, doc: number): number {
-  if (from >= to || (docs[from] ?? 0) >= doc) return from;
-  let step = 1;
-  let low = from;
-  let high = from + 1;
-  while (high < to && (docs[high] ?? 0) < doc) {
-    low = high;
-    step *= 2;
-    high = from + step;
-  }
-  high = Math.min(high, to);
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((docs[mid] ?? 0) < doc) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-/** BM25's inverse document frequency, as MiniSearch 7's calcBM25Score computes it. */
-function inverseDocumentFrequency(documents: number, matching: number): number {
-  return Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
-}
-
-/** MiniSearch 7's calcBM25Score, term for term, given its inverse document frequency. */
-function bm25Score(invDocFreq: number, termFreq: number, fieldLength: number, avgFieldLength: number, { k, b, d }: RankingTuning["bm25"]): number {
-  return invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
 }
