@@ -34,5 +34,7 @@ await build({
 if (!existsSync(outfile)) throw new Error(`esbuild wrote no ${outfile}`);
 // The service helpers find .test-build/ and ../shared relative to the repository root.
 // --expose-gc: memory figures are read after a forced collection.
-const result = spawnSync(process.execPath, ["--expose-gc", outfile, ...args], { cwd: root, stdio: "inherit" });
+// Node 20 has WebSocket (route-profile's inspector client) only behind a flag.
+const websocket = typeof WebSocket === "undefined" ? ["--experimental-websocket"] : [];
+const result = spawnSync(process.execPath, ["--expose-gc", ...websocket, outfile, ...args], { cwd: root, stdio: "inherit" });
 process.exit(result.status ?? 1);

@@ -1,0 +1,208 @@
+/**
+ * Where a route request's time goes in workerd: V8 CPU profiles of the service's isolate (the
+ * Worker and the tenant's Durable Object share it), taken through workerd's inspector.
+ *
+ *   node --experimental-websocket .bench-build/route-profile.mjs   (after `node bench/run.mjs route-profile` built it)
+ *   node bench/run.mjs route-profile [--skip-build] [--size=10000] [--requests=704] [--interval=100] [--top=40]
+ *
+ * One tenant of `size` tools is set up as in route-latency (StableToolBench operations and renamed
+ * copies, ≈ 10 observed successors per tool), warmed up, and then each request kind is profiled
+ * alone: the same `requests` StableToolBench tasks in random order as first steps, and as many
+ * authenticated no-ops (`GET /v1/tenant`). Printed per kind: isolate CPU per request (samples not
+ * idle), self time by function, and the inclusive time of the functions named in `--focus`
+ * (comma-separated function names; defaults to the route's parts). Profiles inflate absolute
+ * times (sampling); compare shares and the two kinds within one run.
+ */
+import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
+import { machineLine, randomInt, seededRandom, shuffle } from "./lib/stats";
+import type { TestService } from "../test/helpers/service";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+  positionTicks?: { line: number; ticks: number }[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function option(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
+}
+
+/** A minimal Chrome DevTools Protocol session over the inspector's WebSocket. */
+class Inspector {
+  #socket: WebSocket;
+  #next = 1;
+  #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+
+  private constructor(socket: WebSocket) {
+    this.#socket = socket;
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+      if (message.id === undefined) return;
+      const waiter = this.#pending.get(message.id);
+      this.#pending.delete(message.id);
+      if (message.error !== undefined) waiter?.reject(new Error(message.error.message));
+      else waiter?.resolve(message.result);
+    });
+  }
+
+  static async open(url: string): Promise<Inspector> {
+    const socket = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error(`inspector: cannot open ${url}`)), { once: true });
+    });
+    return new Inspector(socket);
+  }
+
+  send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = this.#next++;
+    this.#socket.send(JSON.stringify({ id, method, params }));
+    return new Promise<T>((resolve, reject) => this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
+  }
+
+  close(): void {
+    this.#socket.close();
+  }
+}
+
+const IDLE = new Set(["(idle)", "(root)"]);
+
+interface Analysis {
+  busyMs: number;
+  period: number;
+  self: Map<string, number>;
+  inclusive: Map<string, number>;
+}
+
+function frameName(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const file = url.split("/").pop() ?? "";
+  return `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+}
+
+/** Self time per function and inclusive time of the functions named in `focus` (counted once per stack). */
+function analyse(profile: Profile, focus: readonly string[], interval: number): Analysis {
+  // The sampler's real period while the thread runs JavaScript (longer than asked on a busy machine), in ms.
+  const busyDeltas = profile.timeDeltas.filter((d) => d > 0 && d < 3 * interval).sort((a, b) => a - b);
+  const period = (busyDeltas[Math.floor(busyDeltas.length / 2)] ?? interval) / 1000;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let busy = 0;
+  for (let i = 0; i < profile.samples.length; i += 1) {
+    const id = profile.samples[i] ?? 0;
+    const node = byId.get(id);
+    // Each sample counts one sampling period: a sample's own time delta also holds the gaps in
+    // which the thread was outside V8, which would inflate whatever ran before a gap.
+    const dt = period;
+    if (node === undefined || IDLE.has(node.callFrame.functionName)) continue;
+    busy += dt;
+    const name = frameName(node);
+    self.set(name, (self.get(name) ?? 0) + dt);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const at_ = byId.get(at);
+      const fn = at_ === undefined ? "" : focus.length === 0 ? frameName(at_) : at_.callFrame.functionName;
+      if ((focus.length === 0 || focus.includes(fn)) && !seen.has(fn)) {
+        seen.add(fn);
+        inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
+      }
+    }
+  }
+  return { busyMs: busy, self, inclusive, period };
+}
+
+async function profiled(inspector: Inspector, interval: number, work: () => Promise<void>): Promise<Profile> {
+  await inspector.send("Profiler.enable");
+  await inspector.send("Profiler.setSamplingInterval", { interval });
+  await inspector.send("Profiler.start");
+  await work();
+  const { profile } = await inspector.send<{ profile: Profile }>("Profiler.stop");
+  return profile;
+}
+
+async function main(): Promise<void> {
+  const size = Number(option("size", "10000"));
+  const requests = Number(option("requests", "704"));
+  const interval = Number(option("interval", "100"));
+  const top = Number(option("top", "40"));
+  // Empty: every function's inclusive time (the top ones printed).
+  const focus = option("focus", "").split(",").filter((f) => f !== "");
+  console.log(`Route profile in workerd — ${machineLine()}`);
+  const port = 9300 + Math.floor(Math.random() * 500);
+  const { service } = await startBenchService({ inspectorPort: port });
+  try {
+    const queries = (readData("stabletoolbench/retrieval_queries.json") as { query: string }[]).map((q) => q.query);
+    const items = toolItems(size, corpusItems());
+    const names = items.map((i) => i.name);
+    const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, 10, size)];
+    const setup = await setUpTenant(service, `profile-${size}`, items, trajectories);
+    const headers = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
+    // The tenant's rate quotas would answer much of this load with 429: lift them, the route is what is profiled.
+    const loose = { perSecond: 10_000, burst: 100_000 };
+    await send(service, "http://atc.test/v1/settings/quotas", { method: "PUT", headers, body: JSON.stringify({ rates: { reads: loose, routing: loose } }) });
+    const random = seededRandom(7);
+    const kinds: Record<string, (task: string) => Promise<void>> = {
+      retrieval: (task) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) }),
+      "auth only": () => send(service, "http://atc.test/v1/tenant", { headers: { authorization: headers.authorization } }),
+    };
+    for (let i = 0; i < 300; i += 1) {
+      for (const run of Object.values(kinds)) await run(queries[randomInt(random, queries.length)] ?? "");
+    }
+    const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { title: string; webSocketDebuggerUrl: string }[];
+    const target = targets.find((t) => t.title.includes("atc-edge")) ?? targets[0];
+    if (target === undefined) throw new Error("no inspector target");
+    const inspector = await Inspector.open(target.webSocketDebuggerUrl);
+    try {
+      for (const [kind, run] of Object.entries(kinds)) {
+        const tasks = shuffle([...queries], random).slice(0, requests);
+        const t0 = performance.now();
+        const profile = await profiled(inspector, interval, async () => {
+          for (const task of tasks) await run(task);
+        });
+        const wall = (performance.now() - t0) / tasks.length;
+        const { busyMs, self, inclusive, period } = analyse(profile, focus, interval);
+        const lines = option("lines", "");
+        if (lines !== "") {
+          const ticks = new Map<number, number>();
+          for (const node of profile.nodes) {
+            if (node.callFrame.functionName !== lines) continue;
+            for (const t of node.positionTicks ?? []) ticks.set(t.line, (ticks.get(t.line) ?? 0) + t.ticks);
+          }
+          console.log(`  ${lines}: ticks by line ${JSON.stringify([...ticks].sort((a, b) => b[1] - a[1]).slice(0, 12))}`);
+        }
+        const sampled = profile.samples.length * period;
+        console.log(`\n${kind}: ${tasks.length} requests, isolate busy ${(busyMs / tasks.length).toFixed(3)} ms per request (wall ${wall.toFixed(2)} ms, profiled; ${(sampled / tasks.length).toFixed(2)} ms sampled, busy or idle; one sample counts ${(period * 1000).toFixed(0)} µs, the sampler's period while busy)`);
+        console.log("  inclusive, ms per request:");
+        const shownInclusive = focus.length === 0 ? [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top) : focus.flatMap((fn) => (inclusive.has(fn) ? [[fn, inclusive.get(fn) ?? 0] as const] : []));
+        for (const [fn, t] of shownInclusive) console.log(`    ${(t / tasks.length).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${fn}`);
+        console.log("  self, ms per request:");
+        for (const [name, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+          console.log(`    ${(t / tasks.length).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${name}`);
+        }
+      }
+    } finally {
+      inspector.close();
+    }
+  } finally {
+    await service.dispose();
+  }
+}
+
+async function send(service: TestService, url: string, init: RequestInit): Promise<void> {
+  const response = await service.mf.dispatchFetch(url, init as never);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status} ${text.slice(0, 300)}`);
+}
+
+await main();
