@@ -31,15 +31,10 @@ import { importToolList } from "../functions/tools/list-import";
 import { setUpTenant, startBenchService } from "./lib/bench-service";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
 import { int, machineLine, randomInt, seconds, seededRandom, summary, table } from "./lib/stats";
+import { shortDescription } from "../functions/toolnet/short-description";
 
 const TOOLS = 1_000;
 const K = 8;
-
-/** The service's one-line description (durable-objects/tenant-routing.ts, not exported there). */
-function shortDescription(def: ToolDefinition | undefined): string {
-  const text = (def?.summary ?? def?.description ?? "").replace(/\s+/g, " ").trim();
-  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
-}
 
 interface RouteAnswer {
   via: string;

@@ -25,6 +25,7 @@ import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
 import { hybridSearch, type Ranked } from "../functions/toolnet/retrieval";
 import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
+import { shortDescription } from "../functions/toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
 import { startingTools, type RouteFallback } from "../functions/toolnet/route-fallback";
 import type { ToolDefinition } from "../functions/tools/definition";
@@ -82,7 +83,6 @@ export interface RoutingSources {
 }
 
 
-const SHORT_DESCRIPTION_CHARS = 160;
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
 const RELEVANCE_CACHE_SIZE = 64;
@@ -90,11 +90,6 @@ const RELEVANCE_CACHE_SIZE = 64;
 /** A tool as routing and runs show it: a probed or optimised description replaces the registered one. */
 function shownDefinition(def: ToolDefinition | undefined, description: string | undefined): ToolDefinition | undefined {
   return def === undefined || description === undefined ? def : { ...def, summary: undefined, description };
-}
-
-function shortDescription(def: ToolDefinition | undefined): string {
-  const text = (def?.summary ?? def?.description ?? "").replace(/\s+/g, " ").trim();
-  return text.length > SHORT_DESCRIPTION_CHARS ? `${text.slice(0, SHORT_DESCRIPTION_CHARS - 1)}…` : text;
 }
 
 /**

@@ -402,7 +402,7 @@ interface Producer {
    * of the last one (`/movie/{movie_id}/reviews` → movie), or nothing known (`[]`) when the last
    * one is not an identifier.
    */
-  echoes: string[] | undefined;
+  echoes: readonly string[] | undefined;
 }
 
 function producerOf(output: ProbedOutput): Producer {

@@ -56,9 +56,16 @@ function canonical(word: string): string {
   return SYNONYMS[one] ?? one;
 }
 
-/** Lower-case, de-pluralised words of an identifier, path or sentence (`movieId` → movie, id). */
-export function nameWords(text: string): string[] {
-  return text
+// Data flow asks for the words of the same few names (tool names, paths, parameters, output
+// fields) over and over, once per candidate pair; remembered, bounded like retrieval's terms.
+const NAME_WORDS_LIMIT = 50_000;
+const nameWordsOf = new Map<string, readonly string[]>();
+
+/** Lower-case, de-pluralised words of an identifier, path or sentence (`movieId` → movie, id). Shared: never mutate. */
+export function nameWords(text: string): readonly string[] {
+  const known = nameWordsOf.get(text);
+  if (known !== undefined) return known;
+  const words = text
     .replace(/\{[^}]*\}/g, " ") // path placeholders name a tool's inputs, not its outputs
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -66,10 +73,13 @@ export function nameWords(text: string): string[] {
     .split(/[^a-z0-9]+/)
     .filter((w) => w !== "")
     .map(canonical);
+  if (nameWordsOf.size >= NAME_WORDS_LIMIT) nameWordsOf.clear();
+  nameWordsOf.set(text, words);
+  return words;
 }
 
 /** The entity words of a parameter: `person_id` → person; a bare `id` takes the path segment before it. */
-export function parameterEntity(def: Pick<ToolDefinition, "path">, name: string): string[] {
+export function parameterEntity(def: Pick<ToolDefinition, "path">, name: string): readonly string[] {
   const words = nameWords(name).filter((w) => !ID_WORDS.has(w));
   if (words.length > 0) return words;
   // `/albums/{id}`: the id of an album.

@@ -95,10 +95,11 @@ function fuse(contributions: readonly Contribution[], weights: FusionWeights, en
     tools.forEach((tool, index) => {
       if (seen.has(tool)) return;
       seen.add(tool);
-      const entry = scores.get(tool) ?? { score: 0, why: {} };
+      let entry = scores.get(tool);
+      if (entry === undefined) scores.set(tool, (entry = { score: 0, why: {} }));
       entry.score += weight / (weights.k + index + 1);
-      entry.why = { ...entry.why, ...explain(tool, index + 1) };
-      scores.set(tool, entry);
+      // Each entry owns its `why` (made here), so reasons merge into it in place, as a spread would.
+      Object.assign(entry.why, explain(tool, index + 1));
     });
   }
   return [...scores]
