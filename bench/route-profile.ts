@@ -4,6 +4,7 @@
  *
  *   node --experimental-websocket .bench-build/route-profile.mjs   (after `node bench/run.mjs route-profile` built it)
  *   node bench/run.mjs route-profile [--skip-build] [--size=10000] [--requests=704] [--interval=100] [--top=40]
+ *                                    [--kinds=retrieval,auth only,feedback] [--lines=functionName]
  *
  * One tenant of `size` tools is set up as in route-latency (StableToolBench operations and renamed
  * copies, ≈ 10 observed successors per tool), warmed up, and then each request kind is profiled
@@ -150,12 +151,19 @@ async function main(): Promise<void> {
     const headers = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
     // The tenant's rate quotas would answer much of this load with 429: lift them, the route is what is profiled.
     const loose = { perSecond: 10_000, burst: 100_000 };
-    await send(service, "http://atc.test/v1/settings/quotas", { method: "PUT", headers, body: JSON.stringify({ rates: { reads: loose, routing: loose } }) });
+    await send(service, "http://atc.test/v1/settings/quotas", { method: "PUT", headers, body: JSON.stringify({ rates: { reads: loose, routing: loose, writes: loose } }) });
     const random = seededRandom(7);
     const kinds: Record<string, (task: string) => Promise<void>> = {
       retrieval: (task) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) }),
       "auth only": () => send(service, "http://atc.test/v1/tenant", { headers: { authorization: headers.authorization } }),
+      // A single evaluator update, as feedback-throughput sends them: three tools, one score each.
+      feedback: () => {
+        const tools = [0, 1, 2].map(() => names[randomInt(random, names.length)] ?? "");
+        return send(service, "http://atc.test/v1/feedback", { method: "POST", headers, body: JSON.stringify({ tools, scores: [1, -1, 2] }) });
+      },
     };
+    const wanted = option("kinds", "retrieval,auth only").split(",");
+    for (const kind of Object.keys(kinds)) if (!wanted.includes(kind)) delete kinds[kind];
     for (let i = 0; i < 300; i += 1) {
       for (const run of Object.values(kinds)) await run(queries[randomInt(random, queries.length)] ?? "");
     }
