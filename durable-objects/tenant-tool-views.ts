@@ -3,21 +3,25 @@ import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/tool
 import type { OpenAiTool } from "../functions/toolnet/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import type { TenantEvents } from "./tenant-events";
-import { allRows, oneRow, run } from "./sql";
+import { run } from "./sql";
 
-/** A registered tool's current definition hash and its stored views (null columns: none stored). */
-interface ViewRow {
-  tool: string;
-  current: string;
-  hash: string | null;
-  description: string | null;
-  rules_version: number | null;
-  compact: string | null;
-  compact_tokens: number | null;
-  required_only: string | null;
-  required_only_tokens: number | null;
-  run_tokens: number | null;
-}
+/**
+ * A registered tool's current definition hash and its stored views (nulls: none stored), as
+ * CURRENT_VIEWS's columns in order: rows are read as arrays, since workerd builds an object with
+ * named columns for each row several times slower.
+ */
+type ViewRow = [
+  tool: string,
+  current: string,
+  hash: string | null,
+  description: string | null,
+  rulesVersion: number | null,
+  compact: string | null,
+  compactTokens: number | null,
+  requiredOnly: string | null,
+  requiredOnlyTokens: number | null,
+  runTokens: number | null,
+];
 
 /**
  * A registered tool's current hash (the registry's `tenant_tools`) beside its stored views, in one
@@ -84,7 +88,7 @@ export class TenantToolViews {
   viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
     const remembered = this.#remembered(tool, description);
     if (remembered !== undefined) return remembered;
-    return this.#settle({ tool, shown, description }, oneRow<ViewRow>(this.#sql, `${CURRENT_VIEWS} WHERE t.name = ?`, tool));
+    return this.#settle({ tool, shown, description }, this.#rows(`${CURRENT_VIEWS} WHERE t.name = ?`, tool)[0]);
   }
 
   /**
@@ -95,10 +99,14 @@ export class TenantToolViews {
     const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
     if (unread.length > 1) {
       const names = JSON.stringify(unread.map(({ tool }) => tool));
-      const rows = new Map(allRows<ViewRow>(this.#sql, `${CURRENT_VIEWS} WHERE t.name IN (SELECT value FROM json_each(?))`, names).map((row) => [row.tool, row]));
+      const rows = new Map(this.#rows(`${CURRENT_VIEWS} WHERE t.name IN (SELECT value FROM json_each(?))`, names).map((row) => [row[0], row]));
       for (const one of unread) this.#settle(one, rows.get(one.tool));
     }
     return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
+  }
+
+  #rows(query: string, binding: string): ViewRow[] {
+    return [...this.#sql.exec(query, binding).raw<ViewRow>()];
   }
 
   #remembered(tool: string, description: string | undefined): StoredToolViews | undefined {
@@ -109,20 +117,11 @@ export class TenantToolViews {
   /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
   #settle({ tool, shown, description }: ShownTool, row: ViewRow | undefined): StoredToolViews {
     const wanted = description ?? null;
-    let views: StoredToolViews;
-    if (
-      row !== undefined &&
-      row.hash === row.current &&
-      row.description === wanted &&
-      row.rules_version === TOOL_VIEWS_VERSION &&
-      row.compact !== null &&
-      row.required_only !== null &&
-      row.run_tokens !== null
-    ) {
-      views = storedViews(row.compact, row.compact_tokens ?? 0, row.required_only, row.required_only_tokens ?? 0, row.run_tokens);
-    } else {
+    let views = row === undefined ? undefined : currentViews(row, wanted);
+    if (views === undefined) {
       views = toolCosts(shown);
-      if (row !== undefined) this.#write(tool, row.current, wanted, views);
+      const current = row?.[1];
+      if (current !== undefined) this.#write(tool, current, wanted, views);
     }
     this.#memory.set(tool, { description: wanted, views });
     return views;
@@ -155,6 +154,14 @@ export class TenantToolViews {
     );
     this.#memory.delete(tool);
   }
+}
+
+/** The row's stored views when they are current: made for the tool's current definition, `description` and rules. */
+function currentViews(row: ViewRow, description: string | null): StoredToolViews | undefined {
+  const [, current, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
+  if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
+  if (compact === null || requiredOnly === null || runTokens === null) return undefined;
+  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens);
 }
 
 /**
