@@ -23,7 +23,8 @@ import {
 import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
 import { hybridSearch, type Ranked } from "../functions/toolnet/retrieval";
-import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudget, type AnswerPart, type BudgetedAnswer } from "../functions/toolnet/answer-budget";
+import { answerJson, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudgetAsEntries, withToolObjects, type AnswerPart, type BudgetedAnswer, type ShownEntry } from "../functions/toolnet/answer-budget";
+import type { OpenAiTool } from "../functions/toolnet/openai-tools";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { shortDescription } from "../functions/toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
@@ -47,7 +48,8 @@ export interface TaskVectorWanted {
   taskVectorWanted: string;
 }
 
-export interface RouteAnswer extends BudgetedAnswer {
+/** `Tool`: the `tools` entries as objects (the default), or as their JSON text (`ShownEntry`) for an answer sent as text. */
+export interface RouteAnswer<Tool = OpenAiTool> extends BudgetedAnswer<Tool> {
   previous: string | null;
   via: "retrieval" | "retrieval+embeddings" | "graph" | "fused";
   /** Set when nothing matched the task as written and another ranking stood in. */
@@ -190,7 +192,8 @@ export class TenantRouting extends RpcTarget {
    * never gets an empty answer: when nothing matches, a named fallback ranking stands in.
    */
   route(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<RouteAnswer> {
-    return this.#route(task, previous, k, query, options);
+    const answer = this.#route(task, previous, k, query, options);
+    return answer.ok ? success(withToolObjects(answer.value)) : answer;
   }
 
   /**
@@ -200,9 +203,13 @@ export class TenantRouting extends RpcTarget {
    * beside it.
    */
   routeUnlessEmbedded(task: string, previous: string | null, k: number, options: RouteOptions = {}): Outcome<RouteAnswer | TaskVectorWanted> {
+    const wanted = this.#taskVectorWanted();
+    return wanted !== undefined ? success(wanted) : this.route(task, previous, k, undefined, options);
+  }
+
+  #taskVectorWanted(): TaskVectorWanted | undefined {
     const model = storedEmbeddingModel(this.#sources.settings.get(MODEL_SETTING));
-    if (model !== undefined) return success({ taskVectorWanted: model });
-    return this.#route(task, previous, k, undefined, options);
+    return model === undefined ? undefined : { taskVectorWanted: model };
   }
 
   /**
@@ -211,17 +218,17 @@ export class TenantRouting extends RpcTarget {
    */
   routeJson(task: string, previous: string | null, k: number, query?: { model: string; vector: number[] }, options: RouteOptions = {}): Outcome<string> {
     const answer = this.#route(task, previous, k, query, options);
-    return answer.ok ? success(JSON.stringify(answer.value)) : answer;
+    // The shown views' JSON text (stored with them) is spliced in, not parsed and serialised again.
+    return answer.ok ? success(answerJson(answer.value)) : answer;
   }
 
   /** `routeUnlessEmbedded`, with the answer as JSON text (see `routeJson`). */
   routeJsonUnlessEmbedded(task: string, previous: string | null, k: number, options: RouteOptions = {}): Outcome<string | TaskVectorWanted> {
-    const answer = this.routeUnlessEmbedded(task, previous, k, options);
-    if (!answer.ok) return answer;
-    return "taskVectorWanted" in answer.value ? success(answer.value) : success(JSON.stringify(answer.value));
+    const wanted = this.#taskVectorWanted();
+    return wanted !== undefined ? success(wanted) : this.routeJson(task, previous, k, undefined, options);
   }
 
-  #route(task: string, previous: string | null, k: number, query: { model: string; vector: number[] } | undefined, options: RouteOptions): Outcome<RouteAnswer> {
+  #route(task: string, previous: string | null, k: number, query: { model: string; vector: number[] } | undefined, options: RouteOptions): Outcome<RouteAnswer<ShownEntry>> {
     const answer = this.#answer(task, previous, k, query, options);
     if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
     if ("budgetTooSmall" in answer) return failure("invalid-request", answer.budgetTooSmall);
@@ -234,7 +241,7 @@ export class TenantRouting extends RpcTarget {
     k: number,
     query: { model: string; vector: number[] } | undefined,
     options: RouteOptions,
-  ): RouteAnswer | { unknownPrevious: string } | { budgetTooSmall: string } {
+  ): RouteAnswer<ShownEntry> | { unknownPrevious: string } | { budgetTooSmall: string } {
     const mode = options.mode ?? "fused";
     const state = this.#states.load();
     const { graph, defs } = state;
@@ -280,7 +287,7 @@ export class TenantRouting extends RpcTarget {
     });
     const shownBy = new Map(shown.map((tool) => [tool.tool, tool.shown]));
     const views = this.#sources.viewsEach(shown);
-    const fitted = fitToBudget({
+    const fitted = fitToBudgetAsEntries({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",

@@ -1,33 +1,40 @@
 import { signatureTokens } from "../functions/chain/tool-cost";
 import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../functions/toolnet/answer-budget";
+import type { OpenAiTool } from "../functions/toolnet/openai-tools";
 import type { ToolDefinition } from "../functions/tools/definition";
 import type { TenantEvents } from "./tenant-events";
-import { allRows, oneRow, run } from "./sql";
+import { run } from "./sql";
 
-interface ViewRow {
-  hash: string | null;
-  description: string | null;
-  rules_version: number | null;
-  compact: string | null;
-  compact_tokens: number | null;
-  required_only: string | null;
-  required_only_tokens: number | null;
-  run_tokens: number | null;
-}
+/**
+ * A registered tool's current definition hash and its stored views (nulls: none stored), as
+ * CURRENT_VIEWS's columns in order: rows are read as arrays, since workerd builds an object with
+ * named columns for each row several times slower.
+ */
+type ViewRow = [
+  tool: string,
+  current: string,
+  hash: string | null,
+  description: string | null,
+  rulesVersion: number | null,
+  compact: string | null,
+  compactTokens: number | null,
+  requiredOnly: string | null,
+  requiredOnlyTokens: number | null,
+  runTokens: number | null,
+];
 
-const VIEW_COLUMNS = "hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens";
+/**
+ * A registered tool's current hash (the registry's `tenant_tools`) beside its stored views, in one
+ * read: a view row is current only for that hash. An unregistered tool has no row.
+ */
+const CURRENT_VIEWS = `SELECT t.name AS tool, t.hash AS current, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens,
+  v.required_only, v.required_only_tokens, v.run_tokens FROM tenant_tools t LEFT JOIN tool_views v ON v.tool = t.name`;
 
 /** A tool as an answer shows it: the definition with `description` (undefined: the registered one) in place. */
 export interface ShownTool {
   tool: string;
   shown: ToolDefinition;
   description: string | undefined;
-}
-
-/** Current definition hashes of the registry's tools: one, or several in one read. */
-export interface ToolHashes {
-  hashOf(tool: string): string | undefined;
-  hashesOf(tools: readonly string[]): Map<string, string>;
 }
 
 /**
@@ -60,12 +67,9 @@ export class TenantToolViews {
   /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
   readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
 
-  readonly #hashes: ToolHashes;
-
-  /** `hashes`: the registry's current definition hashes; views follow the registry's changes. */
-  constructor(sql: SqlStorage, hashes: ToolHashes, events: TenantEvents) {
+  /** Views follow the registry's changes (`events`), and are current for its definition hashes. */
+  constructor(sql: SqlStorage, events: TenantEvents) {
     this.#sql = sql;
-    this.#hashes = hashes;
     events.onToolsChanged(({ upserted, removed }) => {
       this.forget(removed, true);
       for (const { definition, hash } of upserted) this.store(definition, hash);
@@ -84,25 +88,25 @@ export class TenantToolViews {
   viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
     const remembered = this.#remembered(tool, description);
     if (remembered !== undefined) return remembered;
-    const row = oneRow<ViewRow>(this.#sql, `SELECT ${VIEW_COLUMNS} FROM tool_views WHERE tool = ?`, tool);
-    return this.#settle({ tool, shown, description }, this.#hashes.hashOf(tool), row);
+    return this.#settle({ tool, shown, description }, this.#rows(`${CURRENT_VIEWS} WHERE t.name = ?`, tool)[0]);
   }
 
   /**
    * `viewsOf` for each tool an answer shows, by tool: the stored rows of the tools not read yet
-   * this lifetime, and their current hashes, come in one read each instead of two per tool.
+   * this lifetime, with their current hashes, come in one read instead of one per tool.
    */
   viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
     const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
     if (unread.length > 1) {
-      const names = unread.map(({ tool }) => tool);
-      const rows = new Map(
-        allRows<ViewRow & { tool: string }>(this.#sql, `SELECT tool, ${VIEW_COLUMNS} FROM tool_views WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row.tool, row]),
-      );
-      const hashes = this.#hashes.hashesOf(names);
-      for (const one of unread) this.#settle(one, hashes.get(one.tool), rows.get(one.tool));
+      const names = JSON.stringify(unread.map(({ tool }) => tool));
+      const rows = new Map(this.#rows(`${CURRENT_VIEWS} WHERE t.name IN (SELECT value FROM json_each(?))`, names).map((row) => [row[0], row]));
+      for (const one of unread) this.#settle(one, rows.get(one.tool));
     }
     return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
+  }
+
+  #rows(query: string, binding: string): ViewRow[] {
+    return [...this.#sql.exec(query, binding).raw<ViewRow>()];
   }
 
   #remembered(tool: string, description: string | undefined): StoredToolViews | undefined {
@@ -111,27 +115,12 @@ export class TenantToolViews {
   }
 
   /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
-  #settle({ tool, shown, description }: ShownTool, current: string | undefined, row: ViewRow | undefined): StoredToolViews {
+  #settle({ tool, shown, description }: ShownTool, row: ViewRow | undefined): StoredToolViews {
     const wanted = description ?? null;
-    let views: StoredToolViews;
-    if (
-      row !== undefined &&
-      row.hash === current &&
-      row.description === wanted &&
-      row.rules_version === TOOL_VIEWS_VERSION &&
-      row.compact !== null &&
-      row.required_only !== null &&
-      row.run_tokens !== null
-    ) {
-      views = {
-        compact: JSON.parse(row.compact) as ToolViews["compact"],
-        compactTokens: row.compact_tokens ?? 0,
-        requiredOnly: JSON.parse(row.required_only) as ToolViews["requiredOnly"],
-        requiredOnlyTokens: row.required_only_tokens ?? 0,
-        runTokens: row.run_tokens,
-      };
-    } else {
+    let views = row === undefined ? undefined : currentViews(row, wanted);
+    if (views === undefined) {
       views = toolCosts(shown);
+      const current = row?.[1];
       if (current !== undefined) this.#write(tool, current, wanted, views);
     }
     this.#memory.set(tool, { description: wanted, views });
@@ -157,12 +146,42 @@ export class TenantToolViews {
       hash,
       description,
       TOOL_VIEWS_VERSION,
-      JSON.stringify(views.compact),
+      views.compactJson ?? JSON.stringify(views.compact),
       views.compactTokens,
-      JSON.stringify(views.requiredOnly),
+      views.requiredOnlyJson ?? JSON.stringify(views.requiredOnly),
       views.requiredOnlyTokens,
       views.runTokens,
     );
     this.#memory.delete(tool);
   }
+}
+
+/** The row's stored views when they are current: made for the tool's current definition, `description` and rules. */
+function currentViews(row: ViewRow, description: string | null): StoredToolViews | undefined {
+  const [, current, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
+  if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
+  if (compact === null || requiredOnly === null || runTokens === null) return undefined;
+  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens);
+}
+
+/**
+ * Views read from their stored JSON text: an answer sent as text uses the text as it is, so each
+ * view is parsed only when something asks for the object (`route`'s object answer, a run).
+ */
+function storedViews(compactJson: string, compactTokens: number, requiredOnlyJson: string, requiredOnlyTokens: number, runTokens: number): StoredToolViews {
+  let compact: OpenAiTool | undefined;
+  let requiredOnly: OpenAiTool | undefined;
+  return {
+    get compact(): OpenAiTool {
+      return (compact ??= JSON.parse(compactJson) as OpenAiTool);
+    },
+    get requiredOnly(): OpenAiTool {
+      return (requiredOnly ??= JSON.parse(requiredOnlyJson) as OpenAiTool);
+    },
+    compactTokens,
+    requiredOnlyTokens,
+    compactJson,
+    requiredOnlyJson,
+    runTokens,
+  };
 }

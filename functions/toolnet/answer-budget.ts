@@ -4,7 +4,7 @@ import { answerPromptParts, toolListPrompt, type WeightKind } from "./answer-pro
 import { END } from "./graph";
 import type { OpenAiTool } from "./openai-tools";
 import type { Why } from "./signal-fusion";
-import { countJsonArrayTokens, countJsonTokens, countTokens, type CountedJson } from "./token-count";
+import { countJsonArrayTokens, countTokens, type CountedJson } from "./token-count";
 
 /**
  * A routing answer within a token budget. The ranked tools are taken best first: each is shown
@@ -22,6 +22,9 @@ export interface ToolViews {
   compactTokens: number;
   requiredOnly: OpenAiTool;
   requiredOnlyTokens: number;
+  /** Each view's JSON text, when the caller has it (stored views): an answer uses it as it is. */
+  compactJson?: string;
+  requiredOnlyJson?: string;
 }
 
 /**
@@ -44,10 +47,20 @@ export type AnswerPart = (typeof ANSWER_PARTS)[number];
 export const DEFAULT_ANSWER_PARTS: readonly AnswerPart[] = ["tools"];
 
 /** Both views of a tool, counted; computed when a tool is registered or changed, then stored. */
-export function toolViews(def: ToolDefinition): ToolViews & { rules: CompactionRule[] } {
+export function toolViews(def: ToolDefinition): Required<ToolViews> & { rules: CompactionRule[] } {
   const compact = compactView(def);
   const requiredOnly = requiredOnlyView(def).tool;
-  return { compact: compact.tool, compactTokens: countJsonTokens(compact.tool), requiredOnly, requiredOnlyTokens: countJsonTokens(requiredOnly), rules: compact.rules };
+  const compactJson = JSON.stringify(compact.tool);
+  const requiredOnlyJson = JSON.stringify(requiredOnly);
+  return {
+    compact: compact.tool,
+    compactTokens: countTokens(compactJson),
+    requiredOnly,
+    requiredOnlyTokens: countTokens(requiredOnlyJson),
+    compactJson,
+    requiredOnlyJson,
+    rules: compact.rules,
+  };
 }
 
 /** One ranked candidate, best first. END (the Finish action) has no views. */
@@ -89,17 +102,23 @@ export interface AnswerTokens {
   budget: number;
 }
 
-export interface BudgetedAnswer {
+/** `Tool`: each `tools` entry as an object, or as a `ShownEntry` (its JSON text, the object on demand). */
+export interface BudgetedAnswer<Tool = OpenAiTool> {
   candidates: AnswerCandidate[];
   /** Present when asked for (`include`). */
   prompt?: string;
   /** Present when asked for (`include`; the default). */
-  tools?: OpenAiTool[];
+  tools?: Tool[];
   overBudget: OverBudgetTool[];
   tokens: AnswerTokens;
 }
 
-export type BudgetOutcome = { ok: true; answer: BudgetedAnswer } | { ok: false; minimum: number; message: string };
+export type BudgetOutcome<Tool = OpenAiTool> = { ok: true; answer: BudgetedAnswer<Tool> } | { ok: false; minimum: number; message: string };
+
+/** A `tools` entry of an answer: its JSON text and tokens, and the view itself (parsed on demand for stored views). */
+export interface ShownEntry extends CountedJson {
+  tool(): OpenAiTool;
+}
 
 export interface BudgetInput {
   /** The tool used last, or START. */
@@ -123,23 +142,46 @@ interface Shown {
   view: "compact" | "required-only";
 }
 
-/** A view with its JSON text, made once per view object (stored views are kept in memory). */
-const countedViews = new WeakMap<OpenAiTool, CountedJson>();
+/**
+ * Each view as a `tools` entry, made once per views object (stored views are kept in memory): its
+ * JSON text is the stored one when there is one, else the view serialised once.
+ */
+const entriesOf = new WeakMap<ToolViews, { compact?: ShownEntry; "required-only"?: ShownEntry }>();
 
-function counted(tool: OpenAiTool, tokens: number): CountedJson {
-  let entry = countedViews.get(tool);
-  if (entry === undefined) countedViews.set(tool, (entry = { json: JSON.stringify(tool), tokens }));
+function shownEntry(views: ToolViews, view: Shown["view"]): ShownEntry {
+  let entries = entriesOf.get(views);
+  if (entries === undefined) entriesOf.set(views, (entries = {}));
+  let entry = entries[view];
+  if (entry === undefined) {
+    const compact = view === "compact";
+    const json = (compact ? views.compactJson : views.requiredOnlyJson) ?? JSON.stringify(compact ? views.compact : views.requiredOnly);
+    entries[view] = entry = { json, tokens: compact ? views.compactTokens : views.requiredOnlyTokens, tool: () => (compact ? views.compact : views.requiredOnly) };
+  }
   return entry;
 }
 
-function shownView(s: Shown): { tool: OpenAiTool; entry: CountedJson } {
-  const views = s.candidate.views as ToolViews;
-  const tool = s.view === "compact" ? views.compact : views.requiredOnly;
-  return { tool, entry: counted(tool, s.view === "compact" ? views.compactTokens : views.requiredOnlyTokens) };
+function shownView(s: Shown): ShownEntry {
+  return shownEntry(s.candidate.views as ToolViews, s.view);
 }
 
 /** Fit ranked candidates into `maxTokens`; see the file comment. */
 export function fitToBudget(input: BudgetInput): BudgetOutcome {
+  const fitted = fitToBudgetAsEntries(input);
+  return fitted.ok ? { ok: true, answer: withToolObjects(fitted.answer) } : fitted;
+}
+
+/** An answer with its `tools` entries as the views themselves, in their place among its keys (its JSON text's order). */
+export function withToolObjects<A extends { tools?: readonly ShownEntry[] }>(answer: A): Omit<A, "tools"> & { tools?: OpenAiTool[] } {
+  const { tools, ...withoutTools } = answer;
+  return tools === undefined ? withoutTools : { ...answer, tools: tools.map((entry) => entry.tool()) };
+}
+
+/**
+ * `fitToBudget`, with the `tools` entries as their JSON text (the objects on demand): an answer
+ * sent as JSON text splices them in (`answerJson`) instead of parsing stored views to serialise
+ * them again.
+ */
+export function fitToBudgetAsEntries(input: BudgetInput): BudgetOutcome<ShownEntry> {
   const include = new Set(input.include ?? DEFAULT_ANSWER_PARTS);
   const prompt = promptShape(input, include);
   const withTools = include.has("tools");
@@ -174,9 +216,9 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
 
   const assemble = () => {
     const block = prompt.render(shown);
-    const views = withTools ? shown.map(shownView) : [];
-    const tools = !withTools ? 0 : input.count === undefined ? countJsonArrayTokens(views.map((v) => v.entry)) : count(JSON.stringify(views.map((v) => v.tool)));
-    return { block, tools: views.map((v) => v.tool), toolsTokens: tools, total: block.tokens + tools };
+    const entries = withTools ? shown.map(shownView) : [];
+    const tools = !withTools ? 0 : input.count === undefined ? countJsonArrayTokens(entries) : count(arrayJson(entries));
+    return { block, tools: entries, toolsTokens: tools, total: block.tokens + tools };
   };
   let assembled = assemble();
   while (assembled.total > max && shown.length > 0) {
@@ -219,6 +261,26 @@ export function fitToBudget(input: BudgetInput): BudgetOutcome {
     },
   };
 }
+
+/** The JSON text of an array of entries (`JSON.stringify` of their values). */
+function arrayJson(entries: readonly CountedJson[]): string {
+  return `[${entries.map((entry) => entry.json).join(",")}]`;
+}
+
+/**
+ * `JSON.stringify(answer)` with its `tools` entries as their values, byte for byte, from the
+ * entries' JSON text. A key holding a string no other value can serialise to (JSON escapes its
+ * control characters) keeps the array's place among the answer's keys; the array's text replaces it.
+ */
+export function answerJson<A extends { tools?: readonly CountedJson[] }>(answer: A): string {
+  if (answer.tools === undefined) return JSON.stringify(answer);
+  const placeholder = JSON.stringify(TOOLS_PLACEHOLDER);
+  const text = JSON.stringify({ ...answer, tools: TOOLS_PLACEHOLDER });
+  const at = text.indexOf(`"tools":${placeholder}`) + '"tools":'.length;
+  return text.slice(0, at) + arrayJson(answer.tools) + text.slice(at + placeholder.length);
+}
+
+const TOOLS_PLACEHOLDER = "\u0000tools\u0000";
 
 function fixedParts(include: ReadonlySet<AnswerPart>): string {
   if (!include.has("prompt")) return "an empty tools array";
@@ -274,7 +336,7 @@ function promptShape(input: BudgetInput, include: ReadonlySet<AnswerPart>): Prom
 
 /** A tool left out of an answer with `tools`: its views' costs, and whether it could fit at all. */
 function overBudgetTool(candidate: RankedCandidate, views: ToolViews, prompt: PromptShape, max: number): OverBudgetTool {
-  const alone = prompt.aloneTokens(candidate) + countJsonArrayTokens([counted(views.requiredOnly, views.requiredOnlyTokens)]);
+  const alone = prompt.aloneTokens(candidate) + countJsonArrayTokens([shownEntry(views, "required-only")]);
   const tooBig = alone > max;
   return {
     name: candidate.tool,

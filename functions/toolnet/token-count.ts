@@ -93,6 +93,37 @@ const LEADING_PUNCTUATION = /^[^\s\p{L}\p{N}]+/u;
 const TRAILING_PUNCTUATION = / ?[^\s\p{L}\p{N}\p{M}]+$/u;
 const ENDS_WITH_MARK = /\p{M}$/u;
 
+/**
+ * What TRAILING_PUNCTUATION matches in `text` (undefined: nothing). A `$`-anchored Unicode regex
+ * tries every position of the text, so the common case, an ASCII run of punctuation closing a JSON
+ * entry (`"}}}`), is found by scanning back from the end; any other character there is left to the
+ * regex.
+ */
+export function trailingPunctuation(text: string): string | undefined {
+  let start = text.length;
+  for (; start > 0; start -= 1) {
+    const code = text.charCodeAt(start - 1);
+    if (code >= 0x80) return TRAILING_PUNCTUATION.exec(text)?.[0];
+    if (isAsciiSpace(code) || isAsciiLetterOrDigit(code)) break;
+  }
+  if (start === text.length) return undefined;
+  return text.slice(start > 0 && text.charCodeAt(start - 1) === 0x20 ? start - 1 : start);
+}
+
+/** ENDS_WITH_MARK on `text` up to `end`: only a non-ASCII character can be a mark. */
+function endsWithMark(text: string, end: number): boolean {
+  return end > 0 && text.charCodeAt(end - 1) >= 0x80 && ENDS_WITH_MARK.test(text.slice(0, end));
+}
+
+/** ASCII characters in `\s`: tab, line feed, vertical tab, form feed, carriage return, space. */
+function isAsciiSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+}
+
+function isAsciiLetterOrDigit(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
 interface Edges {
   lead: string;
   trail: string;
@@ -111,14 +142,14 @@ function edges(entry: CountedJson): Edges | null {
   let known = edgesOf.get(entry);
   if (known !== undefined) return known;
   const lead = LEADING_PUNCTUATION.exec(entry.json)?.[0];
-  const trail = TRAILING_PUNCTUATION.exec(entry.json)?.[0];
+  const trail = trailingPunctuation(entry.json);
   // A single punctuation mark before a word is part of the word's piece ("{a" is not "{" + "a").
   known =
     lead === undefined ||
     trail === undefined ||
     lead.length < 2 ||
     lead.length + trail.length >= entry.json.length ||
-    ENDS_WITH_MARK.test(entry.json.slice(0, -trail.length))
+    endsWithMark(entry.json, entry.json.length - trail.length)
       ? null
       : { lead, trail, inner: entry.tokens - countTokens(lead) - countTokens(trail) };
   edgesOf.set(entry, known);

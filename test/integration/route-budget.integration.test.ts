@@ -261,3 +261,46 @@ describe("POST /v1/route within a token budget", () => {
     expect(set.tokens).toBe(runTokens);
   });
 });
+
+describe("route answers sent as text", () => {
+  it("are byte for byte the object answer's JSON, whether the views are read from storage, remembered, or recomputed", async () => {
+    const own = await createTenant(service, "answer-bytes-co");
+    // Descriptions an answer's text must carry exactly: quotes and a `"tools":` of their own, a NUL, non-ASCII, marks.
+    const tricky = [
+      { name: "quotedTools", description: `Lists "tools":"${String.fromCharCode(0)}tools${String.fromCharCode(0)}" for a city's weather forecast \\u0000 verbatim.` },
+      { name: "cafeForecast", description: "Weather forecast for a café in 東京 or Zürich, e\u0301 accents and 🚀 launches." },
+    ].map((tool) => ({ ...tool, method: "GET", url: `https://${tool.name.toLowerCase()}.example.com/`, parameters: [{ name: "city", in: "query", required: true, type: "string", description: "City «name»." }] }));
+    const imported = await service.json("POST", "/v1/tools/import", { key: own.key, body: { format: "list", source: "weather", tools: [...weatherTools, stationTool, bulkTool, ...tricky] } });
+    expect(imported.status).toBe(200);
+    const object = await tenantObject(service, own.id);
+    const routing = object.store("routing");
+    const requests = ["weather forecast for a city", "forecast for a café or a station", "order bulk forecast reports", "city's weather tools verbatim"].flatMap((task) =>
+      [{}, { include: ["tools", "prompt"] }, { include: ["prompt"] }, { maxTokens: 400 }, { previousTool: "weatherForecast2" }].map((extra) => ({ task, k: 8, ...extra })),
+    );
+    const bodies = async (): Promise<string[]> => {
+      const texts: string[] = [];
+      for (const body of requests) {
+        const res = await service.fetch("/v1/route", { method: "POST", headers: { authorization: `Bearer ${own.key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+        expect(res.status).toBe(200);
+        texts.push(await res.text());
+      }
+      return texts;
+    };
+    const fromStorage = await bodies();
+    expect(fromStorage.some((text) => text.includes('"name":"quotedTools"'))).toBe(true);
+    expect(await bodies()).toEqual(fromStorage);
+    // The object answer (views parsed), serialised here: the same text.
+    for (const [i, body] of requests.entries()) {
+      const answer = await routing.route(body.task, body.previousTool ?? null, body.k, undefined, { ...("include" in body ? { include: body.include as ("tools" | "prompt")[] } : {}), ...("maxTokens" in body ? { maxTokens: body.maxTokens } : {}) });
+      expect(answer.ok && JSON.stringify(answer.value), JSON.stringify(body)).toBe(fromStorage[i]);
+    }
+    await object.simulateEviction();
+    expect(await bodies()).toEqual(fromStorage);
+    // Views stored by older rules are recomputed on first use: the answers do not change.
+    for (const name of ["weatherForecast0", "quotedTools", "cafeForecast"]) {
+      const stored = await object.storedToolView(name);
+      await object.storeToolViewAs(name, TOOL_VIEWS_VERSION - 1, stored?.compact, 1);
+    }
+    expect(await bodies()).toEqual(fromStorage);
+  });
+});

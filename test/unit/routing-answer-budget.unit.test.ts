@@ -1,6 +1,6 @@
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
-import { fitToBudget, toolViews, type BudgetedAnswer, type RankedCandidate } from "../../functions/toolnet/answer-budget";
+import { answerJson, fitToBudget, fitToBudgetAsEntries, toolViews, withToolObjects, type AnswerPart, type BudgetedAnswer, type RankedCandidate } from "../../functions/toolnet/answer-budget";
 import { END, START } from "../../functions/toolnet/graph";
 import { ToolDefinition } from "../../functions/tools/definition";
 
@@ -231,3 +231,44 @@ function fitToBudgetPrompt(): string {
   if (!result.ok) throw new Error(result.message);
   return promptOf(result.answer);
 }
+
+describe("answerJson: an answer's JSON text with its tools entries spliced in as their stored text", () => {
+  const nul = String.fromCharCode(0);
+  const tricky = ToolDefinition.parse({
+    ...weatherTool(9),
+    name: "quotedTools",
+    description: `Shows "tools":"${nul}tools${nul}" and \\u0000tools\\u0000 verbatim, for a café in 東京 🚀.`,
+  });
+  const defs = [weatherTool(1), tricky, weatherTool(2), hugeTool, weatherTool(3)];
+
+  it("is JSON.stringify of the answer with the views as objects, for every part, budget and key around the array", () => {
+    const includes: AnswerPart[][] = [["tools"], ["tools", "prompt"], ["prompt"]];
+    for (const include of includes) {
+      for (const maxTokens of [2_000, 300, 120]) {
+        const input = { include, previous: START, ranked: ranked(defs, true), maxTokens };
+        const entries = fitToBudgetAsEntries(input);
+        const objects = fitToBudget(input);
+        if (!entries.ok || !objects.ok) throw new Error("budget too small for the test");
+        // Keys before and after the array, as a route answer has them.
+        const wrapped = { previous: null, via: "retrieval", fallback: { method: "partial-match", reason: `"tools":"${nul}tools${nul}"` }, ...entries.answer };
+        const expected = JSON.stringify({ previous: null, via: "retrieval", fallback: wrapped.fallback, ...objects.answer });
+        expect(answerJson(wrapped), `${include.join("+")} within ${maxTokens}`).toBe(expected);
+        expect(withToolObjects(entries.answer)).toEqual(objects.answer);
+        expect(Object.keys(withToolObjects(entries.answer))).toEqual(Object.keys(objects.answer));
+      }
+    }
+  });
+
+  it("gives the same answer from views without their JSON text (serialised once) as from stored text", () => {
+    const withText = ranked(defs);
+    const withoutText = withText.map(({ views, ...candidate }) =>
+      views === undefined ? candidate : { ...candidate, views: { compact: views.compact, compactTokens: views.compactTokens, requiredOnly: views.requiredOnly, requiredOnlyTokens: views.requiredOnlyTokens } },
+    );
+    for (const maxTokens of [2_000, 300]) {
+      const a = fitToBudgetAsEntries({ include: ["tools"], previous: START, ranked: withText, maxTokens });
+      const b = fitToBudgetAsEntries({ include: ["tools"], previous: START, ranked: withoutText, maxTokens });
+      if (!a.ok || !b.ok) throw new Error("budget too small for the test");
+      expect(answerJson(a.answer)).toBe(answerJson(b.answer));
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
 import { toolViews } from "../../functions/toolnet/answer-budget";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
-import { ASCII_PIECES, countJsonArrayTokens, countTokens } from "../../functions/toolnet/token-count";
+import { ASCII_PIECES, countJsonArrayTokens, countTokens, trailingPunctuation } from "../../functions/toolnet/token-count";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { readFileSync } from "node:fs";
 
@@ -54,6 +54,22 @@ describe("countJsonArrayTokens: an array's tokens from its entries' stored count
   it("agrees with countTokens on the same text", () => {
     const views = [{ type: "function", function: { name: "a", description: "b." } }, { type: "function", function: { name: "c", description: "d" } }].map(entry);
     expect(countJsonArrayTokens(views)).toBe(countTokens(`[${views.map((v) => v.json).join(",")}]`));
+  });
+});
+
+describe("trailingPunctuation: the run of punctuation o200k_base's pattern keeps as a text's last piece", () => {
+  // The pattern's piece (` ?[^\s\p{L}\p{N}]+`) at a text's end, where a combining mark belongs to the word before.
+  const trailing = / ?[^\s\p{L}\p{N}\p{M}]+$/u;
+
+  it("finds what the Unicode regex finds, for view JSON and for texts ending in spaces, marks, digits, letters and non-ASCII", async () => {
+    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+    const { tools } = await importOpenApi(document);
+    const ends = ["", "}", '"}}}', " }]", "  }", "\t}", "\n\"}", "a", "1", "a.", "x ?!", " ", "é", "e\u0301", "e\u0301}", "🚀", "a🚀", "a 🚀", "}🚀}", "\u00a0}", "»", "x\u0001", "𝒜}", "東京。", "_", "-_-"];
+    const texts = [
+      ...tools.flatMap((def) => [JSON.stringify(toolViews(def).compact), JSON.stringify(toolViews(def).requiredOnly)]),
+      ...ends.flatMap((end) => [end, `{"a":"b${end}`, `word${end}`, `x ${end}`, `東${end}`]),
+    ];
+    for (const text of texts) expect(trailingPunctuation(text), JSON.stringify(text)).toBe(trailing.exec(text)?.[0]);
   });
 });
 
