@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { corpusItems } from "../../bench/lib/tool-corpus";
-import { analyze, queryTerms, splitWords, termOf } from "../../functions/toolnet/retrieval/analyze";
+import { analyze, QueryTermIds, queryTerms, splitWords, termOf } from "../../functions/toolnet/retrieval/analyze";
 import { stem } from "../../functions/toolnet/retrieval/stem";
 import { TOOL_DOC_FIELDS, toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { importToolList } from "../../functions/tools/list-import";
@@ -103,6 +103,18 @@ describe("analysis fast paths give the reference analysis's output", () => {
       expect(splitWords(text), text).toEqual(referenceSplitWords(text));
       expect(analyze(text), text).toEqual(referenceAnalyze(text));
       expect(queryTerms(text), text).toEqual(referenceQueryTerms(text));
+    }
+  });
+
+  it("gives a search the index ids of those terms, with every word remembered or not", () => {
+    // A vocabulary of the terms of every other text, so that many terms are unknown (-1).
+    const vocabulary = new Map<string, number>();
+    texts.forEach((text, i) => {
+      if (i % 2 === 0) for (const term of referenceQueryTerms(text)) if (!vocabulary.has(term)) vocabulary.set(term, vocabulary.size);
+    });
+    const ids = new QueryTermIds((term) => vocabulary.get(term) ?? -1);
+    for (const round of ["first", "remembered"]) {
+      for (const text of texts) expect(ids.of(text), `${text} (${round})`).toEqual(referenceQueryTerms(text).map((term) => vocabulary.get(term) ?? -1));
     }
   });
 

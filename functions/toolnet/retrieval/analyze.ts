@@ -118,24 +118,78 @@ export function queryWords(text: string): string[] {
   return compounds.length === 0 ? words : [...words, ...compounds];
 }
 
-/** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
-export function queryTerms(text: string): string[] {
-  const terms: string[] = [];
+/** One word of a task text as a search sees it: its `value` (its index term, or that term's id), and whether it may be joined into a compound (no digit). */
+export interface QueryWord<T> {
+  readonly value: T;
+  readonly joinable: boolean;
+}
+
+/** The values of a task text's words, in `queryWords` order, stop words (`lookup` gives null) left out: its words, then their adjacent compounds. */
+function queryValues<T>(text: string, lookup: (word: string) => QueryWord<T> | null): T[] {
+  const values: T[] = [];
   const compounds: string[] = [];
   let previous: string | undefined;
   for (const word of splitWords(text)) {
-    const term = termOf(word);
-    if (term === null) continue;
-    terms.push(term);
-    const joinable = !DIGIT.test(word);
-    if (joinable && previous !== undefined) compounds.push(previous + word);
-    previous = joinable ? word : undefined;
+    const known = lookup(word);
+    if (known === null) continue;
+    values.push(known.value);
+    if (known.joinable && previous !== undefined) compounds.push(previous + word);
+    previous = known.joinable ? word : undefined;
   }
   for (const compound of compounds) {
-    const term = termOf(compound);
-    if (term !== null) terms.push(term);
+    const known = lookup(compound);
+    if (known !== null) values.push(known.value);
   }
-  return terms;
+  return values;
+}
+
+function termWord(word: string): QueryWord<string> | null {
+  const term = termOf(word);
+  return term === null ? null : { value: term, joinable: !DIGIT.test(word) };
+}
+
+/** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
+export function queryTerms(text: string): string[] {
+  return queryValues(text, termWord);
+}
+
+// Enough for the words and adjacent compounds of thousands of tasks; cleared when full.
+const QUERY_WORD_LIMIT = 50_000;
+
+/**
+ * `queryTerms` as an index's term ids, memoised per word: a search then looks each word up once,
+ * in a map of the words tasks use, instead of in the term memo and then in the index's map of
+ * every term (two lookups in maps of ~100,000 entries, which miss the CPU's caches).
+ */
+export class QueryTermIds {
+  readonly #memo = new Map<string, QueryWord<number> | null>();
+  readonly #idOf: (term: string) => number;
+
+  /** `idOf` gives a term's id in the index, -1 for a term it does not have. */
+  constructor(idOf: (term: string) => number) {
+    this.#idOf = idOf;
+  }
+
+  /** The ids of `queryTerms(text)`, in its order (-1 for a term the index does not have). */
+  of(text: string): number[] {
+    return queryValues(text, this.#lookup);
+  }
+
+  /** Forgets every word: call it when the index gains a term, which a remembered word may stem to. */
+  clear(): void {
+    this.#memo.clear();
+  }
+
+  readonly #lookup = (word: string): QueryWord<number> | null => {
+    let known = this.#memo.get(word);
+    if (known === undefined) {
+      const term = termOf(word);
+      known = term === null ? null : { value: this.#idOf(term), joinable: !DIGIT.test(word) };
+      if (this.#memo.size >= QUERY_WORD_LIMIT) this.#memo.clear();
+      this.#memo.set(word, known);
+    }
+    return known;
+  };
 }
 
 /** All index terms of `text`, in order, repeats kept (term frequency matters to BM25). */
