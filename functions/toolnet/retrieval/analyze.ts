@@ -83,10 +83,15 @@ const termCache = new Map<string, string | null>();
 export function termOf(word: string): string | null {
   const cached = termCache.get(word);
   if (cached !== undefined) return cached;
-  const term = STOP_WORDS.has(word) ? null : stem(word);
+  const term = uncachedTermOf(word);
   if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
   termCache.set(word, term);
   return term;
+}
+
+/** termOf without its memo, for callers that keep their own. */
+function uncachedTermOf(word: string): string | null {
+  return STOP_WORDS.has(word) ? null : stem(word);
 }
 
 // A word with a digit (a number, a code) is not joined into a compound.
@@ -183,7 +188,8 @@ export class QueryTermIds {
   readonly #lookup = (word: string): QueryWord<number> | null => {
     let known = this.#memo.get(word);
     if (known === undefined) {
-      const term = termOf(word);
+      // Not through termOf's memo: this one remembers the word already.
+      const term = uncachedTermOf(word);
       known = term === null ? null : { value: this.#idOf(term), joinable: !DIGIT.test(word) };
       if (this.#memo.size >= QUERY_WORD_LIMIT) this.#memo.clear();
       this.#memo.set(word, known);

@@ -4,11 +4,18 @@
  * stemming rules are English-only and must not mangle ids, numbers or other languages.
  */
 
-const ASCII_WORD = /^[a-z]+$/;
+/** True when `word` is all a–z. */
+function isPlainWord(word: string): boolean {
+  for (let i = 0; i < word.length; i += 1) {
+    const code = word.charCodeAt(i);
+    if (code < 97 || code > 122) return false;
+  }
+  return true;
+}
 
 /** Porter stem of `word`; words shorter than 3 letters or not plain a–z are returned as is. */
 export function stem(word: string): string {
-  if (word.length < 3 || !ASCII_WORD.test(word)) return word;
+  if (word.length < 3 || !isPlainWord(word)) return word;
   let w = step1a(word);
   w = step1b(w);
   w = step1c(w);
