@@ -1,8 +1,11 @@
+import { splitWordsByExpressions, STOP_WORDS } from "../../functions/toolnet/retrieval/analyze";
+import { STEP2_RULES, STEP3_RULES, STEP4_SUFFIXES } from "../../functions/toolnet/retrieval/stem";
+
 /**
  * The text analysis as it was before its fast paths (functions/toolnet/retrieval/analyze.ts and
- * stem.ts at 19c0c46): Unicode regular expressions for splitting, a Porter stemmer that slices.
- * Kept only as the reference the equivalence test compares the current analysis against, word
- * for word, over every text of the shared data.
+ * stem.ts at 19c0c46): Unicode regular expressions for splitting, a Porter stemmer that slices
+ * (same rules and stop words, imported). Kept only as the reference the equivalence test
+ * compares the current analysis against, word for word, over every text of the shared data.
  */
 
 const ASCII_WORD = /^[a-z]+$/;
@@ -97,33 +100,19 @@ function step1c(w: string): string {
   return w.endsWith("y") && hasVowel(w.slice(0, -1)) ? `${w.slice(0, -1)}i` : w;
 }
 
-const STEP2: readonly (readonly [string, string])[] = [
-  ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"],
-  ["bli", "ble"], ["alli", "al"], ["entli", "ent"], ["eli", "e"], ["ousli", "ous"],
-  ["ization", "ize"], ["ation", "ate"], ["ator", "ate"], ["alism", "al"], ["iveness", "ive"],
-  ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"], ["iviti", "ive"], ["biliti", "ble"],
-  ["logi", "log"],
-];
+const STEP2 = STEP2_RULES;
 
 function step2(w: string): string {
   return replaceSuffix(w, STEP2, 0);
 }
 
-const STEP3: readonly (readonly [string, string])[] = [
-  ["icate", "ic"], ["ative", ""], ["alize", "al"], ["iciti", "ic"], ["ical", "ic"], ["ful", ""], ["ness", ""],
-];
+const STEP3 = STEP3_RULES;
 
 function step3(w: string): string {
   return replaceSuffix(w, STEP3, 0);
 }
 
-// Longest suffixes first so "ement" wins over "ment" and "ent". "or" is our addition to Porter's
-// list: agent nouns in -or ("director", "editor") then meet their verb ("directed", "edit") as
-// agent nouns in -er already do; the measure rule keeps short words ("actor", "color") whole.
-const STEP4 = [
-  "ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize",
-  "ion", "al", "er", "or", "ic", "ou",
-] as const;
+const STEP4 = STEP4_SUFFIXES;
 
 function step4(w: string): string {
   for (const suffix of STEP4) {
@@ -147,28 +136,10 @@ function step5(w: string): string {
   return out;
 }
 
-const STOP_WORDS: ReadonlySet<string> = new Set(
-  (
-    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers " +
-    "herself it its itself they them their theirs themselves what which who whom this that these those am is " +
-    "are was were be been being have has had having do does did doing would should could ought a an the and " +
-    "but if or because as until while of at by for with about against between into through during before after " +
-    "above below to from up down in out on off over under again further then once here there when where why how " +
-    "all any both each few more most other some such no nor not only own same so than too very s t can will just " +
-    "don d ll m o re ve y"
-  ).split(" "),
-);
-
-const LOWER_UPPER = /(\p{Ll})(\p{Lu})/gu;
-const ACRONYM_WORD = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
-const WORD = /[\p{L}\p{N}]+/gu;
 const DIGIT = /\p{N}/u;
 
-/** splitWords as it was: two regular-expression replaces, a match, lower case per word. */
-export function referenceSplitWords(text: string): string[] {
-  const spaced = text.replace(LOWER_UPPER, "$1 $2").replace(ACRONYM_WORD, "$1 $2");
-  return (spaced.match(WORD) ?? []).map((word) => word.toLowerCase());
-}
+/** splitWords as it was: two regular-expression replaces, a match, lower case per word (still splitWords' path for non-ASCII text). */
+export const referenceSplitWords = splitWordsByExpressions;
 
 /** termOf as it was, without its memo. */
 export function referenceTermOf(word: string): string | null {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { seededRandom } from "../../bench/lib/stats";
 import { corpusItems } from "../../bench/lib/tool-corpus";
 import { analyze, QueryTermIds, queryTerms, splitWords, termOf } from "../../functions/toolnet/retrieval/analyze";
 import { stem } from "../../functions/toolnet/retrieval/stem";
@@ -40,18 +41,6 @@ function dataStrings(dir: string): string[] {
   return out;
 }
 
-/** A small deterministic generator (mulberry32), so a failure names a reproducible string. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomText(next: () => number, alphabet: readonly string[], length: number): string {
   let text = "";
   for (let i = 0; i < length; i += 1) text += alphabet[Math.floor(next() * alphabet.length)] ?? "";
@@ -85,7 +74,7 @@ describe("analysis fast paths give the reference analysis's output", () => {
     const documents = importToolList(corpusItems()).tools.map((def) => toolDocument(def));
     const tmdb = (await importOpenApi(JSON.parse(readFileSync(`${DATA}/restbench-tmdb/openapi.json`, "utf8")) as object)).tools.map((def) => toolDocument(def));
     const documentTexts = [...documents, ...tmdb].flatMap((doc) => TOOL_DOC_FIELDS.map((field) => doc[field]));
-    const next = random(16);
+    const next = seededRandom(16);
     const randomTexts = Array.from({ length: 4_000 }, (_, i) => randomText(next, i % 2 === 0 ? ASCII_ALPHABET : MIXED_ALPHABET, 1 + Math.floor(next() * 60)));
     texts = [...new Set([...dataStrings(DATA), ...documentTexts, ...UNICODE_CASES, ...randomTexts])];
   });
@@ -127,7 +116,7 @@ describe("analysis fast paths give the reference analysis's output", () => {
         if (i > 0) words.add(`${split[i - 1] ?? ""}${word}`);
       });
     }
-    const next = random(1980);
+    const next = seededRandom(1980);
     const letters = [..."aeiouyyyybcdfghlmnprstzsseeddiinngg"];
     for (let i = 0; i < 100_000; i += 1) words.add(randomText(next, letters, 1 + Math.floor(next() * 12)));
     expect(words.size).toBeGreaterThan(200_000);

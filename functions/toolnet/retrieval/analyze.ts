@@ -8,7 +8,7 @@ import { stem } from "./stem";
 
 // Snowball's English stop list (generic function words only, no domain words), so that long
 // chat-style tasks are not ranked on "the", "would", "me".
-const STOP_WORDS: ReadonlySet<string> = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers " +
     "herself it its itself they them their theirs themselves what which who whom this that these those am is " +
@@ -26,11 +26,13 @@ const ACRONYM_WORD = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
 // Runs of letters and digits; every other character (space, _, -, /, {, ., …) separates words.
 const WORD = /[\p{L}\p{N}]+/gu;
 
-const NON_ASCII = /[^\x00-\x7f]/;
-
 /** Splits identifiers and prose into lower-case words: `/person/{person_id}/movie_credits` → person, person, id, movie, credits. */
 export function splitWords(text: string): string[] {
-  if (!NON_ASCII.test(text)) return splitAsciiWords(text);
+  return splitAsciiWords(text) ?? splitWordsByExpressions(text);
+}
+
+/** splitWords for any text, by Unicode regular expressions (what the ASCII pass must equal). */
+export function splitWordsByExpressions(text: string): string[] {
   const spaced = text.replace(LOWER_UPPER, "$1 $2").replace(ACRONYM_WORD, "$1 $2");
   return (spaced.match(WORD) ?? []).map((word) => word.toLowerCase());
 }
@@ -44,18 +46,19 @@ function isAsciiUpper(code: number): boolean {
 }
 
 /**
- * splitWords for ASCII text in one pass over its char codes, a few times faster than the regular
- * expressions: in ASCII the only letters are a–z and A–Z and the only digits 0–9, so a word ends
+ * splitWords for ASCII text (undefined for any other text) in one pass over its char codes, a few
+ * times faster than the regular expressions: in ASCII the only letters are a–z and A–Z and the only digits 0–9, so a word ends
  * at any other character, before an upper-case letter that follows a lower-case one, and before
  * the last of two upper-case letters followed by a lower-case one, exactly where the expressions
  * split.
  */
-function splitAsciiWords(text: string): string[] {
+function splitAsciiWords(text: string): string[] | undefined {
   const lower = text.toLowerCase();
   const words: string[] = [];
   let start = -1;
   for (let i = 0; i < text.length; i += 1) {
     const code = text.charCodeAt(i);
+    if (code > 127) return undefined;
     const upper = isAsciiUpper(code);
     if (!upper && !isAsciiLower(code) && !(code >= 48 && code <= 57)) {
       if (start >= 0) words.push(lower.slice(start, i));
@@ -97,6 +100,16 @@ function uncachedTermOf(word: string): string | null {
 // A word with a digit (a number, a code) is not joined into a compound.
 const DIGIT = /\p{N}/u;
 
+/** True when `word` has a digit (any script's); ASCII words are checked without the regular expression. */
+function hasDigit(word: string): boolean {
+  for (let i = 0; i < word.length; i += 1) {
+    const code = word.charCodeAt(i);
+    if (code >= 48 && code <= 57) return true;
+    if (code > 127) return DIGIT.test(word);
+  }
+  return false;
+}
+
 /**
  * Each pair of adjacent meaningful words of `words`, written together ("download file" →
  * "downloadfile"): stop words are skipped (not joined), and words with digits are not joined
@@ -109,7 +122,7 @@ export function adjacentCompounds(words: readonly string[]): string[] {
   let previous: string | undefined;
   for (const word of words) {
     if (termOf(word) === null) continue;
-    const joinable = !DIGIT.test(word);
+    const joinable = !hasDigit(word);
     if (joinable && previous !== undefined) compounds.push(previous + word);
     previous = joinable ? word : undefined;
   }
@@ -150,7 +163,7 @@ function queryValues<T>(text: string, lookup: (word: string) => QueryWord<T> | n
 
 function termWord(word: string): QueryWord<string> | null {
   const term = termOf(word);
-  return term === null ? null : { value: term, joinable: !DIGIT.test(word) };
+  return term === null ? null : { value: term, joinable: !hasDigit(word) };
 }
 
 /** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
@@ -190,7 +203,7 @@ export class QueryTermIds {
     if (known === undefined) {
       // Not through termOf's memo: this one remembers the word already.
       const term = uncachedTermOf(word);
-      known = term === null ? null : { value: this.#idOf(term), joinable: !DIGIT.test(word) };
+      known = term === null ? null : { value: this.#idOf(term), joinable: !hasDigit(word) };
       if (this.#memo.size >= QUERY_WORD_LIMIT) this.#memo.clear();
       this.#memo.set(word, known);
     }

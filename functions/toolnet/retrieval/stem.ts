@@ -131,21 +131,25 @@ function step1c(w: string): string {
   return w.endsWith("y") && hasVowel(w, w.length - 1) ? `${w.slice(0, -1)}i` : w;
 }
 
-const STEP2 = byLastLetter([
+/** Porter's step 2 rules (suffix, replacement), in the order they are tried. */
+export const STEP2_RULES: readonly (readonly [string, string])[] = [
   ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"],
   ["bli", "ble"], ["alli", "al"], ["entli", "ent"], ["eli", "e"], ["ousli", "ous"],
   ["ization", "ize"], ["ation", "ate"], ["ator", "ate"], ["alism", "al"], ["iveness", "ive"],
   ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"], ["iviti", "ive"], ["biliti", "ble"],
   ["logi", "log"],
-]);
+];
+const STEP2 = byLastLetter(STEP2_RULES);
 
 function step2(w: string): string {
   return replaceSuffix(w, STEP2, 0);
 }
 
-const STEP3 = byLastLetter([
+/** Porter's step 3 rules, in the order they are tried. */
+export const STEP3_RULES: readonly (readonly [string, string])[] = [
   ["icate", "ic"], ["ative", ""], ["alize", "al"], ["iciti", "ic"], ["ical", "ic"], ["ful", ""], ["ness", ""],
-]);
+];
+const STEP3 = byLastLetter(STEP3_RULES);
 
 function step3(w: string): string {
   return replaceSuffix(w, STEP3, 0);
@@ -154,12 +158,12 @@ function step3(w: string): string {
 // Longest suffixes first so "ement" wins over "ment" and "ent". "or" is our addition to Porter's
 // list: agent nouns in -or ("director", "editor") then meet their verb ("directed", "edit") as
 // agent nouns in -er already do; the measure rule keeps short words ("actor", "color") whole.
-const STEP4 = [
+export const STEP4_SUFFIXES: readonly string[] = [
   "ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize",
   "ion", "al", "er", "or", "ic", "ou",
-] as const;
+];
 
-const STEP4_BY_LAST_LETTER = byLastLetter(STEP4.map((suffix) => [suffix, ""] as const));
+const STEP4_BY_LAST_LETTER = byLastLetter(STEP4_SUFFIXES.map((suffix) => [suffix, ""] as const));
 
 function step4(w: string): string {
   for (const [suffix] of STEP4_BY_LAST_LETTER.get(w.charAt(w.length - 1)) ?? []) {
