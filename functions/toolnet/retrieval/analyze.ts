@@ -47,10 +47,10 @@ function isAsciiUpper(code: number): boolean {
 
 /**
  * splitWords for ASCII text (undefined for any other text) in one pass over its char codes, a few
- * times faster than the regular expressions: in ASCII the only letters are a–z and A–Z and the only digits 0–9, so a word ends
- * at any other character, before an upper-case letter that follows a lower-case one, and before
- * the last of two upper-case letters followed by a lower-case one, exactly where the expressions
- * split.
+ * times faster than the regular expressions: in ASCII the only letters are a–z and A–Z and the
+ * only digits 0–9, so a word ends at any other character, before an upper-case letter that follows
+ * a lower-case one, and before the last of two upper-case letters followed by a lower-case one,
+ * exactly where the expressions split.
  */
 function splitAsciiWords(text: string): string[] | undefined {
   const lower = text.toLowerCase();
@@ -171,8 +171,8 @@ export function queryTerms(text: string): string[] {
   return queryValues(text, termWord);
 }
 
-// Enough for the words and adjacent compounds of thousands of tasks; cleared when full.
-const QUERY_WORD_LIMIT = 50_000;
+// The words and adjacent compounds of about a thousand tasks (≈ 1.5 MB); cleared when full.
+const QUERY_WORD_LIMIT = 20_000;
 
 /**
  * `queryTerms` as an index's term ids, memoised per word: a search then looks each word up once,
