@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adjacentCompounds, analyze, queryTerms, queryWords, splitWords, termOf } from "../../functions/toolnet/retrieval/analyze";
+import { adjacentCompounds, analyze, QueryTermIds, queryTerms, queryWords, splitWords, termOf } from "../../functions/toolnet/retrieval/analyze";
 import { stem } from "../../functions/toolnet/retrieval/stem";
 import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolDefinition } from "../../functions/tools/definition";
@@ -91,6 +91,27 @@ describe("queryWords", () => {
     expect(queryWords("track CA107308006SI today")).toEqual(["track", "ca107308006si", "today"]);
     expect(queryWords("weather")).toEqual(["weather"]);
     expect(queryWords("")).toEqual([]);
+  });
+});
+
+describe("QueryTermIds", () => {
+  it("gives the index ids of queryTerms, in its order, -1 for terms the index lacks, the same when its words are remembered", () => {
+    const vocabulary = new Map(["download", "file", "downloadfil", "random", "imag"].map((term, id) => [term, id]));
+    const ids = new QueryTermIds((term) => vocabulary.get(term) ?? -1);
+    for (const text of ["Please download the file report.pdf", "getRandom image of 2 cats and a dog", "the of", "download file download"]) {
+      const expected = queryTerms(text).map((term) => vocabulary.get(term) ?? -1);
+      expect(ids.of(text), text).toEqual(expected);
+      expect(ids.of(text), `${text} (remembered)`).toEqual(expected);
+    }
+  });
+
+  it("sees terms added to the index after clear()", () => {
+    const vocabulary = new Map<string, number>();
+    const ids = new QueryTermIds((term) => vocabulary.get(term) ?? -1);
+    expect(ids.of("quokka telemetry")).toEqual([-1, -1, -1]);
+    vocabulary.set("quokka", 0);
+    ids.clear();
+    expect(ids.of("quokka telemetry")).toEqual([0, -1, -1]);
   });
 });
 

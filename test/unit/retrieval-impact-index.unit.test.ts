@@ -82,6 +82,19 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     for (const query of queries(60, 9)) expect(again.search(query, 10)).toEqual(index.search(query, 10));
   });
 
+  it("finds a word a search has already looked up once a tool adds it to the index (the per-index word memo is not stale)", () => {
+    for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes())]) {
+      // Unknown words, a compound of two of them, and known words beside them: all remembered by the first search.
+      const query = "quokka telemetry weather quokkatelemetry";
+      const before = index.search(query, 5);
+      expect(before.map((hit) => hit.name)).not.toContain("quokkaTool");
+      index.add({ ...(docs[0] as ToolDoc), name: "quokkaTool", description: "quokka telemetry", summary: "quokkatelemetry" });
+      const engine = buildEngine([...docs, { ...(docs[0] as ToolDoc), name: "quokkaTool", description: "quokka telemetry", summary: "quokkatelemetry" }]);
+      expect(index.search(query, 5)).toEqual(engineSearch(engine, query, 5, toSearchOptions(DEFAULT_TUNING)));
+      expect(index.search(query, 5)[0]?.name).toBe("quokkaTool");
+    }
+  });
+
   it("recomputes impacts when loaded with another tuning", () => {
     const bytes = ToolIndex.build(docs).toBytes();
     const tuning = { bm25: { k: 2, b: 0.5, d: 0 } };

@@ -8,7 +8,7 @@ import { stem } from "./stem";
 
 // Snowball's English stop list (generic function words only, no domain words), so that long
 // chat-style tasks are not ranked on "the", "would", "me".
-const STOP_WORDS: ReadonlySet<string> = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers " +
     "herself it its itself they them their theirs themselves what which who whom this that these those am is " +
@@ -28,8 +28,53 @@ const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Splits identifiers and prose into lower-case words: `/person/{person_id}/movie_credits` → person, person, id, movie, credits. */
 export function splitWords(text: string): string[] {
+  return splitAsciiWords(text) ?? splitWordsByExpressions(text);
+}
+
+/** splitWords for any text, by Unicode regular expressions (what the ASCII pass must equal). */
+export function splitWordsByExpressions(text: string): string[] {
   const spaced = text.replace(LOWER_UPPER, "$1 $2").replace(ACRONYM_WORD, "$1 $2");
   return (spaced.match(WORD) ?? []).map((word) => word.toLowerCase());
+}
+
+function isAsciiLower(code: number): boolean {
+  return code >= 97 && code <= 122;
+}
+
+function isAsciiUpper(code: number): boolean {
+  return code >= 65 && code <= 90;
+}
+
+/**
+ * splitWords for ASCII text (undefined for any other text) in one pass over its char codes, a few
+ * times faster than the regular expressions: in ASCII the only letters are a–z and A–Z and the
+ * only digits 0–9, so a word ends at any other character, before an upper-case letter that follows
+ * a lower-case one, and before the last of two upper-case letters followed by a lower-case one,
+ * exactly where the expressions split.
+ */
+function splitAsciiWords(text: string): string[] | undefined {
+  const lower = text.toLowerCase();
+  const words: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code > 127) return undefined;
+    const upper = isAsciiUpper(code);
+    if (!upper && !isAsciiLower(code) && !(code >= 48 && code <= 57)) {
+      if (start >= 0) words.push(lower.slice(start, i));
+      start = -1;
+    } else if (start < 0) {
+      start = i;
+    } else if (upper) {
+      const before = text.charCodeAt(i - 1);
+      if (isAsciiLower(before) || (isAsciiUpper(before) && isAsciiLower(text.charCodeAt(i + 1)))) {
+        words.push(lower.slice(start, i));
+        start = i;
+      }
+    }
+  }
+  if (start >= 0) words.push(lower.slice(start));
+  return words;
 }
 
 // Vocabularies are small next to token counts, so memoising terms makes indexing about twice as
@@ -41,14 +86,29 @@ const termCache = new Map<string, string | null>();
 export function termOf(word: string): string | null {
   const cached = termCache.get(word);
   if (cached !== undefined) return cached;
-  const term = STOP_WORDS.has(word) ? null : stem(word);
+  const term = uncachedTermOf(word);
   if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
   termCache.set(word, term);
   return term;
 }
 
+/** termOf without its memo, for callers that keep their own. */
+function uncachedTermOf(word: string): string | null {
+  return STOP_WORDS.has(word) ? null : stem(word);
+}
+
 // A word with a digit (a number, a code) is not joined into a compound.
 const DIGIT = /\p{N}/u;
+
+/** True when `word` has a digit (any script's); ASCII words are checked without the regular expression. */
+function hasDigit(word: string): boolean {
+  for (let i = 0; i < word.length; i += 1) {
+    const code = word.charCodeAt(i);
+    if (code >= 48 && code <= 57) return true;
+    if (code > 127) return DIGIT.test(word);
+  }
+  return false;
+}
 
 /**
  * Each pair of adjacent meaningful words of `words`, written together ("download file" →
@@ -62,7 +122,7 @@ export function adjacentCompounds(words: readonly string[]): string[] {
   let previous: string | undefined;
   for (const word of words) {
     if (termOf(word) === null) continue;
-    const joinable = !DIGIT.test(word);
+    const joinable = !hasDigit(word);
     if (joinable && previous !== undefined) compounds.push(previous + word);
     previous = joinable ? word : undefined;
   }
@@ -76,24 +136,79 @@ export function queryWords(text: string): string[] {
   return compounds.length === 0 ? words : [...words, ...compounds];
 }
 
-/** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
-export function queryTerms(text: string): string[] {
-  const terms: string[] = [];
+/** One word of a task text as a search sees it: its `value` (its index term, or that term's id), and whether it may be joined into a compound (no digit). */
+export interface QueryWord<T> {
+  readonly value: T;
+  readonly joinable: boolean;
+}
+
+/** The values of a task text's words, in `queryWords` order, stop words (`lookup` gives null) left out: its words, then their adjacent compounds. */
+function queryValues<T>(text: string, lookup: (word: string) => QueryWord<T> | null): T[] {
+  const values: T[] = [];
   const compounds: string[] = [];
   let previous: string | undefined;
   for (const word of splitWords(text)) {
-    const term = termOf(word);
-    if (term === null) continue;
-    terms.push(term);
-    const joinable = !DIGIT.test(word);
-    if (joinable && previous !== undefined) compounds.push(previous + word);
-    previous = joinable ? word : undefined;
+    const known = lookup(word);
+    if (known === null) continue;
+    values.push(known.value);
+    if (known.joinable && previous !== undefined) compounds.push(previous + word);
+    previous = known.joinable ? word : undefined;
   }
   for (const compound of compounds) {
-    const term = termOf(compound);
-    if (term !== null) terms.push(term);
+    const known = lookup(compound);
+    if (known !== null) values.push(known.value);
   }
-  return terms;
+  return values;
+}
+
+function termWord(word: string): QueryWord<string> | null {
+  const term = termOf(word);
+  return term === null ? null : { value: term, joinable: !hasDigit(word) };
+}
+
+/** The index terms of a task text as a search sees them: those of `queryWords`, in its order, stop words left out (one pass). */
+export function queryTerms(text: string): string[] {
+  return queryValues(text, termWord);
+}
+
+// The words and adjacent compounds of about a thousand tasks (≈ 1.5 MB); cleared when full.
+const QUERY_WORD_LIMIT = 20_000;
+
+/**
+ * `queryTerms` as an index's term ids, memoised per word: a search then looks each word up once,
+ * in a map of the words tasks use, instead of in the term memo and then in the index's map of
+ * every term (two lookups in maps of ~100,000 entries, which miss the CPU's caches).
+ */
+export class QueryTermIds {
+  readonly #memo = new Map<string, QueryWord<number> | null>();
+  readonly #idOf: (term: string) => number;
+
+  /** `idOf` gives a term's id in the index, -1 for a term it does not have. */
+  constructor(idOf: (term: string) => number) {
+    this.#idOf = idOf;
+  }
+
+  /** The ids of `queryTerms(text)`, in its order (-1 for a term the index does not have). */
+  of(text: string): number[] {
+    return queryValues(text, this.#lookup);
+  }
+
+  /** Forgets every word: call it when the index gains a term, which a remembered word may stem to. */
+  clear(): void {
+    this.#memo.clear();
+  }
+
+  readonly #lookup = (word: string): QueryWord<number> | null => {
+    let known = this.#memo.get(word);
+    if (known === undefined) {
+      // Not through termOf's memo: this one remembers the word already.
+      const term = uncachedTermOf(word);
+      known = term === null ? null : { value: this.#idOf(term), joinable: !hasDigit(word) };
+      if (this.#memo.size >= QUERY_WORD_LIMIT) this.#memo.clear();
+      this.#memo.set(word, known);
+    }
+    return known;
+  };
 }
 
 /** All index terms of `text`, in order, repeats kept (term frequency matters to BM25). */

@@ -1,10 +1,10 @@
 import type MiniSearch from "minisearch";
 import type { AsPlainObject } from "minisearch";
-import { queryTerms, splitWords, termOf } from "./analyze";
+import { QueryTermIds, splitWords, termOf } from "./analyze";
 import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import { repeatedTermWeight } from "./query-term-weight";
-import { TopK, TopScores } from "./top-k";
-import type { Ranked } from "./ranked";
+import { TopScores } from "./top-k";
+import { sortRanked, type Ranked } from "./ranked";
 import { bm25Score, commonImpact, inverseDocumentFrequency, seek } from "./impact-math";
 import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
@@ -86,6 +86,8 @@ export class ImpactIndex {
   #loose: MiniSearch<ToolDoc> | undefined;
   /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
   #scratchArrays: SearchScratch | undefined;
+  /** Term ids of the words tasks use (cleared when a term is added). */
+  readonly #queryTermIds = new QueryTermIds((term) => this.#termIds.get(term) ?? -1);
 
   private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays) {
     this.#tuning = tuning;
@@ -190,6 +192,7 @@ export class ImpactIndex {
       id = this.#terms.length;
       this.#terms.push(term);
       this.#termIds.set(term, id);
+      this.#queryTermIds.clear();
     }
     return id;
   }
@@ -215,9 +218,8 @@ export class ImpactIndex {
     const order: number[] = [];
     const unique: number[] = [];
     const multiplicity: number[] = [];
-    for (const term of queryTerms(text)) {
-      const id = this.#termIds.get(term);
-      if (id === undefined || (impactOffsets[id] === impactOffsets[id + 1] && defaultImpact[id] === 0)) continue;
+    for (const id of this.#queryTermIds.of(text)) {
+      if (id < 0 || (impactOffsets[id] === impactOffsets[id + 1] && defaultImpact[id] === 0)) continue;
       let slot = unique.indexOf(id);
       if (slot < 0) {
         slot = unique.length;
@@ -334,22 +336,26 @@ export class ImpactIndex {
         if (p < to && impactDocs[p] === doc) values[c * m + slot] = impacts[p] ?? 0;
       }
     }
-    // A repeated term's weighted impact, as MiniSearch computes each of its occurrences.
+    // A repeated term's weighted impact, as MiniSearch computes each of its occurrences, for the
+    // candidates that have the term (the others keep 0).
     for (const slot of repeated) {
-      const weighted = this.#weightedImpacts(unique[slot] ?? 0, candidates, repeatedTermWeight(multiplicity[slot] ?? 1, saturation));
-      for (let c = 0; c < count; c += 1) values[c * m + slot] = weighted[c] ?? 0;
+      const having: number[] = [];
+      for (let c = 0; c < count; c += 1) if ((values[c * m + slot] ?? 0) > 0) having.push(c);
+      const weighted = this.#weightedImpacts(unique[slot] ?? 0, having.map((c) => candidates[c] ?? 0), repeatedTermWeight(multiplicity[slot] ?? 1, saturation));
+      having.forEach((c, i) => (values[c * m + slot] = weighted[i] ?? 0));
     }
-    const top = new TopK(limit);
+    // The exact score, summed in query order as MiniSearch sums it, times the terms matched. The
+    // candidates are few (the k best and their ties within the slack), so all are sorted.
+    const ranked: Ranked[] = [];
     for (let c = 0; c < count; c += 1) {
-      // The exact score, summed in query order as MiniSearch sums it, times the terms matched.
       let score = 0;
       for (const slot of order) score += values[c * m + slot] ?? 0;
       let matched = 0;
       for (let slot = 0; slot < m; slot += 1) if ((values[c * m + slot] ?? 0) > 0) matched += 1;
       const name = this.#names[candidates[c] ?? 0];
-      if (matched > 0 && name !== undefined) top.offer(score * matched, name);
+      if (matched > 0 && name !== undefined) ranked.push({ name, score: score * matched });
     }
-    return top.sorted();
+    return sortRanked(ranked).slice(0, limit);
   }
 
   /**
@@ -366,7 +372,7 @@ export class ImpactIndex {
       const fieldBoost = boosts[field];
       const to = rawOffsets[term * FIELDS + f + 1] ?? 0;
       let p = rawOffsets[term * FIELDS + f] ?? 0;
-      if (fieldBoost <= 0 || p >= to) return;
+      if (fieldBoost <= 0 || p >= to || docs.length === 0) return;
       const invDocFreq = inverseDocumentFrequency(this.#count, to - p);
       const avg = avgFieldLength[f] ?? 0;
       for (let i = 0; i < docs.length && p < to; i += 1) {
