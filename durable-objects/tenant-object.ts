@@ -233,7 +233,7 @@ function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectH
   const registry = new TenantRegistry(ctx.storage, events);
   const settings = new TenantSettings(sql);
   const protocols = new TenantProtocols(sql, () => registry.hashes(), events);
-  const toolViews = new TenantToolViews(sql, events);
+  const toolViews = new TenantToolViews(sql, registry, events);
   const routing = new TenantRouting(sql, {
     catalog: registry,
     descriptions: () => protocols.descriptions(),

@@ -302,6 +302,16 @@ export class TenantRegistry extends RpcTarget {
     return new Map(this.#hashes.byName);
   }
 
+  /** The current definition hash of one tool. */
+  hashOf(name: string): string | undefined {
+    return oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", name)?.hash;
+  }
+
+  /** The current definition hashes of several tools, in one read (registered ones only; rows as arrays, which workerd makes faster than objects). */
+  hashesOf(names: readonly string[]): Map<string, string> {
+    return new Map(this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>());
+  }
+
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */
   putCredential(credential: SealedCredential): CredentialSummary {
     this.#storage.transactionSync(() => {

@@ -6,14 +6,12 @@ import type { TenantEvents } from "./tenant-events";
 import { run } from "./sql";
 
 /**
- * A registered tool's current definition hash and its stored views (nulls: none stored), as
- * CURRENT_VIEWS's columns in order: rows are read as arrays, since workerd builds an object with
- * named columns for each row several times slower.
+ * A tool's stored views (VIEWS's columns in order): rows are read as arrays, since workerd
+ * builds an object with named columns for each row several times slower.
  */
 type ViewRow = [
   tool: string,
-  current: string,
-  hash: string | null,
+  hash: string,
   description: string | null,
   rulesVersion: number | null,
   compact: string | null,
@@ -23,18 +21,19 @@ type ViewRow = [
   runTokens: number | null,
 ];
 
-/**
- * A registered tool's current hash (the registry's `tenant_tools`) beside its stored views, in one
- * read: a view row is current only for that hash. An unregistered tool has no row.
- */
-const CURRENT_VIEWS = `SELECT t.name AS tool, t.hash AS current, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens,
-  v.required_only, v.required_only_tokens, v.run_tokens FROM tenant_tools t LEFT JOIN tool_views v ON v.tool = t.name`;
+const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views";
 
 /** A tool as an answer shows it: the definition with `description` (undefined: the registered one) in place. */
 export interface ShownTool {
   tool: string;
   shown: ToolDefinition;
   description: string | undefined;
+}
+
+/** Current definition hashes of the registry's tools (the registry owns them): one, or several in one read. */
+export interface ToolHashes {
+  hashOf(tool: string): string | undefined;
+  hashesOf(tools: readonly string[]): Map<string, string>;
 }
 
 /**
@@ -67,9 +66,12 @@ export class TenantToolViews {
   /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
   readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
 
-  /** Views follow the registry's changes (`events`), and are current for its definition hashes. */
-  constructor(sql: SqlStorage, events: TenantEvents) {
+  readonly #hashes: ToolHashes;
+
+  /** `hashes`: the registry's current definition hashes; views follow the registry's changes (`events`). */
+  constructor(sql: SqlStorage, hashes: ToolHashes, events: TenantEvents) {
     this.#sql = sql;
+    this.#hashes = hashes;
     events.onToolsChanged(({ upserted, removed }) => {
       this.forget(removed, true);
       for (const { definition, hash } of upserted) this.store(definition, hash);
@@ -88,19 +90,20 @@ export class TenantToolViews {
   viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
     const remembered = this.#remembered(tool, description);
     if (remembered !== undefined) return remembered;
-    return this.#settle({ tool, shown, description }, this.#rows(`${CURRENT_VIEWS} WHERE t.name = ?`, tool)[0]);
+    return this.#settle({ tool, shown, description }, this.#hashes.hashOf(tool), this.#rows(`${VIEWS} WHERE tool = ?`, tool)[0]);
   }
 
   /**
    * `viewsOf` for each tool an answer shows, by tool: the stored rows of the tools not read yet
-   * this lifetime, with their current hashes, come in one read instead of one per tool.
+   * this lifetime, and their current hashes, come in one read each instead of two per tool.
    */
   viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
     const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
     if (unread.length > 1) {
-      const names = JSON.stringify(unread.map(({ tool }) => tool));
-      const rows = new Map(this.#rows(`${CURRENT_VIEWS} WHERE t.name IN (SELECT value FROM json_each(?))`, names).map((row) => [row[0], row]));
-      for (const one of unread) this.#settle(one, rows.get(one.tool));
+      const names = unread.map(({ tool }) => tool);
+      const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
+      const hashes = this.#hashes.hashesOf(names);
+      for (const one of unread) this.#settle(one, hashes.get(one.tool), rows.get(one.tool));
     }
     return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
   }
@@ -115,12 +118,11 @@ export class TenantToolViews {
   }
 
   /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
-  #settle({ tool, shown, description }: ShownTool, row: ViewRow | undefined): StoredToolViews {
+  #settle({ tool, shown, description }: ShownTool, current: string | undefined, row: ViewRow | undefined): StoredToolViews {
     const wanted = description ?? null;
-    let views = row === undefined ? undefined : currentViews(row, wanted);
+    let views = row === undefined || current === undefined ? undefined : currentViews(row, current, wanted);
     if (views === undefined) {
       views = toolCosts(shown);
-      const current = row?.[1];
       if (current !== undefined) this.#write(tool, current, wanted, views);
     }
     this.#memory.set(tool, { description: wanted, views });
@@ -156,9 +158,9 @@ export class TenantToolViews {
   }
 }
 
-/** The row's stored views when they are current: made for the tool's current definition, `description` and rules. */
-function currentViews(row: ViewRow, description: string | null): StoredToolViews | undefined {
-  const [, current, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
+/** The row's stored views when they are current: made for the tool's `current` definition hash, `description` and rules. */
+function currentViews(row: ViewRow, current: string, description: string | null): StoredToolViews | undefined {
+  const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
   if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
   if (compact === null || requiredOnly === null || runTokens === null) return undefined;
   return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens);
