@@ -2,17 +2,17 @@
  * Where a route request's time goes in workerd: V8 CPU profiles of the service's isolate (the
  * Worker and the tenant's Durable Object share it), taken through workerd's inspector.
  *
- *   node --experimental-websocket .bench-build/route-profile.mjs   (after `node bench/run.mjs route-profile` built it)
  *   node bench/run.mjs route-profile [--skip-build] [--size=10000] [--requests=704] [--interval=100] [--top=40]
- *                                    [--kinds=retrieval,auth only,feedback] [--lines=functionName]
+ *                                    [--kinds=retrieval,auth only,feedback] [--focus=fn,fn] [--lines=fn]
  *
  * One tenant of `size` tools is set up as in route-latency (StableToolBench operations and renamed
- * copies, ≈ 10 observed successors per tool), warmed up, and then each request kind is profiled
- * alone: the same `requests` StableToolBench tasks in random order as first steps, and as many
- * authenticated no-ops (`GET /v1/tenant`). Printed per kind: isolate CPU per request (samples not
- * idle), self time by function, and the inclusive time of the functions named in `--focus`
- * (comma-separated function names; defaults to the route's parts). Profiles inflate absolute
- * times (sampling); compare shares and the two kinds within one run.
+ * copies, ≈ 10 observed successors per tool; quotas lifted), warmed up, and then each request kind
+ * of `--kinds` is profiled alone, `requests` of it: first steps for StableToolBench tasks in random
+ * order, authenticated no-ops (`GET /v1/tenant`), single feedback updates (three random tools).
+ * Printed per kind: isolate CPU per request (busy samples, each counting the sampler's real period
+ * while busy), inclusive time of every function (the top `--top`, or only those named in
+ * `--focus`), self time by function, and with `--lines` the hot lines of one function. Profiles
+ * inflate absolute times (sampling); compare shares and kinds within one run.
  */
 import { setUpTenant, startBenchService } from "./lib/bench-service";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";

@@ -1,5 +1,6 @@
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { isAsciiDigit, isAsciiLower, isAsciiSpace, isAsciiUpper } from "./ascii-chars";
 
 /**
  * Token counts with the real tokenizer: o200k_base, the encoding of GPT-4o, GPT-4.1 and the
@@ -104,7 +105,7 @@ export function trailingPunctuation(text: string): string | undefined {
   for (; start > 0; start -= 1) {
     const code = text.charCodeAt(start - 1);
     if (code >= 0x80) return TRAILING_PUNCTUATION.exec(text)?.[0];
-    if (isAsciiSpace(code) || isAsciiLetterOrDigit(code)) break;
+    if (isAsciiSpace(code) || isAsciiDigit(code) || isAsciiUpper(code) || isAsciiLower(code)) break;
   }
   if (start === text.length) return undefined;
   return text.slice(start > 0 && text.charCodeAt(start - 1) === 0x20 ? start - 1 : start);
@@ -115,14 +116,6 @@ function endsWithMark(text: string, end: number): boolean {
   return end > 0 && text.charCodeAt(end - 1) >= 0x80 && ENDS_WITH_MARK.test(text.slice(0, end));
 }
 
-/** ASCII characters in `\s`: tab, line feed, vertical tab, form feed, carriage return, space. */
-function isAsciiSpace(code: number): boolean {
-  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-}
-
-function isAsciiLetterOrDigit(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
-}
 
 interface Edges {
   lead: string;

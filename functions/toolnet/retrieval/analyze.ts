@@ -1,3 +1,4 @@
+import { isAsciiDigit, isAsciiLower, isAsciiUpper } from "../ascii-chars";
 import { stem } from "./stem";
 
 /**
@@ -37,14 +38,6 @@ export function splitWordsByExpressions(text: string): string[] {
   return (spaced.match(WORD) ?? []).map((word) => word.toLowerCase());
 }
 
-function isAsciiLower(code: number): boolean {
-  return code >= 97 && code <= 122;
-}
-
-function isAsciiUpper(code: number): boolean {
-  return code >= 65 && code <= 90;
-}
-
 /**
  * splitWords for ASCII text (undefined for any other text) in one pass over its char codes, a few
  * times faster than the regular expressions: in ASCII the only letters are a–z and A–Z and the
@@ -60,7 +53,7 @@ function splitAsciiWords(text: string): string[] | undefined {
     const code = text.charCodeAt(i);
     if (code > 127) return undefined;
     const upper = isAsciiUpper(code);
-    if (!upper && !isAsciiLower(code) && !(code >= 48 && code <= 57)) {
+    if (!upper && !isAsciiLower(code) && !isAsciiDigit(code)) {
       if (start >= 0) words.push(lower.slice(start, i));
       start = -1;
     } else if (start < 0) {
@@ -104,7 +97,7 @@ const DIGIT = /\p{N}/u;
 function hasDigit(word: string): boolean {
   for (let i = 0; i < word.length; i += 1) {
     const code = word.charCodeAt(i);
-    if (code >= 48 && code <= 57) return true;
+    if (isAsciiDigit(code)) return true;
     if (code > 127) return DIGIT.test(word);
   }
   return false;
