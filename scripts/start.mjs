@@ -42,11 +42,6 @@ const baseUrl = `http://127.0.0.1:${port}`;
 const adminToken = process.env.ADMIN_TOKEN ?? "local-admin-token";
 const credentialsKey = process.env.CREDENTIALS_KEY ?? "local-dev-credentials-key-change-me";
 
-if (!existsSync(resolve(root, "../shared/data"))) {
-  console.error("../shared/data is missing: the simulated tool world serves the benchmark data from there.");
-  process.exit(1);
-}
-
 // Model settings from the environment, when given (e.g. MODEL_API_KEY=… npm start).
 // MODEL_ALLOW_LOOPBACK=true lets them name a model server on this machine (Ollama, LM Studio, …).
 const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL", "MODEL_ALLOW_LOOPBACK"]

@@ -13,12 +13,14 @@
  * whose successors are all covered pick one of them with a skewed (Zipf-like) choice, so counts
  * and hence weights differ.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { stableToolBenchTrajectories, type Trajectory } from "../../functions/toolnet/graph";
 import { randomInt, seededRandom, shuffle } from "./stats";
 
-export const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
+// The benchmark data beside the checkout when it is there; else the copies the tests carry
+// (StableToolBench and API-Bank only), so tests that build corpora from it need no outside folder.
+export const DATA = process.env.ATC_DATA ?? (existsSync(resolve("../shared/data")) ? resolve("../shared/data") : resolve("test/fixtures/data"));
 
 export function readData(path: string): unknown {
   return JSON.parse(readFileSync(resolve(DATA, path), "utf8"));

@@ -1,8 +1,8 @@
-import food from "../../../shared/data/autotools/tools/food.tools.json";
-import game from "../../../shared/data/autotools/tools/game.tools.json";
-import autotoolsTmdb from "../../../shared/data/autotools/tools/tmdb.tools.json";
-import weather from "../../../shared/data/autotools/tools/weather.tools.json";
-import restbenchTmdb from "../../../shared/data/restbench-tmdb/openapi.json";
+import food from "../../kv-seed/world/autotools/tools/food.tools.json";
+import game from "../../kv-seed/world/autotools/tools/game.tools.json";
+import autotoolsTmdb from "../../kv-seed/world/autotools/tools/tmdb.tools.json";
+import weather from "../../kv-seed/world/autotools/tools/weather.tools.json";
+import restbenchTmdb from "../../kv-seed/world/restbench-tmdb/openapi.json";
 import { mountAutotools, mountOpenApi, SimulatedWorld } from "./index";
 
 // One world per isolate: handed-out identifiers live in it, so it must outlive single requests.

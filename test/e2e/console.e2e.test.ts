@@ -25,7 +25,7 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 const DEMO_TOOLS = 87;
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
 const WRONG_PROGRAM = [
   'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });',

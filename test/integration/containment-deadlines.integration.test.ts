@@ -11,7 +11,7 @@ import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestServi
  * the machine running the tests is shared and noisy.
  */
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const DEADLINE_MS = 3_000;
 /** Allowed past the deadline's 10 %: request handling, a loaded machine. */
 const MARGIN_MS = 1_500;

@@ -10,7 +10,7 @@ import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../h
  * service's other requests (they run in the program host, a workerd process of its own).
  */
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 /** durable-objects/run-slots.ts */
 const DEFAULT_MAX_CONCURRENT_RUNS = 4;
 

@@ -16,7 +16,7 @@ import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestServi
  * a named limit.
  */
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const HARMLESS = "const r = await tools.getGenreMovieList({});\nreturn r.genres.length;";
 /** Allowed past a deadline: request handling on a loaded machine. */
 const MARGIN_MS = 1_500;

@@ -4,7 +4,7 @@ import type { StoredRun } from "../../functions/chain/stored-run";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { CREDENTIALS_KEY, createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const PLANTED = "sk-planted-tool-secret-7Qw9Zx2Lp4";
 
 /**

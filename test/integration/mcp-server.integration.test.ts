@@ -8,7 +8,7 @@ import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-mod
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
 
 let service: TestService;

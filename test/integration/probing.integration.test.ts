@@ -11,7 +11,7 @@ import { tenantObject } from "../helpers/tenant-object";
 import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as { paths: Record<string, unknown> };
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as { paths: Record<string, unknown> };
 
 let service: TestService;
 let tenant: { id: string; key: string };

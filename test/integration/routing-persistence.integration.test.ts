@@ -7,7 +7,7 @@ import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../h
  * (durable-objects/routing-store.ts). A load must give exactly the answers a fresh build gives.
  */
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 
 interface LoadReport {
   index: "stored" | "stored+pending" | "rebuilt";

@@ -4,7 +4,7 @@ import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-mod
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 
 let service: TestService;
 let model: ScriptedModel;

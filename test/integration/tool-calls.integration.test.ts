@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
 const SECRET = "sk-live-planted-credential-9f8e7d6c5b4a";
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const seenByUpstream: { url: string; headers: Record<string, string> }[] = [];
 
 let service: TestService;

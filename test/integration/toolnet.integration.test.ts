@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 
 let service: TestService;
 let tenant: { id: string; key: string };

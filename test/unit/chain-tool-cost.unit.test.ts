@@ -33,7 +33,7 @@ describe("what a tool costs in a run prompt", () => {
   });
 
   it("costs a real spec's tools a fraction of their whole stored definitions", async () => {
-    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+    const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
     const { tools } = await importOpenApi(document);
     const shown = tools.reduce((sum, t) => sum + toolPromptTokens(t, t.name), 0);
     const stored = tools.reduce((sum, t) => sum + countTokens(JSON.stringify(t)), 0);

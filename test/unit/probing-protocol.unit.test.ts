@@ -13,7 +13,7 @@ interface Endpoint {
   _responses_json?: unknown;
 }
 
-const foodFile = JSON.parse(readFileSync(fileURLToPath(new URL("../../../shared/data/autotools/tools/food.tools.json", import.meta.url)), "utf8")) as { endpoints: Endpoint[] };
+const foodFile = JSON.parse(readFileSync(fileURLToPath(new URL("../../kv-seed/world/autotools/tools/food.tools.json", import.meta.url)), "utf8")) as { endpoints: Endpoint[] };
 const food = importToolList(foodFile).tools;
 
 function foodTool(name: string): { def: ToolDefinition; endpoint: Endpoint } {

@@ -12,7 +12,7 @@ interface Endpoint {
 }
 
 function endpoints(domain: string): Endpoint[] {
-  const path = fileURLToPath(new URL(`../../../shared/data/autotools/tools/${domain}.tools.json`, import.meta.url));
+  const path = fileURLToPath(new URL(`../../kv-seed/world/autotools/tools/${domain}.tools.json`, import.meta.url));
   return (JSON.parse(readFileSync(path, "utf8")) as { endpoints: Endpoint[] }).endpoints;
 }
 

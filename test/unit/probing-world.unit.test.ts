@@ -9,7 +9,7 @@ import { importToolList } from "../../functions/tools/list-import";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 
 function data(path: string): unknown {
-  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../../shared/data/${path}`, import.meta.url)), "utf8"));
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../kv-seed/world/${path}`, import.meta.url)), "utf8"));
 }
 
 /** A tool call straight into the simulated world: path parameters substituted, the rest as query. */

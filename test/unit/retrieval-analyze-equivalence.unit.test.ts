@@ -18,7 +18,8 @@ import { referenceAnalyze, referenceQueryTerms, referenceSplitWords, referenceSt
  * random strings.
  */
 
-const DATA = "../shared/data";
+// The real tool-use data the repo carries: the simulated world's and the tests' own copies.
+const DATA_DIRS = ["kv-seed/world", "test/fixtures/data"];
 
 /** Every string (keys and values) of every JSON file under `dir`. */
 function dataStrings(dir: string): string[] {
@@ -72,16 +73,16 @@ describe("analysis fast paths give the reference analysis's output", () => {
 
   beforeAll(async () => {
     const documents = importToolList(corpusItems()).tools.map((def) => toolDocument(def));
-    const tmdb = (await importOpenApi(JSON.parse(readFileSync(`${DATA}/restbench-tmdb/openapi.json`, "utf8")) as object)).tools.map((def) => toolDocument(def));
+    const tmdb = (await importOpenApi(JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object)).tools.map((def) => toolDocument(def));
     const documentTexts = [...documents, ...tmdb].flatMap((doc) => TOOL_DOC_FIELDS.map((field) => doc[field]));
     const next = seededRandom(16);
     const randomTexts = Array.from({ length: 4_000 }, (_, i) => randomText(next, i % 2 === 0 ? ASCII_ALPHABET : MIXED_ALPHABET, 1 + Math.floor(next() * 60)));
-    texts = [...new Set([...dataStrings(DATA), ...documentTexts, ...UNICODE_CASES, ...randomTexts])];
+    texts = [...new Set([...DATA_DIRS.flatMap((dir) => dataStrings(dir)), ...documentTexts, ...UNICODE_CASES, ...randomTexts])];
   });
 
-  it("reads the whole shared data (StableToolBench, RestBench, API-Bank, AutoTools) and the benches' tool documents", () => {
+  it("reads the whole carried data (StableToolBench, RestBench, API-Bank, AutoTools) and the benches' tool documents", () => {
     expect(texts.length).toBeGreaterThan(30_000);
-    const queries = (JSON.parse(readFileSync(`${DATA}/stabletoolbench/retrieval_queries.json`, "utf8")) as { query: string }[]).map((q) => q.query);
+    const queries = (JSON.parse(readFileSync("test/fixtures/data/stabletoolbench/retrieval_queries.json", "utf8")) as { query: string }[]).map((q) => q.query);
     expect(queries).toHaveLength(704);
     const all = new Set(texts);
     expect(queries.every((query) => all.has(query))).toBe(true);

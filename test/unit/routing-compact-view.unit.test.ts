@@ -349,7 +349,7 @@ describe("a call built from the compact view validates against the full definiti
   });
 
   it("for every RestBench TMDB operation, and the required-only view too", () => {
-    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+    const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
     return importOpenApi(document, { serverUrl: "https://api.themoviedb.org/3" }).then(({ tools }) => {
       expect(tools.length).toBeGreaterThan(50);
       let checked = 0;

@@ -7,7 +7,7 @@ import { importOpenApi } from "../../functions/tools/openapi-import";
 let tmdb: Map<string, ToolDefinition>;
 
 beforeAll(async () => {
-  const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+  const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
   tmdb = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
 });
 

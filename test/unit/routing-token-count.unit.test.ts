@@ -13,7 +13,7 @@ const entry = (value: unknown) => ({ json: JSON.stringify(value), tokens: tokens
 
 describe("countJsonArrayTokens: an array's tokens from its entries' stored counts", () => {
   it("equals the tokenizer's count of the array's JSON for every RestBench TMDB view, in many orders", async () => {
-    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+    const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
     const { tools } = await importOpenApi(document);
     const views = tools.flatMap((def) => {
       const v = toolViews(def);
@@ -62,7 +62,7 @@ describe("trailingPunctuation: the run of punctuation o200k_base's pattern keeps
   const trailing = / ?[^\s\p{L}\p{N}\p{M}]+$/u;
 
   it("finds what the Unicode regex finds, for view JSON and for texts ending in spaces, marks, digits, letters and non-ASCII", async () => {
-    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+    const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
     const { tools } = await importOpenApi(document);
     const ends = ["", "}", '"}}}', " }]", "  }", "\t}", "\n\"}", "a", "1", "a.", "x ?!", " ", "é", "e\u0301", "e\u0301}", "🚀", "a🚀", "a 🚀", "}🚀}", "\u00a0}", "»", "x\u0001", "𝒜}", "東京。", "_", "-_-"];
     const texts = [
@@ -75,7 +75,7 @@ describe("trailingPunctuation: the run of punctuation o200k_base's pattern keeps
 
 describe("countTokens", () => {
   it("splits ASCII text with the fast pattern exactly as o200k_base's own pattern does", async () => {
-    const document = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as object;
+    const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
     const { tools } = await importOpenApi(document);
     const unicode = new RegExp(o200kBase.pat_str, "gu");
     const texts = [

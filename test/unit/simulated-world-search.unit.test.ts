@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { mountOpenApi, SimulatedWorld } from "../../functions/simulated-world/index";
 
-const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
+const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const world = new SimulatedWorld([mountOpenApi("/tmdb", tmdb)]);
 
 async function get(path: string): Promise<{ body: { results: { name?: string; title?: string }[]; total_results: number }; search: string | null }> {

@@ -5,7 +5,7 @@ import { mountOpenApi, SimulatedWorld, type MountOptions } from "../../functions
 
 // The RestBench TMDB document, exactly as the benchmarks use it.
 const tmdbDocument: unknown = JSON.parse(
-  readFileSync(fileURLToPath(new URL("../../../shared/data/restbench-tmdb/openapi.json", import.meta.url)), "utf8"),
+  readFileSync(fileURLToPath(new URL("../../kv-seed/world/restbench-tmdb/openapi.json", import.meta.url)), "utf8"),
 );
 
 function tmdbWorld(options: MountOptions = {}): SimulatedWorld {

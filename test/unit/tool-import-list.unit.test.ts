@@ -4,7 +4,7 @@ import { ToolDefinition } from "../../functions/tools/definition";
 import { importToolList } from "../../functions/tools/list-import";
 import { importOpenApi, ToolImportError } from "../../functions/tools/openapi-import";
 
-const AUTOTOOLS = "/work/shared/data/autotools";
+const AUTOTOOLS = "kv-seed/world/autotools";
 
 function autotools(domain: string): unknown {
   return JSON.parse(readFileSync(`${AUTOTOOLS}/tools/${domain}.tools.json`, "utf8"));
@@ -130,7 +130,7 @@ describe("importToolList: bare lists", () => {
   });
 
   it("accepts its own output: imported definitions re-import unchanged", async () => {
-    const { tools } = await importOpenApi(readFileSync("/work/shared/data/restbench-tmdb/openapi.json", "utf8"));
+    const { tools } = await importOpenApi(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8"));
     const again = importToolList(JSON.parse(JSON.stringify(tools)));
     expect(again.tools).toEqual(tools);
     expect(again.warnings).toEqual([]);
@@ -207,7 +207,7 @@ describe("importToolList: autotools files", () => {
     expect(schema.properties.results.items.properties.poster_path).toEqual({ title: "image-path", type: ["string", "null"] });
     expect(popular.responseExample).toMatchObject({ page: 1 });
 
-    const fromOpenApi = await importOpenApi(readFileSync("/work/shared/data/restbench-tmdb/openapi.json", "utf8"));
+    const fromOpenApi = await importOpenApi(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8"));
     expect(new Set(tools.map((t) => t.operation))).toEqual(new Set(fromOpenApi.tools.map((t) => t.operation)));
   });
 

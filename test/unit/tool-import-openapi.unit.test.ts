@@ -4,8 +4,8 @@ import { stringify as toYaml } from "yaml";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { importOpenApi, ToolImportError, type ToolImportErrorCode } from "../../functions/tools/openapi-import";
 
-const TMDB_PATH = "/work/shared/data/restbench-tmdb/openapi.json";
-const TASKS_PATH = "/work/shared/data/restbench-tmdb/tasks.json";
+const TMDB_PATH = "kv-seed/world/restbench-tmdb/openapi.json";
+const TASKS_PATH = "kv-seed/world/restbench-tmdb/tasks.json";
 const tmdbText = readFileSync(TMDB_PATH, "utf8");
 
 async function importError(promise: Promise<unknown>): Promise<ToolImportError> {
