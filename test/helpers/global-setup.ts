@@ -1,10 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { ASSETS_OPTIONS_FILE } from "./service";
 
 /**
  * Bundle the service, the simulated world and the program host once per test run, with wrangler itself (the same
  * bundling as a deploy), so integration tests exercise what would ship. The service's entry is
- * test/helpers/test-worker.ts: the shipped Worker plus a tenant object class with a test hook.
+ * test/helpers/test-worker.ts: the shipped Worker plus a tenant object class with a test hook. Its
+ * static assets are served as wrangler serves wrangler.toml's [assets].
  */
 export default function setup(): void {
   const wrangler = "node_modules/.bin/wrangler";
@@ -22,4 +25,5 @@ export default function setup(): void {
       throw new Error(`wrangler produced no bundle in ${outdir}`);
     }
   }
+  writeFileSync(ASSETS_OPTIONS_FILE, JSON.stringify(unstable_getMiniflareWorkerOptions("wrangler.toml").workerOptions.assets ?? null));
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { Miniflare, type Request as MfRequest, Response as MfResponse, type WorkerOptions } from "miniflare";
 import { startProgramHost, type ProgramHostProcess } from "./program-host";
 
@@ -53,6 +53,15 @@ function bundlePath(dir: string): string {
   throw new Error(`no bundle in ${dir}: run through vitest (globalSetup builds it)`);
 }
 
+/** The service's static assets options (console, API reference), as wrangler resolves wrangler.toml's [assets]: written by global-setup.ts. */
+export const ASSETS_OPTIONS_FILE = ".test-build/main/assets.json";
+
+function assetsOptions(): Pick<WorkerOptions, "assets"> {
+  const assets = JSON.parse(readFileSync(ASSETS_OPTIONS_FILE, "utf8")) as WorkerOptions["assets"] | null;
+  if (assets === null || assets === undefined) throw new Error("wrangler.toml names no [assets]");
+  return { assets };
+}
+
 const defaultOutbound: OutboundHandler = (request) =>
   new Response(JSON.stringify({ error: `no outbound handler for ${request.url}` }), { status: 599 });
 
@@ -74,6 +83,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
           { type: "Data", include: ["**/*.wasm.bin"] },
         ],
         scriptPath: bundlePath(".test-build/main"),
+        ...assetsOptions(),
         compatibilityDate: "2026-04-20",
         compatibilityFlags: ["nodejs_compat"],
         durableObjects: {

@@ -1,27 +1,21 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import { secureHeaders } from "hono/secure-headers";
 import { problemResponse } from "../problem";
 import type { ConsoleEnv } from "./context";
-import graphScript from "./generated/graph.js.txt";
-import liveScript from "./generated/live.js.txt";
 import { API_PROXY_PREFIX, registerApiProxy } from "./api-proxy";
+import { CONSOLE_POLICY, pageSecurityHeaders } from "./content-security";
 import { registerGraphPage } from "./graph-page";
 import { registerJobPages } from "./job-pages";
 import { registerRunPages } from "./run-pages";
 import { ServiceApi, type ServiceFetcher } from "./service-api";
 import { adminSession, csrfTokenMatches, endSession, readSession, sessionStillValid, startSession, tenantSession } from "./session";
-import { CONSOLE_CSS } from "./styles";
 import { registerToolPages } from "./tool-pages";
 import { MessagePage } from "./views/message";
 import { AdminPage, SignInPage } from "./views/sign-in";
 
-const ASSETS: Record<string, { body: string; type: string }> = {
-  "console.css": { body: CONSOLE_CSS, type: "text/css; charset=utf-8" },
-  "graph.js": { body: graphScript, type: "text/javascript; charset=utf-8" },
-  "live.js": { body: liveScript, type: "text/javascript; charset=utf-8" },
-};
+/** Where the console's stylesheet and scripts are: static assets, served before the Worker (scripts/build-console.mjs). */
+const ASSETS_PREFIX = "/console/assets/";
 
 /** Pages that need no session. */
 const PUBLIC_PATHS = new Set(["/console/sign-in"]);
@@ -29,7 +23,7 @@ const PUBLIC_PATHS = new Set(["/console/sign-in"]);
 /** A signed-in session (re-checked: a revoked key ends it), a CSRF token on every form post, and the in-process API. */
 function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith("/console/assets/")) return next();
+    if (PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(ASSETS_PREFIX)) return next();
     const session = await readSession(c);
     if (session === undefined || !(await sessionStillValid(c.env, session))) {
       if (session !== undefined) endSession(c);
@@ -72,21 +66,7 @@ const requireTenantSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
  */
 export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  app.use(
-    "*",
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", "blob:", "data:"],
-        connectSrc: ["'self'"],
-        frameAncestors: ["'none'"],
-        formAction: ["'self'"],
-      },
-      referrerPolicy: "same-origin",
-    }),
-  );
+  app.use("*", pageSecurityHeaders(CONSOLE_POLICY));
   // Form posts must come from this origin (Origin / Sec-Fetch-Site), on top of SameSite=Strict and the token.
   app.use("*", csrf());
   app.use("*", requireSession(service));
@@ -99,11 +79,8 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
     return c.html(<MessagePage title="Something went wrong" message="The console could not show this page. Try again; if it keeps failing, check the service's log." />, 500);
   });
 
-  app.get("/assets/:name", (c) => {
-    const asset = ASSETS[c.req.param("name")];
-    if (asset === undefined) return c.text("Not found", 404);
-    return c.body(asset.body, 200, { "content-type": asset.type, "cache-control": "public, max-age=300" });
-  });
+  // The assets answer before the Worker is reached; what comes here is a file that does not exist.
+  app.get("/assets/*", (c) => c.text("Not found", 404));
 
   app.get("/", (c) => c.redirect(c.var.session.kind === "tenant" ? "/console/tools" : "/console/admin", 303));
 

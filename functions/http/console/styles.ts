@@ -1,6 +1,6 @@
 /**
- * The console's one stylesheet, served as /console/assets/console.css (the pages' CSP allows
- * styles from the service only). Colours keep at least 4.5:1 contrast on their backgrounds.
+ * The console's one stylesheet, served as the static asset /console/assets/console.css (written
+ * by scripts/build-console.mjs; the pages' CSP allows styles from the service only). Colours keep at least 4.5:1 contrast on their backgrounds.
  */
 export const CONSOLE_CSS = `
 :root { color-scheme: light; --fg: #1b1f24; --muted: #4a5361; --bg: #ffffff; --panel: #f4f6f8; --line: #d0d7de;

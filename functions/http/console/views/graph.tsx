@@ -1,18 +1,12 @@
-import { raw } from "hono/html";
 import type { Session } from "../session";
 import { Layout } from "./layout";
-import { EmptyState } from "./parts";
+import { EmptyState, JsonData } from "./parts";
 
 /** What the browser draws: every tool, observed transitions with their weights, and each tool's recent feedback. */
 export interface GraphView {
   nodes: { id: string; kind: "tool" | "start" | "end"; score: number; broken: boolean; calls: number; successRate: number | null; recentScores: number[] }[];
   /** [from node index, to node index, weight ×1000, transitions]: indices keep the page small at thousands of edges. */
   edges: [number, number, number, number][];
-}
-
-/** JSON inside a <script type="application/json">: `<` escaped so no tool name can close the element. */
-function embedJson(value: unknown): string {
-  return JSON.stringify(value).replaceAll("<", "\\u003c");
 }
 
 const TRAJECTORY_COMMAND = `curl -X POST $BASE/v1/graph/trajectories -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\
@@ -56,9 +50,7 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
           <p class="muted">Nothing selected.</p>
         </aside>
       </div>
-      <script type="application/json" id="graph-data">
-        {raw(embedJson(props.graph))}
-      </script>
+      <JsonData id="graph-data" value={props.graph} />
     </Layout>
   );
 }

@@ -1,3 +1,4 @@
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 
 /** A problem or refusal, as a sentence on the page (role=alert so screen readers announce it). */
@@ -68,4 +69,16 @@ export function formatPercent(fraction: number | null | undefined): string {
 
 export function formatTime(iso: string): string {
   return iso.replace("T", " ").replace(/\.\d+Z$/, " UTC");
+}
+
+/**
+ * Data for the page's scripts, as a `<script type="application/json">` block: never executed, so
+ * the pages' CSP needs no inline script. `<` is escaped so no value can close the element.
+ */
+export function JsonData(props: { id: string; value: unknown }) {
+  return (
+    <script type="application/json" id={props.id}>
+      {raw(JSON.stringify(props.value).replaceAll("<", "\\u003c"))}
+    </script>
+  );
 }
