@@ -1,8 +1,8 @@
-// `npm start`: the service and the simulated tool world in local workerd (wrangler dev), with
-// local Durable Object / KV storage under the state directory, then the demo tenant from kv-seed/.
-// Generated programs run in the program host, a workerd process of its own started here first
-// (scripts/program-host-process.mjs: lower CPU priority, watchdog), which the service reaches
-// through a wrangler dev registry kept in the state directory, with a secret made here.
+// `npm start`: the service in local workerd (wrangler dev), with local Durable Object / KV storage
+// under the state directory, then the demo tenant from kv-seed/. Two more workerd processes are
+// started here first and reached through a wrangler dev registry kept in the state directory: the
+// simulated tool world (scripts/world-process.mjs) and the program host, where generated programs
+// run (scripts/program-host-process.mjs: lower CPU priority, watchdog; a secret made here).
 //
 //   npm start -- --port 8790 --inspector-port 9230 --state .wrangler/other-state
 //
@@ -18,6 +18,8 @@ import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { seedDemo } from "./seed-demo.mjs";
 import { startProgramHost } from "./program-host-process.mjs";
+import { startSimulatedWorld } from "./world-process.mjs";
+import { dropRepeatedBindingsTables } from "./wrangler-output.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: options } = parseArgs({
@@ -48,16 +50,23 @@ const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_M
   .filter((name) => process.env[name] !== undefined && process.env[name] !== "")
   .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
 
-// The program host: bundled once by wrangler, run from that bundle (a restart rebuilds nothing).
-const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+// A quiet start, online or offline: no wrangler banner (its update check would offer a wrangler
+// that needs Node 22), no metrics, and no fetch of Request.cf's data from workers.cloudflare.com
+// (the service reads nothing from request.cf; Miniflare here and wrangler dev both skip it).
+process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true" };
+
+// Everything is built once, here: the program host and the world bundled by wrangler (the program
+// host's [build] also makes the sandbox files the service imports), then the console's and the
+// API reference's static assets. wrangler dev builds only the service ([env.local.build] has no
+// command: wrangler 4.86 runs a custom build a second time once its file watcher is ready).
 const programHostDir = resolve(stateDir, "program-host");
-execFileSync(resolve(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--env", "", "-c", "wrangler.program-host.toml", "--outdir", programHostDir], {
-  cwd: root,
-  stdio: ["ignore", "ignore", "inherit"],
-  env: { ...wranglerEnv, CI: "true" },
-});
-// This instance's own dev registry, so two `npm start`s on one machine never bind each other's host.
+const worldDir = resolve(stateDir, "world");
+await Promise.all([bundle("wrangler.program-host.toml", programHostDir), bundle("wrangler.world.toml", worldDir)]);
+execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+// This instance's own dev registry, so two `npm start`s on one machine never bind each other's workers.
 const devRegistryPath = resolve(stateDir, "dev-registry");
+const world = await startSimulatedWorld({ scriptPath: resolve(worldDir, "worker.js"), devRegistryPath });
 const programHost = await startProgramHost({
   scriptPath: resolve(programHostDir, "entry.js"),
   secret: randomBytes(24).toString("hex"),
@@ -69,7 +78,7 @@ const programHost = await startProgramHost({
 const wrangler = spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
-    "dev", "-c", "wrangler.toml", "-c", "wrangler.world.toml", "--env", "local",
+    "dev", "-c", "wrangler.toml", "--env", "local",
     "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", stateDir,
     "--var", `ADMIN_TOKEN:${adminToken}`, "--var", `CREDENTIALS_KEY:${credentialsKey}`,
     "--var", `PROGRAM_HOST_SECRET:${programHost.secret}`,
@@ -79,14 +88,31 @@ const wrangler = spawn(
   { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...wranglerEnv, WRANGLER_REGISTRY_PATH: devRegistryPath } },
 );
 // wrangler's and workerd's own log lines (request lines, runtime warnings) pass through the
-// service's log redaction: no credential reaches the terminal.
-for (const [from, to] of [[wrangler.stdout, process.stdout], [wrangler.stderr, process.stderr]]) {
-  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => to.write(`${redactText(line)}\n`));
+// service's log redaction: no credential reaches the terminal. A bindings table wrangler prints
+// twice in a row is shown once (scripts/wrangler-output.mjs).
+const everyLine = (line) => [line];
+for (const [from, to, shown] of [[wrangler.stdout, process.stdout, dropRepeatedBindingsTables()], [wrangler.stderr, process.stderr, everyLine]]) {
+  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {
+    for (const kept of shown(line)) to.write(`${redactText(kept)}\n`);
+  });
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => {
-  void programHost.dispose().finally(() => process.exit(code ?? 0));
+  void Promise.allSettled([programHost.dispose(), world.dispose()]).finally(() => process.exit(code ?? 0));
 });
+
+/** Bundle a Worker with wrangler (the same bundling as a deploy) into `outdir`; its errors reach the terminal. */
+function bundle(config, outdir) {
+  return new Promise((resolveBundle, reject) => {
+    const build = spawn(resolve(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...wranglerEnv, CI: "true" },
+    });
+    build.once("error", reject);
+    build.once("exit", (code) => (code === 0 ? resolveBundle() : reject(new Error(`wrangler could not bundle ${config} (exit ${code})`))));
+  });
+}
 
 /** 9229 if nothing listens there, else a port the system picks. */
 function freeInspectorPort() {
