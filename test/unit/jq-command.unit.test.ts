@@ -11,7 +11,7 @@ const jq = (args: string[], input = ""): { status: number | null; stdout: string
   return { status: result.status, stdout: result.stdout };
 };
 
-describe("the examples' jq command (jq compiled to WebAssembly, from npm)", () => {
+describe("the examples' jq command (jq compiled to WebAssembly, from npm (jq-web))", () => {
   it("filters stdin, prints raw strings with -r and compact JSON with -c", () => {
     expect(jq(["-r", ".id"], '{"id":"job_1"}')).toEqual({ status: 0, stdout: "job_1\n" });
     expect(jq(["-c", "{count, tokens}"], '{"count":2,"tokens":{"count":9},"x":1}').stdout).toBe('{"count":2,"tokens":{"count":9}}\n');
