@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,11 @@ describe("the production deployment", () => {
     try {
       const result = spawnSync(process.execPath, ["scripts/check-deploy.mjs", outdir], { encoding: "utf8" });
       expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+      // The console's and the API reference's static files are assets ([assets]), not modules of the Worker.
+      const modules = readdirSync(outdir);
+      expect(modules.some((name) => name.startsWith("index.js"))).toBe(true);
+      expect(modules.filter((name) => /scalar|graph\.js|live\.js|\.css/.test(name))).toEqual([]);
+      expect(readFileSync(`${outdir}/index.js`, "utf8")).not.toContain("createApiReference");
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
