@@ -23,10 +23,14 @@ interface Metafile {
 
 const outdir = mkdtempSync(join(tmpdir(), "atc-bundle-size-"));
 try {
-  const result = spawnSync("node_modules/.bin/wrangler", ["deploy", "--dry-run", "--env", "production", "--outdir", outdir, "--metafile", join(outdir, "meta.json")], {
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true", CI: "true", NO_COLOR: "1" },
-  });
+  const result = spawnSync(
+    "node_modules/.bin/wrangler",
+    ["deploy", "--dry-run", "--env", "production", "--outdir", outdir, "--metafile", join(outdir, "meta.json")],
+    {
+      encoding: "utf8",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true", CI: "true", NO_COLOR: "1" },
+    },
+  );
   if (result.status !== 0) throw new Error(`wrangler failed:\n${result.stdout}\n${result.stderr}`);
   const total = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(result.stdout);
   console.log(`Worker bundle (wrangler's figures): ${total?.[1] ?? "?"} KiB raw, ${total?.[2] ?? "?"} KiB gzip\n`);

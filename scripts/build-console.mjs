@@ -20,7 +20,11 @@ rmSync(out, { recursive: true, force: true });
 for (const folder of ["console/assets", "docs"]) mkdirSync(resolve(out, folder), { recursive: true });
 
 const browserScript = { bundle: true, format: "iife", platform: "browser", target: "es2020", minify: true, legalComments: "none", logLevel: "warning" };
-for (const [source, target] of [["graph.js", "console/assets/graph.js"], ["live.js", "console/assets/live.js"], ["api-reference.js", "docs/api-reference.js"]]) {
+for (const [source, target] of [
+  ["graph.js", "console/assets/graph.js"],
+  ["live.js", "console/assets/live.js"],
+  ["api-reference.js", "docs/api-reference.js"],
+]) {
   await build({ ...browserScript, entryPoints: [resolve(consoleDir, "client", source)], outfile: resolve(out, target) });
 }
 
@@ -31,7 +35,14 @@ copyFileSync(require.resolve("@scalar/api-reference/browser/standalone.js"), res
 
 /** The stylesheet as styles.ts exports it: compiled by esbuild in memory and imported as a module. */
 async function consoleStylesheet() {
-  const compiled = await build({ entryPoints: [resolve(consoleDir, "styles.ts")], bundle: true, format: "esm", platform: "neutral", write: false, logLevel: "warning" });
+  const compiled = await build({
+    entryPoints: [resolve(consoleDir, "styles.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    write: false,
+    logLevel: "warning",
+  });
   const source = compiled.outputFiles[0]?.text ?? "";
   const { CONSOLE_CSS } = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
   if (typeof CONSOLE_CSS !== "string" || CONSOLE_CSS.trim() === "") throw new Error("styles.ts exports no CONSOLE_CSS");

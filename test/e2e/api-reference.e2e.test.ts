@@ -87,7 +87,10 @@ describe("/docs in Chromium", () => {
     await page.goto(`${origin}/docs#tag/tools/GET/v1/tools`);
 
     // The example request shown for copying (Shell, curl).
-    const copied = page.locator("pre").filter({ hasText: `curl ${origin}/v1/tools \\` }).first();
+    const copied = page
+      .locator("pre")
+      .filter({ hasText: `curl ${origin}/v1/tools \\` })
+      .first();
     await copied.waitFor({ state: "attached", timeout: 30_000 });
     expect(await copied.textContent()).toContain(`Authorization: Bearer ${tenant.key}`);
 

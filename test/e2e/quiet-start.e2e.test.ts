@@ -31,7 +31,8 @@ function freePort(): Promise<number> {
 beforeAll(async () => {
   const ports = [await freePort(), await freePort()].map(String);
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of ["CI", "CLOUDFLARE_CF_FETCH_ENABLED", "WRANGLER_HIDE_BANNER", "WRANGLER_SEND_METRICS", "MODEL_BASE_URL", "MODEL_API_KEY"]) delete env[name];
+  for (const name of ["CI", "CLOUDFLARE_CF_FETCH_ENABLED", "WRANGLER_HIDE_BANNER", "WRANGLER_SEND_METRICS", "MODEL_BASE_URL", "MODEL_API_KEY"])
+    delete env[name];
   child = spawn(process.execPath, ["scripts/start.mjs", "--port", ports[0] ?? "", "--inspector-port", ports[1] ?? "", "--state", stateDir], {
     cwd: root,
     env,
@@ -61,8 +62,14 @@ afterAll(async () => {
 describe("npm start on a healthy machine", () => {
   it("prints no stack trace, warning or error", () => {
     const lines = output.split("\n");
-    expect(lines.filter((line) => /^\s+at\s/.test(line)), output).toEqual([]);
-    expect(lines.filter((line) => /\b(warn|warning|error|ENOTFOUND|failed)\b/i.test(line)), output).toEqual([]);
+    expect(
+      lines.filter((line) => /^\s+at\s/.test(line)),
+      output,
+    ).toEqual([]);
+    expect(
+      lines.filter((line) => /\b(warn|warning|error|ENOTFOUND|failed)\b/i.test(line)),
+      output,
+    ).toEqual([]);
     expect(output).not.toContain("might be out of date");
     expect(output).not.toContain("update available");
   });

@@ -15,7 +15,10 @@ afterAll(async () => service?.dispose());
 
 /** The value of one CSP directive, split into its sources. */
 function directive(policy: string, name: string): string[] {
-  const found = policy.split(";").map((part) => part.trim().split(/\s+/)).find(([directiveName]) => directiveName === name);
+  const found = policy
+    .split(";")
+    .map((part) => part.trim().split(/\s+/))
+    .find(([directiveName]) => directiveName === name);
   return found?.slice(1) ?? [];
 }
 
@@ -45,7 +48,10 @@ describe("/docs", () => {
     expect(response.status).toBe(200);
     const html = await response.text();
     const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map(([, attributes = "", body = ""]) => ({ attributes, body }));
-    expect(scripts.filter((s) => /\bsrc=/.test(s.attributes)).map((s) => /src="([^"]+)"/.exec(s.attributes)?.[1])).toEqual(["/docs/scalar.js", "/docs/api-reference.js"]);
+    expect(scripts.filter((s) => /\bsrc=/.test(s.attributes)).map((s) => /src="([^"]+)"/.exec(s.attributes)?.[1])).toEqual([
+      "/docs/scalar.js",
+      "/docs/api-reference.js",
+    ]);
     const inline = scripts.filter((s) => !/\bsrc=/.test(s.attributes));
     expect(inline.map((s) => s.attributes.trim())).toEqual(['type="application/json" id="api-reference-configuration"']);
     const policy = response.headers.get("content-security-policy") ?? "";
@@ -57,7 +63,14 @@ describe("/docs", () => {
   it("is set up with the service itself as its first server and none of Scalar's hosted services", async () => {
     const html = await (await service.fetch("/docs")).text();
     const json = /<script type="application\/json" id="api-reference-configuration">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
-    const configuration = JSON.parse(json) as { servers: { url: string }[]; proxyUrl?: string; agent: { disabled: boolean }; withDefaultFonts: boolean; showDeveloperTools: string; hideClientButton: boolean };
+    const configuration = JSON.parse(json) as {
+      servers: { url: string }[];
+      proxyUrl?: string;
+      agent: { disabled: boolean };
+      withDefaultFonts: boolean;
+      showDeveloperTools: string;
+      hideClientButton: boolean;
+    };
     expect(configuration.servers.map((s) => s.url)).toEqual(["http://atc.test", "http://atc.test/console/api"]);
     expect(configuration.proxyUrl).toBeUndefined();
     expect(configuration).toMatchObject({ agent: { disabled: true }, withDefaultFonts: false, showDeveloperTools: "never", hideClientButton: true });

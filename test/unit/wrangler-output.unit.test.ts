@@ -18,8 +18,22 @@ function shown(lines: string[]): string[] {
 
 describe("wrangler dev output", () => {
   it("shows a bindings table once when wrangler reprints it unchanged after reading its dev registry", () => {
-    const output = [...table("[connected]"), "Service bindings … connect to other Wrangler or Vite dev processes", "", "⎔ Starting local server...", "⎔ Connection status updated", ...table("[connected]"), "[wrangler:info] Ready on http://127.0.0.1:8787/"];
-    expect(shown(output)).toEqual([...table("[connected]"), "Service bindings … connect to other Wrangler or Vite dev processes", "", "⎔ Starting local server...", "[wrangler:info] Ready on http://127.0.0.1:8787/"]);
+    const output = [
+      ...table("[connected]"),
+      "Service bindings … connect to other Wrangler or Vite dev processes",
+      "",
+      "⎔ Starting local server...",
+      "⎔ Connection status updated",
+      ...table("[connected]"),
+      "[wrangler:info] Ready on http://127.0.0.1:8787/",
+    ];
+    expect(shown(output)).toEqual([
+      ...table("[connected]"),
+      "Service bindings … connect to other Wrangler or Vite dev processes",
+      "",
+      "⎔ Starting local server...",
+      "[wrangler:info] Ready on http://127.0.0.1:8787/",
+    ]);
   });
 
   it("shows a reprinted table that differs, with its heading, and every other line as it came", () => {
