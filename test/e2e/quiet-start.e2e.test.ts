@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/ports";
 
 /**
  * `npm start` as a newcomer runs it (no CI variable, no model settings, a fresh state directory):
@@ -16,17 +16,6 @@ const root = resolve(import.meta.dirname, "../..");
 const stateDir = mkdtempSync(join(tmpdir(), "atc-quiet-start-"));
 let child: ChildProcess;
 let output = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolvePort(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 beforeAll(async () => {
   const ports = [await freePort(), await freePort()].map(String);

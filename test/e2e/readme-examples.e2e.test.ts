@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/ports";
 import { serveLocally, type LocalModelServer } from "../helpers/local-model-server";
 import { readmeExamples, type ReadmeExample } from "../helpers/readme-examples";
 import { createScriptedModel } from "../helpers/scripted-model";
@@ -31,17 +31,6 @@ const examples: Example[] = ["README.md", ...guidePages()].flatMap((file) =>
   readmeExamples(readFileSync(join(root, file), "utf8")).map((example) => ({ ...example, file })),
 );
 const COMMAND_TIMEOUT_MS = 60_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolvePort(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 interface Started {
   process: ChildProcess;
