@@ -227,7 +227,8 @@ describe("operator console in Chromium", () => {
   it("serves the API reference at /docs, usable with the console session's key without showing it", { timeout: 60_000 }, async () => {
     await page.goto(`${base}/docs`);
     await page.getByRole("heading", { name: "atc-edge", exact: true }).waitFor({ timeout: 30_000 });
-    expect(await page.getByText("Through your console session").count()).toBeGreaterThan(0);
+    // The first server is the service itself (a typed key); the console session is the second.
+    expect(await page.getByText("This service: send your tenant API key").count()).toBeGreaterThan(0);
     expect(await page.content()).not.toContain(demoKey);
     await screenshot(page, "docs");
     // What "Try it" does with the first server (the console session): the same origin, the session's key.
