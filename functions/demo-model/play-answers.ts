@@ -78,14 +78,19 @@ function sampleAnswer(prompt: string): Json {
   return { answer: `The tool returned: ${output.slice(0, 300)}` };
 }
 
-/** solve: the arguments named in the request as `name=value`, for the documented argument names. */
+/**
+ * solve, the base model: the arguments the request names as `name=value`, but only those the
+ * description names too. This is the demo model's stand-in for a model that follows the
+ * description: a description that states its parameters solves more, which is what Play2Prompt
+ * then finds.
+ */
 function solve(prompt: string): Json {
   const query = /^User query: (.*)$/m.exec(prompt)?.[1] ?? "";
-  const documented = /^Documented argument types: (.*)$/m.exec(prompt)?.[1] ?? "";
-  const names = [...documented.matchAll(/([\w$-]+)\??:/g)].map((m) => m[1] ?? "");
+  const description = /Its documentation:\n([\s\S]*?)\nDocumented argument types:/.exec(prompt)?.[1] ?? "";
+  const named = new Set(description.match(/[\w$-]+/g) ?? []);
   const args: Json = {};
   for (const [, name, raw] of query.matchAll(/([\w$-]+)=([^,]+?)(?=,|\.$|$)/g)) {
-    if (name === undefined || raw === undefined || !names.includes(name)) continue;
+    if (name === undefined || raw === undefined || !named.has(name)) continue;
     args[name] = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
   }
   return { arguments: args };

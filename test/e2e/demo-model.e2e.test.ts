@@ -86,6 +86,8 @@ describe("npm start -- --demo-model", () => {
       let job: { status: string; result?: unknown } = { status: "queued" };
       for (let i = 0; i < 20 && (job.status === "queued" || job.status === "running"); i++) job = (await (await call("GET", `/v1/jobs/${jobId}?wait=30`)).json()) as typeof job;
       expect(job.status, JSON.stringify(job).slice(0, 800)).toBe("succeeded");
+      // The registered description names no parameter; the demo's base model needs them named.
+      expect(job.result).toMatchObject({ improved: true, bestScore: 1 });
     }
   }, 600_000);
 

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { evaluatorMessages, parseEvaluatorAnswer } from "../../functions/chain/evaluator";
 import { attributionMessages, generationMessages, revisionMessages } from "../../functions/chain/prompts";
 import { answerChat, DEMO_MODEL_NAME, handleDemoModelRequest, readTypedApi } from "../../functions/demo-model";
-import { solveMessages } from "../../functions/jobs/solve-with";
+import { solveMessages, solveWith } from "../../functions/jobs/solve-with";
 import { createModelClient } from "../../functions/llm/client";
 import type { ChatMessage } from "../../functions/llm/client";
-import { invocationsMatch, parseModelJson } from "../../functions/prompt-play";
+import { invocationsMatch, parseModelJson, playToPrompt } from "../../functions/prompt-play";
 import {
   proposeDescriptionMessages,
   proposeInvocationMessages,
@@ -118,13 +118,36 @@ describe("the demo model's other answers", () => {
     const result = JSON.stringify(body);
     const query = String(ask(sampleQueryMessages({ tool: credits, description, args, result }))?.["query"]);
     expect(query).toContain("person_id=525");
-    const solved = ask(solveMessages(credits, description, query))?.["arguments"] as Record<string, unknown>;
+    // The demo base model uses only the parameters a description names.
+    expect(ask(solveMessages(credits, description, query))?.["arguments"]).toEqual({});
+    const solved = ask(solveMessages(credits, `${description} Takes person_id.`, query))?.["arguments"] as Record<string, unknown>;
     expect(invocationsMatch(solved, args)).toBe(true);
     const answer = String(ask(sampleAnswerMessages({ tool: credits, description, args, result, query }))?.["answer"]);
     expect(ask(scoreDemonstrationMessages({ tool: credits, description, args, result, query, answer }))?.["score"]).toBe(7);
     const better = ask(proposeDescriptionMessages({ tool: credits, description, reflection: "r", exploration: { index: 0, of: 2 } }));
     expect(better?.["description"]).toMatch(/Parameters: person_id \(required, /);
     expect(ask(reflectDescriptionMessages({ tool: credits, description, score: 1, reports: [] }))?.["reflection"]).toEqual(expect.any(String));
+  });
+
+  it("carry a whole Play2Prompt job (the documented settings) on the demo world, with working demonstrations", async () => {
+    const credits = tool("getPersonPersonIdMovieCredits");
+    const turn = (messages: ChatMessage[]) => ({ content: answerChat(turns(messages)), usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, durationMs: 0 });
+    const call = async (args: Record<string, unknown>) => {
+      try {
+        return { ok: true, status: 200, body: await callTool(credits.name, args) };
+      } catch (error) {
+        return { ok: false, status: 404, body: null, error: String(error) };
+      }
+    };
+    const result = await playToPrompt(
+      { tool: credits, settings: { depth: 2, beamWidth: 2, expansionsPerNode: 2, refineSteps: 2, budget: { maxModelCalls: 60, maxTokens: 100_000 } } },
+      { chat: async (messages) => turn(messages), callTool: call, solveWith: (description, demonstration) => solveWith(credits, description, demonstration, { chat: async (messages) => turn(messages), call }) },
+    );
+    expect(result.demonstrations.length).toBeGreaterThan(0);
+    expect(result.demonstrations.map((d) => d.args["person_id"])).toContain(525);
+    // The registered description names no parameter; the one found states them, and solves every demonstration.
+    expect(result).toMatchObject({ improved: true, originalScore: 0, bestScore: 1 });
+    expect(result.bestDescription).toMatch(/Parameters: person_id \(required, /);
   });
 
   it("say what they are to a request they do not know", () => {
