@@ -5,6 +5,7 @@
 // run (scripts/program-host-process.mjs: lower CPU priority, watchdog; a secret made here).
 //
 //   npm start -- --port 8790 --inspector-port 9230 --state .wrangler/other-state
+//   npm start -- --demo-model      # runs, evaluator and Play2Prompt answered by the demo model
 //
 // Each option may come from the environment instead: PORT, INSPECTOR_PORT, ATC_STATE_DIR.
 import { execFileSync, spawn } from "node:child_process";
@@ -20,6 +21,7 @@ import { seedDemo } from "./seed-demo.mjs";
 import { startProgramHost } from "./program-host-process.mjs";
 import { startSimulatedWorld } from "./world-process.mjs";
 import { dropRepeatedBindingsTables } from "./wrangler-output.mjs";
+import { startDemoModel } from "./demo-model.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: options } = parseArgs({
@@ -27,6 +29,7 @@ const { values: options } = parseArgs({
     port: { type: "string", default: process.env.PORT ?? "8787" },
     "inspector-port": { type: "string", default: process.env.INSPECTOR_PORT ?? "" },
     state: { type: "string", default: process.env.ATC_STATE_DIR ?? ".wrangler/state" },
+    "demo-model": { type: "boolean", default: false },
   },
 });
 const port = Number(options.port);
@@ -46,9 +49,16 @@ const credentialsKey = process.env.CREDENTIALS_KEY ?? "local-dev-credentials-key
 
 // Model settings from the environment, when given (e.g. MODEL_API_KEY=… npm start).
 // MODEL_ALLOW_LOOPBACK=true lets them name a model server on this machine (Ollama, LM Studio, …).
-const modelVars = ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL", "MODEL_ALLOW_LOOPBACK"]
-  .filter((name) => process.env[name] !== undefined && process.env[name] !== "")
-  .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
+// --demo-model instead: the scripted stand-in of scripts/demo-model.mjs, only when asked for.
+if (options["demo-model"] && process.env.MODEL_BASE_URL) {
+  console.error("--demo-model and MODEL_BASE_URL each name a model: use one of them");
+  process.exit(2);
+}
+const demoModel = options["demo-model"] ? await startDemoModel(root, stateDir) : undefined;
+const modelSettings =
+  demoModel?.vars ??
+  Object.fromEntries(["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL", "MODEL_ALLOW_LOOPBACK"].filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
+const modelVars = Object.entries(modelSettings).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
 
 // A quiet start, online or offline: no wrangler banner (its update check would offer a wrangler
 // that needs Node 22), no metrics, and no fetch of Request.cf's data from workers.cloudflare.com
@@ -98,7 +108,7 @@ for (const [from, to, shown] of [[wrangler.stdout, process.stdout, dropRepeatedB
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => {
-  void Promise.allSettled([programHost.dispose(), world.dispose()]).finally(() => process.exit(code ?? 0));
+  void Promise.allSettled([programHost.dispose(), world.dispose(), demoModel?.close()]).finally(() => process.exit(code ?? 0));
 });
 
 /** Bundle a Worker with wrangler (the same bundling as a deploy) into `outdir`; its errors reach the terminal. */
@@ -144,6 +154,7 @@ try {
   await waitForHealth(Date.now() + 60_000);
   const { key, keyFile, summary } = await seedDemo(baseUrl, adminToken, stateDir);
   console.log(`\natc-edge is running at ${baseUrl} (DevTools inspector on port ${inspectorPort}; programs run in the program host on ${programHost.address})\n${summary.join("\n")}`);
+  if (demoModel !== undefined) console.log(`model: the demo model at ${demoModel.baseUrl}, a scripted stand-in for a language model (answers say so)`);
   console.log(`demo tenant API key (also in ${keyFile}):\n  ${key}`);
   console.log(`try: curl -H "Authorization: Bearer ${key}" ${baseUrl}/v1/tools\n`);
 } catch (error) {

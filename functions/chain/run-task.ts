@@ -21,6 +21,8 @@ export interface ModelTurn {
   content: string;
   usage: TokenUsage;
   durationMs: number;
+  /** The model the endpoint says answered (e.g. `demo-model`), when it says. */
+  model?: string | undefined;
 }
 
 export interface AttemptExecution {
@@ -76,6 +78,8 @@ export interface ModelCallRecord {
   attempt: number;
   usage: TokenUsage;
   durationMs: number;
+  /** Which model answered, so a run shows it (the demo model says `demo-model`). */
+  model?: string;
 }
 
 export interface RunOutcome {
@@ -133,7 +137,7 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
   const ask = async (messages: ChatMessage[], purpose: "generate" | "revise" | "attribute", attempt: number): Promise<string> => {
     await deps.yieldTurn?.();
     const turn = await deps.chat(messages, purpose);
-    modelCalls.push({ purpose, attempt, usage: turn.usage, durationMs: turn.durationMs });
+    modelCalls.push({ purpose, attempt, usage: turn.usage, durationMs: turn.durationMs, ...(turn.model === undefined ? {} : { model: turn.model }) });
     usage = addUsage(usage, turn.usage);
     return turn.content;
   };

@@ -91,7 +91,7 @@ export async function startRun(
       {
         async chat(messages, purpose) {
           const answer = await client.chat({ messages, purpose, temperature: 0 });
-          return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
+          return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs, model: answer.model };
         },
         async execute(program, replay) {
           const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: names, replay, limits: settings.limits });

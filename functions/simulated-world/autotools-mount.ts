@@ -53,8 +53,9 @@ export function mountAutotools(prefix: string, toolsFile: unknown, options: Moun
     title: toolsTitle(toolsFile, prefix),
     operations,
     skipped,
-    seedIds: seedIdentifiers(operations, options.seed ?? "entry-examples"),
+    seedIds: seedIdentifiers(operations, options.seed ?? "entry-examples", options.records?.ids),
     document: toolsFile,
+    ...(options.records === undefined ? {} : { records: options.records }),
   };
 }
 

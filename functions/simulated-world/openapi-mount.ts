@@ -50,8 +50,9 @@ export function mountOpenApi(prefix: string, document: unknown, options: MountOp
     title: stringAt(recordAt(document, "info"), "title") ?? prefix,
     operations,
     skipped,
-    seedIds: seedIdentifiers(operations, options.seed ?? "entry-examples"),
+    seedIds: seedIdentifiers(operations, options.seed ?? "entry-examples", options.records?.ids),
     document,
+    ...(options.records === undefined ? {} : { records: options.records }),
   };
 }
 

@@ -51,6 +51,24 @@ export interface MountOptions {
    * identifier path parameter) are accepted from the start. `none`: only handed-out ones.
    */
   readonly seed?: SeedRule;
+  /** Records that answer the mount's searches and entity pages instead of its recorded samples. */
+  readonly records?: RecordSet;
+}
+
+/** What a record set answers for one entity page: the record's body, or that it holds no such record. */
+export type RecordAnswer = { readonly kind: "found"; readonly body: unknown } | { readonly kind: "missing" };
+
+/**
+ * A set of records the world serves in place of one recorded sample per operation, so that a
+ * search finds what was asked for and the ids it returns lead to that record's own pages.
+ */
+export interface RecordSet {
+  /** Every id the set holds; searches hand them out, so they are accepted from the start. */
+  readonly ids: readonly string[];
+  /** The records matching `text` for the search at `path`, or undefined when the set holds no such kind. */
+  search(path: string, text: string): unknown[] | undefined;
+  /** The page at `path` about the identifier in `params`, or undefined when the set does not cover the path. */
+  answer(path: string, params: Readonly<Record<string, string>>): RecordAnswer | undefined;
 }
 
 /** A source document prepared for serving under a path prefix. */
@@ -65,4 +83,5 @@ export interface WorldMount {
   readonly seedIds: readonly string[];
   /** The source document, for resolving local `$ref`s while generating data. */
   readonly document: unknown;
+  readonly records?: RecordSet;
 }

@@ -4,7 +4,7 @@ import { collectIdentifiers, echoedParam, echoRequestedId, isIdentifierName } fr
 import { parameterProblems } from "./params";
 import { normalizePath, templateParams } from "./path-template";
 import { OperationRouter } from "./router";
-import { filterSearchResults, searchQuery } from "./search-filter";
+import { filterSearchResults, searchQuery, searchWithRecords } from "./search-filter";
 import type { OperationBody, SkippedOperation, WorldMount, WorldOperation } from "./types";
 
 /** The control path listing what the world serves. */
@@ -118,17 +118,25 @@ export class SimulatedWorld {
     const headers: Record<string, string> = { "x-world-operation": `${operation.method} ${operation.path}` };
     // These statuses forbid a body, so there is nothing to generate or hand out.
     if (operation.status === 204 || operation.status === 205 || operation.body.kind === "empty") return new Response(null, { status: operation.status, headers });
-    const body = this.body(state, operation, `${state.mount.prefix} ${requestLine}?${sortedQuery(query)}`);
+    const echoed = echoedParam(names);
+    const requested = echoed === undefined ? undefined : params[echoed];
+    const record = state.mount.records?.answer(operation.path, params);
+    // A page the records cover but whose id they lack: the recorded sample only if it is that record's.
+    if (record?.kind === "missing" && (requested === undefined || !describes(operation.body, requested))) return notFound();
+    if (record?.kind === "found") headers["x-world-record"] = "records";
+    const body = record?.kind === "found" ? { value: record.body } : this.body(state, operation, `${state.mount.prefix} ${requestLine}?${sortedQuery(query)}`);
     if (body === undefined) return noRecordedResponse(`${operation.method} ${operation.path}`);
     const search = searchQuery(operation, query);
-    if (search !== undefined) {
+    const fromRecords = search === undefined ? undefined : state.mount.records?.search(operation.path, search);
+    if (search !== undefined && fromRecords !== undefined) {
+      body.value = searchWithRecords(body.value, search, fromRecords);
+      headers["x-world-search"] = "records";
+    } else if (search !== undefined) {
       const filtered = filterSearchResults(body.value, search);
       body.value = filtered.body;
       headers["x-world-search"] = filtered.matched ? "filtered" : "unmatched";
     }
-    const echoed = echoedParam(names);
-    const requested = echoed === undefined ? undefined : params[echoed];
-    if (requested !== undefined) echoRequestedId(body.value, requested);
+    if (requested !== undefined && record === undefined) echoRequestedId(body.value, requested);
     collectIdentifiers(body.value, state.handedOut);
     return jsonResponse(body.value, operation.status, headers);
   }
@@ -145,6 +153,12 @@ export class SimulatedWorld {
         return undefined;
     }
   }
+}
+
+/** Whether an operation's recorded example is the page of the record with id `requested`. */
+function describes(body: OperationBody, requested: string): boolean {
+  if (body.kind !== "example" || typeof body.value !== "object" || body.value === null) return false;
+  return String((body.value as Record<string, unknown>)["id"]) === requested;
 }
 
 /** The query in a canonical order, so parameter order does not change generated data. */

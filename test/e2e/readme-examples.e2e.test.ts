@@ -3,8 +3,8 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmS
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../helpers/ports";
 import { serveLocally, type LocalModelServer } from "../helpers/local-model-server";
+import { freePort, startService, stopService, type Started } from "../helpers/npm-start";
 import { readmeExamples, type ReadmeExample } from "../helpers/readme-examples";
 import { createScriptedModel } from "../helpers/scripted-model";
 
@@ -31,40 +31,6 @@ const examples: Example[] = ["README.md", ...guidePages()].flatMap((file) =>
   readmeExamples(readFileSync(join(root, file), "utf8")).map((example) => ({ ...example, file })),
 );
 const COMMAND_TIMEOUT_MS = 60_000;
-
-interface Started {
-  process: ChildProcess;
-  output: () => string;
-}
-
-/** `npm start`'s script with this test's ports and state; resolves once the demo tenant is seeded. */
-async function startService(port: number, stateDir: string, modelBaseUrl: string): Promise<Started> {
-  const inspectorPort = await freePort();
-  const child = spawn(process.execPath, ["scripts/start.mjs", "--port", String(port), "--inspector-port", String(inspectorPort), "--state", stateDir], {
-    cwd: root,
-    env: { ...process.env, MODEL_ALLOW_LOOPBACK: "true", MODEL_BASE_URL: modelBaseUrl, MODEL_API_KEY: "local", MODEL_NAME: "scripted", CI: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 120_000;
-  while (!output.includes("atc-edge is running at")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  while (!output.includes("try: curl")) await new Promise((r) => setTimeout(r, 100));
-  return { process: child, output: () => output };
-}
-
-async function stopService(started: Started | undefined): Promise<void> {
-  const child = started?.process;
-  if (child?.pid === undefined || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid, "SIGTERM"); // the whole group: wrangler and its workerd
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-}
 
 /** One bash session; each example's output and HTTP statuses are collected up to a marker. */
 class Shell {
@@ -149,7 +115,7 @@ describe("README and guide shell examples against npm start", () => {
     modelServer = await serveLocally(model);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    service = await startService(port, stateDir, modelServer.baseUrl);
+    service = await startService(port, stateDir, { baseUrl: modelServer.baseUrl });
     shell = new Shell({});
   }, 150_000);
 
@@ -193,7 +159,7 @@ describe("README and guide shell examples against npm start", () => {
     const key = readFileSync(keyFile, "utf8").trim();
     const keysBefore = await listKeys(base, key);
     await stopService(service);
-    service = await startService(Number(new URL(base).port), stateDir, modelServer.baseUrl);
+    service = await startService(Number(new URL(base).port), stateDir, { baseUrl: modelServer.baseUrl });
     expect(existsSync(keyFile)).toBe(true);
     expect(readFileSync(keyFile, "utf8").trim()).toBe(key);
     expect(service.output()).toContain(key);

@@ -1,39 +1,12 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveOnLoopback, type LoopbackServer } from "../../scripts/serve-on-loopback";
 import type { ScriptedModel } from "./scripted-model";
 
 /**
- * The scripted model as a real OpenAI-compatible HTTP server on 127.0.0.1, the way Ollama or LM
- * Studio serve one: what `npm start` reaches with MODEL_ALLOW_LOOPBACK=true.
+ * The scripted model as a real OpenAI-compatible HTTP server on 127.0.0.1 (the same loopback
+ * server `npm start -- --demo-model` puts the demo model behind).
  */
-export interface LocalModelServer {
-  /** `http://127.0.0.1:<port>/v1` */
-  baseUrl: string;
-  close(): Promise<void>;
-}
+export type LocalModelServer = LoopbackServer;
 
 export async function serveLocally(model: ScriptedModel): Promise<LocalModelServer> {
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-      const body = Buffer.concat(chunks).toString("utf8");
-      const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(req.method === "GET" ? {} : { body }) });
-      void model.handle(request).then(async (response) => {
-        res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-        res.end(Buffer.from(await response.arrayBuffer()));
-      }, (error: unknown) => {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: String(error) } }));
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return serveOnLoopback((request) => model.handle(request));
 }

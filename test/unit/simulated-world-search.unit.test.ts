@@ -28,7 +28,7 @@ describe("search endpoints of the simulated world", () => {
     expect(bradleys.body.total_results).toBe(bradleys.body.results.length);
   });
 
-  it("serve the whole sample, marked unmatched, for a name the sample does not hold", async () => {
+  it("on a mount without records, serve the whole sample, marked unmatched, for a name the sample does not hold", async () => {
     const nolan = await get("/tmdb/search/person?query=Christopher%20Nolan");
     expect(nolan.search).toBe("unmatched");
     expect(nolan.body.results.length).toBe(20);
