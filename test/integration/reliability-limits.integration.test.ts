@@ -104,6 +104,18 @@ describe("7. quotas", () => {
     console.log(`[reliability 7] 600 bad keys from one address: ${unauthorized} × 401, then ${600 - unauthorized} × 429`);
   });
 
+  it("never refuses a valid key for another client's failures from the same address (shared NAT), even for a tenant not seen yet", async () => {
+    const nat = { "cf-connecting-ip": "198.51.100.9" };
+    const answers = await burst(40, 10, (i) => service.json("GET", "/v1/tools", { key: `atc_nat-guess-${i}_${"n".repeat(32)}`, headers: nat }));
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThan(0);
+    // Created after the flood and never used before: this isolate has not seen it exist.
+    const neighbour = await createTenant(service, "nat-neighbour-co");
+    expect((await service.json("GET", "/v1/tools", { key: neighbour.key, headers: nat })).status).toBe(200);
+    // The limiter still answers guesses from that address with 429, for made-up and real tenants.
+    expect((await service.json("GET", "/v1/tools", { key: `atc_nat-guess-x_${"n".repeat(32)}`, headers: nat })).status).toBe(429);
+    expect((await service.json("GET", "/v1/tools", { key: `atc_${neighbour.id}_${"n".repeat(32)}`, headers: nat })).status).toBe(429);
+  });
+
   it("stops model work when the day's tokens are used, and limits jobs in flight", async () => {
     const t = await createTenant(service, "thrifty-co");
     await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools: [{ name: "slowThing", method: "GET", url: "https://slow.example.com/thing" }] } });
