@@ -2,7 +2,7 @@
  * Soak: mixed traffic at a fixed rate against `npm start` with a stub model, for a long time,
  * sampling the answers and the memory of the workerd processes (issue 32).
  *
- *   npm run bench -- soak [--minutes=20] [--rate=6] [--bomb-every=4] [--warm-up=3] [--port=8797]
+ *   npm run bench -- soak [--minutes=20] [--rate=4] [--bomb-every=4] [--warm-up=3] [--port=8797]
  *
  * The model is the scripted OpenAI-compatible server of test/helpers on 127.0.0.1 (what `npm
  * start` reaches with MODEL_ALLOW_LOOPBACK=true): runs get a two-tool program, hostile runs a
@@ -32,7 +32,7 @@ function option(name: string, fallback: string): number {
 }
 
 const minutes = option("minutes", "20");
-const rate = option("rate", "6");
+const rate = option("rate", "4");
 const bombEvery = option("bomb-every", "4");
 const warmUp = option("warm-up", "3");
 const MAX_IN_FLIGHT = 32;
@@ -42,7 +42,7 @@ function scriptedModel() {
   const model = createScriptedModel();
   const fence = (code: string) => ({ text: "```ts\n" + code + "\n```" });
   model.on({ name: "loop", match: (r) => r.lastUserMessage.includes(LOOP_TASK), answer: fence("while (true) {}") });
-  model.on({ name: "bomb", match: (r) => r.lastUserMessage.includes(BOMB_TASK), answer: fence('const kept = [];\nwhile (true) kept.push("x".repeat(1 << 20) + kept.length);') });
+  model.on({ name: "bomb", match: (r) => r.lastUserMessage.includes(BOMB_TASK), answer: fence("const hoard = [];\nwhile (true) hoard.push(new Array(1e6).fill(1));\nreturn hoard.length;") });
   model.on({
     name: "two tools",
     match: (r) => r.lastUserMessage.includes(RUN_TASK),
@@ -60,6 +60,13 @@ async function setUp(ctx: SoakContext): Promise<void> {
   };
   await post("/v1/tools/import", { format: "list", tools: [...SOAK_TOOLS, UNRESOLVABLE_TOOL] });
   ctx.webhookSecret = String((await post("/v1/webhooks/secrets", {})).secret);
+}
+
+/** A client-side failure with its cause (Node's fetch says only "fetch failed"). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${(error.cause as Error & { code?: string }).code ?? error.cause.name}: ${error.cause.message})` : "";
+  return `${error.name}: ${error.message}${cause}`;
 }
 
 function memorySample(rootPid: number, at: number): MemorySample {
@@ -87,7 +94,7 @@ async function drive(ctx: SoakContext, rootPid: number): Promise<{ samples: Samp
     const at = now();
     const t0 = performance.now();
     const p = send(ctx)
-      .catch((error: unknown): Outcome => ({ result: "error", reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }))
+      .catch((error: unknown): Outcome => ({ result: "error", reason: describeError(error) }))
       .then((outcome) => void samples.push({ at, kind, ms: performance.now() - t0, outcome }))
       .finally(() => {
         inFlight -= 1;

@@ -64,12 +64,13 @@ async function toolCall(ctx: SoakContext, name: string, args: Record<string, unk
   return { result: "error", reason: `call ${name}: ok ${body.ok}: ${answer.text.slice(0, 160)}` };
 }
 
-async function run(ctx: SoakContext, task: string, expected: "succeeded" | "failed"): Promise<Outcome> {
+async function run(ctx: SoakContext, task: string, expected: "succeeded" | "failed", expectedError?: string): Promise<Outcome> {
   const answer = await send(ctx, "POST", "/v1/runs", { task, tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], maxAttempts: 1 });
   if (answer.status === 429) return { result: "refused", note: "429 runs in flight" };
   if (answer.status !== 201) return { result: "error", reason: `run ${answer.status} ${answer.text.slice(0, 160)}` };
   const body = JSON.parse(answer.text) as { status: string; attempts?: { error?: { kind?: string } }[] };
-  if (body.status === expected) return { result: "ok", ...(expected === "failed" ? { note: body.attempts?.[0]?.error?.kind ?? "failed" } : {}) };
+  const kind = body.attempts?.[0]?.error?.kind ?? "failed";
+  if (body.status === expected && (expected === "succeeded" || kind === expectedError)) return { result: "ok", ...(expected === "failed" ? { note: kind } : {}) };
   return { result: "error", reason: `run ${task.slice(0, 20)}: ${body.status}: ${answer.text.slice(0, 200)}` };
 }
 
@@ -96,7 +97,7 @@ export const KINDS: Record<string, { weight: number; send: (ctx: SoakContext) =>
   "unresolvable call": { weight: 3, send: (ctx) => toolCall(ctx, UNRESOLVABLE_TOOL.name, {}, false) },
   feedback: { weight: 10, send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/feedback", { tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], scores: [1, 2] }), [200], [429]) },
   run: { weight: 5, send: (ctx) => run(ctx, RUN_TASK, "succeeded") },
-  "hostile run": { weight: 1, send: (ctx) => run(ctx, LOOP_TASK, "failed") },
+  "hostile run": { weight: 1, send: (ctx) => run(ctx, LOOP_TASK, "failed", "cpu_budget") },
   probe: { weight: 1, send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/probe", { tools: ["soakEcho"] }), [202], [429]) },
   import: { weight: 2, send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/tools/import", { format: "list", tools: SOAK_TOOLS }), [200], [429]) },
   webhook: { weight: 2, send: (ctx) => webhook(ctx, ctx.next() % 4 === 0) },
@@ -104,4 +105,4 @@ export const KINDS: Record<string, { weight: number; send: (ctx: SoakContext) =>
 };
 
 /** The memory bomb, sent on its own schedule (not by weight). */
-export const memoryBomb = (ctx: SoakContext): Promise<Outcome> => run(ctx, BOMB_TASK, "failed");
+export const memoryBomb = (ctx: SoakContext): Promise<Outcome> => run(ctx, BOMB_TASK, "failed", "memory");
