@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../functions/tenants/api-keys";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /** Reliability items 4 and 7 of issue 12: model destinations, quotas. */
@@ -138,5 +139,18 @@ describe("7. quotas", () => {
     expect(another.body.type).toBe("https://atc-edge.dev/problems/quota-exceeded");
     const invalid = await service.json("PUT", "/v1/settings/quotas", { key: t.key, body: { rates: { toolCalls: { perSecond: -1 } } } });
     expect(invalid.status).toBe(400);
+  });
+});
+
+describe("a refused admission is an answer, not an exception (issue 32, item 4)", () => {
+  it("the tenant object returns the refusal (workerd logs every exception an RPC method throws, with a stack)", async () => {
+    const tenant = await createTenant(service, "refusal-co");
+    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+    const stub = namespace.get(namespace.idFromName(tenant.id)) as unknown as { admitted(keyHash: string, family: string, nowMs: number): Promise<unknown> };
+    const refused = await stub.admitted(await sha256Hex(`atc_${tenant.id}_${"w".repeat(32)}`), "reads", Date.now()).then((value) => ({ value }), (error: unknown) => ({ thrown: String(error) }));
+    expect(refused).toEqual({ value: { refusal: null } });
+    const answer = await service.json<{ type: string }>("GET", "/v1/tools", { key: `atc_${tenant.id}_${"w".repeat(32)}` });
+    expect(answer.status).toBe(401);
+    expect(answer.body.type).toBe("https://atc-edge.dev/problems/unauthorized");
   });
 });
