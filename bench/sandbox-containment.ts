@@ -29,12 +29,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import { HOSTILE_PROGRAMS, PACED_PROGRAM } from "../test/helpers/hostile-programs";
 import { createScriptedModel } from "../test/helpers/scripted-model";
 import buildBundles from "../test/helpers/global-setup";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../test/helpers/service";
+import { freePort } from "./lib/free-port";
 import { machineLine, summary, table } from "./lib/stats";
 
 const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
@@ -146,18 +146,6 @@ async function probeDuring<T>(service: TestService, key: string, work: () => Pro
   const [value] = outcome;
   if (value === undefined) throw new Error("the probed work gave nothing");
   return { ...latencies, value };
-}
-
-/** A TCP port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const f = (value: number): string => (Number.isFinite(value) ? value.toFixed(0) : "–");

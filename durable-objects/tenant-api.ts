@@ -66,53 +66,41 @@ export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, 
   return admissionStub(env, tenantId).admit(keyHash, family, nowMs);
 }
 
-/** The tenant's surface as `admitted()` hands it out: an RPC target the caller disposes of when done. */
-export type AdmittedTenant = TenantApi & Disposable;
+/** How a request's admission ended: undefined when admitted, `problem` null for a key that is not valid. */
+export type AdmissionRefusal = { problem: FailureData | null } | undefined;
+
+/** The tenant's surface for one admitted request, its refusal (once known), and its release. */
+export interface AdmittedTenant extends Disposable {
+  /** Calls made on it run only once the object has admitted the request; on a refusal they fail. */
+  readonly tenant: TenantApi;
+  readonly refusal: Promise<AdmissionRefusal>;
+}
 
 /**
  * The tenant's surface for a request that carries an API key, without waiting: every call made on
  * it runs only after the object has checked the key and admitted the request under the tenant's
- * quota, and travels in the same round trip (pipelined behind `admitted()`). A refusal rejects
- * every such call, and the surface itself, with `AdmissionRefused` (read it with `admissionRefusal`).
+ * quota, and travels in the same round trip (pipelined behind `admitted()`). A refused request's
+ * answer has no surface, so every such call fails; `refusal` says why.
  */
 export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant {
-  return admissionStub(env, tenantId).admitted(keyHash, family, nowMs);
+  const answer = admissionStub(env, tenantId).admitted(keyHash, family, nowMs);
+  return {
+    tenant: answer.surface,
+    refusal: answer.then((a) => ("refusal" in a ? { problem: a.refusal } : undefined)),
+    [Symbol.dispose]: () => answer[Symbol.dispose](),
+  };
 }
 
 type Admission = { ok: true } | { ok: false; problem: FailureData | null };
+/** `admitted()`'s answer as the Worker sees it: its `surface` can be called before it arrives. */
+type AdmittedAnswer = Promise<{ surface: TenantApi } | { refusal: FailureData | null }> & { readonly surface: TenantApi } & Disposable;
 
 /** The tenant object's own admission methods (tenant-object.ts), as the Worker calls them. */
 function admissionStub(env: Env, tenantId: string): {
   admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant;
+  admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedAnswer;
 } {
   return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;
-}
-
-const ADMISSION_REFUSED = "tenant admission refused: ";
-
-/**
- * Thrown by the tenant object when it does not admit a request: `problem` null for a key that is
- * not valid, else the quota's problem. Errors cross RPC as their message, so the problem travels
- * in it.
- */
-export class AdmissionRefused extends Error {
-  constructor(problem: FailureData | null) {
-    super(ADMISSION_REFUSED + JSON.stringify(problem));
-    this.name = "AdmissionRefused";
-  }
-}
-
-/** The refusal an error carries, when it is one (`{ problem: null }`: the key is not valid). */
-export function admissionRefusal(error: unknown): { problem: FailureData | null } | undefined {
-  const message = error instanceof Error ? error.message : undefined;
-  const at = message?.indexOf(ADMISSION_REFUSED) ?? -1;
-  if (message === undefined || at < 0) return undefined;
-  try {
-    return { problem: JSON.parse(message.slice(at + ADMISSION_REFUSED.length)) as FailureData | null };
-  } catch {
-    return undefined;
-  }
 }
 
 /**

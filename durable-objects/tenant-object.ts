@@ -8,7 +8,7 @@ import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { FeedbackCoalescer } from "./feedback-coalescer";
 import { RunSlots, type RunSources } from "./run-slots";
-import { AdmissionRefused, asLocal, type Remote, type TenantApi } from "./tenant-api";
+import { asLocal, type Remote, type TenantApi } from "./tenant-api";
 import { TenantActivity } from "./tenant-activity";
 import { TenantEvents } from "./tenant-events";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "./tenant-feedback";
@@ -131,13 +131,13 @@ export class TenantObject extends DurableObject<Env> {
 
   /**
    * `admit`, then the tenant's surface (tenant-surface.ts), for a request whose action travels
-   * with the key check: the Worker pipelines the action on the result, one round trip in all. A
-   * refusal is thrown (`AdmissionRefused`), so the pipelined action fails with it and never runs.
+   * with the key check: the Worker pipelines the action on `.surface`, one round trip in all. A
+   * refusal has no surface, so the pipelined action fails and never runs. The refusal is returned,
+   * not thrown: the runtime logs every exception an RPC method throws as uncaught, with a stack.
    */
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): TenantSurface {
+  admitted(keyHash: string, family: RouteFamily, nowMs: number): { surface: TenantSurface } | { refusal: FailureData | null } {
     const admission = this.admit(keyHash, family, nowMs);
-    if (!admission.ok) throw new AdmissionRefused(admission.problem);
-    return this.#surface;
+    return admission.ok ? { surface: this.#surface } : { refusal: admission.problem };
   }
 
   /**

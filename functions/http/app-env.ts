@@ -1,9 +1,11 @@
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { AdmissionRefusal, TenantApi } from "../../durable-objects/tenant-api";
 
 /** Per-request variables set by middleware. */
 export interface AppVariables {
   tenantId: string;
   tenant: TenantApi;
+  /** Set when the tenant's calls travel with its admission (auth.ts): how that admission ended. */
+  admission?: Promise<AdmissionRefusal | { failed: unknown }>;
 }
 
 export interface AppEnv {

@@ -1,11 +1,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./app-env";
+import type { AppEnv, AppVariables } from "./app-env";
 import { ModelCallError } from "../llm/errors";
 import { limitRequestBody } from "./middleware/request-body";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { Failure } from "../failures";
-import { admissionRefusal } from "../../durable-objects/tenant-api";
 import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
 
 /** The first problem kind of each client-error status, for framework exceptions we do not name. */
@@ -34,10 +33,6 @@ export function toProblem(error: unknown): ProblemData {
     };
   }
   if (error instanceof Failure) return error.toData();
-  // A call made on a tenant that did not admit the request (auth.ts answers for it with the
-  // refusal itself, and counts the failed key).
-  const refusal = admissionRefusal(error);
-  if (refusal !== undefined) return refusal.problem ?? { kind: "unauthorized", detail: "The API key is not valid." };
   // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
   if (error instanceof ModelCallError) {
     return { kind: error.kind === "rate_limited" ? "rate-limited" : "upstream-error", detail: `The model endpoint failed: ${error.message}` };
@@ -57,6 +52,16 @@ export function toProblem(error: unknown): ProblemData {
   // Logs never carry a credential: URLs, bearer values and key shapes are scrubbed first.
   console.error("unhandled error", redactText(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)));
   return { kind: "internal", detail: "Something went wrong on our side." };
+}
+
+/**
+ * A handler's call on a tenant that did not admit the request fails (its answer has no surface):
+ * the answer is the refusal itself (auth.ts then counts a bad key), not an internal error.
+ */
+async function refusalOf(admission: AppVariables["admission"]): Promise<ProblemData | undefined> {
+  const refusal = await admission;
+  if (refusal === undefined || "failed" in refusal) return undefined;
+  return refusal.problem ?? { kind: "unauthorized", detail: "The API key is not valid." };
 }
 
 /** A router with the service's validation hook: the root app and every sub-app joined to it. */
@@ -85,7 +90,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     return limitBodies.limit(c, next);
   });
 
-  app.onError((error, c) => problemResponse(toProblem(error), c.req.path));
+  app.onError(async (error, c) => problemResponse((await refusalOf(c.var.admission)) ?? toProblem(error), c.req.path));
   app.notFound((c) => problemResponse({ kind: "not-found", detail: `No route ${c.req.method} ${c.req.path}.` }, c.req.path));
   return app;
 }

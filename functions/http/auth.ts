@@ -1,10 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import { admissionRefusal, admitTenantRequest, admittedTenant, tenantStub } from "../../durable-objects/tenant-api";
+import { admitTenantRequest, admittedTenant, tenantStub } from "../../durable-objects/tenant-api";
+import type { FailureData } from "../failures";
+import { logRefusal } from "./middleware/refusal-log";
 import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
 import type { AppEnv } from "./app-env";
 import { authFailure, blockedAddress, clientAddress } from "./middleware/auth-failures";
 import { ApiError } from "./problem";
-import { isKnownTenant, tenantExists } from "./tenant-directory";
+import { tenantExists } from "./tenant-directory";
 import { routeFamily } from "../quotas/route-family";
 
 function bearerToken(header: string | undefined): string | undefined {
@@ -31,7 +33,7 @@ function admissionTravelsWithAction(method: string, path: string): boolean {
  * that tenant's object checks the hash on every request, so a revoked key fails on the very next
  * one. A tenant that does not exist is never addressed (no storage for strangers), and answers
  * exactly like a wrong key. Failed attempts count against the client address (429 past the
- * limit). The same call to the tenant's object admits the request under the tenant's quota (429
+ * limit, for refused keys only: a valid key from that address is still admitted). The same call to the tenant's object admits the request under the tenant's quota (429
  * with Retry-After) and hands out the tenant's surface; where the action may travel with it, the
  * handler's calls are pipelined behind that admission (durable-objects/tenant-api.ts), and the
  * answer still waits for it, so no response leaves before the key is known to be good.
@@ -39,31 +41,32 @@ function admissionTravelsWithAction(method: string, path: string): boolean {
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   const address = clientAddress(c.req.raw.headers);
   const blocked = blockedAddress(address);
-  const refuse = async (error: ApiError): Promise<ApiError> => blocked ?? (await authFailure(c.env, address, error));
+  const refuse = async (error: ApiError): Promise<ApiError> => logRefusal(c.req, blocked ?? (await authFailure(c.env, address, error)));
+  const overQuota = (problem: FailureData): ApiError => logRefusal(c.req, ApiError.from(problem), tenantId);
   const key = bearerToken(c.req.header("authorization"));
   if (key === undefined) throw await refuse(new ApiError("unauthorized", "Send an API key as `Authorization: Bearer atc_…`."));
   // Made only when a key is refused: an error captures a stack trace (≈ 9 µs), and most keys are good.
   const invalid = (): ApiError => new ApiError("unauthorized", "The API key is not valid.");
   const tenantId = tenantOfKey(key);
-  if (tenantId === undefined || (blocked !== undefined && !isKnownTenant(tenantId))) throw await refuse(invalid());
+  // A blocked address still gets its keys checked: behind a shared NAT the failures may be
+  // someone else's, and a valid key is never refused for them (a guess still gets 429).
+  if (tenantId === undefined) throw await refuse(invalid());
   const keyHash = await sha256Hex(key);
   if (!(await tenantExists(c.env, tenantId))) throw await refuse(invalid());
   const family = routeFamily(c.req.method, c.req.path);
   c.set("tenantId", tenantId);
   if (!admissionTravelsWithAction(c.req.method, c.req.path)) {
     const admission = await admitTenantRequest(c.env, tenantId, keyHash, family, Date.now());
-    if (!admission.ok) throw admission.problem === null ? await refuse(invalid()) : ApiError.from(admission.problem);
+    if (!admission.ok) throw admission.problem === null ? await refuse(invalid()) : overQuota(admission.problem);
     c.set("tenant", tenantStub(c.env, tenantId));
     await next();
     return;
   }
-  const tenant = admittedTenant(c.env, tenantId, keyHash, family, Date.now());
+  const admitted = admittedTenant(c.env, tenantId, keyHash, family, Date.now());
   // Settles once the object has answered the admission (with the action's answer, when pipelined).
-  const admission = (tenant as unknown as Promise<unknown>).then(
-    () => undefined,
-    (error: unknown) => admissionRefusal(error) ?? { failed: error },
-  );
-  c.set("tenant", tenant);
+  const admission = admitted.refusal.catch((error: unknown) => ({ failed: error }));
+  c.set("tenant", admitted.tenant);
+  c.set("admission", admission);
   try {
     await next();
     // Every answer waits for the admission, so none leaves before the key is known to be good
@@ -71,10 +74,10 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
     const refusal = await admission;
     if (refusal === undefined) return;
     if ("failed" in refusal) throw refusal.failed;
-    throw refusal.problem === null ? await refuse(invalid()) : ApiError.from(refusal.problem);
+    throw refusal.problem === null ? await refuse(invalid()) : overQuota(refusal.problem);
   } finally {
     // These routes answer in full before they return (no stream, no work after the response).
-    tenant[Symbol.dispose]();
+    admitted[Symbol.dispose]();
   }
 };
 

@@ -5,7 +5,7 @@ import type { DirectoryObject } from "../../durable-objects/directory-object";
  * stub and calling it creates that object's storage (a full schema, ~210 KB), so a made-up key or
  * webhook tenant must never reach one. Positive answers are kept for the isolate's life (tenants
  * are never deleted), so a known tenant's requests cost no extra round trip; unknown ones always
- * ask, which the bad-key limit per client address bounds.
+ * ask (one indexed read in the directory object).
  */
 
 const MAX_REMEMBERED = 10_000;
@@ -13,11 +13,6 @@ const knownTenants = new Set<string>();
 
 export function directory(env: Env): DurableObjectStub<DirectoryObject> {
   return env.DIRECTORY.getByName("directory");
-}
-
-/** Whether this isolate has already seen the tenant exist (no lookup). */
-export function isKnownTenant(tenantId: string): boolean {
-  return knownTenants.has(tenantId);
 }
 
 export async function tenantExists(env: Env, tenantId: string): Promise<boolean> {

@@ -5,10 +5,10 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { guardedFetch } from "../tools/safe-call/guarded-fetch";
+import { guardedFetch, type GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
 import type { ModelConfig } from "./config";
-import { modelCallError, ModelCallError, toModelCallError } from "./errors";
+import { modelCallError, ModelCallError, refusedByGuard, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
 import { WORKERS_AI, WORKERS_AI_SDK_BASE_URL, workersAiFetch, type AiRunner } from "./workers-ai";
 
@@ -172,18 +172,44 @@ const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
  * The safe-call path's guarded fetch for one SDK request: its signal (the SDK's timeout and the
  * caller's abort) bounds the exchange; every hop passes `check`; the key stays on the first origin.
  */
-function guardedModelFetch(network: typeof fetch, check: (url: string) => DestinationCheck): typeof fetch {
+function guardedModelFetch(network: typeof fetch, check: (url: string) => DestinationCheck, onRefused: (refusal: GuardedFetchError) => void): typeof fetch {
   return async (input, init) => {
     const body = init?.body ?? undefined;
     const text = body === undefined || body === null || typeof body === "string" ? body : await new Response(body).text();
-    return guardedFetch({
-      fetch: network,
-      signal: init?.signal ?? new AbortController().signal,
-      maxResponseBytes: MAX_MODEL_RESPONSE_BYTES,
-      check,
-      credentialHeader: "Authorization",
-    })(input, { ...init, ...(text === undefined || text === null ? {} : { body: text }) });
+    try {
+      return await guardedFetch({
+        fetch: network,
+        signal: init?.signal ?? new AbortController().signal,
+        maxResponseBytes: MAX_MODEL_RESPONSE_BYTES,
+        check,
+        credentialHeader: "Authorization",
+      })(input, { ...init, ...(text === undefined || text === null ? {} : { body: text }) });
+    } catch (error) {
+      if (refusedByGuard(error)) onRefused(error);
+      throw error;
+    }
   };
+}
+
+/**
+ * One SDK call whose destination refusal is final. The SDK retries anything its fetch throws as
+ * a connection error, so a refused redirect would be sent again (the endpoint would receive the
+ * prompt once per attempt); the refusal aborts the call instead, which the SDK never retries.
+ */
+async function refusalIsFinal<T>(
+  sdk: OpenAI,
+  fetchThroughGuard: (onRefused: (refusal: GuardedFetchError) => void) => typeof fetch,
+  callerSignal: AbortSignal | undefined,
+  call: (client: OpenAI, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const refused = new AbortController();
+  const client = sdk.withOptions({ fetch: fetchThroughGuard((refusal) => refused.abort(refusal)) });
+  const signal = callerSignal === undefined ? refused.signal : AbortSignal.any([callerSignal, refused.signal]);
+  try {
+    return await call(client, signal);
+  } catch (error) {
+    throw refused.signal.aborted ? (refused.signal.reason as unknown) : error;
+  }
 }
 
 export function createModelClient(config: ModelConfig, options: ModelClientOptions = {}): ModelClient {
@@ -196,9 +222,12 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
     project: null,
     timeout: config.timeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    // Every request, and every redirect hop, passes the destination guard, as tool calls do.
-    fetch: guardedModelFetch(options.fetch ?? ((input, init) => fetch(input, init)), options.destinationCheck ?? ((url) => checkDestination(url, { allowLoopback: config.allowLoopback === true }))),
   });
+  // Every request, and every redirect hop, passes the destination guard, as tool calls do.
+  const network = options.fetch ?? ((input, init) => fetch(input, init));
+  const check = options.destinationCheck ?? ((url: string) => checkDestination(url, { allowLoopback: config.allowLoopback === true }));
+  const guarded = <T>(signal: AbortSignal | undefined, call: (client: OpenAI, signal: AbortSignal) => Promise<T>): Promise<T> =>
+    refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused), signal, call);
   const ledger = options.ledger;
   const secret = config.apiKey;
 
@@ -215,7 +244,7 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
       ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
     };
     try {
-      const raw: unknown = await sdk.chat.completions.create(params, request.signal ? { signal: request.signal } : undefined);
+      const raw: unknown = await guarded(request.signal, (client, signal) => client.chat.completions.create(params, { signal }));
       const parsed = ChatCompletionWire.safeParse(raw);
       if (!parsed.success) {
         throw modelCallError("malformed_response", `not a chat completion: ${describeIssues(parsed.error)}`, {
@@ -259,9 +288,8 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
     const started = Date.now();
     try {
       // Explicit "float": the SDK's default base64 is not understood by every compatible server.
-      const raw: unknown = await sdk.embeddings.create(
-        { model, input: texts, encoding_format: "float" },
-        signal ? { signal } : undefined,
+      const raw: unknown = await guarded(signal, (client, callSignal) =>
+        client.embeddings.create({ model, input: texts, encoding_format: "float" }, { signal: callSignal }),
       );
       const parsed = EmbeddingsWire.safeParse(raw);
       if (!parsed.success) {

@@ -115,7 +115,7 @@ export function modelCallError(
 }
 
 /** The destination guard refused a hop (or the redirect chain): nothing was sent there. */
-function refusedByGuard(err: unknown): boolean {
+export function refusedByGuard(err: unknown): err is GuardedFetchError {
   return err instanceof GuardedFetchError && (err.kind === "blocked_destination" || err.kind === "too_many_redirects");
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../functions/tenants/api-keys";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /** Reliability items 4 and 7 of issue 12: model destinations, quotas. */
@@ -104,6 +105,18 @@ describe("7. quotas", () => {
     console.log(`[reliability 7] 600 bad keys from one address: ${unauthorized} × 401, then ${600 - unauthorized} × 429`);
   });
 
+  it("never refuses a valid key for another client's failures from the same address (shared NAT), even for a tenant not seen yet", async () => {
+    const nat = { "cf-connecting-ip": "198.51.100.9" };
+    const answers = await burst(40, 10, (i) => service.json("GET", "/v1/tools", { key: `atc_nat-guess-${i}_${"n".repeat(32)}`, headers: nat }));
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThan(0);
+    // Created after the flood and never used before: this isolate has not seen it exist.
+    const neighbour = await createTenant(service, "nat-neighbour-co");
+    expect((await service.json("GET", "/v1/tools", { key: neighbour.key, headers: nat })).status).toBe(200);
+    // The limiter still answers guesses from that address with 429, for made-up and real tenants.
+    expect((await service.json("GET", "/v1/tools", { key: `atc_nat-guess-x_${"n".repeat(32)}`, headers: nat })).status).toBe(429);
+    expect((await service.json("GET", "/v1/tools", { key: `atc_${neighbour.id}_${"n".repeat(32)}`, headers: nat })).status).toBe(429);
+  });
+
   it("stops model work when the day's tokens are used, and limits jobs in flight", async () => {
     const t = await createTenant(service, "thrifty-co");
     await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools: [{ name: "slowThing", method: "GET", url: "https://slow.example.com/thing" }] } });
@@ -126,5 +139,18 @@ describe("7. quotas", () => {
     expect(another.body.type).toBe("https://atc-edge.dev/problems/quota-exceeded");
     const invalid = await service.json("PUT", "/v1/settings/quotas", { key: t.key, body: { rates: { toolCalls: { perSecond: -1 } } } });
     expect(invalid.status).toBe(400);
+  });
+});
+
+describe("a refused admission is an answer, not an exception (issue 32, item 4)", () => {
+  it("the tenant object returns the refusal (workerd logs every exception an RPC method throws, with a stack)", async () => {
+    const tenant = await createTenant(service, "refusal-co");
+    const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
+    const stub = namespace.get(namespace.idFromName(tenant.id)) as unknown as { admitted(keyHash: string, family: string, nowMs: number): Promise<unknown> };
+    const refused = await stub.admitted(await sha256Hex(`atc_${tenant.id}_${"w".repeat(32)}`), "reads", Date.now()).then((value) => ({ value }), (error: unknown) => ({ thrown: String(error) }));
+    expect(refused).toEqual({ value: { refusal: null } });
+    const answer = await service.json<{ type: string }>("GET", "/v1/tools", { key: `atc_${tenant.id}_${"w".repeat(32)}` });
+    expect(answer.status).toBe(401);
+    expect(answer.body.type).toBe("https://atc-edge.dev/problems/unauthorized");
   });
 });

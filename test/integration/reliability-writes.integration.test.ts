@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signWebhook } from "../../functions/webhooks/standard-webhooks";
 import { createTenant, startService, type TestService } from "../helpers/service";
+import { tenantObject } from "../helpers/tenant-object";
 
 /** Reliability items 6 and 8 of issue 12: webhook redeliveries and Idempotency-Key. */
 
@@ -51,6 +52,32 @@ describe("6. webhook redeliveries", () => {
     const duplicate = await deliver("msg_broken", fixed);
     expect(duplicate.status).toBe(202);
     expect(duplicate.body).toMatchObject({ duplicate: true, jobId: processed.body.jobId });
+  });
+});
+
+describe("6. webhook redeliveries while the original is in flight (issue 32, item 3)", () => {
+  const body = JSON.stringify({ tools: [{ name: "getWidget", method: "GET", url: "https://api.example.com/widgets/{id}" }] });
+
+  it("answer 409 with Retry-After while the original is being handled, 202 duplicate once it has succeeded", async () => {
+    // The original, claimed as the handler in another isolate would have: still in flight.
+    const webhooks = (await tenantObject(service, tenant.id)).store("webhooks");
+    expect((await webhooks.claimDelivery("msg_held")).state).toBe("claimed");
+    const during = await deliver("msg_held", body);
+    expect(during.status).toBe(409);
+    expect(during.body.type).toBe("https://atc-edge.dev/problems/request-in-progress");
+    expect(during.headers.get("retry-after")).toMatch(/^\d+$/);
+    await webhooks.completeDelivery("msg_held", null, "accepted");
+    const after = await deliver("msg_held", body);
+    expect(after.status).toBe(202);
+    expect(after.body.duplicate).toBe(true);
+  });
+
+  it("tell the sender both answers in the API description: which to expect, and why a redelivery may be held", async () => {
+    const openapi = await service.json<{ paths: Record<string, { post?: { description?: string } }> }>("GET", "/openapi.json");
+    const description = openapi.body.paths["/v1/webhooks/{tenant}/tools"]?.post?.description ?? "";
+    expect(description).toContain("409 `request-in-progress` with `Retry-After` while the original is still being handled");
+    expect(description).toContain("202 `duplicate: true` once it has succeeded");
+    expect(description).toMatch(/held until the original has finished/);
   });
 });
 

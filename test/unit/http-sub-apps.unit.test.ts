@@ -1,8 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../functions/http/app";
 import { adminApp, signedWebhookApp, tenantApp } from "../../functions/http/sub-apps";
 import { sha256Hex } from "../../functions/tenants/api-keys";
-import { AdmissionRefused } from "../../durable-objects/tenant-api";
 
 /**
  * Authentication is decided by the sub-app a route is registered on (issue 11): a route added to
@@ -15,9 +14,10 @@ import { AdmissionRefused } from "../../durable-objects/tenant-api";
 function disposable<T extends object>(value: T): T & Disposable {
   return Object.assign(value, { [Symbol.dispose]: () => {} });
 }
-function rpcResult<T>(promise: Promise<T>): Promise<T> & Disposable {
-  promise.catch(() => {});
-  return disposable(promise);
+/** `admitted()`'s answer: the surface when admitted, else the refusal (no surface to call). */
+function admissionAnswer(admit: boolean) {
+  const surface = disposable({});
+  return Object.assign(Promise.resolve(admit ? { surface } : { refusal: null }), { surface, [Symbol.dispose]: () => {} });
 }
 
 const KEY = "atc_acme_0123456789abcdefghijklmnopqrstuv";
@@ -28,7 +28,7 @@ const env = {
   TENANTS: {
     getByName: () => ({
       admit: async (hash: string) => (hash === keyHash ? { ok: true } : { ok: false, problem: null }),
-      admitted: (hash: string) => rpcResult(hash === keyHash ? Promise.resolve(disposable({})) : Promise.reject(new AdmissionRefused(null))),
+      admitted: (hash: string) => admissionAnswer(hash === keyHash),
     }),
   },
 } as unknown as Env;
@@ -96,26 +96,25 @@ function pipelinedTenant(admit: boolean, log: string[]) {
   const sent = new Promise<void>((resolve) => {
     actionSent = resolve;
   });
-  const answered = sent.then(() => {
-    log.push("admission answered");
-    return admit ? disposable({}) : Promise.reject(new AdmissionRefused(null));
-  });
-  answered.catch(() => {});
   const surface = {
-    [Symbol.dispose]: () => log.push("released"),
-    then: (onFulfilled: (value: unknown) => unknown, onRejected: (error: unknown) => unknown) => answered.then(onFulfilled, onRejected),
     routing: {
-      route: (task: string) => {
+      route: (task: string): Promise<unknown> => {
         log.push("action sent");
         actionSent();
-        return answered.then(() => ({ task, tools: ["getSearchPerson"] }));
+        // A refused answer has no surface: the call pipelined on it fails, as workerd's does.
+        return answered.then((a) => ("surface" in a ? { task, tools: ["getSearchPerson"] } : Promise.reject(new TypeError('The RPC receiver does not implement the method "routing".'))));
       },
     },
   };
+  const answered: Promise<{ surface: typeof surface } | { refusal: null }> = sent.then(() => {
+    log.push("admission answered");
+    return admit ? { surface } : { refusal: null };
+  });
+  const answer = Object.assign(answered, { surface, [Symbol.dispose]: () => log.push("released") });
   return {
     ADMIN_TOKEN: "admin-secret",
     DIRECTORY: { getByName: () => ({ exists: async () => true }) },
-    TENANTS: { getByName: () => ({ admitted: () => surface }) },
+    TENANTS: { getByName: () => ({ admitted: () => answer }) },
   } as unknown as Env;
 }
 
@@ -144,6 +143,23 @@ describe("one round trip per routing request (issue 16)", () => {
     const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.11" } }, pipelinedTenant(false, log));
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ type: "https://atc-edge.dev/problems/unauthorized" });
+  }, 5_000);
+
+  it("logs a refused key once, as a structured info line without a stack, and no error", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.14" } }, pipelinedTenant(false, []));
+      expect(res.status).toBe(401);
+      expect(error).not.toHaveBeenCalled();
+      expect(info).toHaveBeenCalledTimes(1);
+      const line = JSON.parse(String(info.mock.calls[0]?.[0])) as Record<string, unknown>;
+      expect(line).toEqual({ level: "info", event: "request_refused", status: 401, problem: "unauthorized", method: "POST", path: "/v1/route" });
+      expect(JSON.stringify(info.mock.calls)).not.toContain(KEY.slice(10));
+    } finally {
+      info.mockRestore();
+      error.mockRestore();
+    }
   }, 5_000);
 
   it("waits for the admission before an action that reaches past the tenant", async () => {

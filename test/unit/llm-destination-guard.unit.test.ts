@@ -49,6 +49,32 @@ describe("4. the model client's destination guard", () => {
     });
   }
 
+  it("does not retry a refused redirect: the endpoint receives the prompt once, with the SDK's retries on", async () => {
+    const { seen, fetchFn } = redirectingEndpoint((path) => `http://10.0.0.1${path}`);
+    const client = createModelClient(config, { fetch: fetchFn, maxRetries: 2 });
+    const chat = await rejection(client.chat({ purpose: "plan", messages: [{ role: "user", content: "secret plan" }] }));
+    expect(chat.kind).toBe("blocked_destination");
+    expect(chat.retryable).toBe(false);
+    expect(seen).toHaveLength(1);
+    const embed = await rejection(client.embed(["secret text"]));
+    expect(embed.kind).toBe("blocked_destination");
+    expect(seen).toHaveLength(2);
+  });
+
+  it("still retries a real connection failure, and a caller's abort stays an abort", async () => {
+    let attempts = 0;
+    const failing: typeof fetch = async () => {
+      attempts += 1;
+      throw new TypeError("fetch failed");
+    };
+    const client = createModelClient(config, { fetch: failing, maxRetries: 1 });
+    expect((await rejection(client.chat({ purpose: "plan", messages: [{ role: "user", content: "x" }] }))).kind).toBe("connection");
+    expect(attempts).toBe(2);
+    const aborted = new AbortController();
+    aborted.abort();
+    expect((await rejection(client.chat({ purpose: "plan", messages: [{ role: "user", content: "x" }], signal: aborted.signal }))).kind).toBe("aborted");
+  });
+
   it("refuses a private base URL before sending anything", async () => {
     const { seen, fetchFn } = redirectingEndpoint(() => "");
     const client = createModelClient({ ...config, baseUrl: "http://192.168.1.20/v1" }, { fetch: fetchFn, maxRetries: 0 });

@@ -4,10 +4,10 @@ import { ApiError } from "../problem";
  * Bad-key attempts are limited per client address. Deployed, the count lives in the Workers
  * rate-limiting binding `AUTH_FAILURES` (shared by the location's isolates); without the binding
  * a per-isolate window does the same job. Only failures are counted, so a client with a good key
- * never pays for this. Once an address is over the limit, keys it sends for tenants this isolate
- * does not know are refused without any lookup, and a wrong key for a known tenant gets 429, not
- * 401, until the window passes; a right key still works (keys carry 190 random bits: the limit
- * is there to stop floods from costing lookups, not to slow guessing that cannot succeed).
+ * never pays for this. Once an address is over the limit, every key it sends that turns out wrong
+ * gets 429, not 401, until the window passes; a right key still works, for a tenant this isolate
+ * has seen or not (behind a shared NAT the failures may be another client's). Keys carry 190
+ * random bits: the limit tells a flood to back off; it is not what stops guessing.
  */
 
 export const AUTH_FAILURE_LIMIT = 30;

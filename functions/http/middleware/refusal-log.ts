@@ -1,0 +1,20 @@
+import { PROBLEM_KINDS, type ApiError } from "../problem";
+
+/**
+ * One structured info line per refused request (a bad key, a quota, the bad-key limit): the
+ * client got a correct 401 or 429, so this is not an error and carries no stack. Never the key.
+ */
+export function logRefusal(request: { method: string; path: string }, refusal: ApiError, tenantId?: string): ApiError {
+  console.info(
+    JSON.stringify({
+      level: "info",
+      event: "request_refused",
+      status: PROBLEM_KINDS[refusal.kind].status,
+      problem: refusal.kind,
+      method: request.method,
+      path: request.path,
+      ...(tenantId === undefined ? {} : { tenant: tenantId }),
+    }),
+  );
+  return refusal;
+}
