@@ -76,6 +76,7 @@ export function repairSchemaKeywords(schema: Json, where: string, warn: Warn): v
 
 function repairNode(node: Json, say: (keyword: string, what: string) => void): void {
   for (const keyword of IDENTIFIER_KEYWORDS) delete node[keyword];
+  hoistPropertyRequiredFlags(node, say);
   for (const keyword of NUMBER_KEYWORDS) repairNumber(node, keyword, false, say);
   for (const keyword of COUNT_KEYWORDS) repairNumber(node, keyword, true, say);
   repairType(node, say);
@@ -104,6 +105,22 @@ function repairNode(node: Json, say: (keyword: string, what: string) => void): v
     delete node.uniqueItems;
   }
   repairNumericValues(node, say);
+}
+
+/**
+ * Swagger-era habit: `required: true` (or `"true"`) on a property instead of a name in the
+ * object's `required` list; moved there, so the property's schema is valid.
+ */
+function hoistPropertyRequiredFlags(node: Json, say: (keyword: string, what: string) => void): void {
+  if (!isRecord(node.properties)) return;
+  for (const [name, property] of Object.entries(node.properties)) {
+    if (!isRecord(property) || property.required === undefined || Array.isArray(property.required)) continue;
+    const flag = property.required;
+    delete property.required;
+    const required = flag === true || (typeof flag === "string" && flag.trim().toLowerCase() === "true");
+    if (required) node.required = [...(Array.isArray(node.required) ? node.required : []), name];
+    say("required", `of property ${name} is ${preview(flag)}, not a list of names; read as ${required ? "a required property" : "optional"}`);
+  }
 }
 
 /** `maximum: "50"` → 50; counts must be whole and not negative; anything else is dropped. */
