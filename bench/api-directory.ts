@@ -12,7 +12,7 @@
  * busy importing); a document's figure is the highest sample during its import minus the resident
  * set just before it (after a forced collection). It is what the import adds, not the heap alone.
  *
- * Run: node bench/run.mjs api-directory [--match SUBSTRING] [--limit N] [--max-bytes N] [--verbose] [--json FILE]
+ * Run: node bench/run.mjs api-directory [--match SUBSTRING,…] [--limit N] [--max-bytes N] [--verbose] [--json FILE]
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -152,10 +152,10 @@ function report(all: DocumentFigures[], elapsedMs: number): void {
 }
 
 const api = apiDirectoryRoot(root);
-const match = option("match");
+const match = option("match")?.split(",");
 const limit = Number(option("limit") ?? Number.POSITIVE_INFINITY);
 const maxBytes = Number(option("max-bytes") ?? Number.POSITIVE_INFINITY);
-const documents = directoryDocuments(api).filter((d) => (match === undefined || d.name.includes(match)) && d.bytes <= maxBytes).slice(0, limit);
+const documents = directoryDocuments(api).filter((d) => (match === undefined || match.some((m) => d.name.includes(m))) && d.bytes <= maxBytes).slice(0, limit);
 const sampler = startMemorySampler();
 const all: DocumentFigures[] = [];
 const started = performance.now();

@@ -77,6 +77,7 @@ export function repairSchemaKeywords(schema: Json, where: string, warn: Warn): v
 function repairNode(node: Json, say: (keyword: string, what: string) => void): void {
   for (const keyword of IDENTIFIER_KEYWORDS) delete node[keyword];
   hoistPropertyRequiredFlags(node, say);
+  nullableAsType(node);
   for (const keyword of NUMBER_KEYWORDS) repairNumber(node, keyword, false, say);
   for (const keyword of COUNT_KEYWORDS) repairNumber(node, keyword, true, say);
   repairType(node, say);
@@ -121,6 +122,16 @@ function hoistPropertyRequiredFlags(node: Json, say: (keyword: string, what: str
     if (required) node.required = [...(Array.isArray(node.required) ? node.required : []), name];
     say("required", `of property ${name} is ${preview(flag)}, not a list of names; read as ${required ? "a required property" : "optional"}`);
   }
+}
+
+/** OpenAPI 3.0's `nullable` (left where the upgrade to 3.1 missed it) as 2020-12 says it: a `"null"` type. */
+function nullableAsType(node: Json): void {
+  if (!("nullable" in node)) return;
+  const nullable = node.nullable === true;
+  delete node.nullable;
+  if (!nullable) return;
+  if (typeof node.type === "string" && node.type !== "null") node.type = [node.type, "null"];
+  else if (Array.isArray(node.type) && !node.type.includes("null")) node.type = [...node.type, "null"];
 }
 
 /** `maximum: "50"` → 50; counts must be whole and not negative; anything else is dropped. */

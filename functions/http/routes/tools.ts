@@ -37,7 +37,7 @@ const ImportTools = z
     z
       .object({
         format: z.literal("list"),
-        tools: z.unknown().describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object (or give `url`)"),
+        tools: z.unknown().optional().describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object (or give `url`)"),
         url: z.string().url().optional().describe("Where the service fetches the list (JSON) instead of `tools`"),
         source: SourceLabel.optional(),
         prune: z.boolean().default(false),
