@@ -5,6 +5,7 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import { toolLimitMessage } from "../functions/tools/tool-limit";
 import type { TenantEvents } from "./tenant-events";
 import { allRows, oneRow, run } from "./sql";
+import { cachedToken, cacheToken, forgetOrphanTokens, type SealedToken } from "./oauth-token-cache";
 
 /** What lists show of an API key (never the key or its hash). */
 export interface ApiKeySummary {
@@ -35,13 +36,16 @@ export interface UpsertReport {
   removed: string[];
 }
 
+/** `oauth2ClientCredentials`: the sealed value is a client id, secret and token URL (JSON); calls send a fetched token. */
+export type CredentialScheme = "apiKey" | "bearer" | "oauth2ClientCredentials";
+
 export type CredentialScope = { kind: "tool"; value: string } | { kind: "server"; value: string };
 
 /** A stored credential as the API may show it: where it applies and a masked hint. */
 export interface CredentialSummary {
   id: string;
   scope: CredentialScope;
-  scheme: "apiKey" | "bearer";
+  scheme: CredentialScheme;
   in: "header" | "query";
   name: string | null;
   hint: string;
@@ -75,7 +79,7 @@ interface CredentialRow {
   id: string;
   scope_kind: "tool" | "server";
   scope_value: string;
-  scheme: "apiKey" | "bearer";
+  scheme: CredentialScheme;
   location: "header" | "query";
   param_name: string | null;
   ciphertext: string;
@@ -331,6 +335,7 @@ export class TenantRegistry extends RpcTarget {
         credential.hint,
         credential.createdAt,
       );
+      forgetOrphanTokens(this.#sql);
     });
     return withoutSecret(credential);
   }
@@ -340,7 +345,19 @@ export class TenantRegistry extends RpcTarget {
   }
 
   deleteCredential(id: string): boolean {
-    return run(this.#sql, "DELETE FROM tenant_credentials WHERE id = ?", id) > 0;
+    const deleted = run(this.#sql, "DELETE FROM tenant_credentials WHERE id = ?", id) > 0;
+    forgetOrphanTokens(this.#sql);
+    return deleted;
+  }
+
+  /** The sealed access token last fetched for a client-credentials credential. */
+  cachedToken(credentialId: string): SealedToken | undefined {
+    return cachedToken(this.#sql, credentialId);
+  }
+
+  /** Keep a freshly fetched access token (sealed by the Worker) for reuse until it expires. */
+  cacheToken(credentialId: string, token: SealedToken): void {
+    cacheToken(this.#sql, credentialId, token);
   }
 
   /**

@@ -74,4 +74,7 @@ export const TENANT_MIGRATIONS = [
   // Jobs by last update: a run's or job's admission totals today's job tokens from today's jobs
   // alone, instead of scanning every job ever stored.
   `CREATE INDEX IF NOT EXISTS jobs_updated ON jobs (updated_at);`,
+  // Access tokens fetched for OAuth 2 client-credentials credentials, sealed, reused until expiry.
+  `CREATE TABLE IF NOT EXISTS tenant_oauth_tokens (
+     credential_id TEXT PRIMARY KEY, ciphertext TEXT NOT NULL, iv TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
 ] as const;

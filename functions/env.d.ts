@@ -29,6 +29,10 @@ declare namespace Cloudflare {
     TOOL_MAX_RESPONSE_BYTES?: string;
     /** Rate-limiting binding counting failed authentications per client address (optional). */
     AUTH_FAILURES?: RateLimit;
+    /** Largest document `POST /v1/tools/import` fetches by `url`, in bytes (default 32 MiB). */
+    IMPORT_URL_MAX_BYTES?: string;
+    /** Time allowed to fetch a document imported by `url`, in milliseconds (default 30000). */
+    IMPORT_URL_TIMEOUT_MS?: string;
     /** Most tools one tenant may hold (default 20000; see functions/tools/tool-limit.ts). */
     MAX_TOOLS_PER_TENANT?: string;
     /** How often an open MCP GET stream checks the tenant's tool list for changes, in ms (default 10000). */

@@ -35,10 +35,15 @@ export type ToolParameter = z.infer<typeof ToolParameter>;
 /** Where a tool expects its credential; the secret itself is stored apart, encrypted. */
 export const AuthRequirement = z
   .object({
-    scheme: z.enum(["apiKey", "bearer"]),
+    /** `oauth2`: OAuth 2 or OpenID Connect; calls send `Authorization: Bearer` with a stored or fetched token. */
+    scheme: z.enum(["apiKey", "bearer", "oauth2"]),
     in: z.enum(["header", "query"]).default("header"),
-    /** Header or query parameter name for apiKey; ignored for bearer (always Authorization). */
+    /** Header or query parameter name for apiKey; ignored for bearer and oauth2 (always Authorization). */
     name: z.string().min(1).max(200).optional(),
+    /** oauth2: the scopes the operation needs, as its document lists them. */
+    scopes: z.array(z.string().max(500)).max(200).optional(),
+    /** oauth2: the client-credentials token URL the document gives (used when the stored credential names none). */
+    tokenUrl: z.string().url().optional(),
   })
   .strict();
 export type AuthRequirement = z.infer<typeof AuthRequirement>;

@@ -1,9 +1,8 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
-import { openSecret } from "../tenants/credential-crypto";
 import { serviceToolLimits } from "../run-defaults";
-import { credentialsKey } from "../tenants/credentials-key";
 import type { ToolDefinition } from "./definition";
 import { callMcpTool } from "./mcp-call";
+import { openCallCredential } from "./call-credential";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 
 
@@ -41,7 +40,7 @@ export type InvokeOutcome = { found: false } | { found: true; result: ToolCallRe
 export async function invokeTool(
   env: Env,
   tenantId: string,
-  tenant: Pick<TenantApi, "registry">,
+  tenant: { registry: Pick<TenantApi["registry"], "toolForCall" | "cachedToken" | "cacheToken"> },
   name: string,
   args: Record<string, unknown>,
   limits: CallLimits = {},
@@ -49,22 +48,40 @@ export async function invokeTool(
   const found = await tenant.registry.toolForCall(name);
   if (found === undefined) return { found: false };
   const { tool, credential } = found;
-  let injected: SafeCallOptions["credential"];
-  if (credential !== undefined) {
-    const value = await openSecret(credentialsKey(env), tenantId, credential.id, { ciphertext: credential.ciphertext, iv: credential.iv });
-    injected = { scheme: credential.scheme, in: credential.in, ...(credential.name === null ? {} : { name: credential.name }), value };
-  }
   const { timeoutMs: serviceTimeout, maxResponseBytes: serviceMaxBytes } = serviceToolLimits(env);
   const definition = limits.adaptDefinition === undefined ? tool.definition : limits.adaptDefinition(tool.definition);
   const simulate = limits.simulate;
   const options: SafeCallOptions = {
     fetch: simulate ?? ((input, init) => fetch(input, init)),
-    ...(injected === undefined || simulate !== undefined ? {} : { credential: injected }),
     timeoutMs: Math.min(limits.timeoutMs ?? serviceTimeout, serviceTimeout),
     maxResponseBytes: Math.min(limits.maxResponseBytes ?? serviceMaxBytes, serviceMaxBytes),
     allowedOrigins: simulate === undefined ? allowedOrigins(env) : { [new URL(definition.serverUrl).origin]: { fetch: simulate } },
   };
-  const { mcp } = definition;
-  const result = mcp === undefined ? await callTool(definition, args, options) : await callMcpTool({ ...definition, mcp }, args, options);
-  return { found: true, result };
+  const call = (withCredential: SafeCallOptions): Promise<ToolCallResult> => {
+    const { mcp } = definition;
+    return mcp === undefined ? callTool(definition, args, withCredential) : callMcpTool({ ...definition, mcp }, args, withCredential);
+  };
+  // A simulated call reaches no real server, so it gets no credential (and fetches no token).
+  if (credential === undefined || simulate !== undefined) return { found: true, result: await call(options) };
+  const network = { fetch: options.fetch, allowedOrigins: allowedOrigins(env), timeoutMs: options.timeoutMs ?? serviceTimeout };
+  const opened = await openCallCredential(env, tenantId, tenant.registry, credential, definition, network);
+  if (!opened.ok) return { found: true, result: tokenUnavailable(definition, opened.message) };
+  const result = await call({ ...options, credential: opened.credential });
+  if (result.status !== 401 || !opened.reused) return { found: true, result };
+  // The API refused a cached token before its stated expiry (revoked, rotated): fetch a new one once.
+  const renewed = await openCallCredential(env, tenantId, tenant.registry, credential, definition, network, true);
+  if (!renewed.ok) return { found: true, result: tokenUnavailable(definition, renewed.message) };
+  return { found: true, result: await call({ ...options, credential: renewed.credential }) };
+}
+
+function tokenUnavailable(definition: ToolDefinition, message: string): ToolCallResult {
+  return {
+    ok: false,
+    body: null,
+    truncated: false,
+    bytes: 0,
+    durationMs: 0,
+    request: { method: definition.method, url: `${definition.serverUrl}${definition.path}` },
+    error: { kind: "token_unavailable", message: `no access token: ${message}` },
+  };
 }

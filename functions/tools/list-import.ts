@@ -5,6 +5,7 @@ import { isToolName, NameRegistry, nameFromOperation, toIdentifier } from "./too
 import { requestBodyParameters, requiredFlag } from "./request-body";
 import { SchemaCopier, Warnings } from "./schema-copier";
 import { JSON_TYPE_ALIASES } from "./type-aliases";
+import { repairSchemaKeywords } from "./schema-keywords";
 
 /**
  * A bare tool list → ToolDefinition[]. Accepts
@@ -127,13 +128,20 @@ export function importToolList(list: unknown, options: ListImportOptions = {}): 
   });
   warnUnknownFields(items, warnings);
 
-  // 2. Names: explicit valid names are reserved first so that derived names never take them.
+  // 2. Names: explicit valid names are reserved first so that derived names never take them; a
+  // name given twice is renamed (`_2`, `_3`…) like the OpenAPI and MCP importers do.
   const names = new NameRegistry();
   const chosen: (string | undefined)[] = parsed.map(() => undefined);
+  const firstUse = new Map<string, number>();
   parsed.forEach((item, index) => {
-    if (item?.name === undefined || !isToolName(item.name)) return;
-    if (names.has(item.name)) report(index, `name: "${item.name}" is already used by an earlier item`);
-    else chosen[index] = names.claim(item.name);
+    if (item?.name === undefined || !isToolName(item.name) || names.has(item.name)) return;
+    chosen[index] = names.claim(item.name);
+    firstUse.set(item.name, index);
+  });
+  parsed.forEach((item, index) => {
+    if (item?.name === undefined || !isToolName(item.name) || firstUse.get(item.name) === index) return;
+    chosen[index] = names.claim(item.name);
+    warnings.push(`${itemLabel(index, item.name)}: the name "${item.name}" is also used by item ${firstUse.get(item.name) ?? "?"}; named "${chosen[index] ?? ""}".`);
   });
 
   // 3. Everything else, item by item.
@@ -400,6 +408,7 @@ function parameterSchema(input: ParameterInput, field: string, warn: (warning: s
   if (input.default !== undefined && schema.default === undefined) schema.default = structuredClone(input.default);
   if (input.example !== undefined && schema.examples === undefined) schema.examples = [structuredClone(input.example)];
   normalizeTypes(schema, field, warn);
+  repairSchemaKeywords(schema, field, warn);
   return schema;
 }
 

@@ -10,6 +10,7 @@ import {
 import { copyJson, isRecord, SchemaCopier, Warnings, type Json } from "./schema-copier";
 import { isJsonMediaType, requestBodyParameters, requiredFlag } from "./request-body";
 import { NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
+import { repairReferences } from "./reference-repair";
 
 /**
  * OpenAPI 3.0 / 3.1 (and Swagger 2.0, upgraded) → ToolDefinition[].
@@ -67,6 +68,7 @@ export async function importOpenApi(
   const override = options.serverUrl === undefined ? undefined : checkServerOverride(options.serverUrl);
   const source = typeof document === "string" ? parseText(document) : copyInput(document);
   const spec = toOpenApi31(source, warnings);
+  repairReferences(spec, warnings);
   const { resolved, refSites } = dereferenceDocument(spec);
 
   const paths = resolved.paths;
@@ -348,7 +350,7 @@ function operationParameters(
       warnings.add(`${label}: path parameter "${name}" does not appear in the path; left out.`);
       continue;
     }
-    const schema = copier.schema(raw.schema ?? firstMediaSchema(raw.content));
+    const schema = copier.schema(raw.schema ?? firstMediaSchema(raw.content), `parameter ${name}`);
     const example = parameterExample(raw);
     if (example !== undefined && schema.examples === undefined && schema.example === undefined) {
       schema.examples = [copier.value(example)];
@@ -391,7 +393,7 @@ function successResponse(responses: unknown, copier: SchemaCopier): { responseSc
   if (!isRecord(media)) return {};
 
   const result: { responseSchema?: JsonSchema; responseExample?: unknown } = {};
-  if (isRecord(media.schema)) result.responseSchema = copier.schema(media.schema);
+  if (isRecord(media.schema)) result.responseSchema = copier.schema(media.schema, "response");
   const example = mediaExample(media);
   if (example !== undefined) result.responseExample = copier.value(example);
   return result;
@@ -429,7 +431,7 @@ function authFor(context: DocumentContext, operation: Json): AuthRequirement | u
     if (!isRecord(alternative)) continue;
     const schemeNames = Object.keys(alternative);
     for (const schemeName of schemeNames) {
-      const auth = toAuth(context.securitySchemes[schemeName]);
+      const auth = toAuth(context.securitySchemes[schemeName], alternative[schemeName]);
       if (auth !== undefined) {
         if (schemeNames.length > 1) {
           context.warnings.add(`Security requirement ${schemeNames.join(" + ")} needs several credentials; only "${schemeName}" is used.`);
@@ -442,8 +444,18 @@ function authFor(context: DocumentContext, operation: Json): AuthRequirement | u
   return undefined;
 }
 
-function toAuth(scheme: unknown): AuthRequirement | undefined {
+function toAuth(scheme: unknown, requiredScopes: unknown): AuthRequirement | undefined {
   if (!isRecord(scheme)) return undefined;
+  if (scheme.type === "oauth2" || scheme.type === "openIdConnect") {
+    const scopes = asArray(requiredScopes).filter((s): s is string => typeof s === "string" && s.length <= 500).slice(0, 200);
+    const tokenUrl = scheme.type === "oauth2" ? dig(scheme, ["flows", "clientCredentials", "tokenUrl"]) : undefined;
+    return {
+      scheme: "oauth2",
+      in: "header",
+      ...(scopes.length > 0 ? { scopes } : {}),
+      ...(typeof tokenUrl === "string" && isAbsoluteHttpUrl(tokenUrl) ? { tokenUrl } : {}),
+    };
+  }
   if (scheme.type === "apiKey" && (scheme.in === "header" || scheme.in === "query") && typeof scheme.name === "string" && scheme.name !== "") {
     return { scheme: "apiKey", in: scheme.in, name: scheme.name };
   }

@@ -101,7 +101,7 @@ export function requestBodyParameters(
   const contentType = pickBodyMediaType(Object.keys(requestBody.content));
   if (contentType === undefined) return { parameters: [] };
   const media = requestBody.content[contentType];
-  const schema = copier.schema(isRecord(media) ? media.schema : undefined);
+  const schema = copier.schema(isRecord(media) ? media.schema : undefined, "request body");
   const bodyRequired = requiredFlag(requestBody.required, `${copier.label}: request body`, warnings);
 
   const object = objectShape(schema, copier.label, warnings);

@@ -1,3 +1,5 @@
+import { repairSchemaKeywords } from "./schema-keywords";
+
 /** Plain-JSON copies of dereferenced OpenAPI data, and the import's warning list. */
 
 export type Json = Record<string, unknown>;
@@ -22,10 +24,12 @@ export class SchemaCopier {
     this.label = label;
   }
 
-  /** A copied JSON Schema; `{}` when there is none. */
-  schema(value: unknown): Json {
+  /** A copied JSON Schema, its keywords made valid (see schema-keywords); `{}` when there is none. `what` names it in warnings. */
+  schema(value: unknown, what: string): Json {
     const copy = this.value(value);
-    return isRecord(copy) ? copy : {};
+    if (!isRecord(copy)) return {};
+    repairSchemaKeywords(copy, `${this.label}: ${what}`, (message) => this.warnings.add(message));
+    return copy;
   }
 
   /** A copied JSON value. */

@@ -112,7 +112,7 @@ describe("importToolList: bare lists", () => {
       { name: "relative", method: "GET", url: "/v1/things" },
       { name: "cookie", method: "GET", url: "https://api.example.com/c", parameters: [{ name: "sid", in: "cookie" }] },
       { name: "ghost", method: "GET", url: "https://api.example.com/g", parameters: [{ name: "id", in: "path" }] },
-      { name: "ok", method: "GET", url: "https://api.example.com/ok2" },
+      { name: "okToo", method: "GET", url: "https://api.example.com/ok2" },
       { name: "badMethod", method: "FETCH", url: "https://api.example.com/m" },
       { name: "badParams", method: "GET", url: "https://api.example.com/p", parameters: [{ type: "string" }] },
     ]);
@@ -123,10 +123,9 @@ describe("importToolList: bare lists", () => {
     expect(issues).toMatch(/^item 2 \(relative\): url: "\/v1\/things" is not an absolute http\(s\) URL/m);
     expect(issues).toMatch(/^item 3 \(cookie\): parameters\[0\]\.in: "cookie" is not supported/m);
     expect(issues).toMatch(/^item 4 \(ghost\): parameters\[0\]\.in: path parameter "id" does not appear in the URL/m);
-    expect(issues).toMatch(/^item 5 \(ok\): name: "ok" is already used by an earlier item/m);
     expect(issues).toMatch(/^item 6 \(badMethod\): method: /m);
     expect(issues).toMatch(/^item 7 \(badParams\): parameters\[0\]\.name: /m);
-    expect(error.issues).toHaveLength(7);
+    expect(error.issues).toHaveLength(6);
   });
 
   it("accepts its own output: imported definitions re-import unchanged", async () => {

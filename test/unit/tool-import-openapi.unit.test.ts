@@ -255,8 +255,9 @@ describe("importOpenApi: OpenAPI 3.1 features", () => {
     expect(post.parameters).toEqual([
       { name: "body", in: "body", required: true, schema: { type: "array", items: petstore31.components.schemas.Pet } },
     ]);
-    expect(post.auth).toBeUndefined();
-    expect(warnings.some((w) => w.includes('"oauth"') && w.includes("not supported"))).toBe(true);
+    // OAuth 2: called with a Bearer token; the scopes the operation needs stay on the tool.
+    expect(post.auth).toEqual({ scheme: "oauth2", in: "header", scopes: ["write"] });
+    expect(warnings.some((w) => w.includes('"oauth"') && w.includes("not supported"))).toBe(false);
     const list = byOperation(tools, "GET /pets");
     expect(list.name).toBe("getPets");
     expect(list.responseSchema).toEqual({ type: "array" });
@@ -362,13 +363,15 @@ describe("importOpenApi: clear errors", () => {
     await expectImportError(minimal({ paths: onePath }), "invalid_option", /must be an absolute http\(s\) URL/, "ftp://files.example");
   });
 
-  it("names the reference it cannot resolve", async () => {
+  it("names the reference it cannot resolve and where it is used, and imports the operation without it", async () => {
     const doc = minimal({
       servers: [{ url: "https://api.example.com" }],
       paths: { "/x": { get: { parameters: [{ $ref: "#/components/parameters/Missing" }], responses: {} } } },
     });
-    const error = await expectImportError(doc, "broken_ref", /#\/components\/parameters\/Missing/);
-    expect(error.issues).toHaveLength(1);
+    const { tools, warnings } = await importOpenApi(doc);
+    expect(tools.map((t) => t.operation)).toEqual(["GET /x"]);
+    expect(tools[0]?.parameters).toEqual([]);
+    expect(warnings).toContain('Reference "#/components/parameters/Missing" cannot be resolved (nothing in the document has that pointer); left open where it is used: #/paths/~1x/get/parameters/0.');
   });
 
   it("names the second operation of a repeated operationId apart, with a warning, and imports both", async () => {

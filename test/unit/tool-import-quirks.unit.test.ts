@@ -97,7 +97,7 @@ describe("request bodies in bare lists", () => {
       ["body", "body", false],
       ["pinned", "body", true],
     ]);
-    expect(warnings).toContain('item 0 (createNote): body property pinned: required is the string "true", not a boolean; read as true.');
+    expect(warnings).toContain('item 0 (createNote): request body: schema keyword "required" of property pinned is "true", not a list of names; read as a required property.');
     expect(warnings.some((w) => w.includes("requestBody") && w.includes("not part of the tool list format"))).toBe(false);
   });
 

@@ -4,6 +4,7 @@ import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../tools/invoke";
 import { embedNewTools } from "../../toolnet/tool-embeddings";
 import { registerTools } from "../../tools/register";
+import { importRequestHook, resolveImportSource } from "./import-source";
 import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -26,7 +27,8 @@ const ImportTools = z
     z
       .object({
         format: z.literal("openapi"),
-        document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe("OpenAPI 3.0/3.1 document, as an object or as JSON/YAML text"),
+        document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional().describe("OpenAPI 3.0/3.1 document, as an object or as JSON/YAML text (or give `url`)"),
+        url: z.string().url().optional().describe("Where the service fetches the document (through the destination guard, with size and time limits) instead of `document`"),
         serverUrl: z.string().url().optional().describe("Overrides the document's servers[0].url"),
         source: SourceLabel.optional(),
         prune: z.boolean().default(false),
@@ -35,7 +37,8 @@ const ImportTools = z
     z
       .object({
         format: z.literal("list"),
-        tools: z.unknown().describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object"),
+        tools: z.unknown().optional().describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object (or give `url`)"),
+        url: z.string().url().optional().describe("Where the service fetches the list (JSON) instead of `tools`"),
         source: SourceLabel.optional(),
         prune: z.boolean().default(false),
       })
@@ -95,9 +98,10 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
         const source = { format: body.format, url: body.url, headers: body.headers };
         return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url, body.prune), 200);
       }
-      const source = body.format === "openapi" ? { format: body.format, document: body.document, serverUrl: body.serverUrl } : { format: body.format, tools: body.tools };
-      return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.format, body.prune), 200);
+      const source = await resolveImportSource(c.env, body);
+      return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url ?? body.format, body.prune), 200);
     },
+    importRequestHook,
   );
 
   app.openapi(

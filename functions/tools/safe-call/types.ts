@@ -51,7 +51,9 @@ export type ToolCallErrorKind =
   /** The server answered, but not in the protocol the tool speaks (MCP): garbage, wrong shape. */
   | "protocol_error"
   /** An MCP server ran the tool and reported a failure (`isError`). */
-  | "tool_error";
+  | "tool_error"
+  /** No access token could be had for an OAuth 2 client-credentials credential; the tool was not called. */
+  | "token_unavailable";
 
 export interface ToolCallError {
   kind: ToolCallErrorKind;
