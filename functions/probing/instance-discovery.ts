@@ -422,8 +422,9 @@ function producerOf(output: ProbedOutput): Producer {
  * (`genres[].id` → genre, `production_companies[].id` → company), or else by the producing tool
  * (`/search/person` → `results[].id` is a person's id). The top-level `id` of a tool that takes
  * an id in its path is that input echoed (`/movie/{movie_id}/reviews` → a movie id, not a review
- * id), and entities the producer takes as input count less for what it lists:
- * `/person/{person_id}/movie_credits` lists movies, not persons.
+ * id), and an entity the producer takes as input names what it is about, not what it lists:
+ * `/person/{person_id}/movie_credits` lists movies, not persons, and `/users/{user_id}/playlists`
+ * lists playlists, so its `items[].id` never fills a `user_id`.
  */
 function dataFlowScore(def: Pick<ToolDefinition, "path">, param: ToolParameter, sample: SampleValue, producer: Producer): number {
   const { keys, indices } = splitPath(sample.path);
@@ -451,9 +452,8 @@ function dataFlowScore(def: Pick<ToolDefinition, "path">, param: ToolParameter, 
     return overlap(entity, new Set(words)) === 1 ? 0.85 * position : 0;
   }
   const matched = entity.filter((w) => producer.words.has(w));
-  if (matched.length === 0) return 0;
-  const weight = matched.every((w) => producer.inputs.has(w)) ? 0.6 : 1;
-  return 0.8 * (matched.length / entity.length) * weight * position;
+  if (matched.length === 0 || matched.every((w) => producer.inputs.has(w))) return 0;
+  return 0.8 * (matched.length / entity.length) * position;
 }
 
 /** Values for one parameter from probed outputs, best first. */
