@@ -21,20 +21,16 @@
  * previous tool; tools only, Finish not counted); run candidate-set recall at ≤ 10 tools and the
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import { countTokens } from "../functions/toolnet/token-count";
 import {
   addTools,
   addTrajectories,
-  apiBankTrajectories,
   candidateSet,
   createGraph,
   formatPromptBlock,
   learnedSuccessors,
   removeTrajectory,
-  stableToolBenchTrajectories,
   START,
   successors,
   type ToolGraph,
@@ -48,110 +44,25 @@ import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked } from "../functio
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
 import { TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
-import { importToolList } from "../functions/tools/list-import";
-import { importOpenApi } from "../functions/tools/openapi-import";
+import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
+import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
-import { corpusItems } from "./lib/tool-corpus";
-
-const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
-const read = (path: string): unknown => JSON.parse(readFileSync(resolve(DATA, path), "utf8"));
-
-interface Task {
-  id: string;
-  text: string;
-  /** Gold tools; ordered when the data set orders them. */
-  gold: string[];
-  /** Tasks held out together with this one (same gold sequence for API-Bank). */
-  group: string;
-}
-
-interface Dataset {
-  label: string;
-  defs: ToolDefinition[];
-  tasks: Task[];
-  ordered: boolean;
-  /** Trajectories that are not tasks of the set (recorded runs), always in the graph. */
-  background: Trajectory[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Data sets, through the project's own importers.
-
-async function tmdb(): Promise<Dataset> {
-  const { tools } = await importOpenApi(read("restbench-tmdb/openapi.json") as object, { serverUrl: "http://world.atc.test/tmdb" });
-  const byOperation = new Map(tools.map((t) => [t.operation, t.name]));
-  const tasks = (read("restbench-tmdb/tasks.json") as { idx: number; query: string; solution: string[] }[]).map((t) => ({
-    id: `tmdb:${t.idx}`,
-    text: t.query,
-    gold: t.solution.map((op) => byOperation.get(op) ?? `missing:${op}`),
-    group: `tmdb:${t.idx}`,
-  }));
-  return { label: "RestBench TMDB (LOO)", defs: tools, tasks, ordered: true, background: [] };
-}
-
-const TEMPLATE_TYPES: Record<string, number | string> = { int: 1, float: 1, str: "x", bool: 1 };
-
-/** A StableToolBench template response (`{"id": "int"}`) as an example response of the right shape. */
-function templateExample(template: unknown): unknown {
-  if (typeof template === "string") return TEMPLATE_TYPES[template] ?? "x";
-  if (Array.isArray(template)) return template.map(templateExample);
-  if (typeof template === "object" && template !== null) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, templateExample(v)]));
-  return template;
-}
-
-async function stableToolBench(): Promise<Dataset> {
-  const entries = read("stabletoolbench/api_corpus.json") as { id: string; template_response?: unknown }[];
-  // The bench corpus as bare-list items (ToolBench's own function names, so the recorded sequences
-  // name the same tools), with the template responses as response examples (data flow).
-  const items = corpusItems().map((item, i) => {
-    const template = entries[i]?.template_response;
-    return template === undefined ? item : { ...item, responseExample: templateExample(template) };
-  });
-  const byId = new Map(entries.map((entry, i) => [entry.id, items[i]?.name ?? `missing:${entry.id}`]));
-  const { tools } = importToolList(items);
-  const names = new Set(tools.map((t) => t.name));
-  const tasks = (read("stabletoolbench/retrieval_queries.json") as { query_id: number; group: string; query: string; relevant_api_ids: string[] }[]).map((q) => ({
-    id: `stb:${q.group}:${q.query_id}`,
-    text: q.query,
-    gold: [...new Set(q.relevant_api_ids.map((id) => byId.get(id) ?? `missing:${id}`))],
-    group: `stb:${q.group}:${q.query_id}`,
-  }));
-  const background = stableToolBenchTrajectories(read("stabletoolbench/gpt35_tool_sequences.json")).trajectories.filter((t) => t.tools.every((tool) => names.has(tool)));
-  return { label: "StableToolBench", defs: tools, tasks, ordered: false, background };
-}
-
-async function apiBank(): Promise<Dataset> {
-  const catalog = read("api-bank/api_catalog_from_source.json") as {
-    apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }>; output_parameters: Record<string, { type: string; description: string }> }[];
-  };
-  const typeOf = (t: string): string => ({ str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" })[t] ?? "string";
-  const items = catalog.apis.map((api) => ({
-    name: api.name,
-    method: "POST",
-    url: `https://api-bank.example/${api.name}`,
-    description: api.description,
-    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
-    responseSchema: { type: "object", properties: Object.fromEntries(Object.entries(api.output_parameters).map(([name, p]) => [name, { type: typeOf(p.type), description: p.description }])) },
-  }));
-  const { tools } = importToolList(items);
-  const records = read("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
-  const parsed = apiBankTrajectories(records).trajectories;
-  const utterance = new Map(records.map((r) => [`api-bank:${r.source}/${r.file}`, r.first_user_utterance]));
-  const tasks = parsed.map((t) => ({ id: t.id, text: utterance.get(t.id) ?? "", gold: [...t.tools], group: t.tools.join(">") }));
-  return { label: "API-Bank (leave-sequence-out)", defs: tools, tasks, ordered: true, background: [] };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
 const K = [5, 10] as const;
 const MAX_TOOLS = 10;
+/** k of the route answers whose length and all-gold figures are measured. */
+const ANSWER_K = 10;
 
 interface Context {
   index: ToolIndex;
   flow: DataFlowIndex;
   defs: Map<string, ToolDefinition>;
   graph: ToolGraph;
+  /** The tenant's graph with no history at all (cold start). */
+  coldGraph: ToolGraph;
   memory: TaskMemory;
   siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
@@ -222,14 +133,22 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const allVotes = ctx.memory.votes(text, { tools: "all" });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
+  const cold = fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
+  const warm = fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
+  // The route answer at k = 10: the fused ranking filled to k by the stand-ins routing uses.
+  const answer = (fused: typeof cold, graph: ToolGraph): string[] =>
+    fillToK(fused, ANSWER_K, routeStandIns({ index: ctx.index, graph, defs: ctx.defs, flow: ctx.flow, siblingsOf, task: text, previous: null, best: fused[0]?.tool })).ranked.map((c) => c.tool);
   return new Map([
     ["retrieval only", relevance.map((r) => r.name)],
     ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["fused: all signals (first tools of history)", fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
-    ["fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    ["cold: fused, no history", cold.map((c) => c.tool)],
+    ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
+    ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
+    ["warm: fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
   ]);
 }
 
@@ -317,7 +236,9 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   addTrajectories(graph, taskTrajectories, { unknownTools: "skip" });
   const remembered: RememberedTask[] = dataset.tasks.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
   const memory = TaskMemory.build(remembered);
-  const ctx: Context = { index, flow, defs, graph, memory, siblings, cost };
+  const coldGraph = createGraph();
+  addTools(coldGraph, [...defs.keys()]);
+  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
@@ -332,8 +253,12 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     }
     const gold = task.gold;
     const firstGold = dataset.ordered ? gold.slice(0, 1) : gold;
+    const distinctGold = [...new Set(gold.filter((g) => defs.has(g)))];
     for (const [variant, ranking] of firstStepRankings(ctx, task.text)) {
+      add(report.first, `${variant}|1`, recall(firstGold, ranking.slice(0, 1)));
       for (const k of K) add(report.first, `${variant}|${k}`, recall(firstGold, ranking.slice(0, k)));
+      if (distinctGold.length >= 2) add(report.first, `${variant}|all10`, recall(distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
+      add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     const relevance = index.search(task.text, 30);
     if (dataset.ordered) {
@@ -465,7 +390,22 @@ function print(dataset: Dataset, report: Report): void {
   const measured = dataset.tasks.filter((t) => inHalf(t.group)).length;
   console.log(`\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks${HALF === undefined ? "" : `, ${measured} measured (half ${HALF})`}`);
   console.log(`\nFirst step (${dataset.ordered ? "first gold tool" : "gold set"} recall):`);
-  console.log(table(["variant", "recall@5", "recall@10"], variantsOf(report.first, "5").map((v) => [v, fmt(mean(report.first.get(`${v}|5`))), fmt(mean(report.first.get(`${v}|10`)))])));
+  const multi = report.first.get("retrieval only|all10")?.length ?? 0;
+  const short = (v: string): number => (report.first.get(`${v}|length`) ?? []).filter((n) => n < ANSWER_K).length / Math.max(1, report.first.get(`${v}|length`)?.length ?? 0);
+  console.log(
+    table(
+      ["variant", "hit@1", "recall@5", "recall@10", `all gold in top ${ANSWER_K} (${multi} multi-tool tasks)`, `answer length at k = ${ANSWER_K}`, `answers < ${ANSWER_K}`],
+      variantsOf(report.first, "5").map((v) => [
+        v,
+        fmt(mean(report.first.get(`${v}|1`))),
+        fmt(mean(report.first.get(`${v}|5`))),
+        fmt(mean(report.first.get(`${v}|10`))),
+        fmt(mean(report.first.get(`${v}|all10`))),
+        mean(report.first.get(`${v}|length`)).toFixed(2),
+        fmt(short(v)),
+      ]),
+    ),
+  );
   if (dataset.ordered) {
     const n = report.later.get("fused: all signals|5")?.length ?? 0;
     console.log(`\nLater steps (${n} gold transitions to a tool of the catalog; hit = gold next tool among k candidates):`);
@@ -504,6 +444,8 @@ async function main(): Promise<void> {
     ["tmdb", tmdb],
     ["stb", stableToolBench],
     ["apibank", apiBank],
+    ["seal", sealTools],
+    ["alpaca", toolAlpaca],
   ];
   for (const [key, load] of loaders) {
     if (only.length > 0 && !only.includes(key)) continue;
