@@ -40,11 +40,13 @@ import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
-import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
+import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
+import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
 import { TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
+import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
 
@@ -99,6 +101,23 @@ function inHalf(group: string): boolean {
   return ((hash >>> 0) % 2 === 0) === (HALF === "a");
 }
 
+/** `--clauses=W`: weight of the task's clauses' rankings fused with the whole task's (0: whole task only); chosen on half a. */
+const CLAUSES = Number(process.argv.find((a) => a.startsWith("--clauses="))?.slice("--clauses=".length) ?? CLAUSE_WEIGHT);
+
+/** `--boost=field:N,…` weighs any fields of tool documents (e.g. `values:0.5,parameterDocs:0.5`; 0 leaves a field out); chosen on half a. */
+const FIELD_BOOSTS: Partial<Record<ToolDocField, number>> = Object.fromEntries(
+  (process.argv.find((a) => a.startsWith("--boost="))?.slice("--boost=".length).split(",") ?? []).map((pair) => {
+    const [field, value] = pair.split(":");
+    return [field as ToolDocField, Number(value)];
+  }),
+);
+
+/** `--unfit-penalty=N`: places a tool that needs a number the task does not give moves down (0: none); chosen on half a. */
+const UNFIT = Number(process.argv.find((a) => a.startsWith("--unfit-penalty="))?.slice("--unfit-penalty=".length) ?? UNFIT_PENALTY);
+
+/** `--first-only` measures the first step alone (tuning runs). */
+const FIRST_ONLY = process.argv.includes("--first-only");
+
 /** `--siblings-boost=N` weighs the sibling operations' field of tool documents (0: left out of ranking); chosen on half a. */
 const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-boost="))?.slice("--siblings-boost=".length) ?? DEFAULT_TUNING.boosts.siblings);
 /** `--phrases-boost=N` weighs the title phrases field of tool documents (adjacent word pairs; 0: left out of ranking); chosen on half a. */
@@ -128,7 +147,9 @@ function recall(gold: readonly string[], found: readonly string[]): number {
 }
 
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = ctx.index.search(text, 30);
+  const plain = ctx.index.search(text, 30);
+  const covering = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
+  const relevance = withUnfitLower(covering, text, (tool) => ctx.defs.get(tool), UNFIT);
   const firstVotes = ctx.memory.votes(text, { tools: "first" });
   const allVotes = ctx.memory.votes(text, { tools: "all" });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
@@ -139,12 +160,16 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const answer = (fused: typeof cold, graph: ToolGraph): string[] =>
     fillToK(fused, ANSWER_K, routeStandIns({ index: ctx.index, graph, defs: ctx.defs, flow: ctx.flow, siblingsOf, task: text, previous: null, best: fused[0]?.tool })).ranked.map((c) => c.tool);
   return new Map([
-    ["retrieval only", relevance.map((r) => r.name)],
+    ["retrieval only", plain.map((r) => r.name)],
+    ["retrieval, each clause's ranking fused", covering.map((r) => r.name)],
+    ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => ctx.defs.get(tool), UNFIT).map((r) => r.name)],
+    ["cold: fused, no history, without lowering tools the task cannot call", fuseFirstStep({ relevance: covering, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
     ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["cold: fused, no history", cold.map((c) => c.tool)],
+    ["cold: fused, no history, best match not kept first", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, bestMatchLeads: false }).map((c) => c.tool)],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
     ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
     ["warm: fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
@@ -168,7 +193,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = ctx.index.search(text, 30);
+  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => ctx.defs.get(tool), UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,
@@ -219,7 +244,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
-  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST }, queryTermSaturation: QUERY_SATURATION });
+  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST, ...FIELD_BOOSTS }, queryTermSaturation: QUERY_SATURATION });
   const flow = new DataFlowIndex(defs);
   const costs = new Map<string, number>();
   const cost = (tool: string): number => {
@@ -242,6 +267,16 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
+  /** Puts held-out tasks back into the task memory and the graph. */
+  const restore = (held: readonly Task[]): void => {
+    for (const t of held) {
+      memory.add({ id: t.id, task: t.text, tools: t.gold });
+      if (dataset.ordered) {
+        const trajectory = asTrajectory(t);
+        if (trajectory.tools.length > 0) addTrajectories(graph, [trajectory], { unknownTools: "skip" });
+      }
+    }
+  };
   const report: Report = { misses: new Map(), first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
   for (const task of dataset.tasks) {
     if (!inHalf(task.group)) continue;
@@ -261,6 +296,10 @@ async function evaluate(dataset: Dataset): Promise<Report> {
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     const relevance = index.search(task.text, 30);
+    if (FIRST_ONLY) {
+      restore(held);
+      continue;
+    }
     if (dataset.ordered) {
       for (let i = 1; i < gold.length; i += 1) {
         const previous = gold[i - 1];
@@ -295,13 +334,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     }
     routingStepTokens(ctx, task, relevance, report.tokens);
     timeSteps(ctx, task, report.timing);
-    for (const t of held) {
-      memory.add({ id: t.id, task: t.text, tools: t.gold });
-      if (dataset.ordered) {
-        const trajectory = asTrajectory(t);
-        if (trajectory.tools.length > 0) addTrajectories(graph, [trajectory], { unknownTools: "skip" });
-      }
-    }
+    restore(held);
   }
   return report;
 }
@@ -406,7 +439,7 @@ function print(dataset: Dataset, report: Report): void {
       ]),
     ),
   );
-  if (dataset.ordered) {
+  if (dataset.ordered && !FIRST_ONLY) {
     const n = report.later.get("fused: all signals|5")?.length ?? 0;
     console.log(`\nLater steps (${n} gold transitions to a tool of the catalog; hit = gold next tool among k candidates):`);
     console.log(table(["variant", "hit@5", "hit@10"], variantsOf(report.later, "5").map((v) => [v, fmt(mean(report.later.get(`${v}|5`))), fmt(mean(report.later.get(`${v}|10`)))])));
@@ -414,6 +447,7 @@ function print(dataset: Dataset, report: Report): void {
     const total = [...report.misses.values()].reduce((sum, list) => sum + list.length, 0);
     console.log(table(["outcome", "transitions", "share"], [...report.misses].sort((a, b) => b[1].length - a[1].length).map(([reason, list]) => [reason, String(list.length), fmt(list.length / total)])));
   }
+  if (FIRST_ONLY) return;
   console.log(`\nRun candidate sets (≤ ${MAX_TOOLS} tools unless named; tokens = what the run prompt shows, o200k_base):`);
   console.log(
     table(

@@ -30,6 +30,7 @@ import { shortDescription } from "../functions/toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
 import type { RouteFallback } from "../functions/toolnet/route-fallback";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
+import { withUnfitLower } from "../functions/toolnet/task-fit";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../functions/tenants/stored-model-override";
@@ -259,7 +260,7 @@ export class TenantRouting extends RpcTarget {
       if (previous === null) {
         const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
         fused = fuseFirstStep({
-          relevance: relevance.ranked,
+          relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
           history,
           ...(mode === "fused" ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] } : {}),
         });
@@ -272,7 +273,7 @@ export class TenantRouting extends RpcTarget {
       // Never fewer than k (or every tool): stand-ins fill what the task's words did not.
       // At a later step the previous tool is not a stand-in (it is offered only when observed to repeat).
       const others = previous === null || fused.some((c) => c.tool === previous) ? [] : [previous];
-      const filled = fillToK(fused, Math.min(k, defs.size - others.length), routeStandIns({ index: state.index, graph, defs, flow: state.flow, siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [], task, previous, best: fused[0]?.tool }), others);
+      const filled = fillToK(fused, Math.min(k, graph.tools.size - others.length), routeStandIns({ index: state.index, graph, defs, flow: state.flow, siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [], task, previous, best: fused[0]?.tool }), others);
       fallback = filled.fallback;
       fused = filled.ranked;
       ranked = scaleWeights(fused.slice(0, k));
@@ -317,7 +318,7 @@ export class TenantRouting extends RpcTarget {
     const protocolTokens = this.#sources.protocolRunTokens();
     return fuseRunCandidates({
       task,
-      relevance: state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)),
+      relevance: withUnfitLower(state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)), task, (tool) => state.defs.get(tool)),
       history: state.memory.votes(task, { tools: "all" }),
       seeds: options.seeds,
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),

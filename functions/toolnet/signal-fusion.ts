@@ -1,4 +1,4 @@
-import type { DataFlowLink, DataFlowSource } from "./data-flow";
+import { isOpaqueInput, type DataFlowLink, type DataFlowSource } from "./data-flow";
 import type { PriorTool } from "./later-step-prior";
 import { withNameLookups } from "./name-lookup";
 import type { Ranked } from "./retrieval/ranked";
@@ -120,6 +120,11 @@ export interface FirstStepInput {
   readonly siblingsOf?: (tool: string) => readonly string[];
   readonly signals?: ReadonlySet<Signal>;
   readonly weights?: FusionWeights;
+  /**
+   * With no history, the task's best match stays first (default true): structure (data flow,
+   * same API) may widen the choice, but only evidence from use may overrule the task's own words.
+   */
+  readonly bestMatchLeads?: boolean;
 }
 
 /** Only the most relevant tool lends its API's other operations (with itself first among them). */
@@ -154,7 +159,8 @@ export const PRODUCERS_PER_TOOL = 2;
 function producersFor(seeds: readonly string[], producersOf: (tool: string) => readonly DataFlowSource[]): { tools: string[]; why: Map<string, Why> } {
   const why = new Map<string, Why>();
   for (const seed of seeds) {
-    for (const source of producersOf(seed).slice(0, PRODUCERS_PER_TOOL)) {
+    // A task can say a text or a number itself; an identifier or a token only another tool gives.
+    for (const source of producersOf(seed).filter((s) => isOpaqueInput(s.parameter)).slice(0, PRODUCERS_PER_TOOL)) {
       if (!why.has(source.from)) why.set(source.from, { feeds: { to: seed, field: source.field, parameter: source.parameter } });
     }
   }
@@ -178,7 +184,17 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
     input.weights ?? DEFAULT_FUSION,
     signals,
   );
-  return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow") ? fused : withNameLookups(fused, input.task, input.producersOf, input.nameLookupLeaders);
+  const led = (input.bestMatchLeads ?? true) && (input.history.length === 0 || !signals.has("history")) ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
+  return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow") ? led : withNameLookups(led, input.task, input.producersOf, input.nameLookupLeaders);
+}
+
+/** `fused` with `best` moved to the front (its score raised to the leader's, so weights stay ordered). */
+function bestMatchFirst(fused: FusedCandidate[], best: string | undefined): FusedCandidate[] {
+  const at = best === undefined ? -1 : fused.findIndex((c) => c.tool === best);
+  const candidate = fused[at];
+  const leader = fused[0];
+  if (at <= 0 || candidate === undefined || leader === undefined) return fused;
+  return [{ ...candidate, score: leader.score }, ...fused.slice(0, at), ...fused.slice(at + 1)];
 }
 
 export interface NextStepInput {

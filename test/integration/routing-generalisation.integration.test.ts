@@ -67,6 +67,18 @@ describe("a tenant with tools never gets an empty route answer", () => {
     expect(res.body.prompt).toContain(`weights ${res.body.candidates.map((c) => c.weight).join(", ")}.`);
   });
 
+  it("answers the README's first example with the movie tools first: a name alone cannot ask for a TV episode", async () => {
+    const res = await route(tenant.key, { task: "Who directed Inception?", k: 5 });
+    const names = res.body.candidates.map((c) => c.name);
+    expect(names.slice(0, 2)).toEqual(["getMovieMovieIdCredits", "getSearchMovie"]);
+    // The episode tools need a season and an episode number the task does not give.
+    const episode = names.indexOf("getTvTvIdSeasonSeasonNumberEpisodeEpisodeNumber");
+    expect(episode === -1 || episode > 1).toBe(true);
+    // With the numbers said, the episode's crew is what is asked for.
+    const said = await route(tenant.key, { task: "Who directed season 2 episode 3 of Breaking Bad?", k: 5 });
+    expect(said.body.candidates[0]?.name).toBe("getTvTvIdSeasonSeasonNumberEpisodeEpisodeNumber");
+  });
+
   it("offers the name lookup of every offered tool at any k, right after it, and accounts for every ranked tool", async () => {
     const task = "the latest TV series Steven Spielberg produced";
     const answers = new Map<number, RouteAnswer>();
