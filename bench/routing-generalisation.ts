@@ -43,7 +43,7 @@ import { openAiTool } from "../functions/toolnet/openai-tools";
 import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
 import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
-import { TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
+import { LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
 import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
@@ -115,6 +115,9 @@ const FIELD_BOOSTS: Partial<Record<ToolDocField, number>> = Object.fromEntries(
 /** `--unfit-penalty=N`: places a tool that needs a number the task does not give moves down (0: none); chosen on half a. */
 const UNFIT = Number(process.argv.find((a) => a.startsWith("--unfit-penalty="))?.slice("--unfit-penalty=".length) ?? UNFIT_PENALTY);
 
+/** `--later-min-similarity=X`: how similar an earlier task must be to vote at a later step; chosen on half a. */
+const LATER_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--later-min-similarity="))?.slice("--later-min-similarity=".length) ?? LATER_STEP_MIN_SIMILARITY);
+
 /** `--first-only` measures the first step alone (tuning runs). */
 const FIRST_ONLY = process.argv.includes("--first-only");
 
@@ -169,6 +172,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["cold: fused, no history", cold.map((c) => c.tool)],
+    ["cold: fused, no history, same-API operations raised too", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, siblingsWidenOnly: false }).map((c) => c.tool)],
     ["cold: fused, no history, best match not kept first", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, bestMatchLeads: false }).map((c) => c.tool)],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
     ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
@@ -178,7 +182,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
 }
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
-  const history = ctx.memory.votes(text, { tools: { after: previous } });
+  const history = ctx.memory.votes(text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY });
   const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
@@ -405,7 +409,7 @@ function timeSteps(ctx: Context, task: Task, tally: Tally): void {
     learned: learnedSuccessors(ctx.graph, previous),
     relevance: ctx.index.search(task.text, 30),
     dataFlow: ctx.flow.successors(previous),
-    history: ctx.memory.votes(task.text, { tools: { after: previous } }),
+    history: ctx.memory.votes(task.text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY }),
     prior: laterStepPrior(ctx.graph),
   }).slice(0, 8);
   add(tally, "later: fused", performance.now() - t);

@@ -31,6 +31,7 @@ import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, ty
 import type { RouteFallback } from "../functions/toolnet/route-fallback";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
 import { withUnfitLower } from "../functions/toolnet/task-fit";
+import { LATER_STEP_MIN_SIMILARITY } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../functions/tenants/stored-model-override";
@@ -266,7 +267,7 @@ export class TenantRouting extends RpcTarget {
         });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
-        const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous } }) : [];
+        const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous }, minSimilarity: LATER_STEP_MIN_SIMILARITY }) : [];
         fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous), history, prior: laterStepPrior(graph) });
         via = "fused";
       }

@@ -403,7 +403,12 @@ interface Producer {
    * one is not an identifier.
    */
   echoes: readonly string[] | undefined;
+  /** Its path, for what it lists after an input (`/users/{user_id}/playlists` → playlist). */
+  path: string;
 }
+
+/** What a list under an input can hold when its path names no other record: more of the input's kind. */
+const SAME_KIND_WORDS = new Set(["similar", "recommendation", "related", "alike", "more", "other"]);
 
 function producerOf(output: ProbedOutput): Producer {
   const inputs = new Set((output.inputs ?? []).flatMap((name) => nameWords(name).filter((w) => !ID_WORDS.has(w))));
@@ -412,7 +417,18 @@ function producerOf(output: ProbedOutput): Producer {
   const last = placeholders[placeholders.length - 1];
   // `/tv/{tv_id}/season/{season_number}`: the top-level id is the season's, of unknown name.
   const echoes = last === undefined ? undefined : isIdLike(last) ? parameterEntity({ path: output.path ?? "" }, last) : [];
-  return { words, inputs, echoes };
+  return { words, inputs, echoes, path: output.path ?? "" };
+}
+
+/** Words of `path` after the last placeholder that names one of `entity` (`/tv/{tv_id}/season/{n}` and tv → season). */
+function listedAfter(path: string, entity: readonly string[]): string[] {
+  const segments = path.split("/");
+  let at = -1;
+  segments.forEach((segment, i) => {
+    const name = /^\{(.+)\}$/.exec(segment)?.[1];
+    if (name !== undefined && nameWords(name).some((w) => entity.includes(w))) at = i;
+  });
+  return segments.slice(at + 1).filter((segment) => !segment.startsWith("{")).flatMap((segment) => nameWords(segment));
 }
 
 /**
@@ -452,8 +468,12 @@ function dataFlowScore(def: Pick<ToolDefinition, "path">, param: ToolParameter, 
     return overlap(entity, new Set(words)) === 1 ? 0.85 * position : 0;
   }
   const matched = entity.filter((w) => producer.words.has(w));
-  if (matched.length === 0 || matched.every((w) => producer.inputs.has(w))) return 0;
-  return 0.8 * (matched.length / entity.length) * position;
+  if (matched.length === 0) return 0;
+  if (!matched.every((w) => producer.inputs.has(w))) return 0.8 * (matched.length / entity.length) * position;
+  // Listed under an input of that very kind: the same kind only when the path says so
+  // (`/movie/{movie_id}/similar`); `/users/{user_id}/playlists` lists playlists, not users.
+  const sameKind = listedAfter(producer.path, matched).every((w) => SAME_KIND_WORDS.has(w) || entity.includes(w));
+  return sameKind ? 0.8 * (matched.length / entity.length) * 0.6 * position : 0;
 }
 
 /** Values for one parameter from probed outputs, best first. */

@@ -125,6 +125,8 @@ export interface FirstStepInput {
    * same API) may widen the choice, but only evidence from use may overrule the task's own words.
    */
   readonly bestMatchLeads?: boolean;
+  /** Same-API operations only join the ranking, not raise those relevance ranks (default true; false: the ablation). */
+  readonly siblingsWidenOnly?: boolean;
 }
 
 /** Only the most relevant tool lends its API's other operations (with itself first among them). */
@@ -135,17 +137,21 @@ export const SIBLING_SEEDS = 1;
  * API usually needs several of its operations, and tasks name the API more often than the
  * operation.
  */
-function siblingsFor(relevance: readonly Ranked[], siblingsOf: (tool: string) => readonly string[]): { tools: string[]; why: Map<string, Why> } {
+function siblingsFor(relevance: readonly Ranked[], siblingsOf: (tool: string) => readonly string[], widenOnly = true): { tools: string[]; why: Map<string, Why> } {
   const why = new Map<string, Why>();
+  const ranked = new Set(relevance.map((r) => r.name));
   for (const seed of relevance.slice(0, SIBLING_SEEDS)) {
     const family = siblingsOf(seed.name);
     if (family.length === 0) continue;
     // The seed leads its own family, so the family rises above other tools without overtaking it.
     if (!why.has(seed.name)) why.set(seed.name, {});
-    for (const sibling of family) if (!why.has(sibling)) why.set(sibling, { sibling: { of: seed.name } });
+    // Widening only: operations the task's words already rank keep their place among the other
+    // APIs' tools (raising them pushed other APIs' better matches out of ToolAlpaca's top 5).
+    for (const sibling of family) if (!why.has(sibling) && !(widenOnly && ranked.has(sibling))) why.set(sibling, { sibling: { of: seed.name } });
   }
   return { tools: byRelevance([...why.keys()], relevance), why };
 }
+
 
 /** How many of the most relevant tools have their inputs' producers offered. */
 export const PRODUCER_SEEDS = 3;
@@ -172,7 +178,7 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const producers =
     input.producersOf === undefined ? { tools: [], why: new Map<string, Why>() } : producersFor(input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name), input.producersOf);
-  const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
+  const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf, input.siblingsWidenOnly);
   const signals = input.signals ?? new Set(SIGNALS);
   const fused = fuse(
     [

@@ -25,7 +25,7 @@ export function taskClauses(task: string): string[] {
 }
 
 /** Weight of all clause rankings together against the whole task's ranking (1); see the bench. */
-export const CLAUSE_WEIGHT = 1;
+export const CLAUSE_WEIGHT = 0;
 
 /**
  * The whole task's ranking fused with its clauses' rankings (reciprocal rank fusion, the
