@@ -42,8 +42,8 @@ import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
-import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
-import { LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
+import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, MIN_TRANSITION_EVIDENCE, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
+import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
 import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
@@ -118,6 +118,15 @@ const UNFIT = Number(process.argv.find((a) => a.startsWith("--unfit-penalty="))?
 /** `--later-min-similarity=X`: how similar an earlier task must be to vote at a later step; chosen on half a. */
 const LATER_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--later-min-similarity="))?.slice("--later-min-similarity=".length) ?? LATER_STEP_MIN_SIMILARITY);
 
+/** `--first-min-similarity=X`: how similar an earlier task must be to vote at the first step; chosen on half a. */
+const FIRST_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--first-min-similarity="))?.slice("--first-min-similarity=".length) ?? FIRST_STEP_MIN_SIMILARITY);
+
+/** `--min-evidence=N`: learned transitions observed fewer times are left out at later steps; chosen on half a. */
+const MIN_EVIDENCE = Number(process.argv.find((a) => a.startsWith("--min-evidence="))?.slice("--min-evidence=".length) ?? MIN_TRANSITION_EVIDENCE);
+
+/** `--skip-sets` leaves run candidate sets out (tuning runs). */
+const SKIP_SETS = process.argv.includes("--skip-sets");
+
 /** `--first-only` measures the first step alone (tuning runs). */
 const FIRST_ONLY = process.argv.includes("--first-only");
 
@@ -153,8 +162,8 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const plain = ctx.index.search(text, 30);
   const covering = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
   const relevance = withUnfitLower(covering, text, (tool) => ctx.defs.get(tool), UNFIT);
-  const firstVotes = ctx.memory.votes(text, { tools: "first" });
-  const allVotes = ctx.memory.votes(text, { tools: "all" });
+  const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
+  const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
   const cold = fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
@@ -183,12 +192,13 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
   const history = ctx.memory.votes(text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY });
-  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS };
+  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS, minEvidence: MIN_EVIDENCE };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
     ["fused: all signals", fuseNextStep(input).map((c) => c.tool)],
     ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
+    ["fused, transitions seen once too", fuseNextStep({ ...input, minEvidence: 1 }).map((c) => c.tool)],
     ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
     ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
@@ -323,6 +333,10 @@ async function evaluate(dataset: Dataset): Promise<Report> {
         add(report.misses, missReason(ctx, relevance, previous, next, rankings.get("fused: all signals") ?? []), 1);
       }
     }
+    if (SKIP_SETS) {
+      restore(held);
+      continue;
+    }
     const sets = candidateSets(ctx, task.text);
     if (process.env.ROUTING_DEBUG !== undefined) {
       const fused = sets.get("fused: all signals") ?? [];
@@ -451,7 +465,7 @@ function print(dataset: Dataset, report: Report): void {
     const total = [...report.misses.values()].reduce((sum, list) => sum + list.length, 0);
     console.log(table(["outcome", "transitions", "share"], [...report.misses].sort((a, b) => b[1].length - a[1].length).map(([reason, list]) => [reason, String(list.length), fmt(list.length / total)])));
   }
-  if (FIRST_ONLY) return;
+  if (FIRST_ONLY || SKIP_SETS) return;
   console.log(`\nRun candidate sets (≤ ${MAX_TOOLS} tools unless named; tokens = what the run prompt shows, o200k_base):`);
   console.log(
     table(

@@ -52,6 +52,8 @@ export const DEFAULT_MIN_SIMILARITY = 0.35;
  * votes lowered TMDB's later-step hit@5 below fusing without them).
  */
 export const LATER_STEP_MIN_SIMILARITY = 0.65;
+/** The same for the first step (votes for the tools similar tasks started with); chosen on half a, as above. */
+export const FIRST_STEP_MIN_SIMILARITY = DEFAULT_MIN_SIMILARITY;
 
 /** Index terms of a task's shape; of its whole text when the shape keeps no meaningful word. */
 function taskTerms(text: string): Set<string> {

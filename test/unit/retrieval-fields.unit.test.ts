@@ -50,15 +50,16 @@ describe("coverage of a task's distinct needs", () => {
     expect(taskClauses("What's the weather like in Rome?")).toEqual([]);
   });
 
-  it("puts both needs of a two-need task in the top 5, where one query gives the wordier need's siblings", () => {
-    const charts = ["bar", "line", "pie", "scatter", "area", "radar"].map((kind) => tool(`${kind}Chart`, `Draw a ${kind} chart of the reading ranking data: chart title, chart colours, chart size.`, [{ name: "data" }]));
-    const docs = [...charts, tool("exportPdf", "Write a PDF document.", [{ name: "content" }]), ...catalog].map((d) => toolDocument(d));
-    const index = ToolIndex.build(docs);
-    const task = "Draw a chart of the reading ranking with a title and colours. Then export it as a PDF document.";
+  it("puts both needs of a two-need task in the top 5 when clause rankings are fused, where one query gives one need's siblings", () => {
+    const charts = ["bar", "line", "pie", "scatter", "area", "radar"].map((kind) => tool(`${kind}Chart`, `Draw a ${kind} chart of ranking data: chart title, chart colours, chart size.`));
+    const index = ToolIndex.build([...charts, tool("exportPdf", "Save a document as PDF."), ...catalog].map((d) => toolDocument(d)));
+    const task = "Draw a bar chart of the reading ranking with a chart title, chart colours and a chart size. Then save it as PDF.";
     const search = (text: string, depth: number) => index.search(text, depth);
     expect(names(index, task, 5)).not.toContain("exportPdf");
-    const top5 = coverageRanking(task, search, 30).slice(0, 5).map((r) => r.name);
+    // The weight is the bench's to choose (off by default: it cost every dev set, see CLAUSE_WEIGHT).
+    const top5 = coverageRanking(task, search, 30, 1).slice(0, 5).map((r) => r.name);
     expect(top5).toContain("exportPdf");
-    expect(top5.some((name) => name.endsWith("Chart"))).toBe(true);
+    expect(top5).toContain("barChart");
+    expect(coverageRanking(task, search, 30, 0)).toEqual(index.search(task, 30));
   });
 });

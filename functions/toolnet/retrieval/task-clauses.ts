@@ -24,7 +24,13 @@ export function taskClauses(task: string): string[] {
   return clauses.length < 2 ? [] : clauses.slice(0, MAX_CLAUSES);
 }
 
-/** Weight of all clause rankings together against the whole task's ranking (1); see the bench. */
+/**
+ * Weight of all clause rankings together against the whole task's ranking (1). Off: measured on
+ * half a of bench/routing-generalisation.ts at 1, 0.5 and 0.25, it lowered first-step recall@5
+ * on every dev set (Seal-Tools 0.895 → 0.834 at 0.5, all gold in the top 10 0.778 → 0.744;
+ * StableToolBench 0.735 → 0.711 at 0.25): a clause of a chatty request ("I'm planning a trip")
+ * names no tool, and its own ranking is noise. Kept for the bench's `--clauses=W`.
+ */
 export const CLAUSE_WEIGHT = 0;
 
 /**
