@@ -42,7 +42,7 @@ import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
-import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, MIN_TRANSITION_EVIDENCE, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
+import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, EVIDENCE_PRIOR, MIN_TRANSITION_EVIDENCE, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
 import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
@@ -124,6 +124,9 @@ const FIRST_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--fir
 /** `--min-evidence=N`: learned transitions observed fewer times are left out at later steps; chosen on half a. */
 const MIN_EVIDENCE = Number(process.argv.find((a) => a.startsWith("--min-evidence="))?.slice("--min-evidence=".length) ?? MIN_TRANSITION_EVIDENCE);
 
+/** `--evidence-prior=C`: a transition observed n times weighs n / (n + C) at later steps (0: all of it); chosen on half a. */
+const EVIDENCE = Number(process.argv.find((a) => a.startsWith("--evidence-prior="))?.slice("--evidence-prior=".length) ?? EVIDENCE_PRIOR);
+
 /** `--skip-sets` leaves run candidate sets out (tuning runs). */
 const SKIP_SETS = process.argv.includes("--skip-sets");
 
@@ -192,7 +195,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
   const history = ctx.memory.votes(text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY });
-  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS, minEvidence: MIN_EVIDENCE };
+  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS, minEvidence: MIN_EVIDENCE, evidencePrior: EVIDENCE };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
