@@ -303,7 +303,7 @@ function synthetic(docs: readonly ToolDoc[], count: number): ToolDoc[] {
 
 const VARIANTS: readonly (readonly [string, Partial<RankingTuning>])[] = [
   ["default", {}],
-  ["all boosts 1", { boosts: { name: 1, operation: 1, summary: 1, description: 1, parameters: 1, parameterDocs: 1, tags: 1, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 1 } }],
+  ["all boosts 1", { boosts: { name: 1, operation: 1, summary: 1, description: 1, parameters: 1, parameterDocs: 1, tags: 1, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 1, values: 1 } }],
   ["no parameter fields", { boosts: { ...DEFAULT_TUNING.boosts, parameters: 0, parameterDocs: 0 } }],
   ["no tags", { boosts: { ...DEFAULT_TUNING.boosts, tags: 0 } }],
   ["prefix ≥ 4", { prefixMinLength: 4 }],

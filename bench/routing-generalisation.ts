@@ -21,20 +21,16 @@
  * previous tool; tools only, Finish not counted); run candidate-set recall at ≤ 10 tools and the
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import { countTokens } from "../functions/toolnet/token-count";
 import {
   addTools,
   addTrajectories,
-  apiBankTrajectories,
   candidateSet,
   createGraph,
   formatPromptBlock,
   learnedSuccessors,
   removeTrajectory,
-  stableToolBenchTrajectories,
   START,
   successors,
   type ToolGraph,
@@ -44,114 +40,31 @@ import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
-import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked } from "../functions/toolnet/retrieval";
-import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
-import { TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
+import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
+import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
+import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, EVIDENCE_PRIOR, MIN_TRANSITION_EVIDENCE, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
+import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
-import { importToolList } from "../functions/tools/list-import";
-import { importOpenApi } from "../functions/tools/openapi-import";
+import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
+import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
+import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
-import { corpusItems } from "./lib/tool-corpus";
-
-const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
-const read = (path: string): unknown => JSON.parse(readFileSync(resolve(DATA, path), "utf8"));
-
-interface Task {
-  id: string;
-  text: string;
-  /** Gold tools; ordered when the data set orders them. */
-  gold: string[];
-  /** Tasks held out together with this one (same gold sequence for API-Bank). */
-  group: string;
-}
-
-interface Dataset {
-  label: string;
-  defs: ToolDefinition[];
-  tasks: Task[];
-  ordered: boolean;
-  /** Trajectories that are not tasks of the set (recorded runs), always in the graph. */
-  background: Trajectory[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Data sets, through the project's own importers.
-
-async function tmdb(): Promise<Dataset> {
-  const { tools } = await importOpenApi(read("restbench-tmdb/openapi.json") as object, { serverUrl: "http://world.atc.test/tmdb" });
-  const byOperation = new Map(tools.map((t) => [t.operation, t.name]));
-  const tasks = (read("restbench-tmdb/tasks.json") as { idx: number; query: string; solution: string[] }[]).map((t) => ({
-    id: `tmdb:${t.idx}`,
-    text: t.query,
-    gold: t.solution.map((op) => byOperation.get(op) ?? `missing:${op}`),
-    group: `tmdb:${t.idx}`,
-  }));
-  return { label: "RestBench TMDB (LOO)", defs: tools, tasks, ordered: true, background: [] };
-}
-
-const TEMPLATE_TYPES: Record<string, number | string> = { int: 1, float: 1, str: "x", bool: 1 };
-
-/** A StableToolBench template response (`{"id": "int"}`) as an example response of the right shape. */
-function templateExample(template: unknown): unknown {
-  if (typeof template === "string") return TEMPLATE_TYPES[template] ?? "x";
-  if (Array.isArray(template)) return template.map(templateExample);
-  if (typeof template === "object" && template !== null) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, templateExample(v)]));
-  return template;
-}
-
-async function stableToolBench(): Promise<Dataset> {
-  const entries = read("stabletoolbench/api_corpus.json") as { id: string; template_response?: unknown }[];
-  // The bench corpus as bare-list items (ToolBench's own function names, so the recorded sequences
-  // name the same tools), with the template responses as response examples (data flow).
-  const items = corpusItems().map((item, i) => {
-    const template = entries[i]?.template_response;
-    return template === undefined ? item : { ...item, responseExample: templateExample(template) };
-  });
-  const byId = new Map(entries.map((entry, i) => [entry.id, items[i]?.name ?? `missing:${entry.id}`]));
-  const { tools } = importToolList(items);
-  const names = new Set(tools.map((t) => t.name));
-  const tasks = (read("stabletoolbench/retrieval_queries.json") as { query_id: number; group: string; query: string; relevant_api_ids: string[] }[]).map((q) => ({
-    id: `stb:${q.group}:${q.query_id}`,
-    text: q.query,
-    gold: [...new Set(q.relevant_api_ids.map((id) => byId.get(id) ?? `missing:${id}`))],
-    group: `stb:${q.group}:${q.query_id}`,
-  }));
-  const background = stableToolBenchTrajectories(read("stabletoolbench/gpt35_tool_sequences.json")).trajectories.filter((t) => t.tools.every((tool) => names.has(tool)));
-  return { label: "StableToolBench", defs: tools, tasks, ordered: false, background };
-}
-
-async function apiBank(): Promise<Dataset> {
-  const catalog = read("api-bank/api_catalog_from_source.json") as {
-    apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }>; output_parameters: Record<string, { type: string; description: string }> }[];
-  };
-  const typeOf = (t: string): string => ({ str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" })[t] ?? "string";
-  const items = catalog.apis.map((api) => ({
-    name: api.name,
-    method: "POST",
-    url: `https://api-bank.example/${api.name}`,
-    description: api.description,
-    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
-    responseSchema: { type: "object", properties: Object.fromEntries(Object.entries(api.output_parameters).map(([name, p]) => [name, { type: typeOf(p.type), description: p.description }])) },
-  }));
-  const { tools } = importToolList(items);
-  const records = read("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
-  const parsed = apiBankTrajectories(records).trajectories;
-  const utterance = new Map(records.map((r) => [`api-bank:${r.source}/${r.file}`, r.first_user_utterance]));
-  const tasks = parsed.map((t) => ({ id: t.id, text: utterance.get(t.id) ?? "", gold: [...t.tools], group: t.tools.join(">") }));
-  return { label: "API-Bank (leave-sequence-out)", defs: tools, tasks, ordered: true, background: [] };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
 const K = [5, 10] as const;
 const MAX_TOOLS = 10;
+/** k of the route answers whose length and all-gold figures are measured. */
+const ANSWER_K = 10;
 
 interface Context {
   index: ToolIndex;
   flow: DataFlowIndex;
   defs: Map<string, ToolDefinition>;
   graph: ToolGraph;
+  /** The tenant's graph with no history at all (cold start). */
+  coldGraph: ToolGraph;
   memory: TaskMemory;
   siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
@@ -188,6 +101,38 @@ function inHalf(group: string): boolean {
   return ((hash >>> 0) % 2 === 0) === (HALF === "a");
 }
 
+/** `--clauses=W`: weight of the task's clauses' rankings fused with the whole task's (0: whole task only); chosen on half a. */
+const CLAUSES = Number(process.argv.find((a) => a.startsWith("--clauses="))?.slice("--clauses=".length) ?? CLAUSE_WEIGHT);
+
+/** `--boost=field:N,…` weighs any fields of tool documents (e.g. `values:0.5,parameterDocs:0.5`; 0 leaves a field out); chosen on half a. */
+const FIELD_BOOSTS: Partial<Record<ToolDocField, number>> = Object.fromEntries(
+  (process.argv.find((a) => a.startsWith("--boost="))?.slice("--boost=".length).split(",") ?? []).map((pair) => {
+    const [field, value] = pair.split(":");
+    return [field as ToolDocField, Number(value)];
+  }),
+);
+
+/** `--unfit-penalty=N`: places a tool that needs a number the task does not give moves down (0: none); chosen on half a. */
+const UNFIT = Number(process.argv.find((a) => a.startsWith("--unfit-penalty="))?.slice("--unfit-penalty=".length) ?? UNFIT_PENALTY);
+
+/** `--later-min-similarity=X`: how similar an earlier task must be to vote at a later step; chosen on half a. */
+const LATER_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--later-min-similarity="))?.slice("--later-min-similarity=".length) ?? LATER_STEP_MIN_SIMILARITY);
+
+/** `--first-min-similarity=X`: how similar an earlier task must be to vote at the first step; chosen on half a. */
+const FIRST_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--first-min-similarity="))?.slice("--first-min-similarity=".length) ?? FIRST_STEP_MIN_SIMILARITY);
+
+/** `--min-evidence=N`: learned transitions observed fewer times are left out at later steps; chosen on half a. */
+const MIN_EVIDENCE = Number(process.argv.find((a) => a.startsWith("--min-evidence="))?.slice("--min-evidence=".length) ?? MIN_TRANSITION_EVIDENCE);
+
+/** `--evidence-prior=C`: a transition observed n times weighs n / (n + C) at later steps (0: all of it); chosen on half a. */
+const EVIDENCE = Number(process.argv.find((a) => a.startsWith("--evidence-prior="))?.slice("--evidence-prior=".length) ?? EVIDENCE_PRIOR);
+
+/** `--skip-sets` leaves run candidate sets out (tuning runs). */
+const SKIP_SETS = process.argv.includes("--skip-sets");
+
+/** `--first-only` measures the first step alone (tuning runs). */
+const FIRST_ONLY = process.argv.includes("--first-only");
+
 /** `--siblings-boost=N` weighs the sibling operations' field of tool documents (0: left out of ranking); chosen on half a. */
 const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-boost="))?.slice("--siblings-boost=".length) ?? DEFAULT_TUNING.boosts.siblings);
 /** `--phrases-boost=N` weighs the title phrases field of tool documents (adjacent word pairs; 0: left out of ranking); chosen on half a. */
@@ -217,30 +162,46 @@ function recall(gold: readonly string[], found: readonly string[]): number {
 }
 
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = ctx.index.search(text, 30);
-  const firstVotes = ctx.memory.votes(text, { tools: "first" });
-  const allVotes = ctx.memory.votes(text, { tools: "all" });
+  const plain = ctx.index.search(text, 30);
+  const covering = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
+  const relevance = withUnfitLower(covering, text, (tool) => ctx.defs.get(tool), UNFIT);
+  const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
+  const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
+  const cold = fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
+  const warm = fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
+  // The route answer at k = 10: the fused ranking filled to k by the stand-ins routing uses.
+  const answer = (fused: typeof cold, graph: ToolGraph): string[] =>
+    fillToK(fused, ANSWER_K, routeStandIns({ index: ctx.index, graph, defs: ctx.defs, flow: ctx.flow, siblingsOf, task: text, previous: null, best: fused[0]?.tool })).ranked.map((c) => c.tool);
   return new Map([
-    ["retrieval only", relevance.map((r) => r.name)],
+    ["retrieval only", plain.map((r) => r.name)],
+    ["retrieval, each clause's ranking fused", covering.map((r) => r.name)],
+    ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => ctx.defs.get(tool), UNFIT).map((r) => r.name)],
+    ["cold: fused, no history, without lowering tools the task cannot call", fuseFirstStep({ relevance: covering, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
     ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["fused: all signals (first tools of history)", fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
-    ["fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    ["cold: fused, no history", cold.map((c) => c.tool)],
+    ["cold: fused, no history, same-API operations raised too", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, siblingsWidenOnly: false }).map((c) => c.tool)],
+    ["cold: fused, no history, best match not kept first", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, bestMatchLeads: false }).map((c) => c.tool)],
+    ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
+    ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
+    ["warm: fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
   ]);
 }
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
-  const history = ctx.memory.votes(text, { tools: { after: previous } });
-  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS };
+  const history = ctx.memory.votes(text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY });
+  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS, minEvidence: MIN_EVIDENCE, evidencePrior: EVIDENCE };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
     ["fused: all signals", fuseNextStep(input).map((c) => c.tool)],
     ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
+    ["fused, transitions seen once too", fuseNextStep({ ...input, minEvidence: 1 }).map((c) => c.tool)],
     ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
     ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
@@ -249,7 +210,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = ctx.index.search(text, 30);
+  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => ctx.defs.get(tool), UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,
@@ -300,7 +261,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
-  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST }, queryTermSaturation: QUERY_SATURATION });
+  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST, ...FIELD_BOOSTS }, queryTermSaturation: QUERY_SATURATION });
   const flow = new DataFlowIndex(defs);
   const costs = new Map<string, number>();
   const cost = (tool: string): number => {
@@ -317,10 +278,22 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   addTrajectories(graph, taskTrajectories, { unknownTools: "skip" });
   const remembered: RememberedTask[] = dataset.tasks.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
   const memory = TaskMemory.build(remembered);
-  const ctx: Context = { index, flow, defs, graph, memory, siblings, cost };
+  const coldGraph = createGraph();
+  addTools(coldGraph, [...defs.keys()]);
+  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
+  /** Puts held-out tasks back into the task memory and the graph. */
+  const restore = (held: readonly Task[]): void => {
+    for (const t of held) {
+      memory.add({ id: t.id, task: t.text, tools: t.gold });
+      if (dataset.ordered) {
+        const trajectory = asTrajectory(t);
+        if (trajectory.tools.length > 0) addTrajectories(graph, [trajectory], { unknownTools: "skip" });
+      }
+    }
+  };
   const report: Report = { misses: new Map(), first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
   for (const task of dataset.tasks) {
     if (!inHalf(task.group)) continue;
@@ -332,10 +305,18 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     }
     const gold = task.gold;
     const firstGold = dataset.ordered ? gold.slice(0, 1) : gold;
+    const distinctGold = [...new Set(gold.filter((g) => defs.has(g)))];
     for (const [variant, ranking] of firstStepRankings(ctx, task.text)) {
+      add(report.first, `${variant}|1`, recall(firstGold, ranking.slice(0, 1)));
       for (const k of K) add(report.first, `${variant}|${k}`, recall(firstGold, ranking.slice(0, k)));
+      if (distinctGold.length >= 2) add(report.first, `${variant}|all10`, recall(distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
+      add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     const relevance = index.search(task.text, 30);
+    if (FIRST_ONLY) {
+      restore(held);
+      continue;
+    }
     if (dataset.ordered) {
       for (let i = 1; i < gold.length; i += 1) {
         const previous = gold[i - 1];
@@ -355,6 +336,10 @@ async function evaluate(dataset: Dataset): Promise<Report> {
         add(report.misses, missReason(ctx, relevance, previous, next, rankings.get("fused: all signals") ?? []), 1);
       }
     }
+    if (SKIP_SETS) {
+      restore(held);
+      continue;
+    }
     const sets = candidateSets(ctx, task.text);
     if (process.env.ROUTING_DEBUG !== undefined) {
       const fused = sets.get("fused: all signals") ?? [];
@@ -370,13 +355,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     }
     routingStepTokens(ctx, task, relevance, report.tokens);
     timeSteps(ctx, task, report.timing);
-    for (const t of held) {
-      memory.add({ id: t.id, task: t.text, tools: t.gold });
-      if (dataset.ordered) {
-        const trajectory = asTrajectory(t);
-        if (trajectory.tools.length > 0) addTrajectories(graph, [trajectory], { unknownTools: "skip" });
-      }
-    }
+    restore(held);
   }
   return report;
 }
@@ -447,7 +426,7 @@ function timeSteps(ctx: Context, task: Task, tally: Tally): void {
     learned: learnedSuccessors(ctx.graph, previous),
     relevance: ctx.index.search(task.text, 30),
     dataFlow: ctx.flow.successors(previous),
-    history: ctx.memory.votes(task.text, { tools: { after: previous } }),
+    history: ctx.memory.votes(task.text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY }),
     prior: laterStepPrior(ctx.graph),
   }).slice(0, 8);
   add(tally, "later: fused", performance.now() - t);
@@ -465,8 +444,23 @@ function print(dataset: Dataset, report: Report): void {
   const measured = dataset.tasks.filter((t) => inHalf(t.group)).length;
   console.log(`\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks${HALF === undefined ? "" : `, ${measured} measured (half ${HALF})`}`);
   console.log(`\nFirst step (${dataset.ordered ? "first gold tool" : "gold set"} recall):`);
-  console.log(table(["variant", "recall@5", "recall@10"], variantsOf(report.first, "5").map((v) => [v, fmt(mean(report.first.get(`${v}|5`))), fmt(mean(report.first.get(`${v}|10`)))])));
-  if (dataset.ordered) {
+  const multi = report.first.get("retrieval only|all10")?.length ?? 0;
+  const short = (v: string): number => (report.first.get(`${v}|length`) ?? []).filter((n) => n < ANSWER_K).length / Math.max(1, report.first.get(`${v}|length`)?.length ?? 0);
+  console.log(
+    table(
+      ["variant", "hit@1", "recall@5", "recall@10", `all gold in top ${ANSWER_K} (${multi} multi-tool tasks)`, `answer length at k = ${ANSWER_K}`, `answers < ${ANSWER_K}`],
+      variantsOf(report.first, "5").map((v) => [
+        v,
+        fmt(mean(report.first.get(`${v}|1`))),
+        fmt(mean(report.first.get(`${v}|5`))),
+        fmt(mean(report.first.get(`${v}|10`))),
+        fmt(mean(report.first.get(`${v}|all10`))),
+        mean(report.first.get(`${v}|length`)).toFixed(2),
+        fmt(short(v)),
+      ]),
+    ),
+  );
+  if (dataset.ordered && !FIRST_ONLY) {
     const n = report.later.get("fused: all signals|5")?.length ?? 0;
     console.log(`\nLater steps (${n} gold transitions to a tool of the catalog; hit = gold next tool among k candidates):`);
     console.log(table(["variant", "hit@5", "hit@10"], variantsOf(report.later, "5").map((v) => [v, fmt(mean(report.later.get(`${v}|5`))), fmt(mean(report.later.get(`${v}|10`)))])));
@@ -474,6 +468,7 @@ function print(dataset: Dataset, report: Report): void {
     const total = [...report.misses.values()].reduce((sum, list) => sum + list.length, 0);
     console.log(table(["outcome", "transitions", "share"], [...report.misses].sort((a, b) => b[1].length - a[1].length).map(([reason, list]) => [reason, String(list.length), fmt(list.length / total)])));
   }
+  if (FIRST_ONLY || SKIP_SETS) return;
   console.log(`\nRun candidate sets (≤ ${MAX_TOOLS} tools unless named; tokens = what the run prompt shows, o200k_base):`);
   console.log(
     table(
@@ -504,6 +499,8 @@ async function main(): Promise<void> {
     ["tmdb", tmdb],
     ["stb", stableToolBench],
     ["apibank", apiBank],
+    ["seal", sealTools],
+    ["alpaca", toolAlpaca],
   ];
   for (const [key, load] of loaders) {
     if (only.length > 0 && !only.includes(key)) continue;

@@ -8,7 +8,7 @@ import {
   loadGraph,
   promptWeight,
   START,
-  successors,
+  graphStepSuccessors,
   ToolGraphError,
   transitionWeight,
   transitionWeights,
@@ -28,7 +28,10 @@ import type { OpenAiTool } from "../functions/toolnet/openai-tools";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { shortDescription } from "../functions/toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
-import { startingTools, type RouteFallback } from "../functions/toolnet/route-fallback";
+import type { RouteFallback } from "../functions/toolnet/route-fallback";
+import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
+import { withUnfitLower } from "../functions/toolnet/task-fit";
+import { LATER_STEP_MIN_SIMILARITY } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { failure, success, type Outcome } from "../functions/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../functions/tenants/stored-model-override";
@@ -250,7 +253,7 @@ export class TenantRouting extends RpcTarget {
     let via: RouteAnswer["via"];
     let fallback: RouteFallback | undefined;
     if (previous !== null && mode === "graph") {
-      ranked = successors(graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight }));
+      ranked = graphStepSuccessors(graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight }));
       via = "graph";
     } else {
       const relevance = this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query);
@@ -258,21 +261,22 @@ export class TenantRouting extends RpcTarget {
       if (previous === null) {
         const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
         fused = fuseFirstStep({
-          relevance: relevance.ranked,
+          relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
           history,
           ...(mode === "fused" ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] } : {}),
         });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
-        const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous } }) : [];
+        const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous }, minSimilarity: LATER_STEP_MIN_SIMILARITY }) : [];
         fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous), history, prior: laterStepPrior(graph) });
         via = "fused";
       }
-      if (fused.length === 0) {
-        const standIn = this.#fallback(state, task, k);
-        fallback = standIn.fallback;
-        fused = standIn.ranked;
-      }
+      // Never fewer than k (or every tool): stand-ins fill what the task's words did not.
+      // At a later step the previous tool is not a stand-in (it is offered only when observed to repeat).
+      const others = previous === null || fused.some((c) => c.tool === previous) ? [] : [previous];
+      const filled = fillToK(fused, Math.min(k, graph.tools.size - others.length), routeStandIns({ index: state.index, graph, defs, flow: state.flow, siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [], task, previous, best: fused[0]?.tool }), others);
+      fallback = filled.fallback;
+      fused = filled.ranked;
       ranked = scaleWeights(fused.slice(0, k));
       if (previous !== null) ranked.push({ tool: END, weight: promptWeight(transitionWeight(graph, previous, END)) });
     }
@@ -303,28 +307,6 @@ export class TenantRouting extends RpcTarget {
   }
 
 
-  /** Stand-ins when no tool matches the task as written: partial words, learned starts, starting tools. */
-  #fallback(state: Loaded, task: string, k: number): { fallback: RouteFallback; ranked: FusedCandidate[] } {
-    const partial = state.index.looseSearch(task, k);
-    if (partial.length > 0) {
-      return {
-        fallback: { method: "partial-match", reason: "No tool matched the task's words as written; tools matching word beginnings or near spellings are shown." },
-        ranked: partial.map((hit, i) => ({ tool: hit.name, score: hit.score, why: { relevance: { rank: i + 1 } } })),
-      };
-    }
-    const learned = learnedSuccessors(state.graph, START);
-    if (learned.length > 0) {
-      return {
-        fallback: { method: "learned-start", reason: "No tool matched the task's words; the tools this tenant's runs most often start with are shown." },
-        ranked: learned.slice(0, k).map((step) => ({ tool: step.tool, score: step.exact, why: { transition: { from: START, weight: Math.round(step.exact * 1000), observed: step.observed } } })),
-      };
-    }
-    return {
-      fallback: { method: "starting-tools", reason: "No tool matched the task's words and no run history exists; tools that need no other tool's output, and feed the most others, are shown." },
-      ranked: startingTools(state.defs, state.flow, k).map((tool, i, all) => ({ tool, score: all.length - i, why: {} })),
-    };
-  }
-
   /**
    * Tools for a run: retrieval, similar earlier tasks, and the learned and data-flow successors of
    * the best of them, in one fused ranking, taken best first within `maxTools` and `tokenBudget`.
@@ -337,7 +319,7 @@ export class TenantRouting extends RpcTarget {
     const protocolTokens = this.#sources.protocolRunTokens();
     return fuseRunCandidates({
       task,
-      relevance: state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)),
+      relevance: withUnfitLower(state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)), task, (tool) => state.defs.get(tool)),
       history: state.memory.votes(task, { tools: "all" }),
       seeds: options.seeds,
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),

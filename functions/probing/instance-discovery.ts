@@ -403,7 +403,12 @@ interface Producer {
    * one is not an identifier.
    */
   echoes: readonly string[] | undefined;
+  /** Its path, for what it lists after an input (`/users/{user_id}/playlists` → playlist). */
+  path: string;
 }
+
+/** What a list under an input can hold when its path names no other record: more of the input's kind. */
+const SAME_KIND_WORDS = new Set(["similar", "recommendation", "related", "alike", "more", "other"]);
 
 function producerOf(output: ProbedOutput): Producer {
   const inputs = new Set((output.inputs ?? []).flatMap((name) => nameWords(name).filter((w) => !ID_WORDS.has(w))));
@@ -412,7 +417,18 @@ function producerOf(output: ProbedOutput): Producer {
   const last = placeholders[placeholders.length - 1];
   // `/tv/{tv_id}/season/{season_number}`: the top-level id is the season's, of unknown name.
   const echoes = last === undefined ? undefined : isIdLike(last) ? parameterEntity({ path: output.path ?? "" }, last) : [];
-  return { words, inputs, echoes };
+  return { words, inputs, echoes, path: output.path ?? "" };
+}
+
+/** Words of `path` after the last placeholder that names one of `entity` (`/tv/{tv_id}/season/{n}` and tv → season). */
+function listedAfter(path: string, entity: readonly string[]): string[] {
+  const segments = path.split("/");
+  let at = -1;
+  segments.forEach((segment, i) => {
+    const name = /^\{(.+)\}$/.exec(segment)?.[1];
+    if (name !== undefined && nameWords(name).some((w) => entity.includes(w))) at = i;
+  });
+  return segments.slice(at + 1).filter((segment) => !segment.startsWith("{")).flatMap((segment) => nameWords(segment));
 }
 
 /**
@@ -422,8 +438,9 @@ function producerOf(output: ProbedOutput): Producer {
  * (`genres[].id` → genre, `production_companies[].id` → company), or else by the producing tool
  * (`/search/person` → `results[].id` is a person's id). The top-level `id` of a tool that takes
  * an id in its path is that input echoed (`/movie/{movie_id}/reviews` → a movie id, not a review
- * id), and entities the producer takes as input count less for what it lists:
- * `/person/{person_id}/movie_credits` lists movies, not persons.
+ * id), and an entity the producer takes as input names what it is about, not what it lists:
+ * `/person/{person_id}/movie_credits` lists movies, not persons, and `/users/{user_id}/playlists`
+ * lists playlists, so its `items[].id` never fills a `user_id`.
  */
 function dataFlowScore(def: Pick<ToolDefinition, "path">, param: ToolParameter, sample: SampleValue, producer: Producer): number {
   const { keys, indices } = splitPath(sample.path);
@@ -452,8 +469,11 @@ function dataFlowScore(def: Pick<ToolDefinition, "path">, param: ToolParameter, 
   }
   const matched = entity.filter((w) => producer.words.has(w));
   if (matched.length === 0) return 0;
-  const weight = matched.every((w) => producer.inputs.has(w)) ? 0.6 : 1;
-  return 0.8 * (matched.length / entity.length) * weight * position;
+  if (!matched.every((w) => producer.inputs.has(w))) return 0.8 * (matched.length / entity.length) * position;
+  // Listed under an input of that very kind: the same kind only when the path says so
+  // (`/movie/{movie_id}/similar`); `/users/{user_id}/playlists` lists playlists, not users.
+  const sameKind = listedAfter(producer.path, matched).every((w) => SAME_KIND_WORDS.has(w) || entity.includes(w));
+  return sameKind ? 0.8 * (matched.length / entity.length) * 0.6 * position : 0;
 }
 
 /** Values for one parameter from probed outputs, best first. */

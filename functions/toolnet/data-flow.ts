@@ -94,6 +94,14 @@ export const GENERIC_FIELD_SHARE = 0.25;
 /** With few tools every field is "common"; below this many producers no field is generic. */
 const MIN_GENERIC_PRODUCERS = 3;
 
+/** Words of inputs whose values a task never writes out: only another tool's output supplies them. */
+const OPAQUE_WORDS = new Set(["token"]);
+
+/** True for an input a task cannot supply itself: an identifier (`person_id`) or a token. */
+export function isOpaqueInput(name: string): boolean {
+  return isIdLike(name) || nameWords(name).some((w) => OPAQUE_WORDS.has(w));
+}
+
 function isFillable(parameter: ToolParameter): boolean {
   // Headers are credentials or fixed values; optional inputs do not make a tool depend on another.
   return parameter.required && parameter.in !== "header";

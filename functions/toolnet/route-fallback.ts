@@ -16,18 +16,41 @@ const MAX_TOOLS_COUNTING_FLOW = 2_000;
 
 /**
  * Tools a task can start with when nothing else is known: those that need no identifier from
- * another tool come first, then those whose output feeds the most other tools (a search that
- * yields ids opens more chains than a lookup by id), then by name.
+ * another tool come first; among them, those whose name and summary share the most letter
+ * sequences with the task (partial relevance), then those whose output feeds the most other
+ * tools (a search that yields ids opens more chains than a lookup by id). Name order decides
+ * only between tools equal on all three.
  */
-export function startingTools(defs: ReadonlyMap<string, ToolDefinition>, flow: DataFlowIndex, k: number): string[] {
+export function startingTools(defs: ReadonlyMap<string, ToolDefinition>, flow: DataFlowIndex, k: number, task = ""): string[] {
   const countFlow = defs.size <= MAX_TOOLS_COUNTING_FLOW;
+  const taskGrams = trigrams(task);
   return [...defs.values()]
     .map((def) => ({
       name: def.name,
       needsId: def.parameters.some((p) => p.required && p.in !== "header" && isIdLike(p.name)),
       feeds: countFlow ? flow.successors(def.name).length : 0,
+      likeness: taskGrams.size === 0 ? 0 : dice(taskGrams, trigrams(`${def.name} ${def.summary ?? def.description.slice(0, 200)}`)),
     }))
-    .sort((a, b) => Number(a.needsId) - Number(b.needsId) || b.feeds - a.feeds || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .sort((a, b) => Number(a.needsId) - Number(b.needsId) || b.likeness - a.likeness || b.feeds - a.feeds || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .slice(0, Math.max(0, k))
     .map((t) => t.name);
+}
+
+/** Letter trigrams of the words of `text` (identifiers split, lower case). */
+function trigrams(text: string): Set<string> {
+  const grams = new Set<string>();
+  const words = text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/);
+  for (const word of words) {
+    const padded = ` ${word} `;
+    if (word.length > 0) for (let i = 0; i + 3 <= padded.length; i += 1) grams.add(padded.slice(i, i + 3));
+  }
+  return grams;
+}
+
+/** Dice's coefficient of two trigram sets, in [0, 1]. */
+function dice(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const gram of a) if (b.has(gram)) shared += 1;
+  return (2 * shared) / (a.size + b.size);
 }

@@ -45,6 +45,15 @@ export interface Vote extends Ranked {
 
 export const DEFAULT_NEIGHBOURS = 8;
 export const DEFAULT_MIN_SIMILARITY = 0.35;
+/**
+ * At a later step an earlier task votes for what it did after the previous tool only when it is
+ * this similar: a step taken in another kind of task is weak evidence for this one (chosen on
+ * half a of bench/routing-generalisation.ts among 0.35, 0.5 and 0.65: at 0.35 similar tasks'
+ * votes lowered TMDB's later-step hit@5 below fusing without them).
+ */
+export const LATER_STEP_MIN_SIMILARITY = 0.65;
+/** The same for the first step (votes for the tools similar tasks started with); chosen on half a, as above. */
+export const FIRST_STEP_MIN_SIMILARITY = DEFAULT_MIN_SIMILARITY;
 
 /** Index terms of a task's shape; of its whole text when the shape keeps no meaningful word. */
 function taskTerms(text: string): Set<string> {

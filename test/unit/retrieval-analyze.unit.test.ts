@@ -153,6 +153,7 @@ describe("toolDocument", () => {
       outputs: "",
       siblings: "",
       phrases: "getperson personmovie moviecredits\npersonmovie moviecredits\ngetmovie moviecredits",
+      values: "",
     });
   });
 

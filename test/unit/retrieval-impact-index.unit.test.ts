@@ -106,8 +106,8 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
-      format: "atc-impact-index/4",
-      fields: ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases"],
+      format: "atc-impact-index/5",
+      fields: ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases", "values"],
     });
   });
 

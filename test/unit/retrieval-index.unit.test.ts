@@ -167,7 +167,7 @@ describe("ToolIndex ranking", () => {
 
   it("leaves a field out of ranking when its boost is 0", () => {
     const tagged = [doc({ name: "b", operation: "GET /b", tags: ["geocoding"] })];
-    expect(names(ToolIndex.build(tagged, { boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 0, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2 } }), "geocoding")).toEqual([]);
+    expect(names(ToolIndex.build(tagged, { boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 0, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2, values: 0.5 } }), "geocoding")).toEqual([]);
   });
 
   it("breaks score ties by name, whatever the insertion order", () => {

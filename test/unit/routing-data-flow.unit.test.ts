@@ -65,4 +65,21 @@ describe("data-flow edges from documented outputs", () => {
     expect(flow.successors("addAlarm").map((l) => l.to)).not.toContain("forgotPassword");
     expect(flow.producers("forgotPassword")).toEqual([]);
   });
+
+  it("never feeds a playlist id into a user id: a list under /users/{user_id} lists playlists, not users", () => {
+    const path = (name: string, where: "path" | "query" = "path"): ToolDefinition["parameters"][number] => ({ name, in: where, required: true, schema: { type: "string" } });
+    const listOfIds = (container: string) => ({ type: "object", properties: { [container]: { type: "array", items: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } } } });
+    const tools = [
+      tool("getUserPlaylists", "/users/{user_id}/playlists", [path("user_id")], listOfIds("items")),
+      tool("createPlaylist", "/users/{user_id}/playlists", [path("user_id")]),
+      tool("getPlaylist", "/playlists/{playlist_id}", [path("playlist_id")]),
+      tool("getCurrentUser", "/me", [], { type: "object", properties: { id: { type: "string" }, display_name: { type: "string" } } }),
+    ];
+    const flow = new DataFlowIndex(new Map(tools.map((t) => [t.name, t])));
+    const fromPlaylists = flow.successors("getUserPlaylists");
+    expect(fromPlaylists.map((l) => l.to)).toContain("getPlaylist");
+    expect(fromPlaylists.map((l) => l.to)).not.toContain("createPlaylist");
+    // A user's id comes from what returns a user.
+    expect(flow.producers("createPlaylist").map((p) => p.from)).toEqual(["getCurrentUser"]);
+  });
 });

@@ -51,7 +51,8 @@ describe("later steps fuse learned transitions, task relevance and data flow", (
   });
 
   it("ranks a tool that several signals agree on above one that only one signal knows", () => {
-    const graph = graphWith([["getSearchMovie", "getMovieMovieIdCredits"]]);
+    // Observed twice: a transition seen once is one task's habit, not evidence (MIN_TRANSITION_EVIDENCE).
+    const graph = graphWith([["getSearchMovie", "getMovieMovieIdCredits"], ["getSearchMovie", "getMovieMovieIdCredits"]]);
     const fused = nextStep(graph, "Who directed Inception? Get the credits of the movie", "getSearchMovie");
     expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
     expect(Object.keys(fused[0]?.why ?? {}).sort()).toEqual(["dataFlow", "relevance", "transition"]);
@@ -126,14 +127,16 @@ describe("first step", () => {
       ({ name, method: "GET", serverUrl, path: `/${name}`, operation: `GET /${name}`, summary, description: "", parameters: [], tags: [] });
     const tools = [
       def("currentWeather", "https://weather.example.com", "Current weather for a city"),
-      def("weatherAlerts", "https://weather.example.com", "Active alerts"),
+      def("activeAlerts", "https://weather.example.com", "Active alerts"),
       def("cityNews", "https://news.example.com", "News of a city"),
     ];
     const small = ToolIndex.build(tools.map((t) => toolDocument(t)));
     const siblings = apiSiblings(tools);
     const task = "What is the weather in Oslo, and anything I should be warned about?";
     const ranked = fuseFirstStep({ relevance: small.search(task, 30), history: [], siblingsOf: (t) => siblings.get(t) ?? [] });
-    expect(ranked.find((c) => c.tool === "weatherAlerts")?.why.sibling).toEqual({ of: "currentWeather" });
+    // The task's words do not find it; its API's best match brings it.
+    expect(small.search(task, 30).map((r) => r.name)).not.toContain("activeAlerts");
+    expect(ranked.find((c) => c.tool === "activeAlerts")?.why.sibling).toEqual({ of: "currentWeather" });
     expect(ranked.map((c) => c.tool)).not.toContain("cityNews");
     expect(apiSiblings(tools, 1).size).toBe(0);
   });
@@ -172,5 +175,20 @@ describe("run candidate sets", () => {
     expect(set.candidates).toHaveLength(3);
     expect(set.tokens).toBe(300);
     expect(set.overBudget.length).toBeGreaterThan(0);
+  });
+});
+
+describe("learned transitions are weighed by their evidence", () => {
+  it("leaves out a transition seen once, which other tasks' habits would otherwise rank first", () => {
+    const task = "Who directed Inception? Get the credits of the movie";
+    const once = graphWith([["getSearchMovie", "getMovieMovieIdImages"]]);
+    const input = { previous: "getSearchMovie", learned: learnedSuccessors(once, "getSearchMovie"), relevance: index.search(task, 30), dataFlow: flow.successors("getSearchMovie") };
+    expect(fuseNextStep({ ...input, minEvidence: 1 }).findIndex((c) => c.tool === "getMovieMovieIdImages")).toBeLessThan(3);
+    const fused = fuseNextStep(input);
+    expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
+    expect(fused.find((c) => c.tool === "getMovieMovieIdImages")?.why.transition).toBeUndefined();
+    // Seen twice, it is evidence again.
+    const twice = graphWith([["getSearchMovie", "getMovieMovieIdImages"], ["getSearchMovie", "getMovieMovieIdImages"]]);
+    expect(fuseNextStep({ ...input, learned: learnedSuccessors(twice, "getSearchMovie") }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition?.observed).toBe(2);
   });
 });

@@ -95,6 +95,22 @@ function rank(graph: ToolGraph, source: GraphNode, k: number, includeEnd: boolea
   return ranked.reverse();
 }
 
+/**
+ * Eq. 4 as a routing answer shows it: `successors`, except that the previous tool's structural
+ * self-loop, when no repeat was ever observed, goes after every other successor. A tool that was
+ * never seen to repeat is not its own best next step, yet with few observations its self-loop's
+ * share of eq. 6 can outweigh the one transition that was observed.
+ */
+export function graphStepSuccessors(graph: ToolGraph, from: string, k: number, options: SuccessorOptions = {}): RankedTool[] {
+  const source = requireSource(graph, from, "graphStepSuccessors()");
+  const repeated = (source.out.get(from)?.count ?? 0) > 0;
+  if (source === graph.start || repeated) return successors(graph, from, k, options);
+  const ranked = successors(graph, from, k + 1, options);
+  const self = ranked.find((r) => r.tool === from);
+  const others = ranked.filter((r) => r.tool !== from);
+  return (self === undefined ? others : [...others, self]).slice(0, k);
+}
+
 /** An observed successor: its eq. 6 weight and how often the transition was seen. */
 export interface LearnedSuccessor {
   readonly tool: string;

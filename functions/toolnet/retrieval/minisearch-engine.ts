@@ -27,12 +27,15 @@ export interface RankingTuning {
   fuzzyMinLength: number;
 }
 
+/** Weight of parameters' enum, default and example values (tool-document.ts `values`); chosen on half a of bench/routing-generalisation.ts. */
+const VALUES_BOOST = 0.5;
+
 export const DEFAULT_TUNING: RankingTuning = {
   // Words that name the tool (name, path, summary, tags) count double; parameter descriptions are
   // mostly boilerplate ("Specify which page to query"). Classic BM25 (d = 0) measured best.
   // The weights of sibling operations' summaries and of title phrases were chosen on half a of
   // bench/routing-generalisation.ts.
-  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2 },
+  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2, values: VALUES_BOOST },
   bm25: { k: 1.2, b: 0.75, d: 0 },
   // Chosen on half a of bench/routing-generalisation.ts (0, 0.5, 1, 2, 4, Infinity).
   queryTermSaturation: 1,

@@ -38,6 +38,11 @@ export interface ToolDoc {
    * matches once more than one that has them apart (a bigram bonus, no positions stored).
    */
   phrases: string;
+  /**
+   * The values a tool's parameters name: enum values, defaults and examples ("celsius",
+   * "fahrenheit"; "hourly"): a request that names one of them ("in celsius") names the tool.
+   */
+  values: string;
 }
 
 /** What a tool's own definition does not say: what use has taught about it, and its API's other operations. */
@@ -49,7 +54,7 @@ export interface ToolDocExtras {
 }
 
 /** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
-export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases"] as const;
+export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases", "values"] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
 // Long reference descriptions (markdown tables, change logs) add index size but little signal
@@ -59,6 +64,9 @@ export const MAX_DESCRIPTION_CHARS = 2_000;
 const PLACEHOLDER = /\{[^}]*\}/g;
 const MAX_EXAMPLE_CHARS = 2_000;
 const MAX_SIBLING_CHARS = 2_000;
+const MAX_VALUE_CHARS = 1_000;
+/** Longer values are data (a sample text, a URL), not a name a request would use. */
+const MAX_VALUE_LENGTH = 40;
 
 /** Builds the searchable document of a tool definition, with what use has taught about it. */
 export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): ToolDoc {
@@ -78,5 +86,26 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
       .join("\n")
       .slice(0, MAX_SIBLING_CHARS),
     phrases: [def.name, def.path.replace(PLACEHOLDER, " "), def.summary ?? ""].map((title) => adjacentCompounds(splitWords(title)).join(" ")).join("\n"),
+    values: parameterValues(def).join(" ").slice(0, MAX_VALUE_CHARS),
   };
+}
+
+/** Short text values the parameters' schemas name: enum members (of the value or its items), defaults, examples. */
+function parameterValues(def: ToolDefinition): string[] {
+  const out = new Set<string>();
+  const take = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) take(item);
+    else if (typeof value === "string" && value.length <= MAX_VALUE_LENGTH && /[A-Za-z]/.test(value)) out.add(value);
+  };
+  for (const parameter of def.parameters) {
+    const schema = parameter.schema;
+    const items = typeof schema.items === "object" && schema.items !== null ? (schema.items as Record<string, unknown>) : {};
+    for (const source of [schema, items]) {
+      take(source.enum);
+      take(source.default);
+      take(source.example);
+      take(source.examples);
+    }
+  }
+  return [...out];
 }
