@@ -5,7 +5,7 @@
  * each later one), end the session; it never sends feedback. The same stream runs, interleaved
  * task by task, on a second fresh tenant with implicit learning off.
  *
- *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N]
+ *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N] [--overhead-rounds=300]
  *
  * Figures per window of the stream (first 50 tasks, then every 100), on tasks the tenant has not
  * seen: first-step recall@5 (the first gold tool among the 5 candidates find_tools offers) and
@@ -191,6 +191,45 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
   console.log(`call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`);
 }
 
+/**
+ * Recording's cost on a call: the same find_tools then call_tool, `rounds` times, on a tenant that
+ * records and one that does not, interleaved (order alternating), one conversation per 10 rounds;
+ * only call_tool is timed.
+ */
+async function overhead(service: TestService, rounds: number): Promise<void> {
+  const dataset = await restBench();
+  const defs = new Map(dataset.defs.map((d) => [d.name, d]));
+  const tenants = [await freshTenant(service, "overhead-on", dataset, true), await freshTenant(service, "overhead-off", dataset, false)];
+  const clients: (Client | undefined)[] = [undefined, undefined];
+  const timings: number[][] = [[], []];
+  const [task] = dataset.tasks;
+  if (task === undefined) throw new Error("no RestBench task");
+  const [first] = task.gold;
+  for (let round = 0; round < rounds; round++) {
+    for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      if (round % 10 === 0) {
+        const old = clients[which];
+        if (old !== undefined) {
+          await (old.transport as StreamableHTTPClientTransport).terminateSession();
+          await old.close();
+        }
+        clients[which] = await connectMcp(service, tenants[which] ?? "");
+      }
+      const client = clients[which];
+      if (client === undefined || first === undefined) continue;
+      await findTools(client, task.text, null);
+      const t0 = performance.now();
+      await client.callTool({ name: "call_tool", arguments: { name: first, arguments: placeholderArguments(defs.get(first)) } }, CallToolResultSchema);
+      timings[which]?.push(performance.now() - t0);
+    }
+  }
+  for (const client of clients) await client?.close();
+  const [on, off] = timings.map((t) => summary(t));
+  if (on === undefined || off === undefined) return;
+  console.log(`\nRecording overhead (${rounds} interleaved call_tool after find_tools, RestBench tool ${first}):`);
+  console.log(`call_tool p50 ${ms(on.p50)} recording, ${ms(off.p50)} not: ${(on.p50 / off.p50).toFixed(2)}×; p99 ${ms(on.p99)} / ${ms(off.p99)}`);
+}
+
 async function main(): Promise<void> {
   const sets = option("sets", "api-bank,stabletoolbench,seal-tools,restbench").split(",");
   const seed = Number(option("seed", "30"));
@@ -203,6 +242,8 @@ async function main(): Promise<void> {
       if (load === undefined) throw new Error(`unknown set ${name}; sets: ${Object.keys(DATASETS).join(", ")}`);
       await runSet(service, name, await load(), seed, limit);
     }
+    const rounds = Number(option("overhead-rounds", "300"));
+    if (rounds > 0) await overhead(service, rounds);
   } finally {
     await service.dispose();
   }

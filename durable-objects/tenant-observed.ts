@@ -87,6 +87,8 @@ export class TenantObserved extends RpcTarget {
   readonly #settings: TenantSettings;
   readonly #routing: TenantRouting;
   readonly #armAlarm: () => Promise<void>;
+  /** The settings as last parsed, by their stored text: every recorded event reads them. */
+  #parsed: { json: string | undefined; settings: LearningSettings } | undefined;
 
   constructor(sql: SqlStorage, settings: TenantSettings, routing: TenantRouting, armAlarm: () => Promise<void>) {
     super();
@@ -97,7 +99,9 @@ export class TenantObserved extends RpcTarget {
   }
 
   learningSettings(): LearningSettings {
-    return learningSettingsOf(this.#settings.get(LEARNING_SETTING));
+    const json = this.#settings.get(LEARNING_SETTING);
+    if (this.#parsed?.json !== json) this.#parsed = { json, settings: learningSettingsOf(json) };
+    return { ...this.#parsed.settings };
   }
 
   updateLearningSettings(settings: LearningSettings): LearningSettings {
