@@ -18,33 +18,56 @@ export function learnedNodeIndices(data) {
   return used;
 }
 
-/** Column of each learned node: longest path from a source over learned edges (cycles broken by visit order); end last. */
+/** The learned edges without those that close a cycle (found by a depth-first walk from the sources). */
+function acyclicEdges(learned, successors, roots) {
+  const state = new Map();
+  const kept = [];
+  const visit = (at) => {
+    state.set(at, "open");
+    for (const next of successors.get(at) ?? []) {
+      if (state.get(next) === "open") continue;
+      kept.push([at, next]);
+      if (!state.has(next)) visit(next);
+    }
+    state.set(at, "done");
+  };
+  for (const root of roots) if (!state.has(root)) visit(root);
+  for (const i of learned) if (!state.has(i)) visit(i);
+  return kept;
+}
+
+/** Column of each learned node: its longest path from a source over learned edges (cycles broken); end last. */
 export function columns(data) {
   const learned = learnedNodeIndices(data);
   const successors = new Map();
-  const incoming = new Map();
+  const hasIncoming = new Set();
   for (const [from, to] of data.edges) {
     if (from === to) continue;
     if (!successors.has(from)) successors.set(from, []);
     successors.get(from).push(to);
-    incoming.set(to, (incoming.get(to) ?? 0) + 1);
+    hasIncoming.add(to);
   }
-  const column = new Map();
   const start = data.nodes.findIndex((n) => n.kind === "start");
-  const sources = [...learned].filter((i) => i === start || !incoming.has(i));
-  const queue = (sources.length > 0 ? sources : [...learned].slice(0, 1)).map((i) => [i, 0]);
-  const visits = new Map();
-  while (queue.length > 0) {
-    const [at, depth] = queue.shift();
-    if ((column.get(at) ?? -1) >= depth) continue;
-    // A node is pushed right at most once per other node: cycles cannot loop for ever.
-    const seen = (visits.get(at) ?? 0) + 1;
-    if (seen > learned.size) continue;
-    visits.set(at, seen);
-    column.set(at, depth);
-    for (const next of successors.get(at) ?? []) queue.push([next, depth + 1]);
+  const roots = [...learned].filter((i) => i === start || !hasIncoming.has(i));
+  const edges = acyclicEdges(learned, successors, roots);
+  // Longest path in the acyclic part, in topological order (Kahn).
+  const indegree = new Map([...learned].map((i) => [i, 0]));
+  const next = new Map();
+  for (const [from, to] of edges) {
+    indegree.set(to, (indegree.get(to) ?? 0) + 1);
+    if (!next.has(from)) next.set(from, []);
+    next.get(from).push(to);
   }
-  for (const i of learned) if (!column.has(i)) column.set(i, 0);
+  const column = new Map([...learned].map((i) => [i, 0]));
+  const ready = [...learned].filter((i) => indegree.get(i) === 0);
+  while (ready.length > 0) {
+    const at = ready.shift();
+    for (const to of next.get(at) ?? []) {
+      column.set(to, Math.max(column.get(to) ?? 0, (column.get(at) ?? 0) + 1));
+      indegree.set(to, (indegree.get(to) ?? 0) - 1);
+      if (indegree.get(to) === 0) ready.push(to);
+    }
+  }
   const end = data.nodes.findIndex((n) => n.kind === "end");
   if (end >= 0 && column.has(end)) {
     const others = [...column].filter(([i]) => i !== end).map(([, c]) => c);
@@ -56,8 +79,9 @@ export function columns(data) {
 /** Positions {index → {x, y}} of the learned nodes, and of every other tool too when `all`. */
 export function positions(data, all) {
   const column = columns(data);
-  const nodes = [...column.entries()].map(([index, col]) => ({ index, col, x: col * COLUMN_WIDTH, y: 0 }));
-  const byIndex = new Map(nodes.map((n) => [n.index, n]));
+  // d3-force writes its own `index` on each node: ours is `node`.
+  const nodes = [...column.entries()].map(([node, col]) => ({ node, col, x: col * COLUMN_WIDTH, y: 0 }));
+  const byIndex = new Map(nodes.map((n) => [n.node, n]));
   const links = data.edges.filter(([from, to]) => byIndex.has(from) && byIndex.has(to) && from !== to).map(([from, to]) => ({ source: byIndex.get(from), target: byIndex.get(to) }));
   forceSimulation(nodes)
     .force("x", forceX((n) => n.col * COLUMN_WIDTH).strength(1))
@@ -68,7 +92,7 @@ export function positions(data, all) {
     .tick(200);
   const placed = new Map();
   // Columns are fixed; only the rows come from the simulation.
-  for (const n of nodes) placed.set(n.index, { x: n.col * COLUMN_WIDTH, y: n.y });
+  for (const n of nodes) placed.set(n.node, { x: n.col * COLUMN_WIDTH, y: n.y });
   if (all) {
     const bottom = nodes.length === 0 ? 0 : Math.max(...nodes.map((n) => n.y)) + ROW_HEIGHT * 3;
     let slot = 0;
