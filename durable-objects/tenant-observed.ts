@@ -100,8 +100,9 @@ export class TenantObserved extends RpcTarget {
 
   learningSettings(): LearningSettings {
     const json = this.#settings.get(LEARNING_SETTING);
-    if (this.#parsed?.json !== json) this.#parsed = { json, settings: learningSettingsOf(json) };
-    return { ...this.#parsed.settings };
+    const parsed = this.#parsed !== undefined && this.#parsed.json === json ? this.#parsed : { json, settings: learningSettingsOf(json) };
+    this.#parsed = parsed;
+    return { ...parsed.settings };
   }
 
   updateLearningSettings(settings: LearningSettings): LearningSettings {
