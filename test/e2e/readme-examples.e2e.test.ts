@@ -9,8 +9,9 @@ import { readmeExamples, type ReadmeExample } from "../helpers/readme-examples";
 import { createScriptedModel } from "../helpers/scripted-model";
 
 /**
- * Every shell example of README.md, run as written, in order, in one bash session (as a reader
- * pastes them into one terminal), against `npm start` on a fresh state directory. Two things are
+ * Every shell example of README.md and of the docs guide (docs/README.md lists its pages in reading
+ * order), run as written, in that order, in one bash session (as a reader pastes them into one
+ * terminal), against `npm start` on a fresh state directory. Two things are
  * substituted, both local to this test: the port (8787 belongs to the reader's own `npm start`)
  * and the state directory holding the demo key. The model is the scripted one, served on
  * 127.0.0.1 like Ollama would be, reached through MODEL_ALLOW_LOOPBACK=true. Blocks marked
@@ -18,8 +19,17 @@ import { createScriptedModel } from "../helpers/scripted-model";
  */
 
 const root = resolve(import.meta.dirname, "../..");
-const README = readFileSync(join(root, "README.md"), "utf8");
-const examples = readmeExamples(README);
+
+/** The guide's pages in reading order: the links of docs/README.md to pages beside it. */
+function guidePages(): string[] {
+  const index = readFileSync(join(root, "docs/README.md"), "utf8");
+  return [...new Set([...index.matchAll(/\]\(([a-z0-9-]+\.md)\)/g)].map((m) => `docs/${m[1]}`))];
+}
+
+type Example = ReadmeExample & { file: string };
+const examples: Example[] = ["README.md", ...guidePages()].flatMap((file) =>
+  readmeExamples(readFileSync(join(root, file), "utf8")).map((example) => ({ ...example, file })),
+);
 const COMMAND_TIMEOUT_MS = 60_000;
 
 async function freePort(): Promise<number> {
@@ -74,7 +84,9 @@ class Shell {
   #stderr = "";
 
   constructor(env: Record<string, string>) {
-    this.#bash = spawn("bash", ["--noprofile", "--norc"], { cwd: root, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    // jq as the examples use it, from npm (test/helpers/bin/jq, WebAssembly), so no OS package is needed.
+    const path = `${join(root, "test/helpers/bin")}:${process.env.PATH ?? ""}`;
+    this.#bash = spawn("bash", ["--noprofile", "--norc"], { cwd: root, env: { ...process.env, ...env, PATH: path }, stdio: ["pipe", "pipe", "pipe"] });
     this.#bash.stdout?.on("data", (chunk: Buffer) => (this.#stdout += chunk.toString()));
     this.#bash.stderr?.on("data", (chunk: Buffer) => (this.#stderr += chunk.toString()));
     // Every HTTP status curl receives goes to stderr, where the test reads it; bodies stay on stdout.
@@ -106,13 +118,14 @@ function localised(command: string, base: string, stateDir: string): string {
   return command.replaceAll("http://127.0.0.1:8787", base).replaceAll(".wrangler/state", stateDir);
 }
 
-function describeExample(example: ReadmeExample): string {
+function describeExample(example: Example): string {
   const first = example.command.split("\n")[0] ?? "";
-  return `README.md:${example.line} (${example.section}): ${first.length > 110 ? `${first.slice(0, 110)}…` : first}`;
+  return `${example.file}:${example.line} (${example.section}): ${first.length > 110 ? `${first.slice(0, 110)}…` : first}`;
 }
 
-describe("README shell examples", () => {
+describe("README and guide shell examples", () => {
   it("are found, and every block is either run or marked", () => {
+    expect(guidePages().length).toBeGreaterThan(10);
     expect(examples.filter((e) => e.kind === "run").length).toBeGreaterThan(30);
     for (const example of examples) {
       // `$(cat big.json)` inside an argument breaks on large files (Argument list too long): bodies go in with -d @file.
@@ -133,7 +146,7 @@ describe("README shell examples", () => {
   });
 });
 
-describe("README shell examples against npm start", () => {
+describe("README and guide shell examples against npm start", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "atc-readme-"));
   const model = createScriptedModel();
   const before = new Set(readdirSync(root));

