@@ -5,7 +5,7 @@
  * each later one), end the session; it never sends feedback. The same stream runs, interleaved
  * task by task, on a second fresh tenant with implicit learning off.
  *
- *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N] [--overhead-rounds=300]
+ *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N] [--overhead-rounds=300]   (--sets=none: the overhead phase alone)
  *
  * Figures per window of the stream (first 50 tasks, then every 100), on tasks the tenant has not
  * seen: first-step recall@5 (the first gold tool among the 5 candidates find_tools offers) and
@@ -231,7 +231,7 @@ async function overhead(service: TestService, rounds: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const sets = option("sets", "api-bank,stabletoolbench,seal-tools,restbench").split(",");
+  const sets = option("sets", "api-bank,stabletoolbench,seal-tools,restbench").split(",").filter((name) => name !== "" && name !== "none");
   const seed = Number(option("seed", "30"));
   const limit = Number(option("limit", "100000"));
   console.log(`Implicit learning through the MCP face — ${machineLine()}`);
