@@ -7,6 +7,7 @@ import type { TenantActivity } from "./tenant-activity";
 import type { FeedbackInput } from "./tenant-feedback";
 import type { TenantIdempotency } from "./tenant-idempotency";
 import type { TenantJobs } from "./tenant-jobs";
+import type { TenantObserved } from "./tenant-observed";
 import type { TenantOptimization } from "./tenant-optimization";
 import type { TenantProtocols } from "./tenant-protocols";
 import type { TenantQuotas } from "./tenant-quotas";
@@ -48,7 +49,9 @@ export interface TenantApi {
   readonly idempotency: Remote<TenantIdempotency>;
   readonly optimization: Remote<TenantOptimization>;
   readonly activity: Remote<TenantActivity>;
-  applyFeedback(item: FeedbackInput): Promise<Outcome<FeedbackResult>>;
+  readonly observed: Remote<TenantObserved>;
+  /** `conversation`: the observed conversation the feedback was sent in (it overrides that conversation's implicit scores). */
+  applyFeedback(item: FeedbackInput, conversation?: string): Promise<Outcome<FeedbackResult>>;
   applyFeedbackBatch(items: FeedbackInput[]): Promise<Outcome<FeedbackResult[]>>;
   storageBytes(): Promise<number>;
 }

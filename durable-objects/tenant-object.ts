@@ -14,6 +14,7 @@ import { TenantEvents } from "./tenant-events";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "./tenant-feedback";
 import { TenantIdempotency } from "./tenant-idempotency";
 import { TenantJobs } from "./tenant-jobs";
+import { TenantObserved } from "./tenant-observed";
 import { TenantOptimization } from "./tenant-optimization";
 import { TenantProtocols } from "./tenant-protocols";
 import { TenantQuotas } from "./tenant-quotas";
@@ -42,6 +43,7 @@ interface TenantStores {
   idempotency: TenantIdempotency;
   optimization: TenantOptimization;
   activity: TenantActivity;
+  observed: TenantObserved;
 }
 
 /**
@@ -119,6 +121,10 @@ export class TenantObject extends DurableObject<Env> {
     return this.#stores.activity;
   }
 
+  get observed(): TenantObserved {
+    return this.#stores.observed;
+  }
+
   /**
    * Authenticate and admit one request in a single call: the key check, then the tenant's quota
    * for the request's route family (rate, and for model work: tokens today, jobs in flight).
@@ -163,9 +169,11 @@ export class TenantObject extends DurableObject<Env> {
    * A lone update is applied at once; updates that arrive together are applied in order and
    * written together (feedback-coalescer.ts).
    */
-  async applyFeedback(item: FeedbackInput): Promise<Outcome<FeedbackResult>> {
+  async applyFeedback(item: FeedbackInput, conversation?: string): Promise<Outcome<FeedbackResult>> {
     const resolved = resolveFeedback(item, (id) => this.#stores.runs.get(id));
     if ("refused" in resolved) return { ok: false, problem: resolved.refused };
+    // Sent in an observed conversation: it wins over that conversation's implicit outcome.
+    if (conversation !== undefined) this.#stores.observed.noteExplicit(conversation, resolved.evaluation.tools);
     return this.#feedback.submit(resolved.evaluation);
   }
 
@@ -188,15 +196,16 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   async #armAlarm(): Promise<void> {
-    const times = [this.#stores.runs.nextEvaluationDue(), this.#stores.jobs.nextDue()].filter((t): t is number => t !== null);
+    const times = [this.#stores.runs.nextEvaluationDue(), this.#stores.jobs.nextDue(), this.#stores.observed.nextDue()].filter((t): t is number => t !== null);
     if (times.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...times));
   }
 
-  /** One alarm drains both queues of due work; both are idempotent, as alarms are at-least-once. */
+  /** One alarm drains the queues of due work and closes idle observed conversations; all idempotent, as alarms are at-least-once. */
   override async alarm(): Promise<void> {
-    const { registry, routing, runs, jobs, protocols, settings } = this.#stores;
+    const { registry, routing, runs, jobs, protocols, settings, observed } = this.#stores;
     const tenantId = registry.tenantId() ?? "";
+    observed.alarmWork(Date.now());
     await runs.processEvaluations(async (request) => {
       const scores = await evaluateTrajectory(this.env, tenantId, { settings: asLocal(settings) }, request);
       routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });
@@ -246,6 +255,7 @@ function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectH
   });
   const runs = new TenantRuns(sql);
   const jobs = new TenantJobs(sql, armAlarm);
+  const observed = new TenantObserved(sql, settings, routing, armAlarm);
   const runSources: RunSources = {
     modelSetting: () => settings.get(MODEL_SETTING),
     candidates: (task, options) => routing.candidates(task, options).candidates.map((c) => c.tool),
@@ -270,6 +280,7 @@ function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectH
     idempotency: new TenantIdempotency(sql),
     optimization: new TenantOptimization(sql, settings, (tool) => jobs.optimizationPending(tool)),
     activity: new TenantActivity(runs, jobs),
+    observed,
   };
 }
 

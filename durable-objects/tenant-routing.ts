@@ -7,6 +7,7 @@ import {
   learnedSuccessors,
   loadGraph,
   promptWeight,
+  removeTrajectory,
   START,
   graphStepSuccessors,
   ToolGraphError,
@@ -372,6 +373,37 @@ export class TenantRouting extends RpcTarget {
       state.stored.pendingTrajectories = 0;
     }
     return result;
+  }
+
+  /**
+   * Replace the task texts of stored trajectories (retention keeps only what first-step learning
+   * reads of them); task memory forgets the old text at once.
+   */
+  replaceTaskTexts(entries: readonly { id: string; task: string }[]): void {
+    const memory = this.#states.current?.loadedMemory;
+    for (const { id, task } of entries) {
+      const row = oneRow<{ tools: string }>(this.#sql, "SELECT tools FROM graph_trajectories WHERE id = ?", id);
+      if (row === undefined) continue;
+      run(this.#sql, "UPDATE graph_trajectories SET task = ? WHERE id = ?", task, id);
+      memory?.add({ id, task, tools: JSON.parse(row.tools) as string[] });
+    }
+  }
+
+  /** Remove trajectories (their transitions and task texts) from what routing learned; returns how many were known. */
+  forgetTrajectories(ids: readonly string[]): number {
+    if (ids.length === 0) return 0;
+    const state = this.#states.complete();
+    let removed = 0;
+    for (const id of ids) {
+      if (removeTrajectory(state.graph, id)) removed += 1;
+      state.loadedMemory?.remove(id);
+      run(this.#sql, "DELETE FROM graph_trajectories WHERE id = ?", id);
+    }
+    if (removed > 0) {
+      this.#store.saveGraph(state.graph);
+      state.stored.pendingTrajectories = 0;
+    }
+    return removed;
   }
 
   /** Dynamic construction (eq. 6–8): apply evaluator scores and persist the new accumulated scores. */

@@ -77,4 +77,21 @@ export const TENANT_MIGRATIONS = [
   // Access tokens fetched for OAuth 2 client-credentials credentials, sealed, reused until expiry.
   `CREATE TABLE IF NOT EXISTS tenant_oauth_tokens (
      credential_id TEXT PRIMARY KEY, ciphertext TEXT NOT NULL, iv TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
+  // Implicit learning (tenant-observed.ts): conversations as observed (their open trajectory as JSON,
+  // the tools scored explicitly in them), the trajectories learned from them (task text until the
+  // retention period ends, then NULL: only its terms stay), the running implicit score per tool,
+  // and per-day counts for the learning curve.
+  `CREATE TABLE IF NOT EXISTS observed_sessions (
+     id TEXT PRIMARY KEY, opened_at INTEGER NOT NULL, last_at INTEGER NOT NULL, closed_at INTEGER,
+     state TEXT NOT NULL, explicit_tools TEXT NOT NULL DEFAULT '[]', learned INTEGER NOT NULL DEFAULT 0);
+   CREATE INDEX IF NOT EXISTS observed_sessions_open ON observed_sessions (closed_at, last_at);
+   CREATE TABLE IF NOT EXISTS observed_trajectories (
+     id TEXT PRIMARY KEY, session_id TEXT NOT NULL, learned_at INTEGER NOT NULL, task TEXT, terms TEXT NOT NULL,
+     tools TEXT NOT NULL, outcomes TEXT NOT NULL, implicit TEXT NOT NULL);
+   CREATE INDEX IF NOT EXISTS observed_trajectories_session ON observed_trajectories (session_id);
+   CREATE INDEX IF NOT EXISTS observed_trajectories_kept ON observed_trajectories (learned_at) WHERE task IS NOT NULL;
+   CREATE TABLE IF NOT EXISTS observed_implicit (tool TEXT PRIMARY KEY, total INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS observed_days (
+     day TEXT PRIMARY KEY, searches INTEGER NOT NULL DEFAULT 0, offered_hits INTEGER NOT NULL DEFAULT 0,
+     trajectories INTEGER NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 0);`,
 ] as const;

@@ -15,6 +15,7 @@ const STORES = [
   "idempotency",
   "optimization",
   "activity",
+  "observed",
 ] as const satisfies readonly (keyof TenantApi)[];
 const OPERATIONS = ["applyFeedback", "applyFeedbackBatch", "storageBytes"] as const satisfies readonly (keyof TenantApi)[];
 

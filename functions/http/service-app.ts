@@ -10,6 +10,7 @@ import { registerCredentialRoutes } from "./routes/credentials";
 import { registerGraphRoutes } from "./routes/graph";
 import { registerHealthRoutes } from "./routes/health";
 import { registerJobRoutes } from "./routes/jobs";
+import { registerObservedSessionRoutes } from "./routes/observed-sessions";
 import { registerProtocolRoutes } from "./routes/protocols";
 import { registerQuotaRoutes } from "./routes/quotas";
 import { registerRoutingSettingsRoutes } from "./routes/route-answer";
@@ -39,6 +40,7 @@ function tenantApi(): OpenAPIHono<AppEnv> {
   registerProtocolRoutes(app);
   registerWebhookSecretRoutes(app);
   registerMcpSettingsRoutes(app);
+  registerObservedSessionRoutes(app);
   return app;
 }
 

@@ -6,6 +6,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { accessibilityViolations, launchChromium, screenshot } from "../helpers/browser";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { connectMcp } from "../helpers/mcp-client";
 import { createScriptedModel } from "../helpers/scripted-model";
 import { ADMIN_TOKEN, createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 
@@ -168,11 +170,26 @@ describe("operator console in Chromium", () => {
     await screenshot(page, "jobs");
   }, 120_000);
 
-  it("draws the graph as SVG with one node per tool (the 87 demo tools and the slow one), selects a tool, and downloads the SVG", async () => {
+  it("draws the learned transitions first, start to end, every tool on demand (the 87 demo tools and the slow one), finds and selects a tool, and downloads the SVG", async () => {
     await page.goto(`${base}/console/graph`);
     await page.waitForSelector("svg#graph[data-drawn]");
-    expect(await page.locator("svg#graph g.node.tool").count()).toBe(DEMO_TOOLS + 1);
+    const learned = await page.locator("svg#graph g.node.tool").count();
+    expect(learned).toBeGreaterThan(1);
+    expect(learned).toBeLessThan(DEMO_TOOLS + 1);
     expect(await page.locator("svg#graph line.edge").count()).toBeGreaterThan(0);
+    // Start on the left, end on the right; no two learned nodes share a spot (labels apart).
+    const spots = await page.locator("svg#graph g.node").evaluateAll((groups) => groups.map((g) => g.getAttribute("transform") ?? ""));
+    expect(new Set(spots).size).toBe(spots.length);
+    const xOf = (transform: string) => Number(/translate\(([-\d.]+),/.exec(transform)?.[1]);
+    const startX = xOf((await page.locator("svg#graph g.node.special").first().getAttribute("transform")) ?? "");
+    expect(Math.min(...spots.map(xOf))).toBe(startX);
+    await page.getByRole("button", { name: `Show all ${DEMO_TOOLS + 1} tools` }).click();
+    expect(await page.locator("svg#graph g.node.tool").count()).toBe(DEMO_TOOLS + 1);
+    await page.getByRole("button", { name: "Show learned transitions only" }).click();
+    await page.getByLabel("Find a tool").fill("getSlowThing");
+    await page.getByLabel("Find a tool").press("Enter");
+    await expect.poll(() => page.locator("#graph-panel h2").textContent()).toBe("getSlowThing");
+    expect(await page.locator("svg#graph g.node.tool").count()).toBe(DEMO_TOOLS + 1);
     await page.locator('svg#graph g.node[data-tool="getSearchPerson"]').focus();
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("#graph-panel").textContent()).toContain("getPersonPersonIdMovieCredits");
@@ -182,6 +199,39 @@ describe("operator console in Chromium", () => {
     expect(svg.match(/class="node tool/g)).toHaveLength(DEMO_TOOLS + 1);
     await a11y(page);
     await screenshot(page, "graph");
+  });
+
+  it("charts the learning curve from observed conversations, and the routing page learns a marked tool at once", async () => {
+    // A chatbot over MCP: a search, then a call, then the end of its session; no feedback.
+    const client = await connectMcp(service, demoKey);
+    await client.callTool({ name: "find_tools", arguments: { task: "Find the person Bradley Cooper", k: 5 } });
+    await client.callTool({ name: "call_tool", arguments: { name: "getSearchPerson", arguments: { query: "Bradley Cooper" } } });
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    await client.close();
+    const curve = await service.json<{ days: { day: string; searches: number; offeredHits: number; sessions: number }[] }>("GET", "/v1/learning-curve", { key: demoKey });
+    const [today] = curve.body.days;
+    expect(today?.sessions).toBe(1);
+
+    await page.goto(`${base}/console/learning`);
+    const points = page.locator("svg#learning-chart circle.share");
+    expect(await points.count()).toBe(1);
+    expect(await points.first().getAttribute("data-share")).toBe(((today?.offeredHits ?? 0) / (today?.searches ?? 1)).toFixed(3));
+    expect(await page.locator("svg#learning-chart rect.sessions").first().getAttribute("data-sessions")).toBe("1");
+    expect(await page.locator("#observed-sessions").textContent()).toContain("Find the person Bradley Cooper");
+    await a11y(page);
+    await screenshot(page, "learning");
+
+    const task = "Which films did this actor appear in";
+    await page.goto(`${base}/console/route?task=${encodeURIComponent(task)}`);
+    const candidates = page.locator("#route-candidates > li");
+    expect(await candidates.count()).toBeGreaterThan(1);
+    const marked = await candidates.nth(1).getAttribute("data-tool");
+    await page.getByRole("button", { name: `Mark ${marked} as the right tool` }).click();
+    await page.waitForURL(/marked=/);
+    expect(await page.getByRole("status").textContent()).toContain(`${marked} is the right tool`);
+    expect(await page.locator(`#route-candidates > li[data-tool="${marked}"] .why`).textContent()).toContain("similar earlier task");
+    await a11y(page);
+    await screenshot(page, "route");
   });
 
   it("shows a run's task, highlighted programs, trace, attributed error and answer", async () => {

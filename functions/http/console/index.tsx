@@ -7,6 +7,8 @@ import { API_PROXY_PREFIX, registerApiProxy } from "./api-proxy";
 import { CONSOLE_POLICY, pageSecurityHeaders } from "./content-security";
 import { registerGraphPage } from "./graph-page";
 import { registerJobPages } from "./job-pages";
+import { registerLearningPage } from "./learning-page";
+import { registerRoutePage } from "./route-page";
 import { registerRunPages } from "./run-pages";
 import { ServiceApi, type ServiceFetcher } from "./service-api";
 import { adminSession, csrfTokenMatches, endSession, readSession, sessionStillValid, startSession, tenantSession } from "./session";
@@ -120,6 +122,8 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
   tenantPages.use("*", requireTenantSession);
   registerToolPages(tenantPages);
   registerGraphPage(tenantPages);
+  registerRoutePage(tenantPages);
+  registerLearningPage(tenantPages);
   registerRunPages(tenantPages);
   registerJobPages(tenantPages);
   app.route("/", tenantPages);

@@ -10,6 +10,7 @@ import { CreateRun, runSettings } from "../routes/runs";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import { routeWithTaskVector } from "../../toolnet/tool-embeddings";
 import { ToolName } from "../../tools/definition";
+import type { ConversationObserver } from "../observed-conversation";
 import { callRegisteredTool } from "./call-registered-tool";
 import { progressReporter } from "./run-progress";
 import { jsonResult, problemResult } from "./tool-results";
@@ -19,6 +20,8 @@ export interface McpTenantContext {
   env: Env;
   tenantId: string;
   tenant: TenantApi;
+  /** The MCP session's conversation, when the client keeps its session id (implicit learning). */
+  observer?: ConversationObserver | undefined;
 }
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -51,7 +54,7 @@ const findTools = defineTool({
       max_tokens: MaxTokens.optional().describe("Token budget of the candidates shown; default: the tenant's routing setting"),
     })
     .strict(),
-  async handle(args, { env, tenantId, tenant }) {
+  async handle(args, { env, tenantId, tenant, observer }) {
     const previous = args.previous_tool ?? null;
     // Task relevance is part of every step (fused routing, as POST /v1/route does by default).
     // Only the tools array: the result carries their schemas, not a prompt block, so the budget
@@ -68,6 +71,7 @@ const findTools = defineTool({
       ),
     );
     const schemas = new Map((answer.tools ?? []).map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
+    observer?.search(args.task, previous, answer.candidates.map((candidate) => candidate.name));
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
       ...(schemas.has(candidate.name) ? { inputSchema: schemas.get(candidate.name) } : {}),
@@ -145,12 +149,12 @@ const giveFeedback = defineTool({
       message: "run_id takes score; tools take score or scores",
     })
     .refine((f) => f.scores === undefined || f.scores.length === f.tools?.length, { message: "one score per tool", path: ["scores"] }),
-  async handle(args, { tenant }) {
+  async handle(args, { tenant, observer }) {
     const input =
       args.run_id !== undefined
         ? { runId: args.run_id, score: args.score ?? 0 }
         : { tools: args.tools ?? [], scores: args.scores ?? (args.tools ?? []).map(() => args.score ?? 0) };
-    const result = unwrap(await tenant.applyFeedback(input));
+    const result = unwrap(await tenant.applyFeedback(input, observer?.conversation));
     return jsonResult({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] });
   },
 });

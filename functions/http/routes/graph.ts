@@ -6,6 +6,7 @@ import { toSvg } from "../../toolnet/graph-svg";
 import { routeWithTaskVector, type TaskVector } from "../../toolnet/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import type { AppEnv } from "../app-env";
+import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { unwrap } from "../../failures";
@@ -103,11 +104,12 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["routing"],
       summary: "Which tools next? Ranked candidates, without a model call",
       security: tenantSecurity,
-      request: { body: jsonBody(RouteRequest) },
+      request: { body: jsonBody(RouteRequest), headers: ConversationHeaders },
       responses: { 200: { description: "Candidates", content: { "application/json": { schema: RouteAnswer } } }, ...problems(400, 401, 404) },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      const observer = conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"]);
       const previous = body.previousTool ?? null;
       const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }), ...(body.include === undefined ? {} : { include: body.include }) };
       // The object answers with the JSON text itself: one string crosses RPC, sent as it is.
@@ -115,8 +117,11 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       // Task relevance is used at every fused step, so the task is embedded for those too.
       const first = () => c.var.tenant.routing.routeJsonUnlessEmbedded(body.task, previous, body.k, options);
       const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route, first) : await route(undefined);
+      const text = unwrap(answer);
+      // Only a request in a conversation pays for reading the answer back.
+      if (observer !== undefined) observer.search(body.task, previous, (JSON.parse(text) as { candidates: { name: string }[] }).candidates.map((candidate) => candidate.name));
       // Typed as the route's JSON answer (the text is that answer, serialised by the object).
-      return c.body(unwrap(answer), 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<JSONParsed<z.infer<typeof RouteAnswer>>, 200, "json">;
+      return c.body(text, 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<JSONParsed<z.infer<typeof RouteAnswer>>, 200, "json">;
     },
   );
 
@@ -147,7 +152,7 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["routing"],
       summary: "Dynamic construction: evaluator scores for the tools of one trajectory",
       security: tenantSecurity,
-      request: { body: jsonBody(Feedback) },
+      request: { body: jsonBody(Feedback), headers: ConversationHeaders },
       responses: {
         200: { description: "Scores applied", content: { "application/json": { schema: FeedbackResult } } },
         ...problems(400, 401),
@@ -155,7 +160,9 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const result = unwrap(await c.var.tenant.applyFeedback(body));
+      const conversation = c.req.valid("header")["conversation-id"];
+      // Sent in an observed conversation, it overrides that conversation's implicit scores.
+      const result = unwrap(await c.var.tenant.applyFeedback(body, conversation === undefined ? undefined : `rest:${conversation}`));
       return c.json({ updated: result.updated.map((u) => ({ ...u })), skippedTools: [...result.skippedTools] }, 200);
     },
   );

@@ -7,6 +7,7 @@ import { registerTools } from "../../tools/register";
 import { importRequestHook, resolveImportSource } from "./import-source";
 import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
+import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { unwrap } from "../../failures";
@@ -197,7 +198,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       description:
         "Arguments are validated against the tool's parameters first; the destination is checked on every redirect hop; the tenant's credential is injected and never returned. Upstream failures come back as `ok: false` with the upstream status and body.",
       security: tenantSecurity,
-      request: { params: NameParam, body: jsonBody(CallTool) },
+      request: { params: NameParam, body: jsonBody(CallTool), headers: ConversationHeaders },
       responses: {
         200: { description: "The call was made", content: { "application/json": { schema: ToolCallResult } } },
         ...problems(400, 401, 404, 422),
@@ -208,6 +209,8 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       const outcome = await invokeTool(c.env, c.var.tenantId, c.var.tenant, name, c.req.valid("json").arguments);
       if (!outcome.found) throw new ApiError("not-found", `No tool named ${name}.`);
       const { result } = outcome;
+      const refused = result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination";
+      conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"])?.call(name, refused ? "refused" : result);
       if (result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination") {
         throw new ApiError("tool-call-refused", result.error.message, result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }]);
       }

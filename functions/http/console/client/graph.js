@@ -1,6 +1,7 @@
-// The Graph page's drawing: lays the ToolNet graph out with d3-force and draws it as plain SVG
-// (presentation attributes, no stylesheet needed), so the same picture downloads as a file.
-import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY } from "d3-force";
+// The Graph page's drawing: the learned transitions first, from start to end (graph-layout.js),
+// every other tool on demand, and a search; plain SVG (presentation attributes, no stylesheet
+// needed), so the same picture downloads as a file.
+import { COLUMN_WIDTH, learnedNodeIndices, positions } from "./graph-layout.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const COLOURS = {
@@ -19,65 +20,53 @@ function svgElement(name, attributes) {
   return element;
 }
 
-/** Ticks of the simulation before the first paint: fewer for big graphs, which settle slower but must show fast. */
-function tickCount(nodes) {
-  return nodes < 200 ? 300 : nodes < 600 ? 200 : 120;
-}
-
-function layout(data) {
-  const nodes = data.nodes.map((n) => ({ ...n }));
-  const links = data.edges.map(([from, to, weight, count]) => ({ source: nodes[from].id, target: nodes[to].id, weight: weight / 1000, count }));
-  const simulation = forceSimulation(nodes)
-    .force("link", forceLink(links).id((n) => n.id).distance(70).strength((l) => 0.2 + l.weight))
-    .force("charge", forceManyBody().strength(-60).distanceMax(400))
-    .force("collide", forceCollide(nodes.length > 400 ? 12 : 20))
-    .force("x", forceX(0).strength(0.04))
-    .force("y", forceY(0).strength(0.04))
-    .stop();
-  simulation.tick(tickCount(nodes.length));
-  return { nodes, links };
-}
-
-function draw(svg, data) {
-  const { nodes, links } = layout(data);
-  const xs = nodes.map((n) => n.x);
-  const ys = nodes.map((n) => n.y);
-  const pad = 60;
-  const minX = Math.min(...xs) - pad;
-  const minY = Math.min(...ys) - pad;
-  svg.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
+/** Draw the learned part of the graph (or every tool, `all`), columns from start to end; returns each node's circle. */
+function draw(svg, data, all) {
+  svg.replaceChildren();
+  const placed = positions(data, all);
+  const xs = [...placed.values()].map((p) => p.x);
+  const ys = [...placed.values()].map((p) => p.y);
+  const pad = 40;
+  const minX = Math.min(0, ...xs) - pad;
+  const minY = Math.min(0, ...ys) - pad;
+  // Room on the right for the last column's labels.
+  svg.setAttribute("viewBox", `${minX} ${minY} ${Math.max(0, ...xs) - minX + COLUMN_WIDTH} ${Math.max(0, ...ys) - minY + pad}`);
   const defs = svgElement("defs", {});
   const marker = svgElement("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 18, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" });
   marker.append(svgElement("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: COLOURS.edge }));
   defs.append(marker);
   svg.append(defs);
   const edgeLayer = svgElement("g", { class: "edges" });
-  for (const link of links) {
+  for (const [from, to, weight] of data.edges) {
+    const a = placed.get(from);
+    const b = placed.get(to);
+    if (!a || !b) continue;
     edgeLayer.append(
       svgElement("line", {
         class: "edge",
-        x1: link.source.x, y1: link.source.y, x2: link.target.x, y2: link.target.y,
-        stroke: COLOURS.edge, "stroke-opacity": 0.6, "stroke-width": (0.75 + link.weight * 6).toFixed(2), "marker-end": "url(#arrow)",
-        "data-weight": Math.round(link.weight * 1000),
+        x1: a.x, y1: a.y, x2: b.x, y2: b.y,
+        stroke: COLOURS.edge, "stroke-opacity": 0.7, "stroke-width": (0.75 + (weight / 1000) * 6).toFixed(2), "marker-end": "url(#arrow)",
+        "data-weight": weight,
       }),
     );
   }
   svg.append(edgeLayer);
   const nodeLayer = svgElement("g", { class: "nodes" });
   const circles = new Map();
-  for (const node of nodes) {
+  for (const [index, at] of placed) {
+    const node = data.nodes[index];
     const special = node.kind !== "tool";
     const colour = special ? COLOURS.special : node.broken ? COLOURS.broken : COLOURS.tool;
     const group = svgElement("g", {
       class: `node ${special ? "special" : "tool"}${node.broken ? " broken" : ""}`,
-      transform: `translate(${node.x.toFixed(1)},${node.y.toFixed(1)})`,
+      transform: `translate(${at.x.toFixed(1)},${at.y.toFixed(1)})`,
       tabindex: special ? -1 : 0,
       role: special ? "presentation" : "button",
       "aria-label": special ? node.id : `${node.id}${node.broken ? ", broken" : ""}, score ${node.score}`,
       "data-tool": node.id,
     });
     const circle = svgElement("circle", { r: special ? 9 : 7, fill: colour.fill, stroke: colour.stroke, "stroke-width": node.broken ? 2.5 : 1.5 });
-    const label = svgElement("text", { x: 10, y: 4, "font-size": 10, "font-family": "system-ui, sans-serif", fill: COLOURS.text });
+    const label = svgElement("text", { x: 10, y: 4, "font-size": 11, "font-family": "system-ui, sans-serif", fill: COLOURS.text });
     label.textContent = special ? node.id.replace(/[<>]/g, "") : node.id;
     group.append(circle, label);
     nodeLayer.append(group);
@@ -145,24 +134,33 @@ function start() {
   const svg = document.getElementById("graph");
   const source = document.getElementById("graph-data");
   const panel = document.getElementById("graph-panel");
+  const toggle = document.getElementById("show-all");
+  const search = document.getElementById("graph-search");
   if (!svg || !source || !panel) return;
   const data = JSON.parse(source.textContent || "{}");
-  const circles = draw(svg, data);
+  // Nothing learned yet: every tool is the only picture there is.
+  let all = learnedNodeIndices(data).size === 0;
+  let circles = new Map();
   let selected;
+  const highlight = (id, on) => {
+    const entry = circles.get(id);
+    if (!entry) return;
+    entry.circle.setAttribute("stroke", on ? COLOURS.selected : entry.colour.stroke);
+    entry.circle.setAttribute("stroke-width", on ? 4 : entry.broken ? 2.5 : 1.5);
+  };
+  const render = () => {
+    circles = draw(svg, data, all);
+    if (selected) highlight(selected, true);
+    if (toggle) toggle.textContent = all ? "Show learned transitions only" : `Show all ${data.nodes.filter((n) => n.kind === "tool").length} tools`;
+    svg.setAttribute("data-drawn", String(circles.size));
+  };
   const select = (id) => {
-    if (selected) {
-      const previous = circles.get(selected);
-      previous.circle.setAttribute("stroke", previous.colour.stroke);
-      previous.circle.setAttribute("stroke-width", previous.broken ? 2.5 : 1.5);
-    }
+    if (selected) highlight(selected, false);
     selected = id;
-    const current = circles.get(id);
-    if (current) {
-      current.circle.setAttribute("stroke", COLOURS.selected);
-      current.circle.setAttribute("stroke-width", 4);
-    }
+    highlight(id, true);
     showTool(panel, data, id);
   };
+  render();
   svg.addEventListener("click", (event) => {
     const group = event.target.closest && event.target.closest("g.node.tool");
     if (group) select(group.getAttribute("data-tool"));
@@ -175,8 +173,27 @@ function start() {
       select(group.getAttribute("data-tool"));
     }
   });
+  toggle?.addEventListener("click", () => {
+    all = !all;
+    render();
+  });
+  // Search: the first tool whose name contains the text is selected (and drawn, if it was not).
+  search?.addEventListener("change", () => {
+    const wanted = search.value.trim().toLowerCase();
+    if (wanted === "") return;
+    const found = data.nodes.find((n) => n.kind === "tool" && n.id.toLowerCase().includes(wanted));
+    if (!found) {
+      panel.replaceChildren(text("p", `No tool matches “${search.value.trim()}”.`, "muted"));
+      return;
+    }
+    if (!circles.has(found.id)) {
+      all = true;
+      render();
+    }
+    select(found.id);
+    svg.querySelector(`g.node[data-tool="${CSS.escape(found.id)}"]`)?.focus();
+  });
   document.getElementById("download-svg")?.addEventListener("click", () => download(svg));
-  svg.setAttribute("data-drawn", String(data.nodes.length));
   performance.mark("graph-drawn");
 }
 

@@ -12,7 +12,7 @@ export interface GraphView {
 const TRAJECTORY_COMMAND = `curl -X POST $BASE/v1/graph/trajectories -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\
      -d '{"trajectories":[{"id":"t1","tools":["getSearchMovie","getMovieMovieIdCredits"]}]}'`;
 
-/** The ToolNet graph, laid out and drawn as SVG in the browser (d3-force), with a detail panel. */
+/** The ToolNet graph drawn as SVG in the browser (learned transitions first, start to end; the rest on demand), with a search and a detail panel. */
 export function GraphPage(props: { session: Session; graph: GraphView }) {
   const tools = props.graph.nodes.filter((n) => n.kind === "tool").length;
   if (tools === 0) {
@@ -29,16 +29,21 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
     <Layout title="Graph" section="graph" session={props.session} scripts={["/console/assets/graph.js"]}>
       <h1>Tool graph</h1>
       <p class="muted">
-        {tools} tools, {props.graph.edges.length} learned transitions. Edge width is the transition weight; tools drawn in red are broken
-        (negative evaluator score, most recent calls failing, or probing failed). Select a tool (click, or Tab and Enter) to see its successors and
-        feedback.
+        {tools} tools, {props.graph.edges.length} learned transitions. The learned transitions are drawn first, from start (left) to end (right); edge
+        width is the transition weight; tools drawn in red are broken (negative evaluator score, most recent calls failing, or probing failed). Select a
+        tool (click, or Tab and Enter) to see its successors and feedback.
       </p>
       {props.graph.edges.length === 0 ? (
         <p class="message info" role="status">
-          No transitions learned yet: runs teach the graph, or import trajectories: <code>{TRAJECTORY_COMMAND}</code>
+          No transitions learned yet: runs and chatbots' conversations teach the graph, or import trajectories: <code>{TRAJECTORY_COMMAND}</code>
         </p>
       ) : null}
       <div class="actions">
+        <label for="graph-search">Find a tool</label>
+        <input id="graph-search" type="search" placeholder="name, then Enter" />
+        <button type="button" id="show-all" class="secondary">
+          {`Show all ${tools} tools`}
+        </button>
         <button type="button" id="download-svg" class="secondary">
           Download SVG
         </button>

@@ -1,11 +1,13 @@
 import type { Child } from "hono/jsx";
 import type { Session } from "../session";
 
-export type Section = "tools" | "graph" | "runs" | "jobs" | "admin" | "sign-in";
+export type Section = "tools" | "graph" | "route" | "learning" | "runs" | "jobs" | "admin" | "sign-in";
 
 const SECTIONS: { id: Section; href: string; label: string }[] = [
   { id: "tools", href: "/console/tools", label: "Tools" },
   { id: "graph", href: "/console/graph", label: "Graph" },
+  { id: "route", href: "/console/route", label: "Route" },
+  { id: "learning", href: "/console/learning", label: "Learning" },
   { id: "runs", href: "/console/runs", label: "Runs" },
   { id: "jobs", href: "/console/jobs", label: "Jobs" },
 ];

@@ -1,0 +1,252 @@
+/**
+ * Implicit learning (issue 30): a simulated chatbot replays a seeded, shuffled stream of dev
+ * tasks against a fresh tenant through the MCP face with the SDK's own client, one connection per
+ * conversation: find_tools, call the gold tools in order (find_tools with previous_tool before
+ * each later one), end the session; it never sends feedback. The same stream runs, interleaved
+ * task by task, on a second fresh tenant with implicit learning off.
+ *
+ *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N] [--overhead-rounds=300]   (--sets=none: the overhead phase alone)
+ *
+ * Figures per window of the stream (first 50 tasks, then every 100), on tasks the tenant has not
+ * seen: first-step recall@5 (the first gold tool among the 5 candidates find_tools offers) and
+ * later-step hit@5 (the next gold tool among 5 candidates after the previous gold tool), with
+ * learning on and off. Overhead: call_tool latency p50 with recording against without (learning
+ * off), interleaved in the same run. Data: ../shared/data (or $ATC_DATA); RestBench's 54-tool
+ * catalog and 100 tasks are the held-out small catalog (no set here was used to tune anything).
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { apiBankTrajectories } from "../functions/toolnet/graph";
+import type { ToolDefinition } from "../functions/tools/definition";
+import { importToolList } from "../functions/tools/list-import";
+import { importOpenApi } from "../functions/tools/openapi-import";
+import { connectMcp } from "../test/helpers/mcp-client";
+import { createTenant, WORLD_ORIGIN, type TestService } from "../test/helpers/service";
+import { startBenchService } from "./lib/bench-service";
+import { machineLine, ms, seededRandom, shuffle, summary, table } from "./lib/stats";
+import { batches, corpusItems, readData } from "./lib/tool-corpus";
+
+const K = 5;
+
+function option(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
+}
+
+interface Task {
+  text: string;
+  gold: string[];
+}
+
+interface Dataset {
+  label: string;
+  /** Registration bodies for POST /v1/tools/import. */
+  imports: Record<string, unknown>[];
+  defs: ToolDefinition[];
+  tasks: Task[];
+}
+
+type ListTool = { name: string; method: string; url: string; description: string; parameters: { name: string; in: string; required: boolean; type: string; description?: string }[] };
+
+function listDataset(label: string, source: string, items: ListTool[], tasks: Task[]): Dataset {
+  const { tools } = importToolList(items);
+  const names = new Set(tools.map((t) => t.name));
+  const imports = batches(items, 2_500, 6 * 1024 * 1024).map((batch) => ({ format: "list", source, tools: batch }));
+  return { label, imports, defs: tools, tasks: tasks.filter((t) => t.gold.length > 0 && t.gold.every((g) => names.has(g))) };
+}
+
+function apiBank(): Dataset {
+  const catalog = readData("api-bank/api_catalog_from_source.json") as { apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }> }[] };
+  const typeOf = (t: string): string => ({ str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" })[t] ?? "string";
+  const items = catalog.apis.map((api) => ({
+    name: api.name,
+    method: "POST",
+    url: `https://api-bank.example.com/${api.name}`,
+    description: api.description,
+    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
+  }));
+  const records = readData("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
+  const utterance = new Map(records.map((r) => [`api-bank:${r.source}/${r.file}`, r.first_user_utterance]));
+  const tasks = apiBankTrajectories(records).trajectories.map((t) => ({ text: utterance.get(t.id) ?? "", gold: [...t.tools] }));
+  return listDataset("API-Bank", "api-bank", items, tasks);
+}
+
+function stableToolBench(): Dataset {
+  const entries = readData("stabletoolbench/api_corpus.json") as { id: string }[];
+  const items = corpusItems();
+  const byId = new Map(entries.map((entry, i) => [entry.id, items[i]?.name ?? ""]));
+  const queries = readData("stabletoolbench/retrieval_queries.json") as { query: string; relevant_api_ids: string[] }[];
+  const tasks = queries.map((q) => ({ text: q.query, gold: [...new Set(q.relevant_api_ids.map((id) => byId.get(id) ?? ""))] }));
+  return listDataset("StableToolBench (gold order as listed)", "stabletoolbench", items as ListTool[], tasks);
+}
+
+function sealTools(): Dataset {
+  const tools = readData("seal-tools/tools.json") as { name: string; description: string; parameters: { name: string; type: string; required: boolean; description?: string }[] }[];
+  const items = tools.map((t) => ({
+    name: t.name,
+    method: "POST",
+    url: `https://seal-tools.example.com/${t.name}`,
+    description: t.description,
+    parameters: t.parameters.map((p) => ({ name: p.name, in: "body", required: p.required, type: p.type, ...(p.description === undefined ? {} : { description: p.description }) })),
+  }));
+  const queries = readData("seal-tools/queries.json") as { split: string; query: string; gold: string[] }[];
+  return listDataset("Seal-Tools dev", "seal-tools", items, queries.filter((q) => q.split === "dev").map((q) => ({ text: q.query, gold: q.gold })));
+}
+
+async function restBench(): Promise<Dataset> {
+  const document = readData("restbench-tmdb/openapi.json") as Record<string, unknown>;
+  const serverUrl = `${WORLD_ORIGIN}/tmdb`;
+  const { tools } = await importOpenApi(document, { serverUrl });
+  const byOperation = new Map(tools.map((t) => [t.operation, t.name]));
+  const tasks = (readData("restbench-tmdb/tasks.json") as { query: string; solution: string[] }[]).map((t) => ({ text: t.query, gold: t.solution.map((op) => byOperation.get(op) ?? "") }));
+  return { label: "RestBench TMDB (held-out catalog)", imports: [{ format: "openapi", document, serverUrl }], defs: tools, tasks: tasks.filter((t) => t.gold.every((g) => g !== "")) };
+}
+
+const DATASETS: Record<string, () => Dataset | Promise<Dataset>> = { "api-bank": apiBank, stabletoolbench: stableToolBench, "seal-tools": sealTools, restbench: restBench };
+
+/** Arguments that pass validation: a placeholder of the right type for every required parameter. */
+function placeholderArguments(def: ToolDefinition | undefined): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const p of def?.parameters ?? []) {
+    if (!p.required) continue;
+    const schema = p.schema as { type?: string; enum?: unknown[]; default?: unknown };
+    const byType: Record<string, unknown> = { integer: 1, number: 1, boolean: true, array: [], object: {} };
+    args[p.name] = schema.default ?? schema.enum?.[0] ?? byType[schema.type ?? ""] ?? "x";
+  }
+  return args;
+}
+
+interface Conversation {
+  firstHit: boolean;
+  laterHits: boolean[];
+  callMs: number[];
+}
+
+async function findTools(client: Client, task: string, previous: string | null): Promise<string[]> {
+  const answer = CallToolResultSchema.parse(await client.callTool({ name: "find_tools", arguments: { task, k: K, ...(previous === null ? {} : { previous_tool: previous }) } }, CallToolResultSchema));
+  return ((answer.structuredContent as { candidates?: { name: string }[] } | undefined)?.candidates ?? []).map((c) => c.name);
+}
+
+/** One conversation of the simulated chatbot: search, call the gold tools in order, end the session. */
+async function converse(service: TestService, key: string, task: Task, defs: ReadonlyMap<string, ToolDefinition>): Promise<Conversation> {
+  const client = await connectMcp(service, key);
+  const result: Conversation = { firstHit: false, laterHits: [], callMs: [] };
+  try {
+    let previous: string | null = null;
+    for (const [step, tool] of task.gold.entries()) {
+      const offered = (await findTools(client, task.text, previous)).slice(0, K);
+      if (step === 0) result.firstHit = offered.includes(tool);
+      else result.laterHits.push(offered.includes(tool));
+      const t0 = performance.now();
+      await client.callTool({ name: "call_tool", arguments: { name: tool, arguments: placeholderArguments(defs.get(tool)) } }, CallToolResultSchema);
+      result.callMs.push(performance.now() - t0);
+      previous = tool;
+    }
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+  } finally {
+    await client.close();
+  }
+  return result;
+}
+
+async function freshTenant(service: TestService, id: string, dataset: Dataset, implicit: boolean): Promise<string> {
+  const { key } = await createTenant(service, id);
+  for (const body of dataset.imports) {
+    const answer = await service.json("POST", "/v1/tools/import", { key, body });
+    if (answer.status !== 200) throw new Error(`${id}: tool import answered ${answer.status}`);
+  }
+  const settings = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit } });
+  if (settings.status !== 200) throw new Error(`${id}: learning settings answered ${settings.status}`);
+  return key;
+}
+
+/** Windows of the stream: the first 50 tasks, then every 100. */
+function windows(length: number): [number, number][] {
+  const out: [number, number][] = [[0, Math.min(50, length)]];
+  for (let start = 50; start < length; start += 100) out.push([start, Math.min(start + 100, length)]);
+  return out;
+}
+
+const share = (values: readonly boolean[]): string => (values.length === 0 ? "–" : (values.filter(Boolean).length / values.length).toFixed(3));
+
+async function runSet(service: TestService, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
+  const stream = shuffle([...dataset.tasks], seededRandom(seed)).slice(0, limit);
+  const defs = new Map(dataset.defs.map((d) => [d.name, d]));
+  const learning = await freshTenant(service, `implicit-on-${name}`, dataset, true);
+  const baseline = await freshTenant(service, `implicit-off-${name}`, dataset, false);
+  const on: Conversation[] = [];
+  const off: Conversation[] = [];
+  for (const task of stream) {
+    on.push(await converse(service, learning, task, defs));
+    off.push(await converse(service, baseline, task, defs));
+  }
+  const rows = windows(stream.length).map(([from, to]) => {
+    const [a, b] = [on.slice(from, to), off.slice(from, to)];
+    return [`${from + 1}–${to}`, share(a.map((c) => c.firstHit)), share(b.map((c) => c.firstHit)), share(a.flatMap((c) => c.laterHits)), share(b.flatMap((c) => c.laterHits))];
+  });
+  console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools`);
+  console.log(table(["tasks", "first-step recall@5 on", "off", "later-step hit@5 on", "off"], rows));
+  const [withRecording, without] = [summary(on.flatMap((c) => c.callMs)), summary(off.flatMap((c) => c.callMs))];
+  console.log(`call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`);
+}
+
+/**
+ * Recording's cost on a call: the same find_tools then call_tool, `rounds` times, on a tenant that
+ * records and one that does not, interleaved (order alternating), one conversation per 10 rounds;
+ * only call_tool is timed.
+ */
+async function overhead(service: TestService, rounds: number): Promise<void> {
+  const dataset = await restBench();
+  const defs = new Map(dataset.defs.map((d) => [d.name, d]));
+  const tenants = [await freshTenant(service, "overhead-on", dataset, true), await freshTenant(service, "overhead-off", dataset, false)];
+  const clients: (Client | undefined)[] = [undefined, undefined];
+  const timings: number[][] = [[], []];
+  const [task] = dataset.tasks;
+  if (task === undefined) throw new Error("no RestBench task");
+  const [first] = task.gold;
+  for (let round = 0; round < rounds; round++) {
+    for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      if (round % 10 === 0) {
+        const old = clients[which];
+        if (old !== undefined) {
+          await (old.transport as StreamableHTTPClientTransport).terminateSession();
+          await old.close();
+        }
+        clients[which] = await connectMcp(service, tenants[which] ?? "");
+      }
+      const client = clients[which];
+      if (client === undefined || first === undefined) continue;
+      await findTools(client, task.text, null);
+      const t0 = performance.now();
+      await client.callTool({ name: "call_tool", arguments: { name: first, arguments: placeholderArguments(defs.get(first)) } }, CallToolResultSchema);
+      timings[which]?.push(performance.now() - t0);
+    }
+  }
+  for (const client of clients) await client?.close();
+  const [on, off] = timings.map((t) => summary(t));
+  if (on === undefined || off === undefined) return;
+  console.log(`\nRecording overhead (${rounds} interleaved call_tool after find_tools, RestBench tool ${first}):`);
+  console.log(`call_tool p50 ${ms(on.p50)} recording, ${ms(off.p50)} not: ${(on.p50 / off.p50).toFixed(2)}×; p99 ${ms(on.p99)} / ${ms(off.p99)}`);
+}
+
+async function main(): Promise<void> {
+  const sets = option("sets", "api-bank,stabletoolbench,seal-tools,restbench").split(",").filter((name) => name !== "" && name !== "none");
+  const seed = Number(option("seed", "30"));
+  const limit = Number(option("limit", "100000"));
+  console.log(`Implicit learning through the MCP face — ${machineLine()}`);
+  const { service } = await startBenchService({ outbound: () => Response.json({ ok: true, results: [{ id: 1, name: "x" }] }) });
+  try {
+    for (const name of sets) {
+      const load = DATASETS[name];
+      if (load === undefined) throw new Error(`unknown set ${name}; sets: ${Object.keys(DATASETS).join(", ")}`);
+      await runSet(service, name, await load(), seed, limit);
+    }
+    const rounds = Number(option("overhead-rounds", "300"));
+    if (rounds > 0) await overhead(service, rounds);
+  } finally {
+    await service.dispose();
+  }
+}
+
+await main();

@@ -1,0 +1,110 @@
+import type { Session } from "../session";
+import type { LearningChart } from "../learning-chart";
+import { CsrfField, Layout } from "./layout";
+import { EmptyState, ErrorMessage, Notice } from "./parts";
+
+export interface ObservedSummary {
+  id: string;
+  lastAt: string;
+  closedAt: string | null;
+  trajectories: { task: string | null; terms: string; tools: string[] }[];
+}
+
+const percent = (share: number): string => `${Math.round(share * 100)} %`;
+
+/** The chart itself: plain SVG, drawn on the server, readable without a script. */
+function Chart(props: { chart: LearningChart }) {
+  const { chart } = props;
+  const { plot } = chart;
+  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const last = chart.points.at(-1);
+  const summary =
+    last === undefined ? "No data." : `Last day ${last.day}: ${last.share === null ? "no search followed by a call" : `${percent(last.share)} of ${last.searches} searches offered the tool called next`}.`;
+  return (
+    <svg id="learning-chart" viewBox={`0 0 ${chart.width} ${chart.height}`} role="img" aria-labelledby="learning-chart-title learning-chart-desc" xmlns="http://www.w3.org/2000/svg">
+      <title id="learning-chart-title">Learning curve</title>
+      <desc id="learning-chart-desc">{summary}</desc>
+      {ticks.map((t) => {
+        const y = plot.bottom - t * (plot.bottom - plot.top);
+        return (
+          <g class="tick">
+            <line x1={plot.left} x2={plot.right} y1={y} y2={y} stroke="#d0d7de" stroke-width="1" />
+            <text x={plot.left - 8} y={y + 4} text-anchor="end" font-size="11" fill="#57606a">
+              {percent(t)}
+            </text>
+          </g>
+        );
+      })}
+      {chart.bars.map((bar) => (
+        <rect class="sessions" x={bar.x} y={bar.y} width={bar.width} height={bar.height} fill="#d8b9ff" data-day={bar.day} data-sessions={bar.sessions}>
+          <title>{`${bar.day}: learned from ${bar.sessions} conversations`}</title>
+        </rect>
+      ))}
+      {chart.line === "" ? null : <polyline points={chart.line} fill="none" stroke="#0550ae" stroke-width="2.5" />}
+      {chart.points.map((p) =>
+        p.y === null || p.share === null ? null : (
+          <circle class="share" cx={p.x} cy={p.y} r="4" fill="#0550ae" data-day={p.day} data-share={p.share.toFixed(3)}>
+            <title>{`${p.day}: ${percent(p.share)} of ${p.searches} searches offered the tool called next`}</title>
+          </circle>
+        ),
+      )}
+      {chart.points.map((p, i) =>
+        i === 0 || i === chart.points.length - 1 || chart.points.length <= 8 ? (
+          <text x={p.x} y={plot.bottom + 18} text-anchor="middle" font-size="11" fill="#57606a">
+            {p.day}
+          </text>
+        ) : null,
+      )}
+      <text x={plot.right + 8} y={plot.bottom} font-size="11" fill="#8250df">{`bars: conversations learned (max ${chart.maxSessions})`}</text>
+    </svg>
+  );
+}
+
+/** Implicit learning at a glance: the curve, the switch, and the latest observed conversations. */
+export function LearningPage(props: { session: Session; chart: LearningChart; implicit: boolean; sessions: ObservedSummary[]; error?: string; notice?: string }) {
+  return (
+    <Layout title="Learning" section="learning" session={props.session}>
+      <h1>Learning from use</h1>
+      <p class="muted">
+        What chatbots search for and then call (over MCP, or REST calls with a <code>Conversation-Id</code> header) teaches routing, with no feedback
+        call. The line is the share of searches whose offered tools included the tool called next, per day; the bars are the conversations learned from.
+      </p>
+      <ErrorMessage message={props.error} />
+      <Notice message={props.notice} />
+      {props.chart.points.length === 0 ? (
+        <EmptyState title="Nothing observed yet" command="find_tools, then call_tool, in one MCP session">
+          <p>Connect a chatbot over MCP (or send a Conversation-Id with /v1/route and the tool calls that follow); its conversations show up here.</p>
+        </EmptyState>
+      ) : (
+        <figure class="chart">
+          <Chart chart={props.chart} />
+        </figure>
+      )}
+      <form method="post" action="/console/learning/settings" class="actions">
+        <CsrfField session={props.session} />
+        <input type="hidden" name="implicit" value={props.implicit ? "false" : "true"} />
+        <span>{props.implicit ? "Implicit learning is on." : "Implicit learning is off."}</span>
+        <button type="submit" class="secondary">
+          {props.implicit ? "Turn implicit learning off" : "Turn implicit learning on"}
+        </button>
+      </form>
+      <h2>Latest conversations</h2>
+      {props.sessions.length === 0 ? (
+        <p class="muted">None.</p>
+      ) : (
+        <ul id="observed-sessions">
+          {props.sessions.map((s) => (
+            <li>
+              <code>{s.id}</code> {s.closedAt === null ? "(open)" : ""}
+              {s.trajectories.map((t) => (
+                <div>
+                  {t.task ?? `terms: ${t.terms}`} → {t.tools.join(" → ")}
+                </div>
+              ))}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Layout>
+  );
+}
