@@ -90,7 +90,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
     return limitBodies.limit(c, next);
   });
 
-  app.onError(async (error, c) => problemResponse((await refusalOf(c.var.admission)) ?? toProblem(error), c.req.path));
+  // The service's own errors (auth's counted refusal included) stand; anything else a refused tenant caused is the refusal.
+  app.onError(async (error, c) => problemResponse((error instanceof ApiError ? undefined : await refusalOf(c.var.admission)) ?? toProblem(error), c.req.path));
   app.notFound((c) => problemResponse({ kind: "not-found", detail: `No route ${c.req.method} ${c.req.path}.` }, c.req.path));
   return app;
 }
