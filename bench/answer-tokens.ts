@@ -119,8 +119,16 @@ function rankedOf(answer: Answer): { tool: string; weight: number }[] {
 }
 
 /** The answer as the service built it before compact views (route() in tenant-routing.ts then). */
-function fullAnswer(ranked: readonly { tool: string; weight: number }[], previous: string, defs: ReadonlyMap<string, ToolDefinition>): { prompt: string; tools: OpenAiTool[] } {
-  const prompt = formatPromptBlock({ previous, candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })), describe: (tool) => oldShortDescription(defs.get(tool)) });
+function fullAnswer(
+  ranked: readonly { tool: string; weight: number }[],
+  previous: string,
+  defs: ReadonlyMap<string, ToolDefinition>,
+): { prompt: string; tools: OpenAiTool[] } {
+  const prompt = formatPromptBlock({
+    previous,
+    candidates: ranked.map((r) => ({ ...r, exact: r.weight / 1000 })),
+    describe: (tool) => oldShortDescription(defs.get(tool)),
+  });
   const tools = ranked.flatMap((r) => {
     const def = defs.get(r.tool);
     return def === undefined ? [] : [openAiTool(def)];
@@ -130,7 +138,10 @@ function fullAnswer(ranked: readonly { tool: string; weight: number }[], previou
 
 /** The views a tool had at this branch's start: every optional parameter shown with its schema, none of LATER_RULES. */
 function branchStartViews(def: ToolDefinition): ToolViews {
-  return countedViews(compactView(def, { ...COMPACT_LIMITS, optionalParametersShown: Number.POSITIVE_INFINITY }, { without: LATER_RULES }).tool, requiredOnlyView(def, REQUIRED_ONLY_LIMITS, { without: LATER_RULES }).tool);
+  return countedViews(
+    compactView(def, { ...COMPACT_LIMITS, optionalParametersShown: Number.POSITIVE_INFINITY }, { without: LATER_RULES }).tool,
+    requiredOnlyView(def, REQUIRED_ONLY_LIMITS, { without: LATER_RULES }).tool,
+  );
 }
 
 /** The rules added after `optional-parameters-named-only`, in the order they were added (README: answer-tokens). */
@@ -172,7 +183,11 @@ class ViewCache {
     let cache = this.#views.get(which);
     if (cache === undefined) this.#views.set(which, (cache = new Map()));
     let v = cache.get(tool);
-    if (v === undefined) cache.set(tool, (v = which === "now" ? toolViews(def) : which === "start" ? branchStartViews(def) : viewsUpTo(def, which === "named-only" ? undefined : which)));
+    if (v === undefined)
+      cache.set(
+        tool,
+        (v = which === "now" ? toolViews(def) : which === "start" ? branchStartViews(def) : viewsUpTo(def, which === "named-only" ? undefined : which)),
+      );
     return v;
   }
 }
@@ -197,18 +212,38 @@ const answerTokens = (answer: { prompt?: string | undefined; tools?: OpenAiTool[
  * ranked list to the tokens of what that answer returns.
  */
 const CONFIGURATIONS: readonly { name: string; tokens: (list: Ranked, cache: ViewCache, cell: Cell) => number }[] = [
-  { name: "full definitions + described prompt (before compact views)", tokens: (list, _cache, cell) => answerTokens(fullAnswer(list.ranked, list.previous, cell.defs)) },
+  {
+    name: "full definitions + described prompt (before compact views)",
+    tokens: (list, _cache, cell) => answerTokens(fullAnswer(list.ranked, list.previous, cell.defs)),
+  },
   { name: "full definitions, tools only", tokens: (list, _cache, cell) => answerTokens({ tools: fullAnswer(list.ranked, list.previous, cell.defs).tools }) },
-  { name: "branch start: compact views, prompt + tools", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools", "prompt"])) },
+  {
+    name: "branch start: compact views, prompt + tools",
+    tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools", "prompt"])),
+  },
   { name: "+ include default tools only", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "start", ["tools"])) },
   { name: "+ optional-parameters-named-only", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "named-only", ["tools"])) },
-  { name: "+ restating-descriptions-dropped", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "restating-descriptions-dropped", ["tools"])) },
+  {
+    name: "+ restating-descriptions-dropped",
+    tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "restating-descriptions-dropped", ["tools"])),
+  },
   { name: "+ described-defaults-dropped (service default now)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools"])) },
-  { name: "  (now, with prompt: include tools + prompt)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools", "prompt"])) },
+  {
+    name: "  (now, with prompt: include tools + prompt)",
+    tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["tools", "prompt"])),
+  },
   { name: "  (now, prompt alone: eq. 4 list)", tokens: (list, cache, cell) => answerTokens(budgeted(list, cache, cell, "now", ["prompt"])) },
   {
     name: "floor: envelope + name + required types only",
-    tokens: (list, _cache, cell) => tokens(JSON.stringify(list.ranked.flatMap((r) => { const def = cell.defs.get(r.tool); return def === undefined ? [] : [floorEntry(def)]; }))),
+    tokens: (list, _cache, cell) =>
+      tokens(
+        JSON.stringify(
+          list.ranked.flatMap((r) => {
+            const def = cell.defs.get(r.tool);
+            return def === undefined ? [] : [floorEntry(def)];
+          }),
+        ),
+      ),
   },
 ];
 const BEFORE = CONFIGURATIONS[0]?.name ?? "";
@@ -218,7 +253,11 @@ const FULL_TOOLS = CONFIGURATIONS[1]?.name ?? "";
 /** Every configuration's tokens for each of the cell's ranked lists. */
 function configurationTokens(cell: Cell): void {
   const cache = new ViewCache(cell.defs);
-  for (const configuration of CONFIGURATIONS) cell.configurations.set(configuration.name, cell.rankedLists.map((list) => configuration.tokens(list, cache, cell)));
+  for (const configuration of CONFIGURATIONS)
+    cell.configurations.set(
+      configuration.name,
+      cell.rankedLists.map((list) => configuration.tokens(list, cache, cell)),
+    );
 }
 
 /**
@@ -229,7 +268,11 @@ function configurationTokens(cell: Cell): void {
  */
 function assemblyTimes(cell: Cell): { now: number[]; start: number[]; before: number[] } {
   const cache = new ViewCache(cell.defs);
-  for (const list of cell.rankedLists) for (const r of list.ranked) { cache.views(r.tool, "now"); cache.views(r.tool, "start"); }
+  for (const list of cell.rankedLists)
+    for (const r of list.ranked) {
+      cache.views(r.tool, "now");
+      cache.views(r.tool, "start");
+    }
   const time = (run: () => unknown): number => {
     const t = performance.now();
     JSON.stringify(run());
@@ -265,7 +308,12 @@ function queries(): Query[] {
 
 /** Recorded transitions a → b with both tools in the tenant, each with its run's query text. */
 function transitions(names: ReadonlySet<string>): { previous: string; next: string; task: string }[] {
-  const texts = new Map((readData("stabletoolbench/retrieval_queries.json") as { group: string; query_id: number; query: string }[]).map((q) => [`stabletoolbench:${q.group}:${q.query_id}`, q.query]));
+  const texts = new Map(
+    (readData("stabletoolbench/retrieval_queries.json") as { group: string; query_id: number; query: string }[]).map((q) => [
+      `stabletoolbench:${q.group}:${q.query_id}`,
+      q.query,
+    ]),
+  );
   const out: { previous: string; next: string; task: string }[] = [];
   for (const t of stableToolBenchTrajectories(readData("stabletoolbench/gpt35_tool_sequences.json")).trajectories) {
     for (let i = 0; i + 1 < t.tools.length; i += 1) {
@@ -278,7 +326,11 @@ function transitions(names: ReadonlySet<string>): { previous: string; next: stri
 
 async function timedJson<T>(service: TestService, method: string, path: string, key: string, body?: unknown): Promise<{ ms: number; body: T }> {
   const t0 = performance.now();
-  const response = await service.fetch(path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await service.fetch(path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   const elapsed = performance.now() - t0;
   if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
@@ -296,14 +348,33 @@ async function measureSize(service: TestService, size: number, answers: number, 
   // bench measures answers, not quotas.
   const quotas = await service.json("PUT", "/v1/settings/quotas", { key: setup.key, body: { rates: { reads: UNLIMITED_RATE, routing: UNLIMITED_RATE } } });
   if (quotas.status !== 200) throw new Error(`quota update failed: ${quotas.status} ${JSON.stringify(quotas.body).slice(0, 300)}`);
-  console.log(`[${int(size)} tools] import ${seconds(setup.toolImportMs)} (compact views and their token counts computed there), trajectories ${seconds(setup.trajectoryImportMs)}`);
+  console.log(
+    `[${int(size)} tools] import ${seconds(setup.toolImportMs)} (compact views and their token counts computed there), trajectories ${seconds(setup.trajectoryImportMs)}`,
+  );
   const steps = transitions(nameSet);
   const scoredQueries = allQueries.filter((q) => q.gold.some((g) => nameSet.has(g)));
   const random = seededRandom(size);
   const cells: Cell[] = [];
   for (const k of [5, 8]) {
     for (const step of ["first", "later"] as const) {
-      const cell: Cell = { size, k, step, compact: [], configurations: new Map(), overBudgetAnswers: 0, overBudgetTools: 0, shown1: 0, ranked1: 0, shownK: 0, rankedK: 0, scored: 0, routeMs: [], authMs: [], rankedLists: [], defs };
+      const cell: Cell = {
+        size,
+        k,
+        step,
+        compact: [],
+        configurations: new Map(),
+        overBudgetAnswers: 0,
+        overBudgetTools: 0,
+        shown1: 0,
+        ranked1: 0,
+        shownK: 0,
+        rankedK: 0,
+        scored: 0,
+        routeMs: [],
+        authMs: [],
+        rankedLists: [],
+        defs,
+      };
       for (let i = 0; i < answers; i += 1) {
         let body: Record<string, unknown>;
         let gold: string[] = [];
@@ -325,8 +396,10 @@ async function measureSize(service: TestService, size: number, answers: number, 
         const answer = routed.body;
         const promptTokens = answer.prompt === undefined ? 0 : tokens(answer.prompt);
         const toolsTokens = answer.tools === undefined ? 0 : tokens(JSON.stringify(answer.tools));
-        if (promptTokens !== answer.tokens.prompt || toolsTokens !== answer.tokens.tools) throw new Error(`reported tokens ${JSON.stringify(answer.tokens)} ≠ counted ${promptTokens} + ${toolsTokens}`);
-        if (promptTokens + toolsTokens > answer.tokens.budget) throw new Error(`answer over its budget: ${promptTokens + toolsTokens} > ${answer.tokens.budget}`);
+        if (promptTokens !== answer.tokens.prompt || toolsTokens !== answer.tokens.tools)
+          throw new Error(`reported tokens ${JSON.stringify(answer.tokens)} ≠ counted ${promptTokens} + ${toolsTokens}`);
+        if (promptTokens + toolsTokens > answer.tokens.budget)
+          throw new Error(`answer over its budget: ${promptTokens + toolsTokens} > ${answer.tokens.budget}`);
         cell.compact.push(promptTokens + toolsTokens);
         cell.rankedLists.push({ previous, ranked: rankedOf(answer) });
         if (answer.overBudget.length > 0) cell.overBudgetAnswers += 1;
@@ -350,10 +423,13 @@ async function measureSize(service: TestService, size: number, answers: number, 
       configurationTokens(cell);
       const local = cell.configurations.get(SERVICE_DEFAULT) ?? [];
       const differs = local.findIndex((n, i) => n !== cell.compact[i]);
-      if (differs >= 0) throw new Error(`answer ${differs}: the local rebuild of the service default has ${local[differs]} tokens, the service's ${cell.compact[differs]}`);
+      if (differs >= 0)
+        throw new Error(`answer ${differs}: the local rebuild of the service default has ${local[differs]} tokens, the service's ${cell.compact[differs]}`);
       cells.push(cell);
       const c = summary(cell.compact);
-      console.log(`[${int(size)} tools] k=${k} ${step}: ${cell.compact.length} answers, mean ${int(c.mean)} tokens (before compact views ${int(summary(cell.configurations.get(BEFORE) ?? []).mean)})`);
+      console.log(
+        `[${int(size)} tools] k=${k} ${step}: ${cell.compact.length} answers, mean ${int(c.mean)} tokens (before compact views ${int(summary(cell.configurations.get(BEFORE) ?? []).mean)})`,
+      );
     }
   }
   return cells;
@@ -372,7 +448,15 @@ function valueFor(schema: Record<string, unknown>): unknown {
   return sample(schema as never, { skipReadOnly: true });
 }
 
-function callsFromViews(defs: readonly ToolDefinition[]): { tools: number; validFull: number; compactOk: number; requiredOk: number; namedOnlyTools: number; namedOnlyOk: number; failures: string[] } {
+function callsFromViews(defs: readonly ToolDefinition[]): {
+  tools: number;
+  validFull: number;
+  compactOk: number;
+  requiredOk: number;
+  namedOnlyTools: number;
+  namedOnlyOk: number;
+  failures: string[];
+} {
   const out = { tools: defs.length, validFull: 0, compactOk: 0, requiredOk: 0, namedOnlyTools: 0, namedOnlyOk: 0, failures: [] as string[] };
   for (const def of defs) {
     const fullCall = valueFor(openAiTool(def).function.parameters ?? NO_PARAMETERS) as Record<string, unknown>;
@@ -404,7 +488,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const sizes = option("sizes", "1000,10000").split(",").map(Number);
   const answers = Number(option("answers", "500"));
-  if (sizes.some((s) => !Number.isInteger(s) || s < 10 || s > 50_000) || !Number.isInteger(answers) || answers < 1 || answers > 10_000) throw new Error("--sizes: 10..50000; --answers: 1..10000");
+  if (sizes.some((s) => !Number.isInteger(s) || s < 10 || s > 50_000) || !Number.isInteger(answers) || answers < 1 || answers > 10_000)
+    throw new Error("--sizes: 10..50000; --answers: 1..10000");
   console.log(`Tokens per routing answer (o200k_base), compact views + budget vs full definitions — ${machineLine()}`);
   const allQueries = queries();
   const { service } = await startBenchService();
@@ -415,17 +500,47 @@ async function main(): Promise<void> {
     await service.dispose();
   }
 
-  console.log(`\nTokens per answer (what it returns, JSON text), service default budget 2,000; the service's answers, then the same ranked lists answered in each configuration, one rule added at a time`);
+  console.log(
+    `\nTokens per answer (what it returns, JSON text), service default budget 2,000; the service's answers, then the same ranked lists answered in each configuration, one rule added at a time`,
+  );
   const mean = (v: readonly number[]) => v.reduce((sum, x) => sum + x, 0) / Math.max(1, v.length);
   const sorted = (v: readonly number[]) => [...v].sort((x, y) => x - y);
   console.log(
     table(
-      ["tools", "k", "step", "answers", "service mean", "p95", "max", "before mean", "p95", "max", "p95 before ÷ service", "p95 full tools ÷ service", "answers with overBudget"],
+      [
+        "tools",
+        "k",
+        "step",
+        "answers",
+        "service mean",
+        "p95",
+        "max",
+        "before mean",
+        "p95",
+        "max",
+        "p95 before ÷ service",
+        "p95 full tools ÷ service",
+        "answers with overBudget",
+      ],
       cells.map((c) => {
         const a = sorted(c.compact);
         const f = sorted(c.configurations.get(BEFORE) ?? []);
         const t = sorted(c.configurations.get(FULL_TOOLS) ?? []);
-        return [int(c.size), String(c.k), c.step, String(a.length), int(mean(a)), int(percentile(a, 95)), int(a.at(-1) ?? 0), int(mean(f)), int(percentile(f, 95)), int(f.at(-1) ?? 0), `${(percentile(f, 95) / percentile(a, 95)).toFixed(2)}×`, `${(percentile(t, 95) / percentile(a, 95)).toFixed(2)}×`, `${c.overBudgetAnswers} (${c.overBudgetTools} tools)`];
+        return [
+          int(c.size),
+          String(c.k),
+          c.step,
+          String(a.length),
+          int(mean(a)),
+          int(percentile(a, 95)),
+          int(a.at(-1) ?? 0),
+          int(mean(f)),
+          int(percentile(f, 95)),
+          int(f.at(-1) ?? 0),
+          `${(percentile(f, 95) / percentile(a, 95)).toFixed(2)}×`,
+          `${(percentile(t, 95) / percentile(a, 95)).toFixed(2)}×`,
+          `${c.overBudgetAnswers} (${c.overBudgetTools} tools)`,
+        ];
       }),
     ),
   );
@@ -451,7 +566,9 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log(`\nQuality in the same run: what the answer shows vs everything it ranked (first steps: mean recall@k of gold tools; later steps: next tool first / among k)`);
+  console.log(
+    `\nQuality in the same run: what the answer shows vs everything it ranked (first steps: mean recall@k of gold tools; later steps: next tool first / among k)`,
+  );
   console.log(
     table(
       ["tools", "k", "step", "scored", "shown", "ranked", "top-1 shown", "top-1 ranked"],
@@ -480,7 +597,9 @@ async function main(): Promise<void> {
     ),
   );
 
-  console.log(`\nThe answer assembly alone, in this process, on each cell's own ranked lists (after 100 warm-up answers): the service default now (stored views, fitToBudget, exact counts, tools only) vs this branch's start (prompt + tools) vs before compact views (full entries + described prompt block)`);
+  console.log(
+    `\nThe answer assembly alone, in this process, on each cell's own ranked lists (after 100 warm-up answers): the service default now (stored views, fitToBudget, exact counts, tools only) vs this branch's start (prompt + tools) vs before compact views (full entries + described prompt block)`,
+  );
   console.log(
     table(
       ["tools", "k", "step", "now p50", "p99", "branch start p50", "p99", "before p50", "p99"],
@@ -496,7 +615,9 @@ async function main(): Promise<void> {
 
   const corpusDefs = importToolList(corpusItems()).tools;
   const calls = callsFromViews(corpusDefs);
-  console.log(`\nCalls built from views (${int(calls.tools)} corpus tools; ${int(calls.validFull)} where a call built from the full definition validates): compact view ${int(calls.compactOk)} / ${int(calls.validFull)} validate against the full definition, required-only view ${int(calls.requiredOk)} / ${int(calls.validFull)}; tools with named-only optional parameters ${int(calls.namedOnlyTools)}, whose full-definition call (every parameter) passes the shown schema: ${int(calls.namedOnlyOk)} / ${int(calls.namedOnlyTools)}`);
+  console.log(
+    `\nCalls built from views (${int(calls.tools)} corpus tools; ${int(calls.validFull)} where a call built from the full definition validates): compact view ${int(calls.compactOk)} / ${int(calls.validFull)} validate against the full definition, required-only view ${int(calls.requiredOk)} / ${int(calls.validFull)}; tools with named-only optional parameters ${int(calls.namedOnlyTools)}, whose full-definition call (every parameter) passes the shown schema: ${int(calls.namedOnlyOk)} / ${int(calls.namedOnlyTools)}`,
+  );
   if (calls.compactOk !== calls.validFull || calls.requiredOk !== calls.validFull || calls.namedOnlyOk !== calls.namedOnlyTools) process.exitCode = 1;
   for (const failure of calls.failures.slice(0, 10)) console.log(`  ${failure}`);
   console.log(`\n${machineLine()}\ndone in ${seconds(performance.now() - started)}`);

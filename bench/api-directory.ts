@@ -86,7 +86,16 @@ async function importOne(document: DirectoryDocument, sampler: ReturnType<typeof
   sampler.reset();
   const before = process.memoryUsage.rss();
   const started = performance.now();
-  const figures: DocumentFigures = { name: document.name, bytes: document.bytes, operations, imported: 0, ms: 0, peakBytes: 0, warnings: [], invalidSchemas: [] };
+  const figures: DocumentFigures = {
+    name: document.name,
+    bytes: document.bytes,
+    operations,
+    imported: 0,
+    ms: 0,
+    peakBytes: 0,
+    warnings: [],
+    invalidSchemas: [],
+  };
   try {
     const result = await importOpenApi(text);
     figures.ms = performance.now() - started;
@@ -134,19 +143,43 @@ function report(all: DocumentFigures[], elapsedMs: number): void {
   const memory = summary(all.map((d) => Math.max(0, d.peakBytes)));
 
   console.log(`\n${machineLine()}`);
-  console.log(`documents: ${int(all.length)} (${int(withOperations.length)} with operations); imported ${int(all.length - rejected.length)}; rejected whole ${int(rejected.length)}`);
+  console.log(
+    `documents: ${int(all.length)} (${int(withOperations.length)} with operations); imported ${int(all.length - rejected.length)}; rejected whole ${int(rejected.length)}`,
+  );
   for (const [code, n] of [...rejectedByCode].sort((a, b) => b[1] - a[1])) console.log(`  rejected ${code}: ${int(n)}`);
   for (const d of rejected.filter((r) => r.operations > 0)) console.log(`    ${d.name} (${int(d.operations)} operations): ${d.rejected ?? ""}`);
-  console.log(`operations: ${int(operations)} in the documents; imported ${int(imported)}; not imported ${int(operations - imported)} (${int(rejected.reduce((n, d) => n + d.operations, 0))} of them in documents rejected whole)`);
-  console.log(table(["operations skipped, by reason", "count"], [...skippedByReason].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, int(n)])));
-  console.log(table(["warnings, by kind", "count"], [...warningsByKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, int(n)])));
+  console.log(
+    `operations: ${int(operations)} in the documents; imported ${int(imported)}; not imported ${int(operations - imported)} (${int(rejected.reduce((n, d) => n + d.operations, 0))} of them in documents rejected whole)`,
+  );
+  console.log(
+    table(
+      ["operations skipped, by reason", "count"],
+      [...skippedByReason].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, int(n)]),
+    ),
+  );
+  console.log(
+    table(
+      ["warnings, by kind", "count"],
+      [...warningsByKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, int(n)]),
+    ),
+  );
   console.log(`time per document: p50 ${time.p50.toFixed(1)} ms, p99 ${time.p99.toFixed(0)} ms, max ${time.max.toFixed(0)} ms; all: ${seconds(elapsedMs)}`);
   console.log(`peak memory added per document (resident set): p50 ${mb(memory.p50)}, p99 ${mb(memory.p99)}, max ${mb(memory.max)}`);
   const largest = [...all].sort((a, b) => b.bytes - a.bytes).slice(0, 5);
-  console.log(table(
-    ["five largest documents", "size", "operations", "imported", "time", "peak memory", "warnings"],
-    largest.map((d) => [d.name, mb(d.bytes), int(d.operations), d.rejected === undefined ? int(d.imported) : "rejected", seconds(d.ms), mb(d.peakBytes), int(d.warnings.length)]),
-  ));
+  console.log(
+    table(
+      ["five largest documents", "size", "operations", "imported", "time", "peak memory", "warnings"],
+      largest.map((d) => [
+        d.name,
+        mb(d.bytes),
+        int(d.operations),
+        d.rejected === undefined ? int(d.imported) : "rejected",
+        seconds(d.ms),
+        mb(d.peakBytes),
+        int(d.warnings.length),
+      ]),
+    ),
+  );
   console.log(`exported tool schemas failing JSON Schema 2020-12 validation: ${int(invalid.length)} of ${int(exported)}`);
   for (const line of invalid.slice(0, 20)) console.log(`  ${line}`);
 }
@@ -155,7 +188,9 @@ const api = apiDirectoryRoot(root);
 const match = option("match")?.split(",");
 const limit = Number(option("limit") ?? Number.POSITIVE_INFINITY);
 const maxBytes = Number(option("max-bytes") ?? Number.POSITIVE_INFINITY);
-const documents = directoryDocuments(api).filter((d) => (match === undefined || match.some((m) => d.name.includes(m))) && d.bytes <= maxBytes).slice(0, limit);
+const documents = directoryDocuments(api)
+  .filter((d) => (match === undefined || match.some((m) => d.name.includes(m))) && d.bytes <= maxBytes)
+  .slice(0, limit);
 const sampler = startMemorySampler();
 const all: DocumentFigures[] = [];
 const started = performance.now();
@@ -163,7 +198,9 @@ for (const [index, document] of documents.entries()) {
   const figures = await importOne(document, sampler);
   all.push(figures);
   if (args.includes("--verbose") || document.bytes > 2_000_000) {
-    console.error(`${index + 1}/${documents.length} ${document.name}: ${figures.rejected ?? `${figures.imported}/${figures.operations}`} in ${figures.ms.toFixed(0)} ms`);
+    console.error(
+      `${index + 1}/${documents.length} ${document.name}: ${figures.rejected ?? `${figures.imported}/${figures.operations}`} in ${figures.ms.toFixed(0)} ms`,
+    );
   }
 }
 await sampler.stop();

@@ -32,15 +32,27 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 /** A run record of the README's task, shaped as start-run.ts stores it (two sent tool calls). */
 function runRecord(id: string): string {
-  const result = JSON.stringify({ results: Array.from({ length: 20 }, (_, i) => ({ id: 51329 + i, name: `Person ${i}`, known_for: [{ title: "A movie title", overview: "x".repeat(300) }] })) });
+  const result = JSON.stringify({
+    results: Array.from({ length: 20 }, (_, i) => ({ id: 51329 + i, name: `Person ${i}`, known_for: [{ title: "A movie title", overview: "x".repeat(300) }] })),
+  });
   return JSON.stringify({
     id,
     task: "How many movies has Bradley Cooper acted in?",
     candidates: ["getSearchPerson", "getPersonPersonIdMovieCredits"],
     status: "succeeded",
     answer: "42 movies",
-    finalProgram: 'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });\nconst credits = await tools.getPersonPersonIdMovieCredits({ person_id: found.results[0].id });\nreturn `${credits.cast.length} movies`;',
-    attempts: [{ attempt: 1, ok: true, trace: [{ tool: "getSearchPerson", arguments: { query: "Bradley Cooper" }, sent: true, ok: true, status: 200, bytes: result.length, result }, { tool: "getPersonPersonIdMovieCredits", arguments: { person_id: 51329 }, sent: true, ok: true, status: 200, bytes: result.length, result }] }],
+    finalProgram:
+      'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });\nconst credits = await tools.getPersonPersonIdMovieCredits({ person_id: found.results[0].id });\nreturn `${credits.cast.length} movies`;',
+    attempts: [
+      {
+        attempt: 1,
+        ok: true,
+        trace: [
+          { tool: "getSearchPerson", arguments: { query: "Bradley Cooper" }, sent: true, ok: true, status: 200, bytes: result.length, result },
+          { tool: "getPersonPersonIdMovieCredits", arguments: { person_id: 51329 }, sent: true, ok: true, status: 200, bytes: result.length, result },
+        ],
+      },
+    ],
     modelCalls: [{ purpose: "generate", usage: { promptTokens: 2350, completionTokens: 51, totalTokens: 2401 } }],
     trajectory: ["getSearchPerson", "getPersonPersonIdMovieCredits"],
   });
@@ -68,7 +80,8 @@ try {
     const graphObject = await tenantObject(service, `${tenantId}-graph`);
     const afterGraph = await graphObject.storageBytes();
     const record = runRecord("run_x");
-    for (let i = 0; i < runs; i += 1) await graphObject.store("runs").save(`run_capacity_${i}`, "How many movies has Bradley Cooper acted in?", "succeeded", runRecord(`run_capacity_${i}`));
+    for (let i = 0; i < runs; i += 1)
+      await graphObject.store("runs").save(`run_capacity_${i}`, "How many movies has Bradley Cooper acted in?", "succeeded", runRecord(`run_capacity_${i}`));
     const afterRuns = await graphObject.storageBytes();
 
     const exported = await service.json<{ tokens: { count: number } }>("GET", "/v1/export/tools", { key: setup.key });
@@ -88,7 +101,7 @@ try {
     rows.push([
       size.toLocaleString("en"),
       mib(afterTools),
-      `${((afterTools / size) * 10_000 / 1024 / 1024).toFixed(1)} MiB`,
+      `${(((afterTools / size) * 10_000) / 1024 / 1024).toFixed(1)} MiB`,
       mib(afterGraph - afterTools),
       `${((afterRuns - afterGraph) / runs / 1024).toFixed(1)} KiB (record ${(record.length / 1024).toFixed(1)} KiB)`,
       mib(memory),
@@ -100,4 +113,18 @@ try {
   await service.dispose();
 }
 console.log(machineLine());
-console.log(table(["tools", "SQLite after tools", "per 10,000 tools", "+ graph (≈10 successors/tool)", "per stored run", "graph + BM25 heap", "whole set, tokens", "tool import"], rows));
+console.log(
+  table(
+    [
+      "tools",
+      "SQLite after tools",
+      "per 10,000 tools",
+      "+ graph (≈10 successors/tool)",
+      "per stored run",
+      "graph + BM25 heap",
+      "whole set, tokens",
+      "tool import",
+    ],
+    rows,
+  ),
+);

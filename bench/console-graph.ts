@@ -59,7 +59,11 @@ try {
         (async () => {
           const body = await response.body();
           const sizes = await response.request().sizes();
-          return { name: new URL(response.url()).pathname, bytes: sizes.responseHeadersSize + body.byteLength, gzip: sizes.responseHeadersSize + gzipSync(body).byteLength };
+          return {
+            name: new URL(response.url()).pathname,
+            bytes: sizes.responseHeadersSize + body.byteLength,
+            gzip: sizes.responseHeadersSize + gzipSync(body).byteLength,
+          };
         })(),
       );
     };

@@ -66,7 +66,15 @@ function score(rows: readonly { truth: boolean; predicted: boolean }[]): string[
   const fp = rows.filter((r) => !r.truth && r.predicted).length;
   const fn = rows.filter((r) => r.truth && !r.predicted).length;
   const trues = rows.filter((r) => r.truth).length;
-  return [String(trues), String(rows.length - trues), String(tp + fp), (tp / Math.max(1, tp + fp)).toFixed(3), (tp / Math.max(1, tp + fn)).toFixed(3), String(fp), String(fn)];
+  return [
+    String(trues),
+    String(rows.length - trues),
+    String(tp + fp),
+    (tp / Math.max(1, tp + fp)).toFixed(3),
+    (tp / Math.max(1, tp + fn)).toFixed(3),
+    String(fp),
+    String(fn),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -80,7 +88,9 @@ async function main(): Promise<void> {
     const known = byName.get(key);
     byName.set(key, { truth: row.truth, predicted: (known?.predicted ?? false) || row.predicted });
   }
-  console.log(`\nRestBench TMDB: ${defs.length} tools, ${Object.values(labels.entities).reduce((n, fields) => n + Object.values(fields).filter((e) => e !== null).length, 0)} labelled identifier fields`);
+  console.log(
+    `\nRestBench TMDB: ${defs.length} tools, ${Object.values(labels.entities).reduce((n, fields) => n + Object.values(fields).filter((e) => e !== null).length, 0)} labelled identifier fields`,
+  );
   console.log(
     table(
       ["pairs", "true", "false", "predicted", "precision", "recall", "false links", "missed links"],
@@ -91,7 +101,8 @@ async function main(): Promise<void> {
     ),
   );
   const wrong = all.filter((r) => r.predicted !== r.truth);
-  if (process.argv.includes("--list")) for (const r of wrong) console.log(`${r.truth ? "MISSED" : "FALSE "} ${r.producer.name} ${r.field} → ${r.consumer.name}.${r.parameter.name}`);
+  if (process.argv.includes("--list"))
+    for (const r of wrong) console.log(`${r.truth ? "MISSED" : "FALSE "} ${r.producer.name} ${r.field} → ${r.consumer.name}.${r.parameter.name}`);
 }
 
 await main();

@@ -121,7 +121,15 @@ async function main(): Promise<void> {
   const replay = createGraph();
   addTools(replay, names);
 
-  const http: { concurrency: number; feedback: Phase; batched: Phase; floor: Phase; floorSameBytes: Phase; auth: Phase; scoreWrites: { rows: number; flushes: number } }[] = [];
+  const http: {
+    concurrency: number;
+    feedback: Phase;
+    batched: Phase;
+    floor: Phase;
+    floorSameBytes: Phase;
+    auth: Phase;
+    scoreWrites: { rows: number; flushes: number };
+  }[] = [];
   const { service } = await startBenchService({ extraWorkers: [rpcFloorWorker()] });
   let exported: { nodes: { tool: string; score: number }[] } | undefined;
   try {
@@ -138,7 +146,8 @@ async function main(): Promise<void> {
     if (quotas.status !== 200) throw new Error(`PUT /v1/settings/quotas: ${quotas.status} ${await quotas.text()}`);
     let offset = 0;
     // Every path goes in the same way as the floor's request: Miniflare's dispatchFetch, the answer read whole.
-    const dispatch = (path: string, init: RequestInit): Promise<Response> => service.mf.dispatchFetch(`http://atc.test${path}`, init as never) as unknown as Promise<Response>;
+    const dispatch = (path: string, init: RequestInit): Promise<Response> =>
+      service.mf.dispatchFetch(`http://atc.test${path}`, init as never) as unknown as Promise<Response>;
     const sendFeedback = async (i: number): Promise<{ ok: boolean; updates: number }> => {
       const evaluation = evaluationAt(offset + i);
       const response = await dispatch("/v1/feedback", { method: "POST", headers: feedbackHeaders, body: JSON.stringify(evaluation) });
@@ -231,14 +240,27 @@ async function main(): Promise<void> {
     if (!(diff < 1e-6)) mismatched += 1;
   }
   const accepted = http.reduce((sum, h) => sum + h.feedback.requests - h.feedback.errors + h.batched.scoreUpdates, 0);
-  console.log(`consistency: ${exported?.nodes.length ?? 0} tool scores after ${int(accepted)}+ accepted updates (all phases and warm-up): ${mismatched} differ from the local replay (max |diff| ${maxDiff.toExponential(1)})`);
+  console.log(
+    `consistency: ${exported?.nodes.length ?? 0} tool scores after ${int(accepted)}+ accepted updates (all phases and warm-up): ${mismatched} differ from the local replay (max |diff| ${maxDiff.toExponential(1)})`,
+  );
 
   const perSecond = (count: number, elapsedMs: number): string => int((1000 * count) / elapsedMs);
   const rows: string[][] = [];
   const cpu = (phase: Phase, of: "nodeCpuMs" | "workerdCpuMs"): string => `${(phase[of] / Math.max(1, phase.requests)).toFixed(2)} ms`;
   const row = (path: string, concurrency: number, phase: Phase, updates: number, scores: string): string[] => {
     const latency = summary(phase.latencies);
-    return [path, String(concurrency), perSecond(updates, phase.elapsedMs), scores, ms(latency.p50), ms(latency.p99), cpu(phase, "workerdCpuMs"), cpu(phase, "nodeCpuMs"), String(phase.errors), `${int(phase.requests)} in ${seconds(phase.elapsedMs)}`];
+    return [
+      path,
+      String(concurrency),
+      perSecond(updates, phase.elapsedMs),
+      scores,
+      ms(latency.p50),
+      ms(latency.p99),
+      cpu(phase, "workerdCpuMs"),
+      cpu(phase, "nodeCpuMs"),
+      String(phase.errors),
+      `${int(phase.requests)} in ${seconds(phase.elapsedMs)}`,
+    ];
   };
   for (const { concurrency, feedback, batched, floor, floorSameBytes, auth } of http) {
     rows.push(row("HTTP POST /v1/feedback", concurrency, feedback, feedback.requests - feedback.errors, perSecond(feedback.scoreUpdates, feedback.elapsedMs)));
@@ -248,8 +270,21 @@ async function main(): Promise<void> {
     rows.push(row("HTTP GET /v1/tenant", concurrency, auth, auth.requests - auth.errors, "—"));
   }
   const pureMicros = (1000 * pure.elapsedMs) / pure.requests;
-  rows.push(["pure applyFeedback", "1", perSecond(pure.requests, pure.elapsedMs), perSecond(pure.scoreUpdates, pure.elapsedMs), `${pureMicros.toFixed(2)} µs mean`, "", "—", `${pureMicros.toFixed(2)} µs`, "0", `${int(pure.requests)} in ${seconds(pure.elapsedMs)}`]);
-  console.log(`\nThroughput (an update = one evaluated trajectory; a score = one tool's s_i changed; CPU = CPU time per request of workerd and of this Node process, from /proc and process.cpuUsage)`);
+  rows.push([
+    "pure applyFeedback",
+    "1",
+    perSecond(pure.requests, pure.elapsedMs),
+    perSecond(pure.scoreUpdates, pure.elapsedMs),
+    `${pureMicros.toFixed(2)} µs mean`,
+    "",
+    "—",
+    `${pureMicros.toFixed(2)} µs`,
+    "0",
+    `${int(pure.requests)} in ${seconds(pure.elapsedMs)}`,
+  ]);
+  console.log(
+    `\nThroughput (an update = one evaluated trajectory; a score = one tool's s_i changed; CPU = CPU time per request of workerd and of this Node process, from /proc and process.cpuUsage)`,
+  );
   console.log(table(["path", "in flight", "updates/s", "scores/s", "p50", "p99", "workerd CPU", "Node CPU", "errors", "requests"], rows));
   console.log("\nAgainst the one-RPC floor at the same concurrency (targets: batched ≥ 2,000 updates/s; single within 1.3× the floor):");
   for (const { concurrency, feedback, batched, floor, floorSameBytes } of http) {
@@ -257,7 +292,9 @@ async function main(): Promise<void> {
     const sameBytesRate = (1000 * (floorSameBytes.requests - floorSameBytes.errors)) / floorSameBytes.elapsedMs;
     const singleRate = (1000 * (feedback.requests - feedback.errors)) / feedback.elapsedMs;
     const batchedRate = (1000 * batched.scoreUpdates) / batched.elapsedMs;
-    console.log(`  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor/single ${(floorRate / singleRate).toFixed(2)}; floor sent the same bytes ${int(sameBytesRate)}/s, ÷ single ${(sameBytesRate / singleRate).toFixed(2)}); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`);
+    console.log(
+      `  ${String(concurrency).padStart(2)} in flight: floor ${int(floorRate)}/s; single ${int(singleRate)}/s (floor/single ${(floorRate / singleRate).toFixed(2)}; floor sent the same bytes ${int(sameBytesRate)}/s, ÷ single ${(sameBytesRate / singleRate).toFixed(2)}); batched ${int(batchedRate)} updates/s (${(batchedRate / floorRate).toFixed(1)}× the floor)`,
+    );
   }
   console.log("\nSingle updates as written (coalesced: updates that reach the object together share one transaction and write each re-scored tool once):");
   for (const { concurrency, feedback, scoreWrites } of http) {
@@ -269,7 +306,9 @@ async function main(): Promise<void> {
   }
   const best = Math.max(...http.map((h) => (1000 * (h.feedback.requests - h.feedback.errors)) / h.feedback.elapsedMs));
   const bestAuth = Math.max(...http.map((h) => (1000 * (h.auth.requests - h.auth.errors)) / h.auth.elapsedMs));
-  console.log(`\nbest HTTP feedback ${int(best)}/s = ${((100 * best) / bestAuth).toFixed(0)} % of the best GET /v1/tenant rate (${int(bestAuth)}/s); pure applyFeedback is ${int((1000 * pure.requests) / pure.elapsedMs / best)}× the best HTTP rate`);
+  console.log(
+    `\nbest HTTP feedback ${int(best)}/s = ${((100 * best) / bestAuth).toFixed(0)} % of the best GET /v1/tenant rate (${int(bestAuth)}/s); pure applyFeedback is ${int((1000 * pure.requests) / pure.elapsedMs / best)}× the best HTTP rate`,
+  );
   console.log(`\n${machineLine()}\ndone in ${seconds(performance.now() - started)}`);
 }
 

@@ -47,7 +47,13 @@ interface Dataset {
   tasks: Task[];
 }
 
-type ListTool = { name: string; method: string; url: string; description: string; parameters: { name: string; in: string; required: boolean; type: string; description?: string }[] };
+type ListTool = {
+  name: string;
+  method: string;
+  url: string;
+  description: string;
+  parameters: { name: string; in: string; required: boolean; type: string; description?: string }[];
+};
 
 function listDataset(label: string, source: string, items: ListTool[], tasks: Task[]): Dataset {
   const { tools } = importToolList(items);
@@ -57,14 +63,22 @@ function listDataset(label: string, source: string, items: ListTool[], tasks: Ta
 }
 
 function apiBank(): Dataset {
-  const catalog = readData("api-bank/api_catalog_from_source.json") as { apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }> }[] };
+  const catalog = readData("api-bank/api_catalog_from_source.json") as {
+    apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }> }[];
+  };
   const typeOf = (t: string): string => ({ str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" })[t] ?? "string";
   const items = catalog.apis.map((api) => ({
     name: api.name,
     method: "POST",
     url: `https://api-bank.example.com/${api.name}`,
     description: api.description,
-    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
+    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({
+      name,
+      in: "body",
+      required: true,
+      description: p.description,
+      type: typeOf(p.type),
+    })),
   }));
   const records = readData("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
   const utterance = new Map(records.map((r) => [`api-bank:${r.source}/${r.file}`, r.first_user_utterance]));
@@ -82,16 +96,31 @@ function stableToolBench(): Dataset {
 }
 
 function sealTools(): Dataset {
-  const tools = readData("seal-tools/tools.json") as { name: string; description: string; parameters: { name: string; type: string; required: boolean; description?: string }[] }[];
+  const tools = readData("seal-tools/tools.json") as {
+    name: string;
+    description: string;
+    parameters: { name: string; type: string; required: boolean; description?: string }[];
+  }[];
   const items = tools.map((t) => ({
     name: t.name,
     method: "POST",
     url: `https://seal-tools.example.com/${t.name}`,
     description: t.description,
-    parameters: t.parameters.map((p) => ({ name: p.name, in: "body", required: p.required, type: p.type, ...(p.description === undefined ? {} : { description: p.description }) })),
+    parameters: t.parameters.map((p) => ({
+      name: p.name,
+      in: "body",
+      required: p.required,
+      type: p.type,
+      ...(p.description === undefined ? {} : { description: p.description }),
+    })),
   }));
   const queries = readData("seal-tools/queries.json") as { split: string; query: string; gold: string[] }[];
-  return listDataset("Seal-Tools dev", "seal-tools", items, queries.filter((q) => q.split === "dev").map((q) => ({ text: q.query, gold: q.gold })));
+  return listDataset(
+    "Seal-Tools dev",
+    "seal-tools",
+    items,
+    queries.filter((q) => q.split === "dev").map((q) => ({ text: q.query, gold: q.gold })),
+  );
 }
 
 async function restBench(): Promise<Dataset> {
@@ -99,11 +128,24 @@ async function restBench(): Promise<Dataset> {
   const serverUrl = `${WORLD_ORIGIN}/tmdb`;
   const { tools } = await importOpenApi(document, { serverUrl });
   const byOperation = new Map(tools.map((t) => [t.operation, t.name]));
-  const tasks = (readData("restbench-tmdb/tasks.json") as { query: string; solution: string[] }[]).map((t) => ({ text: t.query, gold: t.solution.map((op) => byOperation.get(op) ?? "") }));
-  return { label: "RestBench TMDB (held-out catalog)", imports: [{ format: "openapi", document, serverUrl }], defs: tools, tasks: tasks.filter((t) => t.gold.every((g) => g !== "")) };
+  const tasks = (readData("restbench-tmdb/tasks.json") as { query: string; solution: string[] }[]).map((t) => ({
+    text: t.query,
+    gold: t.solution.map((op) => byOperation.get(op) ?? ""),
+  }));
+  return {
+    label: "RestBench TMDB (held-out catalog)",
+    imports: [{ format: "openapi", document, serverUrl }],
+    defs: tools,
+    tasks: tasks.filter((t) => t.gold.every((g) => g !== "")),
+  };
 }
 
-const DATASETS: Record<string, () => Dataset | Promise<Dataset>> = { "api-bank": apiBank, stabletoolbench: stableToolBench, "seal-tools": sealTools, restbench: restBench };
+const DATASETS: Record<string, () => Dataset | Promise<Dataset>> = {
+  "api-bank": apiBank,
+  stabletoolbench: stableToolBench,
+  "seal-tools": sealTools,
+  restbench: restBench,
+};
 
 /** Arguments that pass validation: a placeholder of the right type for every required parameter. */
 function placeholderArguments(def: ToolDefinition | undefined): Record<string, unknown> {
@@ -124,7 +166,9 @@ interface Conversation {
 }
 
 async function findTools(client: Client, task: string, previous: string | null): Promise<string[]> {
-  const answer = CallToolResultSchema.parse(await client.callTool({ name: "find_tools", arguments: { task, k: K, ...(previous === null ? {} : { previous_tool: previous }) } }, CallToolResultSchema));
+  const answer = CallToolResultSchema.parse(
+    await client.callTool({ name: "find_tools", arguments: { task, k: K, ...(previous === null ? {} : { previous_tool: previous }) } }, CallToolResultSchema),
+  );
   return ((answer.structuredContent as { candidates?: { name: string }[] } | undefined)?.candidates ?? []).map((c) => c.name);
 }
 
@@ -183,12 +227,20 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
   }
   const rows = windows(stream.length).map(([from, to]) => {
     const [a, b] = [on.slice(from, to), off.slice(from, to)];
-    return [`${from + 1}–${to}`, share(a.map((c) => c.firstHit)), share(b.map((c) => c.firstHit)), share(a.flatMap((c) => c.laterHits)), share(b.flatMap((c) => c.laterHits))];
+    return [
+      `${from + 1}–${to}`,
+      share(a.map((c) => c.firstHit)),
+      share(b.map((c) => c.firstHit)),
+      share(a.flatMap((c) => c.laterHits)),
+      share(b.flatMap((c) => c.laterHits)),
+    ];
   });
   console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools`);
   console.log(table(["tasks", "first-step recall@5 on", "off", "later-step hit@5 on", "off"], rows));
   const [withRecording, without] = [summary(on.flatMap((c) => c.callMs)), summary(off.flatMap((c) => c.callMs))];
-  console.log(`call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`);
+  console.log(
+    `call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`,
+  );
 }
 
 /**
@@ -231,7 +283,9 @@ async function overhead(service: TestService, rounds: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const sets = option("sets", "api-bank,stabletoolbench,seal-tools,restbench").split(",").filter((name) => name !== "" && name !== "none");
+  const sets = option("sets", "api-bank,stabletoolbench,seal-tools,restbench")
+    .split(",")
+    .filter((name) => name !== "" && name !== "none");
   const seed = Number(option("seed", "30"));
   const limit = Number(option("limit", "100000"));
   console.log(`Implicit learning through the MCP face — ${machineLine()}`);

@@ -94,7 +94,9 @@ async function main(): Promise<void> {
       ),
     );
     console.log(`usable candidates (with input schema) per answer: mean ${(usable.reduce((a, b) => a + b, 0) / usable.length).toFixed(2)} of ${K}`);
-    console.log(`all tools / first step via find_tools: ${(listAll / (listService + steps.mean)).toFixed(1)}×; all tools / one more find_tools step: ${(listAll / steps.mean).toFixed(1)}×`);
+    console.log(
+      `all tools / first step via find_tools: ${(listAll / (listService + steps.mean)).toFixed(1)}×; all tools / one more find_tools step: ${(listAll / steps.mean).toFixed(1)}×`,
+    );
 
     // Latency, interleaved so both see the same machine load.
     const route: number[] = [];
@@ -102,7 +104,11 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const task of tasks) {
         const t0 = performance.now();
-        const rest = await service.fetch("/v1/route", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ task, k: K }) });
+        const rest = await service.fetch("/v1/route", {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ task, k: K }),
+        });
         await rest.arrayBuffer();
         const t1 = performance.now();
         if (rest.status !== 200) throw new Error(`route answered ${rest.status}`);

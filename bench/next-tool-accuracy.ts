@@ -27,16 +27,7 @@
  * most test sequences verbatim in training. The second table splits the distinct sequences
  * instead (every copy of a sequence on the same side), which is the harder, fairer figure.
  */
-import {
-  addTools,
-  addTrajectories,
-  apiBankTrajectories,
-  createGraph,
-  END,
-  START,
-  successors,
-  type Trajectory,
-} from "../functions/toolnet/graph";
+import { addTools, addTrajectories, apiBankTrajectories, createGraph, END, START, successors, type Trajectory } from "../functions/toolnet/graph";
 import { readData } from "./lib/tool-corpus";
 import { machineLine, seededRandom, shuffle, table } from "./lib/stats";
 
@@ -130,16 +121,10 @@ const ROWS: readonly [string, readonly Kind[]][] = [
 function printTable(tallies: Map<Kind, Tally>): void {
   const rows = ROWS.map(([label, kinds]) => {
     const t = combine(tallies, kinds);
-    return [
-      label,
-      String(t.n),
-      ...[t.graph1, t.graph3, t.base1, t.base3, t.graph1B, t.graph3B, t.base1B, t.base3B].map((hits) => pct(hits, t.n)),
-    ];
+    return [label, String(t.n), ...[t.graph1, t.graph3, t.base1, t.base3, t.graph1B, t.graph3B, t.base1B, t.base3B].map((hits) => pct(hits, t.n))];
   });
   console.log("           A: END offered only when it is the answer        B: END offered at every step");
-  console.log(
-    table(["transitions", "n", "A graph@1", "A graph@3", "A freq@1", "A freq@3", "B graph@1", "B graph@3", "B freq@1", "B freq@3"], rows),
-  );
+  console.log(table(["transitions", "n", "A graph@1", "A graph@3", "A freq@1", "A freq@3", "B graph@1", "B graph@3", "B freq@1", "B freq@3"], rows));
 }
 
 /** Split records (or distinct sequences, every copy on one side) 80/20 with a seeded shuffle. */
@@ -172,14 +157,20 @@ function main(): void {
   const parsed = apiBankTrajectories(readData("api-bank/api_call_sequences.json"));
   const tools = catalogTools();
   const distinct = new Set(parsed.trajectories.map((t) => t.tools.join("\u0000"))).size;
-  console.log(`${parsed.trajectories.length} trajectories (${parsed.skipped.length} records skipped: ${parsed.skipped.map((s) => s.reason).join(", ")}), ${distinct} distinct sequences, ${tools.length} tools`);
+  console.log(
+    `${parsed.trajectories.length} trajectories (${parsed.skipped.length} records skipped: ${parsed.skipped.map((s) => s.reason).join(", ")}), ${distinct} distinct sequences, ${tools.length} tools`,
+  );
 
   const SEED = 1;
   const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
   for (const byDistinct of [false, true]) {
-    const label = byDistinct ? "Split by distinct sequence (no test sequence seen verbatim in training)" : "Split by record (as the dataset comes; duplicates leak)";
+    const label = byDistinct
+      ? "Split by distinct sequence (no test sequence seen verbatim in training)"
+      : "Split by record (as the dataset comes; duplicates leak)";
     const { train, test } = split(parsed.trajectories, SEED, byDistinct);
-    console.log(`\n${label}, seed ${SEED}: ${train.length} train / ${test.length} test trajectories; ${verbatimOverlap(train, test)} test sequences appear verbatim in training`);
+    console.log(
+      `\n${label}, seed ${SEED}: ${train.length} train / ${test.length} test trajectories; ${verbatimOverlap(train, test)} test sequences appear verbatim in training`,
+    );
     printTable(evaluate(train, test, tools));
 
     const runs = SEEDS.map((seed) => {
@@ -193,8 +184,12 @@ function main(): void {
       return `${(100 * mean).toFixed(1)} (${(100 * Math.min(...xs)).toFixed(1)}–${(100 * Math.max(...xs)).toFixed(1)})`;
     };
     console.log(`over seeds 1–${SEEDS.length}, % mean (min–max):`);
-    console.log(`  tool targets       graph top-1 ${spread((r) => r.tools, "graph1")}, top-3 ${spread((r) => r.tools, "graph3")}; freq. top-1 ${spread((r) => r.tools, "base1")}, top-3 ${spread((r) => r.tools, "base3")}`);
-    console.log(`  all, protocol B    graph top-1 ${spread((r) => r.all, "graph1B")}, top-3 ${spread((r) => r.all, "graph3B")}; freq. top-1 ${spread((r) => r.all, "base1B")}, top-3 ${spread((r) => r.all, "base3B")}`);
+    console.log(
+      `  tool targets       graph top-1 ${spread((r) => r.tools, "graph1")}, top-3 ${spread((r) => r.tools, "graph3")}; freq. top-1 ${spread((r) => r.tools, "base1")}, top-3 ${spread((r) => r.tools, "base3")}`,
+    );
+    console.log(
+      `  all, protocol B    graph top-1 ${spread((r) => r.all, "graph1B")}, top-3 ${spread((r) => r.all, "graph3B")}; freq. top-1 ${spread((r) => r.all, "base1B")}, top-3 ${spread((r) => r.all, "base3B")}`,
+    );
   }
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

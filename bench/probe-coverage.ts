@@ -184,7 +184,7 @@ function entityOf(param: string, operation: string): string | undefined {
   const own = words(param).filter((w) => !ID_WORDS.has(w));
   if (own.length > 0) return own.join("_");
   const segments = operation.replace(/^\S+\s+/, "").split("/");
-  const at = segments.findIndex((s) => s === `{${param}}`);
+  const at = segments.indexOf(`{${param}}`);
   const before = at > 0 ? segments[at - 1] : undefined;
   return before === undefined || before.startsWith("{") ? undefined : words(before).join("_");
 }
@@ -233,8 +233,8 @@ function literalUnion(type: string): unknown[] | undefined {
 function describedValue(description: string): string | undefined {
   const patterns = [
     /\(\s*["'`]([^"'`]{1,40})["'`]\s*\)/,
-    /\b(?:choices|values|options) (?:are|is)\s*:?\s*["'`]?([A-Za-z0-9_.\-]{1,40})/i,
-    /\bone of(?: the following)?\s*:?\s*["'`]?([A-Za-z0-9_.\-]{1,40})/i,
+    /\b(?:choices|values|options) (?:are|is)\s*:?\s*["'`]?([A-Za-z0-9_.-]{1,40})/i,
+    /\bone of(?: the following)?\s*:?\s*["'`]?([A-Za-z0-9_.-]{1,40})/i,
     /\be\.g\.?,?\s*:?\s*["'`]?([A-Za-z0-9_.\- ]{1,40}?)["'`]?(?=[,;)\n]|\.(?:\s|$)|$)/i,
     /\bsuch as\s+["'`]?([A-Za-z0-9_.\- ]{1,40}?)["'`]?(?=[,;)\n]|\.(?:\s|$)|$)/i,
   ];
@@ -335,7 +335,7 @@ interface Producer {
   variable: string;
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
@@ -348,10 +348,10 @@ function escape(text: string): string {
 function produces(producer: ToolSig, param: ParamSig, operation: string): number {
   const entity = entityOf(param.name, operation);
   if (producer.params.some((p) => p.required && p.name === param.name && isIdLike(p.name) && entityOf(p.name, producer.operation) === entity)) return 0;
-  if (new RegExp(`\\b${escape(param.name)}\\??:`).test(producer.returns)) return 4;
+  if (new RegExp(`\\b${escapeRegExp(param.name)}\\??:`).test(producer.returns)) return 4;
   if (!isIdLike(param.name) || entity === undefined) return 0;
   const plain = entity.replace(/_/g, "");
-  if (new RegExp(`\\b(${escape(entity)}|${escape(plain)})e?s?\\??: \\{[^{}]*?\\bid\\??:`).test(producer.returns)) return 3;
+  if (new RegExp(`\\b(${escapeRegExp(entity)}|${escapeRegExp(plain)})e?s?\\??: \\{[^{}]*?\\bid\\??:`).test(producer.returns)) return 3;
   const about = words(`${producer.name} ${producer.operation}`).join(" ").includes(entity.replace(/_/g, " "));
   if (about && /\bid\??:/.test(producer.returns)) return 2;
   // The entity's own tool with no usable result type: worth a try, its items most likely carry an id.
@@ -373,7 +373,11 @@ function keysFor(param: ParamSig, entity: string | undefined): string[] {
 function listsEntity(sig: ToolSig, entity: string | undefined): boolean {
   // Only a sub-resource (`/movie/{movie_id}/reviews`) has someone else's id at its root.
   if (entity === undefined || !sig.operation.includes("{")) return false;
-  const last = sig.operation.replace(/^\S+\s+/, "").split("/").filter((s) => s !== "" && !s.startsWith("{")).pop();
+  const last = sig.operation
+    .replace(/^\S+\s+/, "")
+    .split("/")
+    .filter((s) => s !== "" && !s.startsWith("{"))
+    .pop();
   return last !== undefined && words(last).join("_") === entity;
 }
 
@@ -552,7 +556,8 @@ async function runOne(spec: WorldSpec, mode: Mode, seed: SeedRule, base: ProbeOp
   const byModel = new Set<string>();
   const deps: ProbeDependencies = {
     onProgress(event) {
-      if (traceTool !== undefined && "tool" in event && event.tool === traceTool && mode === "model-first") console.log(`   [trace ${mode}] ${JSON.stringify(event).slice(0, 600)}`);
+      if (traceTool !== undefined && "tool" in event && event.tool === traceTool && mode === "model-first")
+        console.log(`   [trace ${mode}] ${JSON.stringify(event).slice(0, 600)}`);
       if (event.type === "program" && event.ok) lastEvent.set(event.tool, "program");
       else if (event.type === "direct_call") lastEvent.set(event.tool, "direct");
       else if (event.type === "probed" && lastEvent.get(event.tool) === "program") byModel.add(event.tool);
@@ -563,7 +568,13 @@ async function runOne(spec: WorldSpec, mode: Mode, seed: SeedRule, base: ProbeOp
     async chat(messages, purpose, tool) {
       const answer = await client.chat({ messages, purpose: `probe:${purpose}`, temperature: 0.2 });
       if (traceTool !== undefined && tool === traceTool && mode === "model-first") {
-        const offered = parseSignatures(codeBlocks(String(messages[messages.length - 1]?.content ?? ""))[1] ?? "").map((sig) => `${sig.name}(${sig.params.filter((p) => p.required).map((p) => p.name).join(", ")})`);
+        const offered = parseSignatures(codeBlocks(String(messages[messages.length - 1]?.content ?? ""))[1] ?? "").map(
+          (sig) =>
+            `${sig.name}(${sig.params
+              .filter((p) => p.required)
+              .map((p) => p.name)
+              .join(", ")})`,
+        );
         console.log(`   [trace ${mode}] ${purpose}${offered.length > 0 ? ` (offered: ${offered.join("; ")})` : ""} answer:\n${answer.content ?? ""}`);
       }
       return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
@@ -632,7 +643,22 @@ function rowsFor(runs: RunFigures[]): string[][] {
   ]);
 }
 
-const HEADERS = ["mode", "probed", "alone", "chain", "by model", "failed", "model calls", "calls/tool", "calls/asked", "tokens", "tok/probed", "tok/by-model", "tool calls", "wall"];
+const HEADERS = [
+  "mode",
+  "probed",
+  "alone",
+  "chain",
+  "by model",
+  "failed",
+  "model calls",
+  "calls/tool",
+  "calls/asked",
+  "tokens",
+  "tok/probed",
+  "tok/by-model",
+  "tool calls",
+  "wall",
+];
 
 function sum(runs: RunFigures[], world: string, mode: Mode): RunFigures {
   const pick = runs.filter((r) => r.mode === mode);
@@ -701,7 +727,9 @@ const specs = chosen.map((k) => {
 
 console.log("probe-coverage: black-box probing of undocumented tools on the simulated worlds (Node, QuickJS sandbox, scripted model)");
 console.log(machineLine());
-console.log(`world seed: ${seed}; samples N = ${base.samples ?? 3}; chain iterations β = ${base.iterations ?? 4}; response documentation stripped from every definition`);
+console.log(
+  `world seed: ${seed}; samples N = ${base.samples ?? 3}; chain iterations β = ${base.iterations ?? 4}; response documentation stripped from every definition`,
+);
 
 // Warm-up outside the timings: the QuickJS wasm compile and the tokenizer load happen once per process.
 const warm = performance.now();
@@ -719,9 +747,14 @@ for (const spec of specs) {
   console.log(`== ${spec.name} (${spec.source}): ${tools} tools`);
   console.log(table(HEADERS, rowsFor(worldRuns)));
   for (const r of worldRuns) {
-    if (r.byModel > 0) console.log(`   ${r.mode}: by model ${r.byModelAlone} alone (I_p) + ${r.byModelChain} with helpers (I_s + I_p); ${r.programRuns} programs run; prompt/completion tokens ${int(r.promptTokens)}/${int(r.completionTokens)}; ${r.iterations} chain iterations`);
+    if (r.byModel > 0)
+      console.log(
+        `   ${r.mode}: by model ${r.byModelAlone} alone (I_p) + ${r.byModelChain} with helpers (I_s + I_p); ${r.programRuns} programs run; prompt/completion tokens ${int(r.promptTokens)}/${int(r.completionTokens)}; ${r.iterations} chain iterations`,
+      );
     if (r.clippedResults > 0 || r.documentedAsString > 0) {
-      console.log(`   ${r.mode}: ${r.clippedResults} program tool results over 4,000 characters reached probing clipped (the tool gateway's trace); ${r.documentedAsString} model-probed tools documented as "str" because of it`);
+      console.log(
+        `   ${r.mode}: ${r.clippedResults} program tool results over 4,000 characters reached probing clipped (the tool gateway's trace); ${r.documentedAsString} model-probed tools documented as "str" because of it`,
+      );
     }
     for (const f of r.failures.slice(0, verbose ? 100 : 5)) console.log(`   ${r.mode} FAILED ${f.tool}: ${f.error.replace(/\s+/g, " ").slice(0, 200)}`);
     if (!verbose && r.failures.length > 5) console.log(`   … ${r.failures.length - 5} more failures (--verbose lists them)`);

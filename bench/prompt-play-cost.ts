@@ -12,7 +12,13 @@ import { createTenant, startService } from "../test/helpers/service";
 interface Job {
   status: string;
   lastError: string | null;
-  result: { improved: boolean; originalScore: number; bestScore: number; stoppedBy: string; usage: { calls: number; promptTokens: number; completionTokens: number; totalTokens: number; byPurpose?: Record<string, unknown> } } | null;
+  result: {
+    improved: boolean;
+    originalScore: number;
+    bestScore: number;
+    stoppedBy: string;
+    usage: { calls: number; promptTokens: number; completionTokens: number; totalTokens: number; byPurpose?: Record<string, unknown> };
+  } | null;
 }
 
 if (!(process.argv.includes("--skip-build") && existsSync(".test-build/main"))) buildBundles();
@@ -35,7 +41,9 @@ try {
   } else {
     const { usage } = result.result;
     console.log("Play2Prompt at the paper's default settings (Figure 2 case, scripted model)");
-    console.log(`improved: ${result.result.improved} (score ${result.result.originalScore} → ${result.result.bestScore}), stopped by: ${result.result.stoppedBy}`);
+    console.log(
+      `improved: ${result.result.improved} (score ${result.result.originalScore} → ${result.result.bestScore}), stopped by: ${result.result.stoppedBy}`,
+    );
     console.log(`model calls: ${usage.calls}, tokens: ${usage.totalTokens} (prompt ${usage.promptTokens}, completion ${usage.completionTokens})`);
     console.log(`tool calls: ${toolCalls()}, chat requests seen by the model: ${model.chatRequests.length}, wall time: ${seconds} s`);
   }

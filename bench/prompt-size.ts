@@ -26,7 +26,6 @@ import { addTools, addTrajectories, createGraph, formatPromptBlock, START, succe
 import { toolViews } from "../functions/toolnet/answer-budget";
 import { answerPrompt } from "../functions/toolnet/answer-prompt";
 import { openAiTool } from "../functions/toolnet/openai-tools";
-import type { ToolDefinition } from "../functions/tools/definition";
 import { importToolList } from "../functions/tools/list-import";
 import { setUpTenant, startBenchService } from "./lib/bench-service";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
@@ -65,14 +64,19 @@ async function main(): Promise<void> {
 
   const queries = (readData("stabletoolbench/retrieval_queries.json") as { query: string }[]).map((q) => q.query);
   const random = seededRandom(4242);
-  const perStep = { graph: { prompt: [] as number[], tools: [] as number[], both: [] as number[] }, retrieval: { prompt: [] as number[], tools: [] as number[], both: [] as number[] } };
+  const perStep = {
+    graph: { prompt: [] as number[], tools: [] as number[], both: [] as number[] },
+    retrieval: { prompt: [] as number[], tools: [] as number[], both: [] as number[] },
+  };
   let toolEntriesChecked = 0;
   let promptsChecked = 0;
 
   const { service } = await startBenchService();
   try {
     const setup = await setUpTenant(service, "bench-prompt", items, trajectories);
-    console.log(`tenant: ${TOOLS} tools, ${int(trajectories.length)} trajectories (${int(setup.transitions)} transitions) in ${seconds(setup.toolImportMs + setup.trajectoryImportMs)}`);
+    console.log(
+      `tenant: ${TOOLS} tools, ${int(trajectories.length)} trajectories (${int(setup.transitions)} transitions) in ${seconds(setup.toolImportMs + setup.trajectoryImportMs)}`,
+    );
     for (let i = 0; i < steps * 2; i += 1) {
       const kind = i % 2 === 0 ? "graph" : "retrieval";
       const task = queries[randomInt(random, queries.length)] ?? "";
@@ -89,7 +93,8 @@ async function main(): Promise<void> {
         const view = candidates.find((c) => c.name === name)?.view;
         const views = def === undefined ? undefined : toolViews(def);
         const expected = view === "required-only" ? views?.requiredOnly : views?.compact;
-        if (expected === undefined || JSON.stringify(expected) !== JSON.stringify(entry)) throw new Error(`tools entry for ${name} differs from the ${view ?? "?"} view of the local definition`);
+        if (expected === undefined || JSON.stringify(expected) !== JSON.stringify(entry))
+          throw new Error(`tools entry for ${name} differs from the ${view ?? "?"} view of the local definition`);
         toolEntriesChecked += 1;
       }
       // Budgeted answers give the weights in the tools array's order; names and descriptions are in the tools entries.
@@ -121,7 +126,9 @@ async function main(): Promise<void> {
   const allPromptTokens = tokens(allPrompt);
 
   console.log(`checked: ${promptsChecked} prompt blocks and ${toolEntriesChecked} tools entries identical to the local rendering\n`);
-  console.log(`Every tool (${TOOLS}): OpenAI tools array ${int(allToolsTokens)} tokens (${int(allToolsJson.length)} chars); one-line prompt format ${int(allPromptTokens)} tokens (${int(allPrompt.length)} chars)\n`);
+  console.log(
+    `Every tool (${TOOLS}): OpenAI tools array ${int(allToolsTokens)} tokens (${int(allToolsJson.length)} chars); one-line prompt format ${int(allPromptTokens)} tokens (${int(allPrompt.length)} chars)\n`,
+  );
   const rows: string[][] = [];
   for (const kind of ["graph", "retrieval"] as const) {
     const p = summary(perStep[kind].prompt);
@@ -133,7 +140,9 @@ async function main(): Promise<void> {
   }
   console.log(`One routing step (${steps} steps of each kind), tokens; target ≥ 10× smaller`);
   console.log(table(["per step", "mean", "p50", "max", "all tools ÷ step mean"], rows));
-  console.log(`\nworst case (largest step of either kind, prompt + tools): ${(allToolsTokens / Math.max(...perStep.graph.both, ...perStep.retrieval.both)).toFixed(1)}× smaller than all ${TOOLS} tools as an OpenAI array`);
+  console.log(
+    `\nworst case (largest step of either kind, prompt + tools): ${(allToolsTokens / Math.max(...perStep.graph.both, ...perStep.retrieval.both)).toFixed(1)}× smaller than all ${TOOLS} tools as an OpenAI array`,
+  );
   console.log(`\n${machineLine()}\ndone in ${seconds(performance.now() - started)}`);
 }
 

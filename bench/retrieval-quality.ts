@@ -23,14 +23,7 @@ import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { HttpMethod, ToolDefinition, ToolParameter } from "../functions/tools/definition";
-import {
-  analyze,
-  DEFAULT_TUNING,
-  toolDocument,
-  ToolIndex,
-  type RankingTuning,
-  type ToolDoc,
-} from "../functions/toolnet/retrieval/index";
+import { analyze, DEFAULT_TUNING, toolDocument, ToolIndex, type RankingTuning, type ToolDoc } from "../functions/toolnet/retrieval/index";
 import { buildEngine, engineSearch, toSearchOptions } from "../functions/toolnet/retrieval/minisearch-engine";
 
 const DATA = process.env.ATC_DATA ?? resolve("../shared/data");
@@ -100,15 +93,13 @@ function loadTmdb(): Dataset {
       const op = pathItem[method.toLowerCase()];
       if (op === undefined) continue;
       const operation = asRecord(op);
-      const parameters: ToolParameter[] = [...asArray(pathItem.parameters), ...asArray(operation.parameters)]
-        .map(deref)
-        .map((p) => ({
-          name: asString(p.name) || "param",
-          in: p.in === "path" || p.in === "header" ? p.in : "query",
-          required: p.required === true,
-          description: asString(p.description),
-          schema: asRecord(p.schema),
-        }));
+      const parameters: ToolParameter[] = [...asArray(pathItem.parameters), ...asArray(operation.parameters)].map(deref).map((p) => ({
+        name: asString(p.name) || "param",
+        in: p.in === "path" || p.in === "header" ? p.in : "query",
+        required: p.required === true,
+        description: asString(p.description),
+        schema: asRecord(p.schema),
+      }));
       const def: ToolDefinition = {
         name: uniqueName(identifier(asString(operation.operationId) || `${method} ${path}`), taken),
         method,
@@ -140,16 +131,18 @@ function loadStableToolBench(): Dataset {
     const api = asRecord(entry);
     const toolName = asString(api.tool_name);
     const apiName = asString(api.api_name);
-    const toParameter = (required: boolean) => (p: unknown): ToolParameter => {
-      const param = asRecord(p);
-      return {
-        name: asString(param.name) || "param",
-        in: "query",
-        required,
-        description: asString(param.description),
-        schema: { type: asString(param.type).toLowerCase() },
+    const toParameter =
+      (required: boolean) =>
+      (p: unknown): ToolParameter => {
+        const param = asRecord(p);
+        return {
+          name: asString(param.name) || "param",
+          in: "query",
+          required,
+          description: asString(param.description),
+          schema: { type: asString(param.type).toLowerCase() },
+        };
       };
-    };
     const path = apiName.startsWith("/") ? apiName : `/${apiName}`;
     const def: ToolDefinition = {
       name: uniqueName(identifier(`${toolName} ${apiName}`) || "operation", taken),
@@ -159,10 +152,7 @@ function loadStableToolBench(): Dataset {
       operation: `GET ${path}`,
       summary: apiName,
       description: asString(api.api_description),
-      parameters: [
-        ...asArray(api.required_parameters).map(toParameter(true)),
-        ...asArray(api.optional_parameters).map(toParameter(false)),
-      ],
+      parameters: [...asArray(api.required_parameters).map(toParameter(true)), ...asArray(api.optional_parameters).map(toParameter(false))],
       tags: [toolName, asString(api.category_name)].filter((tag) => tag !== ""),
     };
     byId.set(asString(api.id), def.name);
@@ -209,7 +199,10 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
@@ -279,10 +272,16 @@ function speed(label: string, docs: readonly ToolDoc[], queries: readonly string
   console.log(`  stored size                    ${kib(bytes.byteLength)}, ${kib(gzipBytes)} gzip`);
   console.log(`  load: fromBytes (+ first query) ${ms(median(loadTimes))}`);
   console.log(`  replace one tool + next query  ${ms(median(updateTimes))} (merge and impacts recomputed)`);
-  console.log(`  search top-10 p50 / p99 / max  ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} / ${ms(latencies[latencies.length - 1] ?? Number.NaN)}  (StableToolBench tasks, ~${meanTerms(queries)} terms)`);
-  console.log(`  search top-30 p50 / p99        ${ms(percentile(deep, 50))} / ${ms(percentile(deep, 99))}; MiniSearch ${ms(percentile(reference, 50))} / ${ms(percentile(reference, 99))}`);
+  console.log(
+    `  search top-10 p50 / p99 / max  ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} / ${ms(latencies[latencies.length - 1] ?? Number.NaN)}  (StableToolBench tasks, ~${meanTerms(queries)} terms)`,
+  );
+  console.log(
+    `  search top-30 p50 / p99        ${ms(percentile(deep, 50))} / ${ms(percentile(deep, 99))}; MiniSearch ${ms(percentile(reference, 50))} / ${ms(percentile(reference, 99))}`,
+  );
   console.log(`  rankings identical to MiniSearch (tools, order, scores) ${same} / ${queries.length}`);
-  console.log(`  short tasks p50 / p99           ${ms(percentile(shortLatencies, 50))} / ${ms(percentile(shortLatencies, 99))}  (RestBench tasks, ~${meanTerms(shortQueries)} terms)`);
+  console.log(
+    `  short tasks p50 / p99           ${ms(percentile(shortLatencies, 50))} / ${ms(percentile(shortLatencies, 99))}  (RestBench tasks, ~${meanTerms(shortQueries)} terms)`,
+  );
 }
 
 function meanTerms(queries: readonly string[]): number {
@@ -303,7 +302,26 @@ function synthetic(docs: readonly ToolDoc[], count: number): ToolDoc[] {
 
 const VARIANTS: readonly (readonly [string, Partial<RankingTuning>])[] = [
   ["default", {}],
-  ["all boosts 1", { boosts: { name: 1, operation: 1, summary: 1, description: 1, parameters: 1, parameterDocs: 1, tags: 1, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 1, values: 1 } }],
+  [
+    "all boosts 1",
+    {
+      boosts: {
+        name: 1,
+        operation: 1,
+        summary: 1,
+        description: 1,
+        parameters: 1,
+        parameterDocs: 1,
+        tags: 1,
+        action: 1,
+        examples: 1,
+        outputs: 0.5,
+        siblings: 1,
+        phrases: 1,
+        values: 1,
+      },
+    },
+  ],
   ["no parameter fields", { boosts: { ...DEFAULT_TUNING.boosts, parameters: 0, parameterDocs: 0 } }],
   ["no tags", { boosts: { ...DEFAULT_TUNING.boosts, tags: 0 } }],
   ["prefix ≥ 4", { prefixMinLength: 4 }],
@@ -320,11 +338,15 @@ function main(): void {
   console.log("Lexical recall (recall@k = mean over queries of |gold ∩ top-k| / |gold|; all@k = share of queries with all gold in top-k)");
   for (const set of sets) {
     const missing = set.queries.flatMap((q) => q.gold).filter((g) => g.startsWith("missing:"));
-    console.log(`\n${set.label}: ${set.docs.length} tools, ${set.queries.length} queries${missing.length > 0 ? `, ${missing.length} gold ids not in corpus` : ""}`);
+    console.log(
+      `\n${set.label}: ${set.docs.length} tools, ${set.queries.length} queries${missing.length > 0 ? `, ${missing.length} gold ids not in corpus` : ""}`,
+    );
     console.log("  variant                 recall@5  recall@10  all@5  all@10");
     for (const [label, tuning] of onlyDefault ? VARIANTS.slice(0, 1) : VARIANTS) {
       const q = quality(ToolIndex.build(set.docs, tuning), set.queries);
-      console.log(`  ${label.padEnd(22)}  ${pct(q.recall5).padStart(8)}  ${pct(q.recall10).padStart(9)}  ${pct(q.all5).padStart(5)}  ${pct(q.all10).padStart(6)}`);
+      console.log(
+        `  ${label.padEnd(22)}  ${pct(q.recall5).padStart(8)}  ${pct(q.recall10).padStart(9)}  ${pct(q.all5).padStart(5)}  ${pct(q.all10).padStart(6)}`,
+      );
     }
   }
   const [tmdb, stb] = sets;
@@ -332,7 +354,11 @@ function main(): void {
   const texts = stb.queries.map((q) => q.text);
   const shortTexts = tmdb.queries.map((q) => q.text);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
-  console.log(`\nSpeed — Node ${process.version}, ${cpus().length} × ${cpu}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `\nSpeed — Node ${process.version}, ${cpus().length} × ${cpu}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   speed("StableToolBench corpus", stb.docs, texts, shortTexts);
   speed("Synthetic (corpus replicated, renamed)", synthetic(stb.docs, 10_000), texts, shortTexts);
 }

@@ -61,7 +61,12 @@ async function answers(service: TestService, tenant: Tenant, seed: number): Prom
       { task, k: 8 },
       { task, previousTool, k: 8 },
       { task, previousTool, k: 8, mode: "graph" },
-      ...(random() < 0.1 ? [{ task, k: 5, maxTokens: 400 }, { task, k: 5, include: ["prompt"] }] : []),
+      ...(random() < 0.1
+        ? [
+            { task, k: 5, maxTokens: 400 },
+            { task, k: 5, include: ["prompt"] },
+          ]
+        : []),
     ];
   };
   const send = async (body: Record<string, unknown>): Promise<void> => {
@@ -70,7 +75,9 @@ async function answers(service: TestService, tenant: Tenant, seed: number): Prom
       headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
-    lines.push(JSON.stringify({ tenant: tenant.id, request: body, status: response.status, type: response.headers.get("content-type"), body: await response.text() }));
+    lines.push(
+      JSON.stringify({ tenant: tenant.id, request: body, status: response.status, type: response.headers.get("content-type"), body: await response.text() }),
+    );
   };
   for (let i = 0; i < REQUESTS_PER_TENANT / 2; i += 1) for (const body of bodies()) await send(body);
   // Read back from storage: the same kind of requests after an eviction.

@@ -108,7 +108,10 @@ function inProcessRoute(
   const { tools: defs } = importToolList(items);
   const byName = new Map(defs.map((d) => [d.name, d]));
   const graph = createGraph();
-  addTools(graph, defs.map((d) => d.name));
+  addTools(
+    graph,
+    defs.map((d) => d.name),
+  );
   addTrajectories(graph, trajectories, { unknownTools: "skip" });
   const docs = defs.map((def) => toolDocument(def));
   const index = ToolIndex.build(docs);
@@ -178,7 +181,10 @@ function reloadParts(items: readonly ListItem[], trajectories: readonly Trajecto
   const definitionRows = defs.map((d) => JSON.stringify(d));
   let t = ownCpuMs();
   const built = createGraph();
-  addTools(built, defs.map((d) => d.name));
+  addTools(
+    built,
+    defs.map((d) => d.name),
+  );
   addTrajectories(built, trajectories, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
   const rebuildGraph = ownCpuMs() - t;
   t = ownCpuMs();
@@ -256,7 +262,15 @@ interface SizeResult {
   setup: Awaited<ReturnType<typeof setUpTenant>>;
   latencies: Map<Kind, number[]>;
   bytes: Map<Kind, number>;
-  reload: { graph: number[]; retrieval: number[]; next: number[]; rebuilt: number; reports: string[]; graphStepLoads: string; cpu: { graph: number[]; retrieval: number[]; rebuilt: number } };
+  reload: {
+    graph: number[];
+    retrieval: number[];
+    next: number[];
+    rebuilt: number;
+    reports: string[];
+    graphStepLoads: string;
+    cpu: { graph: number[]; retrieval: number[]; rebuilt: number };
+  };
   parts: ReloadParts;
   inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
@@ -278,16 +292,36 @@ async function setUpSize(service: TestService, size: number): Promise<Tenant> {
   const names = items.map((i) => i.name);
   const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, DEGREE, size)];
   const expected = edgeCount(names, trajectories);
-  console.log(`[${size} tools] ${int(trajectories.length)} trajectories, ${int(expected.transitions)} counted transitions, ${int(expected.edges)} observed tool→tool edges (${(expected.edges / size).toFixed(1)} per tool); importing…`);
+  console.log(
+    `[${size} tools] ${int(trajectories.length)} trajectories, ${int(expected.transitions)} counted transitions, ${int(expected.edges)} observed tool→tool edges (${(expected.edges / size).toFixed(1)} per tool); importing…`,
+  );
   const setup = await setUpTenant(service, `bench-${size}`, items, trajectories);
   if (setup.transitions !== expected.transitions) throw new Error(`service counted ${setup.transitions} transitions, expected ${expected.transitions}`);
-  console.log(`[${size} tools] tools ${seconds(setup.toolImportMs)} (${setup.toolBatches} requests), trajectories ${seconds(setup.trajectoryImportMs)} (${setup.trajectoryBatches} requests)`);
+  console.log(
+    `[${size} tools] tools ${seconds(setup.toolImportMs)} (${setup.toolBatches} requests), trajectories ${seconds(setup.trajectoryImportMs)} (${setup.trajectoryBatches} requests)`,
+  );
   const headers = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
-  return { size, items, trajectoryList: trajectories, names, edges: expected.edges, trajectories: trajectories.length, setup, headers, lastRouteAnswerBytes: 4_000 };
+  return {
+    size,
+    items,
+    trajectoryList: trajectories,
+    names,
+    edges: expected.edges,
+    trajectories: trajectories.length,
+    setup,
+    headers,
+    lastRouteAnswerBytes: 4_000,
+  };
 }
 
 /** One request of `kind` to `tenant`'s service, timed; anything but the expected answer throws. */
-async function request(service: TestService, tenant: Tenant, kind: Kind, random: () => number, queries: readonly string[]): Promise<{ ms: number; bytes: number }> {
+async function request(
+  service: TestService,
+  tenant: Tenant,
+  kind: Kind,
+  random: () => number,
+  queries: readonly string[],
+): Promise<{ ms: number; bytes: number }> {
   let result: Awaited<ReturnType<typeof timed>>;
   const task = queries[randomInt(random, queries.length)] ?? "weather";
   if (kind === "auth only") {
@@ -336,7 +370,15 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
   const results: SizeResult[] = [];
   for (const tenant of tenants) {
     const object = await tenantObject(service, tenant.setup.tenantId);
-    const reload = { graph: [] as number[], retrieval: [] as number[], next: [] as number[], rebuilt: 0, reports: [] as string[], graphStepLoads: "", cpu: { graph: [] as number[], retrieval: [] as number[], rebuilt: 0 } };
+    const reload = {
+      graph: [] as number[],
+      retrieval: [] as number[],
+      next: [] as number[],
+      rebuilt: 0,
+      reports: [] as string[],
+      graphStepLoads: "",
+      cpu: { graph: [] as number[], retrieval: [] as number[], rebuilt: 0 },
+    };
     const reports = new Set<string>();
     // workerd's CPU time for the request (10 ms ticks), beside the wall time, which waits for a core.
     const cold = async (kind: Kind): Promise<{ ms: number; cpu: number }> => {
@@ -395,7 +437,9 @@ async function main(): Promise<void> {
   try {
     const tenants: Tenant[] = [];
     for (const size of sizes) tenants.push(await setUpSize(service, size));
-    console.log(`measuring: ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} rounds of ${tenants.length * KINDS.length} requests (every size × request kind, shuffled)…`);
+    console.log(
+      `measuring: ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} rounds of ${tenants.length * KINDS.length} requests (every size × request kind, shuffled)…`,
+    );
     results = await measure(service, tenants, rounds, queries);
   } finally {
     await service.dispose();
@@ -427,7 +471,9 @@ async function main(): Promise<void> {
   }
   console.log(table(["tools", "request", "p50", "p99", "max", "mean", "response"], rows));
 
-  console.log(`\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}, CPU time: impact index (term at a time, exact rescoring) vs MiniSearch, same queries`);
+  console.log(
+    `\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}, CPU time: impact index (term at a time, exact rescoring) vs MiniSearch, same queries`,
+  );
   console.log(
     table(
       ["tools", "graph p50", "graph p99", "retrieval p50", "retrieval p99", "search p50", "search p99", "MiniSearch p50", "MiniSearch p99"],
@@ -461,7 +507,9 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  console.log(`\nAgainst the one-RPC floor in the same workerd (p50 ratios): the floor sent a retrieval step's request and answering as many bytes tells the route's work from the cost of carrying its bytes`);
+  console.log(
+    `\nAgainst the one-RPC floor in the same workerd (p50 ratios): the floor sent a retrieval step's request and answering as many bytes tells the route's work from the cost of carrying its bytes`,
+  );
   console.log(
     table(
       ["tools", "auth only ÷ floor", "retrieval ÷ floor", "floor, route's bytes ÷ floor", "retrieval ÷ floor, route's bytes", "graph ÷ floor, route's bytes"],
@@ -476,10 +524,23 @@ async function main(): Promise<void> {
     ),
   );
 
-  console.log(`\nCold start: first request after simulateEviction() (${EVICTIONS} times each; state loaded from the stored index and graph), and once rebuilt from the rows (format change)`);
+  console.log(
+    `\nCold start: first request after simulateEviction() (${EVICTIONS} times each; state loaded from the stored index and graph), and once rebuilt from the rows (format change)`,
+  );
   console.log(
     table(
-      ["tools", "graph step: median", "CPU", "loaded by it", "retrieval step: median", "CPU", "next request: median", "rebuilt from rows", "CPU", "load report"],
+      [
+        "tools",
+        "graph step: median",
+        "CPU",
+        "loaded by it",
+        "retrieval step: median",
+        "CPU",
+        "next request: median",
+        "rebuilt from rows",
+        "CPU",
+        "load report",
+      ],
       results.map((r) => {
         const g = summary(r.reload.graph);
         const q = summary(r.reload.retrieval);
@@ -498,10 +559,25 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  console.log(`\nThe load steps in this Node process (same functions and data; CPU time, median of 3), the rebuild they replace (one run), stored sizes and heap after load`);
+  console.log(
+    `\nThe load steps in this Node process (same functions and data; CPU time, median of 3), the rebuild they replace (one run), stored sizes and heap after load`,
+  );
   console.log(
     table(
-      ["tools", "parse definitions", "decode graph", "load index", "rebuild graph", "rebuild index", "stored graph", "stored index", "heap: definitions", "graph", "index", "sum"],
+      [
+        "tools",
+        "parse definitions",
+        "decode graph",
+        "load index",
+        "rebuild graph",
+        "rebuild index",
+        "stored graph",
+        "stored index",
+        "heap: definitions",
+        "graph",
+        "index",
+        "sum",
+      ],
       results.map((r) => [
         int(r.tools),
         ms(r.parts.parseDefinitions),

@@ -138,7 +138,9 @@ async function main(): Promise<void> {
   const interval = Number(option("interval", "100"));
   const top = Number(option("top", "40"));
   // Empty: every function's inclusive time (the top ones printed).
-  const focus = option("focus", "").split(",").filter((f) => f !== "");
+  const focus = option("focus", "")
+    .split(",")
+    .filter((f) => f !== "");
   console.log(`Route profile in workerd — ${machineLine()}`);
   const port = 9300 + Math.floor(Math.random() * 500);
   const { service } = await startBenchService({ inspectorPort: port });
@@ -151,7 +153,11 @@ async function main(): Promise<void> {
     const headers = { authorization: `Bearer ${setup.key}`, "content-type": "application/json" };
     // The tenant's rate quotas would answer much of this load with 429: lift them, the route is what is profiled.
     const loose = { perSecond: 10_000, burst: 100_000 };
-    await send(service, "http://atc.test/v1/settings/quotas", { method: "PUT", headers, body: JSON.stringify({ rates: { reads: loose, routing: loose, writes: loose } }) });
+    await send(service, "http://atc.test/v1/settings/quotas", {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ rates: { reads: loose, routing: loose, writes: loose } }),
+    });
     const random = seededRandom(7);
     const kinds: Record<string, (task: string) => Promise<void>> = {
       retrieval: (task) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) }),
@@ -190,9 +196,14 @@ async function main(): Promise<void> {
           console.log(`  ${lines}: ticks by line ${JSON.stringify([...ticks].sort((a, b) => b[1] - a[1]).slice(0, 12))}`);
         }
         const sampled = profile.samples.length * period;
-        console.log(`\n${kind}: ${tasks.length} requests, isolate busy ${(busyMs / tasks.length).toFixed(3)} ms per request (wall ${wall.toFixed(2)} ms, profiled; ${(sampled / tasks.length).toFixed(2)} ms sampled, busy or idle; one sample counts ${(period * 1000).toFixed(0)} µs, the sampler's period while busy)`);
+        console.log(
+          `\n${kind}: ${tasks.length} requests, isolate busy ${(busyMs / tasks.length).toFixed(3)} ms per request (wall ${wall.toFixed(2)} ms, profiled; ${(sampled / tasks.length).toFixed(2)} ms sampled, busy or idle; one sample counts ${(period * 1000).toFixed(0)} µs, the sampler's period while busy)`,
+        );
         console.log("  inclusive, ms per request:");
-        const shownInclusive = focus.length === 0 ? [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top) : focus.flatMap((fn) => (inclusive.has(fn) ? [[fn, inclusive.get(fn) ?? 0] as const] : []));
+        const shownInclusive =
+          focus.length === 0
+            ? [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)
+            : focus.flatMap((fn) => (inclusive.has(fn) ? [[fn, inclusive.get(fn) ?? 0] as const] : []));
         for (const [fn, t] of shownInclusive) console.log(`    ${(t / tasks.length).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${fn}`);
         console.log("  self, ms per request:");
         for (const [name, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {

@@ -42,7 +42,18 @@ import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
-import { DEFAULT_FUSION, DEFAULT_NEXT_STEP_FUSION, fuseFirstStep, fuseNextStep, fuseRunCandidates, EVIDENCE_PRIOR, MIN_TRANSITION_EVIDENCE, SIGNALS, type FusionWeights, type Signal } from "../functions/toolnet/signal-fusion";
+import {
+  DEFAULT_FUSION,
+  DEFAULT_NEXT_STEP_FUSION,
+  fuseFirstStep,
+  fuseNextStep,
+  fuseRunCandidates,
+  EVIDENCE_PRIOR,
+  MIN_TRANSITION_EVIDENCE,
+  SIGNALS,
+  type FusionWeights,
+  type Signal,
+} from "../functions/toolnet/signal-fusion";
 import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
@@ -71,7 +82,11 @@ interface Context {
 }
 
 const parseWeights = (flag: string, defaults: FusionWeights): FusionWeights => {
-  const values = process.argv.find((a) => a.startsWith(`--${flag}=`))?.slice(flag.length + 3).split(",").map(Number);
+  const values = process.argv
+    .find((a) => a.startsWith(`--${flag}=`))
+    ?.slice(flag.length + 3)
+    .split(",")
+    .map(Number);
   if (values === undefined) return defaults;
   const [k, relevance, transition, dataFlow, history, sibling, prior] = values;
   return {
@@ -106,7 +121,12 @@ const CLAUSES = Number(process.argv.find((a) => a.startsWith("--clauses="))?.sli
 
 /** `--boost=field:N,…` weighs any fields of tool documents (e.g. `values:0.5,parameterDocs:0.5`; 0 leaves a field out); chosen on half a. */
 const FIELD_BOOSTS: Partial<Record<ToolDocField, number>> = Object.fromEntries(
-  (process.argv.find((a) => a.startsWith("--boost="))?.slice("--boost=".length).split(",") ?? []).map((pair) => {
+  (
+    process.argv
+      .find((a) => a.startsWith("--boost="))
+      ?.slice("--boost=".length)
+      .split(",") ?? []
+  ).map((pair) => {
     const [field, value] = pair.split(":");
     return [field as ToolDocField, Number(value)];
   }),
@@ -116,10 +136,14 @@ const FIELD_BOOSTS: Partial<Record<ToolDocField, number>> = Object.fromEntries(
 const UNFIT = Number(process.argv.find((a) => a.startsWith("--unfit-penalty="))?.slice("--unfit-penalty=".length) ?? UNFIT_PENALTY);
 
 /** `--later-min-similarity=X`: how similar an earlier task must be to vote at a later step; chosen on half a. */
-const LATER_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--later-min-similarity="))?.slice("--later-min-similarity=".length) ?? LATER_STEP_MIN_SIMILARITY);
+const LATER_MIN_SIMILARITY = Number(
+  process.argv.find((a) => a.startsWith("--later-min-similarity="))?.slice("--later-min-similarity=".length) ?? LATER_STEP_MIN_SIMILARITY,
+);
 
 /** `--first-min-similarity=X`: how similar an earlier task must be to vote at the first step; chosen on half a. */
-const FIRST_MIN_SIMILARITY = Number(process.argv.find((a) => a.startsWith("--first-min-similarity="))?.slice("--first-min-similarity=".length) ?? FIRST_STEP_MIN_SIMILARITY);
+const FIRST_MIN_SIMILARITY = Number(
+  process.argv.find((a) => a.startsWith("--first-min-similarity="))?.slice("--first-min-similarity=".length) ?? FIRST_STEP_MIN_SIMILARITY,
+);
 
 /** `--min-evidence=N`: learned transitions observed fewer times are left out at later steps; chosen on half a. */
 const MIN_EVIDENCE = Number(process.argv.find((a) => a.startsWith("--min-evidence="))?.slice("--min-evidence=".length) ?? MIN_TRANSITION_EVIDENCE);
@@ -139,7 +163,9 @@ const SIBLINGS_BOOST = Number(process.argv.find((a) => a.startsWith("--siblings-
 const PHRASES_BOOST = Number(process.argv.find((a) => a.startsWith("--phrases-boost="))?.slice("--phrases-boost=".length) ?? DEFAULT_TUNING.boosts.phrases);
 
 /** `--query-saturation=K3`: Okapi k3 for terms a task repeats (Infinity: every repeat counts in full, as before); chosen on half a. */
-const QUERY_SATURATION = Number(process.argv.find((a) => a.startsWith("--query-saturation="))?.slice("--query-saturation=".length) ?? DEFAULT_TUNING.queryTermSaturation);
+const QUERY_SATURATION = Number(
+  process.argv.find((a) => a.startsWith("--query-saturation="))?.slice("--query-saturation=".length) ?? DEFAULT_TUNING.queryTermSaturation,
+);
 
 /** `--name-lookups=N`: only the N best tools have their by-name producers placed after them when the task names an entity (0: none; default: every ranked tool, as routing does). */
 const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? Number.POSITIVE_INFINITY);
@@ -153,7 +179,8 @@ function add(tally: Tally, key: string, value: number): void {
   if (list === undefined) tally.set(key, [value]);
   else list.push(value);
 }
-const mean = (values: readonly number[] | undefined): number => (values === undefined || values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
+const mean = (values: readonly number[] | undefined): number =>
+  values === undefined || values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length;
 const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(3) : "–");
 
 function recall(gold: readonly string[], found: readonly string[]): number {
@@ -173,29 +200,77 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const warm = fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
   // The route answer at k = 10: the fused ranking filled to k by the stand-ins routing uses.
   const answer = (fused: typeof cold, graph: ToolGraph): string[] =>
-    fillToK(fused, ANSWER_K, routeStandIns({ index: ctx.index, graph, defs: ctx.defs, flow: ctx.flow, siblingsOf, task: text, previous: null, best: fused[0]?.tool })).ranked.map((c) => c.tool);
+    fillToK(
+      fused,
+      ANSWER_K,
+      routeStandIns({ index: ctx.index, graph, defs: ctx.defs, flow: ctx.flow, siblingsOf, task: text, previous: null, best: fused[0]?.tool }),
+    ).ranked.map((c) => c.tool);
   return new Map([
     ["retrieval only", plain.map((r) => r.name)],
     ["retrieval, each clause's ranking fused", covering.map((r) => r.name)],
     ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => ctx.defs.get(tool), UNFIT).map((r) => r.name)],
-    ["cold: fused, no history, without lowering tools the task cannot call", fuseFirstStep({ relevance: covering, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    [
+      "cold: fused, no history, without lowering tools the task cannot call",
+      fuseFirstStep({ relevance: covering, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
+        (c) => c.tool,
+      ),
+    ],
     ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["cold: fused, no history", cold.map((c) => c.tool)],
-    ["cold: fused, no history, same-API operations raised too", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, siblingsWidenOnly: false }).map((c) => c.tool)],
-    ["cold: fused, no history, best match not kept first", fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS, bestMatchLeads: false }).map((c) => c.tool)],
+    [
+      "cold: fused, no history, same-API operations raised too",
+      fuseFirstStep({
+        relevance,
+        history: [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+        siblingsWidenOnly: false,
+      }).map((c) => c.tool),
+    ],
+    [
+      "cold: fused, no history, best match not kept first",
+      fuseFirstStep({
+        relevance,
+        history: [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+        bestMatchLeads: false,
+      }).map((c) => c.tool),
+    ],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
     ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
-    ["warm: fused: all signals (all tools of history)", fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map((c) => c.tool)],
+    [
+      "warm: fused: all signals (all tools of history)",
+      fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
+        (c) => c.tool,
+      ),
+    ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
   ]);
 }
 
 function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranked[], previous: string): Map<string, string[]> {
   const history = ctx.memory.votes(text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY });
-  const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous), history, prior: laterStepPrior(ctx.graph), weights: NEXT_WEIGHTS, minEvidence: MIN_EVIDENCE, evidencePrior: EVIDENCE };
+  const input = {
+    previous,
+    learned: learnedSuccessors(ctx.graph, previous),
+    relevance,
+    dataFlow: ctx.flow.successors(previous),
+    history,
+    prior: laterStepPrior(ctx.graph),
+    weights: NEXT_WEIGHTS,
+    minEvidence: MIN_EVIDENCE,
+    evidencePrior: EVIDENCE,
+  };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
@@ -261,7 +336,10 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
-  const index = ToolIndex.build(documents, { boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST, ...FIELD_BOOSTS }, queryTermSaturation: QUERY_SATURATION });
+  const index = ToolIndex.build(documents, {
+    boosts: { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST, ...FIELD_BOOSTS },
+    queryTermSaturation: QUERY_SATURATION,
+  });
   const flow = new DataFlowIndex(defs);
   const costs = new Map<string, number>();
   const cost = (tool: string): number => {
@@ -331,7 +409,19 @@ async function evaluate(dataset: Dataset): Promise<Report> {
           for (const k of K) add(report.later, `${variant}|${k}`, ranking.slice(0, k).includes(next) ? 1 : 0);
         }
         if (process.env.ROUTING_DEBUG !== undefined && !(rankings.get("fused: all signals") ?? []).slice(0, 5).includes(next)) {
-          console.log(`LATER ${previous} > ${next} | ${task.text.slice(0, 100)}\n  fused ${(rankings.get("fused: all signals") ?? []).slice(0, 6).join(", ")}\n  rel ${relevance.slice(0, 6).map((r) => r.name).join(", ")}\n  learned ${learnedSuccessors(ctx.graph, previous).slice(0, 6).map((l) => l.tool).join(", ")}\n  flow ${ctx.flow.successors(previous).slice(0, 8).map((l) => l.to).join(", ")}`);
+          console.log(
+            `LATER ${previous} > ${next} | ${task.text.slice(0, 100)}\n  fused ${(rankings.get("fused: all signals") ?? []).slice(0, 6).join(", ")}\n  rel ${relevance
+              .slice(0, 6)
+              .map((r) => r.name)
+              .join(", ")}\n  learned ${learnedSuccessors(ctx.graph, previous)
+              .slice(0, 6)
+              .map((l) => l.tool)
+              .join(", ")}\n  flow ${ctx.flow
+              .successors(previous)
+              .slice(0, 8)
+              .map((l) => l.to)
+              .join(", ")}`,
+          );
         }
         add(report.misses, missReason(ctx, relevance, previous, next, rankings.get("fused: all signals") ?? []), 1);
       }
@@ -344,14 +434,32 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     if (process.env.ROUTING_DEBUG !== undefined) {
       const fused = sets.get("fused: all signals") ?? [];
       const missed = gold.filter((g) => !fused.includes(g));
-      if (missed.length > 0) console.log(`MISS ${task.text}\n  gold ${gold.join(" > ")}\n  missed ${missed.join(", ")}\n  set ${fused.join(", ")}\n  rel ${relevance.slice(0, 10).map((r) => r.name).join(", ")}\n  hist ${memory.votes(task.text, { tools: "all" }).slice(0, 6).map((v) => v.name).join(", ")}`);
+      if (missed.length > 0)
+        console.log(
+          `MISS ${task.text}\n  gold ${gold.join(" > ")}\n  missed ${missed.join(", ")}\n  set ${fused.join(", ")}\n  rel ${relevance
+            .slice(0, 10)
+            .map((r) => r.name)
+            .join(", ")}\n  hist ${memory
+            .votes(task.text, { tools: "all" })
+            .slice(0, 6)
+            .map((v) => v.name)
+            .join(", ")}`,
+        );
     }
     for (const [variant, set] of sets) {
       add(report.sets, `${variant}|recall`, recall(gold, set.slice(0, variant.startsWith("today") ? 12 : MAX_TOOLS)));
       add(report.sets, `${variant}|all`, recall(gold, set) === 1 ? 1 : 0);
       add(report.sets, `${variant}|size`, set.length);
-      add(report.sets, `${variant}|tokens`, set.reduce((sum, tool) => sum + cost(tool), 0));
-      add(report.sets, `${variant}|wholeDefTokens`, set.reduce((sum, tool) => sum + Math.ceil(JSON.stringify(defs.get(tool) ?? {}).length / 4), 0));
+      add(
+        report.sets,
+        `${variant}|tokens`,
+        set.reduce((sum, tool) => sum + cost(tool), 0),
+      );
+      add(
+        report.sets,
+        `${variant}|wholeDefTokens`,
+        set.reduce((sum, tool) => sum + Math.ceil(JSON.stringify(defs.get(tool) ?? {}).length / 4), 0),
+      );
     }
     routingStepTokens(ctx, task, relevance, report.tokens);
     timeSteps(ctx, task, report.timing);
@@ -375,12 +483,22 @@ function missReason(ctx: Context, relevance: readonly Ranked[], previous: string
 function routingStepTokens(ctx: Context, task: Task, relevance: readonly Ranked[], tally: Tally): void {
   const describe = (tool: string): string => (ctx.defs.get(tool)?.summary ?? ctx.defs.get(tool)?.description ?? "").slice(0, 160);
   const steps: { previous: string; tools: string[] }[] = [
-    { previous: START, tools: fuseFirstStep({ relevance, history: ctx.memory.votes(task.text) }).slice(0, 5).map((c) => c.tool) },
+    {
+      previous: START,
+      tools: fuseFirstStep({ relevance, history: ctx.memory.votes(task.text) })
+        .slice(0, 5)
+        .map((c) => c.tool),
+    },
   ];
   const previous = task.gold[0];
   if (previous !== undefined && ctx.defs.has(previous)) {
     const input = { previous, learned: learnedSuccessors(ctx.graph, previous), relevance, dataFlow: ctx.flow.successors(previous) };
-    steps.push({ previous, tools: fuseNextStep(input).slice(0, 5).map((c) => c.tool) });
+    steps.push({
+      previous,
+      tools: fuseNextStep(input)
+        .slice(0, 5)
+        .map((c) => c.tool),
+    });
   }
   for (const step of steps) {
     const prompt = formatPromptBlock({ previous: step.previous, candidates: step.tools.map((tool, i) => ({ tool, weight: 1000 - i, exact: 1 })), describe });
@@ -432,7 +550,12 @@ function timeSteps(ctx: Context, task: Task, tally: Tally): void {
   add(tally, "later: fused", performance.now() - t);
   // The previous release's later step, timed second so any warm-cache advantage is its own.
   t = performance.now();
-  fuseNextStep({ previous, learned: learnedSuccessors(ctx.graph, previous), relevance: ctx.index.search(task.text, 30), dataFlow: ctx.flow.successors(previous) }).slice(0, 8);
+  fuseNextStep({
+    previous,
+    learned: learnedSuccessors(ctx.graph, previous),
+    relevance: ctx.index.search(task.text, 30),
+    dataFlow: ctx.flow.successors(previous),
+  }).slice(0, 8);
   add(tally, "later: fused without task votes and prior (before)", performance.now() - t);
 }
 
@@ -442,13 +565,24 @@ function variantsOf(tally: Tally, suffix: string): string[] {
 
 function print(dataset: Dataset, report: Report): void {
   const measured = dataset.tasks.filter((t) => inHalf(t.group)).length;
-  console.log(`\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks${HALF === undefined ? "" : `, ${measured} measured (half ${HALF})`}`);
+  console.log(
+    `\n## ${dataset.label}: ${dataset.defs.length} tools, ${dataset.tasks.length} tasks${HALF === undefined ? "" : `, ${measured} measured (half ${HALF})`}`,
+  );
   console.log(`\nFirst step (${dataset.ordered ? "first gold tool" : "gold set"} recall):`);
   const multi = report.first.get("retrieval only|all10")?.length ?? 0;
-  const short = (v: string): number => (report.first.get(`${v}|length`) ?? []).filter((n) => n < ANSWER_K).length / Math.max(1, report.first.get(`${v}|length`)?.length ?? 0);
+  const short = (v: string): number =>
+    (report.first.get(`${v}|length`) ?? []).filter((n) => n < ANSWER_K).length / Math.max(1, report.first.get(`${v}|length`)?.length ?? 0);
   console.log(
     table(
-      ["variant", "hit@1", "recall@5", "recall@10", `all gold in top ${ANSWER_K} (${multi} multi-tool tasks)`, `answer length at k = ${ANSWER_K}`, `answers < ${ANSWER_K}`],
+      [
+        "variant",
+        "hit@1",
+        "recall@5",
+        "recall@10",
+        `all gold in top ${ANSWER_K} (${multi} multi-tool tasks)`,
+        `answer length at k = ${ANSWER_K}`,
+        `answers < ${ANSWER_K}`,
+      ],
       variantsOf(report.first, "5").map((v) => [
         v,
         fmt(mean(report.first.get(`${v}|1`))),
@@ -463,10 +597,20 @@ function print(dataset: Dataset, report: Report): void {
   if (dataset.ordered && !FIRST_ONLY) {
     const n = report.later.get("fused: all signals|5")?.length ?? 0;
     console.log(`\nLater steps (${n} gold transitions to a tool of the catalog; hit = gold next tool among k candidates):`);
-    console.log(table(["variant", "hit@5", "hit@10"], variantsOf(report.later, "5").map((v) => [v, fmt(mean(report.later.get(`${v}|5`))), fmt(mean(report.later.get(`${v}|10`)))])));
+    console.log(
+      table(
+        ["variant", "hit@5", "hit@10"],
+        variantsOf(report.later, "5").map((v) => [v, fmt(mean(report.later.get(`${v}|5`))), fmt(mean(report.later.get(`${v}|10`)))]),
+      ),
+    );
     console.log(`\nLater steps, fused ranking at k = 5: where each gold transition went (what the signals knew of the gold next tool):`);
     const total = [...report.misses.values()].reduce((sum, list) => sum + list.length, 0);
-    console.log(table(["outcome", "transitions", "share"], [...report.misses].sort((a, b) => b[1].length - a[1].length).map(([reason, list]) => [reason, String(list.length), fmt(list.length / total)])));
+    console.log(
+      table(
+        ["outcome", "transitions", "share"],
+        [...report.misses].sort((a, b) => b[1].length - a[1].length).map(([reason, list]) => [reason, String(list.length), fmt(list.length / total)]),
+      ),
+    );
   }
   if (FIRST_ONLY || SKIP_SETS) return;
   console.log(`\nRun candidate sets (≤ ${MAX_TOOLS} tools unless named; tokens = what the run prompt shows, o200k_base):`);
@@ -483,12 +627,16 @@ function print(dataset: Dataset, report: Report): void {
       ]),
     ),
   );
-  console.log(`\nTokens per routing step (k = 5): prompt block ${Math.round(mean(report.tokens.get("prompt")))}, OpenAI tools array ${Math.round(mean(report.tokens.get("tools")))}`);
   console.log(
-    `In-process step time p50 / p99 (ms): ${[...report.timing.entries()].map(([label, values]) => {
-      const s = summary([...values].sort((a, b) => a - b));
-      return `${label} ${s.p50.toFixed(3)} / ${s.p99.toFixed(3)}`;
-    }).join("; ")}`,
+    `\nTokens per routing step (k = 5): prompt block ${Math.round(mean(report.tokens.get("prompt")))}, OpenAI tools array ${Math.round(mean(report.tokens.get("tools")))}`,
+  );
+  console.log(
+    `In-process step time p50 / p99 (ms): ${[...report.timing.entries()]
+      .map(([label, values]) => {
+        const s = summary([...values].sort((a, b) => a - b));
+        return `${label} ${s.p50.toFixed(3)} / ${s.p99.toFixed(3)}`;
+      })
+      .join("; ")}`,
   );
 }
 

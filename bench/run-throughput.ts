@@ -28,19 +28,25 @@ const program = [
   "const credits = await tools.getPersonPersonIdMovieCredits({ person_id: found.results[0].id });",
   "return `${credits.cast.length} movies`;",
 ].join("\n");
-model.on({ name: "generate", match: (r) => r.lastUserMessage.includes("Query:"), answer: { text: "```ts\n" + program + "\n```" } });
+model.on({ name: "generate", match: (r) => r.lastUserMessage.includes("Query:"), answer: { text: `\`\`\`ts\n${program}\n\`\`\`` } });
 model.on({ name: "evaluate", answer: { text: "[2, 2]" } });
-const service = await startService({ outbound: (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("no network", { status: 599 })) });
+const service = await startService({
+  outbound: (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("no network", { status: 599 })),
+});
 const rows: string[][] = [];
 try {
   const tenant = await createTenant(service, "throughput");
   const tmdb = JSON.parse(readFileSync("../shared/data/restbench-tmdb/openapi.json", "utf8")) as unknown;
-  await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", source: "tmdb", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
+  await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "openapi", source: "tmdb", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` },
+  });
   const body = { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], maxAttempts: 1 };
   const once = async (): Promise<number> => {
     const t0 = performance.now();
     const answer = await service.json<{ status: string }>("POST", "/v1/runs", { key: tenant.key, body });
-    if (answer.status !== 201 || answer.body.status !== "succeeded") throw new Error(`run failed: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+    if (answer.status !== 201 || answer.body.status !== "succeeded")
+      throw new Error(`run failed: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
     return performance.now() - t0;
   };
   for (let i = 0; i < 5; i += 1) await once(); // warm-up: program isolate, wasm, caches

@@ -89,7 +89,13 @@ console.log(`\nNode: start → first tool call, and the whole one-call run (${RU
 console.log(
   table(
     ["instance", "first call p50", "p99", "whole run p50", "p99"],
-    Object.entries(node).map(([mode, { first, whole }]) => [mode, ms(summary(first).p50), ms(summary(first).p99), ms(summary(whole).p50), ms(summary(whole).p99)]),
+    Object.entries(node).map(([mode, { first, whole }]) => [
+      mode,
+      ms(summary(first).p50),
+      ms(summary(first).p99),
+      ms(summary(whole).p50),
+      ms(summary(whole).p99),
+    ]),
   ),
 );
 
@@ -115,7 +121,12 @@ if (!process.argv.includes("--skip-workerd")) {
     }
     console.log(`\nworkerd: while (true) {} interrupt checks per 100 ms: ${workerdRates.map((r) => r.toFixed(0)).join(", ")}`);
     console.log(`workerd: start → first tool call (${RUNS / 2} runs each, interleaved)`);
-    console.log(table(["instance", "p50", "p99"], Object.entries(firstCalls).map(([mode, values]) => [mode, ms(summary(values).p50), ms(summary(values).p99)])));
+    console.log(
+      table(
+        ["instance", "p50", "p99"],
+        Object.entries(firstCalls).map(([mode, values]) => [mode, ms(summary(values).p50), ms(summary(values).p99)]),
+      ),
+    );
   } finally {
     await worker.dispose();
   }

@@ -66,7 +66,7 @@ const model = createScriptedModel();
 /** From now on the scripted model answers every run with `program`. */
 function answerWith(program: string): void {
   model.reset();
-  model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
+  model.on({ name: "program", answer: { text: `\`\`\`ts\n${program}\n\`\`\`` } });
 }
 
 async function run(service: TestService, tenant: { id: string; key: string }, program: string, limits: Record<string, number>) {
@@ -207,7 +207,10 @@ async function tenantsOf(service: TestService): Promise<{ id: string; key: strin
     const tenant = await createTenant(service, `contain-${i}`);
     await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
     // The probes route 100 times a second and the classes start hundreds of runs: quotas must not answer instead.
-    await service.json("PUT", "/v1/settings/quotas", { key: tenant.key, body: { rates: { routing: { perSecond: 10_000, burst: 100_000 }, runs: { perSecond: 1_000, burst: 10_000 } } } });
+    await service.json("PUT", "/v1/settings/quotas", {
+      key: tenant.key,
+      body: { rates: { routing: { perSecond: 10_000, burst: 100_000 }, runs: { perSecond: 1_000, burst: 10_000 } } },
+    });
     tenants.push(tenant);
   }
   return tenants;
@@ -253,9 +256,12 @@ async function stormAndHarmless(service: TestService, tenants: { id: string; key
   const at = summary(attempt);
   const wr = summary(whole);
   console.log(`\n${label}${service.programHost === undefined ? "" : ` (watchdog restarts so far: ${service.programHost.restarts})`}`);
-  if (ROUNDS > 1) console.log(`  ${ROUNDS} rounds, pooled; each round's p99 × its idle p99 (/health/\/v1/route): ${rounds.join("; ")}`);
+  if (ROUNDS > 1) console.log(`  ${ROUNDS} rounds, pooled; each round's p99 × its idle p99 (/health//v1/route): ${rounds.join("; ")}`);
   console.log(`  idle: /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)} ms; /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)} ms`);
-  for (const [name, at] of [["worst-case", worst], ["harmless", benign]] as const) {
+  for (const [name, at] of [
+    ["worst-case", worst],
+    ["harmless", benign],
+  ] as const) {
     console.log(
       `  20 ${name} runs at once: /health p50 ${f(at.health.p50)} / p99 ${f(at.health.p99)} ms (${(at.health.p99 / idleHealth.p99).toFixed(1)}× idle), ` +
         `/v1/route p50 ${f(at.route.p50)} / p99 ${f(at.route.p99)} ms (${(at.route.p99 / idleRoute.p99).toFixed(1)}× idle); ` +
@@ -323,7 +329,9 @@ async function perClass(service: TestService, first: { id: string; key: string }
       stops.push(result.ms);
       past.push(Math.max(0, result.ms - (limits.deadlineMs ?? DEADLINE_MS)));
       if (result.body.status === "succeeded") succeeded++;
-      limitsSeen.add(result.status === 201 ? (result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none") : `HTTP ${result.status}`);
+      limitsSeen.add(
+        result.status === 201 ? (result.body.attempts[0]?.error?.limit ?? result.body.attempts[0]?.error?.kind ?? "none") : `HTTP ${result.status}`,
+      );
       if (result.status !== 201) console.error(`${name}: HTTP ${result.status} ${JSON.stringify(result.body).slice(0, 300)}`);
       const after = await run(service, first, HARMLESS, {});
       if (after.body.status !== "succeeded") restarts++;
@@ -332,11 +340,23 @@ async function perClass(service: TestService, first: { id: string; key: string }
     const p = summary(past);
     const h = summary(health);
     const r = summary(route);
-    rows.push([name, [...limitsSeen].join(", "), `${f(s.p50)} / ${f(s.p99)}`, `${f(p.p50)} / ${f(p.p99)}`, `${f(h.p50)} / ${f(h.p99)}`, `${f(r.p50)} / ${f(r.p99)}`, String(succeeded)]);
+    rows.push([
+      name,
+      [...limitsSeen].join(", "),
+      `${f(s.p50)} / ${f(s.p99)}`,
+      `${f(p.p50)} / ${f(p.p99)}`,
+      `${f(h.p50)} / ${f(h.p99)}`,
+      `${f(r.p50)} / ${f(r.p99)}`,
+      String(succeeded),
+    ]);
   }
-  console.log(`\nprograms on the program host; deadline ${DEADLINE_MS} ms, ${RUNS} runs per class; latencies in ms (idle /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)}, /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)})`);
+  console.log(
+    `\nprograms on the program host; deadline ${DEADLINE_MS} ms, ${RUNS} runs per class; latencies in ms (idle /health p50 ${f(idleHealth.p50)} / p99 ${f(idleHealth.p99)}, /v1/route p50 ${f(idleRoute.p50)} / p99 ${f(idleRoute.p99)})`,
+  );
   console.log(table(["class", "stopped by", "stop p50 / p99", "past deadline p50 / p99", "/health p50 / p99", "/v1/route p50 / p99", "succeeded"], rows));
-  console.log(`service restarts needed: ${restarts} (a harmless run after every hostile one); program host restarts by its watchdog: ${service.programHost?.restarts ?? 0}`);
+  console.log(
+    `service restarts needed: ${restarts} (a harmless run after every hostile one); program host restarts by its watchdog: ${service.programHost?.restarts ?? 0}`,
+  );
 }
 
 await main();

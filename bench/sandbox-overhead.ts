@@ -70,7 +70,14 @@ export interface Stats {
 export function stats(values: readonly number[]): Stats {
   const n = values.length;
   if (n === 0) return { n, p50: NaN, p99: NaN, mean: NaN, min: NaN, max: NaN };
-  return { n, p50: percentile(values, 50), p99: percentile(values, 99), mean: values.reduce((a, b) => a + b, 0) / n, min: Math.min(...values), max: Math.max(...values) };
+  return {
+    n,
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    mean: values.reduce((a, b) => a + b, 0) / n,
+    min: Math.min(...values),
+    max: Math.max(...values),
+  };
 }
 
 type IsolateMode = "tenant" | "fresh";
@@ -103,7 +110,8 @@ function parseArgs(argv: readonly string[]): Options {
       else throw new Error("--isolate: tenant, fresh or both");
     } else throw new Error(`unknown argument ${arg ?? ""} (usage: [--runs N] [--warmup N] [--isolate tenant|fresh|both] [--json FILE] [--no-build])`);
   }
-  if (!Number.isInteger(options.runs) || options.runs < 1 || !Number.isInteger(options.warmup) || options.warmup < 0) throw new Error("--runs and --warmup take whole numbers");
+  if (!Number.isInteger(options.runs) || options.runs < 1 || !Number.isInteger(options.warmup) || options.warmup < 0)
+    throw new Error("--runs and --warmup take whole numbers");
   return options;
 }
 
@@ -124,7 +132,7 @@ async function measure(mode: IsolateMode, options: Options): Promise<ModeReport>
         match: /Query: sandbox overhead probe, \d+ calls/,
         answer: (r) => {
           const calls = Number(/Query: sandbox overhead probe, (\d+) calls/.exec(r.lastUserMessage)?.[1]) as CallCount;
-          return { text: "```ts\n" + program(calls) + "\n```" };
+          return { text: `\`\`\`ts\n${program(calls)}\n\`\`\`` };
         },
       },
     ],
@@ -146,9 +154,17 @@ async function measure(mode: IsolateMode, options: Options): Promise<ModeReport>
       });
       const wallMs = performance.now() - started;
       const attempt = res.body.attempts?.[0];
-      if (res.status !== 201 || res.body.status !== "succeeded" || attempt === undefined) throw new Error(`probe run failed: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
+      if (res.status !== 201 || res.body.status !== "succeeded" || attempt === undefined)
+        throw new Error(`probe run failed: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
       if (attempt.trace.length !== calls) throw new Error(`expected ${calls} calls, the run made ${attempt.trace.length}`);
-      return { calls, firstCallMs: attempt.firstCallMs, isolateMs: attempt.durationMs, toolMs: attempt.trace.map((t) => t.durationMs), runMs: res.body.timings.totalMs, wallMs };
+      return {
+        calls,
+        firstCallMs: attempt.firstCallMs,
+        isolateMs: attempt.durationMs,
+        toolMs: attempt.trace.map((t) => t.durationMs),
+        runMs: res.body.timings.totalMs,
+        wallMs,
+      };
     };
 
     for (let i = 0; i < options.warmup; i++) for (const calls of SERIES) await once(calls, -1 - i);
@@ -198,7 +214,8 @@ function printReport(report: ModeReport, options: Options): void {
   for (const [l, s] of rows) console.log(`${l.padEnd(label)}  ${f(s.p50)}  ${f(s.p99)}  ${f(s.mean)}  ${f(s.min)}  ${f(s.max)}  ${s.n}`);
   if (perCall !== undefined) console.log(`per-call sandbox share ≈ p50 per-call cost − mean tool ms = ${(perCall.p50 - meanTool).toFixed(2)} ms`);
   const first = rows[0]?.[1];
-  if (first !== undefined) console.log(`target: p50 to first call < 10 ms → ${first.p50 < 10 ? "met" : "NOT met"} (firstCallMs p50 ${first.p50.toFixed(2)} ms)`);
+  if (first !== undefined)
+    console.log(`target: p50 to first call < 10 ms → ${first.p50 < 10 ? "met" : "NOT met"} (firstCallMs p50 ${first.p50.toFixed(2)} ms)`);
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -209,10 +226,21 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   const reports: ModeReport[] = [];
   for (const mode of options.isolate) reports.push(await measure(mode, options));
-  console.log(`\nSandbox overhead in workerd (Miniflare, local); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} on ${cpus().length} CPUs`);
+  console.log(
+    `\nSandbox overhead in workerd (Miniflare, local); load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} on ${cpus().length} CPUs`,
+  );
   for (const report of reports) printReport(report, options);
   if (options.json !== undefined) {
-    writeFileSync(options.json, JSON.stringify({ options, reports: reports.map((r) => ({ mode: r.mode, rows: Object.fromEntries(r.rows), pairs: r.pairs, samples: r.samples })) }, null, 2));
+    writeFileSync(
+      options.json,
+      JSON.stringify(
+        { options, reports: reports.map((r) => ({ mode: r.mode, rows: Object.fromEntries(r.rows), pairs: r.pairs, samples: r.samples })) },
+        null,
+        2,
+      ),
+    );
     console.log(`samples written to ${options.json}`);
   }
 }

@@ -40,13 +40,19 @@ const ROLES = ["service", "program host", "wrangler proxy"];
 
 function scriptedModel() {
   const model = createScriptedModel();
-  const fence = (code: string) => ({ text: "```ts\n" + code + "\n```" });
+  const fence = (code: string) => ({ text: `\`\`\`ts\n${code}\n\`\`\`` });
   model.on({ name: "loop", match: (r) => r.lastUserMessage.includes(LOOP_TASK), answer: fence("while (true) {}") });
-  model.on({ name: "bomb", match: (r) => r.lastUserMessage.includes(BOMB_TASK), answer: fence("const hoard = [];\nwhile (true) hoard.push(new Array(1e6).fill(1));\nreturn hoard.length;") });
+  model.on({
+    name: "bomb",
+    match: (r) => r.lastUserMessage.includes(BOMB_TASK),
+    answer: fence("const hoard = [];\nwhile (true) hoard.push(new Array(1e6).fill(1));\nreturn hoard.length;"),
+  });
   model.on({
     name: "two tools",
     match: (r) => r.lastUserMessage.includes(RUN_TASK),
-    answer: fence('const found = await tools.getSearchPerson({ query: "Bradley Cooper" });\nconst credits = await tools.getPersonPersonIdMovieCredits({ person_id: found.results[0].id });\nreturn `${credits.cast.length} movies`;'),
+    answer: fence(
+      'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });\nconst credits = await tools.getPersonPersonIdMovieCredits({ person_id: found.results[0].id });\nreturn `${credits.cast.length} movies`;',
+    ),
   });
   model.on({ name: "anything else", answer: { text: "I cannot help with that." } });
   return model;
@@ -54,7 +60,11 @@ function scriptedModel() {
 
 async function setUp(ctx: SoakContext): Promise<void> {
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${ctx.baseUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${ctx.key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${ctx.baseUrl}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ctx.key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
@@ -113,10 +123,18 @@ async function drive(ctx: SoakContext, rootPid: number): Promise<{ samples: Samp
       nextBomb += bombEvery;
       const before = memorySample(rootPid, now()).byRole["program host"] ?? Number.NaN;
       launch("memory bomb", memoryBomb);
-      setTimeout(() => bombs.push(`bomb at ${now().toFixed(1)} min: program host ${before.toFixed(0)} MiB before, ${(memorySample(rootPid, now()).byRole["program host"] ?? Number.NaN).toFixed(0)} MiB 30 s later`), 30_000);
+      setTimeout(
+        () =>
+          bombs.push(
+            `bomb at ${now().toFixed(1)} min: program host ${before.toFixed(0)} MiB before, ${(memorySample(rootPid, now()).byRole["program host"] ?? Number.NaN).toFixed(0)} MiB 30 s later`,
+          ),
+        30_000,
+      );
     }
     let pick = random() * totalWeight;
-    const [kind, spec] = kinds.find(([, k]) => (pick -= k.weight) < 0) ?? kinds[0]!;
+    const chosen = kinds.find(([, k]) => (pick -= k.weight) < 0) ?? kinds[0];
+    if (chosen === undefined) throw new Error("the soak has no kinds of traffic");
+    const [kind, spec] = chosen;
     launch(kind, spec.send);
     const due = started + ((tick + 1) * 1000) / rate;
     await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
@@ -139,13 +157,21 @@ try {
   const rootPid = service.child.pid ?? 0;
   const { samples, memory, bombs, shed } = await drive(ctx, rootPid);
   const log = service.output();
-  console.log(`\nper minute (latency of answered requests, p50/p99 ms; memory: peak resident MiB of each workerd role)\n${minuteTable(samples, memory, minutes, ROLES)}`);
+  console.log(
+    `\nper minute (latency of answered requests, p50/p99 ms; memory: peak resident MiB of each workerd role)\n${minuteTable(samples, memory, minutes, ROLES)}`,
+  );
   console.log(`\nper kind\n${kindTable(samples)}`);
   console.log(`\nshed (more than ${MAX_IN_FLIGHT} in flight): ${shed}`);
   console.log(`\nmemory bombs\n${bombs.map((b) => `  ${b}`).join("\n")}`);
   console.log(`\nerrors\n${errorLines(samples).join("\n") || "  none"}`);
-  console.log(`\nnpm start's log: ${(log.match(/Uncaught/g) ?? []).length} "Uncaught" lines, ${(log.match(/DNS lookup failed/g) ?? []).length} "DNS lookup failed", ${(log.match(/overloaded: connect\(\)/g) ?? []).length} "overloaded: connect()", ${(log.match(/restarted mid-request/g) ?? []).length} "restarted mid-request"`);
-  console.log(`\ntargets\n${verdict(samples, memory, minutes, warmUp, ROLES).map((l) => `  ${l}`).join("\n")}`);
+  console.log(
+    `\nnpm start's log: ${(log.match(/Uncaught/g) ?? []).length} "Uncaught" lines, ${(log.match(/DNS lookup failed/g) ?? []).length} "DNS lookup failed", ${(log.match(/overloaded: connect\(\)/g) ?? []).length} "overloaded: connect()", ${(log.match(/restarted mid-request/g) ?? []).length} "restarted mid-request"`,
+  );
+  console.log(
+    `\ntargets\n${verdict(samples, memory, minutes, warmUp, ROLES)
+      .map((l) => `  ${l}`)
+      .join("\n")}`,
+  );
 } finally {
   await stopNpmStart(service);
   await modelServer.close();

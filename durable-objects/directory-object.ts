@@ -8,9 +8,7 @@ export interface TenantListing {
   createdAt: string;
 }
 
-const DIRECTORY_MIGRATIONS = [
-  "CREATE TABLE IF NOT EXISTS directory_tenants (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL)",
-] as const;
+const DIRECTORY_MIGRATIONS = ["CREATE TABLE IF NOT EXISTS directory_tenants (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL)"] as const;
 
 /**
  * The list of tenants. One instance (named "directory"). Request handling asks it whether a

@@ -14,7 +14,11 @@ export interface SealedToken {
 }
 
 export function cachedToken(sql: SqlStorage, credentialId: string): SealedToken | undefined {
-  const row = oneRow<{ ciphertext: string; iv: string; expires_at: number }>(sql, "SELECT ciphertext, iv, expires_at FROM tenant_oauth_tokens WHERE credential_id = ?", credentialId);
+  const row = oneRow<{ ciphertext: string; iv: string; expires_at: number }>(
+    sql,
+    "SELECT ciphertext, iv, expires_at FROM tenant_oauth_tokens WHERE credential_id = ?",
+    credentialId,
+  );
   return row === undefined ? undefined : { ciphertext: row.ciphertext, iv: row.iv, expiresAt: row.expires_at };
 }
 

@@ -94,7 +94,12 @@ export class RoutingState {
     return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
   }
 
-  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, siblings: ReadonlyMap<string, readonly string[]>, defs: ReadonlyMap<string, ToolDefinition>) {
+  #document(
+    def: ToolDefinition,
+    hints: Map<string, RoutingHints>,
+    siblings: ReadonlyMap<string, readonly string[]>,
+    defs: ReadonlyMap<string, ToolDefinition>,
+  ) {
     const family = (siblings.get(def.name) ?? []).flatMap((name) => defs.get(name) ?? []);
     return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: family });
   }
@@ -119,7 +124,11 @@ export class RoutingState {
       addTools(graph, [...names]);
       const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
       // Stored trajectories may name tools deleted since; their transitions simply do not count.
-      addTrajectories(graph, rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })), { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
+      addTrajectories(
+        graph,
+        rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
+        { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER },
+      );
       this.#store.saveGraph(graph);
       stored = { graph, complete: true, pendingTrajectories: 0 };
     }
@@ -149,7 +158,10 @@ export class RoutingState {
       return loaded.index;
     };
     const loadMemory = (): TaskMemory => {
-      const tasks = allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid");
+      const tasks = allRows<{ id: string; tools: string; task: string }>(
+        this.#sql,
+        "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid",
+      );
       return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
     };
     const state: Loaded = {

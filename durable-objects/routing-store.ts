@@ -112,7 +112,6 @@ export class RoutingStore {
     this.#blobs.delete(PENDING_BLOB);
   }
 
-
   #pendingTools(): string[] {
     const stored = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
     return stored === undefined ? [] : (JSON.parse(new TextDecoder().decode(stored.bytes)) as string[]);

@@ -124,7 +124,10 @@ export class RunSlots extends RpcTarget {
     const records = names.map((name) => this.#sources.tool(name));
     const missing = names.filter((_, i) => records[i] === undefined);
     if (named !== undefined && missing.length > 0) {
-      return refused(`Unknown tools: ${missing.join(", ")}.`, missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })));
+      return refused(
+        `Unknown tools: ${missing.join(", ")}.`,
+        missing.map((name) => ({ path: "tools", message: `no tool named ${name}` })),
+      );
     }
     const found = records.flatMap((r) => (r === undefined ? [] : [{ definition: r.definition, hash: r.hash }]));
     if (found.length === 0) return refused("No registered tool matches this task; register tools or name them in `tools`.");

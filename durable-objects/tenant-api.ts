@@ -99,7 +99,10 @@ type Admission = { ok: true } | { ok: false; problem: FailureData | null };
 type AdmittedAnswer = Promise<{ surface: TenantApi } | { refusal: FailureData | null }> & { readonly surface: TenantApi } & Disposable;
 
 /** The tenant object's own admission methods (tenant-object.ts), as the Worker calls them. */
-function admissionStub(env: Env, tenantId: string): {
+function admissionStub(
+  env: Env,
+  tenantId: string,
+): {
   admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
   admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedAnswer;
 } {

@@ -1,7 +1,7 @@
 import { runTools, type StoredRun } from "../functions/chain/stored-run";
 import type { FailureData } from "../functions/failures";
 import type { Evaluation } from "../functions/toolnet/graph";
-import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
+import type { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 
 /** Feedback as the API takes it: scores for named tools, or one score for a stored run. */
 export type FeedbackInput = { tools: string[]; scores: number[] } | { runId: string; score: number };
@@ -14,7 +14,10 @@ const ITEMS = "updates";
  * of its final program (as single feedback does). The first item that cannot be resolved makes
  * the whole batch a 422 problem naming it.
  */
-export function batchEvaluations(items: readonly FeedbackInput[], getRun: (id: string) => string | undefined): { evaluations: Evaluation[] } | { problem: FailureData } {
+export function batchEvaluations(
+  items: readonly FeedbackInput[],
+  getRun: (id: string) => string | undefined,
+): { evaluations: Evaluation[] } | { problem: FailureData } {
   const evaluations: Evaluation[] = [];
   for (const [index, item] of items.entries()) {
     const resolved = resolveFeedback(item, getRun);

@@ -12,11 +12,7 @@ export interface StoredResponse {
   body: string;
 }
 
-export type IdempotencyBegin =
-  | { state: "started" }
-  | { state: "replay"; response: StoredResponse }
-  | { state: "mismatch" }
-  | { state: "in-flight" };
+export type IdempotencyBegin = { state: "started" } | { state: "replay"; response: StoredResponse } | { state: "mismatch" } | { state: "in-flight" };
 
 /**
  * `Idempotency-Key` records of one tenant: the request's fingerprint, and once it succeeded, the

@@ -172,7 +172,9 @@ export class TenantJobs extends RpcTarget {
   }
 
   itemStatus(jobId: string): Map<string, string> {
-    return new Map(allRows<{ tool: string; status: string }>(this.#sql, "SELECT tool, status FROM job_items WHERE job_id = ?", jobId).map((r) => [r.tool, r.status]));
+    return new Map(
+      allRows<{ tool: string; status: string }>(this.#sql, "SELECT tool, status FROM job_items WHERE job_id = ?", jobId).map((r) => [r.tool, r.status]),
+    );
   }
 
   finish(id: string, status: "succeeded" | "failed", result: unknown): void {

@@ -162,7 +162,11 @@ export class TenantObserved extends RpcTarget {
 
   /** A closed trajectory teaches routing: its tools and task (first step, transitions), and its outcomes as weak, bounded scores. */
   #learn(conversation: string, trajectory: ObservedTrajectory, now: number): void {
-    const session = oneRow<{ learned: number; explicit_tools: string }>(this.#sql, "SELECT learned, explicit_tools FROM observed_sessions WHERE id = ?", conversation);
+    const session = oneRow<{ learned: number; explicit_tools: string }>(
+      this.#sql,
+      "SELECT learned, explicit_tools FROM observed_sessions WHERE id = ?",
+      conversation,
+    );
     const learned = session?.learned ?? 0;
     const id = `observed:${conversation}:${learned + 1}`;
     this.#routing.importTrajectories([{ id, tools: trajectory.tools, task: trajectory.task }], "skip");
@@ -250,7 +254,9 @@ export class TenantObserved extends RpcTarget {
     const { idleMinutes, retentionDays } = this.learningSettings();
     const idle = oneRow<{ at: number | null }>(this.#sql, "SELECT MIN(last_at) AS at FROM observed_sessions WHERE closed_at IS NULL")?.at ?? null;
     const kept = oneRow<{ at: number | null }>(this.#sql, "SELECT MIN(learned_at) AS at FROM observed_trajectories WHERE task IS NOT NULL")?.at ?? null;
-    const due = [idle === null ? null : idle + idleMinutes * MINUTE_MS, kept === null ? null : kept + retentionDays * DAY_MS].filter((t): t is number => t !== null);
+    const due = [idle === null ? null : idle + idleMinutes * MINUTE_MS, kept === null ? null : kept + retentionDays * DAY_MS].filter(
+      (t): t is number => t !== null,
+    );
     return due.length === 0 ? null : Math.min(...due);
   }
 
@@ -264,7 +270,11 @@ export class TenantObserved extends RpcTarget {
 
   /** Task texts learned before `before` are reduced to their terms, here and in what routing stored. */
   #reduceTexts(before: number): number {
-    const expired = allRows<{ id: string; terms: string }>(this.#sql, "SELECT id, terms FROM observed_trajectories WHERE task IS NOT NULL AND learned_at <= ?", before);
+    const expired = allRows<{ id: string; terms: string }>(
+      this.#sql,
+      "SELECT id, terms FROM observed_trajectories WHERE task IS NOT NULL AND learned_at <= ?",
+      before,
+    );
     this.#routing.replaceTaskTexts(expired.map((row) => ({ id: row.id, task: row.terms })));
     run(this.#sql, "UPDATE observed_trajectories SET task = NULL WHERE task IS NOT NULL AND learned_at <= ?", before);
     return expired.length;
@@ -297,7 +307,10 @@ export class TenantObserved extends RpcTarget {
    * Returns how many conversations were deleted.
    */
   delete(conversation?: string): number {
-    const sessions = conversation === undefined ? allRows<{ id: string }>(this.#sql, "SELECT id FROM observed_sessions") : allRows<{ id: string }>(this.#sql, "SELECT id FROM observed_sessions WHERE id = ?", conversation);
+    const sessions =
+      conversation === undefined
+        ? allRows<{ id: string }>(this.#sql, "SELECT id FROM observed_sessions")
+        : allRows<{ id: string }>(this.#sql, "SELECT id FROM observed_sessions WHERE id = ?", conversation);
     const forgotten: string[] = [];
     for (const { id } of sessions) {
       for (const trajectory of this.#trajectoriesOf(id)) {

@@ -45,7 +45,12 @@ export class TenantOptimization extends RpcTarget {
   recordFailures(tools: string[]): string[] {
     const stamp = new Date().toISOString();
     for (const tool of tools) {
-      run(this.#sql, "INSERT INTO tool_failures (tool, count, last_at) VALUES (?, 1, ?) ON CONFLICT (tool) DO UPDATE SET count = count + 1, last_at = excluded.last_at", tool, stamp);
+      run(
+        this.#sql,
+        "INSERT INTO tool_failures (tool, count, last_at) VALUES (?, 1, ?) ON CONFLICT (tool) DO UPDATE SET count = count + 1, last_at = excluded.last_at",
+        tool,
+        stamp,
+      );
     }
     const { autoOptimize, failureThreshold } = this.settings();
     if (!autoOptimize) return [];
@@ -60,10 +65,12 @@ export class TenantOptimization extends RpcTarget {
 
   /** Attributed failures per tool, most first. */
   failureCounts(): { tool: string; count: number; lastAt: string }[] {
-    return allRows<{ tool: string; count: number; last_at: string }>(this.#sql, "SELECT tool, count, last_at FROM tool_failures ORDER BY count DESC, tool").map((r) => ({
-      tool: r.tool,
-      count: r.count,
-      lastAt: r.last_at,
-    }));
+    return allRows<{ tool: string; count: number; last_at: string }>(this.#sql, "SELECT tool, count, last_at FROM tool_failures ORDER BY count DESC, tool").map(
+      (r) => ({
+        tool: r.tool,
+        count: r.count,
+        lastAt: r.last_at,
+      }),
+    );
   }
 }

@@ -54,18 +54,30 @@ export class TenantQuotas extends RpcTarget {
     const { bucket, result } = take(this.#buckets.get(family), settings.rates[family], nowMs);
     this.#buckets.set(family, bucket);
     if (!result.ok) {
-      return { kind: "rate-limited", detail: `Rate limit for ${family} requests reached (${settings.rates[family].perSecond}/s).`, retryAfter: result.retryAfterSeconds };
+      return {
+        kind: "rate-limited",
+        detail: `Rate limit for ${family} requests reached (${settings.rates[family].perSecond}/s).`,
+        retryAfter: result.retryAfterSeconds,
+      };
     }
     if (!MODEL_WORK.has(family)) return undefined;
     const used = this.modelTokensToday(nowMs);
     if (used >= settings.modelTokensPerDay) {
       const nextDay = Math.floor(nowMs / DAY_MS + 1) * DAY_MS;
-      return { kind: "quota-exceeded", detail: `Model tokens for today are used up (${used} of ${settings.modelTokensPerDay}).`, retryAfter: (nextDay - nowMs) / 1000 };
+      return {
+        kind: "quota-exceeded",
+        detail: `Model tokens for today are used up (${used} of ${settings.modelTokensPerDay}).`,
+        retryAfter: (nextDay - nowMs) / 1000,
+      };
     }
     if (family === "jobs") {
       const active = this.#usage.jobsInFlight();
       if (active >= settings.maxConcurrentJobs) {
-        return { kind: "quota-exceeded", detail: `${active} jobs are queued or running (limit ${settings.maxConcurrentJobs}); retry when one has finished.`, retryAfter: 10 };
+        return {
+          kind: "quota-exceeded",
+          detail: `${active} jobs are queued or running (limit ${settings.maxConcurrentJobs}); retry when one has finished.`,
+          retryAfter: 10,
+        };
       }
     }
     return undefined;

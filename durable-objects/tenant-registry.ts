@@ -118,7 +118,6 @@ function withoutSecret({ ciphertext: _c, iv: _i, ...summary }: SealedCredential)
   return summary;
 }
 
-
 /** The tenant's identity as stored in `tenant_meta`. */
 export interface TenantInfo {
   id: string;
@@ -163,7 +162,10 @@ export class TenantRegistry extends RpcTarget {
 
   info(): TenantInfo | undefined {
     const meta = new Map(
-      allRows<{ key: string; value: string }>(this.#sql, "SELECT key, value FROM tenant_meta WHERE key IN ('id', 'name', 'created_at')").map((r) => [r.key, r.value]),
+      allRows<{ key: string; value: string }>(this.#sql, "SELECT key, value FROM tenant_meta WHERE key IN ('id', 'name', 'created_at')").map((r) => [
+        r.key,
+        r.value,
+      ]),
     );
     const id = meta.get("id");
     if (id === undefined) return undefined;
@@ -218,7 +220,11 @@ export class TenantRegistry extends RpcTarget {
    * is refused whole, here, where no other import can interleave with the count.
    */
   upsertTools(tools: ToolUpsert[], source: string, prune: boolean, maxTools = Number.POSITIVE_INFINITY): Outcome<UpsertReport> {
-    const total = this.toolCountAfter(tools.map((t) => t.definition.name), source, prune);
+    const total = this.toolCountAfter(
+      tools.map((t) => t.definition.name),
+      source,
+      prune,
+    );
     if (total > maxTools) return failure("invalid-document", toolLimitMessage(total, maxTools));
     const report: UpsertReport = { created: [], updated: [], unchanged: [], removed: [] };
     const stamp = now();
@@ -238,7 +244,15 @@ export class TenantRegistry extends RpcTarget {
           );
           report.created.push(definition.name);
         } else if (existing.hash !== hash) {
-          run(this.#sql, "UPDATE tenant_tools SET definition = ?, hash = ?, source = ?, updated_at = ? WHERE name = ?", JSON.stringify(definition), hash, source, stamp, definition.name);
+          run(
+            this.#sql,
+            "UPDATE tenant_tools SET definition = ?, hash = ?, source = ?, updated_at = ? WHERE name = ?",
+            JSON.stringify(definition),
+            hash,
+            source,
+            stamp,
+            definition.name,
+          );
           report.updated.push(definition.name);
         } else {
           report.unchanged.push(definition.name);
@@ -313,7 +327,9 @@ export class TenantRegistry extends RpcTarget {
 
   /** The current definition hashes of several tools, in one read (registered ones only; rows as arrays, which workerd makes faster than objects). */
   hashesOf(names: readonly string[]): Map<string, string> {
-    return new Map(this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>());
+    return new Map(
+      this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>(),
+    );
   }
 
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */

@@ -24,7 +24,16 @@ import {
 import { applyFeedbackBatch } from "../functions/toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../functions/toolnet/graph/graph-codec";
 import { hybridSearch, type Ranked } from "../functions/toolnet/retrieval";
-import { answerJson, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudgetAsEntries, withToolObjects, type AnswerPart, type BudgetedAnswer, type ShownEntry } from "../functions/toolnet/answer-budget";
+import {
+  answerJson,
+  DEFAULT_ANSWER_PARTS,
+  DEFAULT_MAX_TOKENS,
+  fitToBudgetAsEntries,
+  withToolObjects,
+  type AnswerPart,
+  type BudgetedAnswer,
+  type ShownEntry,
+} from "../functions/toolnet/answer-budget";
 import type { OpenAiTool } from "../functions/toolnet/openai-tools";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { shortDescription } from "../functions/toolnet/short-description";
@@ -74,7 +83,12 @@ export type ViewsOf = (tool: string, shown: ToolDefinition, description: string 
 /** What routing reads from the tenant's other stores (it owns none of their tables). */
 export interface RoutingSources {
   /** The registry's tools: names, definitions (one or all) and current definition hashes. */
-  catalog: { toolNames(): string[]; definitionOf(name: string): ToolDefinition | undefined; definitions(): Map<string, ToolDefinition>; hashes(): Map<string, string> };
+  catalog: {
+    toolNames(): string[];
+    definitionOf(name: string): ToolDefinition | undefined;
+    definitions(): Map<string, ToolDefinition>;
+    hashes(): Map<string, string>;
+  };
   /** Replacement descriptions of current protocols (tenant-protocols.ts). */
   descriptions: () => Map<string, string>;
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
@@ -87,7 +101,6 @@ export interface RoutingSources {
   settings: TenantSettings;
   events: TenantEvents;
 }
-
 
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
@@ -155,7 +168,12 @@ export class TenantRouting extends RpcTarget {
   /** Which parts of the state are in memory now, without loading any (tests and benchmarks). */
   loadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
     const state = this.#states.current;
-    return { loaded: state !== undefined, index: state?.loadedIndex !== undefined, memory: state?.loadedMemory !== undefined, definitions: state?.defs.parsedCount ?? 0 };
+    return {
+      loaded: state !== undefined,
+      index: state?.loadedIndex !== undefined,
+      memory: state?.loadedMemory !== undefined,
+      definitions: state?.defs.parsedCount ?? 0,
+    };
   }
 
   /** Tools whose embedding (for this model) is missing or was made for an older definition. */
@@ -232,7 +250,13 @@ export class TenantRouting extends RpcTarget {
     return wanted !== undefined ? success(wanted) : this.routeJson(task, previous, k, undefined, options);
   }
 
-  #route(task: string, previous: string | null, k: number, query: { model: string; vector: number[] } | undefined, options: RouteOptions): Outcome<RouteAnswer<ShownEntry>> {
+  #route(
+    task: string,
+    previous: string | null,
+    k: number,
+    query: { model: string; vector: number[] } | undefined,
+    options: RouteOptions,
+  ): Outcome<RouteAnswer<ShownEntry>> {
     const answer = this.#answer(task, previous, k, query, options);
     if ("unknownPrevious" in answer) return failure("not-found", `No tool named ${answer.unknownPrevious}.`);
     if ("budgetTooSmall" in answer) return failure("invalid-request", answer.budgetTooSmall);
@@ -264,18 +288,41 @@ export class TenantRouting extends RpcTarget {
         fused = fuseFirstStep({
           relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
           history,
-          ...(mode === "fused" ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] } : {}),
+          ...(mode === "fused"
+            ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] }
+            : {}),
         });
         via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
       } else {
         const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous }, minSimilarity: LATER_STEP_MIN_SIMILARITY }) : [];
-        fused = fuseNextStep({ previous, learned: learnedSuccessors(graph, previous), relevance: relevance.ranked, dataFlow: state.flow.successors(previous), history, prior: laterStepPrior(graph) });
+        fused = fuseNextStep({
+          previous,
+          learned: learnedSuccessors(graph, previous),
+          relevance: relevance.ranked,
+          dataFlow: state.flow.successors(previous),
+          history,
+          prior: laterStepPrior(graph),
+        });
         via = "fused";
       }
       // Never fewer than k (or every tool): stand-ins fill what the task's words did not.
       // At a later step the previous tool is not a stand-in (it is offered only when observed to repeat).
       const others = previous === null || fused.some((c) => c.tool === previous) ? [] : [previous];
-      const filled = fillToK(fused, Math.min(k, graph.tools.size - others.length), routeStandIns({ index: state.index, graph, defs, flow: state.flow, siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [], task, previous, best: fused[0]?.tool }), others);
+      const filled = fillToK(
+        fused,
+        Math.min(k, graph.tools.size - others.length),
+        routeStandIns({
+          index: state.index,
+          graph,
+          defs,
+          flow: state.flow,
+          siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
+          task,
+          previous,
+          best: fused[0]?.tool,
+        }),
+        others,
+      );
       fallback = filled.fallback;
       fused = filled.ranked;
       ranked = scaleWeights(fused.slice(0, k));
@@ -300,13 +347,18 @@ export class TenantRouting extends RpcTarget {
       ranked: ranked.map((r) => {
         const def = shownBy.get(r.tool);
         const view = views.get(r.tool);
-        return { tool: r.tool, weight: r.weight, description: shortDescription(def), ...(view === undefined ? {} : { views: view }), ...(r.why === undefined ? {} : { why: r.why }) };
+        return {
+          tool: r.tool,
+          weight: r.weight,
+          description: shortDescription(def),
+          ...(view === undefined ? {} : { views: view }),
+          ...(r.why === undefined ? {} : { why: r.why }),
+        };
       }),
     });
     if (!fitted.ok) return { budgetTooSmall: fitted.message };
     return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
   }
-
 
   /**
    * Tools for a run: retrieval, similar earlier tasks, and the learned and data-flow successors of
@@ -352,8 +404,13 @@ export class TenantRouting extends RpcTarget {
     if (!state.stored.complete) {
       // Known ids are checked against what was stored under them (same tools: unchanged; other
       // tools: a conflict), without attaching every stored trajectory.
-      const known = trajectories.flatMap((t) => allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories WHERE id = ?", t.id));
-      attachTrajectories(graph, known.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })));
+      const known = trajectories.flatMap((t) =>
+        allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories WHERE id = ?", t.id),
+      );
+      attachTrajectories(
+        graph,
+        known.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
+      );
     }
     const result = addTrajectories(graph, trajectories, { unknownTools });
     for (const t of trajectories) {
@@ -485,7 +542,6 @@ export class TenantRouting extends RpcTarget {
     return exportGraph(this.#states.complete().graph);
   }
 
-
   /**
    * Replace the learned state (trajectories, scores, settings) with an exported snapshot. Tools
    * themselves stay as registered: snapshot nodes that are not registered tools are reported.
@@ -530,6 +586,5 @@ function scaleWeights(fused: readonly FusedCandidate[]): { tool: string; weight:
   const top = fused[0]?.score ?? 1;
   return fused.map((c) => ({ tool: c.tool, weight: top > 0 ? Math.round((c.score / top) * 1000) : 0, why: c.why }));
 }
-
 
 export { ToolGraphError };

@@ -52,7 +52,13 @@ export class TenantRuns extends RpcTarget {
   }
 
   enqueueEvaluation(runId: string, evaluation: EvaluationRequest): void {
-    run(this.#sql, "INSERT INTO evaluation_queue (id, payload, due_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING", runId, JSON.stringify(evaluation), Date.now());
+    run(
+      this.#sql,
+      "INSERT INTO evaluation_queue (id, payload, due_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      runId,
+      JSON.stringify(evaluation),
+      Date.now(),
+    );
   }
 
   evaluationStatus(runId: string): { attempts: number; done: boolean; scores: number[] | null; lastError: string | null } | undefined {
@@ -63,7 +69,12 @@ export class TenantRuns extends RpcTarget {
     );
     return row === undefined
       ? undefined
-      : { attempts: row.attempts, done: row.done_at !== null, scores: row.scores === null ? null : (JSON.parse(row.scores) as number[]), lastError: row.last_error };
+      : {
+          attempts: row.attempts,
+          done: row.done_at !== null,
+          scores: row.scores === null ? null : (JSON.parse(row.scores) as number[]),
+          lastError: row.last_error,
+        };
   }
 
   nextEvaluationDue(): number | null {

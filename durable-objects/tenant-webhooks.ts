@@ -25,7 +25,14 @@ export class TenantWebhooks extends RpcTarget {
   /** Add a secret; older ones stay valid until `previousValidUntil` (rotation), or expire now. */
   addSecret(secret: Omit<SealedWebhookSecret, "expiresAt">, previousValidUntil: number): void {
     run(this.#sql, "UPDATE webhook_secrets SET expires_at = ? WHERE expires_at IS NULL OR expires_at > ?", previousValidUntil, previousValidUntil);
-    run(this.#sql, "INSERT INTO webhook_secrets (id, ciphertext, iv, created_at, expires_at) VALUES (?, ?, ?, ?, NULL)", secret.id, secret.ciphertext, secret.iv, secret.createdAt);
+    run(
+      this.#sql,
+      "INSERT INTO webhook_secrets (id, ciphertext, iv, created_at, expires_at) VALUES (?, ?, ?, ?, NULL)",
+      secret.id,
+      secret.ciphertext,
+      secret.iv,
+      secret.createdAt,
+    );
   }
 
   /** Secrets that verify now. */

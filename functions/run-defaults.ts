@@ -11,7 +11,10 @@ export const TOOL_CALL_DEFAULTS = {
 } as const;
 
 /** The service's ceilings on one tool call: the environment's when set, else the defaults. */
-export function serviceToolLimits(env: { TOOL_TIMEOUT_MS?: string | undefined; TOOL_MAX_RESPONSE_BYTES?: string | undefined }): { timeoutMs: number; maxResponseBytes: number } {
+export function serviceToolLimits(env: { TOOL_TIMEOUT_MS?: string | undefined; TOOL_MAX_RESPONSE_BYTES?: string | undefined }): {
+  timeoutMs: number;
+  maxResponseBytes: number;
+} {
   return {
     timeoutMs: Number(env.TOOL_TIMEOUT_MS ?? TOOL_CALL_DEFAULTS.timeoutMs),
     maxResponseBytes: Number(env.TOOL_MAX_RESPONSE_BYTES ?? TOOL_CALL_DEFAULTS.maxResponseBytes),

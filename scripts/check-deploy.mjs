@@ -20,7 +20,15 @@ const bindings = (name) => new RegExp(`env\\.${name}\\b`).test(output);
 for (const needed of ["TENANTS", "DIRECTORY", "PROTOCOLS", "LOADER", "AI", "MODEL_BASE_URL", "MODEL_NAME"]) {
   if (!bindings(needed)) problems.push(`production lacks the ${needed} binding`);
 }
-for (const localOnly of ["SIMULATED_WORLD", "SIMULATED_WORLD_ORIGIN", "MODEL_ALLOW_LOOPBACK", "ADMIN_TOKEN", "CREDENTIALS_KEY", "PROGRAM_HOST", "PROGRAM_HOST_SECRET"]) {
+for (const localOnly of [
+  "SIMULATED_WORLD",
+  "SIMULATED_WORLD_ORIGIN",
+  "MODEL_ALLOW_LOOPBACK",
+  "ADMIN_TOKEN",
+  "CREDENTIALS_KEY",
+  "PROGRAM_HOST",
+  "PROGRAM_HOST_SECRET",
+]) {
   if (bindings(localOnly)) problems.push(`production binds ${localOnly} (local-only, or a secret that belongs in wrangler secret put)`);
 }
 if (problems.length > 0) {

@@ -8,7 +8,15 @@ import { pathToFileURL } from "node:url";
 /** The model settings `npm start` passes to the service for the demo model, and a way to stop it. */
 export async function startDemoModel(root, stateDir) {
   const outfile = resolve(stateDir, "demo-model/server.mjs");
-  await build({ entryPoints: [resolve(root, "scripts/demo-model-server.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile, logLevel: "error" });
+  await build({
+    entryPoints: [resolve(root, "scripts/demo-model-server.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile,
+    logLevel: "error",
+  });
   const { startDemoModelServer } = await import(pathToFileURL(outfile).href);
   const server = await startDemoModelServer();
   return {

@@ -36,7 +36,9 @@ export async function moduleReach(entry) {
   });
   const inputs = Object.keys(result.metafile.inputs).sort();
   const own = inputs.filter((file) => !file.includes("node_modules/"));
-  const packages = [...new Set(inputs.filter((file) => file.includes("node_modules/")).map((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file))].sort();
+  const packages = [
+    ...new Set(inputs.filter((file) => file.includes("node_modules/")).map((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file)),
+  ].sort();
   return { entry, inputs: inputs.length, ownFiles: own.length, packageFiles: inputs.length - own.length, own, packages, platform: [...platform].sort() };
 }
 
@@ -50,7 +52,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (flag === "--json") {
     console.log(JSON.stringify(report, null, 2));
   } else {
-    console.log(`${entry}: ${report.inputs} input files (${report.ownFiles} of the project, ${report.packageFiles} from ${report.packages.length} packages), ${report.platform.length} platform modules`);
+    console.log(
+      `${entry}: ${report.inputs} input files (${report.ownFiles} of the project, ${report.packageFiles} from ${report.packages.length} packages), ${report.platform.length} platform modules`,
+    );
     for (const file of report.own) console.log(`  ${file}`);
     if (report.packages.length > 0) console.log(`packages: ${report.packages.join(", ")}`);
     if (report.platform.length > 0) console.log(`platform: ${report.platform.join(", ")}`);

@@ -36,7 +36,11 @@ export async function seedDemo(baseUrl, adminToken, stateDir = resolve(root, ".w
   } else if (created.status === 409 && (key = await savedKey(baseUrl, keyFile)) !== undefined) {
     // A later start on the same state: the key printed last time keeps working, no new one.
   } else if (created.status === 409) {
-    const issued = await fetch(`${baseUrl}/admin/tenants/${seed.tenant.id}/keys`, { method: "POST", headers: admin, body: JSON.stringify({ label: "npm start" }) });
+    const issued = await fetch(`${baseUrl}/admin/tenants/${seed.tenant.id}/keys`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ label: "npm start" }),
+    });
     if (issued.status !== 201) throw new Error(`could not issue a demo key: ${issued.status} ${await issued.text()}`);
     key = (await issued.json()).key;
   } else {
@@ -50,7 +54,11 @@ export async function seedDemo(baseUrl, adminToken, stateDir = resolve(root, ".w
     const body =
       item.format === "openapi"
         ? { format: "openapi", source: item.source, serverUrl: item.serverUrl, document: JSON.parse(readFileSync(resolve(root, item.documentFile), "utf8")) }
-        : { format: "list", source: item.source, tools: retargetEndpoints(JSON.parse(readFileSync(resolve(root, item.toolsFile), "utf8")), `${seed.worldOrigin}${item.mount}`) };
+        : {
+            format: "list",
+            source: item.source,
+            tools: retargetEndpoints(JSON.parse(readFileSync(resolve(root, item.toolsFile), "utf8")), `${seed.worldOrigin}${item.mount}`),
+          };
     const response = await fetch(`${baseUrl}/v1/tools/import`, { method: "POST", headers: tenant, body: JSON.stringify(body) });
     const report = await response.json();
     if (response.status !== 200) throw new Error(`import of ${item.source} failed: ${response.status} ${JSON.stringify(report)}`);

@@ -20,7 +20,11 @@ export async function serveOnLoopback(handle: (request: Request) => Promise<Resp
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
       const body = Buffer.concat(chunks).toString("utf8");
-      const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(req.method === "GET" || req.method === "HEAD" ? {} : { body }) });
+      const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+        method: req.method ?? "GET",
+        headers,
+        ...(req.method === "GET" || req.method === "HEAD" ? {} : { body }),
+      });
       void handle(request).then(
         async (response) => {
           res.writeHead(response.status, Object.fromEntries(response.headers.entries()));

@@ -12,7 +12,6 @@ import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { redactText } from "../functions/tools/safe-call/log-redaction.mjs";
-import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "node:net";
@@ -35,7 +34,10 @@ const { values: options } = parseArgs({
 const port = Number(options.port);
 // Without one given: 9229 (DevTools' default) when it is free, else any free port, said below.
 const inspectorPort = options["inspector-port"] === "" ? await freeInspectorPort() : Number(options["inspector-port"]);
-for (const [name, value] of [["--port", port], ["--inspector-port", inspectorPort]]) {
+for (const [name, value] of [
+  ["--port", port],
+  ["--inspector-port", inspectorPort],
+]) {
   if (!Number.isInteger(value) || value < 1 || value > 65_535) {
     console.error(`${name} must be a TCP port number (1–65535)`);
     process.exit(2);
@@ -57,7 +59,11 @@ if (options["demo-model"] && process.env.MODEL_BASE_URL) {
 const demoModel = options["demo-model"] ? await startDemoModel(root, stateDir) : undefined;
 const modelSettings =
   demoModel?.vars ??
-  Object.fromEntries(["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL", "MODEL_ALLOW_LOOPBACK"].filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
+  Object.fromEntries(
+    ["MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "EMBEDDING_MODEL", "MODEL_ALLOW_LOOPBACK"]
+      .filter((name) => process.env[name])
+      .map((name) => [name, process.env[name]]),
+  );
 const modelVars = Object.entries(modelSettings).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
 
 // A quiet start, online or offline: no wrangler banner (its update check would offer a wrangler
@@ -82,16 +88,35 @@ const programHost = await startProgramHost({
   secret: randomBytes(24).toString("hex"),
   devRegistryPath,
   onRestart: (error) =>
-    console.error(error === undefined ? "program host stopped answering: restarted (its attempts in flight failed with limit programHost)" : `program host restart failed: ${error}`),
+    console.error(
+      error === undefined
+        ? "program host stopped answering: restarted (its attempts in flight failed with limit programHost)"
+        : `program host restart failed: ${error}`,
+    ),
 });
 
 const wrangler = spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
-    "dev", "-c", "wrangler.toml", "--env", "local",
-    "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", stateDir,
-    "--var", `ADMIN_TOKEN:${adminToken}`, "--var", `CREDENTIALS_KEY:${credentialsKey}`,
-    "--var", `PROGRAM_HOST_SECRET:${programHost.secret}`,
+    "dev",
+    "-c",
+    "wrangler.toml",
+    "--env",
+    "local",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    stateDir,
+    "--var",
+    `ADMIN_TOKEN:${adminToken}`,
+    "--var",
+    `CREDENTIALS_KEY:${credentialsKey}`,
+    "--var",
+    `PROGRAM_HOST_SECRET:${programHost.secret}`,
     "--show-interactive-dev-session=false",
     ...modelVars,
   ],
@@ -101,7 +126,10 @@ const wrangler = spawn(
 // service's log redaction: no credential reaches the terminal. A bindings table wrangler prints
 // twice in a row is shown once (scripts/wrangler-output.mjs).
 const everyLine = (line) => [line];
-for (const [from, to, shown] of [[wrangler.stdout, process.stdout, dropRepeatedBindingsTables()], [wrangler.stderr, process.stderr, everyLine]]) {
+for (const [from, to, shown] of [
+  [wrangler.stdout, process.stdout, dropRepeatedBindingsTables()],
+  [wrangler.stderr, process.stderr, everyLine],
+]) {
   createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {
     for (const kept of shown(line)) to.write(`${redactText(kept)}\n`);
   });
@@ -153,7 +181,9 @@ async function waitForHealth(deadline) {
 try {
   await waitForHealth(Date.now() + 60_000);
   const { key, keyFile, summary } = await seedDemo(baseUrl, adminToken, stateDir);
-  console.log(`\natc-edge is running at ${baseUrl} (DevTools inspector on port ${inspectorPort}; programs run in the program host on ${programHost.address})\n${summary.join("\n")}`);
+  console.log(
+    `\natc-edge is running at ${baseUrl} (DevTools inspector on port ${inspectorPort}; programs run in the program host on ${programHost.address})\n${summary.join("\n")}`,
+  );
   if (demoModel !== undefined) console.log(`model: the demo model at ${demoModel.baseUrl}, a scripted stand-in for a language model (answers say so)`);
   console.log(`demo tenant API key (also in ${keyFile}):\n  ${key}`);
   console.log(`try: curl -H "Authorization: Bearer ${key}" ${baseUrl}/v1/tools\n`);

@@ -136,7 +136,15 @@ export interface RunRecord {
   answer?: unknown;
   candidates: string[];
   candidateSource: string;
-  attempts: { attempt: number; ok: boolean; error?: { kind: string; message: string }; attributedTool?: string; trace: RunTrace[]; durationMs: number; firstCallMs?: number }[];
+  attempts: {
+    attempt: number;
+    ok: boolean;
+    error?: { kind: string; message: string };
+    attributedTool?: string;
+    trace: RunTrace[];
+    durationMs: number;
+    firstCallMs?: number;
+  }[];
   modelCalls: { purpose: string }[];
   usage: { promptTokens: number; completionTokens: number; totalTokens: number };
   timings: { totalMs: number };
@@ -273,7 +281,10 @@ export function summarize(set: SetName, tasks: readonly TaskResult[]): SetSummar
     meanModelCalls: mean(tasks.map((t) => t.modelCalls)),
     meanAttempts: mean(tasks.map((t) => t.attempts)),
     meanWallMs: mean(tasks.map((t) => t.wallMs)),
-    p50WallMs: percentile(tasks.map((t) => t.wallMs), 50),
+    p50WallMs: percentile(
+      tasks.map((t) => t.wallMs),
+      50,
+    ),
     errors: tasks.filter((t) => t.status === "error").length,
     goldMissing: tasks.filter((t) => !t.goldInCandidates).length,
   };
@@ -291,11 +302,14 @@ export interface SetOptions extends CandidateOptions, RunOptions {
 
 /** Select the tasks of a set for a run of the evaluation. */
 export function selectTasks(tasks: readonly EvalTask[], options: Pick<SetOptions, "only" | "limit">): EvalTask[] {
-  let chosen = options.only === undefined ? [...tasks] : options.only.map((id) => {
-    const task = tasks.find((t) => t.id === id);
-    if (task === undefined) throw new Error(`no task ${id}`);
-    return task;
-  });
+  let chosen =
+    options.only === undefined
+      ? [...tasks]
+      : options.only.map((id) => {
+          const task = tasks.find((t) => t.id === id);
+          if (task === undefined) throw new Error(`no task ${id}`);
+          return task;
+        });
   if (options.limit !== undefined) chosen = chosen.slice(0, options.limit);
   return chosen;
 }
@@ -345,7 +359,11 @@ function pad(text: string, width: number, right = false): string {
 
 function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i] ?? 0, rightAligned[i] ?? false)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => pad(c, widths[i] ?? 0, rightAligned[i] ?? false))
+      .join("  ")
+      .trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 

@@ -31,7 +31,17 @@ export interface CliOptions {
 }
 
 export function parseArgs(argv: readonly string[]): CliOptions {
-  const options: CliOptions = { sets: [...SET_NAMES], limit: undefined, scripted: false, routing: false, maxAttempts: 3, concurrency: 1, taskTimeoutMs: 600_000, json: undefined, build: true };
+  const options: CliOptions = {
+    sets: [...SET_NAMES],
+    limit: undefined,
+    scripted: false,
+    routing: false,
+    maxAttempts: 3,
+    concurrency: 1,
+    taskTimeoutMs: 600_000,
+    json: undefined,
+    build: true,
+  };
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value`);
@@ -80,7 +90,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
         break;
       case "--help":
       case "-h":
-        throw new Error("usage: run-eval [--set restbench|autotools|all] [--limit N] [--scripted] [--routing] [--max-attempts N] [--concurrency N] [--task-timeout SECONDS] [--json FILE] [--no-build]");
+        throw new Error(
+          "usage: run-eval [--set restbench|autotools|all] [--limit N] [--scripted] [--routing] [--max-attempts N] [--concurrency N] [--task-timeout SECONDS] [--json FILE] [--no-build]",
+        );
       default:
         throw new Error(`unknown argument ${arg}`);
     }
@@ -133,7 +145,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         taskTimeoutMs: options.taskTimeoutMs,
         ...(options.limit === undefined ? {} : { limit: options.limit }),
         ...(options.scripted ? { only: scripted.map((s) => s.id) } : {}),
-        progress: (r, i, n) => process.stderr.write(`[${set} ${i}/${n}] ${r.id} ${r.status} success=${r.score.success} path=${r.score.path.toFixed(2)} prec=${r.score.precision.toFixed(2)} ${r.wallMs.toFixed(0)} ms\n`),
+        progress: (r, i, n) =>
+          process.stderr.write(
+            `[${set} ${i}/${n}] ${r.id} ${r.status} success=${r.score.success} path=${r.score.path.toFixed(2)} prec=${r.score.precision.toFixed(2)} ${r.wallMs.toFixed(0)} ms\n`,
+          ),
       });
       results.push(result);
       // The programs' expected metrics assume the default candidates (all gold tools offered).
@@ -148,7 +163,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         notes.set(task.id, problems.length > 0 ? `${task.note}: UNEXPECTED` : checkExpected ? `${task.note} (as expected)` : task.note);
         if (problems.length > 0) details.push(`  ${task.id} UNEXPECTED: ${problems.join("; ")}`);
       }
-      console.log(`\n${set === "restbench" ? "RestBench TMDB" : "AutoTools (ToolFlow-style)"}: ${result.tasks.length} tasks, ${result.toolCount} tools registered, candidates ${options.routing ? "chosen by routing" : set === "restbench" ? "all tools (gold + seeded pick, max 50)" : "api_list"}`);
+      console.log(
+        `\n${set === "restbench" ? "RestBench TMDB" : "AutoTools (ToolFlow-style)"}: ${result.tasks.length} tasks, ${result.toolCount} tools registered, candidates ${options.routing ? "chosen by routing" : set === "restbench" ? "all tools (gold + seeded pick, max 50)" : "api_list"}`,
+      );
       console.log(formatTaskTable(result, notes));
       for (const line of details) console.log(line);
       for (const t of result.tasks) if (t.status === "error" && t.error !== undefined) console.log(`  ${t.id} error: ${t.error.slice(0, 300)}`);
@@ -157,7 +174,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.log(`\nSummary (${options.scripted ? "scripted model" : choice.kind === "remote" ? choice.model.name : ""}, max ${options.maxAttempts} attempts)`);
     console.log(formatSummaryTable(results.map((r) => r.summary)));
     const { counters } = evalService;
-    console.log(`model requests: ${counters.modelRequests} for runs, ${counters.evaluatorRequests} ToolNet evaluator (background, not in run usage); refused outbound: ${counters.refused.length}`);
+    console.log(
+      `model requests: ${counters.modelRequests} for runs, ${counters.evaluatorRequests} ToolNet evaluator (background, not in run usage); refused outbound: ${counters.refused.length}`,
+    );
     for (const r of counters.refused.slice(0, 5)) console.log(`  refused ${r.method} ${r.url}`);
     if (options.json !== undefined) {
       const slim = results.map((r) => ({ ...r, tasks: r.tasks.map(({ run: _run, ...t }) => t) }));

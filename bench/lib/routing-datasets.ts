@@ -67,19 +67,28 @@ export async function stableToolBench(): Promise<Dataset> {
   const byId = new Map(entries.map((entry, i) => [entry.id, items[i]?.name ?? `missing:${entry.id}`]));
   const { tools } = importToolList(items);
   const names = new Set(tools.map((t) => t.name));
-  const tasks = (read("stabletoolbench/retrieval_queries.json") as { query_id: number; group: string; query: string; relevant_api_ids: string[] }[]).map((q) => ({
-    id: `stb:${q.group}:${q.query_id}`,
-    text: q.query,
-    gold: [...new Set(q.relevant_api_ids.map((id) => byId.get(id) ?? `missing:${id}`))],
-    group: `stb:${q.group}:${q.query_id}`,
-  }));
-  const background = stableToolBenchTrajectories(read("stabletoolbench/gpt35_tool_sequences.json")).trajectories.filter((t) => t.tools.every((tool) => names.has(tool)));
+  const tasks = (read("stabletoolbench/retrieval_queries.json") as { query_id: number; group: string; query: string; relevant_api_ids: string[] }[]).map(
+    (q) => ({
+      id: `stb:${q.group}:${q.query_id}`,
+      text: q.query,
+      gold: [...new Set(q.relevant_api_ids.map((id) => byId.get(id) ?? `missing:${id}`))],
+      group: `stb:${q.group}:${q.query_id}`,
+    }),
+  );
+  const background = stableToolBenchTrajectories(read("stabletoolbench/gpt35_tool_sequences.json")).trajectories.filter((t) =>
+    t.tools.every((tool) => names.has(tool)),
+  );
   return { label: "StableToolBench", defs: tools, tasks, ordered: false, background };
 }
 
 export async function apiBank(): Promise<Dataset> {
   const catalog = read("api-bank/api_catalog_from_source.json") as {
-    apis: { name: string; description: string; input_parameters: Record<string, { type: string; description: string }>; output_parameters: Record<string, { type: string; description: string }> }[];
+    apis: {
+      name: string;
+      description: string;
+      input_parameters: Record<string, { type: string; description: string }>;
+      output_parameters: Record<string, { type: string; description: string }>;
+    }[];
   };
   const typeOf = (t: string): string => ({ str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" })[t] ?? "string";
   const items = catalog.apis.map((api) => ({
@@ -87,8 +96,17 @@ export async function apiBank(): Promise<Dataset> {
     method: "POST",
     url: `https://api-bank.example/${api.name}`,
     description: api.description,
-    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({ name, in: "body", required: true, description: p.description, type: typeOf(p.type) })),
-    responseSchema: { type: "object", properties: Object.fromEntries(Object.entries(api.output_parameters).map(([name, p]) => [name, { type: typeOf(p.type), description: p.description }])) },
+    parameters: Object.entries(api.input_parameters).map(([name, p]) => ({
+      name,
+      in: "body",
+      required: true,
+      description: p.description,
+      type: typeOf(p.type),
+    })),
+    responseSchema: {
+      type: "object",
+      properties: Object.fromEntries(Object.entries(api.output_parameters).map(([name, p]) => [name, { type: typeOf(p.type), description: p.description }])),
+    },
   }));
   const { tools } = importToolList(items);
   const records = read("api-bank/api_call_sequences.json") as { source: string; file: string; first_user_utterance: string; api_sequence: string[] }[];
@@ -98,7 +116,6 @@ export async function apiBank(): Promise<Dataset> {
   return { label: "API-Bank (leave-sequence-out)", defs: tools, tasks, ordered: true, background: [] };
 }
 
-
 interface PlainParameter {
   name: string;
   type?: string;
@@ -107,7 +124,11 @@ interface PlainParameter {
 }
 
 /** A set's own tool names as valid tool identifiers (`Nager.Date::CountryInfo` → `Nager_Date__CountryInfo`). */
-const identifier = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, "_").replace(/^([0-9])/, "_$1").slice(0, 100);
+const identifier = (name: string): string =>
+  name
+    .replace(/[^A-Za-z0-9_]/g, "_")
+    .replace(/^([0-9])/, "_$1")
+    .slice(0, 100);
 
 /** Tasks of a set whose gold names tools by their set names; gold tools missing from the catalog are kept as `missing:`. */
 function tasksOf(label: string, queries: { id: string; query: string; gold: string[] }[], byName: ReadonlyMap<string, string>): Task[] {
@@ -125,7 +146,13 @@ export async function sealTools(): Promise<Dataset> {
     method: "POST",
     url: `https://seal-tools.example/${identifier(t.name)}`,
     description: t.description,
-    parameters: t.parameters.map((p) => ({ name: p.name, in: "body", required: p.required === true, ...(p.description === undefined ? {} : { description: p.description }), ...(p.type === undefined ? {} : { type: p.type }) })),
+    parameters: t.parameters.map((p) => ({
+      name: p.name,
+      in: "body",
+      required: p.required === true,
+      ...(p.description === undefined ? {} : { description: p.description }),
+      ...(p.type === undefined ? {} : { type: p.type }),
+    })),
     tags: t.field === undefined ? [] : [t.field],
   }));
   const { tools } = importToolList(items);
@@ -139,13 +166,26 @@ export async function sealTools(): Promise<Dataset> {
  * API's functions are siblings), its name and category as tags; 208 chatty requests, gold ordered.
  */
 export async function toolAlpaca(): Promise<Dataset> {
-  const raw = read("toolalpaca-eval/tools.json") as { name: string; description: string; parameters: PlainParameter[]; api: string; category?: string; method?: string; path?: string }[];
+  const raw = read("toolalpaca-eval/tools.json") as {
+    name: string;
+    description: string;
+    parameters: PlainParameter[];
+    api: string;
+    category?: string;
+    method?: string;
+    path?: string;
+  }[];
   const items = raw.map((t) => ({
     name: identifier(t.name),
     method: t.method ?? "GET",
     url: `https://${identifier(t.api).toLowerCase().replace(/_/g, "-")}.toolalpaca.example${t.path ?? `/${identifier(t.name)}`}`,
     description: t.description,
-    parameters: t.parameters.map((p) => ({ name: p.name, required: p.required === true, ...(p.description === undefined ? {} : { description: p.description }), ...(p.type === undefined ? {} : { type: p.type }) })),
+    parameters: t.parameters.map((p) => ({
+      name: p.name,
+      required: p.required === true,
+      ...(p.description === undefined ? {} : { description: p.description }),
+      ...(p.type === undefined ? {} : { type: p.type }),
+    })),
     tags: [t.api, ...(t.category === undefined ? [] : [t.category])],
   }));
   const { tools } = importToolList(items);

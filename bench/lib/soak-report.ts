@@ -25,7 +25,10 @@ function latency(samples: readonly Sample[], kind: string): string {
 }
 
 function memoryIn(memory: readonly MemorySample[], from: number, to: number, role: string): number {
-  const values = memory.filter((m) => m.at >= from && m.at < to).map((m) => m.byRole[role] ?? Number.NaN).filter(Number.isFinite);
+  const values = memory
+    .filter((m) => m.at >= from && m.at < to)
+    .map((m) => m.byRole[role] ?? Number.NaN)
+    .filter(Number.isFinite);
   return values.length === 0 ? Number.NaN : Math.max(...values);
 }
 
@@ -57,7 +60,16 @@ export function kindTable(samples: readonly Sample[]): string {
       const s = summary(of.filter((x) => x.outcome.result === "ok").map((x) => x.ms));
       const notes = new Map<string, number>();
       for (const x of of) if (x.outcome.result !== "error" && x.outcome.note !== undefined) notes.set(x.outcome.note, (notes.get(x.outcome.note) ?? 0) + 1);
-      return [kind, int(of.length), int(of.filter((x) => x.outcome.result === "ok").length), int(of.filter((x) => x.outcome.result === "refused").length), int(of.filter((x) => x.outcome.result === "error").length), fmt(s.p50), fmt(s.p99), [...notes].map(([n, c]) => `${n} ×${c}`).join(", ")];
+      return [
+        kind,
+        int(of.length),
+        int(of.filter((x) => x.outcome.result === "ok").length),
+        int(of.filter((x) => x.outcome.result === "refused").length),
+        int(of.filter((x) => x.outcome.result === "error").length),
+        fmt(s.p50),
+        fmt(s.p99),
+        [...notes].map(([n, c]) => `${n} ×${c}`).join(", "),
+      ];
     }),
   );
 }
@@ -65,15 +77,26 @@ export function kindTable(samples: readonly Sample[]): string {
 /** The distinct error reasons with their counts (the first ten). */
 export function errorLines(samples: readonly Sample[]): string[] {
   const reasons = new Map<string, number>();
-  for (const s of samples) if (s.outcome.result === "error") reasons.set(`${s.kind}: ${s.outcome.reason}`, (reasons.get(`${s.kind}: ${s.outcome.reason}`) ?? 0) + 1);
-  return [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([r, c]) => `  ${c} × ${r}`);
+  for (const s of samples)
+    if (s.outcome.result === "error") reasons.set(`${s.kind}: ${s.outcome.reason}`, (reasons.get(`${s.kind}: ${s.outcome.reason}`) ?? 0) + 1);
+  return [...reasons]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([r, c]) => `  ${c} × ${r}`);
 }
 
 /** The targets: error rate, route p99 in the last five minutes against the first five, memory growth after warm-up. */
-export function verdict(samples: readonly Sample[], memory: readonly MemorySample[], minutes: number, warmUpMinutes: number, roles: readonly string[]): string[] {
+export function verdict(
+  samples: readonly Sample[],
+  memory: readonly MemorySample[],
+  minutes: number,
+  warmUpMinutes: number,
+  roles: readonly string[],
+): string[] {
   const errors = samples.filter((s) => s.outcome.result === "error").length;
   const window = Math.min(5, Math.floor(minutes / 2));
-  const routeP99 = (from: number, to: number) => summary(samples.filter((s) => s.kind === "route" && s.outcome.result === "ok" && s.at >= from && s.at < to).map((s) => s.ms)).p99;
+  const routeP99 = (from: number, to: number) =>
+    summary(samples.filter((s) => s.kind === "route" && s.outcome.result === "ok" && s.at >= from && s.at < to).map((s) => s.ms)).p99;
   const first = routeP99(0, window);
   const last = routeP99(minutes - window, minutes);
   const lines = [
@@ -84,7 +107,9 @@ export function verdict(samples: readonly Sample[], memory: readonly MemorySampl
     const afterWarmUp = memoryIn(memory, warmUpMinutes, warmUpMinutes + 1, role);
     const end = memoryIn(memory, minutes - 1, minutes, role);
     const peak = memoryIn(memory, 0, minutes, role);
-    lines.push(`${role}: ${fmt(afterWarmUp)} MiB after ${warmUpMinutes} min warm-up, ${fmt(end)} MiB in the last minute (${(((end - afterWarmUp) / afterWarmUp) * 100).toFixed(1)} %), peak ${fmt(peak)} MiB`);
+    lines.push(
+      `${role}: ${fmt(afterWarmUp)} MiB after ${warmUpMinutes} min warm-up, ${fmt(end)} MiB in the last minute (${(((end - afterWarmUp) / afterWarmUp) * 100).toFixed(1)} %), peak ${fmt(peak)} MiB`,
+    );
   }
   return lines;
 }

@@ -14,13 +14,20 @@ export interface StartedService {
   output: () => string;
 }
 
-export async function startNpmStart(root: string, options: { port: number; inspectorPort: number; stateDir: string; modelBaseUrl: string }): Promise<StartedService> {
-  const child = spawn(process.execPath, ["scripts/start.mjs", "--port", String(options.port), "--inspector-port", String(options.inspectorPort), "--state", options.stateDir], {
-    cwd: root,
-    env: { ...process.env, MODEL_ALLOW_LOOPBACK: "true", MODEL_BASE_URL: options.modelBaseUrl, MODEL_API_KEY: "local", MODEL_NAME: "scripted", CI: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+export async function startNpmStart(
+  root: string,
+  options: { port: number; inspectorPort: number; stateDir: string; modelBaseUrl: string },
+): Promise<StartedService> {
+  const child = spawn(
+    process.execPath,
+    ["scripts/start.mjs", "--port", String(options.port), "--inspector-port", String(options.inspectorPort), "--state", options.stateDir],
+    {
+      cwd: root,
+      env: { ...process.env, MODEL_ALLOW_LOOPBACK: "true", MODEL_BASE_URL: options.modelBaseUrl, MODEL_API_KEY: "local", MODEL_NAME: "scripted", CI: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let output = "";
   // Only the tail is kept: a soak's log is long.
   const keep = (chunk: Buffer) => {

@@ -26,9 +26,21 @@ export const UNRESOLVABLE_TOOL = { name: "soakNowhere", method: "GET", url: "htt
 export const RUN_TASK = "How many movies has Bradley Cooper acted in?";
 export const LOOP_TASK = "HOSTILE loop: count for ever";
 export const BOMB_TASK = "HOSTILE bomb: allocate without bound";
-const ROUTE_TASKS = ["Who directed Inception?", "How many movies has Bradley Cooper acted in?", "What is the weather in Paris tomorrow?", "Find a vegetarian pasta recipe", "Which movies did Christopher Nolan direct?"];
+const ROUTE_TASKS = [
+  "Who directed Inception?",
+  "How many movies has Bradley Cooper acted in?",
+  "What is the weather in Paris tomorrow?",
+  "Find a vegetarian pasta recipe",
+  "Which movies did Christopher Nolan direct?",
+];
 
-async function send(ctx: SoakContext, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+async function send(
+  ctx: SoakContext,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${ctx.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${ctx.key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
@@ -46,10 +58,19 @@ function expectStatus(answer: { status: number; text: string }, ok: readonly num
 
 /** One MCP tools/call over plain HTTP (stateless), its JSON-RPC result read from the SSE answer. */
 async function mcpCall(ctx: SoakContext, tool: string, args: Record<string, unknown>): Promise<Outcome> {
-  const answer = await send(ctx, "POST", "/mcp", { jsonrpc: "2.0", id: ctx.next(), method: "tools/call", params: { name: tool, arguments: args } }, { accept: "application/json, text/event-stream" });
+  const answer = await send(
+    ctx,
+    "POST",
+    "/mcp",
+    { jsonrpc: "2.0", id: ctx.next(), method: "tools/call", params: { name: tool, arguments: args } },
+    { accept: "application/json, text/event-stream" },
+  );
   if (answer.status !== 200) return expectStatus(answer, [], [429]);
   const data = answer.text.split("\n").find((line) => line.startsWith("data: ") || line.startsWith("{"));
-  const message = JSON.parse(data?.startsWith("data: ") ? data.slice(6) : (data ?? "{}")) as { result?: { isError?: boolean; content?: { text?: string }[] }; error?: unknown };
+  const message = JSON.parse(data?.startsWith("data: ") ? data.slice(6) : (data ?? "{}")) as {
+    result?: { isError?: boolean; content?: { text?: string }[] };
+    error?: unknown;
+  };
   if (message.result === undefined) return { result: "error", reason: `mcp ${tool}: ${JSON.stringify(message.error ?? message).slice(0, 160)}` };
   if (message.result.isError === true) return { result: "error", reason: `mcp ${tool}: ${message.result.content?.[0]?.text?.slice(0, 160) ?? "isError"}` };
   return { result: "ok" };
@@ -70,7 +91,8 @@ async function run(ctx: SoakContext, task: string, expected: "succeeded" | "fail
   if (answer.status !== 201) return { result: "error", reason: `run ${answer.status} ${answer.text.slice(0, 160)}` };
   const body = JSON.parse(answer.text) as { status: string; attempts?: { error?: { kind?: string } }[] };
   const kind = body.attempts?.[0]?.error?.kind ?? "failed";
-  if (body.status === expected && (expected === "succeeded" || kind === expectedError)) return { result: "ok", ...(expected === "failed" ? { note: kind } : {}) };
+  if (body.status === expected && (expected === "succeeded" || kind === expectedError))
+    return { result: "ok", ...(expected === "failed" ? { note: kind } : {}) };
   return { result: "error", reason: `run ${task.slice(0, 20)}: ${body.status}: ${answer.text.slice(0, 200)}` };
 }
 
@@ -90,12 +112,19 @@ async function webhook(ctx: SoakContext, redeliver: boolean): Promise<Outcome> {
 
 /** The kinds with their share of the traffic (weights). */
 export const KINDS: Record<string, { weight: number; send: (ctx: SoakContext) => Promise<Outcome> }> = {
-  route: { weight: 30, send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/route", { task: ROUTE_TASKS[ctx.next() % ROUTE_TASKS.length], k: 5 }), [200], [429]) },
+  route: {
+    weight: 30,
+    send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/route", { task: ROUTE_TASKS[ctx.next() % ROUTE_TASKS.length], k: 5 }), [200], [429]),
+  },
   "mcp find_tools": { weight: 10, send: (ctx) => mcpCall(ctx, "find_tools", { task: ROUTE_TASKS[ctx.next() % ROUTE_TASKS.length], k: 3 }) },
   "mcp call_tool": { weight: 6, send: (ctx) => mcpCall(ctx, "call_tool", { name: "getSearchPerson", arguments: { query: "Tom Hanks" } }) },
   "tool call": { weight: 8, send: (ctx) => toolCall(ctx, "getSearchPerson", { query: "Bradley Cooper" }, true) },
   "unresolvable call": { weight: 3, send: (ctx) => toolCall(ctx, UNRESOLVABLE_TOOL.name, {}, false) },
-  feedback: { weight: 10, send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/feedback", { tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], scores: [1, 2] }), [200], [429]) },
+  feedback: {
+    weight: 10,
+    send: async (ctx) =>
+      expectStatus(await send(ctx, "POST", "/v1/feedback", { tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], scores: [1, 2] }), [200], [429]),
+  },
   run: { weight: 5, send: (ctx) => run(ctx, RUN_TASK, "succeeded") },
   "hostile run": { weight: 1, send: (ctx) => run(ctx, LOOP_TASK, "failed", "cpu_budget") },
   probe: { weight: 1, send: async (ctx) => expectStatus(await send(ctx, "POST", "/v1/probe", { tools: ["soakEcho"] }), [202], [429]) },

@@ -58,7 +58,9 @@ export function machineLine(): string {
   try {
     load = readFileSync("/proc/loadavg", "utf8").trim();
   } catch {
-    load = loadavg().map((l) => l.toFixed(2)).join(" ");
+    load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
   }
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   return `Node ${process.version}, ${cpus().length} × ${cpu}, /proc/loadavg: ${load}`;
@@ -67,8 +69,7 @@ export function machineLine(): string {
 /** Left-aligned first column, right-aligned others. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]): string =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
+  const line = (cells: readonly string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 

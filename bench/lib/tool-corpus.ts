@@ -57,7 +57,10 @@ export interface ListItem {
 
 /** ToolBench's `standardize`: non-word characters to `_`, collapsed, lower case, no edge `_`. */
 function standardize(raw: string): string {
-  let s = raw.replace(/[^\u4e00-\u9fa5A-Za-z0-9_]/g, "_").replace(/_+/g, "_").toLowerCase();
+  let s = raw
+    .replace(/[^\u4e00-\u9fa5A-Za-z0-9_]/g, "_")
+    .replace(/_+/g, "_")
+    .toLowerCase();
   s = s.replace(/^_+/, "").replace(/_+$/, "");
   return /^[0-9]/.test(s) ? `get_${s}` : s;
 }
@@ -71,7 +74,12 @@ export function toolBenchName(toolName: string, apiName: string): string {
 }
 
 function slug(raw: string): string {
-  return raw.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "api";
+  return (
+    raw
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "api"
+  );
 }
 
 const TYPES: Record<string, string> = { string: "string", number: "number", boolean: "boolean", array: "array", object: "object" };
@@ -87,7 +95,14 @@ function parameters(entry: CorpusEntry): ListItem["parameters"] {
     const type = TYPES[String(p.type).toLowerCase()] ?? "string";
     const description = typeof p.description === "string" && p.description.trim() !== "" ? p.description.slice(0, 10_000) : undefined;
     const fallback = p.default === "" || p.default === null || p.default === undefined ? undefined : p.default;
-    out.push({ name, in: "query", required, type, ...(description === undefined ? {} : { description }), ...(fallback === undefined ? {} : { default: fallback }) });
+    out.push({
+      name,
+      in: "query",
+      required,
+      type,
+      ...(description === undefined ? {} : { description }),
+      ...(fallback === undefined ? {} : { default: fallback }),
+    });
   };
   for (const p of entry.required_parameters) add(p, true);
   for (const p of entry.optional_parameters) add(p, false);
@@ -178,7 +193,10 @@ export function syntheticWalks(names: readonly string[], degree: number, seed: n
     return d - 1;
   };
   const walks: Trajectory[] = [];
-  const order = shuffle(names.map((_, i) => i), random);
+  const order = shuffle(
+    names.map((_, i) => i),
+    random,
+  );
   for (const start of order) {
     while ((used[start] ?? d) < d) {
       const length = 3 + randomInt(random, 8); // 3–10 tools

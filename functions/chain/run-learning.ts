@@ -13,7 +13,7 @@ export function evaluationFromRun(task: string, outcome: RunOutcome): Evaluation
       tool: t.tool,
       arguments: t.arguments,
       ok: t.ok,
-      outcome: (t.ok ? JSON.stringify(t.result) ?? "" : (t.error ?? "failed")).slice(0, MAX_OUTCOME_CHARS),
+      outcome: (t.ok ? (JSON.stringify(t.result) ?? "") : (t.error ?? "failed")).slice(0, MAX_OUTCOME_CHARS),
     }));
   return { task, steps, succeeded: outcome.status === "succeeded", ...(outcome.answer === undefined ? {} : { answer: outcome.answer }) };
 }

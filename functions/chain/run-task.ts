@@ -106,7 +106,8 @@ function describeError(error: ProgramError, trace: readonly TraceEntry[]): strin
   const lines = [`${error.kind}: ${error.message}`];
   if (error.line !== undefined) lines.push(`at program line ${error.line}`);
   if (error.stack !== undefined && !error.message.includes(error.stack)) lines.push(error.stack);
-  if (failed !== undefined && failed.error !== undefined) lines.push(`last failed tool call: ${failed.tool}(${JSON.stringify(failed.arguments)}) → ${failed.error}`);
+  if (failed !== undefined && failed.error !== undefined)
+    lines.push(`last failed tool call: ${failed.tool}(${JSON.stringify(failed.arguments)}) → ${failed.error}`);
   return lines.join("\n");
 }
 
@@ -188,7 +189,11 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
     let attribution = attributeFailure(program, error, execution.trace, known);
     let attributedBy: AttemptRecord["attributedBy"] = attribution?.how;
     if (attribution === undefined && attempt < input.maxAttempts && error.kind !== "syntax") {
-      const answer = await ask(attributionMessages(input.task, input.tools, program, describeError(error, execution.trace), input.feedbackTokenBudget), "attribute", attempt);
+      const answer = await ask(
+        attributionMessages(input.task, input.tools, program, describeError(error, execution.trace), input.feedbackTokenBudget),
+        "attribute",
+        attempt,
+      );
       const tool = parseAttributionAnswer(answer, [...known]);
       if (tool !== undefined) {
         attribution = { tool, how: "program_line" };

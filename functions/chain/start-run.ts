@@ -17,11 +17,23 @@ export interface RunSettings {
   limits: AttemptLimits;
 }
 
-
 /** The stored record of a run that stopped before it had an outcome. */
 function unfinishedRun(id: string, task: string, candidates: string[], candidateSource: StoredRun["candidateSource"], started: number, error: unknown) {
-  const reason = error instanceof ModelCallError ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` } : { kind: "internal", message: "The run failed on our side." };
-  return { id, task, status: "failed", error: reason, attempts: [], candidates, candidateSource, createdAt: new Date(started).toISOString(), timings: { totalMs: Date.now() - started } };
+  const reason =
+    error instanceof ModelCallError
+      ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` }
+      : { kind: "internal", message: "The run failed on our side." };
+  return {
+    id,
+    task,
+    status: "failed",
+    error: reason,
+    attempts: [],
+    candidates,
+    candidateSource,
+    createdAt: new Date(started).toISOString(),
+    timings: { totalMs: Date.now() - started },
+  };
 }
 
 /** Where a run stands with its slot in the tenant's object. */
@@ -113,7 +125,12 @@ export async function startRun(
     );
   } catch (error) {
     // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
-    await lease.finish({ id, task: request.task, status: "failed", recordJson: JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)) });
+    await lease.finish({
+      id,
+      task: request.task,
+      status: "failed",
+      recordJson: JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)),
+    });
     throw error;
   }
   const stored: StoredRun = {

@@ -20,5 +20,8 @@ export function clipToTokens(text: string, budget: number): { text: string; trun
   const head = text.slice(0, Math.ceil(keep * 0.7));
   const tail = text.slice(text.length - Math.floor(keep * 0.3));
   const cut = text.length - head.length - tail.length;
-  return { text: `${head}\n[… truncated: ${cut} characters (about ${estimateTokens(text.slice(head.length, text.length - tail.length))} tokens) left out to fit the token budget …]\n${tail}`, truncated: true };
+  return {
+    text: `${head}\n[… truncated: ${cut} characters (about ${estimateTokens(text.slice(head.length, text.length - tail.length))} tokens) left out to fit the token budget …]\n${tail}`,
+    truncated: true,
+  };
 }

@@ -57,9 +57,9 @@ export function schemaToTs(schema: unknown, depth = 0): string {
       if (s.properties === undefined) return type === "object" ? "Record<string, unknown>" : "unknown";
       const required = new Set(s.required ?? []);
       const entries = Object.entries(s.properties);
-      const shown = entries.slice(0, MAX_PROPERTIES).map(
-        ([key, value]) => `${propertyKey(key)}${required.has(key) ? "" : "?"}: ${schemaToTs(value, depth + 1)}`,
-      );
+      const shown = entries
+        .slice(0, MAX_PROPERTIES)
+        .map(([key, value]) => `${propertyKey(key)}${required.has(key) ? "" : "?"}: ${schemaToTs(value, depth + 1)}`);
       if (entries.length > MAX_PROPERTIES) shown.push(`/* ${entries.length - MAX_PROPERTIES} more fields */ [key: string]: unknown`);
       return `{ ${shown.join("; ")} }`;
     }

@@ -13,7 +13,8 @@ export interface ChatTurn {
   readonly content: string;
 }
 
-const UNKNOWN = "I am the demo model (npm start -- --demo-model), a scripted stand-in for a language model; I cannot answer this request. Configure a real model (MODEL_BASE_URL).";
+const UNKNOWN =
+  "I am the demo model (npm start -- --demo-model), a scripted stand-in for a language model; I cannot answer this request. Configure a real model (MODEL_BASE_URL).";
 
 /** The demo model's reply text to `messages`. */
 export function answerChat(messages: readonly ChatTurn[]): string {
@@ -22,7 +23,7 @@ export function answerChat(messages: readonly ChatTurn[]): string {
   // A revision request repeats the first prompt before it; the task and the API are there.
   const first = users[0]?.content ?? "";
   const task = /^Query: (.*)$/m.exec(first)?.[1];
-  if (task !== undefined && /\[Program\]/.test(last)) return "```ts\n" + writeProgram(task, readTypedApi(first)) + "\n```";
+  if (task !== undefined && /\[Program\]/.test(last)) return `\`\`\`ts\n${writeProgram(task, readTypedApi(first))}\n\`\`\``;
   if (last.includes("Your output: [the tool name]")) return attribute(last);
   if (last.includes('{"scores": [')) return evaluate(last);
   return playAnswer(last) ?? UNKNOWN;
@@ -31,7 +32,7 @@ export function answerChat(messages: readonly ChatTurn[]): string {
 /** I_a: the first listed tool the error message names, else the first tool the code calls. */
 function attribute(prompt: string): string {
   const listed = [...prompt.matchAll(/^- ([\w$]+): /gm)].map((m) => m[1] ?? "");
-  const error = prompt.slice(prompt.indexOf("=====")) ;
+  const error = prompt.slice(prompt.indexOf("====="));
   const called = [...prompt.matchAll(/tools\.([\w$]+)\(/g)].map((m) => m[1] ?? "");
   return listed.find((name) => error.includes(name)) ?? called.find((name) => listed.includes(name)) ?? listed[0] ?? "";
 }

@@ -9,7 +9,10 @@ import { answerChat } from "./chat-answer";
 /** The model name the demo model answers as (and a run's model calls record). */
 export const DEMO_MODEL_NAME = "demo-model";
 
-const Message = z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(z.looseObject({ text: z.string().optional() })), z.null()]).optional() });
+const Message = z.looseObject({
+  role: z.string(),
+  content: z.union([z.string(), z.array(z.looseObject({ text: z.string().optional() })), z.null()]).optional(),
+});
 const ChatCompletionRequest = z.looseObject({ model: z.string(), messages: z.array(Message).min(1), stream: z.boolean().nullish() });
 
 function text(content: z.infer<typeof Message>["content"]): string {
@@ -31,8 +34,10 @@ const tokens = (s: string): number => Math.ceil(s.length / 4);
 /** Answers `/v1/chat/completions` and `/v1/models` as an OpenAI-compatible server would. */
 export async function handleDemoModelRequest(request: Request): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/\/+$/, "");
-  if (request.method === "GET" && path.endsWith("/models")) return json({ object: "list", data: [{ id: DEMO_MODEL_NAME, object: "model", created: 0, owned_by: "atc-edge" }] });
-  if (!path.endsWith("/chat/completions")) return error(404, `The demo model serves only POST /v1/chat/completions and GET /v1/models, not ${request.method} ${path}.`);
+  if (request.method === "GET" && path.endsWith("/models"))
+    return json({ object: "list", data: [{ id: DEMO_MODEL_NAME, object: "model", created: 0, owned_by: "atc-edge" }] });
+  if (!path.endsWith("/chat/completions"))
+    return error(404, `The demo model serves only POST /v1/chat/completions and GET /v1/models, not ${request.method} ${path}.`);
   if (request.method !== "POST") return error(405, "Use POST for chat completions.");
   let raw: unknown;
   try {

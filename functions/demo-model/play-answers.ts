@@ -27,7 +27,11 @@ interface ShownParameter {
 
 /** The parameter list of `renderTool`: "- `name` (in, required, type): doc". */
 function parametersOf(prompt: string): ShownParameter[] {
-  return [...prompt.matchAll(/^- `([^`]+)` \((\w+), (required|optional), ([^)]*)\)/gm)].map((m) => ({ name: m[1] ?? "", required: m[3] === "required", type: m[4] ?? "" }));
+  return [...prompt.matchAll(/^- `([^`]+)` \((\w+), (required|optional), ([^)]*)\)/gm)].map((m) => ({
+    name: m[1] ?? "",
+    required: m[3] === "required",
+    type: m[4] ?? "",
+  }));
 }
 
 function valueFor(parameter: ShownParameter, exploration: number): unknown {
@@ -46,7 +50,8 @@ function proposeInvocation(prompt: string): Json {
   const exploration = Number(/Exploration (\d+) of/.exec(prompt)?.[1] ?? "1") - 1;
   const earlier = jsonAfter(prompt, "An earlier valid invocation: ");
   const args: Json = {};
-  for (const parameter of parametersOf(prompt)) if (parameter.required) args[parameter.name] = valueFor(parameter, exploration + (earlier === undefined ? 0 : 1));
+  for (const parameter of parametersOf(prompt))
+    if (parameter.required) args[parameter.name] = valueFor(parameter, exploration + (earlier === undefined ? 0 : 1));
   return { arguments: args };
 }
 
@@ -68,7 +73,12 @@ function invocationOf(prompt: string): Json {
 function sampleQuery(prompt: string): Json {
   const operation = /^Tool `[^`]+` — \w+ (\S+)/m.exec(prompt)?.[1] ?? "the tool";
   const args = Object.entries(invocationOf(prompt));
-  const what = operation.replace(/\{[^}]+\}/g, "").split("/").filter(Boolean).join(" ").replaceAll("_", " ");
+  const what = operation
+    .replace(/\{[^}]+\}/g, "")
+    .split("/")
+    .filter(Boolean)
+    .join(" ")
+    .replaceAll("_", " ");
   return { query: `Look up ${what} for ${args.map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ") || "the defaults"}.` };
 }
 
@@ -127,7 +137,10 @@ const FORMS: readonly [string, (prompt: string) => Json][] = [
   ['{"score": 7, "reason": "<one sentence>"}', () => ({ score: 7, reason: "The demo model grades every working example 7." })],
   ['{"reflection": "<feedback>"}', () => ({ reflection: "Exercise another value of the identifier next time (demo model)." })],
   ['{"description": "<the new description>"}', proposeDescription],
-  ['{"reflection": "<diagnosis and suggested changes>"}', () => ({ reflection: "State every parameter's name, type and whether it is required (demo model)." })],
+  [
+    '{"reflection": "<diagnosis and suggested changes>"}',
+    () => ({ reflection: "State every parameter's name, type and whether it is required (demo model)." }),
+  ],
 ];
 
 /** The JSON answer to a Play2Prompt or solve prompt, or undefined when `prompt` is neither. */

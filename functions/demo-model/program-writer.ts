@@ -8,7 +8,8 @@ import type { ShownTool } from "./typed-api";
  */
 
 /** Said in every answer the demo model's programs return. */
-export const DEMO_NOTE = "Answered by the demo model (npm start -- --demo-model): a scripted stand-in that knows a few question patterns, not a language model.";
+export const DEMO_NOTE =
+  "Answered by the demo model (npm start -- --demo-model): a scripted stand-in that knows a few question patterns, not a language model.";
 
 type Step = "searchPerson" | "personMovieCredits" | "searchMovie" | "movieCredits";
 
@@ -87,7 +88,8 @@ export function writeProgram(task: string, tools: readonly ShownTool[]): string 
     if (match === null || subject === undefined || subject === "") continue;
     const search = toolFor(tools, pattern.from === "person" ? "searchPerson" : "searchMovie");
     const credits = toolFor(tools, pattern.from === "person" ? "personMovieCredits" : "movieCredits");
-    if (search === undefined || credits === undefined) return cannotAnswer(`the ${pattern.name} pattern needs TMDB's search and credits tools, which are not among this run's tools`);
+    if (search === undefined || credits === undefined)
+      return cannotAnswer(`the ${pattern.name} pattern needs TMDB's search and credits tools, which are not among this run's tools`);
     return [
       `// ${search.name}`,
       `const found = await tools.${search.name}({ ${searchArgument(search)}: ${JSON.stringify(subject)} });`,

@@ -45,7 +45,9 @@ export function conversationObserver(context: ObserverContext, source: Conversat
   const send = (record: (observed: ReturnType<typeof tenantStub>["observed"]) => Promise<void>): void => {
     // A fresh stub: the request's admitted one is disposed when the request ends.
     const recording = record(tenantStub(context.env, context.tenantId).observed).catch((error: unknown) => {
-      console.error(JSON.stringify({ event: "observed-recording-failed", tenant: context.tenantId, error: error instanceof Error ? error.message : String(error) }));
+      console.error(
+        JSON.stringify({ event: "observed-recording-failed", tenant: context.tenantId, error: error instanceof Error ? error.message : String(error) }),
+      );
     });
     context.waitUntil(recording);
   };

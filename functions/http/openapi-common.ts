@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import { Problem } from "./problem";
 
 /** Problem response entries for route definitions, so the OpenAPI document lists errors too. */

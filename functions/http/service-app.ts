@@ -70,7 +70,11 @@ export function createServiceApp(): OpenAPIHono<AppEnv> {
   app.route("/console", createConsole(app));
   registerApiDocs(app);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", { type: "http", scheme: "bearer", description: "Tenant API key `atc_<tenant>_<secret>`" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "tenantKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "Tenant API key `atc_<tenant>_<secret>`",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN secret" });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -106,14 +106,34 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
       definitionHash: record.hash,
       description: result.bestDescription,
       descriptionSource: "optimized",
-      ...(top === undefined ? {} : { example: { query: top.query, program: `return await tools.${tool.name}(${JSON.stringify(top.args)});`, arguments: top.args } }),
-      optimization: { jobId: job.id, score: result.bestScore, originalScore: result.originalScore, originalDescription: result.originalDescription, demonstrations: result.demonstrations },
+      ...(top === undefined
+        ? {}
+        : { example: { query: top.query, program: `return await tools.${tool.name}(${JSON.stringify(top.args)});`, arguments: top.args } }),
+      optimization: {
+        jobId: job.id,
+        score: result.bestScore,
+        originalScore: result.originalScore,
+        originalDescription: result.originalDescription,
+        demonstrations: result.demonstrations,
+      },
     };
     const kvKey = await store.write(protocol);
     // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
     const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
     const runTokens = protocolRunTokens(tool, protocol);
-    version = (await stores.protocols.record({ tool: tool.name, hash: record.hash, kvKey, source: "optimize", score: result.bestScore, jobId: job.id, description: result.bestDescription, routingHints, runTokens })).version;
+    version = (
+      await stores.protocols.record({
+        tool: tool.name,
+        hash: record.hash,
+        kvKey,
+        source: "optimize",
+        score: result.bestScore,
+        jobId: job.id,
+        description: result.bestDescription,
+        routingHints,
+        runTokens,
+      })
+    ).version;
   }
   const { checkpoint: _checkpoint, ...shown } = progress;
   stores.jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });

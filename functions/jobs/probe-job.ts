@@ -20,7 +20,6 @@ const ProbeJobRequest = z.object({
   chainIterations: z.number().int().min(0).max(10).default(4),
 });
 
-
 /** The tenant's current probed protocols that still match their tools' definitions. */
 async function probedProtocols(store: ProtocolStore, stores: Pick<JobStores, "protocols">, hashes: Map<string, string>): Promise<Map<string, ProbedProtocol>> {
   const current = await stores.protocols.currentMany([...hashes.keys()]);
@@ -105,7 +104,17 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
       const routingHints = { queries: [protocol.example.query], outputs: protocol.samples.slice(0, MAX_ROUTING_SAMPLES) };
       const definition = definitions.get(protocol.name);
       const runTokens = definition === undefined ? null : protocolRunTokens(definition, protocol);
-      await stores.protocols.record({ tool: protocol.name, hash: protocol.definitionHash, kvKey, source: "probe", score: null, jobId: job.id, description, routingHints, runTokens });
+      await stores.protocols.record({
+        tool: protocol.name,
+        hash: protocol.definitionHash,
+        kvKey,
+        source: "probe",
+        score: null,
+        jobId: job.id,
+        description,
+        routingHints,
+        runTokens,
+      });
       stores.jobs.setItem(job.id, protocol.name, "probed", { how: protocol.how, helpers: protocol.helpers, usage: protocol.usage });
     },
     onFailed(tool, error) {
@@ -128,7 +137,17 @@ export async function runProbeJob(env: Env, tenantId: string, stores: JobStores,
     results: [
       ...mine.map((r) =>
         r.status === "probed"
-          ? { tool: r.tool, status: r.status, how: r.how, resumed: r.resumed, helpers: r.helpers, toolCalls: r.toolCalls, modelCalls: r.modelCalls, usage: r.usage, ...(modeOf(r.tool) === "simulated" ? { simulated: true } : {}) }
+          ? {
+              tool: r.tool,
+              status: r.status,
+              how: r.how,
+              resumed: r.resumed,
+              helpers: r.helpers,
+              toolCalls: r.toolCalls,
+              modelCalls: r.modelCalls,
+              usage: r.usage,
+              ...(modeOf(r.tool) === "simulated" ? { simulated: true } : {}),
+            }
           : r,
       ),
       ...skipped,

@@ -37,7 +37,13 @@ export async function solveWith(tool: ToolDefinition, description: string, demon
   const outcome = await deps.call(usedArgs);
   if (!outcome.ok) {
     const body = JSON.stringify(outcome.body ?? null).slice(0, 500);
-    return { ok: false, usedArgs, error: `${outcome.error ?? "the call failed"}${outcome.status === undefined ? "" : ` (HTTP ${outcome.status}: ${body})`}`, usage: turn.usage, modelCalls: 1 };
+    return {
+      ok: false,
+      usedArgs,
+      error: `${outcome.error ?? "the call failed"}${outcome.status === undefined ? "" : ` (HTTP ${outcome.status}: ${body})`}`,
+      usage: turn.usage,
+      modelCalls: 1,
+    };
   }
   const matches = invocationsMatch(usedArgs, demonstration.args);
   return {

@@ -5,7 +5,10 @@ import { registerTools } from "../tools/register";
 /** What a tool-change webhook may carry: a document, a list, and/or names of changed tools. */
 export const WebhookBody = z
   .object({
-    openapi: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional().describe("An OpenAPI 3.x document"),
+    openapi: z
+      .union([z.string().min(1), z.record(z.string(), z.unknown())])
+      .optional()
+      .describe("An OpenAPI 3.x document"),
     serverUrl: z.string().url().optional(),
     tools: z.unknown().optional().describe("A bare tool list (as for POST /v1/tools/import)"),
     changed: z.array(z.string().min(1).max(200)).max(1_000).optional().describe("Registered tools to probe again"),
@@ -33,7 +36,14 @@ export async function importChangedTools(
   const changed = new Set<string>();
   let unchanged = 0;
   if (body.openapi !== undefined) {
-    const report = await registerTools(env, tenantId, tenant, { format: "openapi", document: body.openapi, serverUrl: body.serverUrl }, body.source, body.prune);
+    const report = await registerTools(
+      env,
+      tenantId,
+      tenant,
+      { format: "openapi", document: body.openapi, serverUrl: body.serverUrl },
+      body.source,
+      body.prune,
+    );
     for (const name of [...report.created, ...report.updated]) changed.add(name);
     unchanged += report.unchanged.length;
   }

@@ -1,9 +1,5 @@
 import OpenAI from "openai";
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionFunctionTool,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
 import { guardedFetch, type GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
@@ -109,16 +105,15 @@ const ToolCallWire = z.union([
 
 const ChatCompletionWire = z.object({
   model: z.string().optional(),
-  choices: z
-    .array(
-      z.object({
-        finish_reason: z.string().nullish(),
-        message: z.object({
-          content: z.string().nullish(),
-          tool_calls: z.array(ToolCallWire).nullish(),
-        }),
+  choices: z.array(
+    z.object({
+      finish_reason: z.string().nullish(),
+      message: z.object({
+        content: z.string().nullish(),
+        tool_calls: z.array(ToolCallWire).nullish(),
       }),
-    ),
+    }),
+  ),
   usage: Usage,
 });
 
@@ -345,13 +340,7 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
     return { vectors, usage, model: answeredBy, durationMs: Date.now() - started, purpose };
   }
 
-  function recordFailure(
-    operation: "chat" | "embed",
-    purpose: string,
-    model: string,
-    error: ModelCallError,
-    started: number,
-  ): void {
+  function recordFailure(operation: "chat" | "embed", purpose: string, model: string, error: ModelCallError, started: number): void {
     ledger?.record({
       operation,
       purpose,

@@ -87,10 +87,7 @@ function envValue(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-export function resolveModelConfig(
-  env: ModelEnv,
-  tenantOverride?: TenantModelOverride,
-): ResolveModelConfigResult {
+export function resolveModelConfig(env: ModelEnv, tenantOverride?: TenantModelOverride): ResolveModelConfigResult {
   const missing: string[] = [];
   const invalid: string[] = [];
   const o = tenantOverride ?? {};
@@ -113,8 +110,7 @@ export function resolveModelConfig(
   if (!baseUrl) missing.push("MODEL_BASE_URL");
   else if (viaBinding) {
     if (env.AI === undefined) missing.push("the AI binding (MODEL_BASE_URL is workers-ai)");
-  } else if (!HttpUrl.safeParse(baseUrl.value).success)
-    invalid.push(baseUrl.source === "tenant" ? "tenant baseUrl" : "MODEL_BASE_URL");
+  } else if (!HttpUrl.safeParse(baseUrl.value).success) invalid.push(baseUrl.source === "tenant" ? "tenant baseUrl" : "MODEL_BASE_URL");
   if (!apiKey) missing.push("MODEL_API_KEY");
   if (!model) missing.push("MODEL_NAME");
 

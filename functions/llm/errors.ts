@@ -1,9 +1,4 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "openai";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { redactSecret } from "./redact";
 
@@ -37,12 +32,7 @@ export type ModelCallErrorKind =
   | "embeddings_disabled"
   | "unexpected";
 
-const RETRYABLE: ReadonlySet<ModelCallErrorKind> = new Set([
-  "rate_limited",
-  "server_error",
-  "timeout",
-  "connection",
-]);
+const RETRYABLE: ReadonlySet<ModelCallErrorKind> = new Set(["rate_limited", "server_error", "timeout", "connection"]);
 
 const MAX_DETAIL_CHARS = 500;
 

@@ -78,13 +78,20 @@ async function chat(ai: AiRunner, body: z.infer<typeof ChatBody>): Promise<unkno
     function: { name: call.name ?? "", arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) },
   }));
   // JSON mode answers an object; the chat API's content is always text.
-  const content = output.response === undefined || output.response === null ? null : typeof output.response === "string" ? output.response : JSON.stringify(output.response);
+  const content =
+    output.response === undefined || output.response === null ? null : typeof output.response === "string" ? output.response : JSON.stringify(output.response);
   return {
     id: `chatcmpl-workers-ai-${crypto.randomUUID()}`,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model: body.model,
-    choices: [{ index: 0, finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop", message: { role: "assistant", content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+        message: { role: "assistant", content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+      },
+    ],
     ...(output.usage === undefined ? {} : { usage: output.usage }),
   };
 }

@@ -20,15 +20,7 @@ import {
   type HelperTool,
   type ProbeMessage,
 } from "./prompts";
-import {
-  chainExample,
-  directExample,
-  documentProtocol,
-  protocolOverrides,
-  type ProbedProtocol,
-  type ProbeExample,
-  type ProbeHow,
-} from "./protocol";
+import { chainExample, directExample, documentProtocol, protocolOverrides, type ProbedProtocol, type ProbeExample, type ProbeHow } from "./protocol";
 
 /**
  * Chain of probing (§4.2, Algorithm 1). Every tool is first probed alone; the tools that fail
@@ -74,7 +66,15 @@ export type ProbePurpose = "probe" | "select" | "describe";
 
 export type ProbeEvent =
   | { type: "tool_started"; tool: string; iteration: number }
-  | { type: "direct_call"; tool: string; iteration: number; arguments: Record<string, unknown>; ok: boolean; status?: number | undefined; error?: string | undefined }
+  | {
+      type: "direct_call";
+      tool: string;
+      iteration: number;
+      arguments: Record<string, unknown>;
+      ok: boolean;
+      status?: number | undefined;
+      error?: string | undefined;
+    }
   | { type: "helpers_selected"; tool: string; iteration: number; helpers: string[]; by: "data_flow" | "model" }
   | { type: "program"; tool: string; iteration: number; sample: number; ok: boolean; error?: string | undefined }
   | { type: "probed"; tool: string; iteration: number; how: ProbeHow }
@@ -264,7 +264,8 @@ export async function probeTools(
   for (const [name, target] of targets) {
     const protocol = already.get(name);
     // A protocol of another version of the tool documents something else: probe again.
-    if (protocol !== undefined && protocol.definitionHash === target.hash) probed.set(name, { definition: target.definition, protocol, iteration: 0, resumed: true });
+    if (protocol !== undefined && protocol.definitionHash === target.hash)
+      probed.set(name, { definition: target.definition, protocol, iteration: 0, resumed: true });
   }
   const lastErrors = new Map<string, string>();
 
@@ -293,7 +294,15 @@ export async function probeTools(
         result = { ok: false, body: undefined, error: message(e) };
       }
       costOf(def.name).toolCalls++;
-      emit({ type: "direct_call", tool: def.name, iteration, arguments: set.arguments, ok: result.ok, status: result.status, error: result.ok ? undefined : describeCall(result) });
+      emit({
+        type: "direct_call",
+        tool: def.name,
+        iteration,
+        arguments: set.arguments,
+        ok: result.ok,
+        status: result.status,
+        error: result.ok ? undefined : describeCall(result),
+      });
       if (!result.ok) {
         error = `${def.name}(${preview(set.arguments, 200)}) failed: ${describeCall(result)}`;
         continue;
@@ -342,7 +351,9 @@ export async function probeTools(
         emit({ type: "program", tool: def.name, iteration, sample, ok: true });
         if (isInformative(response)) return { instance };
         fallback ??= instance;
-        errors.push(`tools.${def.name}(${preview(hit.arguments, 200)}) succeeded but returned an empty result (${preview(response, 120)}); use arguments that find something`);
+        errors.push(
+          `tools.${def.name}(${preview(hit.arguments, 200)}) succeeded but returned an empty result (${preview(response, 120)}); use arguments that find something`,
+        );
         continue;
       }
       const failed = run.trace.find((c) => c.tool === def.name && !c.ok);
@@ -407,9 +418,17 @@ export async function probeTools(
     } else {
       const candidates = shortlist.map((r) => helperTool(r.name)).filter((h): h is HelperTool => h !== undefined);
       const answer = await ask(def.name, helperSelectionMessages(def, lastError, candidates, maxHelpers), "select");
-      selected = parseHelperSelection(answer, shortlist.map((r) => r.name), maxHelpers);
+      selected = parseHelperSelection(
+        answer,
+        shortlist.map((r) => r.name),
+        maxHelpers,
+      );
       // An answer naming no listed tool: fall back to the data-flow pre-selection.
-      if (selected.length === 0) selected = shortlist.filter((r) => r.flow > 0).slice(0, maxHelpers).map((r) => r.name);
+      if (selected.length === 0)
+        selected = shortlist
+          .filter((r) => r.flow > 0)
+          .slice(0, maxHelpers)
+          .map((r) => r.name);
     }
     if (selected.length === 0) return { error: lastError };
     emit({ type: "helpers_selected", tool: def.name, iteration, helpers: selected, by: "model" });

@@ -15,16 +15,7 @@ export { nameWords } from "./vocabulary";
  */
 
 /** Where a proposed value came from, strongest first. */
-export type ValueSource =
-  | "const"
-  | "enum"
-  | "default"
-  | "example"
-  | "description"
-  | "data_flow"
-  | "format"
-  | "name"
-  | "placeholder";
+export type ValueSource = "const" | "enum" | "default" | "example" | "description" | "data_flow" | "format" | "name" | "placeholder";
 
 /** A probed tool's output, as data-flow input for other tools. */
 export interface ProbedOutput {
@@ -237,7 +228,8 @@ function documentedValues(schema: Schema, withEnum: boolean): ValueCandidate[] {
   if (Array.isArray(examples)) for (const value of examples.slice(0, 3)) out.push({ value, source: "example", score: 0.9 });
   else if (isSchema(examples)) {
     // OpenAPI's named examples map: { name: { value } }.
-    for (const named of Object.values(examples).slice(0, 3)) if (isSchema(named) && named["value"] !== undefined) out.push({ value: named["value"], source: "example", score: 0.9 });
+    for (const named of Object.values(examples).slice(0, 3))
+      if (isSchema(named) && named["value"] !== undefined) out.push({ value: named["value"], source: "example", score: 0.9 });
   }
   const values = schema["enum"];
   if (withEnum && Array.isArray(values)) {
@@ -314,7 +306,10 @@ function searchWord(def: ToolDefinition, param: ToolParameter): string {
   // The tool's path and name say most precisely what it searches; then the descriptions.
   const texts = [`${def.path} ${def.name}`, param.description ?? "", `${def.summary ?? ""} ${def.description}`];
   for (const text of texts) {
-    const flat = text.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_/{}-]/g, " ").toLowerCase();
+    const flat = text
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .replace(/[_/{}-]/g, " ")
+      .toLowerCase();
     for (const [pattern, word] of SEARCH_WORDS) if (pattern.test(flat)) return word;
   }
   return "test";
@@ -428,7 +423,10 @@ function listedAfter(path: string, entity: readonly string[]): string[] {
     const name = /^\{(.+)\}$/.exec(segment)?.[1];
     if (name !== undefined && nameWords(name).some((w) => entity.includes(w))) at = i;
   });
-  return segments.slice(at + 1).filter((segment) => !segment.startsWith("{")).flatMap((segment) => nameWords(segment));
+  return segments
+    .slice(at + 1)
+    .filter((segment) => !segment.startsWith("{"))
+    .flatMap((segment) => nameWords(segment));
 }
 
 /**
@@ -447,7 +445,7 @@ function dataFlowScore(def: Pick<ToolDefinition, "path">, param: ToolParameter, 
   const leaf = keys[keys.length - 1];
   if (leaf === undefined) return 0;
   // Later items of a list, and deeper lists, are a little less likely to be the intended one.
-  const position = Math.pow(0.98, indices.reduce((a, b) => a + b, 0)) * Math.pow(0.9, Math.max(0, indices.length - 1));
+  const position = 0.98 ** indices.reduce((a, b) => a + b, 0) * 0.9 ** Math.max(0, indices.length - 1);
   const paramName = normalized(param.name);
   const idParam = isIdLike(param.name);
   if (normalized(leaf) === paramName && !(idParam && nameWords(param.name).every((w) => ID_WORDS.has(w)))) return 0.9 * position;
@@ -563,7 +561,7 @@ function toSet(choices: Choice[]): ArgumentSet {
   }
   // Values from one response belong together (a show and ITS season); each extra producer costs a little.
   const producers = new Set(dataFlow.map((d) => d.tool)).size;
-  return { arguments: args, score: score * Math.pow(0.97, Math.max(0, producers - 1)), sources, dataFlow };
+  return { arguments: args, score: score * 0.97 ** Math.max(0, producers - 1), sources, dataFlow };
 }
 
 /**

@@ -56,7 +56,8 @@ export function instanceDiscoveryMessages(target: ToolDefinition, helpers: reado
     );
   }
   const undocumented = (target.description || target.summary || "").trim() === "";
-  if (undocumented) lines.push("The tool has no description: after the program, also describe in one sentence what it does, on a line `Tool description: ...`.");
+  if (undocumented)
+    lines.push("The tool has no description: after the program, also describe in one sentence what it does, on a line `Tool description: ...`.");
   lines.push(
     "Starting below, you should follow this format:",
     'Your query: "propose your query"',
@@ -82,7 +83,10 @@ const FENCE = /```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n([\s\S]*?)(?:```|$)/g;
 const CODE_LANGUAGES = new Set(["", "ts", "typescript", "js", "javascript"]);
 
 function unquote(text: string): string {
-  return text.trim().replace(/^["'“”`]+|["'“”`]+$/g, "").trim();
+  return text
+    .trim()
+    .replace(/^["'“”`]+|["'“”`]+$/g, "")
+    .trim();
 }
 
 /** Read "Your query:", the fenced program and an optional "Tool description:" from an I_p answer. */
@@ -102,7 +106,7 @@ export function parseInstanceAnswer(text: string): InstanceAnswer {
   if (first === undefined) {
     // No fence: whatever follows "Test program:" is the program, if anything does.
     const after = /Test (?:program|code)\s*:\s*\n([\s\S]+?)(?:\n\s*Tool description\s*:|$)/i.exec(text)?.[1];
-    if (after !== undefined && after.includes("tools.")) first = after;
+    if (after?.includes("tools.")) first = after;
   }
   if (first !== undefined && first.trim() !== "") out.program = first.trim();
   const description = /Tool description\s*:\s*(.+)/i.exec(text)?.[1];

@@ -48,10 +48,7 @@ export const StoredProtocol = z.discriminatedUnion("descriptionSource", [ProbedP
 export type StoredProtocol = z.infer<typeof StoredProtocol>;
 
 /** A stored value as read: found and parsed, absent, or present but unusable (`problem` says why). */
-export type ProtocolRead =
-  | { status: "found"; protocol: StoredProtocol }
-  | { status: "missing" }
-  | { status: "malformed"; problem: string };
+export type ProtocolRead = { status: "found"; protocol: StoredProtocol } | { status: "missing" } | { status: "malformed"; problem: string };
 
 /** The two KV calls the store makes; `KVNamespace` has them. */
 export interface ProtocolKv {
@@ -98,7 +95,8 @@ export class ProtocolStore {
   /** Check and store a value; returns its key, for the tenant object's version pointer. */
   async write(protocol: StoredProtocol): Promise<string> {
     const checked = StoredProtocol.safeParse(protocol);
-    if (!checked.success) throw new Failure("internal", `The protocol of ${protocol.name} was not stored: it does not match the stored shape (${describe(checked.error)}).`);
+    if (!checked.success)
+      throw new Failure("internal", `The protocol of ${protocol.name} was not stored: it does not match the stored shape (${describe(checked.error)}).`);
     const key = this.keyOf(checked.data);
     await this.#kv.put(key, JSON.stringify(checked.data));
     return key;
@@ -106,7 +104,8 @@ export class ProtocolStore {
 
   /** Read the value a version pointer names; only this tenant's keys are read. */
   async read(key: string): Promise<ProtocolRead> {
-    if (!key.startsWith(`${PREFIX}/${this.#tenantId}/`)) throw new Failure("internal", `A protocol pointer of tenant ${this.#tenantId} names a key outside its own.`);
+    if (!key.startsWith(`${PREFIX}/${this.#tenantId}/`))
+      throw new Failure("internal", `A protocol pointer of tenant ${this.#tenantId} names a key outside its own.`);
     const text = await this.#kv.get(key);
     if (text === null) return { status: "missing" };
     let json: unknown;
@@ -117,7 +116,8 @@ export class ProtocolStore {
     }
     const parsed = StoredProtocol.safeParse(json);
     if (!parsed.success) return malformed(key, describe(parsed.error));
-    if (this.keyOf(parsed.data) !== key) return malformed(key, `the value is for ${parsed.data.name} at definition ${parsed.data.definitionHash}, not for this key`);
+    if (this.keyOf(parsed.data) !== key)
+      return malformed(key, `the value is for ${parsed.data.name} at definition ${parsed.data.definitionHash}, not for this key`);
     return { status: "found", protocol: parsed.data };
   }
 

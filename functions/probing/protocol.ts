@@ -15,9 +15,7 @@ export const ProbeHow = z.enum(["direct", "helper_chain", "model"]);
 export type ProbeHow = z.infer<typeof ProbeHow>;
 
 /** One scalar seen in the probed response, at its concrete path (`results[0].id`). */
-export const SampleValue = z
-  .object({ path: z.string().max(500), value: z.union([z.string(), z.number(), z.boolean()]) })
-  .strict();
+export const SampleValue = z.object({ path: z.string().max(500), value: z.union([z.string(), z.number(), z.boolean()]) }).strict();
 export type SampleValue = z.infer<typeof SampleValue>;
 
 export const ProbeUsage = z
@@ -184,7 +182,10 @@ export function chainExample(
     const variable = variableFor(binding.tool, used);
     variables.set(binding.tool, variable);
     const helperArgs = helpers.get(binding.tool)?.protocol.example.arguments ?? {};
-    lines.push(`// ${binding.tool}`, `const ${variable} = await tools.${binding.tool}(${objectLiteral(Object.entries(helperArgs).map(([k, v]) => [k, JSON.stringify(v)]))});`);
+    lines.push(
+      `// ${binding.tool}`,
+      `const ${variable} = await tools.${binding.tool}(${objectLiteral(Object.entries(helperArgs).map(([k, v]) => [k, JSON.stringify(v)]))});`,
+    );
   }
   const bound = new Map(bindings.map((b) => [b.parameter, b]));
   const literal = objectLiteral(

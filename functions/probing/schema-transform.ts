@@ -27,9 +27,7 @@ export type ResponseSchema = AtomicTypeName | ResponseSchema[] | { [key: string]
 export const AtomicTypeName = z.enum(["str", "int", "float", "bool", "NoneType"]);
 
 /** Zod validator of a ResponseSchema (recursive). */
-export const ResponseSchema: z.ZodType<ResponseSchema> = z.lazy(() =>
-  z.union([AtomicTypeName, z.array(ResponseSchema), z.record(z.string(), ResponseSchema)]),
-);
+export const ResponseSchema: z.ZodType<ResponseSchema> = z.lazy(() => z.union([AtomicTypeName, z.array(ResponseSchema), z.record(z.string(), ResponseSchema)]));
 
 export interface SchemaTransformOptions {
   /** Values nested deeper than this are cut off as `[]` / `{}`: a guard against hostile, very deep responses. Default 64. */

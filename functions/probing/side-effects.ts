@@ -38,7 +38,11 @@ export type SideEffectMode = { mode: "real" } | { mode: "simulated" } | { mode: 
  * How probing and tool play may call a tool. Tools served by the deployment's own simulated world
  * (local development) are simulations already, so they are called as they are.
  */
-export function sideEffectMode(tool: { definition: ToolDefinition; source: string }, settings: SideEffectSettings, simulatedWorldOrigin?: string): SideEffectMode {
+export function sideEffectMode(
+  tool: { definition: ToolDefinition; source: string },
+  settings: SideEffectSettings,
+  simulatedWorldOrigin?: string,
+): SideEffectMode {
   const { definition, source } = tool;
   if (SAFE_METHODS.has(definition.method.toUpperCase())) return { mode: "real" };
   // MCP tools have no HTTP method of their own (every call is a POST of tools/call); they are

@@ -84,7 +84,7 @@ export function parameterEntity(def: Pick<ToolDefinition, "path">, name: string)
   if (words.length > 0) return words;
   // `/albums/{id}`: the id of an album.
   const segments = def.path.split("/");
-  const at = segments.findIndex((s) => s === `{${name}}`);
+  const at = segments.indexOf(`{${name}}`);
   const before = at > 0 ? segments[at - 1] : undefined;
   return before === undefined || before.startsWith("{") ? [] : nameWords(before);
 }

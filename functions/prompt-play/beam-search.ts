@@ -121,8 +121,19 @@ export function rankNodes<S>(nodes: readonly BeamNode<S>[], key?: (state: S) => 
 }
 
 /** The start of a search: the roots form the depth-0 beam; `rootsAreResults` says whether they compete for "best". */
-export function initialBeamState<S>(roots: readonly Candidate<S>[], options: { rootsAreResults: boolean; keepBest: number; key?: (state: S) => string }): BeamSearchState<S> {
-  const nodes: BeamNode<S>[] = roots.map((r, index) => ({ id: `0.${index}`, parentId: null, depth: 0, index, score: r.score, summary: r.summary, state: r.state }));
+export function initialBeamState<S>(
+  roots: readonly Candidate<S>[],
+  options: { rootsAreResults: boolean; keepBest: number; key?: (state: S) => string },
+): BeamSearchState<S> {
+  const nodes: BeamNode<S>[] = roots.map((r, index) => ({
+    id: `0.${index}`,
+    parentId: null,
+    depth: 0,
+    index,
+    score: r.score,
+    summary: r.summary,
+    state: r.state,
+  }));
   const ranked = rankNodes(nodes, options.key);
   return {
     depth: 1,
@@ -235,7 +246,7 @@ export async function runBeamSearch<S>(input: {
   await checkpoint();
   const records = recordsOf(s, settings.beamWidth, problem.key);
   const last = records[records.length - 1];
-  if (last !== undefined && last.partial) hooks?.onBeam?.(last);
+  if (last?.partial) hooks?.onBeam?.(last);
   return { state: copyState(s), best: [...s.best], records, stoppedBy: s.stoppedBy ?? "depth" };
 }
 

@@ -54,7 +54,10 @@ export class Budget {
   constructor(limits: BudgetLimits, spent?: BudgetUsage, parent?: Budget) {
     this.limits = { ...limits };
     this.#parent = parent;
-    this.#total = spent === undefined ? emptyCounts() : { calls: spent.calls, promptTokens: spent.promptTokens, completionTokens: spent.completionTokens, totalTokens: spent.totalTokens };
+    this.#total =
+      spent === undefined
+        ? emptyCounts()
+        : { calls: spent.calls, promptTokens: spent.promptTokens, completionTokens: spent.completionTokens, totalTokens: spent.totalTokens };
     this.#byPurpose = new Map(Object.entries(spent?.byPurpose ?? {}).map(([k, v]) => [k, { ...v }]));
   }
 

@@ -94,7 +94,9 @@ export function parseCheckpoint(value: unknown, toolName: string): PlayCheckpoin
     );
   }
   if (parsed.data.toolName !== toolName) {
-    throw new InvalidSettingsError("Play2Prompt checkpoint", [{ path: "toolName", message: `the checkpoint is for tool ${parsed.data.toolName}, not ${toolName}` }]);
+    throw new InvalidSettingsError("Play2Prompt checkpoint", [
+      { path: "toolName", message: `the checkpoint is for tool ${parsed.data.toolName}, not ${toolName}` },
+    ]);
   }
   return parsed.data;
 }

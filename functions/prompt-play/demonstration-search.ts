@@ -1,5 +1,14 @@
 import type { ToolDefinition } from "../tools/definition";
-import { initialBeamState, runBeamSearch, type BeamNode, type BeamProblem, type BeamRecord, type BeamSearchState, type Candidate, type StopReason } from "./beam-search";
+import {
+  initialBeamState,
+  runBeamSearch,
+  type BeamNode,
+  type BeamProblem,
+  type BeamRecord,
+  type BeamSearchState,
+  type Candidate,
+  type StopReason,
+} from "./beam-search";
 import { budgetedChat, type Budget } from "./budget";
 import { parseModelJson, readArguments, readBoolean, readNumber, readString, stableJson } from "./model-output";
 import {
@@ -95,7 +104,11 @@ interface Context {
 }
 
 /** Algorithm 1, lines 1–6: sample, execute and verify invocations until one is valid (bounded). */
-async function sampleValidInvocation(ctx: Context, parent: BeamNode<DemonstrationNodeState>, expansion: number): Promise<{ args: ToolArguments; outcome: ToolCallOutcome } | undefined> {
+async function sampleValidInvocation(
+  ctx: Context,
+  parent: BeamNode<DemonstrationNodeState>,
+  expansion: number,
+): Promise<{ args: ToolArguments; outcome: ToolCallOutcome } | undefined> {
   const rejected: RejectedInvocation[] = [];
   const reject = (attempt: number, args: ToolArguments | undefined, reason: string): void => {
     rejected.push({ args, reason });
@@ -126,11 +139,22 @@ async function sampleValidInvocation(ctx: Context, parent: BeamNode<Demonstratio
       reject(attempt, args, describeFailure(outcome));
       continue;
     }
-    const verdict = parseModelJson(await ctx.ask(validateInvocationMessages({ tool: ctx.tool, description: ctx.description, args, status: outcome.status, body: outcome.body }), "validate_invocation"));
+    const verdict = parseModelJson(
+      await ctx.ask(
+        validateInvocationMessages({ tool: ctx.tool, description: ctx.description, args, status: outcome.status, body: outcome.body }),
+        "validate_invocation",
+      ),
+    );
     const valid = verdict === undefined ? undefined : readBoolean(verdict, "valid", "is_valid");
     if (valid !== true) {
       const reason = verdict === undefined ? undefined : readString(verdict, "reason", "explanation");
-      reject(attempt, args, valid === false ? `judged invalid: ${reason ?? "no reason given"} (response: ${summarizeResult(outcome)})` : "the validity check gave no readable verdict");
+      reject(
+        attempt,
+        args,
+        valid === false
+          ? `judged invalid: ${reason ?? "no reason given"} (response: ${summarizeResult(outcome)})`
+          : "the validity check gave no readable verdict",
+      );
       continue;
     }
     return { args, outcome };
@@ -174,7 +198,11 @@ async function rollout(ctx: Context, args: ToolArguments, result: string): Promi
 }
 
 /** One state transition of Algorithm 1: a new demonstration, its score in [0, 1] and its reflection. */
-async function demonstrationTransition(ctx: Context, parent: BeamNode<DemonstrationNodeState>, expansion: number): Promise<Candidate<DemonstrationNodeState> | undefined> {
+async function demonstrationTransition(
+  ctx: Context,
+  parent: BeamNode<DemonstrationNodeState>,
+  expansion: number,
+): Promise<Candidate<DemonstrationNodeState> | undefined> {
   const invocation = await sampleValidInvocation(ctx, parent, expansion);
   if (invocation === undefined) return undefined;
   const result = summarizeResult(invocation.outcome);

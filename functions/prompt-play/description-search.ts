@@ -1,5 +1,14 @@
 import type { ToolDefinition } from "../tools/definition";
-import { initialBeamState, runBeamSearch, type BeamNode, type BeamProblem, type BeamRecord, type BeamSearchState, type Candidate, type StopReason } from "./beam-search";
+import {
+  initialBeamState,
+  runBeamSearch,
+  type BeamNode,
+  type BeamProblem,
+  type BeamRecord,
+  type BeamSearchState,
+  type Candidate,
+  type StopReason,
+} from "./beam-search";
 import { BudgetExhausted, budgetedChat, type Budget } from "./budget";
 import { parseModelJson, readString, stableJson } from "./model-output";
 import { clip, proposeDescriptionMessages, reflectDescriptionMessages, showValue, type SolveReport } from "./prompts";
@@ -88,7 +97,10 @@ function fallbackReflection(reports: readonly SolveReport[]): string {
   if (failed.length === 0) return "Every request was solved; make the description clearer and more complete without changing what works.";
   return [
     "The assistant failed these requests with the current description:",
-    ...failed.map((r) => `- "${clip(r.query, 200)}": called ${r.usedArgs === undefined ? "nothing valid" : showValue(r.usedArgs, 200)}; a working call is ${showValue(r.expectedArgs, 200)}${r.error === undefined ? "" : `; error: ${clip(r.error, 300)}`}`),
+    ...failed.map(
+      (r) =>
+        `- "${clip(r.query, 200)}": called ${r.usedArgs === undefined ? "nothing valid" : showValue(r.usedArgs, 200)}; a working call is ${showValue(r.expectedArgs, 200)}${r.error === undefined ? "" : `; error: ${clip(r.error, 300)}`}`,
+    ),
   ].join("\n");
 }
 
@@ -143,16 +155,33 @@ function candidateOf(state: DescriptionNodeState): Candidate<DescriptionNodeStat
 /** Algorithm 2, line 4, done when a node is first expanded: reflections of pruned nodes would never be used. */
 async function reflect(ctx: Context, node: BeamNode<DescriptionNodeState>): Promise<BeamNode<DescriptionNodeState>> {
   if (node.state.reflection !== undefined) return node;
-  const answer = parseModelJson(await ctx.ask(reflectDescriptionMessages({ tool: ctx.tool, description: node.state.description, score: node.score, reports: node.state.reports }), "reflect_description"));
+  const answer = parseModelJson(
+    await ctx.ask(
+      reflectDescriptionMessages({ tool: ctx.tool, description: node.state.description, score: node.score, reports: node.state.reports }),
+      "reflect_description",
+    ),
+  );
   const reflection = (answer === undefined ? undefined : readString(answer, "reflection", "feedback")) ?? fallbackReflection(node.state.reports);
   return { ...node, state: { ...node.state, reflection } };
 }
 
 /** Algorithm 2, lines 1–3: a new description applying the parent's reflection, scored on the demonstrations. */
-async function descriptionTransition(ctx: Context, parent: BeamNode<DescriptionNodeState>, expansion: number): Promise<Candidate<DescriptionNodeState> | undefined> {
+async function descriptionTransition(
+  ctx: Context,
+  parent: BeamNode<DescriptionNodeState>,
+  expansion: number,
+): Promise<Candidate<DescriptionNodeState> | undefined> {
   const reflection = parent.state.reflection ?? fallbackReflection(parent.state.reports);
   const answer = parseModelJson(
-    await ctx.ask(proposeDescriptionMessages({ tool: ctx.tool, description: parent.state.description, reflection, exploration: { index: expansion, of: ctx.settings.expansionsPerNode } }), "propose_description"),
+    await ctx.ask(
+      proposeDescriptionMessages({
+        tool: ctx.tool,
+        description: parent.state.description,
+        reflection,
+        exploration: { index: expansion, of: ctx.settings.expansionsPerNode },
+      }),
+      "propose_description",
+    ),
   );
   const description = answer === undefined ? undefined : readString(answer, "description");
   if (description === undefined || description.length > MAX_DESCRIPTION_CHARS) return undefined;

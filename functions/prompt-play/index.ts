@@ -4,8 +4,21 @@
  */
 
 export { playToPrompt, currentDescription, type PlayInput, type PlayResult } from "./play2prompt";
-export { runDemonstrationSearch, summarizeResult, type DemonstrationNodeState, type DemonstrationSearchInput, type DemonstrationSearchResult } from "./demonstration-search";
-export { runDescriptionSearch, invocationsMatch, type DescriptionNodeState, type DescriptionSearchInput, type DescriptionSearchResult, type RankedDescription } from "./description-search";
+export {
+  runDemonstrationSearch,
+  summarizeResult,
+  type DemonstrationNodeState,
+  type DemonstrationSearchInput,
+  type DemonstrationSearchResult,
+} from "./demonstration-search";
+export {
+  runDescriptionSearch,
+  invocationsMatch,
+  type DescriptionNodeState,
+  type DescriptionSearchInput,
+  type DescriptionSearchResult,
+  type RankedDescription,
+} from "./description-search";
 export {
   runBeamSearch,
   initialBeamState,

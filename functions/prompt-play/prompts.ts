@@ -71,7 +71,8 @@ export function proposeInvocationMessages(input: {
 }): ChatMessage[] {
   const parts = [renderTool(input.tool, input.description)];
   if (input.parentArgs !== undefined) parts.push(`An earlier valid invocation: ${showValue(input.parentArgs, 800)}`);
-  if (input.reflection !== undefined && input.reflection !== "") parts.push(`Feedback on the earlier demonstration, to apply now:\n${clip(input.reflection, 1_200)}`);
+  if (input.reflection !== undefined && input.reflection !== "")
+    parts.push(`Feedback on the earlier demonstration, to apply now:\n${clip(input.reflection, 1_200)}`);
   if (input.rejected.length > 0) {
     parts.push(
       "Invocations already tried in this round and rejected (learn from the error messages; they override the documentation):",
@@ -89,7 +90,13 @@ export function proposeInvocationMessages(input: {
 }
 
 /** m2: verify c, whether output o is a valid result of invocation i given u and I. */
-export function validateInvocationMessages(input: { tool: ToolDefinition; description: string; args: ToolArguments; status?: number | undefined; body: unknown }): ChatMessage[] {
+export function validateInvocationMessages(input: {
+  tool: ToolDefinition;
+  description: string;
+  args: ToolArguments;
+  status?: number | undefined;
+  body: unknown;
+}): ChatMessage[] {
   return [
     { role: "system", content: "You check whether a tool call worked. Be strict: a demonstration will be built on it." },
     {
@@ -113,10 +120,18 @@ export interface EarlierSample {
 }
 
 /** m3: sample a user query x that this invocation and output answer (later rollout steps see the last feedback). */
-export function sampleQueryMessages(input: { tool: ToolDefinition; description: string; args: ToolArguments; result: string; earlier?: EarlierSample | undefined }): ChatMessage[] {
+export function sampleQueryMessages(input: {
+  tool: ToolDefinition;
+  description: string;
+  args: ToolArguments;
+  result: string;
+  earlier?: EarlierSample | undefined;
+}): ChatMessage[] {
   const parts = [renderTool(input.tool, input.description), `Invocation: ${showValue(input.args, 800)}`, `Tool output: ${clip(input.result, RESULT_CHARS)}`];
   if (input.earlier !== undefined) {
-    parts.push(`An earlier attempt scored ${input.earlier.score}/10.\nQuery: ${input.earlier.query}\nAnswer: ${clip(input.earlier.answer, 600)}\nFeedback: ${clip(input.earlier.reflection, 1_000)}\nWrite a better query that applies the feedback.`);
+    parts.push(
+      `An earlier attempt scored ${input.earlier.score}/10.\nQuery: ${input.earlier.query}\nAnswer: ${clip(input.earlier.answer, 600)}\nFeedback: ${clip(input.earlier.reflection, 1_000)}\nWrite a better query that applies the feedback.`,
+    );
   }
   parts.push(
     "Write a realistic request a user could send to an assistant that is answered by exactly this tool call: it must lead to these arguments, need only this tool, and be answerable from the output. Write it as a user would, without parameter names or JSON.",
@@ -147,7 +162,14 @@ export function sampleAnswerMessages(input: { tool: ToolDefinition; description:
 }
 
 /** m5: judge the demonstration's quality r (1–10), from y, i, o, x, u and I. */
-export function scoreDemonstrationMessages(input: { tool: ToolDefinition; description: string; args: ToolArguments; result: string; query: string; answer: string }): ChatMessage[] {
+export function scoreDemonstrationMessages(input: {
+  tool: ToolDefinition;
+  description: string;
+  args: ToolArguments;
+  result: string;
+  query: string;
+  answer: string;
+}): ChatMessage[] {
   return [
     { role: "system", content: "You grade examples of tool use that will teach an assistant how to use the tool. Be strict and consistent." },
     {
@@ -166,7 +188,16 @@ export function scoreDemonstrationMessages(input: { tool: ToolDefinition; descri
 }
 
 /** m6: the self-reflection a, what to change in the next demonstration. */
-export function reflectDemonstrationMessages(input: { tool: ToolDefinition; description: string; args: ToolArguments; result: string; query: string; answer: string; score: number; reason?: string | undefined }): ChatMessage[] {
+export function reflectDemonstrationMessages(input: {
+  tool: ToolDefinition;
+  description: string;
+  args: ToolArguments;
+  result: string;
+  query: string;
+  answer: string;
+  score: number;
+  reason?: string | undefined;
+}): ChatMessage[] {
   return [
     { role: "system", content: "You give feedback that improves examples of tool use." },
     {
@@ -186,9 +217,17 @@ export function reflectDemonstrationMessages(input: { tool: ToolDefinition; desc
 }
 
 /** m7: sample a new description u_{t+1} from u_t, applying the reflection a_t, with I. */
-export function proposeDescriptionMessages(input: { tool: ToolDefinition; description: string; reflection: string; exploration: { index: number; of: number } }): ChatMessage[] {
+export function proposeDescriptionMessages(input: {
+  tool: ToolDefinition;
+  description: string;
+  reflection: string;
+  exploration: { index: number; of: number };
+}): ChatMessage[] {
   return [
-    { role: "system", content: "You improve tool descriptions so that an assistant reading only the description and the parameter list calls the tool correctly." },
+    {
+      role: "system",
+      content: "You improve tool descriptions so that an assistant reading only the description and the parameter list calls the tool correctly.",
+    },
     {
       role: "user",
       content: [
@@ -215,7 +254,12 @@ export interface SolveReport {
  * outputs and errors {x_j, o_j, e_j}. The demonstration's own invocation is shown too: it ran
  * and was judged valid, so it is what the description has to teach.
  */
-export function reflectDescriptionMessages(input: { tool: ToolDefinition; description: string; score: number; reports: readonly SolveReport[] }): ChatMessage[] {
+export function reflectDescriptionMessages(input: {
+  tool: ToolDefinition;
+  description: string;
+  score: number;
+  reports: readonly SolveReport[];
+}): ChatMessage[] {
   const cases = input.reports.map((r, i) =>
     [
       `${i + 1}. ${r.solved ? "SOLVED" : "FAILED"} — request: ${clip(r.query, 400)}`,

@@ -53,8 +53,16 @@ export type BeamSettings = z.infer<typeof BeamSettingsSchema>;
 
 export const BudgetLimitsSchema = z
   .object({
-    maxModelCalls: z.number().int("maxModelCalls must be a whole number").min(1, "maxModelCalls must be at least 1").max(100_000, "maxModelCalls must be at most 100000"),
-    maxTokens: z.number().int("maxTokens must be a whole number").min(1, "maxTokens must be at least 1").max(100_000_000, "maxTokens must be at most 100000000"),
+    maxModelCalls: z
+      .number()
+      .int("maxModelCalls must be a whole number")
+      .min(1, "maxModelCalls must be at least 1")
+      .max(100_000, "maxModelCalls must be at most 100000"),
+    maxTokens: z
+      .number()
+      .int("maxTokens must be a whole number")
+      .min(1, "maxTokens must be at least 1")
+      .max(100_000_000, "maxTokens must be at most 100000000"),
   })
   .strict();
 export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
@@ -67,11 +75,26 @@ export const PlaySettingsSchema = z
     beamWidth: z.number().default(PAPER_DEFAULTS.beamWidth),
     expansionsPerNode: z.number().default(PAPER_DEFAULTS.expansionsPerNode),
     /** N_refine: rollout steps of query/answer sampling with self-reflection (Algorithm 1, l. 7). */
-    refineSteps: z.number().int("refineSteps must be a whole number").min(1, "refineSteps (N_refine) must be at least 1").max(20, "refineSteps (N_refine) must be at most 20").default(PAPER_DEFAULTS.refineSteps),
+    refineSteps: z
+      .number()
+      .int("refineSteps must be a whole number")
+      .min(1, "refineSteps (N_refine) must be at least 1")
+      .max(20, "refineSteps (N_refine) must be at most 20")
+      .default(PAPER_DEFAULTS.refineSteps),
     /** Bound on the rejection sampling of one invocation (Algorithm 1, l. 2–6). */
-    invocationAttempts: z.number().int("invocationAttempts must be a whole number").min(1, "invocationAttempts must be at least 1").max(20, "invocationAttempts must be at most 20").default(5),
+    invocationAttempts: z
+      .number()
+      .int("invocationAttempts must be a whole number")
+      .min(1, "invocationAttempts must be at least 1")
+      .max(20, "invocationAttempts must be at most 20")
+      .default(5),
     /** M: demonstrations kept, and used as the proxy test set of the description search. */
-    demonstrations: z.number().int("demonstrations must be a whole number").min(1, "demonstrations must be at least 1").max(20, "demonstrations must be at most 20").default(PAPER_DEFAULTS.demonstrations),
+    demonstrations: z
+      .number()
+      .int("demonstrations must be a whole number")
+      .min(1, "demonstrations must be at least 1")
+      .max(20, "demonstrations must be at most 20")
+      .default(PAPER_DEFAULTS.demonstrations),
     budget: BudgetLimitsSchema.extend({
       /** Share of the budget the demonstration phase may use, so the description phase always gets some. */
       demonstrationShare: z.number().min(0.05, "demonstrationShare must be at least 0.05").max(0.95, "demonstrationShare must be at most 0.95").default(0.5),

@@ -1,10 +1,5 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
-import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  type CustomizeVariantOptions,
-  type QuickJSWASMModule,
-} from "quickjs-emscripten-core";
+import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSWASMModule } from "quickjs-emscripten-core";
 import { sandboxDiagnostics } from "./diagnostics";
 
 /**
@@ -147,9 +142,7 @@ export async function loadQuickJs(wasmModule?: WebAssembly.Module): Promise<Quic
     }
     return engine;
   }
-  nodeEngine ??= import("./node-wasm")
-    .then(({ compileQuickJsWasm }) => compileQuickJsWasm())
-    .then((module) => new CompiledEngine(module));
+  nodeEngine ??= import("./node-wasm").then(({ compileQuickJsWasm }) => compileQuickJsWasm()).then((module) => new CompiledEngine(module));
   try {
     return await nodeEngine;
   } catch (error) {

@@ -22,10 +22,7 @@ export function lineInStack(stack: string | undefined, filename: string): number
  * program was parsed; `memoryExhausted` says the sandbox's memory is at its ceiling (QuickJS then
  * sometimes throws `null` instead of an out-of-memory error).
  */
-export function errorFromThrown(
-  thrown: ThrownValue,
-  context: { filename: string; compiling: boolean; memoryExhausted: boolean },
-): ProgramError {
+export function errorFromThrown(thrown: ThrownValue, context: { filename: string; compiling: boolean; memoryExhausted: boolean }): ProgramError {
   const { name, message, stack, tool } = thrown;
   const headline = name === undefined ? message : message === "" ? name : `${name}: ${message}`;
   const line = thrown.lineNumber ?? lineInStack(stack, context.filename);

@@ -10,9 +10,7 @@
  * line N.
  */
 
-export type PreparedProgram =
-  | { ok: true; code: string; entry: string | undefined }
-  | { ok: false; message: string; line: number };
+export type PreparedProgram = { ok: true; code: string; entry: string | undefined } | { ok: false; message: string; line: number };
 
 const IMPORT_DECLARATION = /^\s*import\s*(?:[\w$*{]|["'])/;
 const EXPORT_DEFAULT_ANONYMOUS_FUNCTION = /^(\s*)export\s+default\s+(async\s+)?function\s*(\*?)\s*\(/;
@@ -59,9 +57,9 @@ export function prepareProgram(js: string): PreparedProgram {
   const pattern = name.replace(/\$/g, "\\$");
   code = removeSelfInvocations(code, pattern);
   const scan = withoutCommentsAndStrings(code);
-  const declares = new RegExp(
-    String.raw`(?:^|[\s;{}])(?:async\s+)?function\s*\*?\s*${pattern}\s*\(|(?:^|[\s;{}])(?:const|let|var)\s+${pattern}\s*=`,
-  ).test(scan);
+  const declares = new RegExp(String.raw`(?:^|[\s;{}])(?:async\s+)?function\s*\*?\s*${pattern}\s*\(|(?:^|[\s;{}])(?:const|let|var)\s+${pattern}\s*=`).test(
+    scan,
+  );
   const calls = new RegExp(String.raw`(?<![\w$.]|function\s{0,20}|function\s{0,20}\*\s{0,20})${pattern}\s*\(`).test(scan);
   const callEntry = declares && !calls;
   // The opening shares line 1 with the program so that line numbers are unchanged.

@@ -402,7 +402,11 @@ class ProgramRun {
     if (this.#stop) return true;
     const { stretchBudget, totalBudget } = this.#limits;
     if (this.#stretchChecks > stretchBudget) {
-      this.#halt("cpu_budget", `the program computed without pause for more than ${stretchBudget} interrupt checks (its CPU budget per stretch between tool calls)`, "stretchBudget");
+      this.#halt(
+        "cpu_budget",
+        `the program computed without pause for more than ${stretchBudget} interrupt checks (its CPU budget per stretch between tool calls)`,
+        "stretchBudget",
+      );
       return true;
     }
     if (this.#totalChecks > totalBudget) {
@@ -430,7 +434,11 @@ class ProgramRun {
     const { stretchFuel, totalFuel, timeoutMs } = this.#limits;
     if (Date.now() - this.#started >= timeoutMs) this.#halt("timeout", this.#timeoutMessage(), "timeoutMs");
     else if (this.#stretchFuel > stretchFuel) {
-      this.#halt("cpu_budget", `the program computed without pause for more than ${stretchFuel} units of fuel (its CPU budget per stretch between tool calls)`, "stretchFuel");
+      this.#halt(
+        "cpu_budget",
+        `the program computed without pause for more than ${stretchFuel} units of fuel (its CPU budget per stretch between tool calls)`,
+        "stretchFuel",
+      );
     } else if (this.#totalFuel > totalFuel) {
       this.#halt("cpu_budget", `the program used more than ${totalFuel} units of fuel in total (its CPU budget for the run)`, "totalFuel");
     } else return FUEL_ALLOWANCE;
@@ -451,7 +459,7 @@ class ProgramRun {
   }
 
   #readEnvelope(context: QuickJSContext, handle: QuickJSHandle): string | { tooLarge: number } {
-    if (context.typeof(handle) !== "string") return "E" + JSON.stringify({ name: "Error", message: "the sandbox returned no result" });
+    if (context.typeof(handle) !== "string") return `E${JSON.stringify({ name: "Error", message: "the sandbox returned no result" })}`;
     const length = context.getLength(handle) ?? 0;
     if (length > this.#limits.maxAnswerBytes + 1) return { tooLarge: length - 1 };
     return context.getString(handle);
@@ -465,9 +473,7 @@ class ProgramRun {
     }
     if (envelope === "U") return this.#success(undefined);
     if (envelope.startsWith("A")) return this.#success(JSON.parse(envelope.slice(1)));
-    return this.#failure(
-      errorFromThrown(parseThrownEnvelope(envelope.slice(1)), { filename, compiling: false, memoryExhausted: this.#memoryExhausted() }),
-    );
+    return this.#failure(errorFromThrown(parseThrownEnvelope(envelope.slice(1)), { filename, compiling: false, memoryExhausted: this.#memoryExhausted() }));
   }
 
   /** Read an exception handle on the host side (it never runs program code). */
@@ -509,7 +515,13 @@ class ProgramRun {
   }
 
   /** `#dispose`, metered: past `refuels` allowances of fuel it is stopped, and false (the instance is dropped). */
-  #disposeWithin(instance: SandboxInstance, refuels: number, owned: QuickJSHandle[], context: QuickJSContext | undefined, runtime: QuickJSRuntime | undefined): boolean {
+  #disposeWithin(
+    instance: SandboxInstance,
+    refuels: number,
+    owned: QuickJSHandle[],
+    context: QuickJSContext | undefined,
+    runtime: QuickJSRuntime | undefined,
+  ): boolean {
     let left = refuels;
     instance.refuel = () => {
       if (--left < 0) throw new SandboxStopped();

@@ -72,7 +72,16 @@ export interface RelayedTools extends ToolsCapability {
 
 export type IsolateLimits = Pick<
   RunOptions,
-  "memoryLimitBytes" | "maxStackSizeBytes" | "stretchBudget" | "totalBudget" | "timeoutMs" | "maxToolCalls" | "maxResultBytes" | "maxAnswerBytes" | "maxLogLines" | "maxLogBytes"
+  | "memoryLimitBytes"
+  | "maxStackSizeBytes"
+  | "stretchBudget"
+  | "totalBudget"
+  | "timeoutMs"
+  | "maxToolCalls"
+  | "maxResultBytes"
+  | "maxAnswerBytes"
+  | "maxLogLines"
+  | "maxLogBytes"
 >;
 
 export interface IsolateRunRequest {

@@ -11,10 +11,7 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 
 /** 404 in TMDB's words: the path or the identifier names nothing the world knows. */
 export function notFound(): Response {
-  return jsonResponse(
-    { success: false, status_code: 34, status_message: "The resource you requested could not be found." },
-    404,
-  );
+  return jsonResponse({ success: false, status_code: 34, status_message: "The resource you requested could not be found." }, 404);
 }
 
 /** 405 listing the methods the path does support. */

@@ -7,11 +7,7 @@ import type { WorldOperation } from "./types";
  * them: missing required query parameters, then values that break a simple type or enum.
  * Identifier path parameters are left to the identifier check (a real API answers 404 there).
  */
-export function parameterProblems(
-  operation: WorldOperation,
-  pathParams: Readonly<Record<string, string>>,
-  query: URLSearchParams,
-): string[] {
+export function parameterProblems(operation: WorldOperation, pathParams: Readonly<Record<string, string>>, query: URLSearchParams): string[] {
   const problems: string[] = [];
   for (const parameter of operation.parameters) {
     if (parameter.in === "query") {

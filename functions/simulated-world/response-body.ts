@@ -21,7 +21,9 @@ export function bodyFromResponseObject(response: unknown, document: unknown): Op
 /** Picks the success response of an OpenAPI `responses` map: lowest 2xx, then `2XX`, then `default`. */
 export function successResponse(responses: unknown): { status: number; response: unknown } | undefined {
   if (!isRecord(responses)) return undefined;
-  const codes = Object.keys(responses).filter((code) => /^2\d\d$/.test(code)).sort();
+  const codes = Object.keys(responses)
+    .filter((code) => /^2\d\d$/.test(code))
+    .sort();
   const first = codes[0];
   if (first !== undefined) return { status: Number(first), response: responses[first] };
   for (const key of ["2XX", "2xx", "default"]) {

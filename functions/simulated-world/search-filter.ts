@@ -28,7 +28,11 @@ export function searchQuery(operation: WorldOperation, query: URLSearchParams): 
   return undefined;
 }
 
-const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w !== "");
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== "");
 
 function nameText(record: unknown): string | undefined {
   if (typeof record !== "object" || record === null) return undefined;

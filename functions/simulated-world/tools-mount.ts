@@ -38,15 +38,26 @@ export function simulatedCopy(definitions: readonly ToolDefinition[]): typeof fe
   const servers = [...new Set(definitions.map((d) => d.serverUrl.replace(/\/+$/, "")))].sort((a, b) => b.length - a.length);
   const mounts: WorldMount[] = servers.map((server, i) => {
     const operations = definitions.filter((d) => d.serverUrl.replace(/\/+$/, "") === server).map(operationOf);
-    return { prefix: `/copy${i}`, kind: "openapi", title: server, operations, skipped: [], seedIds: seedIdentifiers(operations, "entry-examples"), document: {} };
+    return {
+      prefix: `/copy${i}`,
+      kind: "openapi",
+      title: server,
+      operations,
+      skipped: [],
+      seedIds: seedIdentifiers(operations, "entry-examples"),
+      document: {},
+    };
   });
   const world = new SimulatedWorld(mounts);
   return async (input, init) => {
     const request = new Request(input, init);
     const index = servers.findIndex((server) => request.url === server || request.url.startsWith(`${server}/`) || request.url.startsWith(`${server}?`));
-    if (index < 0) return new Response(JSON.stringify({ error: "not part of the simulated copy" }), { status: 404, headers: { "content-type": "application/json" } });
+    if (index < 0)
+      return new Response(JSON.stringify({ error: "not part of the simulated copy" }), { status: 404, headers: { "content-type": "application/json" } });
     const rest = request.url.slice((servers[index] ?? "").length);
     const url = `${COPY_ORIGIN}/copy${index}${rest.startsWith("/") || rest === "" ? rest : `/${rest}`}`;
-    return world.handle(new Request(url, { method: request.method, headers: request.headers, ...(request.body === null ? {} : { body: await request.arrayBuffer() }) }));
+    return world.handle(
+      new Request(url, { method: request.method, headers: request.headers, ...(request.body === null ? {} : { body: await request.arrayBuffer() }) }),
+    );
   };
 }

@@ -101,13 +101,7 @@ export class SimulatedWorld {
       }));
   }
 
-  private serve(
-    state: MountState,
-    operation: WorldOperation,
-    params: Record<string, string>,
-    query: URLSearchParams,
-    requestLine: string,
-  ): Response {
+  private serve(state: MountState, operation: WorldOperation, params: Record<string, string>, query: URLSearchParams, requestLine: string): Response {
     const problems = parameterProblems(operation, params, query);
     if (problems.length > 0) return invalidParameter(problems);
     const names = templateParams(operation.path);
@@ -117,7 +111,8 @@ export class SimulatedWorld {
     }
     const headers: Record<string, string> = { "x-world-operation": `${operation.method} ${operation.path}` };
     // These statuses forbid a body, so there is nothing to generate or hand out.
-    if (operation.status === 204 || operation.status === 205 || operation.body.kind === "empty") return new Response(null, { status: operation.status, headers });
+    if (operation.status === 204 || operation.status === 205 || operation.body.kind === "empty")
+      return new Response(null, { status: operation.status, headers });
     const echoed = echoedParam(names);
     const requested = echoed === undefined ? undefined : params[echoed];
     const record = state.mount.records?.answer(operation.path, params);

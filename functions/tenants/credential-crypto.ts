@@ -14,9 +14,7 @@ export interface SealedSecret {
 const SALT = new TextEncoder().encode("atc-edge/credentials/v1");
 
 async function deriveKey(serviceSecret: CredentialsKey, tenantId: string): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(serviceSecret), "HKDF", false, [
-    "deriveKey",
-  ]);
+  const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(serviceSecret), "HKDF", false, ["deriveKey"]);
   return crypto.subtle.deriveKey(
     { name: "HKDF", hash: "SHA-256", salt: SALT, info: new TextEncoder().encode(tenantId) },
     material,
@@ -37,12 +35,7 @@ function fromBase64(text: string): Uint8Array {
 }
 
 /** Encrypt a credential value for one tenant and record. */
-export async function sealSecret(
-  serviceSecret: CredentialsKey,
-  tenantId: string,
-  recordId: string,
-  plaintext: string,
-): Promise<SealedSecret> {
+export async function sealSecret(serviceSecret: CredentialsKey, tenantId: string, recordId: string, plaintext: string): Promise<SealedSecret> {
   const key = await deriveKey(serviceSecret, tenantId);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const sealed = await crypto.subtle.encrypt(
@@ -54,12 +47,7 @@ export async function sealSecret(
 }
 
 /** Decrypt a credential sealed by `sealSecret` for the same tenant and record. */
-export async function openSecret(
-  serviceSecret: CredentialsKey,
-  tenantId: string,
-  recordId: string,
-  sealed: SealedSecret,
-): Promise<string> {
+export async function openSecret(serviceSecret: CredentialsKey, tenantId: string, recordId: string, sealed: SealedSecret): Promise<string> {
   const key = await deriveKey(serviceSecret, tenantId);
   const plain = await crypto.subtle.decrypt(
     { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: new TextEncoder().encode(`${tenantId}/${recordId}`) },

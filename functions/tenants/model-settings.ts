@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { modelLoopbackAllowed, resolveModelConfig, TenantModelOverride, type ResolveModelConfigResult } from "../llm/config";
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import { checkDestination } from "../tools/safe-call";
@@ -37,7 +37,12 @@ export function overrideProblem(env: Env, override: ModelOverrideInput): string 
 }
 
 /** Seal and store a tenant's override (replacing the previous one). */
-export async function storeModelOverride(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">, override: ModelOverrideInput): Promise<ModelOverrideView> {
+export async function storeModelOverride(
+  env: Env,
+  tenantId: string,
+  tenant: Pick<TenantApi, "settings">,
+  override: ModelOverrideInput,
+): Promise<ModelOverrideView> {
   let apiKey: z.infer<typeof StoredOverride>["apiKey"];
   if (override.apiKey !== undefined) {
     apiKey = { ...(await sealSecret(credentialsKey(env), tenantId, SEALED_KEY_RECORD, override.apiKey)), hint: maskedHint(override.apiKey) };

@@ -17,7 +17,12 @@ export interface NewCredential {
 }
 
 /** Seal a tool credential with the service secret and store it (replacing the scope's previous one). */
-export async function storeCredential(env: Env, tenantId: string, tenant: TenantApi, credential: NewCredential): ReturnType<TenantApi["registry"]["putCredential"]> {
+export async function storeCredential(
+  env: Env,
+  tenantId: string,
+  tenant: TenantApi,
+  credential: NewCredential,
+): ReturnType<TenantApi["registry"]["putCredential"]> {
   const serviceSecret = credentialsKey(env);
   // Every path that stores a credential (API, MCP import) refuses values the runtime could not
   // send, and would quote in a warning; the message never holds the value.
@@ -28,7 +33,8 @@ export async function storeCredential(env: Env, tenantId: string, tenant: Tenant
     throw new Failure("invalid-request", "An oauth2ClientCredentials credential needs its clientId.", [{ path: "clientId", message: "required" }]);
   }
   const id = `cred_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  const plaintext = credential.scheme === "oauth2ClientCredentials" ? JSON.stringify({ ...credential.clientCredentials, clientSecret: credential.value }) : credential.value;
+  const plaintext =
+    credential.scheme === "oauth2ClientCredentials" ? JSON.stringify({ ...credential.clientCredentials, clientSecret: credential.value }) : credential.value;
   const sealed = await sealSecret(serviceSecret, tenantId, id, plaintext);
   return tenant.registry.putCredential({
     id,

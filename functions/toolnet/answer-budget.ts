@@ -155,7 +155,11 @@ function shownEntry(views: ToolViews, view: Shown["view"]): ShownEntry {
   if (entry === undefined) {
     const compact = view === "compact";
     const json = (compact ? views.compactJson : views.requiredOnlyJson) ?? JSON.stringify(compact ? views.compact : views.requiredOnly);
-    entries[view] = entry = { json, tokens: compact ? views.compactTokens : views.requiredOnlyTokens, tool: () => (compact ? views.compact : views.requiredOnly) };
+    entries[view] = entry = {
+      json,
+      tokens: compact ? views.compactTokens : views.requiredOnlyTokens,
+      tool: () => (compact ? views.compact : views.requiredOnly),
+    };
   }
   return entry;
 }
@@ -307,8 +311,10 @@ function promptShape(input: BudgetInput, include: ReadonlySet<AnswerPart>): Prom
     return { render: () => ({ text: "", tokens: 0 }), marginal: () => 0, lineTokens: () => 0, aloneTokens: () => 0 };
   }
   if (include.has("tools")) {
-    const partsFor = (toolWeights: readonly number[]): string[] => answerPromptParts({ previous: input.previous, toolWeights, finishWeight: finish?.weight, weights });
-    const partsTokens = (parts: readonly string[]): number => (input.count === undefined ? parts.reduce((sum, part) => sum + count(part), 0) : count(parts.join("")));
+    const partsFor = (toolWeights: readonly number[]): string[] =>
+      answerPromptParts({ previous: input.previous, toolWeights, finishWeight: finish?.weight, weights });
+    const partsTokens = (parts: readonly string[]): number =>
+      input.count === undefined ? parts.reduce((sum, part) => sum + count(part), 0) : count(parts.join(""));
     return {
       render: (shown) => {
         const parts = partsFor(shown.map((s) => s.candidate.weight));
@@ -325,7 +331,8 @@ function promptShape(input: BudgetInput, include: ReadonlySet<AnswerPart>): Prom
     const text = toolListPrompt(input.previous, listed(candidates), weights);
     return { text, tokens: count(text) };
   };
-  const line = (candidate: RankedCandidate, position: number) => count(`${position}. ${candidate.tool} (weight ${candidate.weight}): ${candidate.description}\n`);
+  const line = (candidate: RankedCandidate, position: number) =>
+    count(`${position}. ${candidate.tool} (weight ${candidate.weight}): ${candidate.description}\n`);
   return {
     render: (shown) => block(shown.map((s) => s.candidate)),
     marginal: (candidate, before) => line(candidate, before + 1),

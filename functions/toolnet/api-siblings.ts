@@ -18,7 +18,11 @@ export function apiSiblings(defs: Iterable<ToolDefinition>, max = MAX_SIBLINGS):
   const siblings = new Map<string, readonly string[]>();
   for (const names of byServer.values()) {
     if (names.length < 2 || names.length > max) continue;
-    for (const name of names) siblings.set(name, names.filter((other) => other !== name));
+    for (const name of names)
+      siblings.set(
+        name,
+        names.filter((other) => other !== name),
+      );
   }
   return siblings;
 }

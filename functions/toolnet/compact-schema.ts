@@ -44,8 +44,21 @@ export interface SchemaWalk {
 }
 
 const ANNOTATIONS = new Set([
-  "title", "example", "examples", "$comment", "$schema", "$id", "$anchor", "readOnly", "writeOnly",
-  "deprecated", "externalDocs", "xml", "discriminator", "contentMediaType", "contentEncoding",
+  "title",
+  "example",
+  "examples",
+  "$comment",
+  "$schema",
+  "$id",
+  "$anchor",
+  "readOnly",
+  "writeOnly",
+  "deprecated",
+  "externalDocs",
+  "xml",
+  "discriminator",
+  "contentMediaType",
+  "contentEncoding",
 ]);
 /** Keywords holding one sub-schema that is a level deeper in the data. */
 const NESTED_ONE = new Set(["items", "additionalProperties", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"]);
@@ -94,7 +107,10 @@ function bareType(node: Record<string, unknown>): string {
 }
 
 function enumNote(values: readonly unknown[], examples: number): string {
-  const shown = values.slice(0, examples).map((v) => JSON.stringify(v)).join(", ");
+  const shown = values
+    .slice(0, examples)
+    .map((v) => JSON.stringify(v))
+    .join(", ");
   return `One of ${values.length.toLocaleString("en-US")} values, e.g. ${shown}, …`;
 }
 
@@ -153,7 +169,8 @@ function compactNode(node: unknown, root: JsonSchema, depth: number, path: strin
         if (type !== undefined) out.type = type;
       }
     } else if (key === "description" && typeof value === "string") {
-      if (depth === 0) out.description = value; // the parameter's own text: trimmed by the tool view
+      if (depth === 0)
+        out.description = value; // the parameter's own text: trimmed by the tool view
       else {
         const cut = cutAtSentence(value, walk.limits.nestedDescriptionChars);
         if (cut !== value) walk.rules.add("nested-descriptions-trimmed");

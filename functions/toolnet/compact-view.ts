@@ -1,6 +1,6 @@
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
 import { compactSchema, cutAtSentence, type SchemaLimits, type SchemaRule, type SchemaWalk } from "./compact-schema";
-import { type OpenAiTool } from "./openai-tools";
+import type { OpenAiTool } from "./openai-tools";
 import { restatesName } from "./restating-text";
 
 /**
@@ -144,7 +144,8 @@ export function requiredOnlyView(def: ToolDefinition, limits: CompactionLimits =
 function view(def: ToolDefinition, limits: CompactionLimits, requiredOnly: boolean, options: ViewOptions): CompactView {
   const rules = new Set<CompactionRule>();
   const applies = (rule: OptionalRule): boolean => !(options.without ?? []).includes(rule);
-  const restating = (text: string, name: string, type?: unknown): boolean => applies("restating-descriptions-dropped") && restatesName(text, name, typeWords(type));
+  const restating = (text: string, name: string, type?: unknown): boolean =>
+    applies("restating-descriptions-dropped") && restatesName(text, name, typeWords(type));
   const walk: SchemaWalk = { limits, rules: rules as Set<SchemaRule>, shown: new Map() };
   const text = toolText(def);
   let description = cutAtSentence(text, limits.descriptionChars);

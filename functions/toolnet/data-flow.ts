@@ -152,12 +152,14 @@ export class DataFlowIndex {
       for (const parameter of consumer.parameters) {
         if (!isFillable(parameter)) continue;
         for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
-        if (isIdLike(parameter.name)) for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
+        if (isIdLike(parameter.name))
+          for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
       }
       for (const from of candidates) {
         if (from === to) continue;
         const link = this.successors(from).find((l) => l.to === to);
-        if (link !== undefined) sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
+        if (link !== undefined)
+          sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
       }
       sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
     }

@@ -124,7 +124,10 @@ function nodeSvg(node: string, at: Point, score: number): string {
   const label = node === START ? "start" : node === END ? "end" : node;
   const fill = node === START || node === END ? "#eef" : score < 0 ? "#fde2e2" : score > 0 ? "#e3f6e3" : "#fff";
   const shown = label.length > 30 ? `${label.slice(0, 29)}…` : label;
-  const scoreLine = node === START || node === END ? "" : `<text x="${at.x + BOX_WIDTH / 2}" y="${at.y + 32}" text-anchor="middle" fill="#555" font-size="10">score ${score}</text>`;
+  const scoreLine =
+    node === START || node === END
+      ? ""
+      : `<text x="${at.x + BOX_WIDTH / 2}" y="${at.y + 32}" text-anchor="middle" fill="#555" font-size="10">score ${score}</text>`;
   return [
     `<g class="node"><title>${escapeXml(label)}</title>`,
     `<rect x="${at.x}" y="${at.y}" width="${BOX_WIDTH}" height="${BOX_HEIGHT}" rx="6" fill="${fill}" stroke="#333"/>`,

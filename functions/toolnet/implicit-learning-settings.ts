@@ -3,7 +3,10 @@ import { z } from "zod";
 /** A tenant's implicit learning options (tenant setting `learning`), defaults filled. */
 export const LearningSettings = z
   .object({
-    implicit: z.boolean().default(true).describe("Learn from what callers search for and then call (observed sessions); false stops recording at the next request"),
+    implicit: z
+      .boolean()
+      .default(true)
+      .describe("Learn from what callers search for and then call (observed sessions); false stops recording at the next request"),
     retentionDays: z.number().int().min(1).max(3650).default(30).describe("Days an observed task's text is kept; after that only its index terms stay"),
     idleMinutes: z.number().int().min(1).max(1440).default(30).describe("A conversation with no search or call for this long is closed and learned from"),
   })

@@ -36,7 +36,9 @@ export interface SessionCaps {
 
 export const DEFAULT_CAPS: SessionCaps = { maxTrajectories: 20, maxSteps: 12 };
 
-export type Observation = { kind: "search"; task: string; previous: string | null; offered: readonly string[] } | { kind: "call"; tool: string; outcome: CallOutcome };
+export type Observation =
+  | { kind: "search"; task: string; previous: string | null; offered: readonly string[] }
+  | { kind: "call"; tool: string; outcome: CallOutcome };
 
 /** What one observation did: the state after it, a trajectory it closed, and for a call after a search whether the search had offered that tool. */
 export interface Observed {
@@ -54,7 +56,8 @@ export function observe(state: SessionState, observation: Observation, caps: Ses
   // Nothing is learned from a call without a search before it.
   if (open === null) return { state };
   const offeredHit = offered === null ? undefined : offered.includes(observation.tool);
-  const grown = open.tools.length < caps.maxSteps ? { ...open, tools: [...open.tools, observation.tool], outcomes: [...open.outcomes, observation.outcome] } : open;
+  const grown =
+    open.tools.length < caps.maxSteps ? { ...open, tools: [...open.tools, observation.tool], outcomes: [...open.outcomes, observation.outcome] } : open;
   return { state: { ...state, open: grown, offered: null }, ...(offeredHit === undefined ? {} : { offeredHit }) };
 }
 
@@ -68,7 +71,9 @@ function observeSearch(state: SessionState, search: { task: string; previous: st
   }
   const closed = open !== null && open.tools.length > 0 ? open : undefined;
   const capped = state.opened >= caps.maxTrajectories;
-  const next: SessionState = capped ? { open: null, offered: null, opened: state.opened } : { open: { task: search.task, tools: [], outcomes: [] }, offered, opened: state.opened + 1 };
+  const next: SessionState = capped
+    ? { open: null, offered: null, opened: state.opened }
+    : { open: { task: search.task, tools: [], outcomes: [] }, offered, opened: state.opened + 1 };
   return { state: next, ...(closed === undefined ? {} : { closed }) };
 }
 

@@ -39,7 +39,10 @@ export function startingTools(defs: ReadonlyMap<string, ToolDefinition>, flow: D
 /** Letter trigrams of the words of `text` (identifiers split, lower case). */
 function trigrams(text: string): Set<string> {
   const grams = new Set<string>();
-  const words = text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/);
+  const words = text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
   for (const word of words) {
     const padded = ` ${word} `;
     if (word.length > 0) for (let i = 0; i + 3 <= padded.length; i += 1) grams.add(padded.slice(i, i + 3));

@@ -48,7 +48,7 @@ export function fillToK(ranked: readonly FusedCandidate[], k: number, standIns: 
       if (out.length >= k) break;
       seen.add(candidate.tool);
       // Positive and strictly below what came before, in the stand-in's own order.
-      const score = floor * (0.5 + 0.5 * Math.max(0, candidate.score) / top);
+      const score = floor * (0.5 + (0.5 * Math.max(0, candidate.score)) / top);
       out.push({ ...candidate, score });
     }
     floor = (out[out.length - 1]?.score ?? floor) * STAND_IN_SHARE;
@@ -80,7 +80,8 @@ const PARTIAL_REASON = "No tool matched the task's words as written; tools match
  */
 export function routeStandIns(sources: StandInSources): StandIn[] {
   const { index, graph, defs, flow, siblingsOf, task, previous, best } = sources;
-  const inOrder = (tools: readonly string[], why: (tool: string) => Why): FusedCandidate[] => tools.map((tool, i) => ({ tool, score: tools.length - i, why: why(tool) }));
+  const inOrder = (tools: readonly string[], why: (tool: string) => Why): FusedCandidate[] =>
+    tools.map((tool, i) => ({ tool, score: tools.length - i, why: why(tool) }));
   return [
     {
       method: "partial-match",
@@ -93,8 +94,14 @@ export function routeStandIns(sources: StandInSources): StandIn[] {
       reason: "No tool matched the task's words; the tools this tenant's runs most often start with are shown.",
       rank: () =>
         previous === null
-          ? learnedSuccessors(graph, START).map((step) => ({ tool: step.tool, score: step.exact, why: { transition: { from: START, weight: Math.round(step.exact * 1000), observed: step.observed } } }))
-          : laterStepPrior(graph).filter((p) => p.tool !== previous).map((p) => ({ tool: p.tool, score: p.observed, why: { prior: { observed: p.observed } } })),
+          ? learnedSuccessors(graph, START).map((step) => ({
+              tool: step.tool,
+              score: step.exact,
+              why: { transition: { from: START, weight: Math.round(step.exact * 1000), observed: step.observed } },
+            }))
+          : laterStepPrior(graph)
+              .filter((p) => p.tool !== previous)
+              .map((p) => ({ tool: p.tool, score: p.observed, why: { prior: { observed: p.observed } } })),
     },
     {
       method: "starting-tools",

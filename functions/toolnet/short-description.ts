@@ -17,7 +17,10 @@ function collapsed(text: string): string {
 export function shortDescription(def: Pick<ToolDefinition, "summary" | "description"> | undefined, limit = SHORT_DESCRIPTION_CHARS): string {
   const raw = def?.summary ?? def?.description ?? "";
   if (raw.length > 4 * limit) {
-    const head = raw.slice(0, 4 * limit).replace(/\s+/g, " ").trimStart();
+    const head = raw
+      .slice(0, 4 * limit)
+      .replace(/\s+/g, " ")
+      .trimStart();
     if (head.length > limit + 1) return `${head.slice(0, limit - 1)}…`;
   }
   const text = collapsed(raw);

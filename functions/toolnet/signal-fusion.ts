@@ -139,7 +139,11 @@ export const SIBLING_SEEDS = 1;
  * API usually needs several of its operations, and tasks name the API more often than the
  * operation.
  */
-function siblingsFor(relevance: readonly Ranked[], siblingsOf: (tool: string) => readonly string[], widenOnly = true): { tools: string[]; why: Map<string, Why> } {
+function siblingsFor(
+  relevance: readonly Ranked[],
+  siblingsOf: (tool: string) => readonly string[],
+  widenOnly = true,
+): { tools: string[]; why: Map<string, Why> } {
   const why = new Map<string, Why>();
   const ranked = new Set(relevance.map((r) => r.name));
   for (const seed of relevance.slice(0, SIBLING_SEEDS)) {
@@ -154,7 +158,6 @@ function siblingsFor(relevance: readonly Ranked[], siblingsOf: (tool: string) =>
   return { tools: byRelevance([...why.keys()], relevance), why };
 }
 
-
 /** How many of the most relevant tools have their inputs' producers offered. */
 export const PRODUCER_SEEDS = 3;
 /** Producers offered per tool: the best two (a tool's id has a few good sources and many poor ones). */
@@ -168,7 +171,9 @@ function producersFor(seeds: readonly string[], producersOf: (tool: string) => r
   const why = new Map<string, Why>();
   for (const seed of seeds) {
     // A task can say a text or a number itself; an identifier or a token only another tool gives.
-    for (const source of producersOf(seed).filter((s) => isOpaqueInput(s.parameter)).slice(0, PRODUCERS_PER_TOOL)) {
+    for (const source of producersOf(seed)
+      .filter((s) => isOpaqueInput(s.parameter))
+      .slice(0, PRODUCERS_PER_TOOL)) {
       if (!why.has(source.from)) why.set(source.from, { feeds: { to: seed, field: source.field, parameter: source.parameter } });
     }
   }
@@ -179,8 +184,14 @@ function producersFor(seeds: readonly string[], producersOf: (tool: string) => r
 export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const producers =
-    input.producersOf === undefined ? { tools: [], why: new Map<string, Why>() } : producersFor(input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name), input.producersOf);
-  const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf, input.siblingsWidenOnly);
+    input.producersOf === undefined
+      ? { tools: [], why: new Map<string, Why>() }
+      : producersFor(
+          input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name),
+          input.producersOf,
+        );
+  const siblings =
+    input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf, input.siblingsWidenOnly);
   const signals = input.signals ?? new Set(SIGNALS);
   const fused = fuse(
     [
@@ -192,8 +203,11 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
     input.weights ?? DEFAULT_FUSION,
     signals,
   );
-  const led = (input.bestMatchLeads ?? true) && (input.history.length === 0 || !signals.has("history")) ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
-  return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow") ? led : withNameLookups(led, input.task, input.producersOf, input.nameLookupLeaders);
+  const led =
+    (input.bestMatchLeads ?? true) && (input.history.length === 0 || !signals.has("history")) ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
+  return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow")
+    ? led
+    : withNameLookups(led, input.task, input.producersOf, input.nameLookupLeaders);
 }
 
 /** `fused` with `best` moved to the front (its score raised to the leader's, so weights stay ordered). */
@@ -250,7 +264,10 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
   const evident = input.learned.filter((l) => l.observed >= minEvidence);
   const learned = new Map(evident.map((l) => [l.tool, l]));
   const flows = new Map(input.dataFlow.map((d) => [d.to, d]));
-  const dataFlow = byRelevance(input.dataFlow.map((d) => d.to), input.relevance);
+  const dataFlow = byRelevance(
+    input.dataFlow.map((d) => d.to),
+    input.relevance,
+  );
   const history = input.history ?? [];
   const votes = new Map(history.map((v) => [v.name, v.tasks]));
   const prior = (input.prior ?? []).filter((p) => p.tool !== input.previous);
@@ -331,7 +348,16 @@ export interface RunCandidateSet {
 export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const signals = input.signals ?? new Set(SIGNALS);
   const weights = input.weights ?? DEFAULT_FUSION;
-  const first = fuseFirstStep({ relevance: input.relevance, history: input.history, signals, weights, producersOf: input.producersOf, ...(input.task === undefined ? {} : { task: input.task }), ...(input.nameLookupLeaders === undefined ? {} : { nameLookupLeaders: input.nameLookupLeaders }), ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }) });
+  const first = fuseFirstStep({
+    relevance: input.relevance,
+    history: input.history,
+    signals,
+    weights,
+    producersOf: input.producersOf,
+    ...(input.task === undefined ? {} : { task: input.task }),
+    ...(input.nameLookupLeaders === undefined ? {} : { nameLookupLeaders: input.nameLookupLeaders }),
+    ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }),
+  });
   const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
   const seeds = first.slice(0, Math.max(0, input.seeds)).map((c) => c.tool);
   // Successors of better seeds come first; within a seed, heavier or more confident first.

@@ -13,7 +13,9 @@ import type { ToolDefinition } from "../tools/definition";
 
 /** Words that say a number, or point at one another tool knows ("the latest season"). */
 const NUMBER_WORDS = new Set(
-  "one two three four five six seven eight nine ten eleven twelve twenty hundred thousand first second third fourth fifth sixth seventh eighth ninth tenth last latest newest recent current next previous final".split(" "),
+  "one two three four five six seven eight nine ten eleven twelve twenty hundred thousand first second third fourth fifth sixth seventh eighth ninth tenth last latest newest recent current next previous final".split(
+    " ",
+  ),
 );
 
 /** True when the task writes a number, or a word that says or points at one. */
@@ -33,7 +35,14 @@ const POSITION_WORDS = new Set(["number", "index", "position", "ordinal"]);
  */
 export function saidNumbers(def: Pick<ToolDefinition, "parameters">): string[] {
   return def.parameters
-    .filter((p) => p.required && p.in !== "header" && (p.schema.type === "integer" || p.schema.type === "number") && !isOpaqueInput(p.name) && nameWords(p.name).some((w) => POSITION_WORDS.has(w)))
+    .filter(
+      (p) =>
+        p.required &&
+        p.in !== "header" &&
+        (p.schema.type === "integer" || p.schema.type === "number") &&
+        !isOpaqueInput(p.name) &&
+        nameWords(p.name).some((w) => POSITION_WORDS.has(w)),
+    )
     .map((p) => p.name);
 }
 
@@ -47,7 +56,12 @@ export const UNFIT_PENALTY = 10;
  * `relevance` with every tool that needs a number the task does not give moved `penalty` places
  * down (relative order otherwise kept); unchanged when the task gives a number.
  */
-export function withUnfitLower(relevance: readonly Ranked[], task: string, defOf: (tool: string) => Pick<ToolDefinition, "parameters"> | undefined, penalty = UNFIT_PENALTY): Ranked[] {
+export function withUnfitLower(
+  relevance: readonly Ranked[],
+  task: string,
+  defOf: (tool: string) => Pick<ToolDefinition, "parameters"> | undefined,
+  penalty = UNFIT_PENALTY,
+): Ranked[] {
   if (penalty <= 0 || taskGivesNumber(task)) return [...relevance];
   const keyed = relevance.map((r, i) => {
     const def = defOf(r.name);

@@ -116,7 +116,6 @@ function endsWithMark(text: string, end: number): boolean {
   return end > 0 && text.charCodeAt(end - 1) >= 0x80 && ENDS_WITH_MARK.test(text.slice(0, end));
 }
 
-
 interface Edges {
   lead: string;
   trail: string;

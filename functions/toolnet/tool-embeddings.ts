@@ -83,7 +83,10 @@ export async function embedNewTools(env: Env, tenantId: string, tenant: TenantAp
     );
     return { embedded: pending.length };
   } catch (error) {
-    return { embedded: 0, warning: `tool embeddings were not computed (routing stays lexical until they are): ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      embedded: 0,
+      warning: `tool embeddings were not computed (routing stays lexical until they are): ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 

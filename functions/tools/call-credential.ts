@@ -13,7 +13,7 @@ import type { InjectedCredential } from "./safe-call";
  */
 
 export type CallCredential =
-  | { ok: true; credential: InjectedCredential; /** A cached token, which the API may have revoked early. */ reused: boolean }
+  | { ok: true; credential: InjectedCredential /** A cached token, which the API may have revoked early. */; reused: boolean }
   | { ok: false; message: string };
 
 type Registry = Pick<TenantApi["registry"], "cachedToken" | "cacheToken">;
@@ -43,7 +43,8 @@ export async function openCallCredential(
     return { ok: true, reused: true, credential: { scheme: "bearer", in: "header", value: token } };
   }
   const tokenUrl = parsed.data.tokenUrl ?? definition.auth?.tokenUrl;
-  if (tokenUrl === undefined) return { ok: false, message: "the client-credentials credential has no tokenUrl and the tool's document names none; store it with tokenUrl" };
+  if (tokenUrl === undefined)
+    return { ok: false, message: "the client-credentials credential has no tokenUrl and the tool's document names none; store it with tokenUrl" };
   const fetched = await fetchClientCredentialsToken(parsed.data, tokenUrl, network);
   if (!fetched.ok) return fetched;
   await registry.cacheToken(sealed.id, { ...(await sealSecret(key, tenantId, tokenRecord, fetched.token)), expiresAt: fetched.expiresAt });

@@ -16,9 +16,7 @@ export const HttpMethod = z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD
 export type HttpMethod = z.infer<typeof HttpMethod>;
 
 /** Tool names are used as typed-API identifiers in generated programs: `tools.<name>(...)`. */
-export const ToolName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, "a tool name is an identifier: letters, digits, _ (max 100)");
+export const ToolName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, "a tool name is an identifier: letters, digits, _ (max 100)");
 
 export const ToolParameter = z
   .object({
@@ -72,7 +70,10 @@ export const ToolDefinition = z
      * Set for a tool of a remote MCP server: calls go to that server's `tools/call` with this
      * tool name, `serverUrl` being its Streamable HTTP endpoint; the parameters are all `in: body`.
      */
-    mcp: z.object({ tool: z.string().min(1).max(500) }).strict().optional(),
+    mcp: z
+      .object({ tool: z.string().min(1).max(500) })
+      .strict()
+      .optional(),
     tags: z.array(z.string()).max(50).default([]),
   })
   .strict();

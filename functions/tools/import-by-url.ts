@@ -23,11 +23,19 @@ export function importUrlLimits(env: { IMPORT_URL_MAX_BYTES?: string | undefined
     const parsed = Number(value);
     return value !== undefined && value !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
   };
-  return { maxBytes: number(env.IMPORT_URL_MAX_BYTES, DEFAULT_IMPORT_URL_MAX_BYTES), timeoutMs: number(env.IMPORT_URL_TIMEOUT_MS, DEFAULT_IMPORT_URL_TIMEOUT_MS) };
+  return {
+    maxBytes: number(env.IMPORT_URL_MAX_BYTES, DEFAULT_IMPORT_URL_MAX_BYTES),
+    timeoutMs: number(env.IMPORT_URL_TIMEOUT_MS, DEFAULT_IMPORT_URL_TIMEOUT_MS),
+  };
 }
 
 /** The document at `url` as text; a refused, failed or oversized fetch is a Failure naming why. */
-export async function fetchSourceDocument(env: Env, url: string, limits: ImportUrlLimits, network: typeof fetch = (input, init) => fetch(input, init)): Promise<string> {
+export async function fetchSourceDocument(
+  env: Env,
+  url: string,
+  limits: ImportUrlLimits,
+  network: typeof fetch = (input, init) => fetch(input, init),
+): Promise<string> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
   const fetchGuarded = guardedFetch({ fetch: network, allowedOrigins: allowedOrigins(env), signal: controller.signal, maxResponseBytes: limits.maxBytes });

@@ -5,7 +5,6 @@ import { callMcpTool } from "./mcp-call";
 import { openCallCredential } from "./call-credential";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 
-
 /** Per-call limits a caller (a run, a probe) may tighten; never loosen past the service's. */
 export interface CallLimits {
   timeoutMs?: number;

@@ -95,7 +95,6 @@ const LOCATION_ALIASES: Record<string, ToolParameter["in"] | "required" | "optio
   optional: "optional",
 };
 
-
 type ListContext = {
   servers: string[];
   fixedHeaders: [string, string][];
@@ -141,7 +140,9 @@ export function importToolList(list: unknown, options: ListImportOptions = {}): 
   parsed.forEach((item, index) => {
     if (item?.name === undefined || !isToolName(item.name) || firstUse.get(item.name) === index) return;
     chosen[index] = names.claim(item.name);
-    warnings.push(`${itemLabel(index, item.name)}: the name "${item.name}" is also used by item ${firstUse.get(item.name) ?? "?"}; named "${chosen[index] ?? ""}".`);
+    warnings.push(
+      `${itemLabel(index, item.name)}: the name "${item.name}" is also used by item ${firstUse.get(item.name) ?? "?"}; named "${chosen[index] ?? ""}".`,
+    );
   });
 
   // 3. Everything else, item by item.
@@ -154,9 +155,7 @@ export function importToolList(list: unknown, options: ListImportOptions = {}): 
     if (candidate === undefined || item === undefined || issuesByItem.has(index)) return;
     let name = chosen[index];
     if (name === undefined) {
-      const base =
-        (item.name === undefined ? "" : toIdentifier(item.name)) ||
-        nameFromOperation(item.method, String(candidate.path));
+      const base = (item.name === undefined ? "" : toIdentifier(item.name)) || nameFromOperation(item.method, String(candidate.path));
       name = names.claim(base);
       if (item.name !== undefined) warnings.push(`${itemLabel(index, item.name)}: "${item.name}" is not an identifier; named "${name}".`);
       else if (name !== base) warnings.push(`${itemLabel(index, undefined)}: named "${name}" ("${base}" is taken).`);
@@ -324,9 +323,7 @@ function resolveLocation(item: ItemInput, servers: string[], report: (issue: str
       return undefined;
     }
     // The longest declared server that prefixes the URL becomes the base; else the origin does.
-    const server = [...servers]
-      .sort((a, b) => b.length - a.length)
-      .find((s) => url.startsWith(s) && (url.length === s.length || url[s.length] === "/"));
+    const server = [...servers].sort((a, b) => b.length - a.length).find((s) => url.startsWith(s) && (url.length === s.length || url[s.length] === "/"));
     if (server !== undefined) return { serverUrl: server, path: url.slice(server.length) || "/" };
     return { serverUrl: parts.origin, path: parts.rest || "/" };
   }
@@ -377,7 +374,8 @@ function toParameter(
   if (template.includes(input.name)) {
     // The URL template wins over what the entry says.
     location = "path";
-    if (alias !== undefined && alias !== "path") warn(`"${input.name}" is a placeholder in the URL, so it is a path parameter (the list says ${input.in ?? ""}).`);
+    if (alias !== undefined && alias !== "path")
+      warn(`"${input.name}" is a placeholder in the URL, so it is a path parameter (the list says ${input.in ?? ""}).`);
   } else if (alias === "path") {
     report(`${field}.in: path parameter "${input.name}" does not appear in the URL`);
     return undefined;
@@ -388,7 +386,8 @@ function toParameter(
   }
 
   const schema = parameterSchema(input, field, warn);
-  const required = location === "path" ? true : input.required === undefined ? alias === "required" : requiredFlag(input.required, `${field} "${input.name}"`, { add: warn });
+  const required =
+    location === "path" ? true : input.required === undefined ? alias === "required" : requiredFlag(input.required, `${field} "${input.name}"`, { add: warn });
   return {
     name: input.name,
     in: location,

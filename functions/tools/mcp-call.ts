@@ -10,7 +10,11 @@ import { redactorFor } from "./safe-call/redact";
  * validated first, destination guarded on every hop, credential injected, one timeout, bytes
  * capped, expected failures as `ok: false`), over `initialize` + `tools/call`.
  */
-export async function callMcpTool(def: ToolDefinition & { mcp: { tool: string } }, args: Record<string, unknown>, options: SafeCallOptions): Promise<ToolCallResult> {
+export async function callMcpTool(
+  def: ToolDefinition & { mcp: { tool: string } },
+  args: Record<string, unknown>,
+  options: SafeCallOptions,
+): Promise<ToolCallResult> {
   const started = Date.now();
   const redact = redactorFor(options.credential?.value);
   const request = { method: "POST", url: redact.text(def.serverUrl) };
@@ -52,7 +56,9 @@ export async function callMcpTool(def: ToolDefinition & { mcp: { tool: string } 
       durationMs: Date.now() - started,
       contentType: "application/json",
       request,
-      ...(parsed.isError === true ? { error: { kind: "tool_error" as const, message: redact.text(`the MCP tool reported an error: ${firstText(parsed.content)}`) } } : {}),
+      ...(parsed.isError === true
+        ? { error: { kind: "tool_error" as const, message: redact.text(`the MCP tool reported an error: ${firstText(parsed.content)}`) } }
+        : {}),
     };
   } catch (error) {
     if (error instanceof RemoteServerError) return fail(error.kind, error.message);

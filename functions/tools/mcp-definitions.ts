@@ -13,7 +13,9 @@ export const RemoteTool = z.object({
   name: z.string().min(1).max(500),
   title: z.string().optional(),
   description: z.string().optional(),
-  inputSchema: z.object({ type: z.literal("object"), properties: z.record(z.string(), z.unknown()).optional(), required: z.array(z.string()).optional() }).passthrough(),
+  inputSchema: z
+    .object({ type: z.literal("object"), properties: z.record(z.string(), z.unknown()).optional(), required: z.array(z.string()).optional() })
+    .passthrough(),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   annotations: z.object({ title: z.string().optional() }).passthrough().optional(),
 });

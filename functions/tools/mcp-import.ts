@@ -52,7 +52,10 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
           for (const tool of answer.tools) {
             const parsed = RemoteTool.safeParse(tool);
             if (parsed.success) listed.push(parsed.data);
-            else warnings.push(`MCP tool ${JSON.stringify(String(tool.name)).slice(0, 120)} skipped: its definition is not usable (${parsed.error.issues[0]?.message ?? "invalid"})`);
+            else
+              warnings.push(
+                `MCP tool ${JSON.stringify(String(tool.name)).slice(0, 120)} skipped: its definition is not usable (${parsed.error.issues[0]?.message ?? "invalid"})`,
+              );
           }
           cursor = answer.nextCursor;
           if (cursor === undefined || listed.length >= MAX_TOOLS) break;
@@ -62,7 +65,11 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
     );
   } catch (error) {
     // A server may echo what it was sent; the import's headers never come back in the error.
-    if (error instanceof RemoteServerError) throw new McpImportError(error.kind, Object.values(source.headers ?? {}).reduce((text, secret) => redactorFor(secret).text(text), error.message));
+    if (error instanceof RemoteServerError)
+      throw new McpImportError(
+        error.kind,
+        Object.values(source.headers ?? {}).reduce((text, secret) => redactorFor(secret).text(text), error.message),
+      );
     throw error;
   }
   const converted = definitionsFromMcpTools(source.url, listed.slice(0, MAX_TOOLS));
@@ -73,7 +80,9 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
  * The one import header that can become the server's stored credential: `Authorization: Bearer …`
  * or a single API-key header. Several headers cannot be stored (one credential per server).
  */
-export function credentialFromHeaders(headers: Record<string, string> | undefined): { scheme: "apiKey" | "bearer"; name: string | null; value: string } | "several" | undefined {
+export function credentialFromHeaders(
+  headers: Record<string, string> | undefined,
+): { scheme: "apiKey" | "bearer"; name: string | null; value: string } | "several" | undefined {
   const entries = Object.entries(headers ?? {});
   if (entries.length === 0) return undefined;
   if (entries.length > 1) return "several";

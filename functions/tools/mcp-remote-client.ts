@@ -39,7 +39,10 @@ export async function withRemoteServer<T>(options: RemoteServerOptions, work: (c
   // standalone GET stream: answering 405 locally is what the SDK treats as "not offered".
   const fetchFn: typeof fetch = (input, init) =>
     (init?.method ?? "GET") === "GET" ? Promise.resolve(new Response(null, { status: 405 })) : guarded(input, init);
-  const transport = new StreamableHTTPClientTransport(new URL(options.url), { fetch: fetchFn, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1, maxReconnectionDelay: 1, reconnectionDelayGrowFactor: 1 } });
+  const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+    fetch: fetchFn,
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1, maxReconnectionDelay: 1, reconnectionDelayGrowFactor: 1 },
+  });
   const client = new Client({ name: SERVICE_NAME, version: SERVICE_VERSION }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   try {
     await guard(client.connect(transport, { timeout: options.timeoutMs }));

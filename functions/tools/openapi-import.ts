@@ -1,12 +1,6 @@
 import { dereference, upgrade } from "@scalar/openapi-parser";
 import { parse as parseYaml } from "yaml";
-import {
-  HttpMethod,
-  ToolDefinition,
-  type AuthRequirement,
-  type JsonSchema,
-  type ToolParameter,
-} from "./definition";
+import { HttpMethod, ToolDefinition, type AuthRequirement, type JsonSchema, type ToolParameter } from "./definition";
 import { copyJson, isRecord, SchemaCopier, Warnings, type Json } from "./schema-copier";
 import { isJsonMediaType, requestBodyParameters, requiredFlag } from "./request-body";
 import { NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
@@ -51,7 +45,6 @@ export type OpenApiImportOptions = {
   serverUrl?: string;
 };
 
-
 const OPENAPI_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 /** Per the OpenAPI spec these header parameters are ignored: the HTTP layer sets them. */
 const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
@@ -60,10 +53,7 @@ const LIMITS = { summary: 1_000, description: 20_000, parameterDescription: 10_0
 const YAML_MAX_ALIASES = 100;
 
 /** Import every operation of an OpenAPI 3.x (or Swagger 2.0) document, given as JSON/YAML text or an object. */
-export async function importOpenApi(
-  document: string | object,
-  options: OpenApiImportOptions = {},
-): Promise<ImportResult> {
+export async function importOpenApi(document: string | object, options: OpenApiImportOptions = {}): Promise<ImportResult> {
   const warnings = new Warnings();
   const override = options.serverUrl === undefined ? undefined : checkServerOverride(options.serverUrl);
   const source = typeof document === "string" ? parseText(document) : copyInput(document);
@@ -170,10 +160,7 @@ function parseText(text: string): Json {
     }
   }
   if (!isRecord(value)) {
-    throw new ToolImportError(
-      "unparseable",
-      `The document is not a JSON or YAML object (it reads as ${describeValue(value)}); expected an OpenAPI document.`,
-    );
+    throw new ToolImportError("unparseable", `The document is not a JSON or YAML object (it reads as ${describeValue(value)}); expected an OpenAPI document.`);
   }
   return value;
 }
@@ -205,10 +192,7 @@ function toOpenApi31(source: Json, warnings: Warnings): Json {
       throw new ToolImportError("not_openapi", `OpenAPI version "${openapi}" is not supported; use OpenAPI 3.0, 3.1 or 3.2.`);
     }
   } else {
-    throw new ToolImportError(
-      "not_openapi",
-      "This is not an OpenAPI document: it has no `openapi` version field (for example `openapi: 3.1.0`).",
-    );
+    throw new ToolImportError("not_openapi", "This is not an OpenAPI document: it has no `openapi` version field (for example `openapi: 3.1.0`).");
   }
   let upgraded: unknown;
   try {
@@ -308,27 +292,15 @@ function serverUrlFor(context: DocumentContext, pathItem: Json, operation: Json)
     return `{${variable}}`;
   });
   if (missing.length > 0) {
-    throw new ToolImportError(
-      "no_server_url",
-      `The server URL "${first.url}" uses variables without a default (${missing.join(", ")}); pass serverUrl.`,
-    );
+    throw new ToolImportError("no_server_url", `The server URL "${first.url}" uses variables without a default (${missing.join(", ")}); pass serverUrl.`);
   }
   if (!isAbsoluteHttpUrl(url)) {
-    throw new ToolImportError(
-      "no_server_url",
-      `The document's server URL "${url}" is not an absolute http(s) URL; pass serverUrl with the full base URL.`,
-    );
+    throw new ToolImportError("no_server_url", `The document's server URL "${url}" is not an absolute http(s) URL; pass serverUrl with the full base URL.`);
   }
   return stripTrailingSlash(url);
 }
 
-function operationParameters(
-  pathItem: Json,
-  operation: Json,
-  path: string,
-  copier: SchemaCopier,
-  warnings: Warnings,
-): ToolParameter[] {
+function operationParameters(pathItem: Json, operation: Json, path: string, copier: SchemaCopier, warnings: Warnings): ToolParameter[] {
   const label = copier.label;
   // Operation-level parameters override path-level ones with the same name and location.
   const merged = new Map<string, Json>();
@@ -438,7 +410,9 @@ function authFor(context: DocumentContext, operation: Json): AuthRequirement | u
         }
         return auth;
       }
-      context.warnings.add(`Security scheme "${schemeName}" (${describeScheme(context.securitySchemes[schemeName])}) is not supported; operations using it are imported without auth.`);
+      context.warnings.add(
+        `Security scheme "${schemeName}" (${describeScheme(context.securitySchemes[schemeName])}) is not supported; operations using it are imported without auth.`,
+      );
     }
   }
   return undefined;
@@ -447,7 +421,9 @@ function authFor(context: DocumentContext, operation: Json): AuthRequirement | u
 function toAuth(scheme: unknown, requiredScopes: unknown): AuthRequirement | undefined {
   if (!isRecord(scheme)) return undefined;
   if (scheme.type === "oauth2" || scheme.type === "openIdConnect") {
-    const scopes = asArray(requiredScopes).filter((s): s is string => typeof s === "string" && s.length <= 500).slice(0, 200);
+    const scopes = asArray(requiredScopes)
+      .filter((s): s is string => typeof s === "string" && s.length <= 500)
+      .slice(0, 200);
     const tokenUrl = scheme.type === "oauth2" ? dig(scheme, ["flows", "clientCredentials", "tokenUrl"]) : undefined;
     return {
       scheme: "oauth2",
@@ -540,4 +516,3 @@ function dig(value: unknown, keys: string[]): unknown {
   for (const key of keys) current = isRecord(current) ? current[key] : undefined;
   return current;
 }
-

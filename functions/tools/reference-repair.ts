@@ -15,9 +15,27 @@ import { isRecord, type Json, type Warnings } from "./schema-copier";
 
 /** Keys whose values are maps of names chosen by the author: an `x-` key inside is a name, not an extension. */
 const NAME_MAPS = new Set([
-  "properties", "patternProperties", "definitions", "$defs", "schemas", "parameters", "responses", "examples",
-  "requestBodies", "headers", "securitySchemes", "links", "callbacks", "pathItems", "variables", "mapping",
-  "encoding", "content", "paths", "webhooks", "dependentSchemas",
+  "properties",
+  "patternProperties",
+  "definitions",
+  "$defs",
+  "schemas",
+  "parameters",
+  "responses",
+  "examples",
+  "requestBodies",
+  "headers",
+  "securitySchemes",
+  "links",
+  "callbacks",
+  "pathItems",
+  "variables",
+  "mapping",
+  "encoding",
+  "content",
+  "paths",
+  "webhooks",
+  "dependentSchemas",
 ]);
 const LOCATIONS_SHOWN = 3;
 
@@ -54,20 +72,18 @@ export function repairReferences(document: Json, warnings: Warnings): void {
   }
 }
 
-function repairOne(
-  document: Json,
-  node: Json,
-  path: string[],
-  unresolved: Map<string, { reason: string; locations: string[] }>,
-  warnings: Warnings,
-): void {
+function repairOne(document: Json, node: Json, path: string[], unresolved: Map<string, { reason: string; locations: string[] }>, warnings: Warnings): void {
   const ref = node.$ref;
   if (typeof ref !== "string") {
     delete node.$ref;
     warnings.add(`${toPointer(path)}: "$ref" is not a reference string (a property named "$ref"?); it is left out.`);
     return;
   }
-  const reason = ref.startsWith("#") ? (localPointerTarget(document, ref) === undefined ? "nothing in the document has that pointer" : undefined) : "references to other files or URLs are not followed";
+  const reason = ref.startsWith("#")
+    ? localPointerTarget(document, ref) === undefined
+      ? "nothing in the document has that pointer"
+      : undefined
+    : "references to other files or URLs are not followed";
   if (reason === undefined) return;
   delete node.$ref;
   if (typeof node.description !== "string") node.description = `Unresolvable reference ${ref}; left open.`;

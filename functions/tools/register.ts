@@ -9,9 +9,7 @@ import { importOpenApi, ToolImportError } from "./openapi-import";
 import { storeCredential } from "../tenants/store-credential";
 import { assertWithinToolLimit, toolLimit } from "./tool-limit";
 
-export type ToolSource =
-  | { format: "openapi"; document: string | Record<string, unknown>; serverUrl?: string | undefined }
-  | { format: "list"; tools: unknown };
+export type ToolSource = { format: "openapi"; document: string | Record<string, unknown>; serverUrl?: string | undefined } | { format: "list"; tools: unknown };
 
 export interface RegisterReport {
   created: string[];
@@ -40,11 +38,25 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
  * Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched.
  * When an embeddings model is configured, new and changed tools are embedded here, once.
  */
-export async function registerTools(env: Env, tenantId: string, tenant: TenantApi, source: ToolSource | McpSource, label: string, prune: boolean): Promise<RegisterReport> {
+export async function registerTools(
+  env: Env,
+  tenantId: string,
+  tenant: TenantApi,
+  source: ToolSource | McpSource,
+  label: string,
+  prune: boolean,
+): Promise<RegisterReport> {
   const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
   const limit = toolLimit(env);
-  assertWithinToolLimit(await tenant.registry.toolCountAfter(upserts.map((u) => u.definition.name), label, prune), limit);
+  assertWithinToolLimit(
+    await tenant.registry.toolCountAfter(
+      upserts.map((u) => u.definition.name),
+      label,
+      prune,
+    ),
+    limit,
+  );
   // Checked again inside the object's transaction: a concurrent import may have added tools since.
   const report = unwrap(await tenant.registry.upsertTools(upserts, label, prune, limit));
   const embedded = await embedNewTools(env, tenantId, tenant);
@@ -66,7 +78,13 @@ async function listMcpServer(env: Env, tenantId: string, tenant: TenantApi, sour
   }
   const credential = credentialFromHeaders(source.headers);
   if (credential === "several") {
-    return { ...listed, warnings: [...listed.warnings, "several headers were sent for the import; none is stored, so calls send none: store the server's credential with PUT /v1/credentials"] };
+    return {
+      ...listed,
+      warnings: [
+        ...listed.warnings,
+        "several headers were sent for the import; none is stored, so calls send none: store the server's credential with PUT /v1/credentials",
+      ],
+    };
   }
   if (credential !== undefined) {
     const scope = { kind: "server" as const, value: source.url.replace(/\/+$/, "") };

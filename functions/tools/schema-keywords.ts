@@ -15,7 +15,19 @@ type Warn = (message: string) => void;
 const NUMBER_KEYWORDS = ["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf"];
 const COUNT_KEYWORDS = ["maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties", "maxContains", "minContains"];
 const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"];
+const SCHEMA_KEYWORDS = [
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "if",
+  "then",
+  "else",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "additionalItems",
+];
 const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"];
 /** Identifiers mean nothing in a tool's schema, and a copied one repeats (Ajv refuses duplicates). */
 const IDENTIFIER_KEYWORDS = ["$id", "$anchor", "$dynamicAnchor", "$schema"];

@@ -19,7 +19,11 @@ export function isToolName(name: string): boolean {
  */
 export function toIdentifier(raw: string): string {
   // Accents are dropped rather than splitting words: "café" → "cafe".
-  const words = raw.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").match(/[A-Za-z0-9]+/g) ?? [];
+  const words =
+    raw
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .match(/[A-Za-z0-9]+/g) ?? [];
   const name = words
     .map((word, index) => {
       const normal = word === word.toUpperCase() ? word.toLowerCase() : word;

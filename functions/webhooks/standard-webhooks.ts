@@ -28,9 +28,7 @@ const MAX_ID_LENGTH = 256;
 const MAC_BYTES = 32;
 
 /** A `Headers` object, or a plain record whose names are matched case-insensitively. */
-export type WebhookHeaders =
-  | Headers
-  | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**
  * The request body exactly as received. Prefer the raw bytes (`await request.arrayBuffer()`): a
@@ -46,9 +44,7 @@ export type WebhookFailureReason =
   | "no_valid_signature"
   | "invalid_secret";
 
-export type WebhookVerification =
-  | { ok: true; id: string; timestamp: number }
-  | { ok: false; reason: WebhookFailureReason; message: string };
+export type WebhookVerification = { ok: true; id: string; timestamp: number } | { ok: false; reason: WebhookFailureReason; message: string };
 
 export interface VerifyWebhookInput {
   headers: WebhookHeaders;
@@ -207,17 +203,10 @@ export function generateWebhookSecret(): string {
  * The `webhook-signature` entry (`v1,<base64>`) for one delivery. Throws a TypeError on a
  * malformed secret, id or timestamp, so a sender never emits a delivery no receiver accepts.
  */
-export async function signWebhook(
-  secret: string,
-  id: string,
-  timestampSeconds: number,
-  body: WebhookBody,
-): Promise<string> {
+export async function signWebhook(secret: string, id: string, timestampSeconds: number, body: WebhookBody): Promise<string> {
   const keyBytes = secretKeyBytes(secret);
   if (keyBytes === null) {
-    throw new TypeError(
-      `webhook secret must be "${WEBHOOK_SECRET_PREFIX}" followed by the base64 of ${MIN_SECRET_BYTES}..${MAX_SECRET_BYTES} bytes`,
-    );
+    throw new TypeError(`webhook secret must be "${WEBHOOK_SECRET_PREFIX}" followed by the base64 of ${MIN_SECRET_BYTES}..${MAX_SECRET_BYTES} bytes`);
   }
   if (!isValidId(id)) throw new TypeError(`webhook id must be 1..${MAX_ID_LENGTH} visible ASCII characters`);
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
@@ -285,10 +274,7 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookV
     return failure("timestamp_too_old", `${WEBHOOK_TIMESTAMP_HEADER} is ${age} s old; at most ${toleranceSeconds} s allowed`);
   }
   if (-age > toleranceSeconds) {
-    return failure(
-      "timestamp_in_future",
-      `${WEBHOOK_TIMESTAMP_HEADER} is ${-age} s in the future; at most ${toleranceSeconds} s allowed`,
-    );
+    return failure("timestamp_in_future", `${WEBHOOK_TIMESTAMP_HEADER} is ${-age} s in the future; at most ${toleranceSeconds} s allowed`);
   }
 
   const candidates = v1Signatures(signatureHeader);

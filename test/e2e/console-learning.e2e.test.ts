@@ -18,7 +18,12 @@ const TOOLS = [
   { name: "searchMovie", method: "GET", url: "https://api.example.com/search/movie", description: "Search for a movie by its title" },
   { name: "movieCredits", method: "GET", url: "https://api.example.com/movie/credits", description: "Get the cast and crew of a movie" },
   { name: "movieReviews", method: "GET", url: "https://api.example.com/movie/reviews", description: "Get the user reviews of a movie" },
-  ...Array.from({ length: 20 }, (_, i) => ({ name: `otherTool${i}`, method: "GET", url: `https://api.example.com/other/${i}`, description: `Another operation number ${i} about weather` })),
+  ...Array.from({ length: 20 }, (_, i) => ({
+    name: `otherTool${i}`,
+    method: "GET",
+    url: `https://api.example.com/other/${i}`,
+    description: `Another operation number ${i} about weather`,
+  })),
 ];
 
 function portIsFree(port: number): Promise<boolean> {
@@ -117,7 +122,8 @@ describe("the console's learning pages in Chromium", () => {
     expect(await page.locator("svg#graph g.node.tool").count()).toBe(3);
     const spots = await page.locator("svg#graph g.node").evaluateAll((groups) => groups.map((g) => g.getAttribute("transform") ?? ""));
     expect(new Set(spots).size).toBe(spots.length);
-    const xOf = async (id: string) => Number(/translate\(([-\d.]+),/.exec((await page.locator(`svg#graph g.node[data-tool="${id}"]`).getAttribute("transform")) ?? "")?.[1]);
+    const xOf = async (id: string) =>
+      Number(/translate\(([-\d.]+),/.exec((await page.locator(`svg#graph g.node[data-tool="${id}"]`).getAttribute("transform")) ?? "")?.[1]);
     expect(await xOf("<start>")).toBeLessThan(await xOf("searchMovie"));
     expect(await xOf("searchMovie")).toBeLessThan(await xOf("movieCredits"));
     expect(await xOf("movieCredits")).toBeLessThan(await xOf("<end>"));

@@ -28,7 +28,7 @@ function portIsFree(port: number): Promise<boolean> {
 }
 const DEMO_TOOLS = 87;
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
-const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
+const fence = (code: string) => `Here is the program.\n\`\`\`ts\n${code}\n\`\`\``;
 const WRONG_PROGRAM = [
   'const found = await tools.getSearchPerson({ query: "Bradley Cooper" });',
   "const personId = found.result[0].id;",
@@ -208,7 +208,9 @@ describe("operator console in Chromium", () => {
     await client.callTool({ name: "call_tool", arguments: { name: "getSearchPerson", arguments: { query: "Bradley Cooper" } } });
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
     await client.close();
-    const curve = await service.json<{ days: { day: string; searches: number; offeredHits: number; sessions: number }[] }>("GET", "/v1/learning-curve", { key: demoKey });
+    const curve = await service.json<{ days: { day: string; searches: number; offeredHits: number; sessions: number }[] }>("GET", "/v1/learning-curve", {
+      key: demoKey,
+    });
     const [today] = curve.body.days;
     expect(today?.sessions).toBe(1);
 

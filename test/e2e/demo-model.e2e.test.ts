@@ -13,7 +13,14 @@ import { readmeExamples } from "../helpers/readme-examples";
  */
 
 const root = resolve(import.meta.dirname, "../..");
-const pages = ["README.md", ...(existsSync(join(root, "docs")) ? readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => join("docs", f)) : [])];
+const pages = [
+  "README.md",
+  ...(existsSync(join(root, "docs"))
+    ? readdirSync(join(root, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join("docs", f))
+    : []),
+];
 const commands = pages.flatMap((page) => readmeExamples(readFileSync(join(root, page), "utf8")).map((e) => e.command));
 
 /** The JSON body of a documented curl command (`-d '{…}'`). */
@@ -29,7 +36,20 @@ const optimizeCommands = commands.filter((c) => /\/v1\/tools\/\w+\/optimize/.tes
 /** The true answers in the demo world (kv-seed/world/demo-records) to the documented run tasks. */
 const EXPECTED: Record<string, unknown> = {
   "How many movies has Bradley Cooper acted in?": "18 movies",
-  "Which movies did Christopher Nolan direct?": ["Following", "Memento", "Insomnia", "Batman Begins", "The Prestige", "The Dark Knight", "Inception", "The Dark Knight Rises", "Interstellar", "Dunkirk", "Tenet", "Oppenheimer"],
+  "Which movies did Christopher Nolan direct?": [
+    "Following",
+    "Memento",
+    "Insomnia",
+    "Batman Begins",
+    "The Prestige",
+    "The Dark Knight",
+    "Inception",
+    "The Dark Knight Rises",
+    "Interstellar",
+    "Dunkirk",
+    "Tenet",
+    "Oppenheimer",
+  ],
 };
 
 interface RunRecord {
@@ -44,7 +64,11 @@ describe("npm start -- --demo-model", () => {
   let base = "";
   let key = "";
   const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   beforeAll(async () => {
     base = `http://127.0.0.1:${await freePort()}`;
@@ -84,7 +108,8 @@ describe("npm start -- --demo-model", () => {
       expect(started.status).toBe(202);
       const { jobId } = (await started.json()) as { jobId: string };
       let job: { status: string; result?: unknown } = { status: "queued" };
-      for (let i = 0; i < 20 && (job.status === "queued" || job.status === "running"); i++) job = (await (await call("GET", `/v1/jobs/${jobId}?wait=30`)).json()) as typeof job;
+      for (let i = 0; i < 20 && (job.status === "queued" || job.status === "running"); i++)
+        job = (await (await call("GET", `/v1/jobs/${jobId}?wait=30`)).json()) as typeof job;
       expect(job.status, JSON.stringify(job).slice(0, 800)).toBe("succeeded");
       // The registered description names no parameter; the demo's base model needs them named.
       expect(job.result).toMatchObject({ improved: true, bestScore: 1 });

@@ -56,7 +56,8 @@ class Shell {
     const deadline = Date.now() + timeoutMs;
     let done: RegExpExecArray | null = null;
     while ((done = new RegExp(`${marker} (\\d+)`).exec(this.#stderr)) === null) {
-      if (Date.now() > deadline) throw new Error(`no answer within ${timeoutMs / 1000} s\nstdout: ${this.#stdout.slice(-1500)}\nstderr: ${this.#stderr.slice(-1500)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no answer within ${timeoutMs / 1000} s\nstdout: ${this.#stdout.slice(-1500)}\nstderr: ${this.#stderr.slice(-1500)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const stderr = this.#stderr.slice(0, done.index);
@@ -90,7 +91,18 @@ describe("README and guide shell examples", () => {
 
   it("reads the marks", () => {
     const parsed = readmeExamples(
-      ["# S", "```sh", "curl $BASE/a   # → 404 gone", "curl -X POST $BASE/b \\", "  -d @x.json", "# → 202 {jobId}", "```", "```sh remote", "curl https://api.openai.com", "```"].join("\n"),
+      [
+        "# S",
+        "```sh",
+        "curl $BASE/a   # → 404 gone",
+        "curl -X POST $BASE/b \\",
+        "  -d @x.json",
+        "# → 202 {jobId}",
+        "```",
+        "```sh remote",
+        "curl https://api.openai.com",
+        "```",
+      ].join("\n"),
     );
     expect(parsed.map((e) => [e.line, e.kind, e.expectedStatuses])).toEqual([
       [3, "run", [404]],
@@ -141,7 +153,8 @@ describe("README and guide shell examples against npm start", () => {
         continue;
       }
       // README_TEST_LOG=file keeps every example's output, for looking at answers that passed.
-      if (process.env.README_TEST_LOG) appendFileSync(process.env.README_TEST_LOG, `\n### ${describeExample(example)}\n${outcome.stdout.slice(0, 3000)}\n${outcome.stderr.slice(0, 1000)}`);
+      if (process.env.README_TEST_LOG)
+        appendFileSync(process.env.README_TEST_LOG, `\n### ${describeExample(example)}\n${outcome.stdout.slice(0, 3000)}\n${outcome.stderr.slice(0, 1000)}`);
       const allowed = example.expectedStatuses.length > 0 ? example.expectedStatuses : undefined;
       const wrongStatus = outcome.statuses.filter((s) => (allowed === undefined ? s < 200 || s > 299 : !allowed.includes(s)));
       if (outcome.rc !== 0 || wrongStatus.length > 0) {
@@ -170,7 +183,10 @@ describe("README and guide shell examples against npm start", () => {
 async function listKeys(base: string, key: string): Promise<string[]> {
   const response = await fetch(`${base}/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
   const body = (await response.json()) as { keys: { id: string; revokedAt?: string | null }[] };
-  return body.keys.filter((k) => !k.revokedAt).map((k) => k.id).sort();
+  return body.keys
+    .filter((k) => !k.revokedAt)
+    .map((k) => k.id)
+    .sort();
 }
 
 /**
@@ -179,7 +195,7 @@ async function listKeys(base: string, key: string): Promise<string[]> {
  * model that did not help.
  */
 function scriptModel(model: ReturnType<typeof createScriptedModel>): void {
-  const fence = (code: string) => "```ts\n" + code + "\n```";
+  const fence = (code: string) => `\`\`\`ts\n${code}\n\`\`\``;
   model.on({
     name: "movies of a person",
     match: (r) => /Query: How many movies has Bradley Cooper/.test(r.lastUserMessage),

@@ -20,7 +20,20 @@ export async function launchChromium(): Promise<Browser> {
   if (libraryPath !== undefined) env.LD_LIBRARY_PATH = [libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":");
   if (fontConfigPath !== undefined) env.FONTCONFIG_PATH = fontConfigPath;
   // --no-sandbox: CI runs as root, where Chromium's own sandbox cannot start.
-  return chromium.launch({ executablePath, env, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-zygote", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  return chromium.launch({
+    executablePath,
+    env,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--no-zygote",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
 }
 
 /** Where browser tests write their screenshots (gitignored; docs/console/ keeps one committed set). */

@@ -27,7 +27,12 @@ const VARIANTS = [{ from: "2024-01-01", to: "2024-01-31" }, { from: "2023-06-01"
 export function rates(url: URL): Response {
   const old = ["start_date", "end_date"].find((k) => url.searchParams.has(k));
   if (old !== undefined) return Response.json({ error: `Unknown parameter '${old}'. ${RENAMED}` }, { status: 400 });
-  return Response.json({ base: url.searchParams.get("base") ?? "EUR", from: url.searchParams.get("from") ?? "latest", to: url.searchParams.get("to") ?? "latest", rates: { USD: 1.08 } });
+  return Response.json({
+    base: url.searchParams.get("base") ?? "EUR",
+    from: url.searchParams.get("from") ?? "latest",
+    to: url.searchParams.get("to") ?? "latest",
+    rates: { USD: 1.08 },
+  });
 }
 
 const namesFromTo = (text: string): boolean => text.includes("`from`") && text.includes("`to`");
@@ -46,7 +51,8 @@ export function figure2Answer(request: ScriptedChatRequest): string {
   }
   if (system.startsWith("You are exploring a software tool")) {
     const k = Number(/Exploration (\d+) of/.exec(text)?.[1] ?? "1");
-    if (!text.includes("Use 'from' and 'to'") && !text.includes('"from"')) return JSON.stringify({ arguments: { start_date: "2024-01-01", end_date: "2024-01-31" } });
+    if (!text.includes("Use 'from' and 'to'") && !text.includes('"from"'))
+      return JSON.stringify({ arguments: { start_date: "2024-01-01", end_date: "2024-01-31" } });
     return JSON.stringify({ arguments: VARIANTS[(k - 1) % 3] });
   }
   if (system.startsWith("You check whether a tool call worked")) return '{"valid": true, "reason": "rates returned"}';
@@ -63,12 +69,14 @@ export function figure2Answer(request: ScriptedChatRequest): string {
   }
   if (system.startsWith("You improve tool descriptions")) {
     const feedback = /Feedback from watching[^\n]*\n([\s\S]*?)\n\nVariant/.exec(text)?.[1] ?? "";
-    if (feedback.includes("`from`")) return JSON.stringify({ description: "Historical exchange rates for a period: pass the optional `from` and `to` dates (YYYY-MM-DD) and an optional base currency." });
+    if (feedback.includes("`from`"))
+      return JSON.stringify({
+        description: "Historical exchange rates for a period: pass the optional `from` and `to` dates (YYYY-MM-DD) and an optional base currency.",
+      });
     return JSON.stringify({ description: "Get historical exchange rates between start_date and end_date (YYYY-MM-DD)." });
   }
   return "{}";
 }
-
 
 /** The scripted model and the outbound handler of the Figure 2 world, counting real tool calls. */
 export function figure2World(): { model: ScriptedModel; outbound: (request: Request) => Promise<Response>; toolCalls: () => number } {

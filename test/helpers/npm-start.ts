@@ -23,8 +23,18 @@ export async function startService(port: number, stateDir: string, model: ModelC
   const inspectorPort = await freePort();
   const env: Record<string, string | undefined> = { ...process.env, CI: "true" };
   for (const name of MODEL_VARS) delete env[name];
-  if (typeof model === "object") Object.assign(env, { MODEL_ALLOW_LOOPBACK: "true", MODEL_BASE_URL: model.baseUrl, MODEL_API_KEY: "local", MODEL_NAME: "scripted" });
-  const args = ["scripts/start.mjs", "--port", String(port), "--inspector-port", String(inspectorPort), "--state", stateDir, ...(model === "demo-model" ? ["--demo-model"] : [])];
+  if (typeof model === "object")
+    Object.assign(env, { MODEL_ALLOW_LOOPBACK: "true", MODEL_BASE_URL: model.baseUrl, MODEL_API_KEY: "local", MODEL_NAME: "scripted" });
+  const args = [
+    "scripts/start.mjs",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--state",
+    stateDir,
+    ...(model === "demo-model" ? ["--demo-model"] : []),
+  ];
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -60,9 +60,7 @@ function endsCvc(s: string): boolean {
   const n = s.length;
   if (n < 3) return false;
   const last = s.charAt(n - 1);
-  return (
-    isConsonant(s, n - 3) && !isConsonant(s, n - 2) && isConsonant(s, n - 1) && last !== "w" && last !== "x" && last !== "y"
-  );
+  return isConsonant(s, n - 3) && !isConsonant(s, n - 2) && isConsonant(s, n - 1) && last !== "w" && last !== "x" && last !== "y";
 }
 
 /** Replaces the first matching suffix when its stem has measure > `minMeasure`. */

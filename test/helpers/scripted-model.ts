@@ -82,9 +82,7 @@ const WireMessage = z.looseObject({
 const ChatBody = z.looseObject({
   model: z.string().min(1),
   messages: z.array(WireMessage).min(1),
-  tools: z
-    .array(z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() }))
-    .optional(),
+  tools: z.array(z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() })).optional(),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   temperature: z.number().nullish(),
@@ -224,10 +222,7 @@ function encoder(name: TokenEncoding): Promise<Tiktoken> {
   if (!loaded) {
     loaded = (async () => {
       const { Tiktoken } = await import("js-tiktoken/lite");
-      const ranks =
-        name === "o200k_base"
-          ? (await import("js-tiktoken/ranks/o200k_base")).default
-          : (await import("js-tiktoken/ranks/cl100k_base")).default;
+      const ranks = name === "o200k_base" ? (await import("js-tiktoken/ranks/o200k_base")).default : (await import("js-tiktoken/ranks/cl100k_base")).default;
       return new Tiktoken(ranks);
     })();
     encoders.set(name, loaded);
@@ -378,10 +373,13 @@ function wait(ms: number | undefined, signal: AbortSignal): Promise<void> {
       if (timer !== undefined) clearTimeout(timer);
       reject(signal.reason);
     };
-    const timer = ms === undefined ? undefined : setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const timer =
+      ms === undefined
+        ? undefined
+        : setTimeout(() => {
+            signal.removeEventListener("abort", onAbort);
+            resolve();
+          }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -525,8 +523,7 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
           }))
         : [];
     const content = "toolCalls" in answer ? (answer.text ?? null) : answer.text;
-    const finishReason: FinishReason =
-      toolCalls.length > 0 ? "tool_calls" : "finishReason" in answer && answer.finishReason ? answer.finishReason : "stop";
+    const finishReason: FinishReason = toolCalls.length > 0 ? "tool_calls" : "finishReason" in answer && answer.finishReason ? answer.finishReason : "stop";
 
     const prompt = await promptTokens(body);
     let completion = await tokens(content ?? "");
@@ -592,8 +589,11 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
     };
     entry.inputs = inputs;
 
-    const state = pickRule(embeddingRules, embeddingsRequest, () => true, (pattern) =>
-      inputs.some((input) => textMatches(pattern, input)),
+    const state = pickRule(
+      embeddingRules,
+      embeddingsRequest,
+      () => true,
+      (pattern) => inputs.some((input) => textMatches(pattern, input)),
     );
     let vectors: number[][];
     if (state) {
@@ -676,8 +676,7 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
     return response;
   }
 
-  const scriptedFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
-    handle(new Request(input, init));
+  const scriptedFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => handle(new Request(input, init));
 
   return {
     fetch: scriptedFetch,
@@ -698,9 +697,7 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
       embeddingRules.push(ruleState(rule, embeddingRules.length + 1));
     },
     pending() {
-      return [...chatRules, ...embeddingRules]
-        .filter((s) => Number.isFinite(s.limit) && s.uses < s.limit)
-        .map((s) => `${s.label} (${s.uses}/${s.limit} used)`);
+      return [...chatRules, ...embeddingRules].filter((s) => Number.isFinite(s.limit) && s.uses < s.limit).map((s) => `${s.label} (${s.uses}/${s.limit} used)`);
     },
     reset,
   };
@@ -743,6 +740,6 @@ function streamChunks(parts: StreamParts): unknown[] {
 }
 
 function sse(chunks: unknown[], headers: Record<string, string>): Response {
-  const text = chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
+  const text = `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
   return new Response(text, { status: 200, headers: { "content-type": "text/event-stream", ...headers } });
 }

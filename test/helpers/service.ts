@@ -37,7 +37,11 @@ export interface ServiceOptions {
 export interface TestService {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** JSON helper: sends/parses JSON, returns status and body. */
-  json<T = unknown>(method: string, path: string, options?: { body?: unknown; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
+  json<T = unknown>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   mf: Miniflare;
   /** The program host process, unless `programHost: false`. */
   programHost: ProgramHostProcess | undefined;
@@ -62,8 +66,7 @@ function assetsOptions(): Pick<WorkerOptions, "assets"> {
   return { assets };
 }
 
-const defaultOutbound: OutboundHandler = (request) =>
-  new Response(JSON.stringify({ error: `no outbound handler for ${request.url}` }), { status: 599 });
+const defaultOutbound: OutboundHandler = (request) => new Response(JSON.stringify({ error: `no outbound handler for ${request.url}` }), { status: 599 });
 
 /** Start a fresh service (in-memory storage) for one test file. */
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
@@ -108,12 +111,14 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
           ...options.bindings,
         },
         outboundService: async (request: MfRequest) => {
-          const response = await outbound(new Request(request.url, {
-            method: request.method,
-            headers: request.headers as unknown as HeadersInit,
-            body: request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer(),
-            redirect: "manual",
-          }));
+          const response = await outbound(
+            new Request(request.url, {
+              method: request.method,
+              headers: request.headers as unknown as HeadersInit,
+              body: request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer(),
+              redirect: "manual",
+            }),
+          );
           const nullBody = [101, 204, 205, 304].includes(response.status);
           return new MfResponse(nullBody ? null : await response.arrayBuffer(), {
             status: response.status,

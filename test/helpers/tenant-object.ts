@@ -53,6 +53,14 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),
     store: <K extends keyof TenantApi>(name: K) =>
-      new Proxy({}, { get: (_target, method) => (...args: unknown[]) => stub.storeCall(name, String(method), args) }) as TenantApi[K],
+      new Proxy(
+        {},
+        {
+          get:
+            (_target, method) =>
+            (...args: unknown[]) =>
+              stub.storeCall(name, String(method), args),
+        },
+      ) as TenantApi[K],
   };
 }

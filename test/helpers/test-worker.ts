@@ -65,13 +65,21 @@ export class EvictableTenantObject extends TenantObject {
    * that the next read comes from storage.
    */
   storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): void {
-    this.ctx.storage.sql.exec("UPDATE tool_views SET rules_version = ?, compact = ?, compact_tokens = ? WHERE tool = ?", version, JSON.stringify(compact), compactTokens, tool);
+    this.ctx.storage.sql.exec(
+      "UPDATE tool_views SET rules_version = ?, compact = ?, compact_tokens = ? WHERE tool = ?",
+      version,
+      JSON.stringify(compact),
+      compactTokens,
+      tool,
+    );
     TenantObject.reopen(this);
   }
 
   /** A tool's stored compact view and the compaction rules' version that made it (undefined: no row). */
   storedToolView(tool: string): { version: number; compact: unknown } | undefined {
-    const [row] = this.ctx.storage.sql.exec<{ rules_version: number; compact: string }>("SELECT rules_version, compact FROM tool_views WHERE tool = ?", tool).toArray();
+    const [row] = this.ctx.storage.sql
+      .exec<{ rules_version: number; compact: string }>("SELECT rules_version, compact FROM tool_views WHERE tool = ?", tool)
+      .toArray();
     return row === undefined ? undefined : { version: row.rules_version, compact: JSON.parse(row.compact) as unknown };
   }
 

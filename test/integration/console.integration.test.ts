@@ -11,7 +11,12 @@ let tenant: { id: string; key: string };
 
 async function signIn(key: string, as?: "admin"): Promise<{ response: Response; cookie: string }> {
   const body = new URLSearchParams({ key, ...(as === undefined ? {} : { as }) });
-  const response = await service.fetch("/console/sign-in", { method: "POST", redirect: "manual", body, headers: { origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" } });
+  const response = await service.fetch("/console/sign-in", {
+    method: "POST",
+    redirect: "manual",
+    body,
+    headers: { origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
+  });
   const setCookie = response.headers.get("set-cookie") ?? "";
   return { response, cookie: setCookie.split(";")[0] ?? "" };
 }
@@ -83,13 +88,28 @@ describe("console sessions", () => {
     });
     const csrf = await csrfOf(cookie);
     const form = { "content-type": "application/x-www-form-urlencoded", cookie };
-    const crossSite = await service.fetch("/console/probe", { method: "POST", redirect: "manual", body: new URLSearchParams({ csrf }), headers: { ...form, origin: "https://evil.example" } });
+    const crossSite = await service.fetch("/console/probe", {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ csrf }),
+      headers: { ...form, origin: "https://evil.example" },
+    });
     expect(crossSite.status).toBe(403);
-    const noToken = await service.fetch("/console/probe", { method: "POST", redirect: "manual", body: new URLSearchParams({}), headers: { ...form, origin: ORIGIN } });
+    const noToken = await service.fetch("/console/probe", {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({}),
+      headers: { ...form, origin: ORIGIN },
+    });
     expect(noToken.status).toBe(403);
     expect(await noToken.text()).toContain("This form is no longer valid");
     expect((await service.json<{ jobs: unknown[] }>("GET", "/v1/jobs", { key: tenant.key })).body.jobs).toEqual([]);
-    const accepted = await service.fetch("/console/probe", { method: "POST", redirect: "manual", body: new URLSearchParams({ csrf }), headers: { ...form, origin: ORIGIN } });
+    const accepted = await service.fetch("/console/probe", {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ csrf }),
+      headers: { ...form, origin: ORIGIN },
+    });
     expect(accepted.status).toBe(303);
     expect(accepted.headers.get("location")).toMatch(/^\/console\/jobs\/job_/);
   });

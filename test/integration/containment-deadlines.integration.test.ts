@@ -22,7 +22,6 @@ let service: TestService;
 let model: ScriptedModel;
 let tenant: { id: string; key: string };
 
-
 beforeAll(async () => {
   model = createScriptedModel();
   service = await startService({ outbound: async (request) => model.handle(request) });
@@ -34,7 +33,7 @@ afterAll(async () => service.dispose());
 
 function startRun(program: string, limits: Record<string, number> = {}) {
   model.reset();
-  model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
+  model.on({ name: "program", answer: { text: `\`\`\`ts\n${program}\n\`\`\`` } });
   const started = performance.now();
   const done = service
     .json<StoredRun>("POST", "/v1/runs", { key: tenant.key, body: { task: "deadline check", tools: ["getGenreMovieList"], maxAttempts: 1, limits } })
@@ -50,12 +49,13 @@ async function hostile(program: string, limits: Record<string, number> = {}) {
   return { ...run, healthMs: health };
 }
 
-
 describe("every hostile program is stopped by a named limit before its deadline", () => {
   for (const [name, program] of HOSTILE_PROGRAMS) {
     it(`stops ${name}; /health is answered meanwhile`, async () => {
       const run = await hostile(program);
-      console.log(`${name}: ${run.body.attempts[0]?.error?.kind}/${run.body.attempts[0]?.error?.limit} after ${run.elapsedMs.toFixed(0)} ms, /health ${run.healthMs.toFixed(0)} ms`);
+      console.log(
+        `${name}: ${run.body.attempts[0]?.error?.kind}/${run.body.attempts[0]?.error?.limit} after ${run.elapsedMs.toFixed(0)} ms, /health ${run.healthMs.toFixed(0)} ms`,
+      );
       expect(run.status).toBe(201);
       expect(run.body.status).toBe("failed");
       const error = run.body.attempts[0]?.error;
@@ -77,7 +77,10 @@ describe("every hostile program is stopped by a named limit before its deadline"
 
 describe("a run that awaits tool calls lets other requests in", () => {
   it("answers /health within the margin while a run awaits 200 tool calls", async () => {
-    const { done } = startRun("let n = 0;\nfor (let i = 0; i < 200; i++) { await tools.getGenreMovieList({}); n++; }\nreturn n;", { maxToolCalls: 200, deadlineMs: 60_000 });
+    const { done } = startRun("let n = 0;\nfor (let i = 0; i < 200; i++) { await tools.getGenreMovieList({}); n++; }\nreturn n;", {
+      maxToolCalls: 200,
+      deadlineMs: 60_000,
+    });
     let finished = false;
     void done.then(() => {
       finished = true;

@@ -105,7 +105,14 @@ describe("the tenant's run settings", () => {
     expect(shown.status).toBe(200);
     expect(shown.body).toEqual({ maxConcurrentRuns: DEFAULT_MAX_CONCURRENT_RUNS });
 
-    for (const invalid of [{ maxConcurrentRuns: 0 }, { maxConcurrentRuns: 1.5 }, { maxConcurrentRuns: 101 }, { maxConcurrentRuns: "2" }, {}, { maxConcurrentRuns: 2, other: 1 }]) {
+    for (const invalid of [
+      { maxConcurrentRuns: 0 },
+      { maxConcurrentRuns: 1.5 },
+      { maxConcurrentRuns: 101 },
+      { maxConcurrentRuns: "2" },
+      {},
+      { maxConcurrentRuns: 2, other: 1 },
+    ]) {
       const refused = await service.json("PUT", "/v1/settings/runs", { key: busy.key, body: invalid });
       expect(refused.status, JSON.stringify(invalid)).toBe(400);
       expect(refused.headers.get("content-type")).toContain("application/problem+json");
@@ -154,16 +161,22 @@ describe("twenty worst-case programs at once", () => {
     const pairs: number[] = [];
     while (!done) {
       const started = performance.now();
-      const [health, route] = await Promise.all([service.fetch("/health"), service.json("POST", "/v1/route", { key: other.key, body: { task: "list movie genres", k: 3 } })]);
+      const [health, route] = await Promise.all([
+        service.fetch("/health"),
+        service.json("POST", "/v1/route", { key: other.key, body: { task: "list movie genres", k: 3 } }),
+      ]);
       expect(health.status).toBe(200);
       expect(route.status).toBe(200);
       if (!done) pairs.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const finished = await all;
-    for (const run of finished) expect(run.body.attempts[0]?.error?.limit, JSON.stringify(run.body)).toMatch(/^(deadlineMs|stretchFuel|totalFuel|stretchBudget|totalBudget)$/);
+    for (const run of finished)
+      expect(run.body.attempts[0]?.error?.limit, JSON.stringify(run.body)).toMatch(/^(deadlineMs|stretchFuel|totalFuel|stretchBudget|totalBudget)$/);
     const median = [...pairs].sort((a, b) => a - b)[Math.floor(pairs.length / 2)] ?? Number.POSITIVE_INFINITY;
-    console.log(`20 worst-case runs: ${pairs.length} /health + /v1/route pairs answered meanwhile, median ${median.toFixed(0)} ms, max ${Math.max(...pairs).toFixed(0)} ms`);
+    console.log(
+      `20 worst-case runs: ${pairs.length} /health + /v1/route pairs answered meanwhile, median ${median.toFixed(0)} ms, max ${Math.max(...pairs).toFixed(0)} ms`,
+    );
     // With the programs on the service's own thread: 2 pairs answered, median ~2 s (checked by running this with programHost: false).
     expect(pairs.length).toBeGreaterThanOrEqual(5);
     expect(median).toBeLessThan(150);

@@ -4,7 +4,13 @@ import { request as httpRequest } from "node:http";
 import { fetch as miniflareFetch, type WebSocket as MfWebSocket } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredRun } from "../../functions/chain/stored-run";
-import { parseFromHost, PROGRAM_HOST_SECRET_HEADER, type AnswerMessage, type FromHostMessage, type RunMessage } from "../../functions/sandbox/program-host/messages";
+import {
+  parseFromHost,
+  PROGRAM_HOST_SECRET_HEADER,
+  type AnswerMessage,
+  type FromHostMessage,
+  type RunMessage,
+} from "../../functions/sandbox/program-host/messages";
 import { pidListeningOn, SCHED_IDLE, threadPolicy, threadsOf } from "../../scripts/program-host-process.mjs";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, healthLatency, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
@@ -33,7 +39,6 @@ let service: TestService;
 let model: ScriptedModel;
 let tenant: { id: string; key: string };
 
-
 /** Calls of the `slow` tool wait for this; `slowCalled` resolves when one arrives. */
 let slowGate = Promise.resolve();
 let slowCalled = (): void => undefined;
@@ -51,7 +56,10 @@ beforeAll(async () => {
   });
   tenant = await createTenant(service, "program-host");
   await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
-  await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [{ name: "slow", method: "GET", url: "https://slow.example.com/wait" }] } });
+  await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "list", tools: [{ name: "slow", method: "GET", url: "https://slow.example.com/wait" }] },
+  });
 });
 afterAll(async () => service.dispose());
 
@@ -63,7 +71,7 @@ function host() {
 
 async function run(program: string, limits: Record<string, number> = {}, tools = ["getGenreMovieList"]) {
   model.reset();
-  model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
+  model.on({ name: "program", answer: { text: `\`\`\`ts\n${program}\n\`\`\`` } });
   const started = performance.now();
   const res = await service.json<StoredRun>("POST", "/v1/runs", { key: tenant.key, body: { task: "program host", tools, maxAttempts: 1, limits } });
   return { status: res.status, body: res.body, ms: performance.now() - started };
@@ -122,7 +130,9 @@ async function openAttempt(): Promise<RawAttempt> {
       received.push(arrival);
       if (message.type === "result") return resolve(arrival);
       const trace = { tool: message.name, arguments: message.args, sent: true, replayed: false, ok: true, durationMs: 0, bytes: 0, truncated: false };
-      socket.send(JSON.stringify({ type: "answer", id: message.id, answer: { ok: true, value: { genres: [{ id: 1, name: "Drama" }] }, trace } } satisfies AnswerMessage));
+      socket.send(
+        JSON.stringify({ type: "answer", id: message.id, answer: { ok: true, value: { genres: [{ id: 1, name: "Drama" }] }, trace } } satisfies AnswerMessage),
+      );
     });
     socket.addEventListener("close", () => reject(new Error("the program host closed the attempt without a result")));
   });
@@ -140,7 +150,12 @@ function runMessage(program: string, deadlineMs: number, deadlineAt: number, lim
     mode: "tenant",
     deadlineMs,
     deadlineAt,
-    request: { program, tools, limits: { timeoutMs: deadlineMs, ...limits }, calls: { allowed: tools, replay: [], timeoutMs: 5_000, maxResponseBytes: 1_000_000 } },
+    request: {
+      program,
+      tools,
+      limits: { timeoutMs: deadlineMs, ...limits },
+      calls: { allowed: tools, replay: [], timeoutMs: 5_000, maxResponseBytes: 1_000_000 },
+    },
   };
 }
 
@@ -193,7 +208,10 @@ describe("the program host", () => {
     expect((await run(HARMLESS)).body.status).toBe("succeeded");
     const policies = hostThreadPolicies();
     expect(policies.length).toBeGreaterThan(1);
-    expect(policies.filter((policy) => policy !== undefined).every((policy) => policy === SCHED_IDLE), `policies ${policies.join(", ")}`).toBe(true);
+    expect(
+      policies.filter((policy) => policy !== undefined).every((policy) => policy === SCHED_IDLE),
+      `policies ${policies.join(", ")}`,
+    ).toBe(true);
   });
 
   it("runs nothing without the shared secret, and only over a WebSocket", async () => {
@@ -211,7 +229,11 @@ describe("the program host", () => {
     attempt.send(runMessage(HARMLESS, 2_000, sentAt - 1));
     const { message, at } = await attempt.result;
     expect(attempt.received.map((m) => m.message.type)).toEqual(["result"]);
-    expect(message.type === "result" && message.outcome.result).toMatchObject({ ok: false, error: { kind: "timeout", limit: "deadlineMs" }, stats: { toolCalls: 0 } });
+    expect(message.type === "result" && message.outcome.result).toMatchObject({
+      ok: false,
+      error: { kind: "timeout", limit: "deadlineMs" },
+      stats: { toolCalls: 0 },
+    });
     expect(at - sentAt).toBeLessThan(MARGIN_MS);
   });
 
@@ -317,6 +339,9 @@ describe("the program host", () => {
     expect(host().restarts).toBeGreaterThan(0);
     expect((await run(HARMLESS)).body.status).toBe("succeeded");
     const policies = hostThreadPolicies();
-    expect(policies.filter((policy) => policy !== undefined).every((policy) => policy === SCHED_IDLE), `policies ${policies.join(", ")}`).toBe(true);
+    expect(
+      policies.filter((policy) => policy !== undefined).every((policy) => policy === SCHED_IDLE),
+      `policies ${policies.join(", ")}`,
+    ).toBe(true);
   });
 });

@@ -22,7 +22,6 @@ describe.each(PLACEMENTS)("%s", (_placement, programHost) => {
   let tenant: { id: string; key: string };
   const upstreamCalls: string[] = [];
 
-
   beforeAll(async () => {
     model = createScriptedModel();
     service = await startService({
@@ -60,7 +59,7 @@ describe.each(PLACEMENTS)("%s", (_placement, programHost) => {
   /** One run whose single program is `program`. */
   async function runProgram(program: string, tools: string[] = ["getSearchPerson"], limits: Record<string, number> = {}) {
     model.reset();
-    model.on({ name: "program", answer: { text: "```ts\n" + program + "\n```" } });
+    model.on({ name: "program", answer: { text: `\`\`\`ts\n${program}\n\`\`\`` } });
     const res = await service.json<StoredRun>("POST", "/v1/runs", {
       key: tenant.key,
       body: { task: "containment check", tools, maxAttempts: 1, limits: { deadlineMs: TEST_DEADLINE_MS, ...limits } },
@@ -184,7 +183,8 @@ describe.each(PLACEMENTS)("%s", (_placement, programHost) => {
       // The upstream echoes the request headers back, Authorization included: the worst case.
       const run = await runProgram("const me = await tools.whoami({});\nconsole.log(JSON.stringify(me));\nreturn JSON.stringify(me);", ["whoami"]);
       expect(run.status).toBe("succeeded");
-      const everything = JSON.stringify(run) + JSON.stringify(model.requests) + JSON.stringify((await service.json("GET", "/v1/runs", { key: tenant.key })).body);
+      const everything =
+        JSON.stringify(run) + JSON.stringify(model.requests) + JSON.stringify((await service.json("GET", "/v1/runs", { key: tenant.key })).body);
       expect(everything).not.toContain(PLANTED);
       expect(everything).not.toContain(CREDENTIALS_KEY);
       expect(JSON.stringify(run)).toContain("REDACTED");

@@ -24,7 +24,10 @@ afterAll(async () => service.dispose());
 
 describe("embeddings for the first routing step", () => {
   it("embeds tools once at registration, embeds only the task when routing, and fuses the rankings", async () => {
-    const imported = await service.json<{ created: string[]; warnings: string[] }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools } });
+    const imported = await service.json<{ created: string[]; warnings: string[] }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "list", tools },
+    });
     expect(imported.body.warnings).toEqual([]);
     expect(model.embeddingRequests).toHaveLength(1);
     expect(model.embeddingRequests[0]?.inputs).toHaveLength(3);
@@ -38,7 +41,10 @@ describe("embeddings for the first routing step", () => {
     expect(model.embeddingRequests).toHaveLength(2);
     expect(model.embeddingRequests[1]?.inputs).toHaveLength(1);
 
-    const routed = await service.json<{ via: string; candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather in the city today", k: 3 } });
+    const routed = await service.json<{ via: string; candidates: { name: string }[] }>("POST", "/v1/route", {
+      key: tenant.key,
+      body: { task: "weather in the city today", k: 3 },
+    });
     expect(routed.status).toBe(200);
     expect(routed.body.via).toBe("retrieval+embeddings");
     expect(routed.body.candidates[0]?.name).toBe("getWeather");
@@ -50,7 +56,10 @@ describe("embeddings for the first routing step", () => {
   it("keeps routing lexical when the embeddings endpoint fails at registration, with a warning", async () => {
     const other = await createTenant(service, "embedder-two");
     model.onEmbeddings({ name: "down", answer: { status: 500, body: { error: { message: "down" } } }, times: 3 });
-    const imported = await service.json<{ created: string[]; warnings: string[] }>("POST", "/v1/tools/import", { key: other.key, body: { format: "list", tools } });
+    const imported = await service.json<{ created: string[]; warnings: string[] }>("POST", "/v1/tools/import", {
+      key: other.key,
+      body: { format: "list", tools },
+    });
     expect(imported.status).toBe(200);
     expect(imported.body.created).toHaveLength(3);
     expect(imported.body.warnings.join(" ")).toMatch(/embeddings were not computed/);
@@ -58,7 +67,9 @@ describe("embeddings for the first routing step", () => {
 
   it("embeds the task when only the tenant's own settings name an embeddings model (no service-wide one)", async () => {
     const ownModel = createScriptedModel();
-    const plain = await startService({ outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? ownModel.handle(request) : new Response("no", { status: 404 })) });
+    const plain = await startService({
+      outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? ownModel.handle(request) : new Response("no", { status: 404 })),
+    });
     try {
       const own = await createTenant(plain, "own-embedder");
       const lexical = await createTenant(plain, "lexical-only");
@@ -66,7 +77,10 @@ describe("embeddings for the first routing step", () => {
       expect(set.status).toBe(200);
       for (const t of [own, lexical]) expect((await plain.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools } })).status).toBe(200);
       expect(ownModel.embeddingRequests).toHaveLength(1);
-      const routed = await plain.json<{ via: string; candidates: { name: string }[] }>("POST", "/v1/route", { key: own.key, body: { task: "weather in the city today", k: 3 } });
+      const routed = await plain.json<{ via: string; candidates: { name: string }[] }>("POST", "/v1/route", {
+        key: own.key,
+        body: { task: "weather in the city today", k: 3 },
+      });
       expect(routed.body.via).toBe("retrieval+embeddings");
       expect(ownModel.embeddingRequests.at(-1)?.inputs).toEqual(["weather in the city today"]);
       const other = await plain.json<{ via: string }>("POST", "/v1/route", { key: lexical.key, body: { task: "weather in the city today", k: 3 } });
@@ -79,11 +93,14 @@ describe("embeddings for the first routing step", () => {
 
   it("follows a change of the tenant's embeddings model on the very next route, after routes that read the setting", async () => {
     const ownModel = createScriptedModel();
-    const plain = await startService({ outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? ownModel.handle(request) : new Response("no", { status: 404 })) });
+    const plain = await startService({
+      outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? ownModel.handle(request) : new Response("no", { status: 404 })),
+    });
     try {
       const tenant = await createTenant(plain, "switches-embedder");
       expect((await plain.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools } })).status).toBe(200);
-      const route = async () => (await plain.json<{ via: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather in the city today", k: 3 } })).body.via;
+      const route = async () =>
+        (await plain.json<{ via: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather in the city today", k: 3 } })).body.via;
       expect(await route()).toBe("retrieval");
       expect(await route()).toBe("retrieval");
       expect(ownModel.embeddingRequests).toHaveLength(0);

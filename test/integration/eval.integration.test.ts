@@ -45,7 +45,12 @@ describe("ATC evaluation, scripted", () => {
 
   it("RestBench TMDB: success, path and precision of known programs", async () => {
     const scripted = scriptedTasksFor("restbench");
-    const result = await evaluateSet(evalService.service, "restbench", { routing: false, maxAttempts: 3, only: scripted.map((s) => s.id), tenantId: "eval-restbench" });
+    const result = await evaluateSet(evalService.service, "restbench", {
+      routing: false,
+      maxAttempts: 3,
+      only: scripted.map((s) => s.id),
+      tenantId: "eval-restbench",
+    });
     expect(result.toolCount).toBe(54);
     for (const s of scripted) expect(scriptedMismatches(s, task(result, s.id)), s.id).toEqual([]);
 
@@ -96,7 +101,12 @@ describe("ATC evaluation, scripted", () => {
 
   it("AutoTools: repeated gold tools count as a multiset; a wrong argument name is repaired", async () => {
     const scripted = scriptedTasksFor("autotools");
-    const result = await evaluateSet(evalService.service, "autotools", { routing: false, maxAttempts: 3, only: scripted.map((s) => s.id), tenantId: "eval-autotools" });
+    const result = await evaluateSet(evalService.service, "autotools", {
+      routing: false,
+      maxAttempts: 3,
+      only: scripted.map((s) => s.id),
+      tenantId: "eval-autotools",
+    });
     expect(result.toolCount).toBe(22 + 11 + 54);
     for (const s of scripted) expect(scriptedMismatches(s, task(result, s.id)), s.id).toEqual([]);
 
@@ -122,7 +132,9 @@ describe("ATC evaluation, scripted", () => {
       ["GET_current_weather", true, true],
       ["GET_historical_weather", false, false],
     ]);
-    const revision = model.chatRequests.find((r) => r.rule === "program" && (r.lastUserMessage ?? "").includes("Attempt 1") && (r.lastUserMessage ?? "").includes('day: "2023-04-10"'));
+    const revision = model.chatRequests.find(
+      (r) => r.rule === "program" && (r.lastUserMessage ?? "").includes("Attempt 1") && (r.lastUserMessage ?? "").includes('day: "2023-04-10"'),
+    );
     expect(revision?.lastUserMessage).toContain("full protocol of GET_historical_weather");
 
     expect(result.summary).toMatchObject({ tasks: 4, successPct: 75, pathPct: 93.8, precisionPct: 100, errors: 0 });

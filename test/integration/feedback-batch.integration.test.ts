@@ -42,7 +42,16 @@ function tenantStub(id: string) {
 /** A stored run whose final program called `tools` (what run feedback scores). */
 async function storeRun(tenantId: string, runId: string, tools: string[]): Promise<void> {
   const trace = tools.map((tool) => ({ tool, sent: true }));
-  const record = { id: runId, task: "t", status: "succeeded", attempts: [{ trace }], candidates: tools, candidateSource: "request", createdAt: new Date(0).toISOString(), timings: { totalMs: 1 } };
+  const record = {
+    id: runId,
+    task: "t",
+    status: "succeeded",
+    attempts: [{ trace }],
+    candidates: tools,
+    candidateSource: "request",
+    createdAt: new Date(0).toISOString(),
+    timings: { totalMs: 1 },
+  };
   await (await tenantStub(tenantId)).store("runs").save(runId, "t", "succeeded", JSON.stringify(record));
 }
 
@@ -69,7 +78,10 @@ describe("POST /v1/feedback/batch", () => {
       expect(res.status).toBe(200);
       singles.push(res.body);
     }
-    const batch = await service.json<{ applied: number; results: FeedbackReport[] }>("POST", "/v1/feedback/batch", { key: batched.key, body: { updates: items } });
+    const batch = await service.json<{ applied: number; results: FeedbackReport[] }>("POST", "/v1/feedback/batch", {
+      key: batched.key,
+      body: { updates: items },
+    });
     expect(batch.status).toBe(200);
     expect(batch.body.applied).toBe(items.length);
     expect(batch.body.results).toEqual(singles);
@@ -115,7 +127,10 @@ describe("POST /v1/feedback/batch", () => {
     expect(unknownTool.body.errors).toEqual([{ path: "updates.3.tools.1", message: expect.stringContaining("ghost") }]);
     expect(unknownTool.body.detail).toContain("Update 3");
 
-    const missingRun = await service.json<Problem>("POST", "/v1/feedback/batch", { key: t.key, body: { updates: [...good, { runId: "no-such-run", score: 1 }] } });
+    const missingRun = await service.json<Problem>("POST", "/v1/feedback/batch", {
+      key: t.key,
+      body: { updates: [...good, { runId: "no-such-run", score: 1 }] },
+    });
     expect(missingRun.status).toBe(422);
     expect(missingRun.body.errors).toEqual([{ path: "updates.6.runId", message: "No run no-such-run." }]);
 
@@ -131,7 +146,10 @@ describe("POST /v1/feedback/batch", () => {
 
     expect(await graphOf(t.key)).toEqual(before);
     // The refused batches left no half-applied scores in memory either: a good batch lands on zero.
-    const after = await service.json<{ results: FeedbackReport[] }>("POST", "/v1/feedback/batch", { key: t.key, body: { updates: [{ tools: ["alpha"], scores: [2] }] } });
+    const after = await service.json<{ results: FeedbackReport[] }>("POST", "/v1/feedback/batch", {
+      key: t.key,
+      body: { updates: [{ tools: ["alpha"], scores: [2] }] },
+    });
     expect(after.body.results[0]?.updated).toEqual([{ tool: "alpha", delta: 2, score: 2 }]);
   });
 

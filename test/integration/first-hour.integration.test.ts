@@ -28,16 +28,26 @@ beforeAll(async () => {
   tenant = await createTenant(service, "newcomer");
   await service.json("POST", "/v1/tools/import", {
     key: tenant.key,
-    body: { format: "list", source: "notes", tools: [{ name: "searchNotes", method: "GET", url: "https://notes.example.com/search", parameters: [{ name: "q", in: "query", type: "string" }] }] },
+    body: {
+      format: "list",
+      source: "notes",
+      tools: [{ name: "searchNotes", method: "GET", url: "https://notes.example.com/search", parameters: [{ name: "q", in: "query", type: "string" }] }],
+    },
   });
 });
 afterAll(async () => service.dispose());
 
 describe("optimisation settings", () => {
   it("accept one field alone and keep the others", async () => {
-    const set = await service.json<{ autoOptimize: boolean; failureThreshold: number }>("PUT", "/v1/settings/optimization", { key: tenant.key, body: { failureThreshold: 5 } });
+    const set = await service.json<{ autoOptimize: boolean; failureThreshold: number }>("PUT", "/v1/settings/optimization", {
+      key: tenant.key,
+      body: { failureThreshold: 5 },
+    });
     expect(set.status).toBe(200);
-    const off = await service.json<{ autoOptimize: boolean; failureThreshold: number }>("PUT", "/v1/settings/optimization", { key: tenant.key, body: { autoOptimize: false } });
+    const off = await service.json<{ autoOptimize: boolean; failureThreshold: number }>("PUT", "/v1/settings/optimization", {
+      key: tenant.key,
+      body: { autoOptimize: false },
+    });
     expect(off.status).toBe(200);
     expect(off.body).toEqual({ autoOptimize: false, failureThreshold: 5 });
   });
@@ -80,9 +90,15 @@ describe("a run whose model endpoint fails", () => {
       key: other.key,
       body: { format: "list", source: "notes", tools: [{ name: "searchNotes", method: "GET", url: "https://notes.example.com/search" }] },
     });
-    const settings = await service.json("PUT", "/v1/settings/model", { key: other.key, body: { baseUrl: TENANT_MODEL, apiKey: "sk-wrong-key-0123456789", model: "gpt-4o-mini" } });
+    const settings = await service.json("PUT", "/v1/settings/model", {
+      key: other.key,
+      body: { baseUrl: TENANT_MODEL, apiKey: "sk-wrong-key-0123456789", model: "gpt-4o-mini" },
+    });
     expect(settings.status).toBe(200);
-    const run = await service.json<{ status: number }>("POST", "/v1/runs", { key: other.key, body: { task: "find my notes about taxes", tools: ["searchNotes"] } });
+    const run = await service.json<{ status: number }>("POST", "/v1/runs", {
+      key: other.key,
+      body: { task: "find my notes about taxes", tools: ["searchNotes"] },
+    });
     expect(run.status).toBe(502);
     expect(modelRequests.length).toBeGreaterThan(0);
     const listed = await service.json<{ runs: { id: string; status: string; task: string }[] }>("GET", "/v1/runs", { key: other.key });
@@ -109,14 +125,27 @@ describe("the whole tool set in one answer", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.count).toBe(1);
     expect(answer.body.tools).toEqual([
-      { type: "function", function: { name: "searchNotes", description: "GET /search", parameters: { type: "object", properties: { q: { type: "string" } }, required: [], additionalProperties: false } } },
+      {
+        type: "function",
+        function: {
+          name: "searchNotes",
+          description: "GET /search",
+          parameters: { type: "object", properties: { q: { type: "string" } }, required: [], additionalProperties: false },
+        },
+      },
     ]);
     expect(answer.body.tokens).toEqual({ count: await countTokens(JSON.stringify(answer.body.tools)), encoding: "o200k_base", of: "tools" });
   });
 
   it("comes as an MCP tool list", async () => {
     const answer = await service.json<Export>("GET", "/v1/export/tools?format=mcp", { key: tenant.key });
-    expect(answer.body.tools).toEqual([{ name: "searchNotes", description: "GET /search", inputSchema: { type: "object", properties: { q: { type: "string" } }, required: [], additionalProperties: false } }]);
+    expect(answer.body.tools).toEqual([
+      {
+        name: "searchNotes",
+        description: "GET /search",
+        inputSchema: { type: "object", properties: { q: { type: "string" } }, required: [], additionalProperties: false },
+      },
+    ]);
     expect(answer.body.tokens.count).toBe(await countTokens(JSON.stringify(answer.body.tools)));
   });
 

@@ -14,7 +14,19 @@ import { ADMIN_TOKEN, createTenant, startService, type TestService } from "../he
 const SEED = Number(process.env.FUZZ_SEED ?? 12);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
-type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; anyOf?: Schema[]; oneOf?: Schema[]; minimum?: number; maximum?: number; default?: unknown };
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+};
 interface Operation {
   method: string;
   path: string;
@@ -28,7 +40,17 @@ interface Operation {
 const SKIPPED = new Set(["PUT /v1/settings/quotas"]);
 
 /** Reads that make up the "stored state" of the fuzzed tenant (jobs and runs change on their own). */
-const STATE_READS = ["/v1/tools", "/v1/credentials", "/v1/keys", "/v1/graph", "/v1/settings/model", "/v1/settings/graph", "/v1/settings/optimization", "/v1/webhooks/secrets", "/v1/settings/quotas"];
+const STATE_READS = [
+  "/v1/tools",
+  "/v1/credentials",
+  "/v1/keys",
+  "/v1/graph",
+  "/v1/settings/model",
+  "/v1/settings/graph",
+  "/v1/settings/optimization",
+  "/v1/webhooks/secrets",
+  "/v1/settings/quotas",
+];
 
 let service: TestService;
 let tenant: { id: string; key: string };
@@ -36,12 +58,30 @@ let operations: Operation[];
 let components: Record<string, Schema> = {};
 let address = 0;
 
-function operationsOf(doc: { paths: Record<string, Record<string, { security?: Record<string, unknown>[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: { name: string; in: string; schema?: Schema }[] }>> }): Operation[] {
+function operationsOf(doc: {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security?: Record<string, unknown>[];
+        requestBody?: { content?: Record<string, { schema?: Schema }> };
+        parameters?: { name: string; in: string; schema?: Schema }[];
+      }
+    >
+  >;
+}): Operation[] {
   const found: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const security = JSON.stringify(op.security ?? []);
-      const auth = path.startsWith("/v1/webhooks/{") ? "signature" : security.includes("adminToken") ? "admin" : security.includes("tenantKey") ? "tenant" : "none";
+      const auth = path.startsWith("/v1/webhooks/{")
+        ? "signature"
+        : security.includes("adminToken")
+          ? "admin"
+          : security.includes("tenantKey")
+            ? "tenant"
+            : "none";
       const params = (op.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
       const query = Object.fromEntries((op.parameters ?? []).filter((p) => p.in === "query").map((p) => [p.name, p.schema ?? {}]));
       found.push({ method: method.toUpperCase(), path, auth, body: op.requestBody?.content?.["application/json"]?.schema, params, query });
@@ -66,8 +106,7 @@ function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown
     }
     case "array":
       return fc.array(fromSchema(schema.items, depth + 1), { maxLength: 4 });
-    case "integer":
-    {
+    case "integer": {
       const min = Math.max(Math.ceil(schema.minimum ?? -5), -1e6);
       const max = Math.max(min, Math.min(Math.floor(schema.maximum ?? min + 50), min + 1e6));
       return fc.oneof(fc.integer({ min, max }), fc.integer(), fc.double());
@@ -77,13 +116,16 @@ function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown
     case "boolean":
       return fc.oneof(fc.boolean(), fc.constant("true"));
     case "string":
-      return fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("getThing", "https://api.example.com/v1", "http://10.0.0.1/", "", " ", "\u0000", "é".repeat(3), "x".repeat(300)));
+      return fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom("getThing", "https://api.example.com/v1", "http://10.0.0.1/", "", " ", "\u0000", "é".repeat(3), "x".repeat(300)),
+      );
     default:
       return fc.jsonValue({ maxDepth: 2 });
   }
 }
 
-const deepJson = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
+const deepJson = (n: number) => `${'{"a":'.repeat(n)}1${"}".repeat(n)}`;
 
 interface Case {
   operation: Operation;
@@ -97,7 +139,10 @@ interface Case {
 function caseArbitrary(): fc.Arbitrary<Case> {
   return fc.integer({ min: 0, max: operations.length - 1 }).chain((index) => {
     const operation = operations[index] as Operation;
-    const pathValue = fc.oneof(fc.constantFrom("getThing", "tenant-fuzz", "fuzz-co", "key_0000000000000000", "run_x", "job_x", "cred_x", "%2e%2e", "a%00b", "x".repeat(250)), fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent));
+    const pathValue = fc.oneof(
+      fc.constantFrom("getThing", "tenant-fuzz", "fuzz-co", "key_0000000000000000", "run_x", "job_x", "cred_x", "%2e%2e", "a%00b", "x".repeat(250)),
+      fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent),
+    );
     const validBody = fromSchema(operation.body).map((v) => JSON.stringify(v));
     const body = fc.oneof(
       { weight: 5, arbitrary: validBody },
@@ -109,9 +154,27 @@ function caseArbitrary(): fc.Arbitrary<Case> {
     return fc.record({
       operation: fc.constant(operation),
       pathValues: fc.array(pathValue, { minLength: operation.params.length, maxLength: operation.params.length }),
-      query: fc.record(Object.fromEntries(Object.entries(operation.query).map(([k, s]) => [k, fromSchema(s).map(String)])), { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>,
-      auth: fc.oneof({ weight: 8, arbitrary: fc.constant("valid" as const) }, { weight: 1, arbitrary: fc.constantFrom("missing" as const, "malformed" as const, "unknown-tenant" as const, "wrong-secret" as const) }),
-      contentType: fc.oneof({ weight: 6, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom(undefined, "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8", "application/merge-patch+json", "multipart/form-data; boundary=x") }),
+      query: fc.record(Object.fromEntries(Object.entries(operation.query).map(([k, s]) => [k, fromSchema(s).map(String)])), {
+        requiredKeys: [],
+      }) as fc.Arbitrary<Record<string, string>>,
+      auth: fc.oneof(
+        { weight: 8, arbitrary: fc.constant("valid" as const) },
+        { weight: 1, arbitrary: fc.constantFrom("missing" as const, "malformed" as const, "unknown-tenant" as const, "wrong-secret" as const) },
+      ),
+      contentType: fc.oneof(
+        { weight: 6, arbitrary: fc.constant("application/json") },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            undefined,
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "application/json; charset=utf-8",
+            "application/merge-patch+json",
+            "multipart/form-data; boundary=x",
+          ),
+        },
+      ),
       body,
     });
   });
@@ -126,7 +189,13 @@ function requestFor(c: Case): { path: string; init: RequestInit } {
   address++;
   const headers: Record<string, string> = { "cf-connecting-ip": `192.0.2.${address % 250}` };
   const secret = "s".repeat(32);
-  const keys = { valid: c.operation.auth === "admin" ? ADMIN_TOKEN : tenant.key, missing: undefined, malformed: "not-a-key", "unknown-tenant": `atc_nobody-here_${secret}`, "wrong-secret": `atc_${tenant.id}_${secret}` };
+  const keys = {
+    valid: c.operation.auth === "admin" ? ADMIN_TOKEN : tenant.key,
+    missing: undefined,
+    malformed: "not-a-key",
+    "unknown-tenant": `atc_nobody-here_${secret}`,
+    "wrong-secret": `atc_${tenant.id}_${secret}`,
+  };
   const key = keys[c.auth];
   if (key !== undefined) headers.authorization = `Bearer ${key}`;
   const hasBody = c.operation.method !== "GET" && c.operation.method !== "DELETE" && c.body !== undefined;
@@ -148,10 +217,16 @@ const STACK_TRACE = /\n\s+at\s|\bat\s+\S+\s+\(|\.(ts|js|mjs):\d+|node_modules|wo
 beforeAll(async () => {
   service = await startService({ bindings: { MODEL_API_KEY: "" } });
   tenant = await createTenant(service, "fuzz-co");
-  await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "fuzz", tools: [{ name: "getThing", method: "GET", url: "https://api.example.com/things/{id}" }] } });
+  await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "list", source: "fuzz", tools: [{ name: "getThing", method: "GET", url: "https://api.example.com/things/{id}" }] },
+  });
   // Room for the fuzz itself: the quotas are not what is measured here.
   const loose = { perSecond: 10_000, burst: 100_000 };
-  await service.json("PUT", "/v1/settings/quotas", { key: tenant.key, body: { rates: { reads: loose, writes: loose, routing: loose, toolCalls: loose, runs: loose, jobs: loose }, maxConcurrentJobs: 1_000 } });
+  await service.json("PUT", "/v1/settings/quotas", {
+    key: tenant.key,
+    body: { rates: { reads: loose, writes: loose, routing: loose, toolCalls: loose, runs: loose, jobs: loose }, maxConcurrentJobs: 1_000 },
+  });
   const doc = await service.json<Parameters<typeof operationsOf>[0] & { components?: { schemas?: Record<string, Schema> } }>("GET", "/openapi.json");
   components = doc.body.components?.schemas ?? {};
   operations = operationsOf(doc.body);
@@ -193,7 +268,10 @@ describe("fuzz: every operation of /openapi.json", () => {
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     const seconds = (performance.now() - started) / 1000;
-    const summary = [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ");
+    const summary = [...statuses.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}×${n}`)
+      .join(" ");
     console.log(`[fuzz] ${RUNS} requests over ${seen.size}/${operations.length} operations in ${seconds.toFixed(1)} s (seed ${SEED}): ${summary}`);
   }, 180_000);
 });

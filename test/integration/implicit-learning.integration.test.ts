@@ -68,7 +68,8 @@ async function chat(key: string, task: string, tools: readonly string[]): Promis
 
 beforeAll(async () => {
   service = await startService({
-    outbound: (request) => (new URL(request.url).hostname === "broken.example.com" ? new Response("down", { status: 503 }) : Response.json({ results: [{ id: 1 }] })),
+    outbound: (request) =>
+      new URL(request.url).hostname === "broken.example.com" ? new Response("down", { status: 503 }) : Response.json({ results: [{ id: 1 }] }),
   });
 });
 afterAll(async () => {
@@ -135,7 +136,11 @@ describe("implicit learning from observed conversations", () => {
 
   it("caps what one conversation teaches: steps per trajectory", async () => {
     const key = await tenantWithTools("observed-capped");
-    const client = await chat(key, TASK, Array.from({ length: 30 }, () => "searchMovie"));
+    const client = await chat(
+      key,
+      TASK,
+      Array.from({ length: 30 }, () => "searchMovie"),
+    );
     await endSession(client);
     expect((await sessions(key))[0]?.trajectories[0]?.tools).toHaveLength(12);
   });
@@ -174,7 +179,10 @@ describe("implicit learning from observed conversations", () => {
     const key = await tenantWithTools("observed-delete");
     await endSession(await chat(key, TASK, ["searchMovie", "movieCredits"]));
     const [session] = await sessions(key);
-    const deleted = await service.fetch(`/v1/observed-sessions/${encodeURIComponent(session?.id ?? "")}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } });
+    const deleted = await service.fetch(`/v1/observed-sessions/${encodeURIComponent(session?.id ?? "")}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(deleted.status).toBe(204);
     expect(await sessions(key)).toEqual([]);
     expect((await graph(key)).trajectories).toEqual([]);
@@ -199,7 +207,11 @@ describe("implicit learning from observed conversations", () => {
 
   it("a Conversation-Id that is not visible ASCII is a 400 problem", async () => {
     const key = await tenantWithTools("observed-bad-id");
-    const answer = await service.json<{ type: string; status: number }>("POST", "/v1/route", { key, headers: { "conversation-id": "x".repeat(200) }, body: { task: TASK } });
+    const answer = await service.json<{ type: string; status: number }>("POST", "/v1/route", {
+      key,
+      headers: { "conversation-id": "x".repeat(200) },
+      body: { task: TASK },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.status).toBe(400);
   });
@@ -207,7 +219,11 @@ describe("implicit learning from observed conversations", () => {
   it("the learning curve counts searches whose offered tools were called next, and sessions learned from", async () => {
     const key = await tenantWithTools("observed-curve");
     await endSession(await chat(key, TASK, ["searchMovie", "movieCredits"]));
-    const curve = await service.json<{ days: { day: string; searches: number; offeredHits: number; trajectories: number; sessions: number }[] }>("GET", "/v1/learning-curve", { key });
+    const curve = await service.json<{ days: { day: string; searches: number; offeredHits: number; trajectories: number; sessions: number }[] }>(
+      "GET",
+      "/v1/learning-curve",
+      { key },
+    );
     expect(curve.body.days).toEqual([{ day: new Date().toISOString().slice(0, 10), searches: 1, offeredHits: 1, trajectories: 1, sessions: 1 }]);
   });
 });

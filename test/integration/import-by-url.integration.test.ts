@@ -38,7 +38,8 @@ beforeAll(async () => {
 });
 afterAll(async () => service.dispose());
 
-const post = (body: unknown) => service.json<{ created?: string[]; unchanged?: string[]; detail?: string; status?: number }>("POST", "/v1/tools/import", { key: tenant.key, body });
+const post = (body: unknown) =>
+  service.json<{ created?: string[]; unchanged?: string[]; detail?: string; status?: number }>("POST", "/v1/tools/import", { key: tenant.key, body });
 
 describe("import by URL", () => {
   it("imports an OpenAPI document and a list by URL, and again as no change", async () => {

@@ -51,7 +51,10 @@ beforeAll(async () => {
       if (url.pathname === "/define") {
         return url.searchParams.get("word") === "serendipity"
           ? // Larger than a run's trace keeps (4,000 characters): probing must still see all of it.
-            Response.json({ word: "serendipity", meanings: Array.from({ length: 100 }, (_, i) => ({ partOfSpeech: "noun", definition: `a happy accident, sense ${i}` })) })
+            Response.json({
+              word: "serendipity",
+              meanings: Array.from({ length: 100 }, (_, i) => ({ partOfSpeech: "noun", definition: `a happy accident, sense ${i}` })),
+            })
           : Response.json({ error: "word not in the dictionary" }, { status: 404 });
       }
       return new Response("not found", { status: 404 });
@@ -64,7 +67,13 @@ beforeAll(async () => {
       format: "list",
       tools: [
         { name: "checkStatus", method: "GET", url: "https://dict.example.com/status", description: "Health of the dictionary service." },
-        { name: "defineWord", method: "GET", url: "https://dict.example.com/define", description: "Dictionary definitions of an English word.", parameters: [{ name: "word", type: "string", in: "query", required: true }] },
+        {
+          name: "defineWord",
+          method: "GET",
+          url: "https://dict.example.com/define",
+          description: "Dictionary definitions of an English word.",
+          parameters: [{ name: "word", type: "string", in: "query", required: true }],
+        },
       ],
     },
   });
@@ -118,7 +127,10 @@ describe("waiting on a job: GET /v1/jobs/{id}?wait=", () => {
     const tool = `slowPing${++tools}`;
     const imported = await service.json("POST", "/v1/tools/import", {
       key: waiter.key,
-      body: { format: "list", tools: [{ name: tool, method: "GET", url: "https://slow.example.com/ping", description: "Answers pong, when it gets round to it." }] },
+      body: {
+        format: "list",
+        tools: [{ name: tool, method: "GET", url: "https://slow.example.com/ping", description: "Answers pong, when it gets round to it." }],
+      },
     });
     expect(imported.status).toBe(200);
     const held = (gate = createGate());
@@ -182,7 +194,10 @@ describe("waiting on a job: GET /v1/jobs/{id}?wait=", () => {
   });
 
   it("is documented in the OpenAPI document", async () => {
-    const doc = await service.json<{ paths: Record<string, { get: { parameters: { name: string; in: string; schema: { maximum?: number } }[] } }> }>("GET", "/openapi.json");
+    const doc = await service.json<{ paths: Record<string, { get: { parameters: { name: string; in: string; schema: { maximum?: number } }[] } }> }>(
+      "GET",
+      "/openapi.json",
+    );
     const wait = doc.body.paths["/v1/jobs/{id}"]?.get.parameters.find((p) => p.name === "wait");
     expect(wait).toMatchObject({ in: "query", schema: { maximum: 30 } });
   });

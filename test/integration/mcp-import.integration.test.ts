@@ -9,7 +9,7 @@ import { createTenant, startService, type TestService } from "../helpers/service
 
 const BOOKS_URL = "https://books.example.com/mcp";
 const TOKEN = "books-secret-token-0123456789";
-const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
+const fence = (code: string) => `Here is the program.\n\`\`\`ts\n${code}\n\`\`\``;
 
 let service: TestService;
 let books: BookServer;
@@ -26,7 +26,14 @@ interface ImportReport {
   warnings: string[];
 }
 interface StoredTool {
-  definition: { name: string; operation: string; serverUrl: string; mcp?: { tool: string }; parameters: { name: string; in: string; required: boolean }[]; responseSchema?: unknown };
+  definition: {
+    name: string;
+    operation: string;
+    serverUrl: string;
+    mcp?: { tool: string };
+    parameters: { name: string; in: string; required: boolean }[];
+    responseSchema?: unknown;
+  };
   hash: string;
   source: string;
 }
@@ -83,7 +90,9 @@ describe("MCP servers as a tool source", () => {
     expect(search.body.definition.responseSchema).toMatchObject({ type: "object", properties: { books: { type: "array" } } });
     expect(JSON.stringify(search.body)).not.toContain(TOKEN);
     const credentials = await service.json<{ credentials: unknown[] }>("GET", "/v1/credentials", { key: tenant.key });
-    expect(credentials.body.credentials).toEqual([expect.objectContaining({ scope: { kind: "server", value: BOOKS_URL }, scheme: "bearer", hint: "••••6789" })]);
+    expect(credentials.body.credentials).toEqual([
+      expect.objectContaining({ scope: { kind: "server", value: BOOKS_URL }, scheme: "bearer", hint: "••••6789" }),
+    ]);
   });
 
   it("calls an imported tool through the server's tools/call, with the credential injected and never shown", async () => {
@@ -101,12 +110,18 @@ describe("MCP servers as a tool source", () => {
     // A text result that holds JSON comes back as that value; a tool error as ok: false.
     const book = await service.json<{ ok: boolean; body: unknown }>("POST", "/v1/tools/getBook/call", { key: tenant.key, body: { arguments: { id: 3 } } });
     expect(book.body).toMatchObject({ ok: true, body: { id: 3, title: "The Left Hand of Darkness" } });
-    const missing = await service.json<{ ok: boolean; error: { kind: string; message: string } }>("POST", "/v1/tools/getBook/call", { key: tenant.key, body: { arguments: { id: 99 } } });
+    const missing = await service.json<{ ok: boolean; error: { kind: string; message: string } }>("POST", "/v1/tools/getBook/call", {
+      key: tenant.key,
+      body: { arguments: { id: 99 } },
+    });
     expect(missing.body).toMatchObject({ ok: false, error: { kind: "tool_error", message: "the MCP tool reported an error: no book 99" } });
 
     // Arguments are checked against the kept input schema before the server is contacted.
     books.seen.length = 0;
-    const refused = await service.json<{ type: string; errors: { path: string }[] }>("POST", "/v1/tools/search_books/call", { key: tenant.key, body: { arguments: { query: 7 } } });
+    const refused = await service.json<{ type: string; errors: { path: string }[] }>("POST", "/v1/tools/search_books/call", {
+      key: tenant.key,
+      body: { arguments: { query: 7 } },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0]?.path).toBe("query");
     expect(books.seen).toEqual([]);
@@ -116,11 +131,17 @@ describe("MCP servers as a tool source", () => {
     client = await connectMcp(service, tenant.key);
     const found = await client.callTool({ name: "find_tools", arguments: { task: "search books by title", k: 2 } }, CallToolResultSchema);
     expect((found.structuredContent as { candidates: { name: string }[] }).candidates[0]?.name).toBe("search_books");
-    const called = CallToolResultSchema.parse(await client.callTool({ name: "call_tool", arguments: { name: "search_books", arguments: { query: "darkness" } } }, CallToolResultSchema));
+    const called = CallToolResultSchema.parse(
+      await client.callTool({ name: "call_tool", arguments: { name: "search_books", arguments: { query: "darkness" } } }, CallToolResultSchema),
+    );
     expect((called.structuredContent as { body: unknown }).body).toEqual({ books: [{ id: 3, title: "The Left Hand of Darkness" }] });
 
     model.reset();
-    const program = ['const found = await tools.search_books({ query: "dune" });', "const book = await tools.getBook({ id: found.books[1].id });", "return book.title;"].join("\n");
+    const program = [
+      'const found = await tools.search_books({ query: "dune" });',
+      "const book = await tools.getBook({ id: found.books[1].id });",
+      "return book.title;",
+    ].join("\n");
     model.on({ name: "generate", match: (r) => r.lastUserMessage.includes("Query: Which is the second Dune book"), answer: { text: fence(program) } });
     const run = await service.json<{ status: string; answer: unknown; trajectory: string[] }>("POST", "/v1/runs", {
       key: tenant.key,
@@ -128,11 +149,16 @@ describe("MCP servers as a tool source", () => {
     });
     expect(run.body).toMatchObject({ status: "succeeded", answer: "Dune Messiah", trajectory: ["search_books", "getBook"] });
     // The typed API the model saw was built from the MCP input schema.
-    expect(model.requests.find((r) => r.rule === "generate")?.lastUserMessage).toMatch(/search_books\(args: \{ .*query: string; limit\?: number; \}\): Promise<\{ books: \{ id: number; title: string \}\[\] \}>/);
+    expect(model.requests.find((r) => r.rule === "generate")?.lastUserMessage).toMatch(
+      /search_books\(args: \{ .*query: string; limit\?: number; \}\): Promise<\{ books: \{ id: number; title: string \}\[\] \}>/,
+    );
   });
 
   it("is probed like a REST tool: the response schema comes from a real tools/call result", async () => {
-    const started = await service.json<{ jobId: string; tools: string[] }>("POST", "/v1/probe", { key: tenant.key, body: { tools: ["search_books", "getBook"] } });
+    const started = await service.json<{ jobId: string; tools: string[] }>("POST", "/v1/probe", {
+      key: tenant.key,
+      body: { tools: ["search_books", "getBook"] },
+    });
     expect(started.status).toBe(202);
     const job = await waitForJob<{ status: string; result?: { results: { tool: string; status: string }[] } }>(service, tenant.key, started.body.jobId, 30_000);
     expect(job.status).toBe("succeeded");
@@ -142,8 +168,17 @@ describe("MCP servers as a tool source", () => {
     ]);
     // get-book documents no output schema: the protocol's comes from what the server answered,
     // with an id that search_books handed out (chain of probing).
-    const protocol = await service.json<{ protocol: { responseSchema: unknown; how: string; helpers: string[]; example: { arguments: unknown } } }>("GET", "/v1/tools/getBook/protocol", { key: tenant.key });
-    expect(protocol.body.protocol).toMatchObject({ responseSchema: { id: "int", title: "str", author: "str" }, how: "helper_chain", helpers: ["search_books"], example: { arguments: { id: 1 } } });
+    const protocol = await service.json<{ protocol: { responseSchema: unknown; how: string; helpers: string[]; example: { arguments: unknown } } }>(
+      "GET",
+      "/v1/tools/getBook/protocol",
+      { key: tenant.key },
+    );
+    expect(protocol.body.protocol).toMatchObject({
+      responseSchema: { id: "int", title: "str", author: "str" },
+      how: "helper_chain",
+      helpers: ["search_books"],
+      example: { arguments: { id: 1 } },
+    });
   });
 
   it("re-import is idempotent by content hash; a changed tool is updated", async () => {
@@ -175,12 +210,18 @@ describe("MCP servers as a tool source", () => {
     expect(echoed.body.detail).toContain("answered HTTP 400: Streamable HTTP error: Error POSTing to endpoint: bad request, you sent [REDACTED]");
     expect(echoed.body.detail).not.toContain("echoed-secret");
 
-    const hanging = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "mcp", url: "https://hangs.example.com/mcp" } });
+    const hanging = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "mcp", url: "https://hangs.example.com/mcp" },
+    });
     expect(hanging.status).toBe(502);
     expect(hanging.body.detail).toContain("no complete answer within 1500 ms");
     expect(hangs).toBe(1);
 
-    const refused = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "mcp", url: "http://127.0.0.1:9/mcp" } });
+    const refused = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "mcp", url: "http://127.0.0.1:9/mcp" },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toContain("refused destination: loopback address");
 

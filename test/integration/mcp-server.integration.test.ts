@@ -9,7 +9,7 @@ import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../h
 import type { RouteAnswer } from "../../durable-objects/tenant-routing";
 
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
-const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
+const fence = (code: string) => `Here is the program.\n\`\`\`ts\n${code}\n\`\`\``;
 
 let service: TestService;
 let model: ScriptedModel;
@@ -29,8 +29,15 @@ interface FoundTools {
   candidates: { name: string; weight: number; description: string; inputSchema?: Record<string, unknown> }[];
 }
 
-const call = async (client: Client, name: string, args: Record<string, unknown>, onprogress?: (p: { progress: number; message?: string }) => void): Promise<CallToolResult> =>
-  CallToolResultSchema.parse(await client.callTool({ name, arguments: args }, CallToolResultSchema, onprogress === undefined ? {} : { onprogress, timeout: 60_000 }));
+const call = async (
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  onprogress?: (p: { progress: number; message?: string }) => void,
+): Promise<CallToolResult> =>
+  CallToolResultSchema.parse(
+    await client.callTool({ name, arguments: args }, CallToolResultSchema, onprogress === undefined ? {} : { onprogress, timeout: 60_000 }),
+  );
 
 beforeAll(async () => {
   model = createScriptedModel();
@@ -43,7 +50,11 @@ beforeAll(async () => {
   await service.json("POST", "/v1/tools/import", { key: movies.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
   await service.json("POST", "/v1/tools/import", {
     key: shop.key,
-    body: { format: "list", source: "shop", tools: [{ name: "listOrders", method: "GET", url: "https://shop.example.com/orders", description: "List the shop's orders" }] },
+    body: {
+      format: "list",
+      source: "shop",
+      tools: [{ name: "listOrders", method: "GET", url: "https://shop.example.com/orders", description: "List the shop's orders" }],
+    },
   });
 });
 afterAll(async () => {
@@ -79,8 +90,14 @@ describe("the tenant's MCP server at /mcp", () => {
     expect(JSON.parse((found.content[0] as { text: string }).text)).toEqual(answer);
 
     // A token budget goes through as it does for /v1/route.
-    const restSmall = await service.json<RouteAnswer & { overBudget: { name: string }[] }>("POST", "/v1/route", { key: movies.key, body: { task, k: 8, maxTokens: 300 } });
-    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & { overBudget: { name: string }[]; tokens: RouteAnswer["tokens"] };
+    const restSmall = await service.json<RouteAnswer & { overBudget: { name: string }[] }>("POST", "/v1/route", {
+      key: movies.key,
+      body: { task, k: 8, maxTokens: 300 },
+    });
+    const small = (await call(client, "find_tools", { task, k: 8, max_tokens: 300 })).structuredContent as unknown as FoundTools & {
+      overBudget: { name: string }[];
+      tokens: RouteAnswer["tokens"];
+    };
     expect(restSmall.body.overBudget.length).toBeGreaterThan(0);
     expect(small.overBudget).toEqual(restSmall.body.overBudget);
     // The budget is spent on the schemas find_tools returns: no prompt block is counted.
@@ -108,11 +125,17 @@ describe("the tenant's MCP server at /mcp", () => {
     expect(outcome.ok).toBe(true);
     expect(outcome.status).toBe(200);
     expect(outcome.request.url).toBe(`${WORLD_ORIGIN}/tmdb/search/person?query=Christopher+Nolan`);
-    const rest = await service.json<{ body: unknown }>("POST", "/v1/tools/getSearchPerson/call", { key: movies.key, body: { arguments: { query: "Christopher Nolan" } } });
+    const rest = await service.json<{ body: unknown }>("POST", "/v1/tools/getSearchPerson/call", {
+      key: movies.key,
+      body: { arguments: { query: "Christopher Nolan" } },
+    });
     expect(outcome.body).toEqual(rest.body.body);
 
     const refused = await call(client, "call_tool", { name: "getSearchPerson", arguments: { query: 42, nope: 1 } });
-    const restRefused = await service.json<{ type: string }>("POST", "/v1/tools/getSearchPerson/call", { key: movies.key, body: { arguments: { query: 42, nope: 1 } } });
+    const restRefused = await service.json<{ type: string }>("POST", "/v1/tools/getSearchPerson/call", {
+      key: movies.key,
+      body: { arguments: { query: 42, nope: 1 } },
+    });
     expect(refused.isError).toBe(true);
     expect(restRefused.status).toBe(422);
     expect((refused.structuredContent as { type: string }).type).toBe(restRefused.body.type);
@@ -136,7 +159,12 @@ describe("the tenant's MCP server at /mcp", () => {
     model.on({ name: "generate", match: (r) => r.lastUserMessage.includes("Query: How many movies"), answer: { text: fence(program) } });
     const client = await connect(movies.key);
     const progress: { progress: number; message?: string }[] = [];
-    const result = await call(client, "run_task", { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] }, (p) => progress.push(p));
+    const result = await call(
+      client,
+      "run_task",
+      { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] },
+      (p) => progress.push(p),
+    );
     expect(result.isError).toBeUndefined();
     const run = result.structuredContent as { run_id: string; status: string; answer: string; tools_called: string[] };
     expect(run.status).toBe("succeeded");
@@ -154,14 +182,23 @@ describe("the tenant's MCP server at /mcp", () => {
 
     const feedback = await call(client, "give_feedback", { run_id: run.run_id, score: 2 });
     expect(feedback.isError).toBeUndefined();
-    expect((feedback.structuredContent as { updated: { tool: string }[] }).updated.map((u) => u.tool)).toEqual(["getSearchPerson", "getPersonPersonIdMovieCredits"]);
+    expect((feedback.structuredContent as { updated: { tool: string }[] }).updated.map((u) => u.tool)).toEqual([
+      "getSearchPerson",
+      "getPersonPersonIdMovieCredits",
+    ]);
     const graph = await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: movies.key });
     expect(graph.body.nodes.find((n) => n.tool === "getSearchPerson")?.score).toBeGreaterThan(0);
 
     const byTools = await call(client, "give_feedback", { tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"], scores: [1, -1] });
-    expect((byTools.structuredContent as { updated: { tool: string; delta: number }[] }).updated.map((u) => u.tool)).toEqual(["getSearchPerson", "getPersonPersonIdMovieCredits"]);
+    expect((byTools.structuredContent as { updated: { tool: string; delta: number }[] }).updated.map((u) => u.tool)).toEqual([
+      "getSearchPerson",
+      "getPersonPersonIdMovieCredits",
+    ]);
     const mismatched = await call(client, "give_feedback", { tools: ["getSearchPerson", "getSearchMovie"], scores: [1] });
-    expect(mismatched.structuredContent).toMatchObject({ type: "https://atc-edge.dev/problems/invalid-request", errors: [{ path: "scores", message: "one score per tool" }] });
+    expect(mismatched.structuredContent).toMatchObject({
+      type: "https://atc-edge.dev/problems/invalid-request",
+      errors: [{ path: "scores", message: "one score per tool" }],
+    });
     const unknownRun = await call(client, "give_feedback", { run_id: "run_missing", score: 1 });
     expect(unknownRun.structuredContent).toMatchObject({ type: "https://atc-edge.dev/problems/not-found" });
   });
@@ -172,7 +209,10 @@ describe("the tenant's MCP server at /mcp", () => {
     for (const key of held) expect((await slots.acquire(key, Date.now())).ok).toBe(true);
     const client = await connect(movies.key);
     const refused = await call(client, "run_task", { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] });
-    const rest = await service.json<{ type: string }>("POST", "/v1/runs", { key: movies.key, body: { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] } });
+    const rest = await service.json<{ type: string }>("POST", "/v1/runs", {
+      key: movies.key,
+      body: { task: "How many movies has Bradley Cooper acted in?", tools: ["getSearchPerson"] },
+    });
     expect(rest.status).toBe(429);
     expect(refused.isError).toBe(true);
     expect((refused.structuredContent as { type: string }).type).toBe(rest.body.type);
@@ -191,7 +231,11 @@ describe("the tenant's MCP server at /mcp", () => {
     const post = (authorization?: string) =>
       serviceFetch(service)(MCP_URL, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(authorization === undefined ? {} : { authorization }) },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(authorization === undefined ? {} : { authorization }),
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
     for (const response of [await post("Bearer atc_mcp-movies_wrongsecret"), await post()]) {
@@ -206,7 +250,12 @@ describe("the tenant's MCP server at /mcp", () => {
     const response = await serviceFetch(service)(MCP_URL, {
       method: "POST",
       headers: { authorization: `Bearer ${movies.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "find_tools", arguments: { task: "Who directed the movie Inception?", k: 3 } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "find_tools", arguments: { task: "Who directed the movie Inception?", k: 3 } },
+      }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/event-stream");
@@ -239,6 +288,8 @@ describe("the tenant's MCP server at /mcp", () => {
       key: shop.key,
       body: { format: "list", source: "shop2", tools: [{ name: "getOrder", method: "GET", url: "https://shop.example.com/orders/{id}" }] },
     });
-    await expect(Promise.race([changed.then(() => "notified"), new Promise((resolve) => setTimeout(() => resolve("silent"), 8_000))])).resolves.toBe("notified");
+    await expect(Promise.race([changed.then(() => "notified"), new Promise((resolve) => setTimeout(() => resolve("silent"), 8_000))])).resolves.toBe(
+      "notified",
+    );
   });
 });

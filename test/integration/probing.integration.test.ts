@@ -24,10 +24,14 @@ interface Job {
 }
 
 async function deliver(body: string, headers: Record<string, string>) {
-  return service.json<{ jobId: string | null; duplicate: boolean; changed: string[]; type?: string; detail?: string }>("POST", `/v1/webhooks/${tenant.id}/tools`, {
-    body,
-    headers: { "content-type": "application/json", ...headers },
-  });
+  return service.json<{ jobId: string | null; duplicate: boolean; changed: string[]; type?: string; detail?: string }>(
+    "POST",
+    `/v1/webhooks/${tenant.id}/tools`,
+    {
+      body,
+      headers: { "content-type": "application/json", ...headers },
+    },
+  );
 }
 
 async function signed(body: string, id: string, timestamp = Math.floor(Date.now() / 1000)) {
@@ -41,8 +45,11 @@ function smallDoc(extraDescription = ""): Record<string, unknown> {
   doc.info = { ...doc.info, description: `small TMDB${extraDescription}` };
   if (extraDescription !== "") {
     const search = (paths["/search/person"] as { get: Record<string, unknown> }).get;
-    (JSON.parse(JSON.stringify(doc)) as unknown);
-    ((doc.paths as Record<string, { get: Record<string, unknown> }>)["/search/person"] as { get: Record<string, unknown> }).get = { ...search, description: `Search for people.${extraDescription}` };
+    JSON.parse(JSON.stringify(doc)) as unknown;
+    ((doc.paths as Record<string, { get: Record<string, unknown> }>)["/search/person"] as { get: Record<string, unknown> }).get = {
+      ...search,
+      description: `Search for people.${extraDescription}`,
+    };
   }
   return doc;
 }
@@ -106,7 +113,12 @@ describe("signed webhooks", () => {
     expect(byTool.get("getSearchPerson")).toMatchObject({ status: "probed", how: "direct" });
     expect(byTool.get("getPersonPersonIdMovieCredits")).toMatchObject({ status: "probed", how: "helper_chain", helpers: ["getSearchPerson"] });
 
-    const protocol = await service.json<{ kvKey: string; hash: string; runTokens: number | null; protocol: StoredProtocol & { responseSchema: Record<string, unknown> } }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
+    const protocol = await service.json<{
+      kvKey: string;
+      hash: string;
+      runTokens: number | null;
+      protocol: StoredProtocol & { responseSchema: Record<string, unknown> };
+    }>("GET", "/v1/tools/getPersonPersonIdMovieCredits/protocol", { key: tenant.key });
     expect(protocol.status).toBe(200);
     expect(protocol.body.kvKey).toBe(`protocol/${tenant.id}/getPersonPersonIdMovieCredits/${protocol.body.hash}`);
     expect(protocol.body.protocol.responseSchema).toHaveProperty("cast");
@@ -115,7 +127,12 @@ describe("signed webhooks", () => {
     // is counted when the version is recorded, and run candidate sets spend that figure.
     const tool = await service.json<{ definition: unknown }>("GET", "/v1/tools/getPersonPersonIdMovieCredits", { key: tenant.key });
     const definition = ToolDefinition.parse(tool.body.definition);
-    const shown = countTokens(renderToolsApi([definition], new Map([[definition.name, promptOverrides(protocol.body.protocol)]])).split("\n").slice(1, -1).join("\n"));
+    const shown = countTokens(
+      renderToolsApi([definition], new Map([[definition.name, promptOverrides(protocol.body.protocol)]]))
+        .split("\n")
+        .slice(1, -1)
+        .join("\n"),
+    );
     expect(protocol.body.runTokens).toBe(shown);
     // Not the registered definition's figure: the probed schema and the example replace and add text.
     expect(protocol.body.runTokens).not.toBe(signatureTokens(definition));
@@ -126,7 +143,12 @@ describe("signed webhooks", () => {
     const search = await service.json<{ runTokens: number }>("GET", "/v1/tools/getSearchPerson/protocol", { key: tenant.key });
     expect(search.body.runTokens).not.toBe(signatureTokens(ToolDefinition.parse(searchTool.body.definition)));
     // Both tools are probed, so the set's cost is their recorded figures.
-    expect(set.tokens).toBe(set.candidates.reduce((sum, c) => sum + (c.tool === "getSearchPerson" ? search.body.runTokens : c.tool === "getPersonPersonIdMovieCredits" ? shown : Number.NaN), 0));
+    expect(set.tokens).toBe(
+      set.candidates.reduce(
+        (sum, c) => sum + (c.tool === "getSearchPerson" ? search.body.runTokens : c.tool === "getPersonPersonIdMovieCredits" ? shown : Number.NaN),
+        0,
+      ),
+    );
   });
 
   it("keeps the protocol key for an unchanged tool and makes a new one for a changed tool", async () => {
@@ -184,7 +206,9 @@ describe("probe API", () => {
     await kv.put(good.body.kvKey, JSON.stringify({ name: "getSearchPerson", note: "not a protocol" }));
     const broken = await service.json<{ type: string; detail: string }>("GET", path, { key: t.key });
     expect(broken.status).toBe(500);
-    expect(broken.body.detail).toBe(`The stored protocol of getSearchPerson (version ${good.body.version}) is malformed and is not used; probe the tool again or pin another version.`);
+    expect(broken.body.detail).toBe(
+      `The stored protocol of getSearchPerson (version ${good.body.version}) is malformed and is not used; probe the tool again or pin another version.`,
+    );
     const again = await service.json<{ jobId: string }>("POST", "/v1/probe", { key: t.key, body: { tools: ["getSearchPerson"], chainIterations: 0 } });
     const reprobed = await waitForJob<Job>(service, t.key, again.body.jobId);
     expect(reprobed.result?.results.find((r) => r.tool === "getSearchPerson")).toMatchObject({ status: "probed", resumed: false });

@@ -35,7 +35,14 @@ afterAll(async () => service.dispose());
 
 interface Job {
   status: string;
-  result: { improved: boolean; version: number | null; bestDescription: string; bestScore: number; originalScore: number; usage: { calls: number; totalTokens: number } } | null;
+  result: {
+    improved: boolean;
+    version: number | null;
+    bestDescription: string;
+    bestScore: number;
+    originalScore: number;
+    usage: { calls: number; totalTokens: number };
+  } | null;
   progress: { beams?: { phase: string; depth: number }[] };
   lastError: string | null;
 }
@@ -57,7 +64,11 @@ describe("Play2Prompt jobs", () => {
     expect(world.toolCalls()).toBeGreaterThan(0);
 
     // The new description is a protocol version, current, and what runs will now see.
-    const current = await service.json<{ version: number; source: string; runTokens: number; protocol: StoredProtocol & { description: string } }>("GET", "/v1/tools/getHistoricalRates/protocol", { key: tenant.key });
+    const current = await service.json<{ version: number; source: string; runTokens: number; protocol: StoredProtocol & { description: string } }>(
+      "GET",
+      "/v1/tools/getHistoricalRates/protocol",
+      { key: tenant.key },
+    );
     expect(current.body).toMatchObject({ source: "optimize", version: job.result?.version });
     expect(current.body.protocol.description).toBe(job.result?.bestDescription);
     // What a run prompt shows of the tool with this version is counted when it is recorded.
@@ -65,10 +76,14 @@ describe("Play2Prompt jobs", () => {
     const definition = ToolDefinition.parse(tool.body.definition);
     expect(current.body.runTokens).toBe(countTokens(renderToolSignature(definition, promptOverrides(current.body.protocol))));
     // Routing shows the optimised description too, in its candidates and its OpenAI tools array.
-    const routed = await service.json<{ candidates: { name: string; description: string }[]; tools: { function: { description: string } }[] }>("POST", "/v1/route", {
-      key: tenant.key,
-      body: { task: "historical exchange rates", k: 1 },
-    });
+    const routed = await service.json<{ candidates: { name: string; description: string }[]; tools: { function: { description: string } }[] }>(
+      "POST",
+      "/v1/route",
+      {
+        key: tenant.key,
+        body: { task: "historical exchange rates", k: 1 },
+      },
+    );
     expect(routed.body.candidates[0]?.description).toContain("`from`");
     expect(routed.body.tools[0]?.function.description).toContain("`from`");
   });
@@ -79,7 +94,10 @@ describe("Play2Prompt jobs", () => {
     expect(latest).toBeGreaterThan(0);
     const missing = await service.json("PUT", "/v1/tools/getHistoricalRates/protocol/pin", { key: tenant.key, body: { version: latest + 10 } });
     expect(missing.status).toBe(404);
-    const pinned = await service.json<{ version: number; pinned: boolean }>("PUT", "/v1/tools/getHistoricalRates/protocol/pin", { key: tenant.key, body: { version: latest } });
+    const pinned = await service.json<{ version: number; pinned: boolean }>("PUT", "/v1/tools/getHistoricalRates/protocol/pin", {
+      key: tenant.key,
+      body: { version: latest },
+    });
     expect(pinned.body).toMatchObject({ version: latest, pinned: true });
     const unpinned = await service.json<{ pinned: boolean }>("PUT", "/v1/tools/getHistoricalRates/protocol/pin", { key: tenant.key, body: { version: null } });
     expect(unpinned.body.pinned).toBe(false);
@@ -87,7 +105,10 @@ describe("Play2Prompt jobs", () => {
 
   it("rejects unknown tools and absurd settings", async () => {
     expect((await service.json("POST", "/v1/tools/noSuchTool/optimize", { key: tenant.key, body: {} })).status).toBe(404);
-    const absurd = await service.json<{ errors: { path: string }[] }>("POST", "/v1/tools/getHistoricalRates/optimize", { key: tenant.key, body: { settings: { depth: 1000, beamWidth: 0 } } });
+    const absurd = await service.json<{ errors: { path: string }[] }>("POST", "/v1/tools/getHistoricalRates/optimize", {
+      key: tenant.key,
+      body: { settings: { depth: 1000, beamWidth: 0 } },
+    });
     expect(absurd.status).toBe(400);
     expect(absurd.body.errors.map((e) => e.path).join(" ")).toMatch(/depth|beamWidth/);
   });

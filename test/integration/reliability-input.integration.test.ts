@@ -65,7 +65,7 @@ describe("1. a JSON route given another media type", () => {
 });
 
 describe("2. deeply nested JSON", () => {
-  const deepObject = '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000);
+  const deepObject = `${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`;
   const deepArray = "[".repeat(50_000) + "]".repeat(50_000);
   const cases: [string, string, string][] = [
     ["PUT", "/v1/graph", deepObject],
@@ -87,7 +87,7 @@ describe("2. deeply nested JSON", () => {
   }
 
   it("accepts the 64 levels a real document may need", async () => {
-    const nested = '{"a":'.repeat(60) + "1" + "}".repeat(60);
+    const nested = `${'{"a":'.repeat(60)}1${"}".repeat(60)}`;
     const res = await service.json<{ type: string }>("PUT", "/v1/graph", { key: tenant.key, body: `{"x":${nested}}`, headers: fresh() });
     expect(res.status).not.toBe(500);
     expect(res.body.type).not.toMatch(/json-too-deep/);
@@ -129,7 +129,11 @@ describe("3. requests for tenants that do not exist", () => {
       expect(keys.status).toBe(404);
     }
     expect([...ghostBodies]).toEqual([...wrongBodies]);
-    expect(tenantDatabases().map((d) => d.name).sort()).toEqual(databasesBefore.map((d) => d.name).sort());
+    expect(
+      tenantDatabases()
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(databasesBefore.map((d) => d.name).sort());
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
     console.log(
       `[reliability 3] tenant databases before/after 60 stranger requests: ${databasesBefore.length}/${tenantDatabases().length}; ` +
@@ -147,12 +151,20 @@ describe("5. credential values that would be printed by the runtime", () => {
       { scope: { server: "https://api.example.com" }, scheme: "apiKey", in: "header", name: "Bad Header", value: "ok" },
     ];
     for (const body of cases) {
-      const res = await service.json<{ type: string; errors: { path: string; message: string }[] }>("PUT", "/v1/credentials", { key: tenant.key, body, headers: fresh() });
+      const res = await service.json<{ type: string; errors: { path: string; message: string }[] }>("PUT", "/v1/credentials", {
+        key: tenant.key,
+        body,
+        headers: fresh(),
+      });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(JSON.stringify(res.body)).not.toContain(body.value);
       expect(res.body.errors.map((e) => e.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^(value|name)$/)]));
     }
-    const model = await service.json("PUT", "/v1/settings/model", { key: tenant.key, body: { baseUrl: "https://api.example.com/v1", apiKey: "sk-\u00fcml\u00e4ut", model: "m" }, headers: fresh() });
+    const model = await service.json("PUT", "/v1/settings/model", {
+      key: tenant.key,
+      body: { baseUrl: "https://api.example.com/v1", apiKey: "sk-\u00fcml\u00e4ut", model: "m" },
+      headers: fresh(),
+    });
     expect(model.status).toBe(400);
     const listed = await service.json<{ credentials: unknown[] }>("GET", "/v1/credentials", { key: tenant.key, headers: fresh() });
     expect(listed.body.credentials).toEqual([]);

@@ -41,7 +41,10 @@ describe("4. a tenant model endpoint that redirects to a private address", () =>
     });
     expect(settings.status).toBe(200);
     outboundHosts.length = 0;
-    const run = await service.json<{ type?: string; status?: string }>("POST", "/v1/runs", { key: tenant.key, body: { task: "get the thing", tools: ["getThing"], maxAttempts: 1 } });
+    const run = await service.json<{ type?: string; status?: string }>("POST", "/v1/runs", {
+      key: tenant.key,
+      body: { task: "get the thing", tools: ["getThing"], maxAttempts: 1 },
+    });
     expect(run.status).not.toBe(500);
     const routed = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: "get the thing" } });
     expect(routed.status).not.toBe(500);
@@ -76,7 +79,10 @@ describe("7. quotas", () => {
     const busy = await createTenant(service, "busy-caller");
     const calm = await createTenant(service, "calm-caller");
     for (const t of [busy, calm]) {
-      await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools: [{ name: "ping", method: "GET", url: "https://api.example.com/ping" }] } });
+      await service.json("POST", "/v1/tools/import", {
+        key: t.key,
+        body: { format: "list", tools: [{ name: "ping", method: "GET", url: "https://api.example.com/ping" }] },
+      });
     }
     const calmAnswers: Answer[] = [];
     const answers = await burst(600, 60, async (i) => {
@@ -101,7 +107,9 @@ describe("7. quotas", () => {
     expect(unauthorized).toBeLessThanOrEqual(60);
     expect((await service.json("GET", "/v1/tools", { key: `atc_${owner.id}_${"g".repeat(32)}`, headers: attacker })).status).toBe(429);
     expect((await service.json("GET", "/v1/tools", { key: owner.key, headers: attacker })).status).toBe(200);
-    expect((await service.json("GET", "/v1/tools", { key: `atc_guess-1_${"g".repeat(32)}`, headers: { "cf-connecting-ip": "203.0.113.67" } })).status).toBe(401);
+    expect((await service.json("GET", "/v1/tools", { key: `atc_guess-1_${"g".repeat(32)}`, headers: { "cf-connecting-ip": "203.0.113.67" } })).status).toBe(
+      401,
+    );
     console.log(`[reliability 7] 600 bad keys from one address: ${unauthorized} × 401, then ${600 - unauthorized} × 429`);
   });
 
@@ -119,8 +127,14 @@ describe("7. quotas", () => {
 
   it("stops model work when the day's tokens are used, and limits jobs in flight", async () => {
     const t = await createTenant(service, "thrifty-co");
-    await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools: [{ name: "slowThing", method: "GET", url: "https://slow.example.com/thing" }] } });
-    const set = await service.json<{ modelTokensPerDay: number }>("PUT", "/v1/settings/quotas", { key: t.key, body: { modelTokensPerDay: 1, maxConcurrentJobs: 1 } });
+    await service.json("POST", "/v1/tools/import", {
+      key: t.key,
+      body: { format: "list", tools: [{ name: "slowThing", method: "GET", url: "https://slow.example.com/thing" }] },
+    });
+    const set = await service.json<{ modelTokensPerDay: number }>("PUT", "/v1/settings/quotas", {
+      key: t.key,
+      body: { modelTokensPerDay: 1, maxConcurrentJobs: 1 },
+    });
     expect(set.status).toBe(200);
     expect(set.body.modelTokensPerDay).toBe(1);
     const first = await service.json("POST", "/v1/runs", { key: t.key, body: { task: "x", tools: ["slowThing"], maxAttempts: 1 } });
@@ -147,7 +161,10 @@ describe("a refused admission is an answer, not an exception (issue 32, item 4)"
     const tenant = await createTenant(service, "refusal-co");
     const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
     const stub = namespace.get(namespace.idFromName(tenant.id)) as unknown as { admitted(keyHash: string, family: string, nowMs: number): Promise<unknown> };
-    const refused = await stub.admitted(await sha256Hex(`atc_${tenant.id}_${"w".repeat(32)}`), "reads", Date.now()).then((value) => ({ value }), (error: unknown) => ({ thrown: String(error) }));
+    const refused = await stub.admitted(await sha256Hex(`atc_${tenant.id}_${"w".repeat(32)}`), "reads", Date.now()).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ thrown: String(error) }),
+    );
     expect(refused).toEqual({ value: { refusal: null } });
     const answer = await service.json<{ type: string }>("GET", "/v1/tools", { key: `atc_${tenant.id}_${"w".repeat(32)}` });
     expect(answer.status).toBe(401);

@@ -13,7 +13,10 @@ const shop = {
   info: { title: "shop", version: "1" },
   paths: {
     "/orders": {
-      get: { operationId: "listOrders", responses: { "200": { description: "orders", content: { "application/json": { example: { orders: [{ id: "o1", total: 3 }] } } } } } },
+      get: {
+        operationId: "listOrders",
+        responses: { "200": { description: "orders", content: { "application/json": { example: { orders: [{ id: "o1", total: 3 }] } } } } },
+      },
       post: {
         operationId: "createOrder",
         requestBody: { content: { "application/json": { schema: { type: "object", properties: { item: { type: "string" } } } } } },
@@ -52,7 +55,10 @@ beforeAll(async () => {
     },
   });
   tenant = await createTenant(service, "shop-co");
-  const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", source: "shop", serverUrl: "https://api.shop-upstream.com", document: shop } });
+  const imported = await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "openapi", source: "shop", serverUrl: "https://api.shop-upstream.com", document: shop },
+  });
   expect(imported.status).toBe(200);
 });
 
@@ -83,7 +89,9 @@ describe("9. probing and side effects", () => {
     const result = job.result?.results.find((r) => r.tool === "createOrder");
     expect(result, JSON.stringify(job)).toMatchObject({ status: "probed", simulated: true });
     expect(upstream).toEqual([]);
-    const protocol = await service.json<{ protocol: { responseSchema: Record<string, unknown> } }>("GET", "/v1/tools/createOrder/protocol", { key: tenant.key });
+    const protocol = await service.json<{ protocol: { responseSchema: Record<string, unknown> } }>("GET", "/v1/tools/createOrder/protocol", {
+      key: tenant.key,
+    });
     expect(JSON.stringify(protocol.body.protocol.responseSchema)).toContain("status");
   });
 

@@ -36,7 +36,7 @@ describe("6. webhook redeliveries", () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => deliver("msg_broken", broken)));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s >= 200 && s < 300)).toEqual([]);
-    expect(statuses.every((s) => s === 409 || (s >= 400 && s < 500 && s !== 409) )).toBe(true);
+    expect(statuses.every((s) => s === 409 || (s >= 400 && s < 500 && s !== 409))).toBe(true);
     expect(statuses.some((s) => s !== 409)).toBe(true);
     for (const answer of answers.filter((a) => a.status === 409)) {
       expect(answer.headers.get("retry-after")).toMatch(/^\d+$/);
@@ -83,8 +83,16 @@ describe("6. webhook redeliveries while the original is in flight (issue 32, ite
 
 describe("8. Idempotency-Key", () => {
   it("replays the stored response for the same key and body, and creates nothing twice", async () => {
-    const first = await service.json<{ id: string; key: string }>("POST", "/v1/keys", { key: tenant.key, body: { label: "bot" }, headers: { "idempotency-key": "create-bot-key-1" } });
-    const again = await service.json<{ id: string; key: string }>("POST", "/v1/keys", { key: tenant.key, body: { label: "bot" }, headers: { "idempotency-key": "create-bot-key-1" } });
+    const first = await service.json<{ id: string; key: string }>("POST", "/v1/keys", {
+      key: tenant.key,
+      body: { label: "bot" },
+      headers: { "idempotency-key": "create-bot-key-1" },
+    });
+    const again = await service.json<{ id: string; key: string }>("POST", "/v1/keys", {
+      key: tenant.key,
+      body: { label: "bot" },
+      headers: { "idempotency-key": "create-bot-key-1" },
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
@@ -93,10 +101,18 @@ describe("8. Idempotency-Key", () => {
     expect(keys.body.keys.filter((k) => k.label === "bot")).toHaveLength(1);
 
     // The same key for a different body (or route) is a client error, and changes nothing.
-    const other = await service.json<{ type: string }>("POST", "/v1/keys", { key: tenant.key, body: { label: "other" }, headers: { "idempotency-key": "create-bot-key-1" } });
+    const other = await service.json<{ type: string }>("POST", "/v1/keys", {
+      key: tenant.key,
+      body: { label: "other" },
+      headers: { "idempotency-key": "create-bot-key-1" },
+    });
     expect(other.status).toBe(422);
     expect(other.body.type).toBe("https://atc-edge.dev/problems/idempotency-key-reused");
-    const elsewhere = await service.json("POST", "/v1/webhooks/secrets", { key: tenant.key, body: { label: "bot" }, headers: { "idempotency-key": "create-bot-key-1" } });
+    const elsewhere = await service.json("POST", "/v1/webhooks/secrets", {
+      key: tenant.key,
+      body: { label: "bot" },
+      headers: { "idempotency-key": "create-bot-key-1" },
+    });
     expect(elsewhere.status).toBe(422);
     const after = await service.json<{ keys: unknown[] }>("GET", "/v1/keys", { key: tenant.key });
     expect(after.body.keys).toHaveLength(keys.body.keys.length);
@@ -105,7 +121,13 @@ describe("8. Idempotency-Key", () => {
   it("lets exactly one of concurrent requests with one key run; the others get 409 or the replay", async () => {
     const tools = [{ name: "getWidget", method: "GET", url: "https://api.example.com/widgets" }];
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => service.json<{ created?: string[] }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "widgets", tools }, headers: { "idempotency-key": "import-widgets" } })),
+      Array.from({ length: 8 }, () =>
+        service.json<{ created?: string[] }>("POST", "/v1/tools/import", {
+          key: tenant.key,
+          body: { format: "list", source: "widgets", tools },
+          headers: { "idempotency-key": "import-widgets" },
+        }),
+      ),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
@@ -126,8 +148,16 @@ describe("8. Idempotency-Key", () => {
 
   it("keeps keys per tenant", async () => {
     const other = await createTenant(service, "other-writer");
-    const mine = await service.json<{ id: string }>("POST", "/v1/keys", { key: tenant.key, body: { label: "x" }, headers: { "idempotency-key": "shared-key" } });
-    const theirs = await service.json<{ id: string }>("POST", "/v1/keys", { key: other.key, body: { label: "x" }, headers: { "idempotency-key": "shared-key" } });
+    const mine = await service.json<{ id: string }>("POST", "/v1/keys", {
+      key: tenant.key,
+      body: { label: "x" },
+      headers: { "idempotency-key": "shared-key" },
+    });
+    const theirs = await service.json<{ id: string }>("POST", "/v1/keys", {
+      key: other.key,
+      body: { label: "x" },
+      headers: { "idempotency-key": "shared-key" },
+    });
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     expect(theirs.body.id).not.toBe(mine.body.id);

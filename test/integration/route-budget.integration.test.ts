@@ -48,7 +48,10 @@ const bulkTool = {
 beforeAll(async () => {
   service = await startService();
   tenant = await createTenant(service, "budget-co");
-  const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather", tools: [...weatherTools, stationTool, bulkTool] } });
+  const imported = await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "list", source: "weather", tools: [...weatherTools, stationTool, bulkTool] },
+  });
   expect(imported.status).toBe(200);
 });
 afterAll(async () => service.dispose());
@@ -87,7 +90,11 @@ describe("POST /v1/route within a token budget", () => {
     // Before compact views this one tool's entry alone was well over the whole budget.
     expect(tokens(JSON.stringify(CODES))).toBeGreaterThan(2_000);
 
-    const full = await service.json<{ definition: { description: string; parameters: { schema: { enum?: string[] } }[] } }>("GET", "/v1/tools/stationWeatherForecast", { key: tenant.key });
+    const full = await service.json<{ definition: { description: string; parameters: { schema: { enum?: string[] } }[] } }>(
+      "GET",
+      "/v1/tools/stationWeatherForecast",
+      { key: tenant.key },
+    );
     expect(full.body.definition.description).toBe(LONG_DESCRIPTION);
     expect(full.body.definition.parameters[0]?.schema.enum).toHaveLength(3_000);
   });
@@ -101,7 +108,11 @@ describe("POST /v1/route within a token budget", () => {
     const shown = toolsOf(res.body).map((t) => t.function.name);
     const left = res.body.overBudget.map((o) => o.name);
     expect(left.length).toBeGreaterThan(0);
-    expect([...shown, ...left].sort()).toEqual(toolsOf(all.body).map((t) => t.function.name).sort());
+    expect([...shown, ...left].sort()).toEqual(
+      toolsOf(all.body)
+        .map((t) => t.function.name)
+        .sort(),
+    );
     for (const item of res.body.overBudget) {
       expect(item.tokens).toBeGreaterThan(0);
       expect(item.message).toContain(item.name);
@@ -153,7 +164,10 @@ describe("POST /v1/route within a token budget", () => {
       ["tools", /array/],
     ];
     for (const [include, message] of cases) {
-      const res = await service.json<{ status: number; errors: { path: string; message: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather", include } });
+      const res = await service.json<{ status: number; errors: { path: string; message: string }[] }>("POST", "/v1/route", {
+        key: tenant.key,
+        body: { task: "weather", include },
+      });
       expect(res.status, JSON.stringify(include)).toBe(400);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
       expect(res.body.errors[0]?.path).toMatch(/^include/);
@@ -181,7 +195,10 @@ describe("POST /v1/route within a token budget", () => {
     const overridden = await route({ task: "weather forecast for a city", k: 8, maxTokens: 5_000 });
     expect(overridden.body.tokens.budget).toBe(5_000);
 
-    const tooSmall = await service.json<{ type: string; detail: string }>("POST", "/v1/route", { key: tenant.key, body: { task: "weather", maxTokens: 5, include: ["tools", "prompt"] } });
+    const tooSmall = await service.json<{ type: string; detail: string }>("POST", "/v1/route", {
+      key: tenant.key,
+      body: { task: "weather", maxTokens: 5, include: ["tools", "prompt"] },
+    });
     expect(tooSmall.status).toBe(400);
     expect(tooSmall.body.detail).toMatch(/maxTokens 5 is below what any answer here costs: .* take \d+ tokens/);
     // The tools array alone costs only its brackets when nothing fits: every tool is named in overBudget.
@@ -198,7 +215,15 @@ describe("POST /v1/route within a token budget", () => {
   it("recomputes a stored view when the shown description changes (a probed or optimised one)", async () => {
     const tool = await service.json<{ hash: string }>("GET", "/v1/tools/weatherForecast3", { key: tenant.key });
     const object = await tenantObject(service, tenant.id);
-    await object.store("protocols").record({ tool: "weatherForecast3", hash: tool.body.hash, kvKey: "protocol/test/weatherForecast3/x", source: "optimize", score: 1, jobId: null, description: "Hourly city forecast, optimised wording." });
+    await object.store("protocols").record({
+      tool: "weatherForecast3",
+      hash: tool.body.hash,
+      kvKey: "protocol/test/weatherForecast3/x",
+      source: "optimize",
+      score: 1,
+      jobId: null,
+      description: "Hourly city forecast, optimised wording.",
+    });
     const res = await route({ task: "weather forecast for a city provider 3", k: 12 });
     const entry = toolsOf(res.body).find((t) => t.function.name === "weatherForecast3");
     expect(entry?.function.description).toBe("Hourly city forecast, optimised wording.");
@@ -224,13 +249,16 @@ describe("POST /v1/route within a token budget", () => {
 
   it("shows a protocol's description while it is current for the tool's definition, across later versions and tool changes", async () => {
     const name = "weatherForecast7";
-    const shown = async () => toolsOf((await route({ task: "weather forecast for a city provider 7", k: 12 })).body).find((t) => t.function.name === name)?.function.description;
+    const shown = async () =>
+      toolsOf((await route({ task: "weather forecast for a city provider 7", k: 12 })).body).find((t) => t.function.name === name)?.function.description;
     const registered = "Weather forecast for a city from provider 7: temperature, wind and rain.";
     expect(await shown()).toBe(registered);
     const object = await tenantObject(service, tenant.id);
     const record = async (description: string, version: string) => {
       const { body } = await service.json<{ hash: string }>("GET", `/v1/tools/${name}`, { key: tenant.key });
-      await object.store("protocols").record({ tool: name, hash: body.hash, kvKey: `protocol/test/${name}/${version}`, source: "optimize", score: 1, jobId: null, description });
+      await object
+        .store("protocols")
+        .record({ tool: name, hash: body.hash, kvKey: `protocol/test/${name}/${version}`, source: "optimize", score: 1, jobId: null, description });
     };
     await record("Provider 7's forecast, first wording.", "a");
     expect(await shown()).toBe("Provider 7's forecast, first wording.");
@@ -238,7 +266,9 @@ describe("POST /v1/route within a token budget", () => {
     expect(await shown()).toBe("Provider 7's forecast, second wording.");
     // A changed definition: the protocol was made for the old one, so the registered text is shown.
     const changed = { ...weatherTools[7], description: "Weather forecast for a city from provider 7, now with UV index." };
-    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather-7", tools: [changed] } })).status).toBe(200);
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather-7", tools: [changed] } })).status).toBe(
+      200,
+    );
     expect(await shown()).toBe("Weather forecast for a city from provider 7, now with UV index.");
     await record("Provider 7's forecast with UV, optimised.", "c");
     expect(await shown()).toBe("Provider 7's forecast with UV, optimised.");
@@ -267,20 +297,44 @@ describe("route answers sent as text", () => {
     const own = await createTenant(service, "answer-bytes-co");
     // Descriptions an answer's text must carry exactly: quotes and a `"tools":` of their own, a NUL, non-ASCII, marks.
     const tricky = [
-      { name: "quotedTools", description: `Lists "tools":"${String.fromCharCode(0)}tools${String.fromCharCode(0)}" for a city's weather forecast \\u0000 verbatim.` },
+      {
+        name: "quotedTools",
+        description: `Lists "tools":"${String.fromCharCode(0)}tools${String.fromCharCode(0)}" for a city's weather forecast \\u0000 verbatim.`,
+      },
       { name: "cafeForecast", description: "Weather forecast for a café in 東京 or Zürich, e\u0301 accents and 🚀 launches." },
-    ].map((tool) => ({ ...tool, method: "GET", url: `https://${tool.name.toLowerCase()}.example.com/`, parameters: [{ name: "city", in: "query", required: true, type: "string", description: "City «name»." }] }));
-    const imported = await service.json("POST", "/v1/tools/import", { key: own.key, body: { format: "list", source: "weather", tools: [...weatherTools, stationTool, bulkTool, ...tricky] } });
+    ].map((tool) => ({
+      ...tool,
+      method: "GET",
+      url: `https://${tool.name.toLowerCase()}.example.com/`,
+      parameters: [{ name: "city", in: "query", required: true, type: "string", description: "City «name»." }],
+    }));
+    const imported = await service.json("POST", "/v1/tools/import", {
+      key: own.key,
+      body: { format: "list", source: "weather", tools: [...weatherTools, stationTool, bulkTool, ...tricky] },
+    });
     expect(imported.status).toBe(200);
     const object = await tenantObject(service, own.id);
     const routing = object.store("routing");
-    const requests = ["weather forecast for a city", "forecast for a café or a station", "order bulk forecast reports", "city's weather tools verbatim"].flatMap((task) =>
-      [{}, { include: ["tools", "prompt"] }, { include: ["prompt"] }, { maxTokens: 400 }, { previousTool: "weatherForecast2" }].map((extra) => ({ task, k: 8, ...extra })),
+    const requests = [
+      "weather forecast for a city",
+      "forecast for a café or a station",
+      "order bulk forecast reports",
+      "city's weather tools verbatim",
+    ].flatMap((task) =>
+      [{}, { include: ["tools", "prompt"] }, { include: ["prompt"] }, { maxTokens: 400 }, { previousTool: "weatherForecast2" }].map((extra) => ({
+        task,
+        k: 8,
+        ...extra,
+      })),
     );
     const bodies = async (): Promise<string[]> => {
       const texts: string[] = [];
       for (const body of requests) {
-        const res = await service.fetch("/v1/route", { method: "POST", headers: { authorization: `Bearer ${own.key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+        const res = await service.fetch("/v1/route", {
+          method: "POST",
+          headers: { authorization: `Bearer ${own.key}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         expect(res.status).toBe(200);
         texts.push(await res.text());
       }
@@ -291,7 +345,10 @@ describe("route answers sent as text", () => {
     expect(await bodies()).toEqual(fromStorage);
     // The object answer (views parsed), serialised here: the same text.
     for (const [i, body] of requests.entries()) {
-      const answer = await routing.route(body.task, body.previousTool ?? null, body.k, undefined, { ...("include" in body ? { include: body.include as ("tools" | "prompt")[] } : {}), ...("maxTokens" in body ? { maxTokens: body.maxTokens } : {}) });
+      const answer = await routing.route(body.task, body.previousTool ?? null, body.k, undefined, {
+        ...("include" in body ? { include: body.include as ("tools" | "prompt")[] } : {}),
+        ...("maxTokens" in body ? { maxTokens: body.maxTokens } : {}),
+      });
       expect(answer.ok && JSON.stringify(answer.value), JSON.stringify(body)).toBe(fromStorage[i]);
     }
     await object.simulateEviction();

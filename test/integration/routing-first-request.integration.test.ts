@@ -9,8 +9,18 @@ const twentyTools = [
   { name: "getInvoice", method: "GET", url: "https://billing.example.com/invoices/{invoice_id}", description: "One invoice by id." },
   { name: "refundPayment", method: "POST", url: "https://billing.example.com/refunds", description: "Refund a payment." },
   { name: "listPayments", method: "GET", url: "https://billing.example.com/payments", description: "List payments." },
-  ...["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"].map((w) => ({ name: `${w}Status`, method: "GET", url: `https://ops.example.com/${w}`, description: `Status of ${w}.` })),
-  ...["india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"].map((w) => ({ name: `${w}Report`, method: "GET", url: `https://reports.example.com/${w}/{report_id}`, description: `Report on ${w}.` })),
+  ...["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"].map((w) => ({
+    name: `${w}Status`,
+    method: "GET",
+    url: `https://ops.example.com/${w}`,
+    description: `Status of ${w}.`,
+  })),
+  ...["india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"].map((w) => ({
+    name: `${w}Report`,
+    method: "GET",
+    url: `https://reports.example.com/${w}/{report_id}`,
+    description: `Report on ${w}.`,
+  })),
 ];
 
 /** Tools that say what they do in words a request may not use. */
@@ -35,12 +45,15 @@ let model: ScriptedModel;
 
 beforeAll(async () => {
   model = createScriptedModel({ embed: conceptEmbedding });
-  service = await startService({ outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("no", { status: 404 })) });
+  service = await startService({
+    outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("no", { status: 404 })),
+  });
 });
 afterAll(async () => service.dispose());
 
 const route = (key: string, body: Record<string, unknown>) => service.json<RouteAnswer>("POST", "/v1/route", { key, body });
-const importTools = async (key: string, tools: unknown[]) => expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
+const importTools = async (key: string, tools: unknown[]) =>
+  expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
 
 describe("routing that is right from a tenant's first request", () => {
   it("answers k = 10 on a tenant of 20 tools when the task's words match two, the matches first", async () => {

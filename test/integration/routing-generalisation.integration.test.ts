@@ -27,8 +27,18 @@ const notesSpec = {
       },
     },
     "/notes/{note_id}": {
-      put: { operationId: "updateNote", summary: "Update a note", parameters: [{ name: "note_id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { description: "ok" } } },
-      delete: { operationId: "deleteNote", summary: "Delete a note", parameters: [{ name: "note_id", in: "path", required: true, schema: { type: "string" } }], responses: { "204": { description: "ok" } } },
+      put: {
+        operationId: "updateNote",
+        summary: "Update a note",
+        parameters: [{ name: "note_id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "ok" } },
+      },
+      delete: {
+        operationId: "deleteNote",
+        summary: "Delete a note",
+        parameters: [{ name: "note_id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "204": { description: "ok" } },
+      },
     },
   },
 };
@@ -184,7 +194,10 @@ describe("fused later steps and first-step learning over HTTP", () => {
 
   it("refuses a trajectory task that is not text, and stores nothing", async () => {
     const before = await service.json("GET", "/v1/graph", { key: other.key });
-    const bad = await service.json("POST", "/v1/graph/trajectories", { key: other.key, body: { trajectories: [{ id: "z", tools: ["getSearchMovie"], task: 42 }] } });
+    const bad = await service.json("POST", "/v1/graph/trajectories", {
+      key: other.key,
+      body: { trajectories: [{ id: "z", tools: ["getSearchMovie"], task: 42 }] },
+    });
     expect(bad.status).toBe(400);
     expect((await service.json("GET", "/v1/graph", { key: other.key })).body).toEqual(before.body);
   });
@@ -197,7 +210,13 @@ describe("an operation is found by what the other operations of its API do", () 
     { name: "colisCount", method: "GET", url: "https://parcels.example.com/count", summary: "Count", description: "Nombre d'étapes." },
     { name: "cityWeather", method: "GET", url: "https://weather.example.com/now", summary: "Current weather", description: "Temperature and wind in a city." },
   ];
-  const history = { name: "colisHistory", method: "GET", url: "https://parcels.example.com/all", summary: "Full tracking history of a parcel", description: "Every step since it was sent." };
+  const history = {
+    name: "colisHistory",
+    method: "GET",
+    url: "https://parcels.example.com/all",
+    summary: "Full tracking history of a parcel",
+    description: "Every step since it was sent.",
+  };
   const task = "parcel tracking";
   /** Whether `colisLatest` is in the answer through task relevance (its own document), not only as a sibling. */
   const latestIsRelevant = async (key: string): Promise<boolean> => {
@@ -209,7 +228,8 @@ describe("an operation is found by what the other operations of its API do", () 
     const res = await service.fetch(`/v1/tools/${name}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBeLessThan(300);
   };
-  const add = async (key: string, tools: unknown[]) => expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
+  const add = async (key: string, tools: unknown[]) =>
+    expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
 
   it("re-indexes the API's operations when one is added or removed, loaded or not", async () => {
     const fresh = await createTenant(service, "parcels-co");

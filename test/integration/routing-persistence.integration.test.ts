@@ -43,7 +43,11 @@ const TASKS = [
 async function answers(key: string, previous: string): Promise<unknown[]> {
   const out: unknown[] = [];
   for (const task of TASKS) {
-    for (const body of [{ task, k: 10 }, { task, k: 8, previousTool: previous }, { task, k: 8, previousTool: previous, mode: "graph" }]) {
+    for (const body of [
+      { task, k: 10 },
+      { task, k: 8, previousTool: previous },
+      { task, k: 8, previousTool: previous, mode: "graph" },
+    ]) {
       const res = await service.json<{ candidates: { name: string; weight: number }[]; via: string }>("POST", "/v1/route", { key, body });
       expect(res.status).toBe(200);
       out.push({ via: res.body.via, candidates: res.body.candidates.map((c) => [c.name, c.weight]) });
@@ -57,7 +61,10 @@ async function setUp(name: string): Promise<{ id: string; key: string; names: st
   await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
   const list = await service.json<{ tools: { name: string }[] }>("GET", "/v1/tools", { key: tenant.key });
   const names = list.body.tools.map((t) => t.name);
-  const trajectories = Array.from({ length: 40 }, (_, i) => ({ id: `seed-${i}`, tools: [names[i % names.length] ?? "", names[(i * 7 + 3) % names.length] ?? "", names[(i * 13 + 5) % names.length] ?? ""] }));
+  const trajectories = Array.from({ length: 40 }, (_, i) => ({
+    id: `seed-${i}`,
+    tools: [names[i % names.length] ?? "", names[(i * 7 + 3) % names.length] ?? "", names[(i * 13 + 5) % names.length] ?? ""],
+  }));
   const imported = await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } });
   expect(imported.status).toBe(200);
   return { ...tenant, names };
@@ -91,10 +98,23 @@ describe("stored routing state", () => {
     await answers(tenant.key, previous); // loads (and stores) the state
     const added = await service.json("POST", "/v1/tools/import", {
       key: tenant.key,
-      body: { format: "list", tools: [{ name: "findDirectorOfFilm", method: "GET", url: "https://api.example.com/director", description: "Who directed a movie: the director of a film by title." }] },
+      body: {
+        format: "list",
+        tools: [
+          {
+            name: "findDirectorOfFilm",
+            method: "GET",
+            url: "https://api.example.com/director",
+            description: "Who directed a movie: the director of a film by title.",
+          },
+        ],
+      },
     });
     expect(added.status).toBe(200);
-    const removed = await service.fetch(`/v1/tools/${encodeURIComponent(tenant.names[2] ?? "")}`, { method: "DELETE", headers: { authorization: `Bearer ${tenant.key}` } });
+    const removed = await service.fetch(`/v1/tools/${encodeURIComponent(tenant.names[2] ?? "")}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${tenant.key}` },
+    });
     expect(removed.status).toBeLessThan(300);
     const live = await answers(tenant.key, previous);
     expect(JSON.stringify(live)).toContain("findDirectorOfFilm");
@@ -125,7 +145,12 @@ describe("stored routing state", () => {
       });
       writes.push(service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } }));
       if (batch % 5 === 0) {
-        writes.push(service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [{ name: `extra${batch}`, method: "GET", url: `https://api.example.com/extra/${batch}` }] } }));
+        writes.push(
+          service.json("POST", "/v1/tools/import", {
+            key: tenant.key,
+            body: { format: "list", tools: [{ name: `extra${batch}`, method: "GET", url: `https://api.example.com/extra/${batch}` }] },
+          }),
+        );
       }
       if (batch % 3 === 0) writes.push(stub.simulateEviction());
       if (batch % 4 === 0) writes.push(service.json("POST", "/v1/route", { key: tenant.key, body: { task: "movie credits", k: 5, previousTool: names[0] } }));
@@ -163,7 +188,10 @@ describe("stored routing state", () => {
 
     await stub.simulateEviction();
     expect(await stub.routingLoadedParts()).toEqual({ loaded: false, index: false, memory: false, definitions: 0 });
-    const graphStep = await service.json<{ candidates: unknown[] }>("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[0], k: 4, previousTool: previous, mode: "graph" } });
+    const graphStep = await service.json<{ candidates: unknown[] }>("POST", "/v1/route", {
+      key: tenant.key,
+      body: { task: TASKS[0], k: 4, previousTool: previous, mode: "graph" },
+    });
     expect(graphStep.status).toBe(200);
     // The graph step parsed the definitions it showed, no more, and loaded neither the index nor the task memory.
     const parts = await stub.routingLoadedParts();
@@ -180,13 +208,20 @@ describe("stored routing state", () => {
     // A tool and a task arrive while the index and the memory are not loaded: the first step that needs them sees both.
     const added = await service.json("POST", "/v1/tools/import", {
       key: tenant.key,
-      body: { format: "list", source: "later", tools: [{ name: "lunarPhase", method: "GET", url: "https://api.example.com/moon/phase", description: "Phase of the moon on a date" }] },
+      body: {
+        format: "list",
+        source: "later",
+        tools: [{ name: "lunarPhase", method: "GET", url: "https://api.example.com/moon/phase", description: "Phase of the moon on a date" }],
+      },
     });
     expect(added.status).toBe(200);
     const lateTask = { id: "task-late", task: "phase of the moon tonight", tools: ["lunarPhase"] };
     expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: [lateTask] } })).status).toBe(200);
     expect((await stub.routingLoadedParts()).memory).toBe(false);
-    const moon = await service.json<{ candidates: { name: string; why: { history?: unknown } }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "what phase is the moon in", k: 3 } });
+    const moon = await service.json<{ candidates: { name: string; why: { history?: unknown } }[] }>("POST", "/v1/route", {
+      key: tenant.key,
+      body: { task: "what phase is the moon in", k: 3 },
+    });
     expect(moon.body.candidates[0]?.name).toBe("lunarPhase");
     expect(moon.body.candidates[0]?.why.history).toBeDefined();
     const after = await answers(tenant.key, previous);

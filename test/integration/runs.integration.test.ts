@@ -11,7 +11,7 @@ let model: ScriptedModel;
 let tenant: { id: string; key: string };
 const upstream: { method: string; url: string }[] = [];
 
-const fence = (code: string) => "Here is the program.\n```ts\n" + code + "\n```";
+const fence = (code: string) => `Here is the program.\n\`\`\`ts\n${code}\n\`\`\``;
 
 beforeAll(async () => {
   model = createScriptedModel();
@@ -32,7 +32,12 @@ beforeAll(async () => {
       format: "list",
       source: "shop",
       tools: [
-        { name: "createOrder", method: "POST", url: "https://shop.example.com/orders", parameters: [{ name: "item", type: "string", in: "body", required: true }] },
+        {
+          name: "createOrder",
+          method: "POST",
+          url: "https://shop.example.com/orders",
+          parameters: [{ name: "item", type: "string", in: "body", required: true }],
+        },
         { name: "orderStatus", method: "GET", url: "https://shop.example.com/orders/{order_id}" },
       ],
     },
@@ -45,7 +50,14 @@ interface RunBody {
   status: string;
   answer?: unknown;
   finalProgram: string;
-  attempts: { program: string; ok: boolean; error?: { kind: string; message: string }; attributedTool?: string; attributedBy?: string; trace: { tool: string; ok: boolean; sent: boolean; replayed: boolean; status?: number }[] }[];
+  attempts: {
+    program: string;
+    ok: boolean;
+    error?: { kind: string; message: string };
+    attributedTool?: string;
+    attributedBy?: string;
+    trace: { tool: string; ok: boolean; sent: boolean; replayed: boolean; status?: number }[];
+  }[];
   modelCalls: { purpose: string; usage: { totalTokens: number } }[];
   usage: { totalTokens: number };
   trajectory: string[];
@@ -106,7 +118,11 @@ describe("ATC runs on RestBench TMDB", () => {
 
   it("does not send a successful side effect again in a later attempt", async () => {
     model.reset();
-    const first = ['const order = await tools.createOrder({ item: "book" });', "const status = await tools.orderStatus({ order_id: order.orderId });", "return status.missing.field;"].join("\n");
+    const first = [
+      'const order = await tools.createOrder({ item: "book" });',
+      "const status = await tools.orderStatus({ order_id: order.orderId });",
+      "return status.missing.field;",
+    ].join("\n");
     const second = ['const order = await tools.createOrder({ item: "book" });', "return `order ${order.orderId}`;"].join("\n");
     model.on({ name: "revise", match: (r) => r.lastUserMessage.includes("Attempt 1"), answer: { text: fence(second) } });
     model.on({ name: "generate", match: /Query: Order a book/, answer: { text: fence(first) } });
@@ -137,7 +153,10 @@ describe("ATC runs on RestBench TMDB", () => {
   it("answers a failing model endpoint with a 502 problem, not a stack trace", async () => {
     model.reset();
     model.on({ name: "down", answer: { status: 503, body: { error: { message: "overloaded" } } } });
-    const res = await service.json<{ type: string; detail: string }>("POST", "/v1/runs", { key: tenant.key, body: { task: "anything", tools: ["getSearchPerson"] } });
+    const res = await service.json<{ type: string; detail: string }>("POST", "/v1/runs", {
+      key: tenant.key,
+      body: { task: "anything", tools: ["getSearchPerson"] },
+    });
     expect(res.status).toBe(502);
     expect(res.body.type).toBe("https://atc-edge.dev/problems/upstream-error");
     expect(res.body.detail).not.toContain("sk-test-model-key");
@@ -187,7 +206,9 @@ describe("ATC runs on RestBench TMDB", () => {
     model.on({ name: "generate", answer: { text: fence('const r = await tools.getSearchPerson({ query: "y" });\nreturn r.results.length;') } });
     const run = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "count people named y", tools: ["getSearchPerson"] } });
     const scoreOf = async () =>
-      (await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: tenant.key })).body.nodes.find((n) => n.tool === "getSearchPerson")?.score ?? 0;
+      (await service.json<{ nodes: { tool: string; score: number }[] }>("GET", "/v1/graph", { key: tenant.key })).body.nodes.find(
+        (n) => n.tool === "getSearchPerson",
+      )?.score ?? 0;
     const before = await scoreOf();
     const fed = await service.json<{ updated: { tool: string }[] }>("POST", "/v1/feedback", { key: tenant.key, body: { runId: run.body.id, score: -2 } });
     expect(fed.status).toBe(200);
@@ -198,7 +219,11 @@ describe("ATC runs on RestBench TMDB", () => {
   });
 
   /** The quota counts `totals` today, and a count since tomorrow finds nothing without reading the stored rows (an index answers it). */
-  async function expectTodaysTokensFromIndex(key: string, totals: readonly number[], countSince: (sinceIso: string) => Promise<{ tokens: number | null; rowsRead: number }>): Promise<void> {
+  async function expectTodaysTokensFromIndex(
+    key: string,
+    totals: readonly number[],
+    countSince: (sinceIso: string) => Promise<{ tokens: number | null; rowsRead: number }>,
+  ): Promise<void> {
     const sum = totals.reduce((a, b) => a + b, 0);
     const quotas = await service.json<{ modelTokensToday: number }>("GET", "/v1/settings/quotas", { key });
     expect(quotas.body.modelTokensToday).toBe(sum);
@@ -215,7 +240,12 @@ describe("ATC runs on RestBench TMDB", () => {
     const runs = object.store("runs");
     const totals = Array.from({ length: 30 }, (_, i) => i + 1);
     for (const [i, totalTokens] of totals.entries()) {
-      await runs.save(`run_${i}`, "count me", "succeeded", JSON.stringify({ id: `run_${i}`, usage: { promptTokens: totalTokens, completionTokens: 0, totalTokens } }));
+      await runs.save(
+        `run_${i}`,
+        "count me",
+        "succeeded",
+        JSON.stringify({ id: `run_${i}`, usage: { promptTokens: totalTokens, completionTokens: 0, totalTokens } }),
+      );
     }
     await runs.save("run_unfinished", "no usage", "failed", JSON.stringify({ id: "run_unfinished", attempts: [] }));
     await expectTodaysTokensFromIndex(counted.key, totals, (since) => object.runTokensSince(since));
@@ -238,7 +268,10 @@ describe("ATC runs on RestBench TMDB", () => {
     model.on({ name: "generate", answer: { text: fence("return 1;") } });
     const object = await tenantObject(service, tenant.id);
     await object.takeCalls();
-    const json = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "count nothing", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] } });
+    const json = await service.json<RunBody>("POST", "/v1/runs", {
+      key: tenant.key,
+      body: { task: "count nothing", tools: ["getSearchPerson", "getPersonPersonIdMovieCredits"] },
+    });
     expect(json.body.status).toBe("succeeded");
     expect(await object.takeCalls()).toEqual(["admit", "runSlots", "runSlots"]);
     // The streamed run, and one routing chooses the tools of, too.

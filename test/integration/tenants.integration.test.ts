@@ -16,7 +16,10 @@ describe("health and API description", () => {
   });
 
   it("serves its own API as OpenAPI 3.1 generated from the route schemas", async () => {
-    const { status, body } = await service.json<{ openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>("GET", "/openapi.json");
+    const { status, body } = await service.json<{ openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>(
+      "GET",
+      "/openapi.json",
+    );
     expect(status).toBe(200);
     expect(body.openapi).toBe("3.1.0");
     for (const path of ["/health", "/admin/tenants", "/v1/tools/import", "/v1/tools/{name}/call", "/v1/credentials", "/v1/keys/{keyId}"]) {
@@ -28,7 +31,9 @@ describe("health and API description", () => {
   it("describes exactly the operations listed in test/fixtures/openapi-operations.txt", async () => {
     // The list was taken before the app was split into sub-apps (issue 11); an operation that goes
     // missing, or appears without being added there, fails here. /docs renders this same document.
-    const expected = readFileSync(new URL("../fixtures/openapi-operations.txt", import.meta.url), "utf8").trim().split("\n");
+    const expected = readFileSync(new URL("../fixtures/openapi-operations.txt", import.meta.url), "utf8")
+      .trim()
+      .split("\n");
     const { body } = await service.json<{ paths: Record<string, Record<string, unknown>> }>("GET", "/openapi.json");
     const operations = Object.entries(body.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
     expect(operations.sort()).toEqual(expected);
@@ -139,7 +144,9 @@ describe("model settings", () => {
   it("overrides the model per tenant, shows the key only as a hint, and refuses internal endpoints", async () => {
     const one = await createTenant(service, "model-one");
     const two = await createTenant(service, "model-two");
-    const defaults = await service.json<{ effective: { model: string; baseUrl: string } | null; override: unknown }>("GET", "/v1/settings/model", { key: one.key });
+    const defaults = await service.json<{ effective: { model: string; baseUrl: string } | null; override: unknown }>("GET", "/v1/settings/model", {
+      key: one.key,
+    });
     expect(defaults.status).toBe(200);
     expect(defaults.body.override).toBeNull();
     expect(defaults.body.effective?.model).toBe("scripted");

@@ -25,7 +25,15 @@ beforeAll(async () => {
   });
   tenant = await createTenant(service, "caller");
   const tools = [
-    { name: "echo", method: "GET", url: "https://api.example.com/echo/{item}", parameters: [{ name: "item", type: "string", in: "path", required: true }, { name: "count", type: "integer", in: "query" }] },
+    {
+      name: "echo",
+      method: "GET",
+      url: "https://api.example.com/echo/{item}",
+      parameters: [
+        { name: "item", type: "string", in: "path", required: true },
+        { name: "count", type: "integer", in: "query" },
+      ],
+    },
     { name: "huge", method: "GET", url: "https://api.example.com/huge" },
     { name: "fails", method: "GET", url: "https://api.example.com/fails" },
     { name: "bounce", method: "GET", url: "https://redirect.example.com/start" },
@@ -34,8 +42,14 @@ beforeAll(async () => {
   ];
   const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools, source: "calls" } });
   expect(imported.status).toBe(200);
-  await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb`, source: "tmdb" } });
-  const stored = await service.json("PUT", "/v1/credentials", { key: tenant.key, body: { scope: { server: "https://api.example.com" }, scheme: "bearer", value: SECRET } });
+  await service.json("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb`, source: "tmdb" },
+  });
+  const stored = await service.json("PUT", "/v1/credentials", {
+    key: tenant.key,
+    body: { scope: { server: "https://api.example.com" }, scheme: "bearer", value: SECRET },
+  });
   expect(stored.status).toBe(201);
 });
 afterAll(async () => service.dispose());
@@ -73,10 +87,16 @@ describe("calling a tool", () => {
     const missing = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/echo/call", { key: tenant.key, body: { arguments: { count: 1 } } });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toContain("item");
-    const wrongType = await service.json<{ detail: string }>("POST", "/v1/tools/echo/call", { key: tenant.key, body: { arguments: { item: "x", count: "many" } } });
+    const wrongType = await service.json<{ detail: string }>("POST", "/v1/tools/echo/call", {
+      key: tenant.key,
+      body: { arguments: { item: "x", count: "many" } },
+    });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.detail).toContain("count");
-    const unknown = await service.json<{ detail: string }>("POST", "/v1/tools/echo/call", { key: tenant.key, body: { arguments: { item: "x", colour: "red" } } });
+    const unknown = await service.json<{ detail: string }>("POST", "/v1/tools/echo/call", {
+      key: tenant.key,
+      body: { arguments: { item: "x", colour: "red" } },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.detail).toContain("colour");
     expect(seenByUpstream.length).toBe(before);

@@ -17,7 +17,10 @@ describe("tool limit per tenant", () => {
     const first = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: ["a", "b", "c", "d"].map(tool) } });
     expect(first.status).toBe(200);
 
-    const over = await service.json<{ status: number; detail: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: ["d", "e", "f"].map(tool) } });
+    const over = await service.json<{ status: number; detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "list", tools: ["d", "e", "f"].map(tool) },
+    });
     expect(over.status).toBe(422);
     expect(over.headers.get("content-type")).toContain("application/problem+json");
     expect(over.body.detail).toContain("6 tools");
@@ -39,7 +42,12 @@ describe("tool limit per tenant", () => {
     const tenant = await createTenant(service, "race-co");
     // Each import alone fits (2 of 5); together they would leave 10.
     const imports = await Promise.all(
-      ["p", "q", "r", "s", "t"].map((prefix) => service.json<{ detail?: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: prefix, tools: [`${prefix}1`, `${prefix}2`].map(tool) } })),
+      ["p", "q", "r", "s", "t"].map((prefix) =>
+        service.json<{ detail?: string }>("POST", "/v1/tools/import", {
+          key: tenant.key,
+          body: { format: "list", source: prefix, tools: [`${prefix}1`, `${prefix}2`].map(tool) },
+        }),
+      ),
     );
     const statuses = imports.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 422, 422, 422]);

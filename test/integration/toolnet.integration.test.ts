@@ -84,12 +84,18 @@ describe("routing", () => {
 
   it("rejects bad input with clear problems and changes nothing", async () => {
     const before = await service.json("GET", "/v1/graph", { key: tenant.key });
-    const unknown = await service.json<{ detail: string }>("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: [{ id: "x", tools: ["noSuchTool"] }] } });
+    const unknown = await service.json<{ detail: string }>("POST", "/v1/graph/trajectories", {
+      key: tenant.key,
+      body: { trajectories: [{ id: "x", tools: ["noSuchTool"] }] },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.detail).toContain("noSuchTool");
     const empty = await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: [{ id: "y", tools: [] }] } });
     expect(empty.status).toBe(400);
-    const outOfRange = await service.json<{ errors: { path: string }[] }>("POST", "/v1/feedback", { key: tenant.key, body: { tools: [op("GET /search/movie")], scores: [4] } });
+    const outOfRange = await service.json<{ errors: { path: string }[] }>("POST", "/v1/feedback", {
+      key: tenant.key,
+      body: { tools: [op("GET /search/movie")], scores: [4] },
+    });
     expect(outOfRange.status).toBe(400);
     const fractional = await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [op("GET /search/movie")], scores: [1.5] } });
     expect(fractional.status).toBe(400);
@@ -111,11 +117,23 @@ describe("routing", () => {
 describe("concurrency and persistence", () => {
   it("applies 1,000 concurrent score updates exactly, and concurrent ones share their writes", async () => {
     const t = await createTenant(service, "busy-co");
-    await service.json("POST", "/v1/tools/import", { key: t.key, body: { format: "list", tools: [{ name: "alpha", method: "GET", url: "https://api.example.com/a" }, { name: "beta", method: "GET", url: "https://api.example.com/b" }] } });
+    await service.json("POST", "/v1/tools/import", {
+      key: t.key,
+      body: {
+        format: "list",
+        tools: [
+          { name: "alpha", method: "GET", url: "https://api.example.com/a" },
+          { name: "beta", method: "GET", url: "https://api.example.com/b" },
+        ],
+      },
+    });
     const object = await tenantObject(service, t.id);
     const writesBefore = await object.routingScoreWrites();
     const requests = Array.from({ length: 1000 }, (_, i) =>
-      service.json<{ updated: { tool: string; score: number }[] }>("POST", "/v1/feedback", { key: t.key, body: { tools: ["alpha", "beta"], scores: [i % 2 === 0 ? 1 : -1, 2] } }),
+      service.json<{ updated: { tool: string; score: number }[] }>("POST", "/v1/feedback", {
+        key: t.key,
+        body: { tools: ["alpha", "beta"], scores: [i % 2 === 0 ? 1 : -1, 2] },
+      }),
     );
     // Refused updates among them (an unknown tool) are refused alone: the others still apply.
     const refused = Array.from({ length: 10 }, () => service.json("POST", "/v1/feedback", { key: t.key, body: { tools: ["alpha", "ghost"], scores: [3, 3] } }));
@@ -123,7 +141,9 @@ describe("concurrency and persistence", () => {
     expect((await Promise.all(refused)).map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 400));
     expect(results.every((r) => r.status === 200)).toBe(true);
     // Each update reports the scores it left, as if applied alone: beta's scores are 2, 4, …, 2000 in some order.
-    expect(results.map((r) => r.body.updated.find((u) => u.tool === "beta")?.score ?? 0).sort((a, b) => a - b)).toEqual(Array.from({ length: 1000 }, (_, i) => 2 * (i + 1)));
+    expect(results.map((r) => r.body.updated.find((u) => u.tool === "beta")?.score ?? 0).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 1000 }, (_, i) => 2 * (i + 1)),
+    );
     // One update alone writes both tools' rows; updates that arrived together wrote each row once.
     const writesAfter = await object.routingScoreWrites();
     const writes = writesAfter.rows - writesBefore.rows;

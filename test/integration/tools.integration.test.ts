@@ -50,11 +50,9 @@ describe("OpenAPI import", () => {
     const list = await service.json<{ tools: { name: string; operation: string }[] }>("GET", "/v1/tools", { key: a.key });
     const credits = list.body.tools.find((t) => t.operation === "GET /person/{person_id}/movie_credits");
     expect(credits).toBeDefined();
-    const tool = await service.json<{ definition: { description: string; parameters: { name: string; in: string; required: boolean }[]; responseExample: unknown } }>(
-      "GET",
-      `/v1/tools/${credits?.name}`,
-      { key: a.key },
-    );
+    const tool = await service.json<{
+      definition: { description: string; parameters: { name: string; in: string; required: boolean }[]; responseExample: unknown };
+    }>("GET", `/v1/tools/${credits?.name}`, { key: a.key });
     expect(tool.body.definition.description.length).toBeGreaterThan(10);
     expect(tool.body.definition.parameters).toContainEqual(expect.objectContaining({ name: "person_id", in: "path", required: true }));
     expect(tool.body.definition.responseExample).toBeTruthy();
@@ -62,7 +60,10 @@ describe("OpenAPI import", () => {
 
   it("rejects a document that is not OpenAPI with a clear 422 and stores nothing", async () => {
     const before = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key: b.key });
-    const res = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", { key: b.key, body: { format: "openapi", document: "this: is: not openapi" } });
+    const res = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", {
+      key: b.key,
+      body: { format: "openapi", document: "this: is: not openapi" },
+    });
     expect(res.status).toBe(422);
     expect(res.body.type).toBe("https://atc-edge.dev/problems/invalid-document");
     expect(res.body.detail.length).toBeGreaterThan(5);
@@ -74,7 +75,10 @@ describe("OpenAPI import", () => {
     const malformed = await service.json<{ type: string }>("POST", "/v1/tools/import", { key: b.key, body: "{not json" });
     expect(malformed.status).toBe(400);
     expect(malformed.body.type).toBe("https://atc-edge.dev/problems/malformed-json");
-    const wrongType = await service.json<{ type: string; errors: unknown[] }>("POST", "/v1/tools/import", { key: b.key, body: { format: "openapi", document: 42 } });
+    const wrongType = await service.json<{ type: string; errors: unknown[] }>("POST", "/v1/tools/import", {
+      key: b.key,
+      body: { format: "openapi", document: 42 },
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.type).toBe("https://atc-edge.dev/problems/invalid-request");
     const unknownField = await service.json("POST", "/v1/tools/import", { key: b.key, body: { format: "list", tools: [], surprise: true } });
@@ -92,10 +96,15 @@ describe("bare tool lists", () => {
     expect(first.status).toBe(200);
     expect(first.body.created.sort()).toEqual(["getThing", "listThings"]);
     const changed = [{ ...tools[0], description: "Lists things" }, tools[1]];
-    const second = await service.json<{ updated: string[]; unchanged: string[] }>("POST", "/v1/tools/import", { key: b.key, body: { format: "list", tools: changed, source: "things" } });
+    const second = await service.json<{ updated: string[]; unchanged: string[] }>("POST", "/v1/tools/import", {
+      key: b.key,
+      body: { format: "list", tools: changed, source: "things" },
+    });
     expect(second.body.updated).toEqual(["listThings"]);
     expect(second.body.unchanged).toEqual(["getThing"]);
-    const got = await service.json<{ definition: { parameters: { name: string; in: string }[]; responseSchema?: unknown } }>("GET", "/v1/tools/getThing", { key: b.key });
+    const got = await service.json<{ definition: { parameters: { name: string; in: string }[]; responseSchema?: unknown } }>("GET", "/v1/tools/getThing", {
+      key: b.key,
+    });
     expect(got.body.definition.parameters).toContainEqual(expect.objectContaining({ name: "thing_id", in: "path" }));
     expect(got.body.definition.responseSchema).toBeUndefined();
   });
@@ -119,7 +128,10 @@ describe("tenant isolation", () => {
     expect(bList.body.tools.map((t) => t.name)).not.toContain(name);
     expect((await service.json("GET", `/v1/tools/${name}`, { key: a.key })).status).toBe(200);
 
-    const cred = await service.json<{ id: string }>("PUT", "/v1/credentials", { key: a.key, body: { scope: { tool: name }, scheme: "bearer", value: "a-secret-token-of-tenant-a" } });
+    const cred = await service.json<{ id: string }>("PUT", "/v1/credentials", {
+      key: a.key,
+      body: { scope: { tool: name }, scheme: "bearer", value: "a-secret-token-of-tenant-a" },
+    });
     expect(cred.status).toBe(201);
     expect((await service.json("DELETE", `/v1/credentials/${cred.body.id}`, { key: b.key })).status).toBe(404);
     const bCreds = await service.json<{ credentials: unknown[] }>("GET", "/v1/credentials", { key: b.key });

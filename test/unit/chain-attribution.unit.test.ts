@@ -5,7 +5,18 @@ import type { TraceEntry } from "../../functions/sandbox/wire";
 const known = new Set(["searchPerson", "personMovies", "getMovie", "getMovieCredits"]);
 
 function call(tool: string, ok: boolean, error?: string): TraceEntry {
-  return { index: 0, tool, arguments: {}, sent: true, replayed: false, ok, durationMs: 1, bytes: 1, truncated: false, ...(error === undefined ? {} : { error }) };
+  return {
+    index: 0,
+    tool,
+    arguments: {},
+    sent: true,
+    replayed: false,
+    ok,
+    durationMs: 1,
+    bytes: 1,
+    truncated: false,
+    ...(error === undefined ? {} : { error }),
+  };
 }
 
 const program = [
@@ -46,18 +57,29 @@ describe("attribution: the tool a program line belongs to", () => {
 
 describe("attribution: a failed attempt", () => {
   it("names the tool of an uncaught failed call", () => {
-    expect(attributeFailure(program, { kind: "runtime", message: "ToolError: tool getMovie failed: 404", tool: "getMovie" }, [], known)).toEqual({ tool: "getMovie", how: "failed_call" });
+    expect(attributeFailure(program, { kind: "runtime", message: "ToolError: tool getMovie failed: 404", tool: "getMovie" }, [], known)).toEqual({
+      tool: "getMovie",
+      how: "failed_call",
+    });
   });
 
   it("uses the last failed call of the trace when the error reports a tool failure", () => {
     const trace = [call("searchPerson", false, "searchPerson failed"), call("personMovies", true), call("getMovie", false, "getMovie failed")];
-    expect(attributeFailure(program, { kind: "runtime", message: "Error: getMovie failed: HTTP 500" }, trace, known)).toEqual({ tool: "getMovie", how: "failed_call" });
-    expect(attributeFailure(program, { kind: "runtime", message: "TypeError: tool x is not in this run's candidate set" }, [call("x", false)], new Set(["x"]))).toEqual({ tool: "x", how: "failed_call" });
+    expect(attributeFailure(program, { kind: "runtime", message: "Error: getMovie failed: HTTP 500" }, trace, known)).toEqual({
+      tool: "getMovie",
+      how: "failed_call",
+    });
+    expect(
+      attributeFailure(program, { kind: "runtime", message: "TypeError: tool x is not in this run's candidate set" }, [call("x", false)], new Set(["x"])),
+    ).toEqual({ tool: "x", how: "failed_call" });
   });
 
   it("does not blame a failed call for an error that is not a tool failure, and reads the line instead", () => {
     const trace = [call("getMovie", false, "getMovie failed")];
-    expect(attributeFailure(program, { kind: "runtime", message: "TypeError: cannot read property '0' of undefined", line: 4 }, trace, known)).toEqual({ tool: "personMovies", how: "program_line" });
+    expect(attributeFailure(program, { kind: "runtime", message: "TypeError: cannot read property '0' of undefined", line: 4 }, trace, known)).toEqual({
+      tool: "personMovies",
+      how: "program_line",
+    });
     expect(attributeFailure(program, { kind: "timeout", message: "getMovie failed: deadline" }, trace, known)).toBeUndefined();
   });
 

@@ -3,14 +3,38 @@ import { scoreSet, scoreTask } from "../../functions/chain/metrics";
 
 describe("ATC metrics (appendix A.1.1)", () => {
   it("succeeds only when every gold tool ran successfully", () => {
-    expect(scoreTask(["a", "b"], [{ tool: "a", ok: true }, { tool: "b", ok: true }]).success).toBe(1);
-    expect(scoreTask(["a", "b"], [{ tool: "a", ok: true }, { tool: "b", ok: false }]).success).toBe(0);
+    expect(
+      scoreTask(
+        ["a", "b"],
+        [
+          { tool: "a", ok: true },
+          { tool: "b", ok: true },
+        ],
+      ).success,
+    ).toBe(1);
+    expect(
+      scoreTask(
+        ["a", "b"],
+        [
+          { tool: "a", ok: true },
+          { tool: "b", ok: false },
+        ],
+      ).success,
+    ).toBe(0);
     expect(scoreTask(["a", "b"], [{ tool: "a", ok: true }]).success).toBe(0);
   });
 
   it("computes path as gold recall and precision over generated calls, as multisets", () => {
     // gold a,b,b; calls a,b,c,c → overlap 2; path 2/3; precision 2/4
-    const score = scoreTask(["a", "b", "b"], [{ tool: "a", ok: true }, { tool: "b", ok: true }, { tool: "c", ok: true }, { tool: "c", ok: false }]);
+    const score = scoreTask(
+      ["a", "b", "b"],
+      [
+        { tool: "a", ok: true },
+        { tool: "b", ok: true },
+        { tool: "c", ok: true },
+        { tool: "c", ok: false },
+      ],
+    );
     expect(score.path).toBeCloseTo(2 / 3);
     expect(score.precision).toBeCloseTo(0.5);
     expect(score.success).toBe(0);

@@ -40,11 +40,20 @@ describe("prompts: I_c, the first program", () => {
     expect(user).toContain("Promise<{ results?: { id?: number }[] }>");
     expect(user).toContain("await tools.<name>(");
     expect(user).toContain("return <final answer>");
-    expect(user.endsWith(`\nQuery: ${task}\nYour output:\n` + "```ts\n[Program]\n```")).toBe(true);
+    expect(user.endsWith(`\nQuery: ${task}\nYour output:\n\`\`\`ts\n[Program]\n\`\`\``)).toBe(true);
   });
 
   it("shows a probed description, response schema and example instead of the registered ones", () => {
-    const overrides = new Map([["personMovies", { description: "Lists a person's films (probed).", responseSchema: { type: "object", properties: { cast: { type: "array" } } }, example: { query: "films of 1", program: "return await tools.personMovies({ person_id: 1 });" } }]]);
+    const overrides = new Map([
+      [
+        "personMovies",
+        {
+          description: "Lists a person's films (probed).",
+          responseSchema: { type: "object", properties: { cast: { type: "array" } } },
+          example: { query: "films of 1", program: "return await tools.personMovies({ person_id: 1 });" },
+        },
+      ],
+    ]);
     const user = content(generationMessages(task, tools, overrides)[1]);
     expect(user).toContain("Lists a person's films (probed).");
     expect(user).not.toContain("The movies of a person.");
@@ -55,7 +64,11 @@ describe("prompts: I_c, the first program", () => {
 
 describe("prompts: the revision (eq. 2)", () => {
   const attempts = [
-    { program: "return (await tools.searchPerson({ query: 'x' })).results[0].name;", error: "runtime: TypeError: name is undefined", attributedTool: "searchPerson" },
+    {
+      program: "return (await tools.searchPerson({ query: 'x' })).results[0].name;",
+      error: "runtime: TypeError: name is undefined",
+      attributedTool: "searchPerson",
+    },
     { program: "return (await tools.personMovies({ person_id: 1 })).cast;", error: "runtime: ToolError: tool personMovies failed", attributedTool: undefined },
   ];
 

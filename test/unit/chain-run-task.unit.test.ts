@@ -26,7 +26,10 @@ function tool(name: string, method: "GET" | "POST", description: string, respons
   });
 }
 
-const searchMovie = tool("searchMovie", "GET", "Search movies by title; returns matching ids.", { type: "object", properties: { results: { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } } } });
+const searchMovie = tool("searchMovie", "GET", "Search movies by title; returns matching ids.", {
+  type: "object",
+  properties: { results: { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } } },
+});
 const getMovie = tool("getMovie", "GET", `Get a movie's details. ${"Release dates are per country. ".repeat(30)}The title is under \`original_title\`.`, {
   type: "object",
   properties: { original_title: { type: "string" } },
@@ -56,7 +59,20 @@ function text(message: ChatMessage | undefined): string {
 }
 
 function entry(index: number, name: string, fields: Partial<TraceEntry> = {}): TraceEntry {
-  return { index, tool: name, arguments: { id: index }, method: "GET", sent: true, replayed: false, ok: true, status: 200, durationMs: 1, bytes: 10, truncated: false, ...fields };
+  return {
+    index,
+    tool: name,
+    arguments: { id: index },
+    method: "GET",
+    sent: true,
+    replayed: false,
+    ok: true,
+    status: 200,
+    durationMs: 1,
+    bytes: 10,
+    truncated: false,
+    ...fields,
+  };
 }
 
 function executions(...results: AttemptExecution[]) {
@@ -76,7 +92,14 @@ const ok = (answer: unknown, trace: TraceEntry[] = []): AttemptExecution => ({ o
 const failed = (error: ProgramError, trace: TraceEntry[] = []): AttemptExecution => ({ ok: false, error, logs: [], trace, durationMs: 3 });
 
 function input(overrides: Partial<RunTaskInput> = {}): RunTaskInput {
-  return { task: "What is the original title of movie 1?", tools: [searchMovie, getMovie, createList], overrides: new Map(), maxAttempts: 3, feedbackTokenBudget: 2_000, ...overrides };
+  return {
+    task: "What is the original title of movie 1?",
+    tools: [searchMovie, getMovie, createList],
+    overrides: new Map(),
+    maxAttempts: 3,
+    feedbackTokenBudget: 2_000,
+    ...overrides,
+  };
 }
 
 describe("runTask: the success path", () => {
@@ -126,9 +149,15 @@ describe("runTask: other requests between a run's phases", () => {
 
 describe("runTask: attributable reflection", () => {
   it("attributes a failed tool call to its tool and revises with that tool's full protocol, without asking the model", async () => {
-    const model = scriptedModel({ generate: ["return (await tools.getMovie({ id: 1 })).title;"], revise: ["```ts\nreturn (await tools.getMovie({ id: 1 })).original_title;\n```"] });
+    const model = scriptedModel({
+      generate: ["return (await tools.getMovie({ id: 1 })).title;"],
+      revise: ["```ts\nreturn (await tools.getMovie({ id: 1 })).original_title;\n```"],
+    });
     const error: ProgramError = { kind: "runtime", message: "ToolError: tool getMovie failed: HTTP 404", line: 1, tool: "getMovie" };
-    const run = executions(failed(error, [entry(0, "getMovie", { ok: false, status: 404, error: "getMovie failed: HTTP 404" })]), ok("Alien", [entry(0, "getMovie")]));
+    const run = executions(
+      failed(error, [entry(0, "getMovie", { ok: false, status: 404, error: "getMovie failed: HTTP 404" })]),
+      ok("Alien", [entry(0, "getMovie")]),
+    );
     const events: RunEvent[] = [];
     const outcome = await runTask(input(), { chat: model.chat, execute: run.execute, emit: (e) => events.push(e) });
 
@@ -187,8 +216,12 @@ describe("runTask: attributable reflection", () => {
     expect(last).not.toContain("full protocol");
   });
 
-  it("treats a program that ends without an answer (undefined, null or \"\") as a failure to revise", async () => {
-    const model = scriptedModel({ generate: ["await tools.getMovie({ id: 1 });"], attribute: ["no idea", "no idea", "no idea"], revise: ["return null;", "return '';", "return 0;"] });
+  it('treats a program that ends without an answer (undefined, null or "") as a failure to revise', async () => {
+    const model = scriptedModel({
+      generate: ["await tools.getMovie({ id: 1 });"],
+      attribute: ["no idea", "no idea", "no idea"],
+      revise: ["return null;", "return '';", "return 0;"],
+    });
     const run = executions(ok(undefined, [entry(0, "getMovie")]), ok(null), ok(""), ok(0));
     const outcome = await runTask(input({ maxAttempts: 4 }), { chat: model.chat, execute: run.execute });
 
@@ -206,7 +239,10 @@ describe("runTask: limits", () => {
   it("stops after maxAttempts programs, reports the last one, and does not ask for attribution after the last", async () => {
     const model = scriptedModel({ generate: ["return a;"], revise: ["return b;"], attribute: ["searchMovie"] });
     const stopped: ProgramError = { kind: "cpu_budget", limit: "stretchBudget", message: "the program used its CPU budget" };
-    const run = executions(failed({ kind: "runtime", message: "ReferenceError: a is not defined", line: 1 }), failed(stopped, [entry(0, "searchMovie"), entry(1, "getMovie", { ok: false, error: "getMovie failed" })]));
+    const run = executions(
+      failed({ kind: "runtime", message: "ReferenceError: a is not defined", line: 1 }),
+      failed(stopped, [entry(0, "searchMovie"), entry(1, "getMovie", { ok: false, error: "getMovie failed" })]),
+    );
     const outcome = await runTask(input({ maxAttempts: 2 }), { chat: model.chat, execute: run.execute });
 
     expect(outcome.status).toBe("failed");
@@ -251,7 +287,11 @@ describe("runTask: side effects are not repeated", () => {
     const model = scriptedModel({ generate: ["p1"], revise: ["p2", "p3"], attribute: ["getMovie", "getMovie"] });
     const created = entry(1, "createList", { method: "POST", arguments: { name: "mine" }, result: { id: 9 }, status: 201 });
     const run = executions(
-      failed({ kind: "runtime", message: "TypeError: boom", line: 3 }, [entry(0, "getMovie"), created, entry(2, "createList", { method: "POST", ok: false, arguments: { name: "other" } })]),
+      failed({ kind: "runtime", message: "TypeError: boom", line: 3 }, [
+        entry(0, "getMovie"),
+        created,
+        entry(2, "createList", { method: "POST", ok: false, arguments: { name: "other" } }),
+      ]),
       failed({ kind: "runtime", message: "TypeError: boom", line: 3 }, [{ ...created, sent: false, replayed: true }]),
       ok("done"),
     );
@@ -278,7 +318,16 @@ describe("runTask with the QuickJS sandbox behind a fake tool gateway", () => {
         tools: Object.keys(answers),
         callTool: async (name, args, context) => {
           const earlier = replay.find((r) => r.key === callKey(name, args));
-          const base = { index: context.index, tool: name, arguments: args, method: "GET", durationMs: 0, bytes: 0, truncated: false, ...(context.line === undefined ? {} : { line: context.line }) };
+          const base = {
+            index: context.index,
+            tool: name,
+            arguments: args,
+            method: "GET",
+            durationMs: 0,
+            bytes: 0,
+            truncated: false,
+            ...(context.line === undefined ? {} : { line: context.line }),
+          };
           if (earlier !== undefined) {
             trace.push({ ...base, sent: false, replayed: true, ok: true, result: earlier.value });
             return earlier.value;
@@ -292,15 +341,32 @@ describe("runTask with the QuickJS sandbox behind a fake tool gateway", () => {
           return value;
         },
       });
-      return { ok: result.ok, ...(result.ok ? { answer: result.answer } : { error: result.error }), logs: result.logs, trace, durationMs: result.stats.durationMs };
+      return {
+        ok: result.ok,
+        ...(result.ok ? { answer: result.answer } : { error: result.error }),
+        logs: result.logs,
+        trace,
+        durationMs: result.stats.durationMs,
+      };
     };
   }
 
   it("a program that reads a field its tool's result does not have fails at that line, is attributed to the tool and revised", async () => {
-    const first = ["const found = await tools.searchMovie({ id: 0 });", "const movie = await tools.getMovie({ id: found.results[0].id });", "return movie.details.title;"].join("\n");
-    const second = ["const found = await tools.searchMovie({ id: 0 });", "const movie = await tools.getMovie({ id: found.results[0].id });", "return movie.original_title;"].join("\n");
+    const first = [
+      "const found = await tools.searchMovie({ id: 0 });",
+      "const movie = await tools.getMovie({ id: found.results[0].id });",
+      "return movie.details.title;",
+    ].join("\n");
+    const second = [
+      "const found = await tools.searchMovie({ id: 0 });",
+      "const movie = await tools.getMovie({ id: found.results[0].id });",
+      "return movie.original_title;",
+    ].join("\n");
     const model = scriptedModel({ generate: [first], revise: [second] });
-    const execute = sandboxed({ searchMovie: () => ({ results: [{ id: 348 }] }), getMovie: (args) => (args.id === 348 ? { original_title: "Alien" } : new Error("getMovie failed: not found")) });
+    const execute = sandboxed({
+      searchMovie: () => ({ results: [{ id: 348 }] }),
+      getMovie: (args) => (args.id === 348 ? { original_title: "Alien" } : new Error("getMovie failed: not found")),
+    });
     const outcome = await runTask(input(), { chat: model.chat, execute });
 
     expect(outcome.status).toBe("succeeded");
@@ -327,7 +393,9 @@ describe("runTask is platform-free", () => {
   it("reaches no platform module and none of the platform side (isolate host, HTTP, tenants, tools, model client)", async () => {
     const reach = await moduleReach("functions/chain/run-task.ts");
     expect(reach.platform).toEqual([]);
-    const platformSide = reach.own.filter((file) => /functions\/(sandbox\/(host|isolate)|http|tenants|tools\/(?!definition)|llm\/(?!usage))|durable-objects/.test(file));
+    const platformSide = reach.own.filter((file) =>
+      /functions\/(sandbox\/(host|isolate)|http|tenants|tools\/(?!definition)|llm\/(?!usage))|durable-objects/.test(file),
+    );
     expect(platformSide).toEqual([]);
     // Everything it does reach is listed here; a new import makes this fail on purpose.
     expect(reach.inputs).toBeLessThanOrEqual(12);

@@ -14,7 +14,10 @@ const def = ToolDefinition.parse({
   operation: "GET /person/{person_id}/movie_credits",
   description: "Get the movie credits for a person.",
   parameters: [{ name: "person_id", in: "path", required: true, schema: { type: "integer" } }],
-  responseSchema: { type: "object", properties: { cast: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, title: { type: "string" } } } } } },
+  responseSchema: {
+    type: "object",
+    properties: { cast: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, title: { type: "string" } } } } },
+  },
 });
 
 describe("what a tool costs in a run prompt", () => {

@@ -19,7 +19,9 @@ const credits = ToolDefinition.parse({
 describe("typed tool API", () => {
   it("renders schemas as TypeScript types", () => {
     expect(schemaToTs({ type: "array", items: { type: ["string", "null"] } })).toBe("(string | null)[]");
-    expect(schemaToTs({ type: "object", properties: { a: { type: "integer" }, "b-c": { enum: ["x", "y"] } }, required: ["a"] })).toBe('{ a: number; "b-c"?: "x" | "y" }');
+    expect(schemaToTs({ type: "object", properties: { a: { type: "integer" }, "b-c": { enum: ["x", "y"] } }, required: ["a"] })).toBe(
+      '{ a: number; "b-c"?: "x" | "y" }',
+    );
     expect(schemaToTs(undefined)).toBe("unknown");
   });
 
@@ -35,7 +37,18 @@ describe("typed tool API", () => {
   it("uses a probed response schema and example when given", () => {
     const bare = ToolDefinition.parse({ ...credits, responseSchema: undefined });
     expect(renderToolsApi([bare])).toContain("response not documented");
-    const api = renderToolsApi([bare], new Map([["getPersonMovieCredits", { responseSchema: { type: "object", properties: { id: { type: "integer" } } }, example: { query: "films of 287", program: "return await tools.getPersonMovieCredits({ person_id: 287 });" } }]]));
+    const api = renderToolsApi(
+      [bare],
+      new Map([
+        [
+          "getPersonMovieCredits",
+          {
+            responseSchema: { type: "object", properties: { id: { type: "integer" } } },
+            example: { query: "films of 287", program: "return await tools.getPersonMovieCredits({ person_id: 287 });" },
+          },
+        ],
+      ]),
+    );
     expect(api).toContain("Promise<{ id?: number }>");
     expect(api).toContain("films of 287");
   });

@@ -24,15 +24,11 @@ const idle = { calls: 0, okCalls: 0, lastProbe: null, lastProbeError: null, rece
 
 describe("tool status rows", () => {
   it("tells documented, stale, failed, probing and never-probed tools apart, with success rates", () => {
-    const rows = toolStatusRows(
-      [tool("a"), tool("b"), tool("c"), tool("d"), tool("e")],
-      [protocol("a", "h-a", 2, true), protocol("b", "old-hash")],
-      {
-        a: { ...idle, calls: 4, okCalls: 3 },
-        c: { ...idle, lastProbe: "failed", lastProbeError: "404 from the tool" },
-        d: { ...idle, lastProbe: "probing" },
-      },
-    );
+    const rows = toolStatusRows([tool("a"), tool("b"), tool("c"), tool("d"), tool("e")], [protocol("a", "h-a", 2, true), protocol("b", "old-hash")], {
+      a: { ...idle, calls: 4, okCalls: 3 },
+      c: { ...idle, lastProbe: "failed", lastProbeError: "404 from the tool" },
+      d: { ...idle, lastProbe: "probing" },
+    });
     const byName = new Map(rows.map((r) => [r.name, r]));
     expect(byName.get("a")).toMatchObject({ probe: "documented", version: 2, pinned: true, successRate: 0.75, stale: false });
     expect(byName.get("b")).toMatchObject({ probe: "never", stale: true, version: 1 });
@@ -113,7 +109,9 @@ describe("job progress", () => {
   });
 
   it("measures a Play2Prompt job by beam steps of its two searches, never 100 % before it ends", () => {
-    const running = jobProgress(job({ kind: "optimize", request: { tool: "rates", settings: { depth: 2 } }, progress: { phase: "descriptions", beams: [1, 2, 3] } }));
+    const running = jobProgress(
+      job({ kind: "optimize", request: { tool: "rates", settings: { depth: 2 } }, progress: { phase: "descriptions", beams: [1, 2, 3] } }),
+    );
     expect(running.tools).toEqual([{ tool: "rates", status: "playing", fraction: 0.75, note: "descriptions: 3 beam steps" }]);
     const overfull = jobProgress(job({ kind: "optimize", request: { tool: "rates", settings: { depth: 1 } }, progress: { beams: [1, 2, 3] } }));
     expect(overfull.fraction).toBeLessThan(1);
@@ -122,9 +120,9 @@ describe("job progress", () => {
 
 describe("messages instead of JSON", () => {
   it("turns a problem document into one sentence with its field errors", () => {
-    expect(problemMessage({ title: "Invalid request", detail: "The request does not match the schema.", errors: [{ path: "task", message: "Required" }] }, 400)).toBe(
-      "The request does not match the schema. (task: Required)",
-    );
+    expect(
+      problemMessage({ title: "Invalid request", detail: "The request does not match the schema.", errors: [{ path: "task", message: "Required" }] }, 400),
+    ).toBe("The request does not match the schema. (task: Required)");
     expect(problemMessage(null, 502)).toBe("The service answered 502.");
   });
 

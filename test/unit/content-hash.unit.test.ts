@@ -25,7 +25,11 @@ const base: DefinitionInput = {
 function reverseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reverseKeys);
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reverseKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reverseKeys(v)]),
+  );
 }
 
 describe("contentHash", () => {
@@ -65,7 +69,13 @@ describe("contentHash", () => {
       { ...base, description: "Reviews of a movie!" },
       { ...base, parameters: [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }] },
       { ...base, parameters: [{ name: "movie_id", in: "path", required: true, schema: { type: "string" } }, ...(base.parameters ?? []).slice(1)] },
-      { ...base, parameters: [...(base.parameters ?? []).slice(0, 1), { name: "page", in: "query", required: true, schema: { type: "integer", default: 1, minimum: 1 } }] },
+      {
+        ...base,
+        parameters: [
+          ...(base.parameters ?? []).slice(0, 1),
+          { name: "page", in: "query", required: true, schema: { type: "integer", default: 1, minimum: 1 } },
+        ],
+      },
       { ...base, parameters: [...(base.parameters ?? []).slice(0, 1), { name: "page", in: "header", schema: { type: "integer", default: 1, minimum: 1 } }] },
       { ...base, responseSchema: { type: "object", properties: { results: { type: "object" } } } },
       { ...base, responseExample: { results: [] } },

@@ -47,7 +47,13 @@ describe("credentialsKey", () => {
 });
 
 describe("every path that seals or opens a secret refuses a missing or short key the same way", () => {
-  const credential = { scope: { kind: "tool" as const, value: "getMovie" }, scheme: "bearer" as const, in: "header" as const, name: null, value: "tok_0123456789abcdef" };
+  const credential = {
+    scope: { kind: "tool" as const, value: "getMovie" },
+    scheme: "bearer" as const,
+    in: "header" as const,
+    name: null,
+    value: "tok_0123456789abcdef",
+  };
   const tool = {
     definition: { name: "getMovie", operation: "getMovie", method: "GET", serverUrl: "https://api.example.test", path: "/movie", parameters: [] },
     hash: "h",
@@ -67,12 +73,17 @@ describe("every path that seals or opens a secret refuses a missing or short key
 
     it(`${name}: opening a stored tenant model key (refused, not skipped)`, async () => {
       const settings = new Map<string, string>();
-      await storeModelOverride(asEnv({ CREDENTIALS_KEY: GOOD_KEY }), "acme", fakeTenant(settings), { baseUrl: "https://models.example.test/v1", apiKey: "sk-tenant-0123456789" });
+      await storeModelOverride(asEnv({ CREDENTIALS_KEY: GOOD_KEY }), "acme", fakeTenant(settings), {
+        baseUrl: "https://models.example.test/v1",
+        apiKey: "sk-tenant-0123456789",
+      });
       expectMissingKey(await thrown(() => tenantModelConfig({ ...env, MODEL_API_KEY: "sk-service" } as Env, "acme", fakeTenant(settings))));
     });
 
     it(`${name}: calling a tool that has a credential`, async () => {
-      const tenant = fakeTenant(new Map(), { toolForCall: async () => ({ tool, credential: { id: "cred_1", scheme: "bearer", in: "header", name: null, ciphertext: "AA==", iv: "AA==" } }) });
+      const tenant = fakeTenant(new Map(), {
+        toolForCall: async () => ({ tool, credential: { id: "cred_1", scheme: "bearer", in: "header", name: null, ciphertext: "AA==", iv: "AA==" } }),
+      });
       expectMissingKey(await thrown(() => invokeTool(env, "acme", tenant, "getMovie", {})));
     });
 

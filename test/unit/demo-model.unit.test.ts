@@ -40,7 +40,9 @@ const turns = (messages: ChatMessage[]) => messages.map((m) => ({ role: m.role, 
 async function callTool(name: string, args: Record<string, unknown>): Promise<unknown> {
   const def = tool(name);
   const path = def.path.replace(/\{([^}]+)\}/g, (_, key: string) => encodeURIComponent(String(args[key])));
-  const query = new URLSearchParams(def.parameters.filter((p) => p.in === "query" && args[p.name] !== undefined).map((p): [string, string] => [p.name, String(args[p.name])]));
+  const query = new URLSearchParams(
+    def.parameters.filter((p) => p.in === "query" && args[p.name] !== undefined).map((p): [string, string] => [p.name, String(args[p.name])]),
+  );
   const response = await worker.fetch(new Request(`http://world.atc.test/tmdb${path}?${query}`));
   if (!response.ok) throw new Error(`${name} answered ${response.status}`);
   return response.json();
@@ -58,7 +60,20 @@ async function runTask(task: string): Promise<unknown> {
 describe("the demo model's programs", () => {
   it("answer the README's run questions from the demo world, saying they are the demo model's", async () => {
     const nolan = (await runTask("Which movies did Christopher Nolan direct?")) as { answer: string[]; note: string };
-    expect(nolan.answer).toEqual(["Following", "Memento", "Insomnia", "Batman Begins", "The Prestige", "The Dark Knight", "Inception", "The Dark Knight Rises", "Interstellar", "Dunkirk", "Tenet", "Oppenheimer"]);
+    expect(nolan.answer).toEqual([
+      "Following",
+      "Memento",
+      "Insomnia",
+      "Batman Begins",
+      "The Prestige",
+      "The Dark Knight",
+      "Inception",
+      "The Dark Knight Rises",
+      "Interstellar",
+      "Dunkirk",
+      "Tenet",
+      "Oppenheimer",
+    ]);
     expect(nolan.note).toMatch(/demo model/);
     expect(await runTask("How many movies has Bradley Cooper acted in?")).toMatchObject({ answer: "18 movies" });
   });
@@ -77,13 +92,18 @@ describe("the demo model's programs", () => {
   });
 
   it("are written for the revision prompt too, with the tool names the typed API shows", () => {
-    const messages = revisionMessages("Which movies did Christopher Nolan direct?", RUN_TOOLS, new Map(), [{ program: "x", error: "boom", attributedTool: undefined }], undefined, 2_000);
-    expect(answerChat(turns(messages))).toContain('tools.getPersonPersonIdMovieCredits({ person_id: first.id })');
-    expect(readTypedApi(generationMessages("t", RUN_TOOLS, new Map())[1]?.content ?? "").map((t) => [t.name, t.path, t.parameters.includes("query")])).toContainEqual([
-      "getSearchPerson",
-      "/search/person",
-      true,
-    ]);
+    const messages = revisionMessages(
+      "Which movies did Christopher Nolan direct?",
+      RUN_TOOLS,
+      new Map(),
+      [{ program: "x", error: "boom", attributedTool: undefined }],
+      undefined,
+      2_000,
+    );
+    expect(answerChat(turns(messages))).toContain("tools.getPersonPersonIdMovieCredits({ person_id: first.id })");
+    expect(
+      readTypedApi(generationMessages("t", RUN_TOOLS, new Map())[1]?.content ?? "").map((t) => [t.name, t.path, t.parameters.includes("query")]),
+    ).toContainEqual(["getSearchPerson", "/search/person", true]);
   });
 });
 
@@ -131,7 +151,11 @@ describe("the demo model's other answers", () => {
 
   it("carry a whole Play2Prompt job (the documented settings) on the demo world, with working demonstrations", async () => {
     const credits = tool("getPersonPersonIdMovieCredits");
-    const turn = (messages: ChatMessage[]) => ({ content: answerChat(turns(messages)), usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, durationMs: 0 });
+    const turn = (messages: ChatMessage[]) => ({
+      content: answerChat(turns(messages)),
+      usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+      durationMs: 0,
+    });
     const call = async (args: Record<string, unknown>) => {
       try {
         return { ok: true, status: 200, body: await callTool(credits.name, args) };
@@ -141,7 +165,11 @@ describe("the demo model's other answers", () => {
     };
     const result = await playToPrompt(
       { tool: credits, settings: { depth: 2, beamWidth: 2, expansionsPerNode: 2, refineSteps: 2, budget: { maxModelCalls: 60, maxTokens: 100_000 } } },
-      { chat: async (messages) => turn(messages), callTool: call, solveWith: (description, demonstration) => solveWith(credits, description, demonstration, { chat: async (messages) => turn(messages), call }) },
+      {
+        chat: async (messages) => turn(messages),
+        callTool: call,
+        solveWith: (description, demonstration) => solveWith(credits, description, demonstration, { chat: async (messages) => turn(messages), call }),
+      },
     );
     expect(result.demonstrations.length).toBeGreaterThan(0);
     expect(result.demonstrations.map((d) => d.args["person_id"])).toContain(525);
@@ -158,7 +186,15 @@ describe("the demo model's other answers", () => {
 describe("the demo model on the OpenAI wire", () => {
   it("answers the product's model client as demo-model, with usage", async () => {
     const client = createModelClient(
-      { baseUrl: "http://127.0.0.1:9/v1", apiKey: "demo", model: DEMO_MODEL_NAME, embeddingModel: undefined, timeoutMs: 5_000, allowLoopback: true, sources: { baseUrl: "env", apiKey: "env", model: "env", embeddingModel: undefined } },
+      {
+        baseUrl: "http://127.0.0.1:9/v1",
+        apiKey: "demo",
+        model: DEMO_MODEL_NAME,
+        embeddingModel: undefined,
+        timeoutMs: 5_000,
+        allowLoopback: true,
+        sources: { baseUrl: "env", apiKey: "env", model: "env", embeddingModel: undefined },
+      },
       { maxRetries: 0, fetch: (input, init) => handleDemoModelRequest(new Request(input, init)) },
     );
     const result = await client.chat({ messages: generationMessages("Who directed Inception?", RUN_TOOLS, new Map()), purpose: "generate" });

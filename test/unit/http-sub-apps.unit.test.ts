@@ -102,7 +102,9 @@ function pipelinedTenant(admit: boolean, log: string[]) {
         log.push("action sent");
         actionSent();
         // A refused answer has no surface: the call pipelined on it fails, as workerd's does.
-        return answered.then((a) => ("surface" in a ? { task, tools: ["getSearchPerson"] } : Promise.reject(new TypeError('The RPC receiver does not implement the method "routing".'))));
+        return answered.then((a) =>
+          "surface" in a ? { task, tools: ["getSearchPerson"] } : Promise.reject(new TypeError('The RPC receiver does not implement the method "routing".')),
+        );
       },
     },
   };
@@ -132,7 +134,11 @@ describe("one round trip per routing request (issue 16)", () => {
 
   it("sends the routing action together with the key check, not after its answer", async () => {
     const log: string[] = [];
-    const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.10" } }, pipelinedTenant(true, log));
+    const res = await app.request(
+      "/v1/route",
+      { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.10" } },
+      pipelinedTenant(true, log),
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ task: "find a person", tools: ["getSearchPerson"] });
     expect(log).toEqual(["action sent", "admission answered", "released"]);
@@ -140,7 +146,11 @@ describe("one round trip per routing request (issue 16)", () => {
 
   it("answers a refused key with 401 although the action travelled with it", async () => {
     const log: string[] = [];
-    const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.11" } }, pipelinedTenant(false, log));
+    const res = await app.request(
+      "/v1/route",
+      { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.11" } },
+      pipelinedTenant(false, log),
+    );
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ type: "https://atc-edge.dev/problems/unauthorized" });
   }, 5_000);
@@ -149,7 +159,11 @@ describe("one round trip per routing request (issue 16)", () => {
     const info = vi.spyOn(console, "info").mockImplementation(() => {});
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
-      const res = await app.request("/v1/route", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.14" } }, pipelinedTenant(false, []));
+      const res = await app.request(
+        "/v1/route",
+        { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.14" } },
+        pipelinedTenant(false, []),
+      );
       expect(res.status).toBe(401);
       expect(error).not.toHaveBeenCalled();
       expect(info).toHaveBeenCalledTimes(1);
@@ -164,11 +178,19 @@ describe("one round trip per routing request (issue 16)", () => {
 
   it("waits for the admission before an action that reaches past the tenant", async () => {
     const refused = { ...env, TENANTS: { getByName: () => ({ admit: async () => ({ ok: false, problem: null }) }) } } as unknown as Env;
-    const res = await app.request("/v1/tools/deleteEverything/call", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.12" } }, refused);
+    const res = await app.request(
+      "/v1/tools/deleteEverything/call",
+      { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.12" } },
+      refused,
+    );
     expect(res.status).toBe(401);
     expect(sideEffects).toEqual([]);
     // Admitted, it runs (the handler is reached at all).
-    const admitted = await app.request("/v1/tools/getThing/call", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.13" } }, env);
+    const admitted = await app.request(
+      "/v1/tools/getThing/call",
+      { method: "POST", headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "192.0.2.13" } },
+      env,
+    );
     expect(admitted.status).toBe(200);
     expect(sideEffects).toEqual(["getThing"]);
   }, 5_000);

@@ -71,7 +71,10 @@ describe("createModelClient().chat", () => {
       max_tokens: 64,
       response_format: { type: "json_object" },
       tools: [{ type: "function", function: { name: "search" } }],
-      messages: [{ role: "system", content: "Answer in JSON." }, { role: "user", content: "list tools" }],
+      messages: [
+        { role: "system", content: "Answer in JSON." },
+        { role: "user", content: "list tools" },
+      ],
     });
     expect(entry?.systemPrompt).toBe("Answer in JSON.");
     expect(entry?.hadAuthorization).toBe(true);
@@ -273,7 +276,15 @@ describe("createModelClient().embed", () => {
   it("rejects vectors of different dimensions and missing vectors as malformed", async () => {
     const model = createScriptedModel({
       embeddingRules: [
-        { match: "ragged", answer: { vectors: [[1, 0], [1, 0, 0]] } },
+        {
+          match: "ragged",
+          answer: {
+            vectors: [
+              [1, 0],
+              [1, 0, 0],
+            ],
+          },
+        },
         { match: "short", answer: { vectors: [[1, 0]] } },
       ],
     });
@@ -291,10 +302,7 @@ describe("createModelClient().embed", () => {
 describe("UsageLedger with a model client", () => {
   it("records usage per call and in total, by purpose, failures included", async () => {
     const model = createScriptedModel({
-      rules: [
-        { user: "fail", answer: { status: 400 } },
-        { answer: (req) => ({ text: `echo ${req.lastUserMessage}` }) },
-      ],
+      rules: [{ user: "fail", answer: { status: 400 } }, { answer: (req) => ({ text: `echo ${req.lastUserMessage}` }) }],
     });
     const ledger = new UsageLedger();
     const client = clientFor(model, { ledger });
@@ -334,7 +342,14 @@ describe("UsageLedger with a model client", () => {
 
   it("keeps odd purposes as plain keys", () => {
     const ledger = new UsageLedger();
-    ledger.record({ operation: "chat", purpose: "__proto__", model: "m", ok: true, usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, durationMs: 1 });
+    ledger.record({
+      operation: "chat",
+      purpose: "__proto__",
+      model: "m",
+      ok: true,
+      usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
+      durationMs: 1,
+    });
     const byPurpose = ledger.byPurpose();
     expect(Object.keys(byPurpose)).toEqual(["__proto__"]);
     expect(Object.getPrototypeOf(byPurpose)).toBe(Object.prototype);

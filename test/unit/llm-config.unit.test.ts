@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_MODEL_TIMEOUT_MS,
-  describeModelConfig,
-  resolveModelConfig,
-  TenantModelOverride,
-  type ModelEnv,
-} from "../../functions/llm/config";
+import { DEFAULT_MODEL_TIMEOUT_MS, describeModelConfig, resolveModelConfig, TenantModelOverride, type ModelEnv } from "../../functions/llm/config";
 
 const SERVICE_KEY = "sk-service-0123456789abcdefXYZ9";
 const TENANT_KEY = "sk-tenant-abcdefghijklmnopQRS7";

@@ -31,7 +31,10 @@ function redirectingEndpoint(target: (path: string) => string) {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<ModelCallError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof ModelCallError)) throw new Error(`expected a ModelCallError, got ${String(error)}`);
   return error;
 }

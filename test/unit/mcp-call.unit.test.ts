@@ -10,7 +10,11 @@ const SECRET = "mcp-server-secret-0123456789";
 /** The book server's search tool as the import would register it. */
 function searchBooks() {
   const [definition] = definitionsFromMcpTools(URL_, [
-    { name: "search_books", description: "Find books", inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } }, required: ["query"] } },
+    {
+      name: "search_books",
+      description: "Find books",
+      inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } }, required: ["query"] },
+    },
   ]).tools;
   if (definition?.mcp === undefined) throw new Error("no definition");
   return { ...definition, mcp: definition.mcp };
@@ -66,7 +70,9 @@ describe("calling a remote MCP tool through the safe-call path", () => {
 
   it("keeps the credential off another origin a redirect leads to", async () => {
     const { fetch, hops } = network((request) =>
-      new URL(request.url).hostname === "books.example.com" ? new Response(null, { status: 308, headers: { Location: "https://mirror.example.org/mcp" } }) : undefined,
+      new URL(request.url).hostname === "books.example.com"
+        ? new Response(null, { status: 308, headers: { Location: "https://mirror.example.org/mcp" } })
+        : undefined,
     );
     await callMcpTool(searchBooks(), { query: "dune" }, { fetch, credential: { scheme: "bearer", in: "header", value: SECRET } });
     expect(hops[0]).toEqual({ url: URL_, authorization: `Bearer ${SECRET}` });

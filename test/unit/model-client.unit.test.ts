@@ -28,10 +28,18 @@ describe("modelClientFor", () => {
   });
 
   it("uses the tenant's model settings over the service's", async () => {
-    const env = asEnv({ MODEL_BASE_URL: "https://models.example.test/v1", MODEL_NAME: "service-model", MODEL_API_KEY: "sk-service", CREDENTIALS_KEY: "a-credentials-key-of-32-characters" });
+    const env = asEnv({
+      MODEL_BASE_URL: "https://models.example.test/v1",
+      MODEL_NAME: "service-model",
+      MODEL_API_KEY: "sk-service",
+      CREDENTIALS_KEY: "a-credentials-key-of-32-characters",
+    });
     const settings = new Map<string, string>();
     await storeModelOverride(env, "acme", fakeTenant(settings), { model: "tenant-model", embeddingModel: "tenant-embeddings" });
     const model = await modelClientFor(env, "acme", fakeTenant(settings));
-    expect(model.ok && { model: model.value.model, embeddingModel: model.value.embeddingModel }).toEqual({ model: "tenant-model", embeddingModel: "tenant-embeddings" });
+    expect(model.ok && { model: model.value.model, embeddingModel: model.value.embeddingModel }).toEqual({
+      model: "tenant-model",
+      embeddingModel: "tenant-embeddings",
+    });
   });
 });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { analyze } from "../../functions/toolnet/retrieval/analyze";
-import { boundedDelta, callOutcome, closeSession, emptySession, implicitScores, observe, reducedTask, type Observation, type SessionState } from "../../functions/toolnet/observed-session";
+import {
+  boundedDelta,
+  callOutcome,
+  closeSession,
+  emptySession,
+  implicitScores,
+  observe,
+  reducedTask,
+  type Observation,
+  type SessionState,
+} from "../../functions/toolnet/observed-session";
 import { taskShape } from "../../functions/toolnet/task-shape";
 
 const fold = (observations: Observation[], state: SessionState = emptySession()) => {
@@ -45,14 +55,24 @@ describe("observed sessions (implicit learning)", () => {
   });
 
   it("weak outcomes: 2xx success, 5xx / no answer / refused failure; explicit tools left out; bounded totals", () => {
-    expect([callOutcome(200, false), callOutcome(503, false), callOutcome(undefined, false), callOutcome(200, true), callOutcome(404, false)]).toEqual(["success", "failure", "failure", "failure", "neutral"]);
+    expect([callOutcome(200, false), callOutcome(503, false), callOutcome(undefined, false), callOutcome(200, true), callOutcome(404, false)]).toEqual([
+      "success",
+      "failure",
+      "failure",
+      "failure",
+      "neutral",
+    ]);
     const scores = implicitScores({ task: "t", tools: ["a", "b", "a", "c"], outcomes: ["success", "failure", "success", "success"] }, new Set(["c"]));
     expect(Object.fromEntries(scores)).toEqual({ a: 1, b: -1 });
     expect([boundedDelta(2, 1, 2), boundedDelta(1, 1, 2), boundedDelta(-2, -1, 2), boundedDelta(2, -1, 2)]).toEqual([0, 1, 0, -1]);
   });
 
   it("a reduced task keeps the terms task memory reads and none of its argument values", () => {
-    for (const task of ['Who starred in "Heat", the film Michael Mann made in 1995?', "Get the movieCredits of Inception and list the cast", "weather 2024-05-01"]) {
+    for (const task of [
+      'Who starred in "Heat", the film Michael Mann made in 1995?',
+      "Get the movieCredits of Inception and list the cast",
+      "weather 2024-05-01",
+    ]) {
       const reduced = reducedTask(task);
       expect(new Set(analyze(taskShape(reduced)).length > 0 ? analyze(taskShape(reduced)) : analyze(reduced))).toEqual(
         new Set(analyze(taskShape(task)).length > 0 ? analyze(taskShape(task)) : analyze(task)),

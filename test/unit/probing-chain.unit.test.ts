@@ -26,8 +26,18 @@ function def(name: string, path: string, parameters: unknown[], description = ""
   return ToolDefinition.parse({ name, method: "GET", serverUrl: "https://api.example.com", path, operation: `GET ${path}`, description, parameters });
 }
 
-const searchThings = def("searchThings", "/search/thing", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], "Search for things by name.");
-const getThing = def("getThing", "/thing/{thing_id}", [{ name: "thing_id", in: "path", required: true, schema: { type: "integer" } }], "Get a thing's details by id.");
+const searchThings = def(
+  "searchThings",
+  "/search/thing",
+  [{ name: "query", in: "query", required: true, schema: { type: "string" } }],
+  "Search for things by name.",
+);
+const getThing = def(
+  "getThing",
+  "/thing/{thing_id}",
+  [{ name: "thing_id", in: "path", required: true, schema: { type: "integer" } }],
+  "Get a thing's details by id.",
+);
 const getStatus = def("getStatus", "/status", [
   { name: "mode", in: "query", required: true, schema: { type: "string", enum: ["fast", "slow"] } },
   { name: "verbose", in: "query", required: false, schema: { type: "boolean", default: false } },
@@ -45,17 +55,25 @@ function answer(name: string, args: Record<string, unknown>): DirectCallResult {
     case "searchThings":
       return { ok: true, status: 200, body: { page: 1, results: [{ id: 42, name: "Widget" }] } };
     case "getThing":
-      return args["thing_id"] === 42 ? { ok: true, status: 200, body: THING } : { ok: false, status: 404, body: { message: "no such thing" }, error: "no such thing" };
+      return args["thing_id"] === 42
+        ? { ok: true, status: 200, body: THING }
+        : { ok: false, status: 404, body: { message: "no such thing" }, error: "no such thing" };
     case "getMaker":
-      return args["maker_id"] === 7 ? { ok: true, status: 200, body: { id: 7, name: "Acme", country: "US" } } : { ok: false, status: 404, body: null, error: "no such maker" };
+      return args["maker_id"] === 7
+        ? { ok: true, status: 200, body: { id: 7, name: "Acme", country: "US" } }
+        : { ok: false, status: 404, body: null, error: "no such maker" };
     case "getStatus":
       return { ok: true, status: 200, body: { status: "ok", mode: args["mode"] } };
     case "getReport":
-      return args["ref"] === "R-1" ? { ok: true, status: 200, body: { ref: "R-1", lines: [{ n: 1 }] } } : { ok: false, status: 400, body: null, error: "unknown ref" };
+      return args["ref"] === "R-1"
+        ? { ok: true, status: 200, body: { ref: "R-1", lines: [{ n: 1 }] } }
+        : { ok: false, status: 400, body: null, error: "unknown ref" };
     case "listOrders":
       return { ok: true, status: 200, body: [{ code: "O-7", total: 12.5 }] };
     case "getOrder":
-      return args["ref"] === "O-7" ? { ok: true, status: 200, body: { code: "O-7", items: [{ sku: "a" }] } } : { ok: false, status: 404, body: null, error: "no order" };
+      return args["ref"] === "O-7"
+        ? { ok: true, status: 200, body: { code: "O-7", items: [{ sku: "a" }] } }
+        : { ok: false, status: 404, body: null, error: "no order" };
     default:
       return { ok: false, status: 404, body: null, error: "unknown tool" };
   }
@@ -73,7 +91,11 @@ async function runProgram(program: string, allowed: string[], log: { name: strin
         if (typeof name !== "string" || !allowed.includes(name)) throw new Error(`tools.${String(name)} is not available`);
         log.push({ name, args });
         const result = answer(name, args);
-        trace.push(result.ok ? { tool: name, arguments: args, ok: true, result: result.body } : { tool: name, arguments: args, ok: false, error: result.error ?? "failed" });
+        trace.push(
+          result.ok
+            ? { tool: name, arguments: args, ok: true, result: result.body }
+            : { tool: name, arguments: args, ok: false, error: result.error ?? "failed" },
+        );
         if (!result.ok) throw new Error(`${name} failed: ${result.error ?? ""}`);
         return result.body;
       },
@@ -243,7 +265,10 @@ describe("chain of probing (Algorithm 1)", () => {
         // With helpers: it lists orders first.
         (messages) => {
           expect(messages.map((m) => m.content).join("\n")).toContain("listOrders(args: {}): Promise<");
-          return programAnswer("Get the most recent order", "const orders = await tools.listOrders({});\nreturn await tools.getOrder({ ref: orders[0].code });");
+          return programAnswer(
+            "Get the most recent order",
+            "const orders = await tools.listOrders({});\nreturn await tools.getOrder({ ref: orders[0].code });",
+          );
         },
       ],
       select: ["Selected tools: listOrders"],
@@ -317,7 +342,11 @@ describe("the model path (I_p, N samples)", () => {
     expect(h.chats).toHaveLength(2);
     // The second sample was told why the first one failed.
     expect(h.chats[1]?.messages[1]?.content).toContain("no program");
-    expect(probed.protocol.example).toEqual({ query: "Get report R-1", program: 'const r = await tools.getReport({ ref: "R-1" });\nreturn r;', arguments: { ref: "R-1" } });
+    expect(probed.protocol.example).toEqual({
+      query: "Get report R-1",
+      program: 'const r = await tools.getReport({ ref: "R-1" });\nreturn r;',
+      arguments: { ref: "R-1" },
+    });
     expect(probed.protocol.responseSchema).toEqual({ ref: "str", lines: [{ n: "int" }] });
     // The paper's I_p, over the typed API.
     const prompt = h.chats[0]?.messages.map((m) => m.content).join("\n") ?? "";
@@ -354,7 +383,9 @@ describe("the model path (I_p, N samples)", () => {
   });
 
   it("writes a description for an undocumented tool, from the I_p answer", async () => {
-    const h = harness({ probe: [`${programAnswer("Report", 'return await tools.getReport({ ref: "R-1" });')}\nTool description: Returns the lines of a report.`] });
+    const h = harness({
+      probe: [`${programAnswer("Report", 'return await tools.getReport({ ref: "R-1" });')}\nTool description: Returns the lines of a report.`],
+    });
     const undocumented = def("getReport", "/report", [{ name: "ref", in: "query", required: true, schema: { type: "string" } }]);
     const report = await probeTools(targets(undocumented), new Map(), h.deps);
     const protocol = probedResult(report, "getReport").protocol;
@@ -402,7 +433,15 @@ describe("resume, persistence and accounting", () => {
   it("persists each tool as soon as it is probed, before the next tool is called", async () => {
     const h = harness();
     await probeTools(targets(getStatus, searchThings, getThing), new Map(), h.deps, { useModel: false });
-    expect(h.order).toEqual(["call:getStatus", "persist:getStatus", "call:searchThings", "persist:searchThings", "call:getThing", "call:getThing", "persist:getThing"]);
+    expect(h.order).toEqual([
+      "call:getStatus",
+      "persist:getStatus",
+      "call:searchThings",
+      "persist:searchThings",
+      "call:getThing",
+      "call:getThing",
+      "persist:getThing",
+    ]);
   });
 
   it("accounts tokens and calls per tool and in total", async () => {
@@ -444,7 +483,9 @@ describe("resume, persistence and accounting", () => {
     const calls: Record<string, unknown>[] = [];
     const options: ProbeOptions = { useModel: false };
     const h = harness();
-    const search = def("searchThings", "/search/thing", [{ name: "query", in: "query", required: true, schema: { type: "string", examples: ["zzz", "Widget"] } }]);
+    const search = def("searchThings", "/search/thing", [
+      { name: "query", in: "query", required: true, schema: { type: "string", examples: ["zzz", "Widget"] } },
+    ]);
     const picky: ProbeDependencies = {
       ...h.deps,
       callTool: async (_name, args) => {

@@ -11,7 +11,12 @@ import { parseHelperSelection, parseInstanceAnswer } from "../../functions/probi
 import { ToolDefinition } from "../../functions/tools/definition";
 
 function tool(path: string, parameters: unknown[], extra: Record<string, unknown> = {}): ToolDefinition {
-  const name = `get${path.replace(/[{}]/g, "").split(/[/_]/).filter(Boolean).map((s) => s[0]?.toUpperCase() + s.slice(1)).join("")}`;
+  const name = `get${path
+    .replace(/[{}]/g, "")
+    .split(/[/_]/)
+    .filter(Boolean)
+    .map((s) => s[0]?.toUpperCase() + s.slice(1))
+    .join("")}`;
   return ToolDefinition.parse({ name, method: "GET", serverUrl: "https://api.example.com", path, operation: `GET ${path}`, parameters, ...extra });
 }
 
@@ -25,7 +30,9 @@ function output(def: ToolDefinition, response: unknown): ProbedOutput {
   return { tool: def.name, path: def.path, inputs: def.parameters.map((p) => p.name), samples: observeValues(response) };
 }
 
-const searchPerson = tool("/search/person", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], { description: "Search for people." });
+const searchPerson = tool("/search/person", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], {
+  description: "Search for people.",
+});
 const searchPersonResponse = {
   page: 1,
   results: [
@@ -67,8 +74,12 @@ describe("zero-token argument filling from the schema", () => {
     const q = (def: ToolDefinition) => fillArguments(def)[0]?.arguments["query"] ?? fillArguments(def)[0]?.arguments["text"];
     expect(q(searchPerson)).toBe("Tom Hanks");
     expect(q(tool("/search/movie", [{ name: "query", in: "query", required: true, schema: { type: "string" } }]))).toBe("Inception");
-    expect(q(tool("/find_places", [{ name: "text", in: "query", required: true, description: "Place name to search for.", schema: { type: "string" } }]))).toBe("London");
-    expect(q(tool("/lookup", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], { description: "Find a wine by name." }))).toBe("merlot");
+    expect(q(tool("/find_places", [{ name: "text", in: "query", required: true, description: "Place name to search for.", schema: { type: "string" } }]))).toBe(
+      "London",
+    );
+    expect(q(tool("/lookup", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], { description: "Find a wine by name." }))).toBe(
+      "merlot",
+    );
     expect(q(tool("/lookup", [{ name: "query", in: "query", required: true, schema: { type: "string" } }]))).toBe("test");
   });
 
@@ -150,7 +161,12 @@ describe("data flow from probed tools", () => {
 
   it("reads the owner of an id from the nearest named key", () => {
     const movie = tool("/movie/{movie_id}", [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }]);
-    const details = { id: 550, genres: [{ id: 18, name: "Drama" }], production_companies: [{ id: 508, name: "Regency" }], belongs_to_collection: { id: 10, name: "C" } };
+    const details = {
+      id: 550,
+      genres: [{ id: 18, name: "Drama" }],
+      production_companies: [{ id: 508, name: "Regency" }],
+      belongs_to_collection: { id: 10, name: "C" },
+    };
     const out = [output(movie, details)];
     const first = (def: ToolDefinition) => dataFlowCandidates(def, param(def), out)[0];
     expect(first(tool("/genre/{genre_id}", [{ name: "genre_id", in: "path", required: true, schema: { type: "integer" } }]))?.value).toBe(18);
@@ -223,7 +239,14 @@ describe("data flow from probed tools", () => {
 
 describe("observed values and informative responses", () => {
   it("keeps scalars with concrete paths, breadth-first and capped", () => {
-    const values = observeValues({ a: 1, list: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }], "odd-key": "x", deep: { deeper: { v: true } }, long: "y".repeat(300), nothing: null });
+    const values = observeValues({
+      a: 1,
+      list: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }],
+      "odd-key": "x",
+      deep: { deeper: { v: true } },
+      long: "y".repeat(300),
+      nothing: null,
+    });
     expect(values.map((v) => v.path)).toEqual(["a", '["odd-key"]', "list[0].id", "list[1].id", "list[2].id", "deep.deeper.v"]);
     expect(observeValues([{ id: 1 }, { id: 2 }], { maxValues: 1 })).toEqual([{ path: "[0].id", value: 1 }]);
   });
@@ -264,7 +287,10 @@ describe("reading the model's answers", () => {
   });
 
   it("parses a helper selection, in the order named, only among candidates", () => {
-    expect(parseHelperSelection("Selected tools: getSearchPerson, getSearchMovie", ["getSearchMovie", "getSearchPerson", "getTv"], 3)).toEqual(["getSearchPerson", "getSearchMovie"]);
+    expect(parseHelperSelection("Selected tools: getSearchPerson, getSearchMovie", ["getSearchMovie", "getSearchPerson", "getTv"], 3)).toEqual([
+      "getSearchPerson",
+      "getSearchMovie",
+    ]);
     expect(parseHelperSelection("Selected tools: getSearchPersonX", ["getSearchPerson"], 3)).toEqual([]);
     expect(parseHelperSelection("a, b, c", ["a", "b", "c"], 2)).toEqual(["a", "b"]);
   });

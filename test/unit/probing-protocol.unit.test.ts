@@ -13,7 +13,9 @@ interface Endpoint {
   _responses_json?: unknown;
 }
 
-const foodFile = JSON.parse(readFileSync(fileURLToPath(new URL("../../kv-seed/world/autotools/tools/food.tools.json", import.meta.url)), "utf8")) as { endpoints: Endpoint[] };
+const foodFile = JSON.parse(readFileSync(fileURLToPath(new URL("../../kv-seed/world/autotools/tools/food.tools.json", import.meta.url)), "utf8")) as {
+  endpoints: Endpoint[];
+};
 const food = importToolList(foodFile).tools;
 
 function foodTool(name: string): { def: ToolDefinition; endpoint: Endpoint } {
@@ -46,7 +48,10 @@ describe("protocol documenting", () => {
     const protocol = documented(def, endpoint.response);
     expect(protocol.name).toBe("GET_ingredient_information");
     expect(protocol.responseSchema).toEqual(JSON.parse(String(endpoint._responses_json)));
-    expect(protocol.jsonSchema).toMatchObject({ type: "object", properties: { id: { type: "integer" }, estimatedCost: { type: "object", properties: { value: { type: "number" } } } } });
+    expect(protocol.jsonSchema).toMatchObject({
+      type: "object",
+      properties: { id: { type: "integer" }, estimatedCost: { type: "object", properties: { value: { type: "number" } } } },
+    });
     expect(protocol.parameters).toBe(def.parameters);
     expect(protocol).toMatchObject({ description: def.description, descriptionSource: "registered", how: "direct", helpers: [] });
     expect(protocol.samples.slice(0, 2)).toEqual([
@@ -147,7 +152,12 @@ describe("synthesised examples", () => {
       probedAt: "2025-01-01T00:00:00.000Z",
       samples: [],
     });
-    const example = chainExample(person, { person_id: 31 }, [{ parameter: "person_id", tool: "getSearchPerson", path: "results[0].id" }], new Map([["getSearchPerson", { definition: search, protocol: helperProtocol }]]));
+    const example = chainExample(
+      person,
+      { person_id: 31 },
+      [{ parameter: "person_id", tool: "getSearchPerson", path: "results[0].id" }],
+      new Map([["getSearchPerson", { definition: search, protocol: helperProtocol }]]),
+    );
     expect(example.program).toBe(
       [
         "// getSearchPerson",

@@ -58,7 +58,14 @@ describe("Algorithm 2 (schema transformation) reproduces the authors' output", (
 
 describe("Algorithm 2 decisions", () => {
   it("writes atomic values as the authors' type names", () => {
-    expect(schemaTransform({ s: "x", i: 3, f: 0.5, b: true, neg: -2, big: 2 ** 53 })).toStrictEqual({ s: "str", i: "int", f: "float", b: "bool", neg: "int", big: "int" });
+    expect(schemaTransform({ s: "x", i: 3, f: 0.5, b: true, neg: -2, big: 2 ** 53 })).toStrictEqual({
+      s: "str",
+      i: "int",
+      f: "float",
+      b: "bool",
+      neg: "int",
+      big: "int",
+    });
   });
 
   it("writes null as NoneType, Python's name for its type, as the authors do", () => {

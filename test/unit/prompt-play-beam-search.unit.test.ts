@@ -22,7 +22,9 @@ function toyScore(path: string): number {
   return (h % 1000) / 1000;
 }
 
-function toyProblem(options: { score?: (path: string) => number; log?: string[]; stopAfter?: number; reject?: (path: string) => boolean } = {}): BeamProblem<string> {
+function toyProblem(
+  options: { score?: (path: string) => number; log?: string[]; stopAfter?: number; reject?: (path: string) => boolean } = {},
+): BeamProblem<string> {
   const score = options.score ?? toyScore;
   let expansions = 0;
   return {
@@ -63,7 +65,12 @@ describe("beam search bookkeeping", () => {
   it("keeps the best k children at each depth and respects depth, width and expansions per node", async () => {
     const settings = { depth: 4, beamWidth: 3, expansionsPerNode: 3 };
     const log: string[] = [];
-    const outcome = await runBeamSearch({ settings, state: initialBeamState(root, { rootsAreResults: true, keepBest: 5 }), keepBest: 5, problem: toyProblem({ log }) });
+    const outcome = await runBeamSearch({
+      settings,
+      state: initialBeamState(root, { rootsAreResults: true, keepBest: 5 }),
+      keepBest: 5,
+      problem: toyProblem({ log }),
+    });
 
     expect(outcome.stoppedBy).toBe("depth");
     expect(outcome.records.map((r) => r.depth)).toEqual([0, 1, 2, 3, 4]);
@@ -85,22 +92,42 @@ describe("beam search bookkeeping", () => {
 
   it("keeps the best nodes overall, the root included when it is a result", async () => {
     const settings = { depth: 3, beamWidth: 2, expansionsPerNode: 2 };
-    const outcome = await runBeamSearch({ settings, state: initialBeamState(root, { rootsAreResults: true, keepBest: 3 }), keepBest: 3, problem: toyProblem() });
+    const outcome = await runBeamSearch({
+      settings,
+      state: initialBeamState(root, { rootsAreResults: true, keepBest: 3 }),
+      keepBest: 3,
+      problem: toyProblem(),
+    });
     const allScores = [toyScore(""), ...outcome.records.slice(1).flatMap((r) => r.candidates.map((c) => c.score))].sort((a, b) => b - a);
     expect(outcome.best.map((n) => n.score)).toEqual(allScores.slice(0, 3));
 
-    const noRoot = await runBeamSearch({ settings, state: initialBeamState([{ state: "", score: 2, summary: "root" }], { rootsAreResults: false, keepBest: 3 }), keepBest: 3, problem: toyProblem() });
+    const noRoot = await runBeamSearch({
+      settings,
+      state: initialBeamState([{ state: "", score: 2, summary: "root" }], { rootsAreResults: false, keepBest: 3 }),
+      keepBest: 3,
+      problem: toyProblem(),
+    });
     expect(noRoot.best.every((n) => n.depth > 0)).toBe(true);
   });
 
   it("is deterministic, with ties going to the shallower, then the earlier node", async () => {
     const settings = { depth: 2, beamWidth: 2, expansionsPerNode: 3 };
     const flat = (): Promise<unknown> =>
-      runBeamSearch({ settings, state: initialBeamState([{ state: "", score: 0.5, summary: "root" }], { rootsAreResults: true, keepBest: 2 }), keepBest: 2, problem: toyProblem({ score: () => 0.5 }) });
+      runBeamSearch({
+        settings,
+        state: initialBeamState([{ state: "", score: 0.5, summary: "root" }], { rootsAreResults: true, keepBest: 2 }),
+        keepBest: 2,
+        problem: toyProblem({ score: () => 0.5 }),
+      });
     const a = await flat();
     const b = await flat();
     expect(a).toEqual(b);
-    const outcome = await runBeamSearch({ settings, state: initialBeamState([{ state: "", score: 0.5, summary: "root" }], { rootsAreResults: true, keepBest: 2 }), keepBest: 2, problem: toyProblem({ score: () => 0.5 }) });
+    const outcome = await runBeamSearch({
+      settings,
+      state: initialBeamState([{ state: "", score: 0.5, summary: "root" }], { rootsAreResults: true, keepBest: 2 }),
+      keepBest: 2,
+      problem: toyProblem({ score: () => 0.5 }),
+    });
     expect(outcome.records[1]?.beam.map((e) => e.id)).toEqual(["1.0", "1.1"]);
     expect(outcome.records[2]?.beam.map((e) => e.id)).toEqual(["2.0", "2.1"]);
     // A child that only ties the root does not displace it.
@@ -113,7 +140,12 @@ describe("beam search bookkeeping", () => {
       shouldStop: () => false,
       key: (s) => s,
     };
-    const outcome = await runBeamSearch({ settings: { depth: 1, beamWidth: 3, expansionsPerNode: 4 }, state: initialBeamState(root, { rootsAreResults: false, keepBest: 3 }), keepBest: 3, problem });
+    const outcome = await runBeamSearch({
+      settings: { depth: 1, beamWidth: 3, expansionsPerNode: 4 },
+      state: initialBeamState(root, { rootsAreResults: false, keepBest: 3 }),
+      keepBest: 3,
+      problem,
+    });
     expect(outcome.records[1]?.beam.map((e) => e.id)).toEqual(["1.0", "1.2", "1.3"]);
   });
 
@@ -132,7 +164,12 @@ describe("beam search bookkeeping", () => {
 
   it("stops early when the problem says it has converged", async () => {
     const problem: BeamProblem<string> = { ...toyProblem({ score: (p) => (p === "1" ? 1 : 0.2) }), converged: (_beam, best) => (best[0]?.score ?? 0) >= 1 };
-    const outcome = await runBeamSearch({ settings: { depth: 5, beamWidth: 2, expansionsPerNode: 2 }, state: initialBeamState(root, { rootsAreResults: false, keepBest: 1 }), keepBest: 1, problem });
+    const outcome = await runBeamSearch({
+      settings: { depth: 5, beamWidth: 2, expansionsPerNode: 2 },
+      state: initialBeamState(root, { rootsAreResults: false, keepBest: 1 }),
+      keepBest: 1,
+      problem,
+    });
     expect(outcome.stoppedBy).toBe("converged");
     expect(outcome.records.length).toBe(2);
     expect(outcome.best[0]?.state).toBe("1");
@@ -227,7 +264,12 @@ describe("beam search bookkeeping", () => {
       },
       shouldStop: () => false,
     };
-    await runBeamSearch({ settings: { depth: 2, beamWidth: 2, expansionsPerNode: 2 }, state: initialBeamState([{ state: { path: "" }, score: 0, summary: "" }], { rootsAreResults: false, keepBest: 1 }), keepBest: 1, problem });
+    await runBeamSearch({
+      settings: { depth: 2, beamWidth: 2, expansionsPerNode: 2 },
+      state: initialBeamState([{ state: { path: "" }, score: 0, summary: "" }], { rootsAreResults: false, keepBest: 1 }),
+      keepBest: 1,
+      problem,
+    });
     expect(prepared.length).toBe(1 + 2);
     expect(new Set(prepared).size).toBe(prepared.length);
   });
@@ -242,7 +284,13 @@ describe("beam search bookkeeping", () => {
 describe("search settings", () => {
   it("defaults to the paper's settings (§3.1)", () => {
     const s = validatePlaySettings({});
-    expect({ depth: s.depth, beamWidth: s.beamWidth, expansionsPerNode: s.expansionsPerNode, refineSteps: s.refineSteps, demonstrations: s.demonstrations }).toEqual(PAPER_DEFAULTS);
+    expect({
+      depth: s.depth,
+      beamWidth: s.beamWidth,
+      expansionsPerNode: s.expansionsPerNode,
+      refineSteps: s.refineSteps,
+      demonstrations: s.demonstrations,
+    }).toEqual(PAPER_DEFAULTS);
     expect(PAPER_DEFAULTS).toEqual({ depth: 5, beamWidth: 3, expansionsPerNode: 3, refineSteps: 5, demonstrations: 3 });
     expect(s.budget.maxModelCalls).toBeGreaterThan(0);
     expect(s.budget.maxTokens).toBeGreaterThan(0);
@@ -260,7 +308,9 @@ describe("search settings", () => {
     expect(() => validatePlaySettings({ beamWidth: 0 })).toThrow(/beamWidth must be at least 1/);
     expect(() => validatePlaySettings({ refineSteps: 0 })).toThrow(/refineSteps \(N_refine\) must be at least 1/);
     expect(() => validatePlaySettings({ budget: { maxModelCalls: -1, maxTokens: 1000 } })).toThrow(/budget.maxModelCalls: maxModelCalls must be at least 1/);
-    expect(() => validatePlaySettings({ budget: { maxModelCalls: 10, maxTokens: 1000, demonstrationShare: 1.5 } })).toThrow(/demonstrationShare must be at most 0.95/);
+    expect(() => validatePlaySettings({ budget: { maxModelCalls: 10, maxTokens: 1000, demonstrationShare: 1.5 } })).toThrow(
+      /demonstrationShare must be at most 0.95/,
+    );
     expect(() => validatePlaySettings({ deepth: 3 })).toThrow(InvalidSettingsError);
     expect(() => validatePlaySettings({ depth: "5" })).toThrow(InvalidSettingsError);
   });

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { Budget, BudgetExhausted, budgetedChat } from "../../functions/prompt-play/budget";
 import { parseModelJson, readArguments, readBoolean, readNumber, readString, stableJson } from "../../functions/prompt-play/model-output";
 
-const usage = (total: number): { promptTokens: number; completionTokens: number; totalTokens: number } => ({ promptTokens: total - 10, completionTokens: 10, totalTokens: total });
+const usage = (total: number): { promptTokens: number; completionTokens: number; totalTokens: number } => ({
+  promptTokens: total - 10,
+  completionTokens: 10,
+  totalTokens: total,
+});
 
 describe("budget", () => {
   it("counts calls and tokens, in total and per purpose", () => {
@@ -14,7 +18,10 @@ describe("budget", () => {
       promptTokens: 130,
       completionTokens: 20,
       totalTokens: 150,
-      byPurpose: { propose_invocation: { calls: 1, promptTokens: 90, completionTokens: 10, totalTokens: 100 }, solve: { calls: 2, promptTokens: 40, completionTokens: 10, totalTokens: 50 } },
+      byPurpose: {
+        propose_invocation: { calls: 1, promptTokens: 90, completionTokens: 10, totalTokens: 100 },
+        solve: { calls: 2, promptTokens: 40, completionTokens: 10, totalTokens: 50 },
+      },
     });
     expect(budget.remaining()).toEqual({ modelCalls: 7, tokens: 850 });
     expect(budget.exhausted).toBe(false);

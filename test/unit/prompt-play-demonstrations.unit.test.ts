@@ -37,7 +37,10 @@ function textOf(messages: ChatMessage[]): string {
 }
 
 /** A scripted model: `answer` gets the purpose, the prompt text and how many calls of that purpose came before. */
-function scriptedModel(answer: (purpose: PlayPurpose, text: string, nth: number) => string): { chat: (messages: ChatMessage[], purpose: PlayPurpose) => Promise<{ content: string; usage: typeof usage; durationMs: number }>; calls: Call[] } {
+function scriptedModel(answer: (purpose: PlayPurpose, text: string, nth: number) => string): {
+  chat: (messages: ChatMessage[], purpose: PlayPurpose) => Promise<{ content: string; usage: typeof usage; durationMs: number }>;
+  calls: Call[];
+} {
   const calls: Call[] = [];
   const counts = new Map<PlayPurpose, number>();
   return {
@@ -80,11 +83,18 @@ describe("demonstration search (Algorithm 1)", () => {
       return { ok: true, status: 200, body: [{ title: "Dune", author: "Frank Herbert" }] };
     };
     const model = scriptedModel((purpose, text) => {
-      if (purpose === "propose_invocation") return text.includes("Missing required parameter 'title'") ? 'Sure:\n```json\n{"arguments": {"title": "Dune"}}\n```' : '{"arguments": {"q": "Dune"}}';
+      if (purpose === "propose_invocation")
+        return text.includes("Missing required parameter 'title'") ? 'Sure:\n```json\n{"arguments": {"title": "Dune"}}\n```' : '{"arguments": {"q": "Dune"}}';
       return standardRollout(purpose) ?? "";
     });
     const events: PlayEvent[] = [];
-    const result = await runDemonstrationSearch({ tool, description: "Search books.", settings, budget: new Budget({ maxModelCalls: 100, maxTokens: 100_000 }), deps: { chat: model.chat, callTool, onProgress: (e) => events.push(e) } });
+    const result = await runDemonstrationSearch({
+      tool,
+      description: "Search books.",
+      settings,
+      budget: new Budget({ maxModelCalls: 100, maxTokens: 100_000 }),
+      deps: { chat: model.chat, callTool, onProgress: (e) => events.push(e) },
+    });
 
     expect(toolCalls).toEqual([{ q: "Dune" }, { title: "Dune" }]);
     const proposals = model.calls.filter((c) => c.purpose === "propose_invocation");
@@ -94,22 +104,46 @@ describe("demonstration search (Algorithm 1)", () => {
     expect(proposals[1]?.text).toContain("Missing required parameter 'title'");
     // The judge is asked only about the call that worked.
     expect(model.calls.filter((c) => c.purpose === "validate_invocation").length).toBe(1);
-    expect(events).toContainEqual(expect.objectContaining({ type: "invocation_rejected", attempt: 1, args: { q: "Dune" }, reason: expect.stringContaining("Missing required parameter 'title'") }));
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "invocation_rejected",
+        attempt: 1,
+        args: { q: "Dune" },
+        reason: expect.stringContaining("Missing required parameter 'title'"),
+      }),
+    );
 
     expect(result.demonstrations).toEqual([
-      { query: "Find me the book Dune", args: { title: "Dune" }, resultSummary: 'HTTP 200: [{"title":"Dune","author":"Frank Herbert"}]', answer: "Dune, by Frank Herbert (1965).", score: 0.8 },
+      {
+        query: "Find me the book Dune",
+        args: { title: "Dune" },
+        resultSummary: 'HTTP 200: [{"title":"Dune","author":"Frank Herbert"}]',
+        answer: "Dune, by Frank Herbert (1965).",
+        score: 0.8,
+      },
     ]);
     expect(result.stoppedBy).toBe("depth");
   });
 
   it("rejects an invocation the judge finds invalid and passes the judge's reason to the next proposal", async () => {
-    const callTool = async (args: ToolArguments): Promise<ToolCallOutcome> => ({ ok: true, status: 200, body: args["title"] === "Xyzzy" ? [] : [{ title: "Emma" }] });
+    const callTool = async (args: ToolArguments): Promise<ToolCallOutcome> => ({
+      ok: true,
+      status: 200,
+      body: args["title"] === "Xyzzy" ? [] : [{ title: "Emma" }],
+    });
     const model = scriptedModel((purpose, text) => {
       if (purpose === "propose_invocation") return text.includes("no books match") ? '{"arguments": {"title": "Emma"}}' : '{"arguments": {"title": "Xyzzy"}}';
-      if (purpose === "validate_invocation") return text.includes("Xyzzy") ? '{"valid": false, "reason": "no books match a made-up title"}' : '{"valid": "yes", "reason": "ok"}';
+      if (purpose === "validate_invocation")
+        return text.includes("Xyzzy") ? '{"valid": false, "reason": "no books match a made-up title"}' : '{"valid": "yes", "reason": "ok"}';
       return standardRollout(purpose) ?? "";
     });
-    const result = await runDemonstrationSearch({ tool, description: "Search books.", settings, budget: new Budget({ maxModelCalls: 100, maxTokens: 100_000 }), deps: { chat: model.chat, callTool } });
+    const result = await runDemonstrationSearch({
+      tool,
+      description: "Search books.",
+      settings,
+      budget: new Budget({ maxModelCalls: 100, maxTokens: 100_000 }),
+      deps: { chat: model.chat, callTool },
+    });
     const proposals = model.calls.filter((c) => c.purpose === "propose_invocation");
     expect(proposals.length).toBe(2);
     expect(proposals[1]?.text).toContain("judged invalid: no books match a made-up title");

@@ -66,7 +66,7 @@ function figure2Model(purpose: PlayPurpose, text: string): string {
       const learned = text.includes("Use 'from' and 'to'") || text.includes('"from"');
       // Before any error it trusts the documentation; after it, it follows the error message.
       if (!learned) return JSON.stringify({ arguments: { start_date: "2024-01-01", end_date: "2024-01-31" } });
-      return "```json\n" + JSON.stringify({ arguments: DATE_VARIANTS[(k - 1) % 3] }) + "\n```";
+      return `\`\`\`json\n${JSON.stringify({ arguments: DATE_VARIANTS[(k - 1) % 3] })}\n\`\`\``;
     }
     case "validate_invocation":
       return '{"valid": true, "reason": "rates returned"}';
@@ -214,7 +214,14 @@ describe("description search (Algorithm 2) on the paper's Figure 2", () => {
 
   it("reports null scores when the budget runs out before the original is scored", async () => {
     const w = world(2);
-    const result = await runDescriptionSearch({ tool, description: ORIGINAL, demonstrations: DEMOS, settings: SEARCH, budget: new Budget({ maxModelCalls: 2, maxTokens: 1_000 }), deps: w.deps });
+    const result = await runDescriptionSearch({
+      tool,
+      description: ORIGINAL,
+      demonstrations: DEMOS,
+      settings: SEARCH,
+      budget: new Budget({ maxModelCalls: 2, maxTokens: 1_000 }),
+      deps: w.deps,
+    });
     expect(result).toMatchObject({ bestDescription: ORIGINAL, bestScore: null, originalScore: null, stoppedBy: "budget", state: undefined });
     expect(w.modelCalls()).toBe(2);
   });
@@ -245,7 +252,9 @@ describe("a Play2Prompt job on the paper's Figure 2", () => {
     expect(result.demonstrations.map((d) => d.args)).toEqual(DATE_VARIANTS);
     expect(result.demonstrations.every((d) => d.score === 0.9 && d.query.startsWith("Please list"))).toBe(true);
     expect(result.demonstrations[0]?.resultSummary).toContain("HTTP 200");
-    expect(w.events).toContainEqual(expect.objectContaining({ type: "invocation_rejected", reason: expect.stringContaining("Unknown parameter 'start_date'") }));
+    expect(w.events).toContainEqual(
+      expect.objectContaining({ type: "invocation_rejected", reason: expect.stringContaining("Unknown parameter 'start_date'") }),
+    );
     expect(result.phases.demonstrations).toBe("depth");
     expect(result.beams.demonstrations.map((r) => r.depth)).toEqual([0, 1, 2]);
 
@@ -269,7 +278,10 @@ describe("a Play2Prompt job on the paper's Figure 2", () => {
     expect(beams).toContainEqual(["descriptions", 0, 1 / 3]);
     expect(beams).toContainEqual(["descriptions", 2, 1]);
     expect(beams.filter(([phase]) => phase === "demonstrations").length).toBe(3);
-    expect(w.events.filter((e) => e.type === "phase_started").map((e) => (e.type === "phase_started" ? e.phase : ""))).toEqual(["demonstrations", "descriptions"]);
+    expect(w.events.filter((e) => e.type === "phase_started").map((e) => (e.type === "phase_started" ? e.phase : ""))).toEqual([
+      "demonstrations",
+      "descriptions",
+    ]);
   });
 
   it("stops cleanly at the budget, returns the best so far, and makes no call after exhaustion", async () => {
@@ -317,7 +329,9 @@ describe("a Play2Prompt job on the paper's Figure 2", () => {
     await expect(playToPrompt({ tool, resumeFrom: { version: 2 } }, w.deps)).rejects.toThrow(InvalidSettingsError);
     const first = world(22);
     await playToPrompt({ tool, settings: { ...JOB, budget: { maxModelCalls: 22, maxTokens: 10_000_000 } } }, first.deps);
-    await expect(playToPrompt({ tool: { ...tool, name: "otherTool" }, resumeFrom: first.checkpoints[0] }, w.deps)).rejects.toThrow(/for tool getHistoricalRates, not otherTool/);
+    await expect(playToPrompt({ tool: { ...tool, name: "otherTool" }, resumeFrom: first.checkpoints[0] }, w.deps)).rejects.toThrow(
+      /for tool getHistoricalRates, not otherTool/,
+    );
     expect(w.modelCalls()).toBe(0);
   });
 

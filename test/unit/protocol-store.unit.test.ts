@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Failure } from "../../functions/failures";
 import { observeValues } from "../../functions/probing/instance-discovery";
 import { directExample, documentProtocol, type ProbedProtocol } from "../../functions/probing/protocol";
-import { protocolStore, StoredProtocol, type OptimizedProtocol, type ProtocolKv } from "../../functions/probing/protocol-store";
+import { protocolStore, type StoredProtocol, type OptimizedProtocol, type ProtocolKv } from "../../functions/probing/protocol-store";
 import { importToolList } from "../../functions/tools/list-import";
 
 /** KV as a map: what the store writes is exactly what a later read gets. */
@@ -20,7 +20,15 @@ function memoryKv(): ProtocolKv & { values: Map<string, string> } {
 }
 
 const [tool] = importToolList({
-  endpoints: [{ name: "getMovie", url: "https://api.example.test/movie/{movie_id}", method: "GET", description: "A movie by id.", parameters: [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }] }],
+  endpoints: [
+    {
+      name: "getMovie",
+      url: "https://api.example.test/movie/{movie_id}",
+      method: "GET",
+      description: "A movie by id.",
+      parameters: [{ name: "movie_id", in: "path", required: true, schema: { type: "integer" } }],
+    },
+  ],
 }).tools;
 if (tool === undefined) throw new Error("no tool");
 const HASH = "a".repeat(64);
@@ -106,7 +114,11 @@ describe("protocol store values", () => {
 
   const malformed: [string, () => string, RegExp][] = [
     ["text that is not JSON", () => "{not json", /not JSON/],
-    ["JSON of another shape", () => JSON.stringify({ ...probed, responseSchema: undefined, extra: true }), /responseSchema[\s\S]*extra|extra[\s\S]*responseSchema/],
+    [
+      "JSON of another shape",
+      () => JSON.stringify({ ...probed, responseSchema: undefined, extra: true }),
+      /responseSchema[\s\S]*extra|extra[\s\S]*responseSchema/,
+    ],
     ["a value for another definition", () => JSON.stringify({ ...probed, definitionHash: "b".repeat(64) }), /not for this key/],
   ];
   for (const [what, value, why] of malformed) {

@@ -59,7 +59,9 @@ describe("limitRequestBody", () => {
         controller.close();
       },
     });
-    const response = await hono.fetch(new Request("http://atc.test/v1/route", { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit));
+    const response = await hono.fetch(
+      new Request("http://atc.test/v1/route", { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit),
+    );
     expect(await response.json()).toEqual({ parsed: { task: "météo à Zürich" } });
     expect(seen[0]?.text).toBe('{"task":"météo à Zürich"}');
   });
@@ -69,7 +71,9 @@ describe("limitRequestBody", () => {
     const streamed = await hono.fetch(chunked("/v1/tools", ["[", "1,".repeat(400), "1,".repeat(400), "1]"]));
     expect(streamed.status).toBe(413);
     expect((await streamed.json()) as { type: string }).toMatchObject({ type: expect.stringMatching(/payload-too-large/) });
-    const sized = await hono.fetch(new Request("http://atc.test/v1/tools", { method: "POST", headers: { "content-type": "application/json" }, body: "x".repeat(MAX + 1) }));
+    const sized = await hono.fetch(
+      new Request("http://atc.test/v1/tools", { method: "POST", headers: { "content-type": "application/json" }, body: "x".repeat(MAX + 1) }),
+    );
     expect(sized.status).toBe(413);
     expect(seen).toEqual([]);
   });
@@ -77,7 +81,10 @@ describe("limitRequestBody", () => {
   it("refuses JSON nested too deep on the JSON API, chunked or sized, before any handler", async () => {
     const { app: hono, seen } = app();
     const deep = "[".repeat(65) + "]".repeat(65);
-    for (const request of [chunked("/admin/tenants", [deep.slice(0, 30), deep.slice(30)]), new Request("http://atc.test/v1/graph", { method: "POST", headers: { "content-type": "application/json" }, body: deep })]) {
+    for (const request of [
+      chunked("/admin/tenants", [deep.slice(0, 30), deep.slice(30)]),
+      new Request("http://atc.test/v1/graph", { method: "POST", headers: { "content-type": "application/json" }, body: deep }),
+    ]) {
       const response = await hono.fetch(request);
       expect(response.status).toBe(400);
       expect(((await response.json()) as { type: string }).type).toMatch(/json-too-deep/);

@@ -73,7 +73,9 @@ describe("analysis fast paths give the reference analysis's output", () => {
 
   beforeAll(async () => {
     const documents = importToolList(corpusItems()).tools.map((def) => toolDocument(def));
-    const tmdb = (await importOpenApi(JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object)).tools.map((def) => toolDocument(def));
+    const tmdb = (await importOpenApi(JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object)).tools.map((def) =>
+      toolDocument(def),
+    );
     const documentTexts = [...documents, ...tmdb].flatMap((doc) => TOOL_DOC_FIELDS.map((field) => doc[field]));
     const next = seededRandom(16);
     const randomTexts = Array.from({ length: 4_000 }, (_, i) => randomText(next, i % 2 === 0 ? ASCII_ALPHABET : MIXED_ALPHABET, 1 + Math.floor(next() * 60)));

@@ -158,7 +158,9 @@ describe("toolDocument", () => {
   });
 
   it("adds what the other operations of the tool's API do: their summaries, else their names", () => {
-    const doc = toolDocument(def, { siblings: [{ name: "getPersonImages", summary: "Get Images" }, { name: "getPersonTvCredits" }, { name: "getPersonTranslations", summary: " " }] });
+    const doc = toolDocument(def, {
+      siblings: [{ name: "getPersonImages", summary: "Get Images" }, { name: "getPersonTvCredits" }, { name: "getPersonTranslations", summary: " " }],
+    });
     expect(doc.siblings).toBe("Get Images\ngetPersonTvCredits\ngetPersonTranslations");
   });
 
@@ -170,7 +172,10 @@ describe("toolDocument", () => {
   it("lists what the tool returns: response field names and short categorical example values", () => {
     const withResponse = ToolDefinition.parse({
       ...def,
-      responseSchema: { type: "object", properties: { crew: { type: "array", items: { type: "object", properties: { job: { type: "string" }, name: { type: "string" } } } } } },
+      responseSchema: {
+        type: "object",
+        properties: { crew: { type: "array", items: { type: "object", properties: { job: { type: "string" }, name: { type: "string" } } } } },
+      },
       responseExample: { crew: [{ job: "Director", name: "Sofia Coppola", profile_path: "/x.jpg", id: 1769 }] },
     });
     expect(toolDocument(withResponse).outputs.split(" ")).toEqual(expect.arrayContaining(["crew", "job", "Director"]));

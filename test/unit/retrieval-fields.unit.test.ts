@@ -4,11 +4,22 @@ import { coverageRanking, taskClauses } from "../../functions/toolnet/retrieval/
 import { ToolDefinition } from "../../functions/tools/definition";
 
 const tool = (name: string, description: string, parameters: { name: string; description?: string; schema?: Record<string, unknown> }[] = []): ToolDefinition =>
-  ToolDefinition.parse({ name, method: "GET", serverUrl: `https://${name.toLowerCase()}.example.com`, path: "/", operation: "GET /", description, parameters: parameters.map((p) => ({ in: "query", ...p })) });
+  ToolDefinition.parse({
+    name,
+    method: "GET",
+    serverUrl: `https://${name.toLowerCase()}.example.com`,
+    path: "/",
+    operation: "GET /",
+    description,
+    parameters: parameters.map((p) => ({ in: "query", ...p })),
+  });
 
 /** A small catalog whose tools say what they do in words a request may not use. */
 const catalog = [
-  tool("getWeather", "Provide you with the latest weather information.", [{ name: "location", description: "City name" }, { name: "units", schema: { type: "string", enum: ["celsius", "fahrenheit"] } }]),
+  tool("getWeather", "Provide you with the latest weather information.", [
+    { name: "location", description: "City name" },
+    { name: "units", schema: { type: "string", enum: ["celsius", "fahrenheit"] } },
+  ]),
   tool("createEvent", "Add an entry to the calendar.", [{ name: "attendees", description: "Email addresses of the people invited" }, { name: "title" }]),
   tool("sendMessage", "Deliver a note to a contact.", [{ name: "recipient" }, { name: "body" }]),
   tool("convertCurrency", "Exchange rates between two currencies.", [{ name: "from" }, { name: "to" }, { name: "amount" }]),
@@ -40,24 +51,39 @@ describe("every text a tool carries counts, by field", () => {
     const examples = ["Will it rain in Oslo tomorrow afternoon?", "What temperature is expected in Lyon tonight?"];
     const taught = ToolIndex.build(catalog.map((d) => toolDocument(d, d.name === "getWeather" ? { queries: examples } : {})));
     expect(names(taught, task)[0]).toBe("getWeather");
-    expect(names(ToolIndex.build(catalog.map((d) => toolDocument(d, d.name === "getWeather" ? { queries: examples } : {})), without("examples")), task)).not.toContain("getWeather");
+    expect(
+      names(
+        ToolIndex.build(
+          catalog.map((d) => toolDocument(d, d.name === "getWeather" ? { queries: examples } : {})),
+          without("examples"),
+        ),
+        task,
+      ),
+    ).not.toContain("getWeather");
   });
 });
 
 describe("coverage of a task's distinct needs", () => {
   it("splits a request into the clauses that each name a need, and leaves a one-need request whole", () => {
-    expect(taskClauses("Convert 100 dollars to euros, then send the amount to my brother as a message.")).toEqual(["Convert 100 dollars to euros", "send the amount to my brother as a message."]);
+    expect(taskClauses("Convert 100 dollars to euros, then send the amount to my brother as a message.")).toEqual([
+      "Convert 100 dollars to euros",
+      "send the amount to my brother as a message.",
+    ]);
     expect(taskClauses("What's the weather like in Rome?")).toEqual([]);
   });
 
   it("puts both needs of a two-need task in the top 5 when clause rankings are fused, where one query gives one need's siblings", () => {
-    const charts = ["bar", "line", "pie", "scatter", "area", "radar"].map((kind) => tool(`${kind}Chart`, `Draw a ${kind} chart of ranking data: chart title, chart colours, chart size.`));
+    const charts = ["bar", "line", "pie", "scatter", "area", "radar"].map((kind) =>
+      tool(`${kind}Chart`, `Draw a ${kind} chart of ranking data: chart title, chart colours, chart size.`),
+    );
     const index = ToolIndex.build([...charts, tool("exportPdf", "Save a document as PDF."), ...catalog].map((d) => toolDocument(d)));
     const task = "Draw a bar chart of the reading ranking with a chart title, chart colours and a chart size. Then save it as PDF.";
     const search = (text: string, depth: number) => index.search(text, depth);
     expect(names(index, task, 5)).not.toContain("exportPdf");
     // The weight is the bench's to choose (off by default: it cost every dev set, see CLAUSE_WEIGHT).
-    const top5 = coverageRanking(task, search, 30, 1).slice(0, 5).map((r) => r.name);
+    const top5 = coverageRanking(task, search, 30, 1)
+      .slice(0, 5)
+      .map((r) => r.name);
     expect(top5).toContain("exportPdf");
     expect(top5).toContain("barChart");
     expect(coverageRanking(task, search, 30, 0)).toEqual(index.search(task, 30));

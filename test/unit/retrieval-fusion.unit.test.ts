@@ -77,9 +77,7 @@ describe("cosine and rankByCosine", () => {
 
 describe("hybridSearch", () => {
   const tool = (name: string, summary: string) =>
-    toolDocument(
-      ToolDefinition.parse({ name, method: "GET", serverUrl: "https://x.example", path: `/${name}`, operation: `GET /${name}`, summary }),
-    );
+    toolDocument(ToolDefinition.parse({ name, method: "GET", serverUrl: "https://x.example", path: `/${name}`, operation: `GET /${name}`, summary }));
   const index = ToolIndex.build([tool("alpha", "weather forecast"), tool("beta", "rain radar"), tool("gamma", "stock prices")]);
   const vectors: [string, Vector][] = [
     ["alpha", [1, 0, 0]],

@@ -107,13 +107,37 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
       format: "atc-impact-index/5",
-      fields: ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases", "values"],
+      fields: [
+        "name",
+        "operation",
+        "summary",
+        "description",
+        "parameters",
+        "parameterDocs",
+        "tags",
+        "action",
+        "examples",
+        "outputs",
+        "siblings",
+        "phrases",
+        "values",
+      ],
     });
   });
 
   // Terms nearly every tool has with one impact (its everyday verbs) are stored as the tools that differ.
-  const commonDocs = docs.map((doc, i) => ({ ...doc, action: i % 9 === 0 ? "create" : "read show", summary: i % 7 === 0 ? `${doc.summary} show` : doc.summary }));
-  const commonQueries = [...queries(40, 17).map((query, i) => (i % 2 === 0 ? `show me ${query} read` : query)), "show", "read show", "show show read create", "read weather"];
+  const commonDocs = docs.map((doc, i) => ({
+    ...doc,
+    action: i % 9 === 0 ? "create" : "read show",
+    summary: i % 7 === 0 ? `${doc.summary} show` : doc.summary,
+  }));
+  const commonQueries = [
+    ...queries(40, 17).map((query, i) => (i % 2 === 0 ? `show me ${query} read` : query)),
+    "show",
+    "read show",
+    "show show read create",
+    "read weather",
+  ];
 
   it("ranks as MiniSearch when most tools share a term's impact (alone, mixed, repeated; after changes; loaded)", () => {
     const options = toSearchOptions(DEFAULT_TUNING);
@@ -131,12 +155,14 @@ describe("ImpactIndex ranks as MiniSearch", () => {
       changed.remove(doc.name);
       engine.remove(doc);
     }
-    for (const query of commonQueries) for (const k of [5, 30]) expect(changed.search(query, k), `${query} @${k} after removals`).toEqual(engineSearch(engine, query, k, options));
+    for (const query of commonQueries)
+      for (const k of [5, 30]) expect(changed.search(query, k), `${query} @${k} after removals`).toEqual(engineSearch(engine, query, k, options));
     for (const doc of removed) {
       changed.add(doc);
       engine.add(doc);
     }
-    for (const query of commonQueries) for (const k of [5, 30]) expect(changed.search(query, k), `${query} @${k} after additions`).toEqual(engineSearch(engine, query, k, options));
+    for (const query of commonQueries)
+      for (const k of [5, 30]) expect(changed.search(query, k), `${query} @${k} after additions`).toEqual(engineSearch(engine, query, k, options));
   });
 
   it("stores a term that most tools have with one impact as the few tools that differ, not a posting per tool", () => {
@@ -161,7 +187,8 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     const engine = buildEngine(docs);
     const index = ToolIndex.build(docs);
     const loose = toSearchOptions({ ...DEFAULT_TUNING, prefixMinLength: 4, fuzzyMinLength: 5 });
-    for (const query of ["direct", "forcast wether", "tickr prices", "zzzz"]) expect(index.looseSearch(query, 5)).toEqual(engineSearch(engine, query, 5, loose));
+    for (const query of ["direct", "forcast wether", "tickr prices", "zzzz"])
+      expect(index.looseSearch(query, 5)).toEqual(engineSearch(engine, query, 5, loose));
   });
 });
 

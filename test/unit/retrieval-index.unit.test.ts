@@ -156,7 +156,13 @@ describe("ToolIndex ranking", () => {
       { name: "count", summary: "Count" },
       { name: "history", summary: "Full tracking history of a parcel" },
     ];
-    const docs = parcels.map((op) => ({ ...doc({ name: op.name, operation: `GET /${op.name}`, summary: op.summary }), siblings: parcels.filter((o) => o !== op).map((o) => o.summary).join("\n") }));
+    const docs = parcels.map((op) => ({
+      ...doc({ name: op.name, operation: `GET /${op.name}`, summary: op.summary }),
+      siblings: parcels
+        .filter((o) => o !== op)
+        .map((o) => o.summary)
+        .join("\n"),
+    }));
     const withSiblings = ToolIndex.build([...docs, ...catalog]);
     expect(new Set(names(withSiblings, "parcel tracking", 3))).toEqual(new Set(["latest", "count", "history"]));
     // The history operation's own words still rank it first.
@@ -167,7 +173,28 @@ describe("ToolIndex ranking", () => {
 
   it("leaves a field out of ranking when its boost is 0", () => {
     const tagged = [doc({ name: "b", operation: "GET /b", tags: ["geocoding"] })];
-    expect(names(ToolIndex.build(tagged, { boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 0, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2, values: 0.5 } }), "geocoding")).toEqual([]);
+    expect(
+      names(
+        ToolIndex.build(tagged, {
+          boosts: {
+            name: 2,
+            operation: 2,
+            summary: 2,
+            description: 1,
+            parameters: 1,
+            parameterDocs: 0.2,
+            tags: 0,
+            action: 1,
+            examples: 1,
+            outputs: 0.5,
+            siblings: 1,
+            phrases: 2,
+            values: 0.5,
+          },
+        }),
+        "geocoding",
+      ),
+    ).toEqual([]);
   });
 
   it("breaks score ties by name, whatever the insertion order", () => {

@@ -46,14 +46,27 @@ describe("query-term saturation", () => {
   it("ranks the tool the task names above one its repeated framing matches", () => {
     const task = "Plan my trip: plan the route, plan the stops, plan the hotels, and give me the weather forecast for Rome";
     // Counted in full, the four "plan"s put createPlan first; saturated, the words naming the forecast win.
-    expect(ToolIndex.build(catalog, { queryTermSaturation: Infinity }).search(task, 2).map((r) => r.name)).toEqual(["createPlan", "getWeatherForecast"]);
-    expect(ToolIndex.build(catalog).search(task, 2).map((r) => r.name)).toEqual(["getWeatherForecast", "createPlan"]);
+    expect(
+      ToolIndex.build(catalog, { queryTermSaturation: Infinity })
+        .search(task, 2)
+        .map((r) => r.name),
+    ).toEqual(["createPlan", "getWeatherForecast"]);
+    expect(
+      ToolIndex.build(catalog)
+        .search(task, 2)
+        .map((r) => r.name),
+    ).toEqual(["getWeatherForecast", "createPlan"]);
   });
 
   it("ranks a task without repeated words exactly as counting repeats in full does", () => {
     const saturated = ToolIndex.build(catalog);
     const linear = ToolIndex.build(catalog, { queryTermSaturation: Infinity });
-    for (const task of ["send an email to my customer", "latest stock price of a ticker", "find cities named Springfield", "weather forecast for Rome by day"]) {
+    for (const task of [
+      "send an email to my customer",
+      "latest stock price of a ticker",
+      "find cities named Springfield",
+      "weather forecast for Rome by day",
+    ]) {
       const terms = queryTerms(task);
       expect(new Set(terms).size, task).toBe(terms.length);
       expect(saturated.search(task, 6), task).toEqual(linear.search(task, 6));

@@ -1,6 +1,15 @@
 import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
-import { answerJson, fitToBudget, fitToBudgetAsEntries, toolViews, withToolObjects, type AnswerPart, type BudgetedAnswer, type RankedCandidate } from "../../functions/toolnet/answer-budget";
+import {
+  answerJson,
+  fitToBudget,
+  fitToBudgetAsEntries,
+  toolViews,
+  withToolObjects,
+  type AnswerPart,
+  type BudgetedAnswer,
+  type RankedCandidate,
+} from "../../functions/toolnet/answer-budget";
 import { END, START } from "../../functions/toolnet/graph";
 import { ToolDefinition } from "../../functions/tools/definition";
 
@@ -18,7 +27,12 @@ const weatherTool = (i: number): ToolDefinition =>
     description: `Weather forecast for a city, provider ${i}. Gives temperature, wind and rain by the hour for the coming days.`,
     parameters: [
       { name: "city", in: "query", required: true, description: "City name, e.g. Oslo.", schema: { type: "string" } },
-      { name: "days", in: "query", description: "How many days ahead, 1 to 14; the default is three days.", schema: { type: "integer", minimum: 1, maximum: 14 } },
+      {
+        name: "days",
+        in: "query",
+        description: "How many days ahead, 1 to 14; the default is three days.",
+        schema: { type: "integer", minimum: 1, maximum: 14 },
+      },
       { name: "units", in: "query", schema: { type: "string", enum: ["metric", "imperial"] } },
     ],
   });
@@ -64,7 +78,11 @@ describe("fitToBudget", () => {
     expect(answer.tokens.prompt).toBe(tokens(promptOf(answer)));
     expect(answer.tokens.tools).toBe(tokens(JSON.stringify(toolsOf(answer))));
     expect(answer.tokens.total).toBe(answer.tokens.prompt + answer.tokens.tools);
-    expect(answer.candidates.map((c) => [c.name, c.view])).toEqual([["weather1", "compact"], ["weather2", "compact"], ["weather3", "compact"]]);
+    expect(answer.candidates.map((c) => [c.name, c.view])).toEqual([
+      ["weather1", "compact"],
+      ["weather2", "compact"],
+      ["weather3", "compact"],
+    ]);
     for (const [i, candidate] of answer.candidates.entries()) expect(candidate.tokens).toBe(tokens(JSON.stringify(toolsOf(answer)[i])));
   });
 
@@ -126,7 +144,12 @@ describe("fitToBudget", () => {
       name: "wordyWeather",
       parameters: [
         { name: "city", in: "query", required: true, schema: { type: "string" } },
-        ...Array.from({ length: 12 }, (_, i) => ({ name: `option_${i}`, in: "query", description: "An optional refinement of the forecast.", schema: { type: "string" } })),
+        ...Array.from({ length: 12 }, (_, i) => ({
+          name: `option_${i}`,
+          in: "query",
+          description: "An optional refinement of the forecast.",
+          schema: { type: "string" },
+        })),
       ],
     });
     const views = toolViews(wordy);
@@ -145,7 +168,9 @@ describe("fitToBudget", () => {
     const [huge] = result.answer.overBudget;
     expect(huge).toMatchObject({ name: "bulkOrder", reason: "required-parameters-exceed-budget" });
     expect(huge?.requiredOnlyTokens).toBeGreaterThan(300);
-    expect(huge?.message).toMatch(/^bulkOrder: its required parameters alone take \d+ tokens; an answer showing only this tool needs maxTokens ≥ \d+, more than 300/);
+    expect(huge?.message).toMatch(
+      /^bulkOrder: its required parameters alone take \d+ tokens; an answer showing only this tool needs maxTokens ≥ \d+, more than 300/,
+    );
     // The next tool still gets its place.
     expect(toolsOf(result.answer).map((t) => t.function.name)).toEqual(["weather1"]);
   });
@@ -169,7 +194,12 @@ describe("fitToBudget: the parts an answer returns (include)", () => {
     expect(toolsOf(answer).map((t) => t.function.name)).toEqual(["weather1", "weather2", "weather3"]);
     expect(answer.tokens).toEqual({ prompt: 0, tools: tokens(JSON.stringify(toolsOf(answer))), total: tokens(JSON.stringify(toolsOf(answer))), budget: 2_000 });
     // The caller still learns the weights and Finish from the candidates list.
-    expect(answer.candidates.map((c) => [c.name, c.weight])).toEqual([["weather1", 1000], ["weather2", 950], ["weather3", 900], ["Finish", 40]]);
+    expect(answer.candidates.map((c) => [c.name, c.weight])).toEqual([
+      ["weather1", 1000],
+      ["weather2", 950],
+      ["weather3", 900],
+      ["Finish", 40],
+    ]);
     const both = fitToBudget({ ...BOTH, previous: "weather0", ranked: ranked(defs, true), maxTokens: 2_000 });
     if (!both.ok) throw new Error(both.message);
     expect(answer.tokens.total).toBe(both.answer.tokens.total - both.answer.tokens.prompt);
@@ -191,7 +221,13 @@ describe("fitToBudget: the parts an answer returns (include)", () => {
 
   it("prompt alone is the paper's eq. 4 list: each tool named with its weight and description, Finish by its weight", () => {
     const defs = [1, 2].map(weatherTool);
-    const result = fitToBudget({ include: ["prompt"], previous: "weather0", ranked: [...ranked(defs), { tool: END, weight: 970, description: "" }], maxTokens: 2_000, weights: "fused" });
+    const result = fitToBudget({
+      include: ["prompt"],
+      previous: "weather0",
+      ranked: [...ranked(defs), { tool: END, weight: 970, description: "" }],
+      maxTokens: 2_000,
+      weights: "fused",
+    });
     if (!result.ok) throw new Error(result.message);
     const { answer } = result;
     expect(answer).not.toHaveProperty("tools");
@@ -262,7 +298,17 @@ describe("answerJson: an answer's JSON text with its tools entries spliced in as
   it("gives the same answer from views without their JSON text (serialised once) as from stored text", () => {
     const withText = ranked(defs);
     const withoutText = withText.map(({ views, ...candidate }) =>
-      views === undefined ? candidate : { ...candidate, views: { compact: views.compact, compactTokens: views.compactTokens, requiredOnly: views.requiredOnly, requiredOnlyTokens: views.requiredOnlyTokens } },
+      views === undefined
+        ? candidate
+        : {
+            ...candidate,
+            views: {
+              compact: views.compact,
+              compactTokens: views.compactTokens,
+              requiredOnly: views.requiredOnly,
+              requiredOnlyTokens: views.requiredOnlyTokens,
+            },
+          },
     );
     for (const maxTokens of [2_000, 300]) {
       const a = fitToBudgetAsEntries({ include: ["tools"], previous: START, ranked: withText, maxTokens });

@@ -92,7 +92,11 @@ describe("compaction rules, one small schema each", () => {
     const def = tool(
       [
         { name: "city", in: "query", required: true, schema: { type: "string" } },
-        ...["lang", "units", "alerts", "days", "hours"].map((name) => ({ name, in: "query", schema: name === "days" || name === "hours" ? { type: "integer", minimum: 1 } : { type: "string" } })),
+        ...["lang", "units", "alerts", "days", "hours"].map((name) => ({
+          name,
+          in: "query",
+          schema: name === "days" || name === "hours" ? { type: "integer", minimum: 1 } : { type: "string" },
+        })),
       ],
       { description: "Weather forecast." },
     );
@@ -167,13 +171,14 @@ describe("compaction rules, one small schema each", () => {
     const props = properties(def, view);
     expect(view.rules).toContain("repeated-schema-inlined-once");
     // The required parameter is compacted first, so it keeps the full shape.
-    expect((props.billing?.properties as Record<string, Schema>).address).toEqual(address);
-    expect((props.shipping?.properties as Record<string, Schema>).address).toEqual({ type: "object", description: "Same as billing.address." });
+    expect((props.billing?.properties as Record<string, Schema> | undefined)?.address).toEqual(address);
+    expect((props.shipping?.properties as Record<string, Schema> | undefined)?.address).toEqual({ type: "object", description: "Same as billing.address." });
   });
 
   it("deep-nesting-as-object: structure deeper than the limit is a bare object (or array)", () => {
     const leaf = { type: "object", properties: { x: { type: "number" } } };
-    const nest = (depth: number): Schema => (depth === 0 ? leaf : { type: "object", properties: { inner: nest(depth - 1), list: { type: "array", items: leaf } } });
+    const nest = (depth: number): Schema =>
+      depth === 0 ? leaf : { type: "object", properties: { inner: nest(depth - 1), list: { type: "array", items: leaf } } };
     const def = tool([{ name: "deep", in: "body", required: true, schema: nest(5) }]);
     const view = compactView(def);
     expect(view.rules).toContain("deep-nesting-as-object");
@@ -185,7 +190,12 @@ describe("compaction rules, one small schema each", () => {
 
   it("annotations-dropped: examples, titles and x- extensions go; validation keywords stay", () => {
     const def = tool([
-      { name: "q", in: "query", required: true, schema: { type: "string", title: "Query", examples: ["a", "b"], "x-internal": true, minLength: 2, pattern: "^[a-z]+$", default: "abc" } },
+      {
+        name: "q",
+        in: "query",
+        required: true,
+        schema: { type: "string", title: "Query", examples: ["a", "b"], "x-internal": true, minLength: 2, pattern: "^[a-z]+$", default: "abc" },
+      },
     ]);
     const view = compactView(def);
     expect(view.rules).toContain("annotations-dropped");
@@ -230,15 +240,27 @@ describe("compaction rules, one small schema each", () => {
     expect(validateArguments(def, { lat: 59.91, end_date: "01-02-2024" }).ok).toBe(true);
     expect(validateArguments(def, { end_date: "01-02-2024" }).ok).toBe(false);
     // A default whose description restates the name counts as undescribed, so it stays.
-    const restated = tool([{ name: "departure_date", in: "query", required: true, description: "Departure date", schema: { type: "string", default: "2021-12-26" } }]);
+    const restated = tool([
+      { name: "departure_date", in: "query", required: true, description: "Departure date", schema: { type: "string", default: "2021-12-26" } },
+    ]);
     expect(properties(restated).departure_date).toEqual({ type: "string", default: "2021-12-26" });
-    expect(compactView(def, COMPACT_LIMITS, { without: ["described-defaults-dropped"] }).tool.function.parameters).toMatchObject({ properties: { lat: { default: 40.7487727 } } });
+    expect(compactView(def, COMPACT_LIMITS, { without: ["described-defaults-dropped"] }).tool.function.parameters).toMatchObject({
+      properties: { lat: { default: 40.7487727 } },
+    });
   });
 
   it("restating-descriptions-dropped: a tool's or a parameter's description that only restates its name is not shown; the definition keeps it", () => {
     const param = (name: string, description: string, type = "string") => ({ name, in: "query", required: true, description, schema: { type } });
     const anime = (parameters: unknown[], description = "Get Genres"): ToolDefinition =>
-      ToolDefinition.parse({ name: "get_genres_for_anime_db", method: "GET", serverUrl: "https://anime.example.com", path: "/genres", operation: "GET /genres", description, parameters });
+      ToolDefinition.parse({
+        name: "get_genres_for_anime_db",
+        method: "GET",
+        serverUrl: "https://anime.example.com",
+        path: "/genres",
+        operation: "GET /genres",
+        description,
+        parameters,
+      });
     const def = anime([
       param("city", "The city."),
       param("user_id", "User ID"),
@@ -262,7 +284,9 @@ describe("compaction rules, one small schema each", () => {
     expect(def.description).toBe("Get Genres");
     expect(def.parameters[0]?.description).toBe("The city.");
     // A tool description that says more stays; named-only parameters are still named without one.
-    expect(compactView(anime(def.parameters, "Lists the genres, with how many titles each has.")).tool.function.description).toBe("Lists the genres, with how many titles each has.");
+    expect(compactView(anime(def.parameters, "Lists the genres, with how many titles each has.")).tool.function.description).toBe(
+      "Lists the genres, with how many titles each has.",
+    );
     const optional = ["a1", "a2", "a3", "a4"].map((name) => ({ name, in: "query", description: name.toUpperCase(), schema: { type: "string" } }));
     const noted = compactView(anime([...optional, { name: "sort", in: "query", description: "Sort order of the genres.", schema: { type: "string" } }]));
     // A restating description does not count as documentation: "sort" is shown before them.
@@ -326,7 +350,13 @@ describe("a call built from the compact view validates against the full definiti
         required: true,
         schema: {
           $ref: "#/$defs/Place",
-          $defs: { Place: { type: "object", required: ["city", "country"], properties: { city: { type: "string", minLength: 1 }, country: { type: "string", enum: COUNTRIES } } } },
+          $defs: {
+            Place: {
+              type: "object",
+              required: ["city", "country"],
+              properties: { city: { type: "string", minLength: 1 }, country: { type: "string", enum: COUNTRIES } },
+            },
+          },
         },
       },
       { name: "days", in: "query", schema: { type: "integer", minimum: 1, maximum: 14, examples: [3] } },

@@ -12,13 +12,24 @@ beforeAll(async () => {
 });
 
 const tool = (name: string, path: string, parameters: ToolDefinition["parameters"], responseSchema?: Record<string, unknown>): ToolDefinition =>
-  ToolDefinition.parse({ name, method: "GET", serverUrl: "https://api.example.com", path, operation: `GET ${path}`, parameters, ...(responseSchema === undefined ? {} : { responseSchema }) });
+  ToolDefinition.parse({
+    name,
+    method: "GET",
+    serverUrl: "https://api.example.com",
+    path,
+    operation: `GET ${path}`,
+    parameters,
+    ...(responseSchema === undefined ? {} : { responseSchema }),
+  });
 
 describe("data-flow edges from documented outputs", () => {
   it("lists the scalar fields a response schema promises, arrays as their first item", () => {
     const fields = schemaFields({
       type: "object",
-      properties: { page: { type: "integer" }, results: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, name: { type: "string" }, adult: { type: "boolean" } } } } },
+      properties: {
+        page: { type: "integer" },
+        results: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, name: { type: "string" }, adult: { type: "boolean" } } } },
+      },
     });
     expect(fields.map((f) => f.path)).toEqual(["page", "results[0].id", "results[0].name"]);
   });
@@ -43,10 +54,19 @@ describe("data-flow edges from documented outputs", () => {
     const consumer = tool("getOrder", "/orders/{order_id}", [{ name: "order_id", in: "path", required: true, schema: {} }]);
     const producer = tool("listOrders", "/orders", []);
     expect(outputFields(producer)).toEqual([]);
-    const bare = new DataFlowIndex(new Map([[producer.name, producer], [consumer.name, consumer]]));
+    const bare = new DataFlowIndex(
+      new Map([
+        [producer.name, producer],
+        [consumer.name, consumer],
+      ]),
+    );
     expect(bare.successors("listOrders")).toEqual([]);
-    const probed = new DataFlowIndex(new Map([[producer.name, producer], [consumer.name, consumer]]), (def) =>
-      outputFields(def, def.name === "listOrders" ? [{ path: "orders[0].order_id", value: "o-1" }] : []),
+    const probed = new DataFlowIndex(
+      new Map([
+        [producer.name, producer],
+        [consumer.name, consumer],
+      ]),
+      (def) => outputFields(def, def.name === "listOrders" ? [{ path: "orders[0].order_id", value: "o-1" }] : []),
     );
     expect(probed.successors("listOrders")).toEqual([expect.objectContaining({ to: "getOrder", parameter: "order_id" })]);
   });
@@ -67,8 +87,16 @@ describe("data-flow edges from documented outputs", () => {
   });
 
   it("never feeds a playlist id into a user id: a list under /users/{user_id} lists playlists, not users", () => {
-    const path = (name: string, where: "path" | "query" = "path"): ToolDefinition["parameters"][number] => ({ name, in: where, required: true, schema: { type: "string" } });
-    const listOfIds = (container: string) => ({ type: "object", properties: { [container]: { type: "array", items: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } } } });
+    const path = (name: string, where: "path" | "query" = "path"): ToolDefinition["parameters"][number] => ({
+      name,
+      in: where,
+      required: true,
+      schema: { type: "string" },
+    });
+    const listOfIds = (container: string) => ({
+      type: "object",
+      properties: { [container]: { type: "array", items: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } } },
+    });
     const tools = [
       tool("getUserPlaylists", "/users/{user_id}/playlists", [path("user_id")], listOfIds("items")),
       tool("createPlaylist", "/users/{user_id}/playlists", [path("user_id")]),

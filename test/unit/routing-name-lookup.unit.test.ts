@@ -43,16 +43,41 @@ describe("name lookups in data flow", () => {
   });
 
   it("does not take another API's search for a lookup: its ids are that API's", () => {
-    const tool = (name: string, serverUrl: string, path: string, parameters: ToolDefinition["parameters"], responseSchema?: Record<string, unknown>): ToolDefinition =>
-      ToolDefinition.parse({ name, method: "GET", serverUrl, path, operation: `GET ${path}`, parameters, ...(responseSchema === undefined ? {} : { responseSchema }) });
+    const tool = (
+      name: string,
+      serverUrl: string,
+      path: string,
+      parameters: ToolDefinition["parameters"],
+      responseSchema?: Record<string, unknown>,
+    ): ToolDefinition =>
+      ToolDefinition.parse({
+        name,
+        method: "GET",
+        serverUrl,
+        path,
+        operation: `GET ${path}`,
+        parameters,
+        ...(responseSchema === undefined ? {} : { responseSchema }),
+      });
     const people = { type: "object", properties: { results: { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } } } };
     const tools = [
       tool("getPerson", "https://films.example.com", "/person/{person_id}", [{ name: "person_id", in: "path", required: true, schema: { type: "integer" } }]),
       tool("searchPerson", "https://films.example.com", "/search/person", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], people),
-      tool("searchPersonElsewhere", "https://other.example.com", "/search/person", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], people),
+      tool(
+        "searchPersonElsewhere",
+        "https://other.example.com",
+        "/search/person",
+        [{ name: "query", in: "query", required: true, schema: { type: "string" } }],
+        people,
+      ),
     ];
     const producers = new DataFlowIndex(new Map(tools.map((t) => [t.name, t]))).producers("getPerson");
-    expect(producers.map((p) => [p.from, p.byName])).toEqual(expect.arrayContaining([["searchPerson", true], ["searchPersonElsewhere", false]]));
+    expect(producers.map((p) => [p.from, p.byName])).toEqual(
+      expect.arrayContaining([
+        ["searchPerson", true],
+        ["searchPersonElsewhere", false],
+      ]),
+    );
   });
 });
 
@@ -66,7 +91,12 @@ describe("entity resolution in rankings", () => {
     expect(out.map((c) => c.tool)).toEqual(["personCredits", "searchPerson", "topRated", "discover"]);
     expect(out[1]).toEqual({ tool: "searchPerson", score: 1, why: { feeds: { to: "personCredits", field: "results[].id", parameter: "person_id" } } });
     // A lookup no signal ranked at all joins the same way.
-    expect(withNameLookups(ranked.slice(0, 3), "movies directed by Martin Scorsese", producersOf).map((c) => c.tool)).toEqual(["personCredits", "searchPerson", "topRated", "discover"]);
+    expect(withNameLookups(ranked.slice(0, 3), "movies directed by Martin Scorsese", producersOf).map((c) => c.tool)).toEqual([
+      "personCredits",
+      "searchPerson",
+      "topRated",
+      "discover",
+    ]);
   });
 
   it("leaves the ranking as it is when the task names nothing, writes the identifier, or the tool is not a leader", () => {
@@ -80,7 +110,18 @@ describe("entity resolution in rankings", () => {
 
   it("places the lookup of every ranked tool, not only of the first five: an offered tool needs it", () => {
     const deep: FusedCandidate[] = ["a", "b", "c", "d", "e", "f", "personCredits", "g", "h"].map((tool, i) => ({ tool, score: 1 - i / 20, why: {} }));
-    expect(withNameLookups(deep, "movies directed by Martin Scorsese", producersOf).map((c) => c.tool)).toEqual(["a", "b", "c", "d", "e", "f", "personCredits", "searchPerson", "g", "h"]);
+    expect(withNameLookups(deep, "movies directed by Martin Scorsese", producersOf).map((c) => c.tool)).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+      "e",
+      "f",
+      "personCredits",
+      "searchPerson",
+      "g",
+      "h",
+    ]);
   });
 
   it("holds the lookup in a run set whose seventh tool needs an identifier only a lookup supplies", () => {
@@ -110,7 +151,9 @@ describe("entity resolution in rankings", () => {
   it("starts a task that names a person with the person search, at the first step and in the run set", () => {
     const task = "Tell me about actor Scarlett Johansson's birthday";
     const first = (withTask: boolean) =>
-      fuseFirstStep({ ...(withTask ? { task } : {}), relevance: index.search(task, 30), history: [], producersOf: (t) => flow.producers(t) }).map((c) => c.tool);
+      fuseFirstStep({ ...(withTask ? { task } : {}), relevance: index.search(task, 30), history: [], producersOf: (t) => flow.producers(t) }).map(
+        (c) => c.tool,
+      );
     const lead = first(true).indexOf("getPersonPersonId");
     expect(lead).toBeGreaterThanOrEqual(0);
     expect(first(true)[lead + 1]).toBe("getSearchPerson");

@@ -19,8 +19,12 @@ function twentyTools(): Map<string, ToolDefinition> {
     tool("getInvoice", "Get one invoice", [idParameter], "https://billing.example.com"),
     tool("refundPayment", "Refund a payment", [idParameter], "https://billing.example.com"),
     tool("listPayments", "List payments", [], "https://billing.example.com"),
-    ...["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"].map((w) => tool(`${w}Status`, `Status of ${w}`, [], "https://ops.example.com")),
-    ...["india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"].map((w) => tool(`${w}Report`, `Report on ${w}`, [idParameter], "https://reports.example.com")),
+    ...["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"].map((w) =>
+      tool(`${w}Status`, `Status of ${w}`, [], "https://ops.example.com"),
+    ),
+    ...["india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"].map((w) =>
+      tool(`${w}Report`, `Report on ${w}`, [idParameter], "https://reports.example.com"),
+    ),
   ];
   return new Map(defs.map((d) => [d.name, d]));
 }
@@ -34,7 +38,16 @@ describe("route answers are filled to k by stand-ins, never by name order", () =
     const task = "invoices";
     const fused: FusedCandidate[] = index.search(task, 30).map((r, i) => ({ tool: r.name, score: r.score, why: { relevance: { rank: i + 1 } } }));
     expect(fused.map((c) => c.tool).sort()).toEqual(["getInvoice", "listInvoices"]);
-    const standIns = routeStandIns({ index, graph, defs, flow: new DataFlowIndex(defs), siblingsOf: (t) => (t === "listInvoices" ? ["getInvoice", "refundPayment", "listPayments"] : []), task, previous: null, best: fused[0]?.tool });
+    const standIns = routeStandIns({
+      index,
+      graph,
+      defs,
+      flow: new DataFlowIndex(defs),
+      siblingsOf: (t) => (t === "listInvoices" ? ["getInvoice", "refundPayment", "listPayments"] : []),
+      task,
+      previous: null,
+      best: fused[0]?.tool,
+    });
     const filled = fillToK(fused, 10, standIns);
     const names = filled.ranked.map((c) => c.tool);
     expect(names).toHaveLength(10);
@@ -64,7 +77,12 @@ describe("route answers are filled to k by stand-ins, never by name order", () =
 
   it("orders starting tools by likeness to the task, not by name", () => {
     const defs = new Map(
-      [tool("aardvarkFacts", "Facts about aardvarks"), tool("currentTemperature", "Current temperature readings"), tool("zebraFacts", "Facts about zebras"), tool("getReading", "One reading", [idParameter])].map((d) => [d.name, d]),
+      [
+        tool("aardvarkFacts", "Facts about aardvarks"),
+        tool("currentTemperature", "Current temperature readings"),
+        tool("zebraFacts", "Facts about zebras"),
+        tool("getReading", "One reading", [idParameter]),
+      ].map((d) => [d.name, d]),
     );
     const flow = new DataFlowIndex(defs);
     expect(startingTools(defs, flow, 3, "temprature now")[0]).toBe("currentTemperature");

@@ -44,7 +44,13 @@ describe("shortDescription", () => {
   });
 
   it("reads a prefix when the text starts with a long whitespace run or is mostly whitespace", () => {
-    for (const text of [" ".repeat(639) + "a" + " ".repeat(2000) + "b", " ".repeat(5_000) + "tail", "a " + " ".repeat(700) + "b".repeat(300), "a".repeat(161), "a".repeat(160) + "   "]) {
+    for (const text of [
+      `${" ".repeat(639)}a${" ".repeat(2000)}b`,
+      `${" ".repeat(5_000)}tail`,
+      `a ${" ".repeat(700)}${"b".repeat(300)}`,
+      "a".repeat(161),
+      `${"a".repeat(160)}   `,
+    ]) {
       expect(shortDescription({ summary: undefined, description: text })).toBe(reference(text));
     }
   });

@@ -20,7 +20,10 @@ beforeAll(async () => {
 function graphWith(trajectories: string[][]): ToolGraph {
   const graph = createGraph();
   addTools(graph, [...defs.keys()]);
-  addTrajectories(graph, trajectories.map((tools, i) => ({ id: `t${i}`, tools })));
+  addTrajectories(
+    graph,
+    trajectories.map((tools, i) => ({ id: `t${i}`, tools })),
+  );
   return graph;
 }
 
@@ -31,7 +34,10 @@ function nextStep(graph: ToolGraph, task: string, previous: string) {
 describe("later steps fuse learned transitions, task relevance and data flow", () => {
   it("offers a never-observed transition that data flow links, and says why", () => {
     // Runs so far only ever went searchPerson → its TV credits.
-    const graph = graphWith([["getSearchPerson", "getPersonPersonIdTvCredits"], ["getSearchPerson", "getPersonPersonIdTvCredits"]]);
+    const graph = graphWith([
+      ["getSearchPerson", "getPersonPersonIdTvCredits"],
+      ["getSearchPerson", "getPersonPersonIdTvCredits"],
+    ]);
     expect(successors(graph, "getSearchPerson", 5).map((r) => r.tool)).not.toContain("getPersonPersonIdMovieCredits");
     const fused = nextStep(graph, "How many movies has Sofia Coppola directed?", "getSearchPerson");
     const top = fused.slice(0, 5);
@@ -52,7 +58,10 @@ describe("later steps fuse learned transitions, task relevance and data flow", (
 
   it("ranks a tool that several signals agree on above one that only one signal knows", () => {
     // Observed twice: a transition seen once is one task's habit, not evidence (MIN_TRANSITION_EVIDENCE).
-    const graph = graphWith([["getSearchMovie", "getMovieMovieIdCredits"], ["getSearchMovie", "getMovieMovieIdCredits"]]);
+    const graph = graphWith([
+      ["getSearchMovie", "getMovieMovieIdCredits"],
+      ["getSearchMovie", "getMovieMovieIdCredits"],
+    ]);
     const fused = nextStep(graph, "Who directed Inception? Get the credits of the movie", "getSearchMovie");
     expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
     expect(Object.keys(fused[0]?.why ?? {}).sort()).toEqual(["dataFlow", "relevance", "transition"]);
@@ -67,8 +76,13 @@ describe("later steps learn from the tenant's similar tasks", () => {
       { id: "b", task: "How long is the movie Heat?", tools: ["getSearchMovie", "getMovieMovieId"] },
     ]);
     const task = "How long is the movie Jaws?";
-    const base = { previous: "getSearchMovie", learned: learnedSuccessors(graph, "getSearchMovie"), relevance: index.search(task, 30), dataFlow: flow.successors("getSearchMovie") };
-    const rankOf = (list: { tool: string }[]) => (list.findIndex((c) => c.tool === "getMovieMovieId") + 1 || Infinity);
+    const base = {
+      previous: "getSearchMovie",
+      learned: learnedSuccessors(graph, "getSearchMovie"),
+      relevance: index.search(task, 30),
+      dataFlow: flow.successors("getSearchMovie"),
+    };
+    const rankOf = (list: { tool: string }[]) => list.findIndex((c) => c.tool === "getMovieMovieId") + 1 || Infinity;
     const without = fuseNextStep(base);
     const withHistory = fuseNextStep({ ...base, history: memory.votes(task, { tools: { after: "getSearchMovie" } }) });
     expect(rankOf(withHistory)).toBeLessThan(rankOf(without));
@@ -79,7 +93,11 @@ describe("later steps learn from the tenant's similar tasks", () => {
 
 describe("later steps back off to what usually comes next", () => {
   it("counts transitions into each tool from other tools (not from start, not repeats), and follows graph changes", () => {
-    const graph = graphWith([["getSearchPerson", "getPersonPersonId"], ["getSearchMovie", "getPersonPersonId"], ["getSearchMovie", "getSearchMovie", "getMovieMovieId"]]);
+    const graph = graphWith([
+      ["getSearchPerson", "getPersonPersonId"],
+      ["getSearchMovie", "getPersonPersonId"],
+      ["getSearchMovie", "getSearchMovie", "getMovieMovieId"],
+    ]);
     expect(laterStepPrior(graph)).toEqual([
       { tool: "getPersonPersonId", observed: 2 },
       { tool: "getMovieMovieId", observed: 1 },
@@ -89,8 +107,16 @@ describe("later steps back off to what usually comes next", () => {
   });
 
   it("offers the tools often used after others when the previous tool, data flow and the task say nothing", () => {
-    const graph = graphWith([["getSearchPerson", "getPersonPersonId"], ["getSearchMovie", "getPersonPersonId"]]);
-    const input = { previous: "getGenreTvList", learned: learnedSuccessors(graph, "getGenreTvList"), relevance: index.search("zzyzx", 30), dataFlow: flow.successors("getGenreTvList") };
+    const graph = graphWith([
+      ["getSearchPerson", "getPersonPersonId"],
+      ["getSearchMovie", "getPersonPersonId"],
+    ]);
+    const input = {
+      previous: "getGenreTvList",
+      learned: learnedSuccessors(graph, "getGenreTvList"),
+      relevance: index.search("zzyzx", 30),
+      dataFlow: flow.successors("getGenreTvList"),
+    };
     expect(fuseNextStep(input)).toEqual([]);
     const fused = fuseNextStep({ ...input, prior: laterStepPrior(graph) });
     expect(fused[0]).toMatchObject({ tool: "getPersonPersonId", why: { prior: { observed: 2 } } });
@@ -102,7 +128,7 @@ describe("first step", () => {
     const task = "Which films are in the movie credits of Sofia Coppola?";
     const plain = fuseFirstStep({ relevance: index.search(task, 30), history: [] }).map((c) => c.tool);
     const withFlow = fuseFirstStep({ relevance: index.search(task, 30), history: [], producersOf: (t) => flow.producers(t) });
-    const rankOf = (list: string[]) => list.indexOf("getSearchPerson") === -1 ? Infinity : list.indexOf("getSearchPerson");
+    const rankOf = (list: string[]) => (list.indexOf("getSearchPerson") === -1 ? Infinity : list.indexOf("getSearchPerson"));
     expect(rankOf(withFlow.map((c) => c.tool))).toBeLessThan(rankOf(plain));
     expect(withFlow.find((c) => c.tool === "getSearchPerson")?.why.feeds?.parameter).toBe("person_id");
   });
@@ -115,7 +141,9 @@ describe("first step", () => {
     const rank = (task: string, history: boolean) =>
       fuseFirstStep({ relevance: index.search(task, 30), history: history ? memory.votes(task) : [] }).map((c) => c.tool);
     const similar = "Who wrote the screenplay of Jaws?";
-    expect(rank(similar, true).indexOf("getSearchMovie")).toBeLessThan(rank(similar, false).indexOf("getSearchMovie") === -1 ? Infinity : rank(similar, false).indexOf("getSearchMovie"));
+    expect(rank(similar, true).indexOf("getSearchMovie")).toBeLessThan(
+      rank(similar, false).indexOf("getSearchMovie") === -1 ? Infinity : rank(similar, false).indexOf("getSearchMovie"),
+    );
     expect(rank(similar, true).slice(0, 2)).toContain("getSearchMovie");
     const unrelated = "What are the popular TV shows this week?";
     expect(memory.votes(unrelated)).toEqual([]);
@@ -123,8 +151,17 @@ describe("first step", () => {
   });
 
   it("offers the other operations of the most relevant tool's API (small APIs only)", () => {
-    const def = (name: string, serverUrl: string, summary: string): ToolDefinition =>
-      ({ name, method: "GET", serverUrl, path: `/${name}`, operation: `GET /${name}`, summary, description: "", parameters: [], tags: [] });
+    const def = (name: string, serverUrl: string, summary: string): ToolDefinition => ({
+      name,
+      method: "GET",
+      serverUrl,
+      path: `/${name}`,
+      operation: `GET /${name}`,
+      summary,
+      description: "",
+      parameters: [],
+      tags: [],
+    });
     const tools = [
       def("currentWeather", "https://weather.example.com", "Current weather for a city"),
       def("activeAlerts", "https://weather.example.com", "Active alerts"),
@@ -142,8 +179,14 @@ describe("first step", () => {
   });
 
   it("names the tools whose documents change with a tool: its API's operations before and after the change", () => {
-    const before = new Map([["a", ["b"]], ["b", ["a"]]]);
-    const after = new Map([["a", ["c"]], ["c", ["a"]]]);
+    const before = new Map([
+      ["a", ["b"]],
+      ["b", ["a"]],
+    ]);
+    const after = new Map([
+      ["a", ["c"]],
+      ["c", ["a"]],
+    ]);
     expect(withSiblings(["a"], before, after)).toEqual(new Set(["a", "b", "c"]));
     expect(withSiblings(["lonely"], before, after)).toEqual(new Set(["lonely"]));
   });
@@ -182,13 +225,23 @@ describe("learned transitions are weighed by their evidence", () => {
   it("leaves out a transition seen once, which other tasks' habits would otherwise rank first", () => {
     const task = "Who directed Inception? Get the credits of the movie";
     const once = graphWith([["getSearchMovie", "getMovieMovieIdImages"]]);
-    const input = { previous: "getSearchMovie", learned: learnedSuccessors(once, "getSearchMovie"), relevance: index.search(task, 30), dataFlow: flow.successors("getSearchMovie") };
+    const input = {
+      previous: "getSearchMovie",
+      learned: learnedSuccessors(once, "getSearchMovie"),
+      relevance: index.search(task, 30),
+      dataFlow: flow.successors("getSearchMovie"),
+    };
     expect(fuseNextStep({ ...input, minEvidence: 1 }).findIndex((c) => c.tool === "getMovieMovieIdImages")).toBeLessThan(3);
     const fused = fuseNextStep(input);
     expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
     expect(fused.find((c) => c.tool === "getMovieMovieIdImages")?.why.transition).toBeUndefined();
     // Seen twice, it is evidence again.
-    const twice = graphWith([["getSearchMovie", "getMovieMovieIdImages"], ["getSearchMovie", "getMovieMovieIdImages"]]);
-    expect(fuseNextStep({ ...input, learned: learnedSuccessors(twice, "getSearchMovie") }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition?.observed).toBe(2);
+    const twice = graphWith([
+      ["getSearchMovie", "getMovieMovieIdImages"],
+      ["getSearchMovie", "getMovieMovieIdImages"],
+    ]);
+    expect(
+      fuseNextStep({ ...input, learned: learnedSuccessors(twice, "getSearchMovie") }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition?.observed,
+    ).toBe(2);
   });
 });

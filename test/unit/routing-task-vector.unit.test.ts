@@ -25,7 +25,11 @@ describe("routeWithTaskVector", () => {
   }
 
   /** `routeWithTaskVector` for "weather" whose `route` records the query it is given and answers "routed again". */
-  function routeRecordingQueries(env: Env, routes: (TaskVector | undefined)[], first: () => Promise<Outcome<string | TaskVectorWanted>>): Promise<Outcome<string>> {
+  function routeRecordingQueries(
+    env: Env,
+    routes: (TaskVector | undefined)[],
+    first: () => Promise<Outcome<string | TaskVectorWanted>>,
+  ): Promise<Outcome<string>> {
     return routeWithTaskVector(
       env,
       "t1",
@@ -94,7 +98,14 @@ describe("routeWithTaskVector", () => {
         return typeof key === "string" ? target[key] : undefined;
       },
     }) as unknown as Env;
-    const result = await routeWithTaskVector(env, "t1", tenantThatCounts([]), "weather", async () => success("routed again"), async () => success("first"));
+    const result = await routeWithTaskVector(
+      env,
+      "t1",
+      tenantThatCounts([]),
+      "weather",
+      async () => success("routed again"),
+      async () => success("first"),
+    );
     expect(result).toEqual(success("first"));
     expect(read).toEqual(["EMBEDDING_MODEL"]);
   });

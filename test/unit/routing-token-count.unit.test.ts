@@ -52,7 +52,10 @@ describe("countJsonArrayTokens: an array's tokens from its entries' stored count
   });
 
   it("agrees with countTokens on the same text", () => {
-    const views = [{ type: "function", function: { name: "a", description: "b." } }, { type: "function", function: { name: "c", description: "d" } }].map(entry);
+    const views = [
+      { type: "function", function: { name: "a", description: "b." } },
+      { type: "function", function: { name: "c", description: "d" } },
+    ].map(entry);
     expect(countJsonArrayTokens(views)).toBe(countTokens(`[${views.map((v) => v.json).join(",")}]`));
   });
 });
@@ -64,7 +67,34 @@ describe("trailingPunctuation: the run of punctuation o200k_base's pattern keeps
   it("finds what the Unicode regex finds, for view JSON and for texts ending in spaces, marks, digits, letters and non-ASCII", async () => {
     const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
     const { tools } = await importOpenApi(document);
-    const ends = ["", "}", '"}}}', " }]", "  }", "\t}", "\n\"}", "a", "1", "a.", "x ?!", " ", "é", "e\u0301", "e\u0301}", "🚀", "a🚀", "a 🚀", "}🚀}", "\u00a0}", "»", "x\u0001", "𝒜}", "東京。", "_", "-_-"];
+    const ends = [
+      "",
+      "}",
+      '"}}}',
+      " }]",
+      "  }",
+      "\t}",
+      '\n"}',
+      "a",
+      "1",
+      "a.",
+      "x ?!",
+      " ",
+      "é",
+      "e\u0301",
+      "e\u0301}",
+      "🚀",
+      "a🚀",
+      "a 🚀",
+      "}🚀}",
+      "\u00a0}",
+      "»",
+      "x\u0001",
+      "𝒜}",
+      "東京。",
+      "_",
+      "-_-",
+    ];
     const texts = [
       ...tools.flatMap((def) => [JSON.stringify(toolViews(def).compact), JSON.stringify(toolViews(def).requiredOnly)]),
       ...ends.flatMap((end) => [end, `{"a":"b${end}`, `word${end}`, `x ${end}`, `東${end}`]),

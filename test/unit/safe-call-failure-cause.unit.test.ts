@@ -37,7 +37,10 @@ describe("what failed when a tool could not be reached", () => {
 
   it("says it in the tool call's error, for thrown failures and for Cloudflare's answers", async () => {
     const thrown = await callTool(tool, {}, { fetch: () => Promise.reject(undiciError("ENOTFOUND", "getaddrinfo ENOTFOUND api.example.com")) });
-    expect(thrown).toMatchObject({ ok: false, error: { kind: "network", cause: "name_lookup", message: expect.stringContaining("could not be looked up (DNS)") } });
+    expect(thrown).toMatchObject({
+      ok: false,
+      error: { kind: "network", cause: "name_lookup", message: expect.stringContaining("could not be looked up (DNS)") },
+    });
     const opaque = await callTool(tool, {}, { fetch: () => Promise.reject(new Error("internal error; reference = abc")) });
     expect(opaque.error?.message).toMatch(/does not say why \(name lookup, connection or TLS\).*reference = abc/);
     const edge = await callTool(tool, {}, { fetch: async () => new Response("error code: 1016", { status: 530 }) });

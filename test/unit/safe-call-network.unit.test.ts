@@ -100,10 +100,11 @@ describe("destination guard in callTool", () => {
   });
 
   it("follows exactly maxRedirects and refuses one more", async () => {
-    const chain = (limit: number) => recorder((seen) => {
-      const n = Number(new URL(seen.url).searchParams.get("n") ?? "0");
-      return n < limit ? redirectTo(`/hop?n=${n + 1}`) : Response.json({ n });
-    });
+    const chain = (limit: number) =>
+      recorder((seen) => {
+        const n = Number(new URL(seen.url).searchParams.get("n") ?? "0");
+        return n < limit ? redirectTo(`/hop?n=${n + 1}`) : Response.json({ n });
+      });
     const within = chain(3);
     expect(await callTool(tool(), {}, { fetch: within.fetch, maxRedirects: 3 })).toMatchObject({ ok: true, body: { n: 3 } });
     const over = chain(4);
@@ -120,7 +121,12 @@ describe("destination guard in callTool", () => {
   });
 
   it("turns 303 into GET without a body, keeps method and body on 307/308", async () => {
-    for (const [status, method, body] of [[303, "GET", ""], [307, "POST", '{"title":"t"}'], [308, "POST", '{"title":"t"}'], [302, "GET", ""]] as const) {
+    for (const [status, method, body] of [
+      [303, "GET", ""],
+      [307, "POST", '{"title":"t"}'],
+      [308, "POST", '{"title":"t"}'],
+      [302, "GET", ""],
+    ] as const) {
       const net = recorder((seen) => (seen.url.endsWith("/start") ? redirectTo("/moved", status) : Response.json({})));
       await callTool(postTool, { title: "t" }, net);
       expect(net.calls[1]).toMatchObject({ url: "https://api.example.com/moved", method, body });
@@ -142,7 +148,11 @@ describe("destination guard in callTool", () => {
 
     it("matches the exact origin only (another port is still blocked)", async () => {
       const world = recorder(() => Response.json({}));
-      const result = await callTool(tool({ serverUrl: "http://localhost:8788" }), {}, { fetch: world.fetch, allowedOrigins: { "http://localhost:8787": { fetch: world.fetch } } });
+      const result = await callTool(
+        tool({ serverUrl: "http://localhost:8788" }),
+        {},
+        { fetch: world.fetch, allowedOrigins: { "http://localhost:8787": { fetch: world.fetch } } },
+      );
       expect(result.error?.kind).toBe("blocked_destination");
       expect(world.calls).toHaveLength(0);
     });
@@ -276,7 +286,10 @@ describe("response handling", () => {
       throw new TypeError("fetch failed", { cause: new Error("ECONNREFUSED") });
     };
     const result = await callTool(tool(), {}, { fetch });
-    expect(result).toMatchObject({ ok: false, error: { kind: "network", cause: "connect", message: "request failed: no connection could be made to the tool's host (fetch failed: ECONNREFUSED)" } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: "network", cause: "connect", message: "request failed: no connection could be made to the tool's host (fetch failed: ECONNREFUSED)" },
+    });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
   });
 

@@ -198,7 +198,11 @@ describe("credential injection and redaction", () => {
 
   it("apiKey in a header goes into that header", async () => {
     const net = recorder(echo);
-    const result = await callTool(protectedTool, { movie_id: "1" }, { ...net, credential: { scheme: "apiKey", in: "header", name: "X-Api-Key", value: SECRET } });
+    const result = await callTool(
+      protectedTool,
+      { movie_id: "1" },
+      { ...net, credential: { scheme: "apiKey", in: "header", name: "X-Api-Key", value: SECRET } },
+    );
     expect(net.calls[0]?.headers["x-api-key"]).toBe(SECRET);
     assertNoSecret(result);
   });
@@ -223,7 +227,11 @@ describe("credential injection and redaction", () => {
 
   it("redacts a secret cut in half by truncation", async () => {
     const fetch: typeof globalThis.fetch = async () => new Response(`${"x".repeat(20)}${SECRET}`, { headers: { "Content-Type": "text/plain" } });
-    const result = await callTool(protectedTool, { movie_id: "1" }, { fetch, maxResponseBytes: 30, credential: { scheme: "bearer", in: "header", value: SECRET } });
+    const result = await callTool(
+      protectedTool,
+      { movie_id: "1" },
+      { fetch, maxResponseBytes: 30, credential: { scheme: "bearer", in: "header", value: SECRET } },
+    );
     expect(result.truncated).toBe(true);
     expect(result.body).toMatch(/^x{20}\[REDACTED\]\n\[truncated/);
     expect(JSON.stringify(result)).not.toContain(SECRET.slice(0, 6));
@@ -231,9 +239,17 @@ describe("credential injection and redaction", () => {
 
   it("refuses an argument that would replace the credential", async () => {
     const net = recorder();
-    const result = await callTool(protectedTool, { movie_id: "1", api_key: "mine" }, { ...net, credential: { scheme: "apiKey", in: "query", name: "api_key", value: SECRET } });
+    const result = await callTool(
+      protectedTool,
+      { movie_id: "1", api_key: "mine" },
+      { ...net, credential: { scheme: "apiKey", in: "query", name: "api_key", value: SECRET } },
+    );
     expect(result.error).toMatchObject({ kind: "invalid_arguments", argument: "api_key" });
-    const header = await callTool(protectedTool, { movie_id: "1", "X-Api-Key": "mine" }, { ...net, credential: { scheme: "apiKey", in: "header", name: "x-api-key", value: SECRET } });
+    const header = await callTool(
+      protectedTool,
+      { movie_id: "1", "X-Api-Key": "mine" },
+      { ...net, credential: { scheme: "apiKey", in: "header", name: "x-api-key", value: SECRET } },
+    );
     expect(header.error).toMatchObject({ kind: "invalid_arguments", argument: "X-Api-Key" });
     expect(net.calls).toHaveLength(0);
   });

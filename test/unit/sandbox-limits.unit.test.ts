@@ -7,7 +7,13 @@ let engine: QuickJsEngine;
 beforeAll(async () => {
   engine = await loadQuickJs();
   // Warm the wasm code up (V8 tiers hot wasm functions up after a while), as a busy isolate is.
-  await executeProgram("let s = 0; for (let i = 0; i < 3e6; i++) s += i; return s;", { engine, tools: [], callTool: async () => undefined, stretchBudget: 1e6, totalBudget: 1e6 });
+  await executeProgram("let s = 0; for (let i = 0; i < 3e6; i++) s += i; return s;", {
+    engine,
+    tools: [],
+    callTool: async () => undefined,
+    stretchBudget: 1e6,
+    totalBudget: 1e6,
+  });
 });
 
 function options(extra: Partial<RunOptions> = {}, handler: (name: string, args: unknown) => unknown = () => ({ ok: true })) {
@@ -112,7 +118,10 @@ describe("sandbox limits: memory and stack", () => {
 
   it("reports a memory error the program caught and rethrew as such", async () => {
     // Unlimited fuel: the bomb must reach the memory ceiling, not the CPU budget.
-    const result = await executeProgram("try { const s = []; while (true) s.push('x'.repeat(1e6) + s.length); } catch (e) { throw e; }", options({ stretchFuel: 1e12, totalFuel: 1e12 }).options);
+    const result = await executeProgram(
+      "try { const s = []; while (true) s.push('x'.repeat(1e6) + s.length); } catch (e) { throw e; }",
+      options({ stretchFuel: 1e12, totalFuel: 1e12 }).options,
+    );
     expect(kind(result)).toBe("memory");
   });
 
@@ -122,14 +131,20 @@ describe("sandbox limits: memory and stack", () => {
   });
 
   it("stops async recursion", async () => {
-    const result = await executeProgram("async function down(n: number): Promise<number> { return (await down(n + 1)) + 1; }\nreturn await down(0);", options().options);
+    const result = await executeProgram(
+      "async function down(n: number): Promise<number> { return (await down(n + 1)) + 1; }\nreturn await down(0);",
+      options().options,
+    );
     expect(kind(result)).toBe("stack_overflow");
   });
 
   it("survives native recursion that overflows the host stack, and the next program runs fine", async () => {
     const parser = await executeProgram("return eval('('.repeat(20000) + '1' + ')'.repeat(20000));", options().options);
     expect(kind(parser)).toBe("stack_overflow");
-    const json = await executeProgram("let o: any = {}; let c = o;\nfor (let i = 0; i < 100000; i++) { c.a = {}; c = c.a; }\nreturn JSON.stringify(o).length;", options().options);
+    const json = await executeProgram(
+      "let o: any = {}; let c = o;\nfor (let i = 0; i < 100000; i++) { c.a = {}; c = c.a; }\nreturn JSON.stringify(o).length;",
+      options().options,
+    );
     expect(kind(json)).toBe("stack_overflow");
     const next = await executeProgram("return [await tools.a({}), 1 + 1];", options().options);
     expect(next).toMatchObject({ ok: true, answer: [{ ok: true }, 2] });
@@ -139,7 +154,10 @@ describe("sandbox limits: memory and stack", () => {
 describe("sandbox limits: waiting", () => {
   it("detects a promise that never settles at once, without waiting for the deadline", async () => {
     const { result, ms } = await timed("await new Promise(() => {});\nreturn 1;", options({ timeoutMs: 20_000 }).options);
-    expect(result).toMatchObject({ ok: false, error: { kind: "never_settles", message: expect.stringContaining("the program is waiting on a promise that never settles") } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: "never_settles", message: expect.stringContaining("the program is waiting on a promise that never settles") },
+    });
     expect(ms).toBeLessThan(1_000);
   });
 

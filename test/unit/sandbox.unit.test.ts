@@ -76,17 +76,17 @@ describe("sandbox: programs and their answers", () => {
 
   it("accepts `export default async function` and answer(...)", async () => {
     const { options } = host({ lookup: () => ({ id: 7 }) });
-    const result = await run(
-      "export default async function () {\n  const r = await tools.lookup({});\n  answer({ found: r.id });\n}",
-      options,
-    );
+    const result = await run("export default async function () {\n  const r = await tools.lookup({});\n  answer({ found: r.id });\n}", options);
     expect(result).toMatchObject({ ok: true, answer: { found: 7 } });
   });
 
   it.each([
     ["const main = async (t: any) => (await t.echo('arrow')).toUpperCase();", "ARROW"],
     ["async function main() {\n  return await tools.echo('logged');\n}\nconsole.log(await main());", "logged"],
-    ["async function main() {\n  return await tools.echo('chained');\n}\nmain()\n  .then((r) => console.log(r))\n  .catch((e) => console.error(e));", "chained"],
+    [
+      "async function main() {\n  return await tools.echo('chained');\n}\nmain()\n  .then((r) => console.log(r))\n  .catch((e) => console.error(e));",
+      "chained",
+    ],
     ["async function run(t: any) { return t.echo('named'); }\nexport default run;", "named"],
     ["Here is the program:\n\n```typescript\nconst r = await tools.echo('fenced');\nreturn r;\n```\nIt echoes.", "fenced"],
   ])("accepts the program shape %#", async (source, expected) => {
@@ -314,7 +314,10 @@ describe("sandbox: WebAssembly instances", () => {
 
   it("does not recycle an instance whose program exhausted its memory", async () => {
     // Fuel is not what this test is about: the bomb must reach the memory ceiling first.
-    const bomb = await run("const a = [];\nwhile (true) a.push('x'.repeat(1e6) + a.length);", host({}, { isolationKey: "tenant-c", stretchFuel: 1e12, totalFuel: 1e12 }).options);
+    const bomb = await run(
+      "const a = [];\nwhile (true) a.push('x'.repeat(1e6) + a.length);",
+      host({}, { isolationKey: "tenant-c", stretchFuel: 1e12, totalFuel: 1e12 }).options,
+    );
     expect(bomb).toMatchObject({ ok: false, error: { kind: "memory" } });
     const before = { ...sandboxDiagnostics };
     const next = await run("return 2;", host({}, { isolationKey: "tenant-c" }).options);

@@ -51,7 +51,12 @@ describe("scripted model, chat, through the real openai SDK", () => {
       rules: [
         {
           match: "weather",
-          answer: { toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }, { name: "get_time", arguments: "{}" }] },
+          answer: {
+            toolCalls: [
+              { name: "get_weather", arguments: { city: "Oslo" } },
+              { name: "get_time", arguments: "{}" },
+            ],
+          },
         },
       ],
     });
@@ -290,9 +295,7 @@ describe("scripted model, chat, through the real openai SDK", () => {
 
     const unknown = await model.handle(new Request("http://model.atc.test/v1/responses", { method: "POST", body: "{}" }));
     expect(unknown.status).toBe(404);
-    const invalid = await model.handle(
-      new Request("http://model.atc.test/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "m" }) }),
-    );
+    const invalid = await model.handle(new Request("http://model.atc.test/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "m" }) }));
     expect(invalid.status).toBe(400);
   });
 });
@@ -339,7 +342,10 @@ describe("scripted model, embeddings, through the real openai SDK", () => {
     const sized = await sdk.embeddings.create({ model: "e", input: ["x"], dimensions: 12, encoding_format: "float" });
     expect(sized.data[0]?.embedding).toHaveLength(12);
     const fixed = await sdk.embeddings.create({ model: "e", input: ["fixed one", "fixed two"], encoding_format: "float" });
-    expect(fixed.data.map((d) => d.embedding)).toEqual([[1, 0, 0], [1, 0, 0]]);
+    expect(fixed.data.map((d) => d.embedding)).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
     await expect(sdk.embeddings.create({ model: "e", input: ["poison"] })).rejects.toThrow(/bad input/);
     expect(model.embeddingRequests.map((r) => r.rule)).toEqual([undefined, "#2", "#1"]);
   });

@@ -33,7 +33,20 @@ async function get<T>(path: string, status = 200): Promise<T> {
 }
 
 const search = (kind: string, query: string) => get<Page>(`/tmdb/search/${kind}?query=${encodeURIComponent(query)}`);
-const NOLAN_FILMS = ["Following", "Memento", "Insomnia", "Batman Begins", "The Prestige", "The Dark Knight", "Inception", "The Dark Knight Rises", "Interstellar", "Dunkirk", "Tenet", "Oppenheimer"];
+const NOLAN_FILMS = [
+  "Following",
+  "Memento",
+  "Insomnia",
+  "Batman Begins",
+  "The Prestige",
+  "The Dark Knight",
+  "Inception",
+  "The Dark Knight Rises",
+  "Interstellar",
+  "Dunkirk",
+  "Tenet",
+  "Oppenheimer",
+];
 
 describe("the demo world's TMDB answers what was asked", () => {
   it("a movie search finds the movie, and its id leads to its details and credits", async () => {
@@ -65,7 +78,10 @@ describe("the demo world's TMDB answers what was asked", () => {
     const credits = await get<Credits>("/tmdb/person/51329/movie_credits");
     expect(credits.cast).toHaveLength(18);
     expect(credits.cast.map((c) => c.title)).toContain("Silver Linings Playbook");
-    expect(credits.crew.map((c) => [c.title, c.job])).toEqual([["A Star Is Born", "Director"], ["Maestro", "Director"]]);
+    expect(credits.crew.map((c) => [c.title, c.job])).toEqual([
+      ["A Star Is Born", "Director"],
+      ["Maestro", "Director"],
+    ]);
   });
 
   it("credits agree both ways for every person in the records", async () => {
@@ -74,7 +90,10 @@ describe("the demo world's TMDB answers what was asked", () => {
       const own = await get<Credits>(`/tmdb/person/${person.id}/movie_credits`);
       for (const entry of [...own.cast, ...own.crew]) {
         const movie = await get<Credits>(`/tmdb/movie/${entry.id}/credits`);
-        expect([...movie.cast, ...movie.crew].some((c) => c.id === person.id), `${person.name} in ${entry.title}`).toBe(true);
+        expect(
+          [...movie.cast, ...movie.crew].some((c) => c.id === person.id),
+          `${person.name} in ${entry.title}`,
+        ).toBe(true);
       }
     }
   });
@@ -122,7 +141,10 @@ describe("the demo records", () => {
     const clashes: string[] = [];
     // Walk every example of the RestBench document: an id with a title is a movie, with a name a person or show.
     const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
+      if (Array.isArray(node)) {
+        for (const item of node) walk(item);
+        return;
+      }
       if (typeof node !== "object" || node === null) return;
       const record = node as Record<string, unknown>;
       if (typeof record["id"] === "number" && typeof record["title"] === "string") {

@@ -4,9 +4,7 @@ import { describe, expect, it } from "vitest";
 import { mountOpenApi, SimulatedWorld, type MountOptions } from "../../functions/simulated-world/index";
 
 // The RestBench TMDB document, exactly as the benchmarks use it.
-const tmdbDocument: unknown = JSON.parse(
-  readFileSync(fileURLToPath(new URL("../../kv-seed/world/restbench-tmdb/openapi.json", import.meta.url)), "utf8"),
-);
+const tmdbDocument: unknown = JSON.parse(readFileSync(fileURLToPath(new URL("../../kv-seed/world/restbench-tmdb/openapi.json", import.meta.url)), "utf8"));
 
 function tmdbWorld(options: MountOptions = {}): SimulatedWorld {
   return new SimulatedWorld([mountOpenApi("/tmdb", tmdbDocument, options)]);
@@ -147,7 +145,9 @@ describe("simulated world: RestBench TMDB mount", () => {
   it("lists mounts and their operations at /__world", async () => {
     const { status, body } = await get(tmdbWorld(), "/__world");
     expect(status).toBe(200);
-    const mounts = (body as { mounts: Array<{ prefix: string; kind: string; operations: Array<{ method: string; path: string; identifierParams: string[] }> }> }).mounts;
+    const mounts = (
+      body as { mounts: Array<{ prefix: string; kind: string; operations: Array<{ method: string; path: string; identifierParams: string[] }> }> }
+    ).mounts;
     expect(mounts.map((m) => m.prefix)).toEqual(["/tmdb"]);
     expect(mounts[0]?.kind).toBe("openapi");
     expect(mounts[0]?.operations).toHaveLength(54);

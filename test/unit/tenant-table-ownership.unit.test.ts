@@ -15,7 +15,13 @@ const modules = readdirSync(DIR)
   .map((name) => ({ name, text: readFileSync(`${DIR}/${name}`, "utf8") }));
 
 /** Modules that make up one store: routing keeps its in-memory state, persisted index, graph and tool vectors in helper modules. */
-const PART_OF: Record<string, string> = { "routing-state.ts": "tenant-routing.ts", "routing-store.ts": "tenant-routing.ts", "stored-blobs.ts": "tenant-routing.ts", "tool-vectors.ts": "tenant-routing.ts", "oauth-token-cache.ts": "tenant-registry.ts" };
+const PART_OF: Record<string, string> = {
+  "routing-state.ts": "tenant-routing.ts",
+  "routing-store.ts": "tenant-routing.ts",
+  "stored-blobs.ts": "tenant-routing.ts",
+  "tool-vectors.ts": "tenant-routing.ts",
+  "oauth-token-cache.ts": "tenant-registry.ts",
+};
 
 function modulesNaming(table: string): string[] {
   const mention = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE)\\s+${table}\\b`);

@@ -139,9 +139,7 @@ describe("importToolList: bare lists", () => {
     expect(listError({ hello: "world" }).message).toMatch(/Expected a list of tools/);
     expect(listError("GET /x").code).toBe("invalid_list");
     expect(listError([]).message).toMatch(/empty/);
-    expect(listError([{ name: "a", method: "GET", url: "https://x.example/a?format=json" }]).issues[0]).toMatch(
-      /url: must not contain a query string/,
-    );
+    expect(listError([{ name: "a", method: "GET", url: "https://x.example/a?format=json" }]).issues[0]).toMatch(/url: must not contain a query string/);
   });
 });
 
@@ -155,9 +153,7 @@ describe("importToolList: autotools files", () => {
     expect(item.operation).toBe("GET /food/menuItems/{item_id}");
     expect(param(item, "item_id")).toMatchObject({ in: "path", required: true, schema: { type: "integer", default: 306187 } });
     expect(item.parameters.filter((p) => p.name === "item_id")).toHaveLength(1);
-    expect(warnings).toContain(
-      'item 0 (GET_menu_item_information): "item_id" is a placeholder in the URL, so it is a path parameter (the list says query).',
-    );
+    expect(warnings).toContain('item 0 (GET_menu_item_information): "item_id" is a placeholder in the URL, so it is a path parameter (the list says query).');
     // The recorded response is kept as the example; there is no documented schema.
     expect(item.responseExample).toMatchObject({ id: 306187, title: "Burger" });
     expect(item.responseSchema).toBeUndefined();

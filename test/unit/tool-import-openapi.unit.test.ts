@@ -252,9 +252,7 @@ describe("importOpenApi: OpenAPI 3.1 features", () => {
     const { tools, warnings } = await importOpenApi(petstore31);
     const post = byOperation(tools, "POST /pets");
     expect(post.name).toBe("postPets");
-    expect(post.parameters).toEqual([
-      { name: "body", in: "body", required: true, schema: { type: "array", items: petstore31.components.schemas.Pet } },
-    ]);
+    expect(post.parameters).toEqual([{ name: "body", in: "body", required: true, schema: { type: "array", items: petstore31.components.schemas.Pet } }]);
     // OAuth 2: called with a Bearer token; the scopes the operation needs stay on the tool.
     expect(post.auth).toEqual({ scheme: "oauth2", in: "header", scopes: ["write"] });
     expect(warnings.some((w) => w.includes('"oauth"') && w.includes("not supported"))).toBe(false);
@@ -371,7 +369,9 @@ describe("importOpenApi: clear errors", () => {
     const { tools, warnings } = await importOpenApi(doc);
     expect(tools.map((t) => t.operation)).toEqual(["GET /x"]);
     expect(tools[0]?.parameters).toEqual([]);
-    expect(warnings).toContain('Reference "#/components/parameters/Missing" cannot be resolved (nothing in the document has that pointer); left open where it is used: #/paths/~1x/get/parameters/0.');
+    expect(warnings).toContain(
+      'Reference "#/components/parameters/Missing" cannot be resolved (nothing in the document has that pointer); left open where it is used: #/paths/~1x/get/parameters/0.',
+    );
   });
 
   it("names the second operation of a repeated operationId apart, with a warning, and imports both", async () => {

@@ -36,7 +36,15 @@ describe("required given as a string", () => {
 
   it("bare list: the same strings are read, with warnings, and the list imports", () => {
     const { tools, warnings } = importToolList([
-      { name: "getThing", method: "GET", url: "https://api.example.com/things", parameters: [{ name: "q", in: "query", required: "true" }, { name: "limit", in: "query", required: "FALSE" }] },
+      {
+        name: "getThing",
+        method: "GET",
+        url: "https://api.example.com/things",
+        parameters: [
+          { name: "q", in: "query", required: "true" },
+          { name: "limit", in: "query", required: "FALSE" },
+        ],
+      },
     ]);
     expect(param(tools, "getThing", "q")?.required).toBe(true);
     expect(param(tools, "getThing", "limit")?.required).toBe(false);
@@ -55,12 +63,22 @@ describe("Swagger 2 with missing operationIds", () => {
       schemes: ["https"],
       paths: {
         "/pets/{petId}": {
-          get: { parameters: [{ name: "petId", in: "path", required: true, type: "integer" }], responses: { "200": { description: "ok", schema: { type: "object", properties: { id: { type: "integer" }, name: { type: "string" } } } } } },
+          get: {
+            parameters: [{ name: "petId", in: "path", required: true, type: "integer" }],
+            responses: { "200": { description: "ok", schema: { type: "object", properties: { id: { type: "integer" }, name: { type: "string" } } } } },
+          },
         },
         "/pets": {
           post: {
             consumes: ["application/json"],
-            parameters: [{ name: "pet", in: "body", required: true, schema: { type: "object", required: ["name"], properties: { name: { type: "string" }, tag: { type: "string" } } } }],
+            parameters: [
+              {
+                name: "pet",
+                in: "body",
+                required: true,
+                schema: { type: "object", required: ["name"], properties: { name: { type: "string" }, tag: { type: "string" } } },
+              },
+            ],
             responses: { "201": { description: "created" } },
           },
         },
@@ -86,7 +104,15 @@ describe("request bodies in bare lists", () => {
         method: "POST",
         url: "https://notes.example.com/notes",
         requestBody: {
-          content: { "application/json": { schema: { type: "object", required: ["title"], properties: { title: { type: "string" }, body: { type: "string" }, pinned: { type: "boolean", required: "true" } } } } },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["title"],
+                properties: { title: { type: "string" }, body: { type: "string" }, pinned: { type: "boolean", required: "true" } },
+              },
+            },
+          },
         },
       },
     ]);
@@ -97,7 +123,9 @@ describe("request bodies in bare lists", () => {
       ["body", "body", false],
       ["pinned", "body", true],
     ]);
-    expect(warnings).toContain('item 0 (createNote): request body: schema keyword "required" of property pinned is "true", not a list of names; read as a required property.');
+    expect(warnings).toContain(
+      'item 0 (createNote): request body: schema keyword "required" of property pinned is "true", not a list of names; read as a required property.',
+    );
     expect(warnings.some((w) => w.includes("requestBody") && w.includes("not part of the tool list format"))).toBe(false);
   });
 
@@ -147,7 +175,9 @@ describe("request bodies in bare lists", () => {
       { name: "b", method: "POST", url: "https://api.example.com/b", requestBody: null },
     ]);
     expect(tools.map((t) => t.parameters.length)).toEqual([0, 0]);
-    expect(warnings).toEqual(['item 0 (a): requestBody has no `content` map of media types (OpenAPI style); ignored. List body fields as parameters with in: "body".']);
+    expect(warnings).toEqual([
+      'item 0 (a): requestBody has no `content` map of media types (OpenAPI style); ignored. List body fields as parameters with in: "body".',
+    ]);
   });
 });
 

@@ -20,7 +20,14 @@ describe("a bad reference costs only what uses it", () => {
   it("ignores a vendor extension whose reference points at a file beside the document", async () => {
     // The music API's only external $ref: components["x-…-policy"], which no operation needs.
     const doc = document({
-      paths: { "/tracks": { get: { operationId: "listTracks", responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } } } } },
+      paths: {
+        "/tracks": {
+          get: {
+            operationId: "listTracks",
+            responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } },
+          },
+        },
+      },
       components: { schemas: { Pet: pet }, "x-rate-policy": { $ref: "./policy.yaml" } },
     });
     const { tools, warnings } = await importOpenApi(doc);
@@ -33,9 +40,21 @@ describe("a bad reference costs only what uses it", () => {
     // Kubernetes-style: one schema refers to a file that is not there; 2 other operations are fine.
     const doc = document({
       paths: {
-        "/a": { get: { operationId: "getA", responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/A" } } } } } } },
-        "/b": { get: { operationId: "getB", responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } } } },
-        "/c": { post: { operationId: "postC", requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Gone" } } } }, responses: {} } },
+        "/a": {
+          get: {
+            operationId: "getA",
+            responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/A" } } } } },
+          },
+        },
+        "/b": {
+          get: {
+            operationId: "getB",
+            responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } },
+          },
+        },
+        "/c": {
+          post: { operationId: "postC", requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Gone" } } } }, responses: {} },
+        },
       },
       components: {
         schemas: { Pet: pet, A: { type: "object", properties: { meta: { $ref: "other.json#/Meta" }, name: { type: "string" } } } },
@@ -57,12 +76,19 @@ describe("a bad reference costs only what uses it", () => {
 
   it("reads a schema property named $ref as a property, not as a reference (was: Can't resolve reference: [object Object])", async () => {
     const doc = document({
-      paths: { "/s": { get: { operationId: "getS", responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/S" } } } } } } } },
+      paths: {
+        "/s": {
+          get: {
+            operationId: "getS",
+            responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/S" } } } } },
+          },
+        },
+      },
       components: { schemas: { S: { type: "object", properties: { $ref: { type: "string" }, id: { type: "integer" } } } } },
     });
     const { tools, warnings } = await importOpenApi(doc);
     expect(tools.map((t) => t.name)).toEqual(["getS"]);
-    expect((tools[0]?.responseSchema as { properties: Record<string, unknown> }).properties.id).toEqual({ type: "integer" });
+    expect((tools[0]?.responseSchema as { properties: Record<string, unknown> } | undefined)?.properties.id).toEqual({ type: "integer" });
     expect(warnings.join("\n")).toMatch(/#\/components\/schemas\/S\/properties: "\$ref" is not a reference string/);
   });
 });
@@ -136,7 +162,9 @@ describe("exported schemas are valid JSON Schema 2020-12", () => {
   });
 
   it("repairs the same keywords in a bare list", () => {
-    const { tools, warnings } = importToolList([{ name: "search", method: "GET", url: "https://api.example.com/search", parameters: [{ name: "n", type: "integer", schema: { maximum: "10" } }] }]);
+    const { tools, warnings } = importToolList([
+      { name: "search", method: "GET", url: "https://api.example.com/search", parameters: [{ name: "n", type: "integer", schema: { maximum: "10" } }] },
+    ]);
     expect(tools[0]?.parameters[0]?.schema).toEqual({ type: "integer", maximum: 10 });
     expect(warnings.join("\n")).toMatch(/"maximum" is the string "10"; read as the number 10/);
   });

@@ -91,9 +91,7 @@ describe("evaluator scores are validated before anything changes", () => {
 
   it("refuses a wrong number of scores, empty evaluations, start/end and unknown tools", () => {
     const graph = graphABC();
-    expect(caught(() => applyFeedback(graph, { tools: ["A", "B"], scores: [1] })).message).toMatch(
-      /one score per step: 2 steps, 1 scores/,
-    );
+    expect(caught(() => applyFeedback(graph, { tools: ["A", "B"], scores: [1] })).message).toMatch(/one score per step: 2 steps, 1 scores/);
     expect(caught(() => applyFeedback(graph, { tools: ["A"], scores: [1, 1] })).code).toBe("invalid_scores");
     expect(caught(() => applyFeedback(graph, { tools: [], scores: [] })).code).toBe("invalid_trajectory");
     expect(caught(() => applyFeedback(graph, { tools: ["A", END], scores: [1, 1] })).code).toBe("reserved_name");

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  addTools,
-  addTrajectories,
-  applyFeedback,
-  createGraph,
-  START,
-  successors,
-  type ToolGraph,
-} from "../../functions/toolnet/graph/index";
+import { addTools, addTrajectories, applyFeedback, createGraph, START, successors, type ToolGraph } from "../../functions/toolnet/graph/index";
 
 /**
  * The paper's Figure 4 (§4.2.2): on API-Bank, a graph first built statically from the dataset's

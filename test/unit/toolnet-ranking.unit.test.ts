@@ -38,12 +38,7 @@ describe("successors: the ranked out-neighbours of the last tool (eq. 4)", () =>
       { tool: "AddMeeting", weight: 275, exact: expect.closeTo(0.275, 12) },
       { tool: "GetUserToken", weight: 175, exact: expect.closeTo(0.175, 12) },
     ]);
-    expect(successors(graph, "GetUserToken", 5, { includeEnd: true }).map((r) => r.tool)).toEqual([
-      "AddAgenda",
-      "AddMeeting",
-      END,
-      "GetUserToken",
-    ]);
+    expect(successors(graph, "GetUserToken", 5, { includeEnd: true }).map((r) => r.tool)).toEqual(["AddAgenda", "AddMeeting", END, "GetUserToken"]);
     expect(successors(graph, "GetUserToken", 1)).toHaveLength(1);
     expect(successors(graph, "GetUserToken", 0)).toEqual([]);
   });

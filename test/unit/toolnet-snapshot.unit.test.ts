@@ -102,19 +102,13 @@ describe("loadGraph refuses corrupt snapshots", () => {
     const bumped = more.edges.map((e, i) => (i === 0 ? { ...e, count: e.count + 1 } : e));
     expect(caught(() => loadGraph({ ...more, edges: bumped })).message).toMatch(/disagree with its trajectories/);
     expect(caught(() => loadGraph({ ...more, edges: more.edges.slice(1) })).code).toBe("invalid_snapshot");
-    expect(caught(() => loadGraph({ ...more, edges: [...more.edges, { from: "AddAlarm", to: "Calculator", count: 1 }] })).code).toBe(
-      "invalid_snapshot",
-    );
+    expect(caught(() => loadGraph({ ...more, edges: [...more.edges, { from: "AddAlarm", to: "Calculator", count: 1 }] })).code).toBe("invalid_snapshot");
   });
 
   it("reserved or duplicate tools, bad settings, duplicate trajectory ids", () => {
     const snapshot = good();
-    expect(caught(() => loadGraph({ ...snapshot, nodes: [...snapshot.nodes, { tool: END, score: 0 }] })).code).toBe(
-      "invalid_snapshot",
-    );
-    expect(caught(() => loadGraph({ ...snapshot, nodes: [...snapshot.nodes, { tool: "AddAlarm", score: 1 }] })).code).toBe(
-      "invalid_snapshot",
-    );
+    expect(caught(() => loadGraph({ ...snapshot, nodes: [...snapshot.nodes, { tool: END, score: 0 }] })).code).toBe("invalid_snapshot");
+    expect(caught(() => loadGraph({ ...snapshot, nodes: [...snapshot.nodes, { tool: "AddAlarm", score: 1 }] })).code).toBe("invalid_snapshot");
     expect(caught(() => loadGraph({ ...snapshot, settings: { alpha: 0.5, beta: 7 } })).code).toBe("invalid_snapshot");
     const dup = [...snapshot.trajectories, { id: "a", tools: ["GetUserToken", "AddAgenda", "AddAlarm"] }];
     expect(caught(() => loadGraph({ ...snapshot, trajectories: dup })).code).toBe("invalid_snapshot");

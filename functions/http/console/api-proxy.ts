@@ -18,6 +18,12 @@ export function registerApiProxy(app: Hono<ConsoleEnv>): void {
     if (!allowed) return problemResponse({ kind: "not-found", detail: `The console session cannot call ${path}.` }, c.req.path);
     const search = new URL(c.req.url).search;
     const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-    return c.var.api.send(c.req.method, `${path}${search}`, hasBody ? await c.req.text() : undefined, c.req.header("accept") ?? "application/json", c.req.header("content-type"));
+    return c.var.api.send(
+      c.req.method,
+      `${path}${search}`,
+      hasBody ? await c.req.text() : undefined,
+      c.req.header("accept") ?? "application/json",
+      c.req.header("content-type"),
+    );
   });
 }

@@ -1,6 +1,6 @@
 import { diffWords } from "diff";
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 }
 
@@ -10,6 +10,6 @@ function escape(text: string): string {
  */
 export function wordDiffHtml(before: string, after: string): string {
   return diffWords(before, after)
-    .map((part) => (part.added ? `<ins>${escape(part.value)}</ins>` : part.removed ? `<del>${escape(part.value)}</del>` : escape(part.value)))
+    .map((part) => (part.added ? `<ins>${escapeHtml(part.value)}</ins>` : part.removed ? `<del>${escapeHtml(part.value)}</del>` : escapeHtml(part.value)))
     .join("");
 }

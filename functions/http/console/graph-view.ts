@@ -3,7 +3,10 @@ import { isBroken, type ToolStatusRow } from "./tool-status";
 import type { GraphView } from "./views/graph";
 
 /** The graph the page draws: every tool, start/end when transitions use them, learned edges (pure). */
-export function graphView(rows: ToolStatusRow[], weighted: { nodes: { tool: string; score: number }[]; edges: { from: string; to: string; count: number; weight: number }[] }): GraphView {
+export function graphView(
+  rows: ToolStatusRow[],
+  weighted: { nodes: { tool: string; score: number }[]; edges: { from: string; to: string; count: number; weight: number }[] },
+): GraphView {
   const scores = new Map(weighted.nodes.map((n) => [n.tool, n.score]));
   const nodes: GraphView["nodes"] = rows.map((row) => {
     const score = scores.get(row.name) ?? 0;

@@ -43,9 +43,10 @@ function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> 
       }
     } else if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const type = c.req.header("content-type") ?? "";
-      const sent = type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")
-        ? (await c.req.parseBody())["csrf"]
-        : c.req.header("x-csrf-token");
+      const sent =
+        type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")
+          ? (await c.req.parseBody())["csrf"]
+          : c.req.header("x-csrf-token");
       if (!csrfTokenMatches(session, typeof sent === "string" ? sent : undefined)) {
         return c.html(<MessagePage session={session} title="Form expired" message="This form is no longer valid: reload the page and try again." />, 403);
       }
@@ -78,7 +79,10 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
       return c.html(<MessagePage title="Form refused" message="This form was not sent from the console itself, so nothing was done." />, 403);
     }
     console.error("console error", error);
-    return c.html(<MessagePage title="Something went wrong" message="The console could not show this page. Try again; if it keeps failing, check the service's log." />, 500);
+    return c.html(
+      <MessagePage title="Something went wrong" message="The console could not show this page. Try again; if it keeps failing, check the service's log." />,
+      500,
+    );
   });
 
   // The assets answer before the Worker is reached; what comes here is a file that does not exist.
@@ -112,9 +116,12 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
 
   app.get("/admin", async (c) => {
     const { session } = c.var;
-    if (session.kind !== "admin") return c.html(<MessagePage session={session} title="Administrators only" message="Sign in with the admin token to see every tenant." />, 403);
+    if (session.kind !== "admin")
+      return c.html(<MessagePage session={session} title="Administrators only" message="Sign in with the admin token to see every tenant." />, 403);
     const answer = await c.var.api.call<{ tenants: { id: string; name: string; createdAt: string }[] }>("GET", "/admin/tenants");
-    return answer.ok ? c.html(<AdminPage session={session} tenants={answer.data.tenants} />) : c.html(<AdminPage session={session} tenants={[]} error={answer.message} />, answer.status as 500);
+    return answer.ok
+      ? c.html(<AdminPage session={session} tenants={answer.data.tenants} />)
+      : c.html(<AdminPage session={session} tenants={[]} error={answer.message} />, answer.status as 500);
   });
 
   registerApiProxy(app);

@@ -24,7 +24,15 @@ export function registerJobPages(app: Hono<ConsoleEnv>): void {
     const { tenant } = tenantOf(c);
     const job = await tenant.jobs.get(c.req.param("id"));
     if (job === undefined) {
-      return c.html(<MessagePage session={c.var.session} title="Job not found" message={`No job ${c.req.param("id")}.`} back={{ href: "/console/jobs", label: "All jobs" }} />, 404);
+      return c.html(
+        <MessagePage
+          session={c.var.session}
+          title="Job not found"
+          message={`No job ${c.req.param("id")}.`}
+          back={{ href: "/console/jobs", label: "All jobs" }}
+        />,
+        404,
+      );
     }
     return c.html(<JobPage session={c.var.session} job={jobProgress(job)} />);
   });

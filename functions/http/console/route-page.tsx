@@ -18,7 +18,9 @@ export function registerRoutePage(app: Hono<ConsoleEnv>): void {
     if (task === "") return c.html(<RoutePage session={c.var.session} task="" candidates={[]} />);
     const answer = await c.var.api.call<{ via: string; candidates: RouteCandidate[] }>("POST", "/v1/route", { task, k: CANDIDATES });
     if (!answer.ok) return c.html(<RoutePage session={c.var.session} task={task} candidates={[]} error={answer.message} />, answer.status === 400 ? 400 : 502);
-    return c.html(<RoutePage session={c.var.session} task={task} candidates={answer.data.candidates} via={answer.data.via} {...(notice === undefined ? {} : { notice })} />);
+    return c.html(
+      <RoutePage session={c.var.session} task={task} candidates={answer.data.candidates} via={answer.data.via} {...(notice === undefined ? {} : { notice })} />,
+    );
   });
 
   app.post("/route/mark", async (c) => {

@@ -20,7 +20,10 @@ export function registerRunPages(app: Hono<ConsoleEnv>): void {
     const run = await c.var.api.call<StoredRun>("GET", `/v1/runs/${encodeURIComponent(id)}`);
     if (!run.ok) {
       const title = run.status === 404 ? "Run not found" : "The run could not be read";
-      return c.html(<MessagePage session={c.var.session} title={title} message={run.message} back={{ href: "/console/runs", label: "All runs" }} />, run.status === 404 ? 404 : 502);
+      return c.html(
+        <MessagePage session={c.var.session} title={title} message={run.message} back={{ href: "/console/runs", label: "All runs" }} />,
+        run.status === 404 ? 404 : 502,
+      );
     }
     return c.html(<RunPage session={c.var.session} run={run.data} />);
   });

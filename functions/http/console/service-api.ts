@@ -73,7 +73,9 @@ export function problemMessage(problem: unknown, status: number): string {
   const { title, detail, errors } = problem as { title?: unknown; detail?: unknown; errors?: unknown };
   const head = typeof detail === "string" ? detail : typeof title === "string" ? title : `The service answered ${status}.`;
   const fields = Array.isArray(errors)
-    ? errors.flatMap((e) => (typeof e === "object" && e !== null && "message" in e ? [`${String((e as { path?: unknown }).path ?? "")}: ${String(e.message)}`] : []))
+    ? errors.flatMap((e) =>
+        typeof e === "object" && e !== null && "message" in e ? [`${String((e as { path?: unknown }).path ?? "")}: ${String(e.message)}`] : [],
+      )
     : [];
   return fields.length === 0 ? head : `${head} (${fields.join("; ")})`;
 }

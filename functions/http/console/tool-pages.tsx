@@ -30,10 +30,16 @@ function viewOf(read: ProtocolRead | undefined): Pick<VersionView, "protocol" | 
 
 type Versions = { current: (ProtocolVersion & { pinned: boolean }) | null; versions: ProtocolVersion[] };
 
-async function renderTool(c: ConsoleContext, name: string, message: { error?: string; notice?: string } = {}, status: 200 | 400 | 404 | 409 = 200): Promise<Response> {
+async function renderTool(
+  c: ConsoleContext,
+  name: string,
+  message: { error?: string; notice?: string } = {},
+  status: 200 | 400 | 404 | 409 = 200,
+): Promise<Response> {
   const { api, session } = c.var;
   const tool = await api.call<{ definition: ToolDefinition; hash: string }>("GET", `/v1/tools/${encodeURIComponent(name)}`);
-  if (!tool.ok) return c.html(<MessagePage session={session} title="Tool not found" message={tool.message} back={{ href: "/console/tools", label: "All tools" }} />, 404);
+  if (!tool.ok)
+    return c.html(<MessagePage session={session} title="Tool not found" message={tool.message} back={{ href: "/console/tools", label: "All tools" }} />, 404);
   const listed = await api.call<Versions>("GET", `/v1/tools/${encodeURIComponent(name)}/protocol/versions`);
   const { current, versions } = listed.ok ? listed.data : { current: null, versions: [] };
   // The protocol values are immutable KV entries at keys the tenant's own object handed out.

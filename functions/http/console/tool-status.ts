@@ -31,13 +31,7 @@ export function toolStatusRows(
     const protocol = protocols.get(definition.name);
     const seen = activity[definition.name];
     const documented = protocol !== undefined && protocol.hash === hash;
-    const probe: ProbeStatus = documented
-      ? "documented"
-      : seen?.lastProbe === "probing"
-        ? "probing"
-        : seen?.lastProbe === "failed"
-          ? "failed"
-          : "never";
+    const probe: ProbeStatus = documented ? "documented" : seen?.lastProbe === "probing" ? "probing" : seen?.lastProbe === "failed" ? "failed" : "never";
     const calls = seen?.calls ?? 0;
     return {
       name: definition.name,

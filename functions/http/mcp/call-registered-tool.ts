@@ -8,7 +8,11 @@ import { jsonResult, problemResult } from "./tool-results";
  * arguments, a refused destination) are the REST API's `tool-call-refused` problem; a call that
  * was made but failed upstream is a tool error carrying the result (status, body).
  */
-export async function callRegisteredTool({ env, tenantId, tenant, observer }: McpTenantContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callRegisteredTool(
+  { env, tenantId, tenant, observer }: McpTenantContext,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   const outcome = await invokeTool(env, tenantId, tenant, name, args);
   if (!outcome.found) return problemResult({ kind: "not-found", detail: `No tool named ${name}.` });
   const { result } = outcome;

@@ -40,20 +40,26 @@ export async function listTenantTools(context: McpTenantContext): Promise<Tool[]
   const settings = await readMcpSettings(context.tenant);
   const reserved = new Set(SERVICE_TOOLS.map((t) => t.name));
   const routed = (await topRoutedTools(context.tenant, settings.routedTools)).filter((t) => !reserved.has(t.function.name));
-  return [
-    ...SERVICE_LISTINGS,
-    ...routed.map((t) => mcpTool(t) as Tool),
-  ];
+  return [...SERVICE_LISTINGS, ...routed.map((t) => mcpTool(t) as Tool)];
 }
 
 /** Dispatch one tools/call; every failure is an MCP tool error with the REST problem's type. */
-async function callTenantTool(context: McpTenantContext, name: string, args: Record<string, unknown>, extra: Parameters<ServiceTool["handle"]>[2]): Promise<CallToolResult> {
+async function callTenantTool(
+  context: McpTenantContext,
+  name: string,
+  args: Record<string, unknown>,
+  extra: Parameters<ServiceTool["handle"]>[2],
+): Promise<CallToolResult> {
   try {
     const tool = SERVICE_TOOLS.find((t) => t.name === name);
     if (tool !== undefined) {
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) {
-        return problemResult({ kind: "invalid-request", detail: `The arguments do not match ${name}'s input schema.`, errors: issuesToErrors(parsed.error.issues) });
+        return problemResult({
+          kind: "invalid-request",
+          detail: `The arguments do not match ${name}'s input schema.`,
+          errors: issuesToErrors(parsed.error.issues),
+        });
       }
       return await tool.handle(parsed.data, context, extra);
     }

@@ -71,7 +71,11 @@ const findTools = defineTool({
       ),
     );
     const schemas = new Map((answer.tools ?? []).map((tool) => [tool.function.name, tool.function.parameters ?? { type: "object" }]));
-    observer?.search(args.task, previous, answer.candidates.map((candidate) => candidate.name));
+    observer?.search(
+      args.task,
+      previous,
+      answer.candidates.map((candidate) => candidate.name),
+    );
     const candidates = answer.candidates.map((candidate) => ({
       ...candidate,
       ...(schemas.has(candidate.name) ? { inputSchema: schemas.get(candidate.name) } : {}),

@@ -20,12 +20,16 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("idempotency-key");
   if (c.req.method !== "POST" || key === undefined) return next();
   const tenant = c.var.tenant;
-  if (!KEY_SHAPE.test(key)) throw new ApiError("invalid-request", "Idempotency-Key must be 1–255 visible ASCII characters.", [{ path: "Idempotency-Key", message: "1–255 visible ASCII characters" }]);
+  if (!KEY_SHAPE.test(key))
+    throw new ApiError("invalid-request", "Idempotency-Key must be 1–255 visible ASCII characters.", [
+      { path: "Idempotency-Key", message: "1–255 visible ASCII characters" },
+    ]);
 
   const fingerprint = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
   const begun = await tenant.idempotency.begin(key, fingerprint, Date.now());
   if (begun.state === "mismatch") throw new ApiError("idempotency-key-reused", "This Idempotency-Key was used for a different request.");
-  if (begun.state === "in-flight") throw new ApiError("request-in-progress", "A request with this Idempotency-Key is still being processed.", undefined, IN_FLIGHT_RETRY_SECONDS);
+  if (begun.state === "in-flight")
+    throw new ApiError("request-in-progress", "A request with this Idempotency-Key is still being processed.", undefined, IN_FLIGHT_RETRY_SECONDS);
   if (begun.state === "replay") {
     const headers = new Headers({ "idempotent-replayed": "true" });
     if (begun.response.contentType !== null) headers.set("content-type", begun.response.contentType);
@@ -48,7 +52,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const [toClient, toStore] = response.body.tee();
   c.res = new Response(toClient, response);
   const store = new Response(toStore).text().then(
-    (body) => (body.length <= MAX_STORED_BODY_CHARS ? tenant.idempotency.complete(key, { status: response.status, contentType, body }) : tenant.idempotency.abandon(key)),
+    (body) =>
+      body.length <= MAX_STORED_BODY_CHARS ? tenant.idempotency.complete(key, { status: response.status, contentType, body }) : tenant.idempotency.abandon(key),
     () => tenant.idempotency.abandon(key),
   );
   if (contentType?.startsWith("text/event-stream") === true) c.executionCtx.waitUntil(store);

@@ -48,7 +48,8 @@ async function readBoundedText(body: ReadableStream<Uint8Array>, maxSize: number
  * through `bodyLimit` unchanged.
  */
 export function limitRequestBody(maxSize: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>): Response => problemResponse({ kind: "payload-too-large", detail: `The request body exceeds ${maxSize} bytes.` }, c.req.path);
+  const tooLarge = (c: Context<AppEnv>): Response =>
+    problemResponse({ kind: "payload-too-large", detail: `The request body exceeds ${maxSize} bytes.` }, c.req.path);
   const streamed = bodyLimit({ maxSize, onError: tooLarge });
   return async (c, next) => {
     const body = c.req.raw.body;

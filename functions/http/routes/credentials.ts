@@ -14,7 +14,11 @@ const Scope = z.union([
 const PutCredential = z
   .object({
     scope: Scope,
-    scheme: z.enum(["apiKey", "bearer", "oauth2ClientCredentials"]).describe("`bearer` also serves OAuth 2 / OpenID Connect tools with a token you obtained; `oauth2ClientCredentials` makes the service fetch and refresh tokens itself"),
+    scheme: z
+      .enum(["apiKey", "bearer", "oauth2ClientCredentials"])
+      .describe(
+        "`bearer` also serves OAuth 2 / OpenID Connect tools with a token you obtained; `oauth2ClientCredentials` makes the service fetch and refresh tokens itself",
+      ),
     in: z.enum(["header", "query"]).default("header"),
     name: z.string().min(1).max(200).optional().describe("Header or query parameter name (apiKey)"),
     value: z.string().min(1).max(8_192).describe("The secret (for oauth2ClientCredentials: the client secret); stored encrypted, never returned"),
@@ -24,7 +28,10 @@ const PutCredential = z
   })
   .strict()
   .refine((c) => c.scheme !== "apiKey" || c.name !== undefined, { message: "an apiKey credential needs `name`", path: ["name"] })
-  .refine((c) => c.scheme !== "oauth2ClientCredentials" || c.clientId !== undefined, { message: "an oauth2ClientCredentials credential needs `clientId`", path: ["clientId"] })
+  .refine((c) => c.scheme !== "oauth2ClientCredentials" || c.clientId !== undefined, {
+    message: "an oauth2ClientCredentials credential needs `clientId`",
+    path: ["clientId"],
+  })
   .refine((c) => c.scheme === "oauth2ClientCredentials" || (c.clientId === undefined && c.tokenUrl === undefined && c.scopes === undefined), {
     message: "clientId, tokenUrl and scopes belong to oauth2ClientCredentials credentials",
     path: ["scheme"],
@@ -65,9 +72,24 @@ export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const scope = "tool" in body.scope ? { kind: "tool" as const, value: body.scope.tool } : { kind: "server" as const, value: body.scope.server.replace(/\/+$/, "") };
-      const clientCredentials = body.clientId === undefined ? undefined : { clientId: body.clientId, ...(body.tokenUrl === undefined ? {} : { tokenUrl: body.tokenUrl }), ...(body.scopes === undefined ? {} : { scopes: body.scopes }) };
-      const summary = await storeCredential(c.env, c.var.tenantId, c.var.tenant, { scope, scheme: body.scheme, in: body.in, name: body.name ?? null, value: body.value, clientCredentials });
+      const scope =
+        "tool" in body.scope ? { kind: "tool" as const, value: body.scope.tool } : { kind: "server" as const, value: body.scope.server.replace(/\/+$/, "") };
+      const clientCredentials =
+        body.clientId === undefined
+          ? undefined
+          : {
+              clientId: body.clientId,
+              ...(body.tokenUrl === undefined ? {} : { tokenUrl: body.tokenUrl }),
+              ...(body.scopes === undefined ? {} : { scopes: body.scopes }),
+            };
+      const summary = await storeCredential(c.env, c.var.tenantId, c.var.tenant, {
+        scope,
+        scheme: body.scheme,
+        in: body.in,
+        name: body.name ?? null,
+        value: body.value,
+        clientCredentials,
+      });
       return c.json(summary, 201);
     },
   );

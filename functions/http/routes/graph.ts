@@ -24,7 +24,9 @@ const RouteRequest = z
     mode: z
       .enum(["fused", "graph"])
       .default("fused")
-      .describe("`fused`: learned transitions, task relevance, data flow and similar earlier tasks together, each candidate with `why`; `graph`: the paper's eq. 4 (successors by learned weight only)"),
+      .describe(
+        "`fused`: learned transitions, task relevance, data flow and similar earlier tasks together, each candidate with `why`; `graph`: the paper's eq. 4 (successors by learned weight only)",
+      ),
   })
   .strict()
   .openapi("RouteRequest");
@@ -111,15 +113,27 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       const observer = conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"]);
       const previous = body.previousTool ?? null;
-      const options = { mode: body.mode, ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }), ...(body.include === undefined ? {} : { include: body.include }) };
+      const options = {
+        mode: body.mode,
+        ...(body.maxTokens === undefined ? {} : { maxTokens: body.maxTokens }),
+        ...(body.include === undefined ? {} : { include: body.include }),
+      };
       // The object answers with the JSON text itself: one string crosses RPC, sent as it is.
       const route = (query: TaskVector | undefined) => c.var.tenant.routing.routeJson(body.task, previous, body.k, query, options);
       // Task relevance is used at every fused step, so the task is embedded for those too.
       const first = () => c.var.tenant.routing.routeJsonUnlessEmbedded(body.task, previous, body.k, options);
-      const answer = previous === null || body.mode === "fused" ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route, first) : await route(undefined);
+      const answer =
+        previous === null || body.mode === "fused"
+          ? await routeWithTaskVector(c.env, c.var.tenantId, c.var.tenant, body.task, route, first)
+          : await route(undefined);
       const text = unwrap(answer);
       // Only a request in a conversation pays for reading the answer back.
-      if (observer !== undefined) observer.search(body.task, previous, (JSON.parse(text) as { candidates: { name: string }[] }).candidates.map((candidate) => candidate.name));
+      if (observer !== undefined)
+        observer.search(
+          body.task,
+          previous,
+          (JSON.parse(text) as { candidates: { name: string }[] }).candidates.map((candidate) => candidate.name),
+        );
       // Typed as the route's JSON answer (the text is that answer, serialised by the object).
       return c.body(text, 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<JSONParsed<z.infer<typeof RouteAnswer>>, 200, "json">;
     },
@@ -141,7 +155,10 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const result = unwrap(await c.var.tenant.routing.importTrajectories(body.trajectories, body.unknownTools));
-      return c.json({ added: [...result.added], unchanged: [...result.unchanged], transitions: result.transitions, skippedTools: [...result.skippedTools] }, 200);
+      return c.json(
+        { added: [...result.added], unchanged: [...result.unchanged], transitions: result.transitions, skippedTools: [...result.skippedTools] },
+        200,
+      );
     },
   );
 
@@ -183,7 +200,10 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { updates } = c.req.valid("json");
       const results = unwrap(await c.var.tenant.applyFeedbackBatch(updates));
-      return c.json({ applied: results.length, results: results.map((r) => ({ updated: r.updated.map((u) => ({ ...u })), skippedTools: [...r.skippedTools] })) }, 200);
+      return c.json(
+        { applied: results.length, results: results.map((r) => ({ updated: r.updated.map((u) => ({ ...u })), skippedTools: [...r.skippedTools] })) },
+        200,
+      );
     },
   );
 
@@ -203,7 +223,11 @@ export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description: "The graph",
-          content: { "application/json": { schema: z.record(z.string(), z.unknown()) }, "image/svg+xml": { schema: z.string() }, "text/vnd.graphviz": { schema: z.string() } },
+          content: {
+            "application/json": { schema: z.record(z.string(), z.unknown()) },
+            "image/svg+xml": { schema: z.string() },
+            "text/vnd.graphviz": { schema: z.string() },
+          },
         },
         ...problems(400, 401),
       },

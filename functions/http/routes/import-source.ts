@@ -19,10 +19,15 @@ export async function resolveImportSource(env: Env, body: ImportBody): Promise<T
   const given = body.format === "openapi" ? body.document : body.tools;
   const field = body.format === "openapi" ? "document" : "tools";
   if ((given === undefined) === (body.url === undefined)) {
-    throw new ApiError("invalid-request", `Give the ${body.format === "openapi" ? "document" : "list"} either inline as \`${field}\` or by \`url\`, not ${given === undefined ? "neither" : "both"}.`);
+    throw new ApiError(
+      "invalid-request",
+      `Give the ${body.format === "openapi" ? "document" : "list"} either inline as \`${field}\` or by \`url\`, not ${given === undefined ? "neither" : "both"}.`,
+    );
   }
   if (body.url === undefined) {
-    return body.format === "openapi" ? { format: "openapi", document: given as string | Record<string, unknown>, serverUrl: body.serverUrl } : { format: "list", tools: given };
+    return body.format === "openapi"
+      ? { format: "openapi", document: given as string | Record<string, unknown>, serverUrl: body.serverUrl }
+      : { format: "list", tools: given };
   }
   const text = await fetchSourceDocument(env, body.url, importUrlLimits(env));
   if (body.format === "openapi") return { format: "openapi", document: text, serverUrl: body.serverUrl };
@@ -47,7 +52,12 @@ export function bareDocumentHint(body: unknown): string | undefined {
 }
 
 /** The import route's validation hook: the service's usual problem, or the wrapping hint. */
-export function importRequestHook(result: { success: boolean; target: string; data?: unknown; error?: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } }): undefined {
+export function importRequestHook(result: {
+  success: boolean;
+  target: string;
+  data?: unknown;
+  error?: { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
+}): undefined {
   if (result.success) return undefined;
   const hint = result.target === "json" ? bareDocumentHint(result.data) : undefined;
   if (hint !== undefined) throw new ApiError("invalid-request", hint);

@@ -37,7 +37,9 @@ const OptimizeRequest = z
     settings: z
       .record(z.string(), z.unknown())
       .default({})
-      .describe("depth, beamWidth, expansionsPerNode, refineSteps (N_refine), invocationAttempts, demonstrations (M), budget: {maxModelCalls, maxTokens, demonstrationShare}; the paper's defaults: 5, 3, 3, 5"),
+      .describe(
+        "depth, beamWidth, expansionsPerNode, refineSteps (N_refine), invocationAttempts, demonstrations (M), budget: {maxModelCalls, maxTokens, demonstrationShare}; the paper's defaults: 5, 3, 3, 5",
+      ),
   })
   .strict()
   .openapi("OptimizeRequest");
@@ -64,7 +66,12 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
       try {
         validatePlaySettings(settings);
       } catch (error) {
-        if (error instanceof InvalidSettingsError) throw new ApiError("invalid-request", error.message, error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })));
+        if (error instanceof InvalidSettingsError)
+          throw new ApiError(
+            "invalid-request",
+            error.message,
+            error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })),
+          );
         throw error;
       }
       const job = await c.var.tenant.jobs.create("optimize", { tool: name, settings }, null);
@@ -93,7 +100,10 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
       } else {
         // Unprobed or changed: no current protocol, or one made for an older definition.
         const current = new Map((await c.var.tenant.protocols.currentMany([...registered.keys()])).map((p) => [p.tool, p.hash]));
-        tools = [...registered].filter(([name, hash]) => current.get(name) !== hash).map(([name]) => name).sort();
+        tools = [...registered]
+          .filter(([name, hash]) => current.get(name) !== hash)
+          .map(([name]) => name)
+          .sort();
       }
       if (tools.length === 0) throw new ApiError("invalid-request", "Every tool already has a probed protocol for its current definition.");
       const job = await c.var.tenant.jobs.create("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);

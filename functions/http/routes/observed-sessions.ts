@@ -14,7 +14,10 @@ const ObservedSession = z
     openedAt: z.string(),
     lastAt: z.string(),
     closedAt: z.string().nullable().describe("Set once the conversation ended (client's DELETE, idle time, or a new task closed its last trajectory)"),
-    open: z.object({ task: z.string(), tools: z.array(z.string()), outcomes: z.array(Outcome) }).nullable().describe("The trajectory under way, not learned yet"),
+    open: z
+      .object({ task: z.string(), tools: z.array(z.string()), outcomes: z.array(Outcome) })
+      .nullable()
+      .describe("The trajectory under way, not learned yet"),
     trajectories: z.array(
       z.object({
         id: z.string().describe("Its id in the graph's trajectories"),
@@ -39,7 +42,13 @@ const LearningDay = z
   })
   .openapi("LearningDay");
 
-const IdParam = z.object({ id: z.string().min(1).max(140).openapi({ param: { name: "id", in: "path" } }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(140)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 /** Implicit learning: its settings, the observed conversations (read, delete) and the learning curve. */
 export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -76,7 +85,10 @@ export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Observed conversations (newest first) and the trajectories learned from them",
       security: tenantSecurity,
       request: { query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }) },
-      responses: { 200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(ObservedSession) }) } } }, ...problems(400, 401, 429) },
+      responses: {
+        200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(ObservedSession) }) } } },
+        ...problems(400, 401, 429),
+      },
     }),
     async (c) => c.json({ sessions: await c.var.tenant.observed.list(c.req.valid("query").limit) }, 200),
   );
@@ -105,7 +117,10 @@ export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["routing"],
       summary: "Delete every observed conversation and unlearn them",
       security: tenantSecurity,
-      responses: { 200: { description: "Deleted", content: { "application/json": { schema: z.object({ deleted: z.number().int() }) } } }, ...problems(401, 429) },
+      responses: {
+        200: { description: "Deleted", content: { "application/json": { schema: z.object({ deleted: z.number().int() }) } } },
+        ...problems(401, 429),
+      },
     }),
     async (c) => c.json({ deleted: await c.var.tenant.observed.delete() }, 200),
   );
@@ -118,7 +133,10 @@ export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "How routing is doing over time: per day, searches whose offered tools were called next, and what was learned",
       security: tenantSecurity,
       request: { query: z.object({ days: z.coerce.number().int().min(1).max(366).default(90) }) },
-      responses: { 200: { description: "Days with activity, oldest first", content: { "application/json": { schema: z.object({ days: z.array(LearningDay) }) } } }, ...problems(400, 401, 429) },
+      responses: {
+        200: { description: "Days with activity, oldest first", content: { "application/json": { schema: z.object({ days: z.array(LearningDay) }) } } },
+        ...problems(400, 401, 429),
+      },
     }),
     async (c) => c.json({ days: await c.var.tenant.observed.curve(c.req.valid("query").days) }, 200),
   );

@@ -5,7 +5,9 @@ import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 
-const Versions = z.object({ current: z.record(z.string(), z.unknown()).nullable(), versions: z.array(z.record(z.string(), z.unknown())) }).openapi("ProtocolVersions");
+const Versions = z
+  .object({ current: z.record(z.string(), z.unknown()).nullable(), versions: z.array(z.record(z.string(), z.unknown())) })
+  .openapi("ProtocolVersions");
 
 /** A tool's documented protocol (probed or optimised), its versions, pinning and roll-back. */
 export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -17,7 +19,10 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "The tool's current documented protocol",
       security: tenantSecurity,
       request: { params: z.object({ name: ToolName }) },
-      responses: { 200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(401, 404, 500) },
+      responses: {
+        200: { description: "Protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+        ...problems(401, 404, 500),
+      },
     }),
     async (c) => {
       const { name } = c.req.valid("param");
@@ -26,7 +31,11 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
       const [current] = await c.var.tenant.protocols.currentMany([name]);
       if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
       const read = await protocolStore(c.env, c.var.tenantId).read(current.kvKey);
-      if (read.status === "malformed") throw new ApiError("internal", `The stored protocol of ${name} (version ${current.version}) is malformed and is not used; probe the tool again or pin another version.`);
+      if (read.status === "malformed")
+        throw new ApiError(
+          "internal",
+          `The stored protocol of ${name} (version ${current.version}) is malformed and is not used; probe the tool again or pin another version.`,
+        );
       // A value written moments ago may not have reached this location yet (KV is eventually consistent).
       return c.json({ ...current, stale: current.hash !== tool.hash, protocol: read.status === "found" ? read.protocol : null }, 200);
     },
@@ -59,7 +68,10 @@ export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Pin a version as current (roll back or forward), or unpin with `version: null`",
       security: tenantSecurity,
       request: { params: z.object({ name: ToolName }), body: jsonBody(z.object({ version: z.number().int().min(1).nullable() }).strict()) },
-      responses: { 200: { description: "Current protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...problems(400, 401, 404) },
+      responses: {
+        200: { description: "Current protocol", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+        ...problems(400, 401, 404),
+      },
     }),
     async (c) => {
       const { name } = c.req.valid("param");

@@ -18,12 +18,29 @@ export const AnswerInclude = z
 const RouteWhy = z
   .object({
     relevance: z.object({ rank: z.number().int() }).optional().describe("Rank in retrieval for the task text"),
-    transition: z.object({ from: z.string(), weight: z.number().int(), observed: z.number().int() }).optional().describe("Learned transition from `from` (eq. 6 weight per mille, times observed)"),
-    dataFlow: z.object({ from: z.string(), field: z.string(), parameter: z.string() }).optional().describe("`field` of `from`'s output fills this tool's required `parameter`"),
-    feeds: z.object({ to: z.string(), field: z.string(), parameter: z.string() }).optional().describe("This tool's output `field` fills `parameter`, a required input of the relevant tool `to` (when the task names something and `to` needs its identifier, this tool looks it up by name and is placed right after `to`)"),
-    history: z.object({ tasks: z.number().int() }).optional().describe("How many similar earlier tasks of this tenant used it (at a later step: used it right after `previous`)"),
+    transition: z
+      .object({ from: z.string(), weight: z.number().int(), observed: z.number().int() })
+      .optional()
+      .describe("Learned transition from `from` (eq. 6 weight per mille, times observed)"),
+    dataFlow: z
+      .object({ from: z.string(), field: z.string(), parameter: z.string() })
+      .optional()
+      .describe("`field` of `from`'s output fills this tool's required `parameter`"),
+    feeds: z
+      .object({ to: z.string(), field: z.string(), parameter: z.string() })
+      .optional()
+      .describe(
+        "This tool's output `field` fills `parameter`, a required input of the relevant tool `to` (when the task names something and `to` needs its identifier, this tool looks it up by name and is placed right after `to`)",
+      ),
+    history: z
+      .object({ tasks: z.number().int() })
+      .optional()
+      .describe("How many similar earlier tasks of this tenant used it (at a later step: used it right after `previous`)"),
     sibling: z.object({ of: z.string() }).optional().describe("An operation of the same API as `of`, one of the tools most relevant to the task"),
-    prior: z.object({ observed: z.number().int() }).optional().describe("Later steps: how often it was observed after some tool (the backoff when no other signal knows the step)"),
+    prior: z
+      .object({ observed: z.number().int() })
+      .optional()
+      .describe("Later steps: how often it was observed after some tool (the backoff when no other signal knows the step)"),
   })
   .openapi("RouteWhy");
 
@@ -50,9 +67,20 @@ export const RouteAnswer = z
     prompt: z
       .string()
       .optional()
-      .describe("With `include: [\"prompt\"]`: the candidates as a prompt block in ToolNet's format (next to `tools`: their weights in its order, and Finish; alone: the paper's eq. 4 list, one line per tool)"),
+      .describe(
+        "With `include: [\"prompt\"]`: the candidates as a prompt block in ToolNet's format (next to `tools`: their weights in its order, and Finish; alone: the paper's eq. 4 list, one line per tool)",
+      ),
     tools: z
-      .array(z.object({ type: z.literal("function"), function: z.object({ name: z.string(), description: z.string().optional().describe("Absent when it would only restate the name"), parameters: z.record(z.string(), z.unknown()).optional() }) }))
+      .array(
+        z.object({
+          type: z.literal("function"),
+          function: z.object({
+            name: z.string(),
+            description: z.string().optional().describe("Absent when it would only restate the name"),
+            parameters: z.record(z.string(), z.unknown()).optional(),
+          }),
+        }),
+      )
       .optional()
       .describe("Unless `include` leaves it out: the candidates as an OpenAI `tools` array (compact views), best first"),
     overBudget: z
@@ -82,7 +110,7 @@ void documentedAsReturned;
 const RoutingSettings = z
   .object({
     maxTokens: z.number().int().min(200).max(1_000_000).describe("Default token budget of a routing answer"),
-    include: AnswerInclude.optional().describe("Default parts of a routing answer (a request's `include` overrides it); default [\"tools\"]"),
+    include: AnswerInclude.optional().describe('Default parts of a routing answer (a request\'s `include` overrides it); default ["tools"]'),
   })
   .strict()
   .openapi("RoutingSettings");

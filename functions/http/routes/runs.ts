@@ -14,8 +14,18 @@ const Limits = z
     maxToolCalls: z.number().int().min(1).max(200).default(RUN_LIMITS.maxToolCalls),
     deadlineMs: z.number().int().min(1_000).max(120_000).default(RUN_LIMITS.deadlineMs).describe("Wall-clock limit of one attempt"),
     toolTimeoutMs: z.number().int().min(100).max(30_000).default(RUN_LIMITS.toolTimeoutMs),
-    maxToolResponseBytes: z.number().int().min(1_024).max(4 * 1024 * 1024).default(RUN_LIMITS.maxToolResponseBytes),
-    memoryLimitBytes: z.number().int().min(8 * 1024 * 1024).max(128 * 1024 * 1024).default(RUN_LIMITS.memoryLimitBytes),
+    maxToolResponseBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(4 * 1024 * 1024)
+      .default(RUN_LIMITS.maxToolResponseBytes),
+    memoryLimitBytes: z
+      .number()
+      .int()
+      .min(8 * 1024 * 1024)
+      .max(128 * 1024 * 1024)
+      .default(RUN_LIMITS.memoryLimitBytes),
   })
   .strict();
 
@@ -24,7 +34,13 @@ export const CreateRun = z
     task: z.string().trim().min(1).max(10_000),
     tools: z.array(ToolName).min(1).max(100).optional().describe("Candidate tools; default: chosen by routing"),
     maxAttempts: z.number().int().min(1).max(5).default(RUN_DEFAULTS.maxAttempts).describe("Programs per run, first one included (the paper's α)"),
-    feedbackTokenBudget: z.number().int().min(200).max(20_000).default(RUN_DEFAULTS.feedbackTokenBudget).describe("Tokens of errors and earlier programs fed back"),
+    feedbackTokenBudget: z
+      .number()
+      .int()
+      .min(200)
+      .max(20_000)
+      .default(RUN_DEFAULTS.feedbackTokenBudget)
+      .describe("Tokens of errors and earlier programs fed back"),
     limits: Limits.default(RUN_LIMITS),
   })
   .strict()
@@ -52,7 +68,8 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/runs",
       tags: ["runs"],
       summary: "Solve a task with one generated program calling a chain of tools",
-      description: "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
+      description:
+        "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
       security: tenantSecurity,
       request: { body: jsonBody(CreateRun) },
       responses: {
@@ -121,7 +138,11 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description: "Runs, newest first",
-          content: { "application/json": { schema: z.object({ runs: z.array(z.object({ id: z.string(), createdAt: z.string(), status: z.string(), task: z.string() })) }) } },
+          content: {
+            "application/json": {
+              schema: z.object({ runs: z.array(z.object({ id: z.string(), createdAt: z.string(), status: z.string(), task: z.string() })) }),
+            },
+          },
         },
         ...problems(401),
       },

@@ -84,9 +84,7 @@ export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
   const effective = async (c: { env: Env; var: AppEnv["Variables"] }) => {
     const resolved = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
     const override = (await readModelOverride(c.var.tenant)) ?? null;
-    return resolved.ok
-      ? { override, effective: { ...describeModelConfig(resolved.config) } }
-      : { override, effective: null, problem: resolved.message };
+    return resolved.ok ? { override, effective: { ...describeModelConfig(resolved.config) } } : { override, effective: null, problem: resolved.message };
   };
 
   app.openapi(

@@ -15,8 +15,14 @@ const ApiKeySummary = z
 const NewApiKey = ApiKeySummary.extend({ key: z.string().describe("The API key; shown once, never again") }).openapi("NewApiKey");
 const Tenant = z.object({ id: z.string(), name: z.string(), createdAt: z.string() }).openapi("Tenant");
 const TenantInfo = Tenant.extend({ toolCount: z.number().int() }).openapi("TenantInfo");
-const CreateTenant = z.object({ id: TenantId, name: z.string().min(1).max(200).optional() }).strict().openapi("CreateTenant");
-const CreateKey = z.object({ label: z.string().max(200).optional() }).strict().openapi("CreateKey");
+const CreateTenant = z
+  .object({ id: TenantId, name: z.string().min(1).max(200).optional() })
+  .strict()
+  .openapi("CreateTenant");
+const CreateKey = z
+  .object({ label: z.string().max(200).optional() })
+  .strict()
+  .openapi("CreateKey");
 
 /** Admin routes (on the admin sub-app, under /admin): tenants and their keys. */
 export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -83,7 +89,6 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.json(unwrap(await tenantStub(c.env, tenantId).registry.createKey(label ?? null)), 201);
     },
   );
-
 }
 
 /** The calling tenant and its own keys (on the tenant sub-app, under /v1). */

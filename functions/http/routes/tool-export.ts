@@ -20,7 +20,8 @@ export function registerToolExportRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/export/tools",
       tags: ["tools"],
       summary: "Every tool of the tenant as an OpenAI `tools` array or an MCP tool list, with its token count",
-      description: "For clients that want everything rather than routing's answer. `tokens.count` is what the `tools` value costs in each request that carries it (o200k_base).",
+      description:
+        "For clients that want everything rather than routing's answer. `tokens.count` is what the `tools` value costs in each request that carries it (o200k_base).",
       security: tenantSecurity,
       request: { query: z.object({ format: z.enum(["openai", "mcp"]).default("openai") }) },
       responses: { 200: { description: "The tools", content: { "application/json": { schema: ToolExport } } }, ...problems(400, 401) },

@@ -12,14 +12,18 @@ import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { unwrap } from "../../failures";
 
-const ToolRecord = z
-  .object({ definition: ToolDefinition, hash: z.string(), source: z.string(), createdAt: z.string(), updatedAt: z.string() })
-  .openapi("Tool");
+const ToolRecord = z.object({ definition: ToolDefinition, hash: z.string(), source: z.string(), createdAt: z.string(), updatedAt: z.string() }).openapi("Tool");
 const ToolSummary = z
   .object({ name: z.string(), operation: z.string(), summary: z.string().optional(), hash: z.string(), source: z.string(), updatedAt: z.string() })
   .openapi("ToolSummary");
 const UpsertReport = z
-  .object({ created: z.array(z.string()), updated: z.array(z.string()), unchanged: z.array(z.string()), removed: z.array(z.string()), warnings: z.array(z.string()) })
+  .object({
+    created: z.array(z.string()),
+    updated: z.array(z.string()),
+    unchanged: z.array(z.string()),
+    removed: z.array(z.string()),
+    warnings: z.array(z.string()),
+  })
   .openapi("ImportReport");
 
 const SourceLabel = z.string().min(1).max(200).describe("Groups the imported tools; `prune` removes tools of this source that the import no longer has");
@@ -28,8 +32,15 @@ const ImportTools = z
     z
       .object({
         format: z.literal("openapi"),
-        document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional().describe("OpenAPI 3.0/3.1 document, as an object or as JSON/YAML text (or give `url`)"),
-        url: z.string().url().optional().describe("Where the service fetches the document (through the destination guard, with size and time limits) instead of `document`"),
+        document: z
+          .union([z.string().min(1), z.record(z.string(), z.unknown())])
+          .optional()
+          .describe("OpenAPI 3.0/3.1 document, as an object or as JSON/YAML text (or give `url`)"),
+        url: z
+          .string()
+          .url()
+          .optional()
+          .describe("Where the service fetches the document (through the destination guard, with size and time limits) instead of `document`"),
         serverUrl: z.string().url().optional().describe("Overrides the document's servers[0].url"),
         source: SourceLabel.optional(),
         prune: z.boolean().default(false),
@@ -38,7 +49,10 @@ const ImportTools = z
     z
       .object({
         format: z.literal("list"),
-        tools: z.unknown().optional().describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object (or give `url`)"),
+        tools: z
+          .unknown()
+          .optional()
+          .describe("A bare list of tools (name, method, url, parameters) or an autotools-style {servers, endpoints} object (or give `url`)"),
         url: z.string().url().optional().describe("Where the service fetches the list (JSON) instead of `tools`"),
         source: SourceLabel.optional(),
         prune: z.boolean().default(false),
@@ -48,7 +62,10 @@ const ImportTools = z
       .object({
         format: z.literal("mcp"),
         url: z.string().url().describe("The MCP server's Streamable HTTP endpoint"),
-        headers: z.record(z.string().min(1).max(200), z.string().max(8_192)).optional().describe("Sent with the import's requests; a single one (bearer token or API-key header) is stored, sealed, as the server's credential for calls"),
+        headers: z
+          .record(z.string().min(1).max(200), z.string().max(8_192))
+          .optional()
+          .describe("Sent with the import's requests; a single one (bearer token or API-key header) is stored, sealed, as the server's credential for calls"),
         source: SourceLabel.optional().describe("Default: the server URL"),
         prune: z.boolean().default(false),
       })
@@ -75,7 +92,6 @@ const ToolCallResult = z
   .openapi("ToolCallResult");
 
 const NameParam = z.object({ name: ToolName });
-
 
 /** Tool registry routes: import, list, read, replace, delete, call. */
 export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -212,7 +228,11 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       const refused = result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination";
       conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"])?.call(name, refused ? "refused" : result);
       if (result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination") {
-        throw new ApiError("tool-call-refused", result.error.message, result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }]);
+        throw new ApiError(
+          "tool-call-refused",
+          result.error.message,
+          result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }],
+        );
       }
       return c.json(result, 200);
     },

@@ -29,9 +29,25 @@ export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Create (rotate) the webhook secret; shown once",
       description: "Earlier secrets keep verifying for `graceSeconds` (default one day) so senders can switch without dropped deliveries.",
       security: tenantSecurity,
-      request: { body: jsonBody(z.object({ graceSeconds: z.number().int().min(0).max(7 * DAY_SECONDS).default(DAY_SECONDS) }).strict()) },
+      request: {
+        body: jsonBody(
+          z
+            .object({
+              graceSeconds: z
+                .number()
+                .int()
+                .min(0)
+                .max(7 * DAY_SECONDS)
+                .default(DAY_SECONDS),
+            })
+            .strict(),
+        ),
+      },
       responses: {
-        201: { description: "The new secret", content: { "application/json": { schema: z.object({ id: z.string(), secret: z.string(), previousValidUntil: z.string() }) } } },
+        201: {
+          description: "The new secret",
+          content: { "application/json": { schema: z.object({ id: z.string(), secret: z.string(), previousValidUntil: z.string() }) } },
+        },
         ...problems(400, 401, 503),
       },
     }),
@@ -56,14 +72,17 @@ export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description: "Secrets",
-          content: { "application/json": { schema: z.object({ secrets: z.array(z.object({ id: z.string(), createdAt: z.string(), expiresAt: z.number().nullable() })) }) } },
+          content: {
+            "application/json": {
+              schema: z.object({ secrets: z.array(z.object({ id: z.string(), createdAt: z.string(), expiresAt: z.number().nullable() })) }),
+            },
+          },
         },
         ...problems(401),
       },
     }),
     async (c) => c.json({ secrets: await c.var.tenant.webhooks.listSecrets() }, 200),
   );
-
 }
 
 /** The signed webhook that reports changed tools (CI, catalogues), on the signed-webhook sub-app under /v1/webhooks: no API key. */
@@ -75,7 +94,7 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["webhooks"],
       summary: "Signed webhook: tools changed (Standard Webhooks signature)",
       description:
-        "Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job. A redelivery is answered by the state of its original when the service gets to it: 409 `request-in-progress` with `Retry-After` while the original is still being handled; 202 `duplicate: true` once it has succeeded (with the original's job id); processed again after the original failed. A redelivery sent during the original may be held until the original has finished (locally one workerd thread serves every request, and a large import holds it) and then gets 202 `duplicate: true`. A sender should treat 409 as \"retry after `Retry-After`\" and 202 as delivered; never 2xx for an original that failed or has not finished.",
+        'Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job. A redelivery is answered by the state of its original when the service gets to it: 409 `request-in-progress` with `Retry-After` while the original is still being handled; 202 `duplicate: true` once it has succeeded (with the original\'s job id); processed again after the original failed. A redelivery sent during the original may be held until the original has finished (locally one workerd thread serves every request, and a large import holds it) and then gets 202 `duplicate: true`. A sender should treat 409 as "retry after `Retry-After`" and 202 as delivered; never 2xx for an original that failed or has not finished.',
       // The body is validated after the signature is, so it is not declared for the validator here.
       request: { params: z.object({ tenant: z.string().regex(TENANT_ID_PATTERN) }) },
       responses: { 202: { description: "Accepted", content: { "application/json": { schema: Accepted } } }, ...problems(400, 401, 409, 422, 503) },
@@ -106,7 +125,11 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       }
       const parsed = WebhookBody.safeParse(json);
       if (!parsed.success) {
-        throw new ApiError("invalid-request", "The webhook body does not match the schema.", parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })));
+        throw new ApiError(
+          "invalid-request",
+          "The webhook body does not match the schema.",
+          parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })),
+        );
       }
       const body = parsed.data;
       const claim = await tenant.webhooks.claimDelivery(verification.id);

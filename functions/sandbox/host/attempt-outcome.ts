@@ -21,7 +21,11 @@ export function deadlineError(ms: number): ProgramError {
  * `deadlineMs` for a run, `timeoutMs` inside the sandbox.
  */
 export function deadlinePassedBeforeStart(limit: "deadlineMs" | "timeoutMs"): ProgramError {
-  return { kind: "timeout", limit, message: "the attempt's deadline passed before its program could start (the program host was busy); the program was not run" };
+  return {
+    kind: "timeout",
+    limit,
+    message: "the attempt's deadline passed before its program could start (the program host was busy); the program was not run",
+  };
 }
 
 /** The sandbox names its own options; a run's caller knows the deadline as `deadlineMs`. */

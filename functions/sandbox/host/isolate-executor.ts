@@ -36,7 +36,11 @@ function programHost(env: Env): ProgramHost | undefined {
 /** In this process: the isolate's `env.TOOLS` is the service's tool gateway, and the deadline a race. */
 async function runInProcess(env: Env, request: AttemptRequest, mode: IsolateMode, run: IsolateRunRequest): Promise<IsolateRunResult> {
   const props: GatewayProps = { tenantId: request.tenantId };
-  const isolate = programIsolate(env.LOADER, { tenantId: request.tenantId, mode, deadlineMs: request.limits.deadlineMs, maxToolCalls: request.limits.maxToolCalls }, { TOOLS: exports.ToolGateway({ props }) });
+  const isolate = programIsolate(
+    env.LOADER,
+    { tenantId: request.tenantId, mode, deadlineMs: request.limits.deadlineMs, maxToolCalls: request.limits.maxToolCalls },
+    { TOOLS: exports.ToolGateway({ props }) },
+  );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DeadlineReached()), request.limits.deadlineMs);

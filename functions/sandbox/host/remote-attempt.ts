@@ -19,7 +19,11 @@ function hostError(detail: string): ProgramError {
 /** A call the gateway itself failed on (in this process it would reach the program as a rejection too). */
 function gatewayFailure(tool: string, args: unknown, error: unknown): ToolCallAnswer {
   const message = `${tool} failed: ${error instanceof Error ? error.message : String(error)}`;
-  return { ok: false, error: message, trace: { tool, arguments: args, sent: false, replayed: false, ok: false, durationMs: 0, bytes: 0, truncated: false, error: message } };
+  return {
+    ok: false,
+    error: message,
+    trace: { tool, arguments: args, sent: false, replayed: false, ok: false, durationMs: 0, bytes: 0, truncated: false, error: message },
+  };
 }
 
 /**
@@ -28,12 +32,7 @@ function gatewayFailure(tool: string, args: unknown, error: unknown): ToolCallAn
  * result. The deadline (`run.deadlineAt`) is this side's timer: this thread is not the one running
  * programs, so it fires on time even when the program host is wedged.
  */
-export async function runAttemptOnProgramHost(
-  env: Env,
-  host: ProgramHost,
-  run: Omit<RunMessage, "type">,
-  calls: CallContext,
-): Promise<IsolateRunResult> {
+export async function runAttemptOnProgramHost(env: Env, host: ProgramHost, run: Omit<RunMessage, "type">, calls: CallContext): Promise<IsolateRunResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   // The deadline covers reaching the host too: a frozen host accepts connections and never answers.
   const deadline = new Promise<IsolateRunResult>((resolve) => {
@@ -82,15 +81,17 @@ async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type"
       if (message === undefined) return finish(failedResult(hostError("sent something that is not a program host message"), 0));
       if (message.type === "result") return finish(message.outcome);
       if (++callsAnswered > maxCalls) return finish(failedResult(hostError(`sent more than the attempt's ${maxCalls} tool calls`), 0));
-      void answerToolCall(env, run.tenantId, message.name, message.args, calls).catch((error: unknown) => gatewayFailure(message.name, message.args, error)).then((answer) => {
-        const reply: AnswerMessage = { type: "answer", id: message.id, answer };
-        if (settled) return;
-        try {
-          socket.send(JSON.stringify(reply));
-        } catch {
-          // The socket closed meanwhile: its close event fails the attempt.
-        }
-      });
+      void answerToolCall(env, run.tenantId, message.name, message.args, calls)
+        .catch((error: unknown) => gatewayFailure(message.name, message.args, error))
+        .then((answer) => {
+          const reply: AnswerMessage = { type: "answer", id: message.id, answer };
+          if (settled) return;
+          try {
+            socket.send(JSON.stringify(reply));
+          } catch {
+            // The socket closed meanwhile: its close event fails the attempt.
+          }
+        });
     });
     socket.addEventListener("close", () => finish(failedResult(hostError("closed the attempt before it ended"), 0)));
     socket.addEventListener("error", () => finish(failedResult(hostError("failed during the attempt"), 0)));

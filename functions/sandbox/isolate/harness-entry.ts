@@ -29,7 +29,8 @@ export default class ProgramIsolate extends WorkerEntrypoint<IsolateEnv> {
     if (capability === undefined) throw new Error("the program isolate has no tools capability");
     const engine = await loadQuickJs(quickjsWasm);
     // On the program host the run may have waited for this thread while the service closed the attempt.
-    if (tools !== undefined && !(await tools.open())) return failedResult({ kind: "runtime", message: "the attempt was closed before its program could start; it was not run" }, 0);
+    if (tools !== undefined && !(await tools.open()))
+      return failedResult({ kind: "runtime", message: "the attempt was closed before its program could start; it was not run" }, 0);
     // A run that reached this isolate late (its thread busy with other programs) gets only what
     // is left of its absolute deadline, counted from now: the run's clock checks (each fuel
     // callback, its timer) use this timeout, so it stops at the deadline, not a timeout after it.

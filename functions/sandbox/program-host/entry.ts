@@ -29,7 +29,12 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 async function runAttempt(env: ProgramHostEnv, message: RunMessage, relay: ToolRelay): Promise<FromHostMessage> {
-  const choice = { tenantId: message.tenantId, mode: message.mode, deadlineMs: message.deadlineMs, maxToolCalls: message.request.limits.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls };
+  const choice = {
+    tenantId: message.tenantId,
+    mode: message.mode,
+    deadlineMs: message.deadlineMs,
+    maxToolCalls: message.request.limits.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls,
+  };
   // No bindings: the tools come with the run, as this attempt's relay. No network either:
   // programIsolate makes every isolate with `globalOutbound: null` (host/isolate-code.ts).
   const isolate = programIsolate(env.LOADER, choice, {});

@@ -65,7 +65,10 @@ export function tvSummary(tv: DemoTv): Body {
 /** `GET /tv/{tv_id}`. */
 export function tvDetails(tv: DemoTv, catalog: RecordCatalog): Body {
   const { genre_ids: genreIds, ...summary } = tvSummary(tv);
-  const creators = catalog.creditsOfWork("tv", tv.id).filter((c) => c.credit.job !== undefined).map((c) => ({ id: c.person.id, name: c.person.name }));
+  const creators = catalog
+    .creditsOfWork("tv", tv.id)
+    .filter((c) => c.credit.job !== undefined)
+    .map((c) => ({ id: c.person.id, name: c.person.name }));
   return {
     ...summary,
     genres: genresOf(genreIds as number[], catalog),
@@ -114,7 +117,9 @@ export function personCredits(person: DemoPerson, kind: "movie" | "tv", catalog:
   const work = (c: JoinedCredit): Body => (c.work.kind === "movie" ? movieSummary(c.work.movie) : tvSummary(c.work.tv));
   return {
     id: person.id,
-    cast: credits.filter((c) => c.credit.character !== undefined).map((c, order) => ({ ...work(c), character: c.credit.character, credit_id: creditId(c), order })),
+    cast: credits
+      .filter((c) => c.credit.character !== undefined)
+      .map((c, order) => ({ ...work(c), character: c.credit.character, credit_id: creditId(c), order })),
     crew: credits.filter((c) => c.credit.job !== undefined).map((c) => ({ ...work(c), ...crewRole(c) })),
   };
 }
@@ -124,7 +129,9 @@ export function workCredits(kind: "movie" | "tv", id: number, catalog: RecordCat
   const credits = catalog.creditsOfWork(kind, id);
   return {
     id,
-    cast: credits.filter((c) => c.credit.character !== undefined).map((c, order) => ({ ...personSummary(c.person), original_name: c.person.name, character: c.credit.character, credit_id: creditId(c), order })),
+    cast: credits
+      .filter((c) => c.credit.character !== undefined)
+      .map((c, order) => ({ ...personSummary(c.person), original_name: c.person.name, character: c.credit.character, credit_id: creditId(c), order })),
     crew: credits.filter((c) => c.credit.job !== undefined).map((c) => ({ ...personSummary(c.person), original_name: c.person.name, ...crewRole(c) })),
   };
 }

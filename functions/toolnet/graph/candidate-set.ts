@@ -1,6 +1,6 @@
 import { BinaryHeap } from "./binary-heap";
 import { ToolGraphError, unknownTools } from "./errors";
-import { type ToolGraph } from "./tool-graph";
+import type { ToolGraph } from "./tool-graph";
 import { visitTransitionWeights } from "./transition-weights";
 
 /**

@@ -76,10 +76,7 @@ function checkEvaluation(tools: readonly string[], scores: readonly number[]): v
     });
   }
   if (!Array.isArray(scores) || scores.length !== tools.length) {
-    throw invalidScores(
-      `The evaluator must give one score per step: ${tools.length} steps, ${Array.isArray(scores) ? scores.length : 0} scores.`,
-      [],
-    );
+    throw invalidScores(`The evaluator must give one score per step: ${tools.length} steps, ${Array.isArray(scores) ? scores.length : 0} scores.`, []);
   }
   const reserved = tools.filter(isReservedId);
   if (reserved.length > 0) {
@@ -99,10 +96,7 @@ function checkEvaluation(tools: readonly string[], scores: readonly number[]): v
     badTools.add(tool);
   });
   if (bad.length > 0) {
-    throw invalidScores(
-      `Evaluator scores must be integers in [${MIN_EVALUATOR_SCORE}, ${MAX_EVALUATOR_SCORE}]; got ${bad.join("; ")}.`,
-      [...badTools],
-    );
+    throw invalidScores(`Evaluator scores must be integers in [${MIN_EVALUATOR_SCORE}, ${MAX_EVALUATOR_SCORE}]; got ${bad.join("; ")}.`, [...badTools]);
   }
 }
 

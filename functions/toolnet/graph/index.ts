@@ -32,7 +32,16 @@ export {
   type FeedbackResult,
 } from "./dynamic-construction";
 export { scoreMass, staticWeight, transitionWeight, transitionWeights } from "./transition-weights";
-export { successors, graphStepSuccessors, learnedSuccessors, promptWeight, PROMPT_WEIGHT_SCALE, type LearnedSuccessor, type RankedTool, type SuccessorOptions } from "./ranking";
+export {
+  successors,
+  graphStepSuccessors,
+  learnedSuccessors,
+  promptWeight,
+  PROMPT_WEIGHT_SCALE,
+  type LearnedSuccessor,
+  type RankedTool,
+  type SuccessorOptions,
+} from "./ranking";
 export { formatPromptBlock, type PromptBlockInput } from "./prompt-format";
 export {
   candidateSet,

@@ -28,9 +28,7 @@ const FINISH_DESCRIPTION = "Stop calling tools and give the final answer (or rep
 export function formatPromptBlock(input: PromptBlockInput): string {
   const finish = input.finishName ?? "Finish";
   const header =
-    input.previous === START
-      ? "Tools you can start with, sorted by weight:"
-      : `You last used ${input.previous}. Tools you can use next, sorted by weight:`;
+    input.previous === START ? "Tools you can start with, sorted by weight:" : `You last used ${input.previous}. Tools you can use next, sorted by weight:`;
   const lines = input.candidates.map((candidate, index) => {
     const isEnd = candidate.tool === END;
     const name = isEnd ? finish : candidate.tool;

@@ -30,17 +30,13 @@ const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The graph as plain, JSON-safe data, sorted so that equal graphs export equal values. */
 export function exportGraph(graph: ToolGraph): ToolGraphSnapshot {
-  const nodes = [...graph.tools.values()]
-    .map((node) => ({ tool: node.id, score: node.score }))
-    .sort((a, b) => byString(a.tool, b.tool));
+  const nodes = [...graph.tools.values()].map((node) => ({ tool: node.id, score: node.score })).sort((a, b) => byString(a.tool, b.tool));
   const edges: { from: string; to: string; count: number }[] = [];
   for (const source of [graph.start, ...graph.tools.values()]) {
     for (const [to, { count }] of source.out) if (count > 0) edges.push({ from: source.id, to, count });
   }
   edges.sort((a, b) => byString(a.from, b.from) || byString(a.to, b.to));
-  const trajectories = [...graph.trajectories]
-    .map(([id, tools]) => ({ id, tools: [...tools] }))
-    .sort((a, b) => byString(a.id, b.id));
+  const trajectories = [...graph.trajectories].map(([id, tools]) => ({ id, tools: [...tools] })).sort((a, b) => byString(a.id, b.id));
   return { format: SNAPSHOT_FORMAT, settings: { ...graph.settings }, nodes, edges, trajectories };
 }
 

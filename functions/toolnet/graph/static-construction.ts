@@ -1,13 +1,7 @@
 import { ToolGraphError, unknownTools } from "./errors";
 import { isReservedId } from "./node-ids";
 import { countTransition, nodeOf, type ToolGraph } from "./tool-graph";
-import {
-  DEFAULT_MAX_TRAJECTORY_LENGTH,
-  MAX_TRAJECTORY_ID_LENGTH,
-  forEachTransition,
-  sameSequence,
-  type Trajectory,
-} from "./trajectory";
+import { DEFAULT_MAX_TRAJECTORY_LENGTH, MAX_TRAJECTORY_ID_LENGTH, forEachTransition, sameSequence, type Trajectory } from "./trajectory";
 
 /**
  * Static construction (§3.2, eq. 5): 2-gram counts over tool-use trajectories, start → first and
@@ -44,11 +38,7 @@ export interface StaticImportResult {
 }
 
 /** Imports trajectories all-or-nothing: every one is checked before any is counted. */
-export function addTrajectories(
-  graph: ToolGraph,
-  trajectories: readonly Trajectory[],
-  options: StaticImportOptions = {},
-): StaticImportResult {
+export function addTrajectories(graph: ToolGraph, trajectories: readonly Trajectory[], options: StaticImportOptions = {}): StaticImportResult {
   const maxLength = options.maxLength ?? DEFAULT_MAX_TRAJECTORY_LENGTH;
   const fresh = new Map<string, readonly string[]>();
   const unchanged: string[] = [];
@@ -85,11 +75,7 @@ export function addTrajectories(
 }
 
 /** Imports one trajectory; see addTrajectories. */
-export function addTrajectory(
-  graph: ToolGraph,
-  trajectory: Trajectory,
-  options: StaticImportOptions = {},
-): StaticImportResult {
+export function addTrajectory(graph: ToolGraph, trajectory: Trajectory, options: StaticImportOptions = {}): StaticImportResult {
   return addTrajectories(graph, [trajectory], options);
 }
 

@@ -16,9 +16,7 @@ export interface ParsedTrajectories {
 }
 
 /** api-bank/api_call_sequences.json: ordered call sequences from API-Bank dialogues. */
-const ApiBankSequences = z.array(
-  z.object({ source: z.string(), file: z.string(), api_sequence: z.array(z.string()) }),
-);
+const ApiBankSequences = z.array(z.object({ source: z.string(), file: z.string(), api_sequence: z.array(z.string()) }));
 
 /** stabletoolbench/gpt35_tool_sequences.json: gpt-3.5 runs, many of which failed. */
 const StableToolBenchSequences = z.array(

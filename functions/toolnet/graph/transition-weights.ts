@@ -35,11 +35,7 @@ export function staticWeight(count: number, outTotal: number, outDegree: number)
  * O(out-degree), touching no other node. The denominator is summed with Neumaier's compensation
  * so that it barely depends on edge order, which differs between a graph and its reloaded copy.
  */
-export function visitTransitionWeights(
-  graph: ToolGraph,
-  source: GraphNode,
-  visit: (target: GraphNode, weight: number) => void,
-): void {
+export function visitTransitionWeights(graph: ToolGraph, source: GraphNode, visit: (target: GraphNode, weight: number) => void): void {
   const { alpha, beta } = graph.settings;
   const degree = source.out.size;
   const total = source.outTotal;

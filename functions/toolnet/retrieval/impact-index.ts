@@ -58,13 +58,10 @@ interface Pending {
   entries: Int32Array;
 }
 
-
-
 /** Fingerprint of what impacts depend on (field boosts and BM25 parameters). */
 function scoringKey(tuning: RankingTuning): string {
   return JSON.stringify([TOOL_DOC_FIELDS.map((field) => tuning.boosts[field]), tuning.bm25.k, tuning.bm25.b, tuning.bm25.d]);
 }
-
 
 export class ImpactIndex {
   readonly #tuning: RankingTuning;
@@ -341,7 +338,11 @@ export class ImpactIndex {
     for (const slot of repeated) {
       const having: number[] = [];
       for (let c = 0; c < count; c += 1) if ((values[c * m + slot] ?? 0) > 0) having.push(c);
-      const weighted = this.#weightedImpacts(unique[slot] ?? 0, having.map((c) => candidates[c] ?? 0), repeatedTermWeight(multiplicity[slot] ?? 1, saturation));
+      const weighted = this.#weightedImpacts(
+        unique[slot] ?? 0,
+        having.map((c) => candidates[c] ?? 0),
+        repeatedTermWeight(multiplicity[slot] ?? 1, saturation),
+      );
       having.forEach((c, i) => (values[c * m + slot] = weighted[i] ?? 0));
     }
     // The exact score, summed in query order as MiniSearch sums it, times the terms matched. The
@@ -388,7 +389,12 @@ export class ImpactIndex {
 
   #scratch(tools: number): SearchScratch {
     if (this.#scratchArrays === undefined || this.#scratchArrays.touched.length !== tools) {
-      this.#scratchArrays = { accumulators: new Float64Array(tools * 2), touched: new Int32Array(tools), contenders: new Int32Array(tools), approx: new Float64Array(tools) };
+      this.#scratchArrays = {
+        accumulators: new Float64Array(tools * 2),
+        touched: new Int32Array(tools),
+        contenders: new Int32Array(tools),
+        approx: new Float64Array(tools),
+      };
     }
     return this.#scratchArrays;
   }
@@ -413,7 +419,8 @@ export class ImpactIndex {
     const counts = new Int32Array(termCount * FIELDS + 1);
     const mergedSlots = this.#mergedTerms * FIELDS;
     for (let slot = 0; slot < mergedSlots; slot += 1) {
-      for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1) if ((newId[old.rawDocs[p] ?? 0] ?? -1) >= 0) counts[slot] = (counts[slot] ?? 0) + 1;
+      for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1)
+        if ((newId[old.rawDocs[p] ?? 0] ?? -1) >= 0) counts[slot] = (counts[slot] ?? 0) + 1;
     }
     const livePending = this.#pending.filter((pending) => (newId[pending.id] ?? -1) >= 0);
     for (const { entries } of livePending) {
@@ -598,7 +605,6 @@ export class ImpactIndex {
     return new ImpactIndex(tuning, header, arrays);
   }
 }
-
 
 /** `score` less CANDIDATE_SLACK of its size: the lowest approximate score rescored against it (monotone in `score`). */
 function withSlack(score: number): number {

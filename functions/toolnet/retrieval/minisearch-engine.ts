@@ -35,7 +35,21 @@ export const DEFAULT_TUNING: RankingTuning = {
   // mostly boilerplate ("Specify which page to query"). Classic BM25 (d = 0) measured best.
   // The weights of sibling operations' summaries and of title phrases were chosen on half a of
   // bench/routing-generalisation.ts.
-  boosts: { name: 2, operation: 2, summary: 2, description: 1, parameters: 1, parameterDocs: 0.2, tags: 2, action: 1, examples: 1, outputs: 0.5, siblings: 1, phrases: 2, values: VALUES_BOOST },
+  boosts: {
+    name: 2,
+    operation: 2,
+    summary: 2,
+    description: 1,
+    parameters: 1,
+    parameterDocs: 0.2,
+    tags: 2,
+    action: 1,
+    examples: 1,
+    outputs: 0.5,
+    siblings: 1,
+    phrases: 2,
+    values: VALUES_BOOST,
+  },
   bm25: { k: 1.2, b: 0.75, d: 0 },
   // Chosen on half a of bench/routing-generalisation.ts (0, 0.5, 1, 2, 4, Infinity).
   queryTermSaturation: 1,
@@ -63,7 +77,9 @@ export function toSearchOptions(tuning: RankingTuning): SearchOptions {
     bm25: { ...tuning.bm25 },
     combineWith: "OR",
     // MiniSearch weighs each occurrence of a term; a repeated one by its share of the saturated count.
-    ...(queryTermSaturation === Infinity ? {} : { boostTerm: (term: string, _i: number, terms: string[]) => repeatedTermWeight(countOf(term, terms), queryTermSaturation) }),
+    ...(queryTermSaturation === Infinity
+      ? {}
+      : { boostTerm: (term: string, _i: number, terms: string[]) => repeatedTermWeight(countOf(term, terms), queryTermSaturation) }),
     prefix: prefixMinLength > 0 ? (term: string) => term.length >= prefixMinLength : false,
     fuzzy: fuzzyMinLength > 0 ? (term: string) => (term.length >= fuzzyMinLength ? 0.2 : false) : false,
   };

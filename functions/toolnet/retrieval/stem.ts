@@ -73,9 +73,7 @@ function endsDoubleConsonant(w: string, n: number): boolean {
 function endsCvc(w: string, n: number): boolean {
   if (n < 3) return false;
   const last = w.charAt(n - 1);
-  return (
-    isConsonant(w, n - 3) && !isConsonant(w, n - 2) && isConsonant(w, n - 1) && last !== "w" && last !== "x" && last !== "y"
-  );
+  return isConsonant(w, n - 3) && !isConsonant(w, n - 2) && isConsonant(w, n - 1) && last !== "w" && last !== "x" && last !== "y";
 }
 
 /** True when the letter before position `n` of `w` is one of `letters`. */
@@ -133,10 +131,26 @@ function step1c(w: string): string {
 
 /** Porter's step 2 rules (suffix, replacement), in the order they are tried. */
 export const STEP2_RULES: readonly (readonly [string, string])[] = [
-  ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"],
-  ["bli", "ble"], ["alli", "al"], ["entli", "ent"], ["eli", "e"], ["ousli", "ous"],
-  ["ization", "ize"], ["ation", "ate"], ["ator", "ate"], ["alism", "al"], ["iveness", "ive"],
-  ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"], ["iviti", "ive"], ["biliti", "ble"],
+  ["ational", "ate"],
+  ["tional", "tion"],
+  ["enci", "ence"],
+  ["anci", "ance"],
+  ["izer", "ize"],
+  ["bli", "ble"],
+  ["alli", "al"],
+  ["entli", "ent"],
+  ["eli", "e"],
+  ["ousli", "ous"],
+  ["ization", "ize"],
+  ["ation", "ate"],
+  ["ator", "ate"],
+  ["alism", "al"],
+  ["iveness", "ive"],
+  ["fulness", "ful"],
+  ["ousness", "ous"],
+  ["aliti", "al"],
+  ["iviti", "ive"],
+  ["biliti", "ble"],
   ["logi", "log"],
 ];
 const STEP2 = byLastLetter(STEP2_RULES);
@@ -147,7 +161,13 @@ function step2(w: string): string {
 
 /** Porter's step 3 rules, in the order they are tried. */
 export const STEP3_RULES: readonly (readonly [string, string])[] = [
-  ["icate", "ic"], ["ative", ""], ["alize", "al"], ["iciti", "ic"], ["ical", "ic"], ["ful", ""], ["ness", ""],
+  ["icate", "ic"],
+  ["ative", ""],
+  ["alize", "al"],
+  ["iciti", "ic"],
+  ["ical", "ic"],
+  ["ful", ""],
+  ["ness", ""],
 ];
 const STEP3 = byLastLetter(STEP3_RULES);
 
@@ -159,8 +179,26 @@ function step3(w: string): string {
 // list: agent nouns in -or ("director", "editor") then meet their verb ("directed", "edit") as
 // agent nouns in -er already do; the measure rule keeps short words ("actor", "color") whole.
 export const STEP4_SUFFIXES: readonly string[] = [
-  "ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous", "ive", "ize",
-  "ion", "al", "er", "or", "ic", "ou",
+  "ement",
+  "ance",
+  "ence",
+  "able",
+  "ible",
+  "ment",
+  "ant",
+  "ent",
+  "ism",
+  "ate",
+  "iti",
+  "ous",
+  "ive",
+  "ize",
+  "ion",
+  "al",
+  "er",
+  "or",
+  "ic",
+  "ou",
 ];
 
 const STEP4_BY_LAST_LETTER = byLastLetter(STEP4_SUFFIXES.map((suffix) => [suffix, ""] as const));

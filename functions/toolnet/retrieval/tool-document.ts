@@ -54,7 +54,21 @@ export interface ToolDocExtras {
 }
 
 /** The fields of a ToolDoc that the index searches, in a fixed order (the index stores field ids). */
-export const TOOL_DOC_FIELDS = ["name", "operation", "summary", "description", "parameters", "parameterDocs", "tags", "action", "examples", "outputs", "siblings", "phrases", "values"] as const;
+export const TOOL_DOC_FIELDS = [
+  "name",
+  "operation",
+  "summary",
+  "description",
+  "parameters",
+  "parameterDocs",
+  "tags",
+  "action",
+  "examples",
+  "outputs",
+  "siblings",
+  "phrases",
+  "values",
+] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
 // Long reference descriptions (markdown tables, change logs) add index size but little signal

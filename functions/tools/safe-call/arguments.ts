@@ -54,7 +54,11 @@ export function validateArguments(def: ToolDefinition, args: Record<string, unkn
         }
         continue;
       }
-      const checked = checkParameter(param, raw, params.every((p) => p.in !== "body"));
+      const checked = checkParameter(
+        param,
+        raw,
+        params.every((p) => p.in !== "body"),
+      );
       if (!checked.ok) return checked;
       values[name] = checked.value;
     }
@@ -62,9 +66,7 @@ export function validateArguments(def: ToolDefinition, args: Record<string, unkn
   return { ok: true, values };
 }
 
-type ParameterCheck =
-  | { ok: true; value: unknown }
-  | { ok: false; kind: "invalid_arguments" | "invalid_definition"; argument: string; message: string };
+type ParameterCheck = { ok: true; value: unknown } | { ok: false; kind: "invalid_arguments" | "invalid_definition"; argument: string; message: string };
 
 function checkParameter(param: ToolParameter, raw: unknown, mayCoerce: boolean): ParameterCheck {
   try {

@@ -35,11 +35,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = TOOL_CALL_DEFAULTS.maxResponseBytes;
 export const DEFAULT_MAX_REDIRECTS = 5;
 
 /** Calls `def` with `args` on behalf of a tenant; never throws for expected failures. */
-export async function callTool(
-  def: ToolDefinition,
-  args: Record<string, unknown>,
-  options: SafeCallOptions,
-): Promise<ToolCallResult> {
+export async function callTool(def: ToolDefinition, args: Record<string, unknown>, options: SafeCallOptions): Promise<ToolCallResult> {
   const started = Date.now();
   const redact = redactorFor(options.credential?.value);
   const allowed = allowedOriginMap(options.allowedOrigins);
@@ -95,9 +91,10 @@ export async function callTool(
     if (!response.ok) {
       const answered = `the tool answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}`;
       const edgeCause = causeOfEdgeResponse(status, new TextDecoder().decode(read.bytes.subarray(0, 200)));
-      result.error = edgeCause === undefined
-        ? { kind: "http_status", message: redact.text(answered) }
-        : { kind: "http_status", cause: edgeCause, message: redact.text(`${answered}: ${explainCause(edgeCause)}`) };
+      result.error =
+        edgeCause === undefined
+          ? { kind: "http_status", message: redact.text(answered) }
+          : { kind: "http_status", cause: edgeCause, message: redact.text(`${answered}: ${explainCause(edgeCause)}`) };
     }
     return result;
   } catch (error) {

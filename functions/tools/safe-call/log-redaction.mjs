@@ -5,7 +5,8 @@
 export const REDACTED = "[REDACTED]";
 
 /** Query parameter and header names that carry credentials (matched as whole words, any case). */
-const SECRET_NAME = /(^|[^a-z])(api[-_]?key|apikey|key|token|access[-_]?token|refresh[-_]?token|id[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth|authorization|signature|sig|session|cookie|credential|credentials|x[-_]api[-_]?key)([^a-z]|$)/i;
+const SECRET_NAME =
+  /(^|[^a-z])(api[-_]?key|apikey|key|token|access[-_]?token|refresh[-_]?token|id[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth|authorization|signature|sig|session|cookie|credential|credentials|x[-_]api[-_]?key)([^a-z]|$)/i;
 
 /** Whether a query parameter or header name looks like it carries a credential. */
 export function isSecretName(name) {

@@ -21,8 +21,7 @@ export function redactorFor(secret: string | undefined): Redactor {
     return { text: (v) => v, data: (v) => v, trimPartial: (v) => v };
   }
   // The spellings the secret can take on the wire: raw, percent-encoded, form-encoded.
-  const forms = [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ k: secret }).toString().slice(2)])]
-    .sort((a, b) => b.length - a.length);
+  const forms = [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ k: secret }).toString().slice(2)])].sort((a, b) => b.length - a.length);
   const text = (value: string): string => forms.reduce((acc, form) => acc.split(form).join(REDACTED), value);
   const data = (value: unknown): unknown => {
     if (typeof value === "string") return text(value);

@@ -29,16 +29,21 @@ export type BuildResult =
 
 /** Headers the runtime owns; a tool argument must not set them. */
 const RESERVED_HEADERS = new Set([
-  "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer",
-  "expect", "proxy-authorization", "proxy-connection",
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "expect",
+  "proxy-authorization",
+  "proxy-connection",
 ]);
 
 /** Builds the request for `def` from already validated `values`, injecting the credential. */
-export function buildRequest(
-  def: ToolDefinition,
-  values: Record<string, unknown>,
-  credential: InjectedCredential | undefined,
-): BuildResult {
+export function buildRequest(def: ToolDefinition, values: Record<string, unknown>, credential: InjectedCredential | undefined): BuildResult {
   const placement = credentialPlacement(credential);
   if (typeof placement === "string") return { ok: false, kind: "invalid_definition", message: placement };
 
@@ -63,11 +68,21 @@ export function buildRequest(
     const lower = param.name.toLowerCase();
     if (placement?.in === "header" && placement.name.toLowerCase() === lower) return collision(param.name);
     if (RESERVED_HEADERS.has(lower) || (lower === "content-type" && body.body !== undefined)) {
-      return { ok: false, kind: "invalid_arguments", argument: param.name, message: `header "${param.name}" is set by the runtime and cannot be passed as an argument` };
+      return {
+        ok: false,
+        kind: "invalid_arguments",
+        argument: param.name,
+        message: `header "${param.name}" is set by the runtime and cannot be passed as an argument`,
+      };
     }
     const text = wireStrings(value).join(",");
     if (/[\r\n\0]/.test(text)) {
-      return { ok: false, kind: "invalid_arguments", argument: param.name, message: `argument "${param.name}" is a header value and must not contain line breaks or NUL` };
+      return {
+        ok: false,
+        kind: "invalid_arguments",
+        argument: param.name,
+        message: `argument "${param.name}" is a header value and must not contain line breaks or NUL`,
+      };
     }
     try {
       headers.set(param.name, text);
@@ -99,7 +114,11 @@ type Placement = { in: "header" | "query"; name: string };
  * Puts a credential on a request another module built (an MCP client's): the same placement
  * rules as tool calls. Returns the header that carries it (dropped on cross-origin redirects).
  */
-export function applyCredential(url: URL, headers: Headers, credential: InjectedCredential): { ok: true; credentialHeader?: string } | { ok: false; message: string } {
+export function applyCredential(
+  url: URL,
+  headers: Headers,
+  credential: InjectedCredential,
+): { ok: true; credentialHeader?: string } | { ok: false; message: string } {
   const placement = credentialPlacement(credential);
   if (typeof placement === "string") return { ok: false, message: placement };
   if (placement === undefined) return { ok: true };
@@ -192,7 +211,10 @@ function buildUrl(def: ToolDefinition, values: Record<string, unknown>): UrlResu
   return { ok: true, url };
 }
 
-function encodePathValue(name: string, value: unknown): { ok: true; text: string } | { ok: false; kind: "invalid_arguments"; argument: string; message: string } {
+function encodePathValue(
+  name: string,
+  value: unknown,
+): { ok: true; text: string } | { ok: false; kind: "invalid_arguments"; argument: string; message: string } {
   const text = Array.isArray(value) ? value.map(scalarText).join(",") : scalarText(value);
   if (text === "") {
     return { ok: false, kind: "invalid_arguments", argument: name, message: `path argument "${name}" must not be empty` };
@@ -216,9 +238,7 @@ function wireStrings(value: unknown): string[] {
   return items.filter((item) => item !== null && item !== undefined).map(scalarText);
 }
 
-type BodyResult =
-  | { ok: true; body?: string | FormData; contentType?: string }
-  | { ok: false; kind: "invalid_definition"; message: string };
+type BodyResult = { ok: true; body?: string | FormData; contentType?: string } | { ok: false; kind: "invalid_definition"; message: string };
 
 function buildBody(def: ToolDefinition, values: Record<string, unknown>): BodyResult {
   const fields = def.parameters.filter((p) => p.in === "body" && values[p.name] !== undefined);
@@ -249,7 +269,11 @@ function buildBody(def: ToolDefinition, values: Record<string, unknown>): BodyRe
     // No Content-Type: fetch sets it with the generated boundary.
     return { ok: true, body: form };
   }
-  return { ok: false, kind: "invalid_definition", message: `request body media type "${declared ?? ""}" is not supported (JSON, form-urlencoded and multipart only)` };
+  return {
+    ok: false,
+    kind: "invalid_definition",
+    message: `request body media type "${declared ?? ""}" is not supported (JSON, form-urlencoded and multipart only)`,
+  };
 }
 
 /** Form fields have no null; send it as an empty value so the field is still present. */

@@ -25,11 +25,7 @@ export interface CappedBody {
  * Reads a stream until it ends or passes `cap` bytes, keeping at most `cap`. `guard` wraps each
  * read so the caller's timeout also interrupts a stalled body.
  */
-export async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
-  cap: number,
-  guard: <T>(step: Promise<T>) => Promise<T>,
-): Promise<CappedBody> {
+export async function readCapped(stream: ReadableStream<Uint8Array> | null, cap: number, guard: <T>(step: Promise<T>) => Promise<T>): Promise<CappedBody> {
   if (stream === null) return { bytes: new Uint8Array(0), truncated: false };
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -75,12 +71,7 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
 const BINARY = /^(?:image|audio|video|font)\/|^application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|wasm|x-protobuf|vnd\.ms-excel)$/;
 
 /** Turns the kept bytes into the `body` value described at the top of this file. */
-export function interpretBody(
-  read: CappedBody,
-  contentType: string | undefined,
-  cap: number,
-  redact: Redactor,
-): unknown {
+export function interpretBody(read: CappedBody, contentType: string | undefined, cap: number, redact: Redactor): unknown {
   if (read.bytes.byteLength === 0 && !read.truncated) return null;
   const media = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (BINARY.test(media)) return `[binary response omitted: ${media}, ${read.bytes.byteLength} bytes]`;

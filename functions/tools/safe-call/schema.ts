@@ -76,8 +76,19 @@ export function schemaSummary(schema: JsonSchema): string {
 }
 
 /** Keywords holding one subschema. */
-const SINGLE = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-  "unevaluatedProperties", "unevaluatedItems", "additionalItems"];
+const SINGLE = [
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "additionalItems",
+];
 /** Keywords holding a list of subschemas. */
 const LIST = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
 /** Keywords holding a name → subschema map. */
@@ -109,7 +120,10 @@ export function toDraft2020(schema: unknown, root = true): unknown {
       out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, toDraft2020(v, false)]));
     }
   }
-  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+  for (const [flag, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"],
+  ] as const) {
     if (typeof out[flag] === "boolean") {
       if (out[flag] === true && typeof out[bound] === "number") {
         out[flag] = out[bound];

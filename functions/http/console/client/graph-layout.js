@@ -82,7 +82,9 @@ export function positions(data, all) {
   // d3-force writes its own `index` on each node: ours is `node`.
   const nodes = [...column.entries()].map(([node, col]) => ({ node, col, x: col * COLUMN_WIDTH, y: 0 }));
   const byIndex = new Map(nodes.map((n) => [n.node, n]));
-  const links = data.edges.filter(([from, to]) => byIndex.has(from) && byIndex.has(to) && from !== to).map(([from, to]) => ({ source: byIndex.get(from), target: byIndex.get(to) }));
+  const links = data.edges
+    .filter(([from, to]) => byIndex.has(from) && byIndex.has(to) && from !== to)
+    .map(([from, to]) => ({ source: byIndex.get(from), target: byIndex.get(to) }));
   forceSimulation(nodes)
     .force("x", forceX((n) => n.col * COLUMN_WIDTH).strength(1))
     .force("y", forceY(0).strength(0.05))

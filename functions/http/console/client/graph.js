@@ -44,8 +44,14 @@ function draw(svg, data, all) {
     edgeLayer.append(
       svgElement("line", {
         class: "edge",
-        x1: a.x, y1: a.y, x2: b.x, y2: b.y,
-        stroke: COLOURS.edge, "stroke-opacity": 0.7, "stroke-width": (0.75 + (weight / 1000) * 6).toFixed(2), "marker-end": "url(#arrow)",
+        x1: a.x,
+        y1: a.y,
+        x2: b.x,
+        y2: b.y,
+        stroke: COLOURS.edge,
+        "stroke-opacity": 0.7,
+        "stroke-width": (0.75 + (weight / 1000) * 6).toFixed(2),
+        "marker-end": "url(#arrow)",
         "data-weight": weight,
       }),
     );
@@ -162,12 +168,12 @@ function start() {
   };
   render();
   svg.addEventListener("click", (event) => {
-    const group = event.target.closest && event.target.closest("g.node.tool");
+    const group = event.target.closest?.("g.node.tool");
     if (group) select(group.getAttribute("data-tool"));
   });
   svg.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" && event.key !== " ") return;
-    const group = event.target.closest && event.target.closest("g.node.tool");
+    const group = event.target.closest?.("g.node.tool");
     if (group) {
       event.preventDefault();
       select(group.getAttribute("data-tool"));

@@ -4,7 +4,7 @@
 const TONES = { succeeded: "ok", probed: "ok", done: "ok", ok: "ok", failed: "bad", running: "warn", probing: "warn", playing: "warn" };
 
 function setBadge(container, status) {
-  const badge = container && container.querySelector(".badge");
+  const badge = container?.querySelector(".badge");
   if (!badge) return;
   badge.textContent = status;
   badge.className = `badge ${TONES[status] || "muted"}`;
@@ -65,12 +65,18 @@ async function* serverEvents(body) {
 
 function describe(event, payload) {
   switch (event) {
-    case "attempt_started": return `Attempt ${payload.attempt} started`;
-    case "program": return `Attempt ${payload.attempt}: program written (${payload.program.split("\n").length} lines)`;
-    case "tool_called": return `Attempt ${payload.attempt}: ${payload.tool} → ${payload.ok ? "ok" : "failed"}${payload.status ? ` (${payload.status})` : ""}`;
-    case "error": return `Attempt ${payload.attempt} failed: ${payload.error.message}${payload.attributedTool ? ` — attributed to ${payload.attributedTool}` : ""}`;
-    case "answer": return `Answer found in attempt ${payload.attempt}`;
-    default: return event;
+    case "attempt_started":
+      return `Attempt ${payload.attempt} started`;
+    case "program":
+      return `Attempt ${payload.attempt}: program written (${payload.program.split("\n").length} lines)`;
+    case "tool_called":
+      return `Attempt ${payload.attempt}: ${payload.tool} → ${payload.ok ? "ok" : "failed"}${payload.status ? ` (${payload.status})` : ""}`;
+    case "error":
+      return `Attempt ${payload.attempt} failed: ${payload.error.message}${payload.attributedTool ? ` — attributed to ${payload.attributedTool}` : ""}`;
+    case "answer":
+      return `Answer found in attempt ${payload.attempt}`;
+    default:
+      return event;
   }
 }
 

@@ -29,9 +29,9 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
     <Layout title="Graph" section="graph" session={props.session} scripts={["/console/assets/graph.js"]}>
       <h1>Tool graph</h1>
       <p class="muted">
-        {tools} tools, {props.graph.edges.length} learned transitions. The learned transitions are drawn first, from start (left) to end (right); edge
-        width is the transition weight; tools drawn in red are broken (negative evaluator score, most recent calls failing, or probing failed). Select a
-        tool (click, or Tab and Enter) to see its successors and feedback.
+        {tools} tools, {props.graph.edges.length} learned transitions. The learned transitions are drawn first, from start (left) to end (right); edge width is
+        the transition weight; tools drawn in red are broken (negative evaluator score, most recent calls failing, or probing failed). Select a tool (click, or
+        Tab and Enter) to see its successors and feedback.
       </p>
       {props.graph.edges.length === 0 ? (
         <p class="message info" role="status">
@@ -49,6 +49,7 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
         </button>
       </div>
       <div class="graph-wrap">
+        {/* biome-ignore lint/a11y/useSemanticElements: an SVG drawing cannot be a <fieldset>; "group" names its selectable nodes as one widget */}
         <svg id="graph" role="group" aria-label={`ToolNet graph of ${tools} tools`} xmlns="http://www.w3.org/2000/svg"></svg>
         <aside id="graph-panel" aria-live="polite">
           <h2>Tool</h2>

@@ -30,9 +30,13 @@ export function Layout(props: { title: string; section: Section; session?: Sessi
         {session === undefined ? null : <meta name="csrf-token" content={session.csrf} />}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
-          <a class="brand" href="/console">atc-edge console</a>
+          <a class="brand" href="/console">
+            atc-edge console
+          </a>
           {session?.kind === "tenant" ? (
             <nav aria-label="Sections">
               <ul>

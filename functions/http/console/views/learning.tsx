@@ -19,9 +19,17 @@ function Chart(props: { chart: LearningChart }) {
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   const last = chart.points.at(-1);
   const summary =
-    last === undefined ? "No data." : `Last day ${last.day}: ${last.share === null ? "no search followed by a call" : `${percent(last.share)} of ${last.searches} searches offered the tool called next`}.`;
+    last === undefined
+      ? "No data."
+      : `Last day ${last.day}: ${last.share === null ? "no search followed by a call" : `${percent(last.share)} of ${last.searches} searches offered the tool called next`}.`;
   return (
-    <svg id="learning-chart" viewBox={`0 0 ${chart.width} ${chart.height}`} role="img" aria-labelledby="learning-chart-title learning-chart-desc" xmlns="http://www.w3.org/2000/svg">
+    <svg
+      id="learning-chart"
+      viewBox={`0 0 ${chart.width} ${chart.height}`}
+      role="img"
+      aria-labelledby="learning-chart-title learning-chart-desc"
+      xmlns="http://www.w3.org/2000/svg"
+    >
       <title id="learning-chart-title">Learning curve</title>
       <desc id="learning-chart-desc">{summary}</desc>
       {ticks.map((t) => {
@@ -61,13 +69,20 @@ function Chart(props: { chart: LearningChart }) {
 }
 
 /** Implicit learning at a glance: the curve, the switch, and the latest observed conversations. */
-export function LearningPage(props: { session: Session; chart: LearningChart; implicit: boolean; sessions: ObservedSummary[]; error?: string; notice?: string }) {
+export function LearningPage(props: {
+  session: Session;
+  chart: LearningChart;
+  implicit: boolean;
+  sessions: ObservedSummary[];
+  error?: string;
+  notice?: string;
+}) {
   return (
     <Layout title="Learning" section="learning" session={props.session}>
       <h1>Learning from use</h1>
       <p class="muted">
-        What chatbots search for and then call (over MCP, or REST calls with a <code>Conversation-Id</code> header) teaches routing, with no feedback
-        call. The line is the share of searches whose offered tools included the tool called next, per day; the bars are the conversations learned from.
+        What chatbots search for and then call (over MCP, or REST calls with a <code>Conversation-Id</code> header) teaches routing, with no feedback call. The
+        line is the share of searches whose offered tools included the tool called next, per day; the bars are the conversations learned from.
       </p>
       <ErrorMessage message={props.error} />
       <Notice message={props.notice} />

@@ -38,8 +38,12 @@ function AttemptSection(props: { attempt: Attempt }) {
               <th scope="col">Tool</th>
               <th scope="col">Arguments</th>
               <th scope="col">Status</th>
-              <th scope="col" class="num">Duration</th>
-              <th scope="col" class="num">Size</th>
+              <th scope="col" class="num">
+                Duration
+              </th>
+              <th scope="col" class="num">
+                Size
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -71,8 +75,8 @@ function AttemptSection(props: { attempt: Attempt }) {
           {attempt.attributedTool === undefined ? null : (
             <p>
               Attributed to <a href={`/console/tools/${encodeURIComponent(attempt.attributedTool)}`}>{attempt.attributedTool}</a>
-              {attempt.attributedBy === undefined ? null : <span class="muted"> (by {attempt.attributedBy.replace("_", " ")})</span>}: the
-              next attempt was asked for with this error and that tool's full protocol.
+              {attempt.attributedBy === undefined ? null : <span class="muted"> (by {attempt.attributedBy.replace("_", " ")})</span>}: the next attempt was
+              asked for with this error and that tool's full protocol.
             </p>
           )}
         </div>

@@ -34,9 +34,15 @@ export function RunsPage(props: { session: Session; runs: RunSummary[]; error?: 
             <tr>
               <th scope="col">Task</th>
               <th scope="col">Status</th>
-              <th scope="col" class="num">Attempts</th>
-              <th scope="col" class="num">Tokens</th>
-              <th scope="col" class="num">Duration</th>
+              <th scope="col" class="num">
+                Attempts
+              </th>
+              <th scope="col" class="num">
+                Tokens
+              </th>
+              <th scope="col" class="num">
+                Duration
+              </th>
               <th scope="col">Started</th>
             </tr>
           </thead>

@@ -17,8 +17,8 @@ export function SignInPage(props: { error?: string; signedOut?: boolean }) {
         <label for="api-key">Tenant API key</label>
         <input id="api-key" name="key" type="password" autocomplete="off" required placeholder="atc_<tenant>_…" aria-describedby="api-key-help" />
         <p id="api-key-help" class="muted">
-          The key is kept in an HttpOnly, Secure session cookie sealed by the service, and never shown again. Under <code>npm start</code> the demo
-          tenant's key is in <code>.wrangler/state/demo-api-key</code>.
+          The key is kept in an HttpOnly, Secure session cookie sealed by the service, and never shown again. Under <code>npm start</code> the demo tenant's key
+          is in <code>.wrangler/state/demo-api-key</code>.
         </p>
         <div class="actions">
           <button type="submit">Sign in</button>

@@ -53,7 +53,11 @@ function VersionCard(props: { version: VersionView; definition: ToolDefinition; 
       </dl>
       <p>{describe(version, props.definition.description || props.definition.summary || "(no description)")}</p>
       {version.protocol === null ? (
-        <p class="muted">{version.problem === undefined ? "The stored protocol value could not be read." : `The stored protocol value is malformed and is not used: ${version.problem}`}</p>
+        <p class="muted">
+          {version.problem === undefined
+            ? "The stored protocol value could not be read."
+            : `The stored protocol value is malformed and is not used: ${version.problem}`}
+        </p>
       ) : (
         <details>
           <summary>Protocol document</summary>
@@ -87,7 +91,9 @@ function OptimizationDiff(props: { version: VersionView }) {
               <th scope="col">Query</th>
               <th scope="col">Arguments</th>
               <th scope="col">Answer</th>
-              <th scope="col" class="num">Score</th>
+              <th scope="col" class="num">
+                Score
+              </th>
             </tr>
           </thead>
           <tbody>

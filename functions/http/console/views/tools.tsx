@@ -40,8 +40,12 @@ export function ToolsPage(props: { session: Session; rows: ToolStatusRow[]; erro
                 <th scope="col">Source</th>
                 <th scope="col">Probe</th>
                 <th scope="col">Protocol</th>
-                <th scope="col" class="num">Recent calls</th>
-                <th scope="col" class="num">Success</th>
+                <th scope="col" class="num">
+                  Recent calls
+                </th>
+                <th scope="col" class="num">
+                  Success
+                </th>
               </tr>
             </thead>
             <tbody>
