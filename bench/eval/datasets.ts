@@ -1,5 +1,6 @@
 /**
- * The evaluation's task sets, read from `../shared/data` (or `$ATC_DATA`):
+ * The evaluation's task sets, read from `$ATC_DATA`, else `../shared/data` beside the checkout, else
+ * the copies the repository carries for the simulated world (`kv-seed/world`, same layout):
  *
  * - RestBench TMDB: `restbench-tmdb/tasks.json` (`{idx, query, solution}`, the solution an ordered
  *   list of operations such as "GET /search/person"), tools from `openapi.json` imported with
@@ -13,7 +14,7 @@
  *   as `format: "list"` with every endpoint retargeted to `http://world.atc.test/autotools/<domain>`
  *   + the URL's path (as `scripts/seed-demo.mjs` does).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 export const WORLD = "http://world.atc.test";
@@ -23,7 +24,7 @@ export const AUTOTOOLS_DOMAINS = ["food", "weather", "tmdb"] as const;
 export type AutotoolsDomain = (typeof AUTOTOOLS_DOMAINS)[number];
 
 export function dataDir(): string {
-  return process.env.ATC_DATA ?? resolve("../shared/data");
+  return process.env.ATC_DATA ?? (existsSync(resolve("../shared/data")) ? resolve("../shared/data") : resolve("kv-seed/world"));
 }
 
 function readJson(path: string): unknown {
