@@ -116,8 +116,10 @@ export class SimulatedWorld {
     const echoed = echoedParam(names);
     const requested = echoed === undefined ? undefined : params[echoed];
     const record = state.mount.records?.answer(operation.path, params);
-    // A page the records cover but whose id they lack: the recorded sample only if it is that record's.
-    if (record?.kind === "missing" && (requested === undefined || !describes(operation.body, requested))) return notFound();
+    // A page the records cover but whose id they lack (an id from the recorded trending or top-rated
+    // pages, say): the recorded sample with that id, marked, so probing and programs that follow such
+    // ids still get an answer of the documented shape; the records answer every id they hold.
+    if (record?.kind === "missing" && (requested === undefined || !describes(operation.body, requested))) headers["x-world-record"] = "sample";
     if (record?.kind === "found") headers["x-world-record"] = "records";
     const body = record?.kind === "found" ? { value: record.body } : this.body(state, operation, `${state.mount.prefix} ${requestLine}?${sortedQuery(query)}`);
     if (body === undefined) return noRecordedResponse(`${operation.method} ${operation.path}`);

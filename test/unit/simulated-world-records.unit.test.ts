@@ -118,9 +118,11 @@ describe("the demo world's TMDB answers what was asked", () => {
     expect(none.total_results).toBe(0);
   });
 
-  it("a page for an id the records lack is TMDB's 404, unless the recorded sample is that record's own page", async () => {
+  it("a page for an id the records lack is the recorded sample, marked as such; the sample's own record stays its", async () => {
     // 154689 (Bradley James) is handed out by the person search sample; the world has no credits for him.
-    await get("/tmdb/person/154689/movie_credits", 404);
+    const response = await worker.fetch(new Request("http://world.atc.test/tmdb/person/154689/movie_credits"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-world-record")).toBe("sample");
     // The recorded movie credits sample is Brad Pitt's (287), so it stays his.
     expect((await get<Credits>("/tmdb/person/287/movie_credits")).cast.map((c) => c.title)).toContain("Fight Club");
     expect((await get<Named>("/tmdb/movie/550")).title).toBe("Fight Club");
