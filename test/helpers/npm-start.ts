@@ -48,10 +48,34 @@ export async function startService(port: number, stateDir: string, model: ModelC
   return { process: child, output: () => output };
 }
 
+/**
+ * Stop `npm start` and everything it started. The script exits before its workerd children have let
+ * go of their ports, so this waits for the whole process group to be gone: a restart on the same
+ * port would otherwise find it still in use.
+ */
 export async function stopService(started: Started | undefined): Promise<void> {
-  const child = started?.process;
-  if (child?.pid === undefined || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid, "SIGTERM"); // the whole group: wrangler and its workerd
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  const pid = started?.process.pid;
+  if (pid === undefined || !groupAlive(pid)) return;
+  process.kill(-pid, "SIGTERM"); // the whole group: wrangler, its workerd, the program host and the world
+  if (await groupGone(pid, 10_000)) return;
+  process.kill(-pid, "SIGKILL");
+  await groupGone(pid, 5_000);
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function groupGone(pid: number, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
 }
