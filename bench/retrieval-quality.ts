@@ -319,6 +319,7 @@ const VARIANTS: readonly (readonly [string, Partial<RankingTuning>])[] = [
         siblings: 1,
         phrases: 1,
         values: 1,
+        api: 1,
       },
     },
   ],

@@ -46,6 +46,17 @@ export const AuthRequirement = z
   .strict();
 export type AuthRequirement = z.infer<typeof AuthRequirement>;
 
+/** Longest API description kept per tool: it repeats on every operation of the API, so only its opening. */
+export const MAX_API_DESCRIPTION = 300;
+
+export const ApiInfo = z
+  .object({
+    title: z.string().min(1).max(200),
+    description: z.string().max(MAX_API_DESCRIPTION).optional(),
+  })
+  .strict();
+export type ApiInfo = z.infer<typeof ApiInfo>;
+
 export const ToolDefinition = z
   .object({
     name: ToolName,
@@ -75,6 +86,11 @@ export const ToolDefinition = z
       .strict()
       .optional(),
     tags: z.array(z.string()).max(50).default([]),
+    /**
+     * The API the tool belongs to, as its source names it (OpenAPI `info`, an MCP server's name and
+     * instructions): a request often names the service rather than the operation ("on Spotify").
+     */
+    api: ApiInfo.optional(),
   })
   .strict();
 export type ToolDefinition = z.infer<typeof ToolDefinition>;

@@ -6,6 +6,7 @@ import { requestBodyParameters, requiredFlag } from "./request-body";
 import { SchemaCopier, Warnings } from "./schema-copier";
 import { JSON_TYPE_ALIASES } from "./type-aliases";
 import { repairSchemaKeywords } from "./schema-keywords";
+import { apiInfoOf } from "./api-info";
 
 /**
  * A bare tool list → ToolDefinition[]. Accepts
@@ -72,6 +73,8 @@ const ItemInput = z
     bodyContentType: z.string().min(1).optional(),
     auth: AuthRequirement.optional(),
     tags: z.array(z.string()).max(50).optional(),
+    // The API the tool belongs to; its description is kept to its opening (api-info.ts).
+    api: z.object({ title: z.string().min(1).max(200), description: z.string().max(20_000).optional() }).optional(),
     responseSchema: JsonSchema.optional(),
     responseExample: z.unknown().optional(),
     response: z.unknown().optional(),
@@ -280,6 +283,7 @@ function buildItem(item: ItemInput, index: number, context: ListContext, report:
     responseExample,
     auth: item.auth ?? context.auth,
     tags: item.tags ?? [],
+    api: item.api === undefined ? undefined : apiInfoOf(item.api.title, item.api.description),
   };
 }
 

@@ -35,7 +35,10 @@ export function createBookServer(options: { stateful?: boolean } = {}): BookServ
   const seen: BookServer["seen"] = [];
   const calls: BookServer["calls"] = [];
   const build = (): McpServer => {
-    const server = new McpServer({ name: "books", version: "1.0.0" });
+    const server = new McpServer(
+      { name: "books", title: "Books", version: "1.0.0" },
+      { instructions: "A library catalogue: find books by title and read their details." },
+    );
     server.registerTool(
       "search_books",
       {

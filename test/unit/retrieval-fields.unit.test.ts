@@ -43,6 +43,27 @@ describe("every text a tool carries counts, by field", () => {
     expect(names(ToolIndex.build(docs, without("values")), "how many degrees celsius")).not.toContain("getWeather");
   });
 
+  it("finds an API's operation by the API's own title and description, through the api field, and not without it", () => {
+    // Two APIs whose operations read alike; only the API's `info` says which is about films.
+    const listing = (name: string, api: { title: string; description: string }) =>
+      ToolDefinition.parse({ ...tool(name, "List the items of a collection, newest first."), api });
+    const defs = [
+      listing("listTitles", { title: "The Movie Database", description: "Films, series and the people who make them." }),
+      listing("listRecords", { title: "Discogs", description: "A catalogue of vinyl records and their pressings." }),
+      ...catalog,
+    ];
+    const task = "show me the newest films";
+    expect(names(ToolIndex.build(defs.map((d) => toolDocument(d))), task)[0]).toBe("listTitles");
+    const blind = names(
+      ToolIndex.build(
+        defs.map((d) => toolDocument(d)),
+        without("api"),
+      ),
+      task,
+    );
+    expect(blind[0]).not.toBe("listTitles");
+  });
+
   it("finds a paraphrased request's tool through a stored example request, and not without it", () => {
     const task = "What's the expected temperature in Rome this afternoon?";
     const plain = ToolIndex.build(catalog.map((d) => toolDocument(d)));

@@ -106,7 +106,7 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
-      format: "atc-impact-index/5",
+      format: "atc-impact-index/6",
       fields: [
         "name",
         "operation",
@@ -121,6 +121,7 @@ describe("ImpactIndex ranks as MiniSearch", () => {
         "siblings",
         "phrases",
         "values",
+        "api",
       ],
     });
   });

@@ -190,6 +190,7 @@ describe("ToolIndex ranking", () => {
             siblings: 1,
             phrases: 2,
             values: 0.5,
+            api: 0.5,
           },
         }),
         "geocoding",

@@ -33,7 +33,7 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts, this file or impact-layout.ts changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/5";
+export const INDEX_FORMAT = "atc-impact-index/6";
 
 /** Tools whose approximate score is within this share of the k-th best are rescored exactly: rounding differs by far less. */
 const CANDIDATE_SLACK = 1e-9;

@@ -49,6 +49,9 @@ export const DEFAULT_TUNING: RankingTuning = {
     siblings: 1,
     phrases: 2,
     values: VALUES_BOOST,
+    // Like `siblings`, text shared by an API's operations; no dev set carries API descriptions, so
+    // this weight is the siblings' one, not a measured choice (docs/routing.md).
+    api: 1,
   },
   bm25: { k: 1.2, b: 0.75, d: 0 },
   // Chosen on half a of bench/routing-generalisation.ts (0, 0.5, 1, 2, 4, Infinity).

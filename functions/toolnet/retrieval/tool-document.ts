@@ -43,6 +43,12 @@ export interface ToolDoc {
    * "fahrenheit"; "hourly"): a request that names one of them ("in celsius") names the tool.
    */
   values: string;
+  /**
+   * The API's title and the opening of its description (OpenAPI `info`, an MCP server's name and
+   * instructions): a request that names the service or its domain ("on the movie database") finds
+   * its operations. The same on every operation of an API, so it separates APIs, not operations.
+   */
+  api: string;
 }
 
 /** What a tool's own definition does not say: what use has taught about it, and its API's other operations. */
@@ -68,6 +74,7 @@ export const TOOL_DOC_FIELDS = [
   "siblings",
   "phrases",
   "values",
+  "api",
 ] as const;
 export type ToolDocField = (typeof TOOL_DOC_FIELDS)[number];
 
@@ -101,6 +108,7 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
       .slice(0, MAX_SIBLING_CHARS),
     phrases: [def.name, def.path.replace(PLACEHOLDER, " "), def.summary ?? ""].map((title) => adjacentCompounds(splitWords(title)).join(" ")).join("\n"),
     values: parameterValues(def).join(" ").slice(0, MAX_VALUE_CHARS),
+    api: def.api === undefined ? "" : [def.api.title, def.api.description ?? ""].join("\n").trim(),
   };
 }
 
