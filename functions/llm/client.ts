@@ -207,6 +207,13 @@ async function refusalIsFinal<T>(
   }
 }
 
+/** What one client's calls share: its configuration, the guarded SDK, and where calls are recorded. */
+interface ClientContext {
+  config: ModelConfig;
+  guarded: <T>(signal: AbortSignal | undefined, call: (client: OpenAI, signal: AbortSignal) => Promise<T>) => Promise<T>;
+  ledger: ModelClientOptions["ledger"];
+}
+
 export function createModelClient(config: ModelConfig, options: ModelClientOptions = {}): ModelClient {
   const sdk = new OpenAI({
     baseURL: config.baseUrl === WORKERS_AI ? WORKERS_AI_SDK_BASE_URL : config.baseUrl,
@@ -221,142 +228,148 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
   // Every request, and every redirect hop, passes the destination guard, as tool calls do.
   const network = options.fetch ?? ((input, init) => fetch(input, init));
   const check = options.destinationCheck ?? ((url: string) => checkDestination(url, { allowLoopback: config.allowLoopback === true }));
-  const guarded = <T>(signal: AbortSignal | undefined, call: (client: OpenAI, signal: AbortSignal) => Promise<T>): Promise<T> =>
-    refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused), signal, call);
-  const ledger = options.ledger;
-  const secret = config.apiKey;
-
-  async function chat(request: ChatRequest): Promise<ChatResult> {
-    const { purpose } = request;
-    const started = Date.now();
-    const params: ChatCompletionCreateParamsNonStreaming = {
-      model: config.model,
-      messages: request.messages,
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      // max_tokens rather than max_completion_tokens: it is the one every compatible server accepts.
-      ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-      ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-      ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
-    };
-    try {
-      const raw: unknown = await guarded(request.signal, (client, signal) => client.chat.completions.create(params, { signal }));
-      const parsed = ChatCompletionWire.safeParse(raw);
-      if (!parsed.success) {
-        throw modelCallError("malformed_response", `not a chat completion: ${describeIssues(parsed.error)}`, {
-          purpose,
-          apiKey: secret,
-        });
-      }
-      const [choice] = parsed.data.choices;
-      if (!choice) throw modelCallError("malformed_response", "no choices", { purpose, apiKey: secret });
-      const result: ChatResult = {
-        content: choice.message.content ?? null,
-        toolCalls: (choice.message.tool_calls ?? []).map(toToolCall),
-        finishReason: choice.finish_reason ?? null,
-        usage: toUsage(parsed.data.usage),
-        model: parsed.data.model ?? config.model,
-        durationMs: Date.now() - started,
-        purpose,
-      };
-      ledger?.record({
-        operation: "chat",
-        purpose,
-        model: result.model,
-        ok: true,
-        usage: result.usage,
-        durationMs: result.durationMs,
-      });
-      return result;
-    } catch (err) {
-      const error = toModelCallError(err, { purpose, apiKey: secret });
-      recordFailure("chat", purpose, config.model, error, started);
-      throw error;
-    }
-  }
-
-  async function embedBatch(
-    texts: string[],
-    model: string,
-    purpose: string,
-    signal: AbortSignal | undefined,
-  ): Promise<{ vectors: number[][]; usage: TokenUsage; model: string }> {
-    const started = Date.now();
-    try {
-      // Explicit "float": the SDK's default base64 is not understood by every compatible server.
-      const raw: unknown = await guarded(signal, (client, callSignal) =>
-        client.embeddings.create({ model, input: texts, encoding_format: "float" }, { signal: callSignal }),
-      );
-      const parsed = EmbeddingsWire.safeParse(raw);
-      if (!parsed.success) {
-        throw modelCallError("malformed_response", `not an embeddings response: ${describeIssues(parsed.error)}`, {
-          purpose,
-          apiKey: secret,
-        });
-      }
-      const byIndex = new Map(parsed.data.data.map((d) => [d.index, d.embedding]));
-      const vectors: number[][] = [];
-      for (let i = 0; i < texts.length; i++) {
-        const vector = byIndex.get(i);
-        if (!vector) throw modelCallError("malformed_response", `no embedding for input ${i}`, { purpose, apiKey: secret });
-        if (vectors[0] && vector.length !== vectors[0].length) {
-          throw modelCallError("malformed_response", "embeddings of different dimensions", { purpose, apiKey: secret });
-        }
-        vectors.push(vector);
-      }
-      const usage = toUsage(parsed.data.usage);
-      const answeredBy = parsed.data.model ?? model;
-      ledger?.record({ operation: "embed", purpose, model: answeredBy, ok: true, usage, durationMs: Date.now() - started });
-      return { vectors, usage, model: answeredBy };
-    } catch (err) {
-      const error = toModelCallError(err, { purpose, apiKey: secret });
-      recordFailure("embed", purpose, model, error, started);
-      throw error;
-    }
-  }
-
-  async function embed(texts: string[], options: { purpose?: string; signal?: AbortSignal } = {}): Promise<EmbedResult> {
-    const purpose = options.purpose ?? "embed";
-    const model = config.embeddingModel;
-    if (model === undefined) {
-      throw new ModelCallError({
-        kind: "embeddings_disabled",
-        message: `model call "${purpose}" failed: embeddings_disabled: no embedding model configured (EMBEDDING_MODEL)`,
-        purpose,
-      });
-    }
-    const started = Date.now();
-    const vectors: number[][] = [];
-    let usage: TokenUsage = { ...ZERO_USAGE };
-    let answeredBy = model;
-    for (let start = 0; start < texts.length; start += EMBED_BATCH_SIZE) {
-      const batch = await embedBatch(texts.slice(start, start + EMBED_BATCH_SIZE), model, purpose, options.signal);
-      if (vectors[0] && batch.vectors[0] && batch.vectors[0].length !== vectors[0].length) {
-        throw modelCallError("malformed_response", "embeddings of different dimensions", { purpose, apiKey: secret });
-      }
-      vectors.push(...batch.vectors);
-      usage = addUsage(usage, batch.usage);
-      answeredBy = batch.model;
-    }
-    return { vectors, usage, model: answeredBy, durationMs: Date.now() - started, purpose };
-  }
-
-  function recordFailure(operation: "chat" | "embed", purpose: string, model: string, error: ModelCallError, started: number): void {
-    ledger?.record({
-      operation,
-      purpose,
-      model,
-      ok: false,
-      errorKind: error.kind,
-      usage: { ...ZERO_USAGE },
-      durationMs: Date.now() - started,
-    });
-  }
-
+  const context: ClientContext = {
+    config,
+    guarded: (signal, call) => refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused), signal, call),
+    ledger: options.ledger,
+  };
   return {
     model: config.model,
     embeddingModel: config.embeddingModel,
     canEmbed: config.embeddingModel !== undefined,
-    chat,
-    embed,
+    chat: (request) => chat(context, request),
+    embed: (texts, embedOptions) => embed(context, texts, embedOptions),
   };
+}
+
+async function chat({ config, guarded, ledger }: ClientContext, request: ChatRequest): Promise<ChatResult> {
+  const { purpose } = request;
+  const started = Date.now();
+  const params: ChatCompletionCreateParamsNonStreaming = {
+    model: config.model,
+    messages: request.messages,
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    // max_tokens rather than max_completion_tokens: it is the one every compatible server accepts.
+    ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+    ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+    ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
+  };
+  try {
+    const raw: unknown = await guarded(request.signal, (client, signal) => client.chat.completions.create(params, { signal }));
+    const result = chatResult(raw, config, purpose, started);
+    ledger?.record({ operation: "chat", purpose, model: result.model, ok: true, usage: result.usage, durationMs: result.durationMs });
+    return result;
+  } catch (err) {
+    const error = toModelCallError(err, { purpose, apiKey: config.apiKey });
+    recordFailure(ledger, "chat", purpose, config.model, error, started);
+    throw error;
+  }
+}
+
+/** A chat completion's answer, checked: what the model said, its tool calls and usage. */
+function chatResult(raw: unknown, config: ModelConfig, purpose: string, started: number): ChatResult {
+  const parsed = ChatCompletionWire.safeParse(raw);
+  if (!parsed.success) {
+    throw modelCallError("malformed_response", `not a chat completion: ${describeIssues(parsed.error)}`, { purpose, apiKey: config.apiKey });
+  }
+  const [choice] = parsed.data.choices;
+  if (!choice) throw modelCallError("malformed_response", "no choices", { purpose, apiKey: config.apiKey });
+  return {
+    content: choice.message.content ?? null,
+    toolCalls: (choice.message.tool_calls ?? []).map(toToolCall),
+    finishReason: choice.finish_reason ?? null,
+    usage: toUsage(parsed.data.usage),
+    model: parsed.data.model ?? config.model,
+    durationMs: Date.now() - started,
+    purpose,
+  };
+}
+
+async function embed(context: ClientContext, texts: string[], options: { purpose?: string; signal?: AbortSignal } = {}): Promise<EmbedResult> {
+  const purpose = options.purpose ?? "embed";
+  const model = context.config.embeddingModel;
+  if (model === undefined) {
+    throw new ModelCallError({
+      kind: "embeddings_disabled",
+      message: `model call "${purpose}" failed: embeddings_disabled: no embedding model configured (EMBEDDING_MODEL)`,
+      purpose,
+    });
+  }
+  const started = Date.now();
+  const vectors: number[][] = [];
+  let usage: TokenUsage = { ...ZERO_USAGE };
+  let answeredBy = model;
+  for (let start = 0; start < texts.length; start += EMBED_BATCH_SIZE) {
+    const batch = await embedBatch(context, texts.slice(start, start + EMBED_BATCH_SIZE), model, purpose, options.signal);
+    if (vectors[0] && batch.vectors[0] && batch.vectors[0].length !== vectors[0].length) {
+      throw modelCallError("malformed_response", "embeddings of different dimensions", { purpose, apiKey: context.config.apiKey });
+    }
+    vectors.push(...batch.vectors);
+    usage = addUsage(usage, batch.usage);
+    answeredBy = batch.model;
+  }
+  return { vectors, usage, model: answeredBy, durationMs: Date.now() - started, purpose };
+}
+
+async function embedBatch(
+  { config, guarded, ledger }: ClientContext,
+  texts: string[],
+  model: string,
+  purpose: string,
+  signal: AbortSignal | undefined,
+): Promise<{ vectors: number[][]; usage: TokenUsage; model: string }> {
+  const started = Date.now();
+  try {
+    // Explicit "float": the SDK's default base64 is not understood by every compatible server.
+    const raw: unknown = await guarded(signal, (client, callSignal) =>
+      client.embeddings.create({ model, input: texts, encoding_format: "float" }, { signal: callSignal }),
+    );
+    const parsed = EmbeddingsWire.safeParse(raw);
+    if (!parsed.success) {
+      throw modelCallError("malformed_response", `not an embeddings response: ${describeIssues(parsed.error)}`, { purpose, apiKey: config.apiKey });
+    }
+    const vectors = vectorsInOrder(parsed.data.data, texts.length, purpose, config.apiKey);
+    const usage = toUsage(parsed.data.usage);
+    const answeredBy = parsed.data.model ?? model;
+    ledger?.record({ operation: "embed", purpose, model: answeredBy, ok: true, usage, durationMs: Date.now() - started });
+    return { vectors, usage, model: answeredBy };
+  } catch (err) {
+    const error = toModelCallError(err, { purpose, apiKey: config.apiKey });
+    recordFailure(ledger, "embed", purpose, model, error, started);
+    throw error;
+  }
+}
+
+/** One vector per input, in input order, all of one dimension. */
+function vectorsInOrder(data: readonly { index: number; embedding: number[] }[], count: number, purpose: string, apiKey: string): number[][] {
+  const byIndex = new Map(data.map((d) => [d.index, d.embedding]));
+  const vectors: number[][] = [];
+  for (let i = 0; i < count; i++) {
+    const vector = byIndex.get(i);
+    if (!vector) throw modelCallError("malformed_response", `no embedding for input ${i}`, { purpose, apiKey });
+    if (vectors[0] && vector.length !== vectors[0].length) {
+      throw modelCallError("malformed_response", "embeddings of different dimensions", { purpose, apiKey });
+    }
+    vectors.push(vector);
+  }
+  return vectors;
+}
+
+function recordFailure(
+  ledger: ModelClientOptions["ledger"],
+  operation: "chat" | "embed",
+  purpose: string,
+  model: string,
+  error: ModelCallError,
+  started: number,
+): void {
+  ledger?.record({
+    operation,
+    purpose,
+    model,
+    ok: false,
+    errorKind: error.kind,
+    usage: { ...ZERO_USAGE },
+    durationMs: Date.now() - started,
+  });
 }
