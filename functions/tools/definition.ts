@@ -46,17 +46,6 @@ export const AuthRequirement = z
   .strict();
 export type AuthRequirement = z.infer<typeof AuthRequirement>;
 
-/** Longest API description kept per tool: it repeats on every operation of the API, so only its opening. */
-export const MAX_API_DESCRIPTION = 300;
-
-export const ApiInfo = z
-  .object({
-    title: z.string().min(1).max(200),
-    description: z.string().max(MAX_API_DESCRIPTION).optional(),
-  })
-  .strict();
-export type ApiInfo = z.infer<typeof ApiInfo>;
-
 export const ToolDefinition = z
   .object({
     name: ToolName,
@@ -87,10 +76,12 @@ export const ToolDefinition = z
       .optional(),
     tags: z.array(z.string()).max(50).default([]),
     /**
-     * The API the tool belongs to, as its source names it (OpenAPI `info`, an MCP server's name and
-     * instructions): a request often names the service rather than the operation ("on Spotify").
+     * The title of the API the tool belongs to, as its source names it (OpenAPI `info.title`, an MCP
+     * server's title or name): a request often names the service rather than the operation ("on
+     * Spotify"). Not the API's description: that changes with every release note, and a changed
+     * definition is a new version of the tool (its protocol is keyed by the definition's hash).
      */
-    api: ApiInfo.optional(),
+    apiTitle: z.string().min(1).max(200).optional(),
   })
   .strict();
 export type ToolDefinition = z.infer<typeof ToolDefinition>;

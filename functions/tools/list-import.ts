@@ -6,7 +6,7 @@ import { requestBodyParameters, requiredFlag } from "./request-body";
 import { SchemaCopier, Warnings } from "./schema-copier";
 import { JSON_TYPE_ALIASES } from "./type-aliases";
 import { repairSchemaKeywords } from "./schema-keywords";
-import { apiInfoOf } from "./api-info";
+import { apiTitleOf } from "./api-info";
 
 /**
  * A bare tool list → ToolDefinition[]. Accepts
@@ -73,8 +73,8 @@ const ItemInput = z
     bodyContentType: z.string().min(1).optional(),
     auth: AuthRequirement.optional(),
     tags: z.array(z.string()).max(50).optional(),
-    // The API the tool belongs to; its description is kept to its opening (api-info.ts).
-    api: z.object({ title: z.string().min(1).max(200), description: z.string().max(20_000).optional() }).optional(),
+    // The title of the API the tool belongs to (api-info.ts).
+    apiTitle: z.string().max(1_000).optional(),
     responseSchema: JsonSchema.optional(),
     responseExample: z.unknown().optional(),
     response: z.unknown().optional(),
@@ -283,7 +283,7 @@ function buildItem(item: ItemInput, index: number, context: ListContext, report:
     responseExample,
     auth: item.auth ?? context.auth,
     tags: item.tags ?? [],
-    api: item.api === undefined ? undefined : apiInfoOf(item.api.title, item.api.description),
+    apiTitle: apiTitleOf(item.apiTitle),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ToolDefinition, type ApiInfo, type JsonSchema, type ToolParameter } from "./definition";
+import { ToolDefinition, type JsonSchema, type ToolParameter } from "./definition";
 import { isToolName, NameRegistry, toIdentifier } from "./tool-names";
 
 /**
@@ -24,7 +24,7 @@ export type RemoteTool = z.infer<typeof RemoteTool>;
 const MAX_DESCRIPTION = 20_000;
 
 /** Definitions for `tools` of the server at `serverUrl`; names are identifiers, stable across imports. */
-export function definitionsFromMcpTools(serverUrl: string, tools: readonly RemoteTool[], api?: ApiInfo): { tools: ToolDefinition[]; warnings: string[] } {
+export function definitionsFromMcpTools(serverUrl: string, tools: readonly RemoteTool[], apiTitle?: string): { tools: ToolDefinition[]; warnings: string[] } {
   const names = new NameRegistry();
   const warnings: string[] = [];
   const definitions: ToolDefinition[] = [];
@@ -58,7 +58,7 @@ export function definitionsFromMcpTools(serverUrl: string, tools: readonly Remot
         ...(tool.outputSchema === undefined ? {} : { responseSchema: tool.outputSchema }),
         mcp: { tool: tool.name },
         tags: ["mcp"],
-        ...(api === undefined ? {} : { api }),
+        ...(apiTitle === undefined ? {} : { apiTitle }),
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { RemoteServerError, withRemoteServer } from "./mcp-remote-client";
 import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
-import type { ApiInfo, ToolDefinition } from "./definition";
-import { apiInfoOf } from "./api-info";
+import type { ToolDefinition } from "./definition";
+import { apiTitleOf } from "./api-info";
 import { allowedOrigins } from "./invoke";
 import { redactorFor } from "./safe-call/redact";
 import { serviceToolLimits } from "../run-defaults";
@@ -36,7 +36,7 @@ const LIST_BYTES_PER_RESPONSE_CAP = 4;
 export async function importMcpServer(env: Env, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
   const warnings: string[] = [];
   const listed: RemoteTool[] = [];
-  let api: ApiInfo | undefined;
+  let apiTitle: string | undefined;
   try {
     await withRemoteServer(
       {
@@ -48,9 +48,9 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
         maxResponseBytes: serviceToolLimits(env).maxResponseBytes * LIST_BYTES_PER_RESPONSE_CAP,
       },
       async (client) => {
-        // The server's own name and instructions say what its tools are for, as an OpenAPI `info` does.
+        // The server's own title (or name) says what its tools are for, as an OpenAPI `info.title` does.
         const server = client.getServerVersion();
-        api = apiInfoOf(server?.title ?? server?.name, client.getInstructions());
+        apiTitle = apiTitleOf(server?.title ?? server?.name);
         let cursor: string | undefined;
         for (let page = 0; page < MAX_PAGES; page++) {
           const answer = await client.listTools(cursor === undefined ? {} : { cursor });
@@ -77,7 +77,7 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
       );
     throw error;
   }
-  const converted = definitionsFromMcpTools(source.url, listed.slice(0, MAX_TOOLS), api);
+  const converted = definitionsFromMcpTools(source.url, listed.slice(0, MAX_TOOLS), apiTitle);
   return { tools: converted.tools, warnings: [...warnings, ...converted.warnings] };
 }
 

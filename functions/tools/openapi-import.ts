@@ -1,7 +1,7 @@
 import { dereference, upgrade } from "@scalar/openapi-parser";
 import { parse as parseYaml } from "yaml";
-import { HttpMethod, ToolDefinition, type ApiInfo, type AuthRequirement, type JsonSchema, type ToolParameter } from "./definition";
-import { apiInfoOf } from "./api-info";
+import { HttpMethod, ToolDefinition, type AuthRequirement, type JsonSchema, type ToolParameter } from "./definition";
+import { apiTitleOf } from "./api-info";
 import { copyJson, isRecord, SchemaCopier, Warnings, type Json } from "./schema-copier";
 import { isJsonMediaType, requestBodyParameters, requiredFlag } from "./request-body";
 import { NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
@@ -75,7 +75,7 @@ export async function importOpenApi(document: string | object, options: OpenApiI
     serverOverride: override,
     refSites,
     warnings,
-    api: isRecord(resolved.info) ? apiInfoOf(resolved.info.title, resolved.info.description) : undefined,
+    apiTitle: isRecord(resolved.info) ? apiTitleOf(resolved.info.title) : undefined,
   };
 
   const names = new NameRegistry();
@@ -238,8 +238,8 @@ type DocumentContext = {
   serverOverride: string | undefined;
   refSites: WeakMap<object, string>;
   warnings: Warnings;
-  /** The document's `info` title and description, carried by every tool. */
-  api: ApiInfo | undefined;
+  /** The document's `info.title`, carried by every tool. */
+  apiTitle: string | undefined;
 };
 
 type OperationInput = {
@@ -273,7 +273,7 @@ function buildTool(context: DocumentContext, input: OperationInput): Record<stri
     ...successResponse(operation.responses, copier),
     auth: authFor(context, operation),
     tags: tagsOf(operation.tags, label, context.warnings),
-    api: context.api,
+    apiTitle: context.apiTitle,
   };
 }
 

@@ -35,10 +35,7 @@ export function createBookServer(options: { stateful?: boolean } = {}): BookServ
   const seen: BookServer["seen"] = [];
   const calls: BookServer["calls"] = [];
   const build = (): McpServer => {
-    const server = new McpServer(
-      { name: "books", title: "Books", version: "1.0.0" },
-      { instructions: "A library catalogue: find books by title and read their details." },
-    );
+    const server = new McpServer({ name: "books", title: "Books", version: "1.0.0" });
     server.registerTool(
       "search_books",
       {

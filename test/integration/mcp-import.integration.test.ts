@@ -33,7 +33,7 @@ interface StoredTool {
     mcp?: { tool: string };
     parameters: { name: string; in: string; required: boolean }[];
     responseSchema?: unknown;
-    api?: { title: string; description?: string };
+    apiTitle?: string;
   };
   hash: string;
   source: string;
@@ -84,8 +84,8 @@ describe("MCP servers as a tool source", () => {
     const search = await service.json<StoredTool>("GET", "/v1/tools/search_books", { key: tenant.key });
     expect(search.body.source).toBe(BOOKS_URL);
     expect(search.body.definition).toMatchObject({ serverUrl: BOOKS_URL, operation: "MCP search_books", mcp: { tool: "search_books" } });
-    // The server's name and instructions say what its tools are for (indexed as the tool's API).
-    expect(search.body.definition.api).toEqual({ title: "Books", description: "A library catalogue: find books by title and read their details." });
+    // The server's title says what its tools are for (indexed as the tool's API).
+    expect(search.body.definition.apiTitle).toBe("Books");
     expect(search.body.definition.parameters).toEqual([
       { name: "query", in: "body", required: true, description: "Words of the title", schema: { type: "string" } },
       { name: "limit", in: "body", required: false, schema: { type: "integer", minimum: 1, maximum: 10 } },

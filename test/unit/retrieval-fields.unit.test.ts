@@ -43,15 +43,10 @@ describe("every text a tool carries counts, by field", () => {
     expect(names(ToolIndex.build(docs, without("values")), "how many degrees celsius")).not.toContain("getWeather");
   });
 
-  it("finds an API's operation by the API's own title and description, through the api field, and not without it", () => {
-    // Two APIs whose operations read alike; only the API's `info` says which is about films.
-    const listing = (name: string, api: { title: string; description: string }) =>
-      ToolDefinition.parse({ ...tool(name, "List the items of a collection, newest first."), api });
-    const defs = [
-      listing("listTitles", { title: "The Movie Database", description: "Films, series and the people who make them." }),
-      listing("listRecords", { title: "Discogs", description: "A catalogue of vinyl records and their pressings." }),
-      ...catalog,
-    ];
+  it("finds an API's operation by the API's own title, through the api field, and not without it", () => {
+    // Two APIs whose operations read alike; only the API's title says which is about films.
+    const listing = (name: string, apiTitle: string) => ToolDefinition.parse({ ...tool(name, "List the items of a collection, newest first."), apiTitle });
+    const defs = [listing("listTitles", "Films Database"), listing("listRecords", "Vinyl Records Catalogue"), ...catalog];
     const task = "show me the newest films";
     expect(names(ToolIndex.build(defs.map((d) => toolDocument(d))), task)[0]).toBe("listTitles");
     const blind = names(

@@ -128,14 +128,11 @@ describe("importToolList: bare lists", () => {
     expect(error.issues).toHaveLength(6);
   });
 
-  it("keeps the API an item names, its description cut to its opening, and refuses one without a title", () => {
-    const { tools } = importToolList([
-      { name: "topTracks", method: "GET", url: "https://music.example/top", api: { title: "Music charts", description: `Weekly charts. ${"x ".repeat(400)}` } },
-    ]);
-    expect(tools[0]?.api?.title).toBe("Music charts");
-    expect(tools[0]?.api?.description?.startsWith("Weekly charts.")).toBe(true);
-    expect(tools[0]?.api?.description?.length).toBeLessThanOrEqual(300);
-    expect(listError([{ name: "a", method: "GET", url: "https://music.example/a", api: { description: "no title" } }]).message).toMatch(/api/);
+  it("keeps the title of the API an item names, as plain text", () => {
+    const { tools } = importToolList([{ name: "topTracks", method: "GET", url: "https://music.example/top", apiTitle: "  **Music**   charts " }]);
+    expect(tools[0]?.apiTitle).toBe("Music charts");
+    const { tools: untitled } = importToolList([{ name: "topTracks", method: "GET", url: "https://music.example/top", apiTitle: " " }]);
+    expect(untitled[0]?.apiTitle).toBeUndefined();
   });
 
   it("accepts its own output: imported definitions re-import unchanged", async () => {

@@ -44,9 +44,9 @@ export interface ToolDoc {
    */
   values: string;
   /**
-   * The API's title and the opening of its description (OpenAPI `info`, an MCP server's name and
-   * instructions): a request that names the service or its domain ("on the movie database") finds
-   * its operations. The same on every operation of an API, so it separates APIs, not operations.
+   * The title of the tool's API (OpenAPI `info.title`, an MCP server's title): a request that names
+   * the service ("on the movie database") finds its operations. The same on every operation of an
+   * API, so it separates APIs, not operations.
    */
   api: string;
 }
@@ -108,7 +108,7 @@ export function toolDocument(def: ToolDefinition, extras: ToolDocExtras = {}): T
       .slice(0, MAX_SIBLING_CHARS),
     phrases: [def.name, def.path.replace(PLACEHOLDER, " "), def.summary ?? ""].map((title) => adjacentCompounds(splitWords(title)).join(" ")).join("\n"),
     values: parameterValues(def).join(" ").slice(0, MAX_VALUE_CHARS),
-    api: def.api === undefined ? "" : [def.api.title, def.api.description ?? ""].join("\n").trim(),
+    api: def.apiTitle ?? "",
   };
 }
 
