@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolDefinition } from "../../functions/tools/definition";
+import { callMcpTool } from "../../functions/tools/mcp-call";
+import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { callTool, guardedFetch } from "../../functions/tools/safe-call";
 import { NameLookupError, unresolvableName } from "../../functions/tools/safe-call/name-lookup";
 
@@ -68,6 +70,15 @@ describe("host names that can never be looked up", () => {
     const failed = await fetch("https://mcp.invalid/mcp", { method: "POST", body: "{}" }).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(NameLookupError);
     expect(failed).toMatchObject({ message: expect.stringMatching(/^DNS lookup failed: "mcp\.invalid"/) });
+    expect(network.asked).toEqual([]);
+  });
+
+  it("answers an MCP tool on such a host with cause name_lookup", async () => {
+    const [definition] = definitionsFromMcpTools("https://mcp.invalid/mcp", [{ name: "find", inputSchema: { type: "object", properties: {} } }]).tools;
+    if (definition?.mcp === undefined) throw new Error("no definition");
+    const network = recordingNetwork();
+    const result = await callMcpTool({ ...definition, mcp: definition.mcp }, {}, { fetch: network.fetch });
+    expect(result).toMatchObject({ ok: false, error: { kind: "network", cause: "name_lookup", message: expect.stringContaining("mcp.invalid") } });
     expect(network.asked).toEqual([]);
   });
 });
