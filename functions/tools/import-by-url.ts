@@ -1,6 +1,7 @@
 import { Failure } from "../failures";
 import { allowedOrigins } from "./invoke";
 import { guardedFetch, GuardedFetchError } from "./safe-call/guarded-fetch";
+import { NameLookupError } from "./safe-call/name-lookup";
 
 /**
  * `POST /v1/tools/import {"format":"openapi"|"list","url":…}`: the document is fetched by the
@@ -53,6 +54,7 @@ export async function fetchSourceDocument(
       if (error.kind === "too_large") throw new Failure("invalid-request", `The document at ${url} is larger than ${limits.maxBytes} bytes, the import limit.`);
       throw new Failure("upstream-error", `Fetching the document at ${url} failed: ${error.message}.`);
     }
+    if (error instanceof NameLookupError) throw new Failure("upstream-error", `Fetching the document at ${url} failed: ${error.message}.`);
     if (controller.signal.aborted) throw new Failure("upstream-error", `Fetching the document at ${url} took longer than ${limits.timeoutMs} ms.`);
     throw new Failure("upstream-error", `Fetching the document at ${url} failed: the server could not be reached.`);
   } finally {

@@ -4,6 +4,7 @@ import type { ToolDefinition } from "./definition";
 import { validateArguments, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./safe-call";
 import { redactorFor } from "./safe-call/redact";
+import type { FailureCause } from "./safe-call/failure-cause";
 
 /**
  * Calling a tool of a remote MCP server: the same contract as an HTTP tool call (arguments
@@ -19,14 +20,14 @@ export async function callMcpTool(
   const redact = redactorFor(options.credential?.value);
   const request = { method: "POST", url: redact.text(def.serverUrl) };
   const cap = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const fail = (kind: NonNullable<ToolCallResult["error"]>["kind"], message: string, argument?: string): ToolCallResult => ({
+  const fail = (kind: NonNullable<ToolCallResult["error"]>["kind"], message: string, argument?: string, cause?: FailureCause): ToolCallResult => ({
     ok: false,
     body: null,
     truncated: false,
     bytes: 0,
     durationMs: Date.now() - started,
     request,
-    error: { kind, message: redact.text(message), ...(argument === undefined ? {} : { argument }) },
+    error: { kind, message: redact.text(message), ...(argument === undefined ? {} : { argument }), ...(cause === undefined ? {} : { cause }) },
   });
 
   const checked = validateArguments(def, args);
@@ -61,7 +62,7 @@ export async function callMcpTool(
         : {}),
     };
   } catch (error) {
-    if (error instanceof RemoteServerError) return fail(error.kind, error.message);
+    if (error instanceof RemoteServerError) return fail(error.kind, error.message, undefined, error.failureCause);
     throw error;
   }
 }

@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { guardWith } from "./safe-call/deadline";
 import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from "./safe-call/guarded-fetch";
+import { NameLookupError } from "./safe-call/name-lookup";
+import type { FailureCause } from "./safe-call/failure-cause";
 import { SERVICE_NAME, SERVICE_VERSION } from "../service-version";
 
 /**
@@ -19,10 +21,13 @@ export interface RemoteServerOptions extends Omit<GuardedFetchOptions, "signal">
 /** Why an exchange with a remote MCP server failed, in safe-call's error kinds. */
 export class RemoteServerError extends Error {
   readonly kind: "blocked_destination" | "too_many_redirects" | "too_large" | "invalid_definition" | "timeout" | "network" | "http_status" | "protocol_error";
-  constructor(kind: RemoteServerError["kind"], message: string) {
+  /** For a network failure whose reason is known (a host name that never resolves). */
+  readonly failureCause: FailureCause | undefined;
+  constructor(kind: RemoteServerError["kind"], message: string, failureCause?: FailureCause) {
     super(message);
     this.name = "RemoteServerError";
     this.kind = kind;
+    this.failureCause = failureCause;
   }
 }
 
@@ -63,6 +68,7 @@ export async function withRemoteServer<T>(options: RemoteServerOptions, work: (c
 function classify(error: unknown, timedOut: boolean, timeoutMs: number): RemoteServerError {
   if (timedOut) return new RemoteServerError("timeout", `the MCP server gave no complete answer within ${timeoutMs} ms`);
   const guarded = findGuarded(error);
+  if (guarded instanceof NameLookupError) return new RemoteServerError("network", `request failed: ${guarded.message}`, "name_lookup");
   if (guarded !== undefined) return new RemoteServerError(guarded.kind, guarded.message);
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400) {
@@ -73,10 +79,10 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number): RemoteS
 }
 
 /** The guarded fetch's own error, however deep the SDK wrapped it. */
-function findGuarded(error: unknown): GuardedFetchError | undefined {
+function findGuarded(error: unknown): GuardedFetchError | NameLookupError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof GuardedFetchError) return current;
+    if (current instanceof GuardedFetchError || current instanceof NameLookupError) return current;
     current = current.cause;
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import type { Readable } from "node:stream";
 import { Miniflare, type Request as MfRequest, Response as MfResponse, type WorkerOptions } from "miniflare";
 import { startProgramHost, type ProgramHostProcess } from "./program-host";
 
@@ -32,6 +33,13 @@ export interface ServiceOptions {
   inspectorPort?: number;
   /** More Workers in the same workerd process, reached by their `routes` (benchmarks' yardsticks). */
   extraWorkers?: WorkerOptions[];
+  /**
+   * Instead of `outbound`: workerd's own network, which looks names up (as `npm start` does) but
+   * refuses every connection, so nothing but a name lookup leaves workerd (tests of DNS failures).
+   */
+  lookupOnlyNetwork?: boolean;
+  /** Receives what the workerd process writes (its log), instead of the test's output. */
+  onRuntimeOutput?: (text: string) => void;
 }
 
 export interface TestService {
@@ -68,6 +76,31 @@ function assetsOptions(): Pick<WorkerOptions, "assets"> {
 
 const defaultOutbound: OutboundHandler = (request) => new Response(JSON.stringify({ error: `no outbound handler for ${request.url}` }), { status: 599 });
 
+function captureRuntimeOutput(onOutput: (text: string) => void): (stdout: Readable, stderr: Readable) => void {
+  return (stdout, stderr) => {
+    for (const stream of [stdout, stderr]) stream.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
+  };
+}
+
+/** The service's outbound fetches, handed to a Node function (the test's network). */
+function forwardTo(outbound: OutboundHandler): (request: MfRequest) => Promise<MfResponse> {
+  return async (request) => {
+    const response = await outbound(
+      new Request(request.url, {
+        method: request.method,
+        headers: request.headers as unknown as HeadersInit,
+        body: request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer(),
+        redirect: "manual",
+      }),
+    );
+    const nullBody = [101, 204, 205, 304].includes(response.status);
+    return new MfResponse(nullBody ? null : await response.arrayBuffer(), {
+      status: response.status,
+      headers: Object.fromEntries(response.headers.entries()),
+    });
+  };
+}
+
 /** Start a fresh service (in-memory storage) for one test file. */
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
   const outbound = options.outbound ?? defaultOutbound;
@@ -76,6 +109,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
     ...(options.durableObjectsPersist === undefined ? {} : { durableObjectsPersist: options.durableObjectsPersist }),
     ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),
     ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort }),
+    ...(options.onRuntimeOutput === undefined ? {} : { handleRuntimeStdio: captureRuntimeOutput(options.onRuntimeOutput) }),
     workers: [
       {
         name: "atc-edge",
@@ -110,21 +144,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
           MODEL_API_KEY: "sk-test-model-key",
           ...options.bindings,
         },
-        outboundService: async (request: MfRequest) => {
-          const response = await outbound(
-            new Request(request.url, {
-              method: request.method,
-              headers: request.headers as unknown as HeadersInit,
-              body: request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer(),
-              redirect: "manual",
-            }),
-          );
-          const nullBody = [101, 204, 205, 304].includes(response.status);
-          return new MfResponse(nullBody ? null : await response.arrayBuffer(), {
-            status: response.status,
-            headers: Object.fromEntries(response.headers.entries()),
-          });
-        },
+        outboundService: options.lookupOnlyNetwork === true ? { network: { allow: [], deny: [] } } : forwardTo(outbound),
       },
       {
         name: "atc-edge-world",

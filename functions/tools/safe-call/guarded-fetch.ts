@@ -1,4 +1,5 @@
 import { guardWith } from "./deadline";
+import { NameLookupError } from "./name-lookup";
 import type { DestinationCheck } from "./destination";
 import { redactorFor } from "./redact";
 import { allowedOriginMap, deliver } from "./redirects";
@@ -110,6 +111,7 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
       guard,
       ...(options.check === undefined ? {} : { check: options.check }),
     });
+    if (!delivery.ok && delivery.kind === "network") throw new NameLookupError(redact.text(delivery.message));
     if (!delivery.ok) throw new GuardedFetchError(delivery.kind, redact.text(delivery.message));
     const { response } = delivery;
     const bodyless = response.body === null || [101, 204, 205, 304].includes(response.status);

@@ -72,6 +72,9 @@ export async function callTool(def: ToolDefinition, args: Record<string, unknown
       guard,
     });
     if (delivery.url.href !== built.request.url.href) request = { ...request, finalUrl: redact.text(delivery.url.href) };
+    if (!delivery.ok && delivery.kind === "network") {
+      return fail({ kind: "network", cause: delivery.cause, message: `request failed: ${explainCause(delivery.cause)} (${delivery.message})` });
+    }
     if (!delivery.ok) return fail({ kind: delivery.kind, message: delivery.message });
 
     const { response } = delivery;

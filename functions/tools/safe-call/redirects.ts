@@ -1,4 +1,5 @@
 import { checkDestination, parseWebUrl, type DestinationCheck } from "./destination";
+import { unresolvableName } from "./name-lookup";
 import type { PreparedRequest } from "./request";
 import type { FetchFn } from "./types";
 
@@ -22,7 +23,9 @@ export type Transport = {
 
 export type Delivery =
   | { ok: true; response: Response; url: URL }
-  | { ok: false; kind: "blocked_destination" | "too_many_redirects"; message: string; url: URL };
+  | { ok: false; kind: "blocked_destination" | "too_many_redirects"; message: string; url: URL }
+  /** The host name can never resolve (name-lookup.ts): answered here, without the network; `message` says why. */
+  | { ok: false; kind: "network"; cause: "name_lookup"; message: string; url: URL };
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -45,7 +48,7 @@ export async function deliver(request: PreparedRequest, transport: Transport): P
   const headers = new Headers(request.headers);
   for (let redirects = 0; ; redirects++) {
     const route = routeFor(url, transport);
-    if (!route.ok) return { ok: false, kind: "blocked_destination", message: route.message, url };
+    if (!route.ok) return { ...route, url };
 
     const fetcher = route.fetch; // called detached: global fetch must not get another `this`
     const response = await transport.guard(
@@ -81,14 +84,23 @@ export async function deliver(request: PreparedRequest, transport: Transport): P
   }
 }
 
-type Route = { ok: true; fetch: FetchFn } | { ok: false; message: string };
+type Route =
+  | { ok: true; fetch: FetchFn }
+  | { ok: false; kind: "blocked_destination"; message: string }
+  | { ok: false; kind: "network"; cause: "name_lookup"; message: string };
 
-/** Picks the fetcher for a URL: its allow-listed fetcher, or the network if the guard passes. */
+/**
+ * Picks the fetcher for a URL: its allow-listed fetcher, or the network if the guard passes and
+ * the name can resolve at all (a name that never resolves is answered here, not by the platform).
+ */
 function routeFor(url: URL, transport: Transport): Route {
   const web = parseWebUrl(url.href);
-  if (!web.ok) return { ok: false, message: `refused ${url.protocol}//${url.host}: ${web.reason}` };
+  if (!web.ok) return { ok: false, kind: "blocked_destination", message: `refused ${url.protocol}//${url.host}: ${web.reason}` };
   const allowed = transport.allowed.get(web.url.origin);
   if (allowed !== undefined) return { ok: true, fetch: allowed };
   const check = (transport.check ?? checkDestination)(url.href);
-  return check.ok ? { ok: true, fetch: transport.fetch } : { ok: false, message: `refused destination: ${check.reason}` };
+  if (!check.ok) return { ok: false, kind: "blocked_destination", message: `refused destination: ${check.reason}` };
+  const unresolvable = unresolvableName(url.hostname);
+  if (unresolvable !== null) return { ok: false, kind: "network", cause: "name_lookup", message: unresolvable };
+  return { ok: true, fetch: transport.fetch };
 }
