@@ -20,7 +20,7 @@ export const SOAK_TOOLS = [
   { name: "soakEcho", method: "GET", url: "https://soak.example.com/echo/{word}" },
   { name: "soakTotals", method: "GET", url: "https://soak.example.com/totals" },
 ];
-/** A tool whose host name does not resolve (`.invalid` never does): issue 32, item 5. */
+/** A tool whose host name does not resolve (`.invalid` never does): a call to it answers `name_lookup`. */
 export const UNRESOLVABLE_TOOL = { name: "soakNowhere", method: "GET", url: "https://soak-nowhere.invalid/things" };
 
 export const RUN_TASK = "How many movies has Bradley Cooper acted in?";
