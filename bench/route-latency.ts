@@ -578,7 +578,9 @@ async function main(): Promise<void> {
     ),
   );
 
-  console.log(`\nThe fused later step (the step after a random tool, never one routed from before in most requests) against the no-op and the floor that carries its bytes`);
+  console.log(
+    `\nThe fused later step (the step after a random tool, never one routed from before in most requests) against the no-op and the floor that carries its bytes`,
+  );
   console.log(
     table(
       ["tools", "fused p50", "fused p99", "auth only p50", "fused ÷ auth only", "floor, fused bytes p50", "fused ÷ floor, fused bytes", "fused answer"],

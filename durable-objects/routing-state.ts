@@ -175,10 +175,7 @@ export class RoutingState {
         report.dataFlow = "stored";
         return stored;
       }
-      const links = DataFlowLinks.compute(
-        new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs)),
-        defs.keys(),
-      );
+      const links = DataFlowLinks.compute(new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs)), defs.keys());
       this.#store.saveDataFlow(links, defs.size);
       report.dataFlow = "computed";
       return links;

@@ -112,7 +112,12 @@ export class DataFlowLinks implements DataFlowLookup {
       for (const [from, ...links] of encoded.successors) {
         successors.set(
           tool(from),
-          (links as number[][]).map(([to, parameter, field, score]) => ({ to: tool(to), parameter: text(parameter), field: text(field), score: number(score) })),
+          (links as number[][]).map(([to, parameter, field, score]) => ({
+            to: tool(to),
+            parameter: text(parameter),
+            field: text(field),
+            score: number(score),
+          })),
         );
       }
       const producers = new Map<string, readonly DataFlowSource[]>();

@@ -56,7 +56,9 @@ describe("data-flow links computed once per catalog", () => {
       expect({ successors: stored?.successors(name), producers: stored?.producers(name) }).toEqual(expected);
     }
     expect(links.successors("searchOrders").map((l) => l.to)).toEqual(["cancelOrder", "getOrder"]);
-    expect(links.producers("getOrder")).toEqual([{ from: "searchOrders", parameter: "order_id", field: "orders[].order_id", score: expect.any(Number), byName: true }]);
+    expect(links.producers("getOrder")).toEqual([
+      { from: "searchOrders", parameter: "order_id", field: "orders[].order_id", score: expect.any(Number), byName: true },
+    ]);
     expect(links.successors("no-such-tool")).toEqual([]);
   });
 
