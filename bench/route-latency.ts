@@ -260,6 +260,7 @@ function laterStepParts(defs: readonly ToolDefinition[], graph: ToolGraph): Relo
   let t = ownCpuMs();
   const links = DataFlowLinks.compute(new DataFlowIndex(byName), byName.keys());
   const computeLinks = ownCpuMs() - t;
+  if (links === undefined) throw new Error("data-flow links: more than the table holds");
   const bytes = links.toBytes();
   t = ownCpuMs();
   const loaded = DataFlowLinks.fromBytes(bytes.slice());

@@ -45,7 +45,7 @@ export interface Loaded {
   /** Every tool's data-flow successors and producers: read back or computed on first use, once per catalog change. */
   readonly flow: DataFlowLookup;
   /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
-  loadedFlow: DataFlowLinks | undefined;
+  loadedFlow: DataFlowLookup | undefined;
   /** Built from the stored tasks on first use. */
   readonly memory: TaskMemory;
   readonly loadedMemory: TaskMemory | undefined;
@@ -168,14 +168,20 @@ export class RoutingState {
       return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
     };
     // The stored links when nothing changed since they were computed, else computed from every
-    // definition (outputs include probed samples) and stored for the next load.
-    const loadFlow = (): DataFlowLinks => {
+    // definition (outputs include probed samples) and stored for the next load. A catalog with
+    // more links than the table holds is served per request by the index, as before the table.
+    const loadFlow = (): DataFlowLookup => {
       const stored = this.#store.loadDataFlow(defs.size);
       if (stored !== undefined) {
         report.dataFlow = "stored";
         return stored;
       }
-      const links = DataFlowLinks.compute(new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs)), defs.keys());
+      const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
+      const links = DataFlowLinks.compute(index, defs.keys());
+      if (links === undefined) {
+        report.dataFlow = "per request";
+        return index;
+      }
       this.#store.saveDataFlow(links, defs.size);
       report.dataFlow = "computed";
       return links;

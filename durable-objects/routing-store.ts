@@ -44,8 +44,8 @@ export interface LoadedGraph {
 export interface LoadReport {
   index: "stored" | "stored+pending" | "rebuilt";
   graph: "stored" | "rebuilt";
-  /** Data-flow links: read back, computed (and stored), or not needed yet. */
-  dataFlow: "stored" | "computed" | "not loaded";
+  /** Data-flow links: read back, computed (and stored), found per request (more than the table holds), or not needed yet. */
+  dataFlow: "stored" | "computed" | "per request" | "not loaded";
 }
 
 /** The graph's trajectory rows, as the routing store needs them (tenant-routing.ts owns the table). */

@@ -32,6 +32,13 @@ interface Encoded {
   producers: (number | number[])[][];
 }
 
+/**
+ * The table's bound: a catalog with more links than this (a field most tools return feeding an
+ * input most tools take) is not tabled; its tools' links are then found per request as before,
+ * cached per tool. ≈ 100 bytes of heap per link and direction: at most ≈ 20 MB.
+ */
+export const MAX_TABLED_LINKS = 100_000;
+
 /** Bumped when the encoding or what a link means changes: older stored tables are recomputed. */
 export const DATA_FLOW_LINKS_FORMAT = "data-flow-links/1";
 
@@ -46,13 +53,19 @@ export class DataFlowLinks implements DataFlowLookup {
     this.#producers = producers;
   }
 
-  /** The table for `names` (every registered tool), computed with `index` (made for the same tools). */
-  static compute(index: DataFlowIndex, names: Iterable<string>): DataFlowLinks {
+  /**
+   * The table for `names` (every registered tool), computed with `index` (made for the same
+   * tools); undefined once more than `maxLinks` links are found (the work stops there).
+   */
+  static compute(index: DataFlowIndex, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS): DataFlowLinks | undefined {
     const successors = new Map<string, readonly DataFlowLink[]>();
     const targets = new Set<string>();
+    let count = 0;
     for (const name of names) {
       const links = index.successors(name);
       if (links.length === 0) continue;
+      count += links.length;
+      if (count > maxLinks) return undefined;
       successors.set(name, links);
       for (const link of links) targets.add(link.to);
     }

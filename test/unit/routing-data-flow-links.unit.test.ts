@@ -37,6 +37,13 @@ function catalog(): Map<string, ToolDefinition> {
   return new Map([...tmdb, ...extra.map((def) => [def.name, def] as const)]);
 }
 
+/** The table of `defs` (within the bound). */
+function table(defs: ReadonlyMap<string, ToolDefinition>): DataFlowLinks {
+  const links = DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys());
+  if (links === undefined) throw new Error("more links than the table holds");
+  return links;
+}
+
 /** What a request computed before the table: a fresh index asked for one tool. */
 function perRequest(defs: ReadonlyMap<string, ToolDefinition>, name: string): { successors: unknown; producers: unknown } {
   const fresh = new DataFlowIndex(defs);
@@ -46,7 +53,7 @@ function perRequest(defs: ReadonlyMap<string, ToolDefinition>, name: string): { 
 describe("data-flow links computed once per catalog", () => {
   it("gives every tool the successors and producers a per-request computation gives, also read back from its stored bytes", () => {
     const defs = catalog();
-    const links = DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys());
+    const links = table(defs);
     const stored = DataFlowLinks.fromBytes(links.toBytes());
     expect(stored).toBeDefined();
     expect(links.linkCount).toBeGreaterThan(20);
@@ -64,7 +71,7 @@ describe("data-flow links computed once per catalog", () => {
 
   it("places the same name lookups as the per-request producers", () => {
     const defs = catalog();
-    const links = DataFlowLinks.fromBytes(DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys()).toBytes());
+    const links = DataFlowLinks.fromBytes(table(defs).toBytes());
     const index = new DataFlowIndex(defs);
     const ranked = ["getPersonPersonIdMovieCredits", "getMovieMovieIdCredits", "getOrder"].map((tool, i) => ({ tool, score: 3 - i, why: {} }));
     const task = "Which movies did Sofia Coppola direct?";
@@ -75,21 +82,28 @@ describe("data-flow links computed once per catalog", () => {
 
   it("holds only what it was computed from: a tool added later has no links until the table is computed again", () => {
     const defs = catalog();
-    const before = DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys());
+    const before = table(defs);
     const refund = tool("refundOrder", "/orders/{order_id}/refund", [{ name: "order_id", in: "path", required: true, schema: {} }]);
     defs.set(refund.name, refund);
     expect(before.successors("searchOrders").map((l) => l.to)).not.toContain("refundOrder");
-    const after = DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys());
+    const after = table(defs);
     expect(after.successors("searchOrders").map((l) => l.to)).toContain("refundOrder");
     defs.delete("getOrder");
-    const removed = DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys());
+    const removed = table(defs);
     expect(removed.successors("searchOrders").map((l) => l.to)).not.toContain("getOrder");
     expect(removed.producers("getOrder")).toEqual([]);
   });
 
+  it("tables no catalog with more links than its bound, and stops looking once past it", () => {
+    const defs = catalog();
+    const all = table(defs).linkCount;
+    expect(DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys(), all)?.linkCount).toBe(all);
+    expect(DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys(), all - 1)).toBeUndefined();
+  });
+
   it("stores a catalog without documented outputs in a few bytes, and rejects bytes that are not a table", () => {
     const bare = new Map([tool("a", "/a", []), tool("b", "/b/{b_id}", [{ name: "b_id", in: "path", required: true, schema: {} }])].map((d) => [d.name, d]));
-    const links = DataFlowLinks.compute(new DataFlowIndex(bare), bare.keys());
+    const links = table(bare);
     expect(links.linkCount).toBe(0);
     expect(links.toBytes().byteLength).toBeLessThan(64);
     expect(DataFlowLinks.fromBytes(new TextEncoder().encode("not json"))).toBeUndefined();
