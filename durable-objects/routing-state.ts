@@ -172,13 +172,15 @@ export class RoutingState {
     // more links than the table holds is served per request by the index, as before the table.
     const loadFlow = (): DataFlowLookup => {
       const stored = this.#store.loadDataFlow(defs.size);
-      if (stored !== undefined) {
+      if (stored !== undefined && stored !== "too many") {
         report.dataFlow = "stored";
         return stored;
       }
       const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
-      const links = DataFlowLinks.compute(index, defs.keys());
+      // Past the bound once: noted, so later loads of the same catalog do not look again.
+      const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
       if (links === undefined) {
+        if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
         report.dataFlow = "per request";
         return index;
       }

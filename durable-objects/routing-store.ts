@@ -150,15 +150,21 @@ export class RoutingStore {
     loaded.complete = true;
   }
 
-  /** The stored data-flow links, when they were computed for a catalog of `tools` tools and nothing changed since. */
-  loadDataFlow(tools: number): DataFlowLinks | undefined {
+  /**
+   * The stored data-flow links, when they were computed for a catalog of `tools` tools and
+   * nothing changed since; "too many" when that catalog had more links than the table holds.
+   */
+  loadDataFlow(tools: number): DataFlowLinks | "too many" | undefined {
     const stored = this.#blobs.read(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT);
-    return stored === undefined || stored.stamp !== String(tools) ? undefined : DataFlowLinks.fromBytes(stored.bytes);
+    if (stored === undefined) return undefined;
+    if (stored.stamp === `${tools}:too-many`) return "too many";
+    return stored.stamp !== String(tools) ? undefined : DataFlowLinks.fromBytes(stored.bytes);
   }
 
-  /** Stores the data-flow links of the current catalog (`tools` tools). */
-  saveDataFlow(links: DataFlowLinks, tools: number): void {
-    this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, links.toBytes(), String(tools));
+  /** Stores the data-flow links of the current catalog (`tools` tools), or that it has more than the table holds. */
+  saveDataFlow(links: DataFlowLinks | "too many", tools: number): void {
+    if (links === "too many") this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, new Uint8Array(), `${tools}:too-many`);
+    else this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, links.toBytes(), String(tools));
   }
 
   /** The tools or their outputs changed: the stored links no longer hold. */
