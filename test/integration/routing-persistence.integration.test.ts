@@ -129,6 +129,15 @@ describe("stored routing state", () => {
     expect(reloaded.find((c) => c.name === "getPersonAwards")?.why?.dataFlow).toEqual(link);
     expect((await stub.routingLoadReport()).dataFlow).toBe("stored");
 
+    // Changed while the object is not loaded, the number of tools the same: the stored links are
+    // dropped with the change, so the link into the old definition's person_id is never read back.
+    await stub.simulateEviction();
+    const recent = { ...awards, url: `${WORLD_ORIGIN}/tmdb/awards/recent`, description: "Awards given this year." };
+    const changed = await service.json<{ updated: string[] }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [recent] } });
+    expect(changed.body.updated).toEqual(["getPersonAwards"]);
+    expect((await later()).find((c) => c.name === "getPersonAwards")?.why?.dataFlow).toBeUndefined();
+    expect((await stub.routingLoadReport()).dataFlow).toBe("computed");
+
     // Removed while the object is not loaded: the stored links are dropped with it, not read back.
     await stub.simulateEviction();
     const removed = await service.fetch("/v1/tools/getPersonAwards", { method: "DELETE", headers: { authorization: `Bearer ${tenant.key}` } });
