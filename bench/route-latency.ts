@@ -1,5 +1,5 @@
 /**
- * Route latency in workerd, through HTTP, at 100, 1,000 and 10,000 tools.
+ * Route latency in workerd, through HTTP, at 100, 1,000 and 10,000 tools (or --sizes, up to 20,000: the tenant limit).
  *
  *   node bench/run.mjs route-latency [--skip-build] [--sizes=100,1000,10000] [--rounds=300]
  *
@@ -21,6 +21,7 @@
  *   floor, route's bytes  the floor sent exactly what a retrieval step sends (key header, JSON
  *              body) and answering as many bytes as the last retrieval answer: what carrying a
  *              route's request and answer costs before any work
+ *   floor, fused bytes  the same for a fused later step: its request body, as many bytes as the last fused answer
  * All tenants are set up first; then each round sends every (size, request) pair once, in a
  * fresh random order, so drift in machine load and workerd's JIT warming up hit every size and
  * kind alike; compare them within one run. 100 warm-up rounds are not counted.
@@ -30,7 +31,8 @@
  * index and task memory only for a step that uses them (a retrieval step; not a graph step), and
  * the definitions it shows (all of them once data flow or same-API siblings are asked). After
  * `simulateEviction({ olderFormats: true })` they are rebuilt from the rows (as after a format
- * change; a graph step rebuilds the graph only). Timed 5 times per size for a graph step and for a retrieval step (first step), with
+ * change; a graph step rebuilds the graph only). Timed 5 times per size for a graph step, a retrieval step (first step) and a
+ * fused later step (which reads the stored data-flow links, data-flow-links.ts), with
  * the request right after it for comparison. (A real eviction also re-runs the object's
  * constructor; that part is not included.) To see what the HTTP path adds, the route work itself
  * (successors or BM25 search, prompt block, tools entries) is timed in this Node process on the
@@ -38,14 +40,20 @@
  * the impact index and with MiniSearch (the scoring reference it replaced), same queries. The
  * load steps (parse definitions, decode the stored graph, load the stored index) and the heap
  * they occupy (after a forced collection; typed arrays counted as array buffers) are measured in
- * this Node process with the same functions and data.
+ * this Node process with the same functions and data, and so are the parts a later step reads
+ * precomputed: the data-flow links (computed once per catalog change, stored) and the prior's
+ * positions (once per graph version).
  */
-import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors, type Trajectory } from "../functions/toolnet/graph";
+import { addTools, addTrajectories, createGraph, END, formatPromptBlock, START, successors, type ToolGraph, type Trajectory } from "../functions/toolnet/graph";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import { decodeGraph, encodeGraph } from "../functions/toolnet/graph/graph-codec";
+import { DataFlowIndex } from "../functions/toolnet/data-flow";
+import { DataFlowLinks } from "../functions/toolnet/data-flow-links";
+import { laterStepPriorRanks } from "../functions/toolnet/later-step-prior";
 import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
 import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../functions/toolnet/retrieval/minisearch-engine";
 import { importToolList } from "../functions/tools/list-import";
+import type { ToolDefinition } from "../functions/tools/definition";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { FLOOR_ORIGIN, rpcFloorWorker } from "./lib/rpc-floor";
@@ -73,7 +81,7 @@ function edgeCount(names: readonly string[], trajectories: readonly Trajectory[]
   return { edges, transitions: result.transitions };
 }
 
-type Kind = "graph" | "fused" | "retrieval" | "auth only" | "floor" | "floor, route's bytes";
+type Kind = "graph" | "fused" | "retrieval" | "auth only" | "floor" | "floor, route's bytes" | "floor, fused bytes";
 
 /** The object's load steps (tenant-routing.ts #load) timed in Node, median of 3, in ms; heap in MB. */
 interface ReloadParts {
@@ -86,6 +94,8 @@ interface ReloadParts {
   indexBytes: number;
   graphBytes: number;
   heap: { definitions: number; graph: number; index: number };
+  /** What a later step reads precomputed: data-flow links (computed once per catalog, stored) and the prior's positions. */
+  laterStep: { links: number; computeLinks: number; loadLinks: number; linksBytes: number; linksHeap: number; priorRanks: number; priorHeap: number };
 }
 
 /** Search alone at the object's relevance depth: impact index vs MiniSearch, same queries, ms. */
@@ -230,7 +240,9 @@ function reloadParts(items: readonly ListItem[], trajectories: readonly Trajecto
   heap.index = after - before;
   if (kept.length !== 3) throw new Error("unreachable");
   const median = (pick: (r: (typeof runs)[number]) => number): number => summary(runs.map(pick)).p50;
+  const laterStep = laterStepParts(defs, built);
   return {
+    laterStep,
     parseDefinitions: median((r) => r.parseDefinitions),
     decodeGraph: median((r) => r.decodeGraph),
     loadIndex: median((r) => r.loadIndex),
@@ -240,6 +252,29 @@ function reloadParts(items: readonly ListItem[], trajectories: readonly Trajecto
     graphBytes: graphBytes.byteLength,
     heap,
   };
+}
+
+/** The data-flow links (compute, stored bytes, load, heap) and the prior's positions (heap) for one catalog and graph. */
+function laterStepParts(defs: readonly ToolDefinition[], graph: ToolGraph): ReloadParts["laterStep"] {
+  const byName = new Map(defs.map((d) => [d.name, d]));
+  let t = ownCpuMs();
+  const links = DataFlowLinks.compute(new DataFlowIndex(byName), byName.keys());
+  const computeLinks = ownCpuMs() - t;
+  if (links === undefined) throw new Error("data-flow links: more than the table holds");
+  const bytes = links.toBytes();
+  t = ownCpuMs();
+  const loaded = DataFlowLinks.fromBytes(bytes.slice());
+  const loadLinks = ownCpuMs() - t;
+  if (loaded === undefined || loaded.linkCount !== links.linkCount) throw new Error("data-flow links: not read back");
+  const kept: unknown[] = [];
+  let before = heapMb();
+  kept.push(DataFlowLinks.fromBytes(bytes.slice()));
+  const linksHeap = heapMb() - before;
+  before = heapMb();
+  const ranks = laterStepPriorRanks(graph);
+  kept.push(ranks);
+  const priorHeap = heapMb() - before;
+  return { links: links.linkCount, computeLinks, loadLinks, linksBytes: bytes.byteLength, linksHeap, priorRanks: ranks.size, priorHeap };
 }
 
 interface Tenant {
@@ -253,6 +288,8 @@ interface Tenant {
   headers: Record<string, string>;
   /** Length of the last retrieval answer, which the floor sent the route's bytes answers with. */
   lastRouteAnswerBytes: number;
+  /** The same for the last fused later step. */
+  lastFusedAnswerBytes: number;
 }
 
 interface SizeResult {
@@ -265,17 +302,19 @@ interface SizeResult {
   reload: {
     graph: number[];
     retrieval: number[];
+    fused: number[];
     next: number[];
     rebuilt: number;
     reports: string[];
     graphStepLoads: string;
-    cpu: { graph: number[]; retrieval: number[]; rebuilt: number };
+    cpu: { graph: number[]; retrieval: number[]; fused: number[]; rebuilt: number };
+    fusedReports: string[];
   };
   parts: ReloadParts;
   inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
 
-const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only", "floor", "floor, route's bytes"];
+const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only", "floor", "floor, route's bytes", "floor, fused bytes"];
 
 /** One request timed from sending it to having read its whole answer, as a client does (no copy of the response). */
 async function timed(service: TestService, url: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
@@ -311,6 +350,7 @@ async function setUpSize(service: TestService, size: number): Promise<Tenant> {
     setup,
     headers,
     lastRouteAnswerBytes: 4_000,
+    lastFusedAnswerBytes: 4_000,
   };
 }
 
@@ -331,6 +371,10 @@ async function request(
   } else if (kind === "floor, route's bytes") {
     const headers = { ...tenant.headers, "x-floor-answer-bytes": String(tenant.lastRouteAnswerBytes) };
     result = await timed(service, `${FLOOR_ORIGIN}/`, { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) });
+  } else if (kind === "floor, fused bytes") {
+    const headers = { ...tenant.headers, "x-floor-answer-bytes": String(tenant.lastFusedAnswerBytes) };
+    const previousTool = tenant.names[randomInt(random, tenant.names.length)];
+    result = await timed(service, `${FLOOR_ORIGIN}/`, { method: "POST", headers, body: JSON.stringify({ task, previousTool, k: 8 }) });
   } else {
     // graph: the paper's eq. 4 alone (today's later step); fused: learned transitions, task relevance and data flow.
     const previousTool = tenant.names[randomInt(random, tenant.names.length)];
@@ -344,6 +388,7 @@ async function request(
   }
   const bytes = Buffer.byteLength(result.text);
   if (kind === "retrieval") tenant.lastRouteAnswerBytes = bytes;
+  if (kind === "fused") tenant.lastFusedAnswerBytes = bytes;
   return { ms: result.ms, bytes };
 }
 
@@ -373,12 +418,15 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
     const reload = {
       graph: [] as number[],
       retrieval: [] as number[],
+      fused: [] as number[],
       next: [] as number[],
       rebuilt: 0,
       reports: [] as string[],
       graphStepLoads: "",
-      cpu: { graph: [] as number[], retrieval: [] as number[], rebuilt: 0 },
+      cpu: { graph: [] as number[], retrieval: [] as number[], fused: [] as number[], rebuilt: 0 },
+      fusedReports: [] as string[],
     };
+    const fusedReports = new Set<string>();
     const reports = new Set<string>();
     // workerd's CPU time for the request (10 ms ticks), beside the wall time, which waits for a core.
     const cold = async (kind: Kind): Promise<{ ms: number; cpu: number }> => {
@@ -400,7 +448,14 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
       const retrievalStep = await cold("retrieval");
       reload.retrieval.push(retrievalStep.ms);
       reload.cpu.retrieval.push(retrievalStep.cpu);
+      // A later step after an eviction: the stored data-flow links are read back, not recomputed.
+      await object.simulateEviction();
+      const fusedStep = await cold("fused");
+      reload.fused.push(fusedStep.ms);
+      reload.cpu.fused.push(fusedStep.cpu);
+      fusedReports.add((await object.routingLoadReport()).dataFlow);
     }
+    reload.fusedReports = [...fusedReports];
     // As after a format change: rebuilt from the rows (and stored again).
     await object.simulateEviction({ olderFormats: true });
     const rebuilt = await cold("graph");
@@ -525,6 +580,29 @@ async function main(): Promise<void> {
   );
 
   console.log(
+    `\nThe fused later step (the step after a random tool, never one routed from before in most requests) against the no-op and the floor that carries its bytes`,
+  );
+  console.log(
+    table(
+      ["tools", "fused p50", "fused p99", "auth only p50", "fused ÷ auth only", "floor, fused bytes p50", "fused ÷ floor, fused bytes", "fused answer"],
+      results.map((r) => {
+        const fused = summary(r.latencies.get("fused") ?? []);
+        const floor = p50Of(r, "floor, fused bytes");
+        return [
+          int(r.tools),
+          ms(fused.p50),
+          ms(fused.p99),
+          ms(p50Of(r, "auth only")),
+          (fused.p50 / p50Of(r, "auth only")).toFixed(2),
+          ms(floor),
+          (fused.p50 / floor).toFixed(2),
+          `${int((r.bytes.get("fused") ?? 0) / Math.max(1, fused.n))} B`,
+        ];
+      }),
+    ),
+  );
+
+  console.log(
     `\nCold start: first request after simulateEviction() (${EVICTIONS} times each; state loaded from the stored index and graph), and once rebuilt from the rows (format change)`,
   );
   console.log(
@@ -539,6 +617,9 @@ async function main(): Promise<void> {
         "next request: median",
         "rebuilt from rows",
         "CPU",
+        "fused step: median",
+        "CPU",
+        "its data flow",
         "load report",
       ],
       results.map((r) => {
@@ -554,6 +635,9 @@ async function main(): Promise<void> {
           ms(summary(r.reload.next).p50),
           ms(r.reload.rebuilt),
           ms(r.reload.cpu.rebuilt),
+          ms(summary(r.reload.fused).p50),
+          ms(summary(r.reload.cpu.fused).p50),
+          r.reload.fusedReports.join(", "),
           r.reload.reports.join(" "),
         ];
       }),
@@ -592,6 +676,27 @@ async function main(): Promise<void> {
         `${r.parts.heap.index.toFixed(1)} MB`,
         `${(r.parts.heap.definitions + r.parts.heap.graph + r.parts.heap.index).toFixed(1)} MB`,
       ]),
+    ),
+  );
+  console.log(
+    `\nWhat a later step reads precomputed, in this Node process: data-flow links (every tool's successors and producers, computed once per catalog change, stored; CPU time) and the prior's positions (once per graph version); heap after a forced collection`,
+  );
+  console.log(
+    table(
+      ["tools", "links", "compute", "stored", "read back", "heap: links", "prior positions", "heap"],
+      results.map((r) => {
+        const l = r.parts.laterStep;
+        return [
+          int(r.tools),
+          int(l.links),
+          ms(l.computeLinks),
+          `${int(l.linksBytes)} B`,
+          ms(l.loadLinks),
+          `${l.linksHeap.toFixed(2)} MB`,
+          int(l.priorRanks),
+          `${l.priorHeap.toFixed(2)} MB`,
+        ];
+      }),
     ),
   );
   console.log(`\n${machineLine()}`);

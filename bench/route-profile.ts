@@ -3,12 +3,12 @@
  * Worker and the tenant's Durable Object share it), taken through workerd's inspector.
  *
  *   node bench/run.mjs route-profile [--skip-build] [--size=10000] [--requests=704] [--interval=100] [--top=40]
- *                                    [--kinds=retrieval,auth only,feedback] [--focus=fn,fn] [--lines=fn]
+ *                                    [--kinds=retrieval,fused,auth only,feedback] [--focus=fn,fn] [--lines=fn]
  *
  * One tenant of `size` tools is set up as in route-latency (StableToolBench operations and renamed
  * copies, ≈ 10 observed successors per tool; quotas lifted), warmed up, and then each request kind
  * of `--kinds` is profiled alone, `requests` of it: first steps for StableToolBench tasks in random
- * order, authenticated no-ops (`GET /v1/tenant`), single feedback updates (three random tools).
+ * order, fused later steps after a random tool, authenticated no-ops (`GET /v1/tenant`), single feedback updates (three random tools).
  * Printed per kind: isolate CPU per request (busy samples, each counting the sampler's real period
  * while busy), inclusive time of every function (the top `--top`, or only those named in
  * `--focus`), self time by function, and with `--lines` the hot lines of one function. Profiles
@@ -161,6 +161,11 @@ async function main(): Promise<void> {
     const random = seededRandom(7);
     const kinds: Record<string, (task: string) => Promise<void>> = {
       retrieval: (task) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) }),
+      // A later step in the default (fused) mode after a random tool, as route-latency sends it.
+      fused: (task) => {
+        const previousTool = names[randomInt(random, names.length)] ?? "";
+        return send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, previousTool, k: 8 }) });
+      },
       "auth only": () => send(service, "http://atc.test/v1/tenant", { headers: { authorization: headers.authorization } }),
       // A single evaluator update, as feedback-throughput sends them: three tools, one score each.
       feedback: () => {

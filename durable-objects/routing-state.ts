@@ -1,6 +1,7 @@
 import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../functions/toolnet/graph";
 import { toolDocument, type Ranked, type ToolIndex } from "../functions/toolnet/retrieval";
 import { DataFlowIndex, outputFields } from "../functions/toolnet/data-flow";
+import { DataFlowLinks, type DataFlowLookup } from "../functions/toolnet/data-flow-links";
 import { TaskMemory } from "../functions/toolnet/task-memory";
 import { apiSiblings, withSiblings } from "../functions/toolnet/api-siblings";
 import type { SampleValue } from "../functions/probing/protocol";
@@ -41,7 +42,10 @@ export interface Loaded {
   readonly loadedIndex: ToolIndex | undefined;
   /** Parsed on demand: an answer parses the tools it shows; data flow and siblings parse all. */
   defs: LazyDefinitions;
-  flow: DataFlowIndex;
+  /** Every tool's data-flow successors and producers: read back or computed on first use, once per catalog change. */
+  readonly flow: DataFlowLookup;
+  /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
+  loadedFlow: DataFlowLookup | undefined;
   /** Built from the stored tasks on first use. */
   readonly memory: TaskMemory;
   readonly loadedMemory: TaskMemory | undefined;
@@ -118,7 +122,7 @@ export class RoutingState {
     const names = new Set(defs.keys());
     const settings = this.#settings();
     let stored = this.#store.loadGraph(names, settings);
-    const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt" };
+    const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt", dataFlow: "not loaded" };
     if (stored === undefined) {
       const graph = createGraph(settings);
       addTools(graph, [...names]);
@@ -138,7 +142,6 @@ export class RoutingState {
       if (node !== undefined) node.score = row.score;
     }
     const hints = this.#hints();
-    const flow = new DataFlowIndex(defs, (def) => outputFields(def, hints.get(def.name)?.outputs));
     let index: ToolIndex | undefined;
     let memory: TaskMemory | undefined;
     // The tools registered when the index is first needed (changes since this load included).
@@ -164,12 +167,37 @@ export class RoutingState {
       );
       return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
     };
+    // The stored links when nothing changed since they were computed, else computed from every
+    // definition (outputs include probed samples) and stored for the next load. A catalog with
+    // more links than the table holds is served per request by the index, as before the table.
+    const loadFlow = (): DataFlowLookup => {
+      const stored = this.#store.loadDataFlow(defs.size);
+      if (stored !== undefined && stored !== "too many") {
+        report.dataFlow = "stored";
+        return stored;
+      }
+      const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
+      // Past the bound once: noted, so later loads of the same catalog do not look again.
+      const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
+      if (links === undefined) {
+        if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
+        report.dataFlow = "per request";
+        return index;
+      }
+      this.#store.saveDataFlow(links, defs.size);
+      report.dataFlow = "computed";
+      return links;
+    };
     const state: Loaded = {
       graph,
       stored,
       report,
       defs,
-      flow,
+      loadedFlow: undefined,
+      get flow(): DataFlowLookup {
+        state.loadedFlow ??= loadFlow();
+        return state.loadedFlow;
+      },
       hints,
       siblings: undefined,
       relevance: new Map(),
@@ -231,7 +259,7 @@ export class RoutingState {
         state.hints.delete(name);
       }
       if (namesChange) this.#store.saveGraph(state.graph);
-      state.flow.invalidate();
+      state.loadedFlow = undefined;
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
       const after = apiSiblings(state.defs.values());
       state.siblings = after;
@@ -243,6 +271,8 @@ export class RoutingState {
       state.relevance.clear();
     }
     this.#store.indexChanged(reindexed, state?.loadedIndex);
+    // Any change of the tools may change links anywhere (a field's producers decide whether it is generic).
+    this.#store.dropDataFlow();
     // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
     // no longer known, so its operations' stored documents would keep it; rebuild instead.
     if (state === undefined && removed.length > 0) this.#store.dropIndex();
@@ -254,6 +284,8 @@ export class RoutingState {
   /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
   #protocolChanged(tool: string): void {
     const state = this.#state;
+    // Its probed outputs are what it offers as data flow.
+    this.#store.dropDataFlow();
     if (state === undefined) {
       this.#store.indexChanged([tool], undefined);
       return;
@@ -264,7 +296,7 @@ export class RoutingState {
     for (const [name, hint] of hints) state.hints.set(name, hint);
     if (def !== undefined) state.index.add(this.#document(def, state.hints, this.siblings(state), state.defs));
     this.#store.indexChanged([tool], state.index);
-    state.flow.invalidate();
+    state.loadedFlow = undefined;
     state.relevance.clear();
   }
 }

@@ -1,6 +1,7 @@
 import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../functions/toolnet/graph/graph-codec";
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../functions/toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../functions/toolnet/retrieval";
+import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../functions/toolnet/data-flow-links";
 import { StoredBlobs } from "./stored-blobs";
 
 /**
@@ -16,13 +17,17 @@ import { StoredBlobs } from "./stored-blobs";
  * - graph: the stored edges name the last trajectory row they count (`rowid`); trajectories
  *   imported since are counted on top at load. The edges are rewritten when the set of tools
  *   changes and once MAX_PENDING_TRAJECTORIES rows have piled up.
- * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT) makes the stored value unreadable: it is
- * rebuilt once from the rows and stored again.
+ * - data-flow links (data-flow-links.ts): every tool's data-flow successors and producers,
+ *   dropped by any change of the tools or their protocols (inside that change's transaction) and
+ *   computed again, once, by the next step that needs them.
+ * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT, DATA_FLOW_LINKS_FORMAT) makes the stored value
+ * unreadable: it is rebuilt once from the rows and stored again.
  */
 
 const INDEX_BLOB = "routing-index";
 const GRAPH_BLOB = "routing-graph";
 const PENDING_BLOB = "routing-index:pending";
+const DATA_FLOW_BLOB = "routing-data-flow";
 const PENDING_FORMAT = "tool-names/1";
 export const MAX_PENDING_TOOLS = 64;
 export const MAX_PENDING_TRAJECTORIES = 512;
@@ -39,6 +44,8 @@ export interface LoadedGraph {
 export interface LoadReport {
   index: "stored" | "stored+pending" | "rebuilt";
   graph: "stored" | "rebuilt";
+  /** Data-flow links: read back, computed (and stored), found per request (more than the table holds), or not needed yet. */
+  dataFlow: "stored" | "computed" | "per request" | "not loaded";
 }
 
 /** The graph's trajectory rows, as the routing store needs them (tenant-routing.ts owns the table). */
@@ -143,10 +150,33 @@ export class RoutingStore {
     loaded.complete = true;
   }
 
+  /**
+   * The stored data-flow links, when they were computed for a catalog of `tools` tools and
+   * nothing changed since; "too many" when that catalog had more links than the table holds.
+   */
+  loadDataFlow(tools: number): DataFlowLinks | "too many" | undefined {
+    const stored = this.#blobs.read(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT);
+    if (stored === undefined) return undefined;
+    if (stored.stamp === `${tools}:too-many`) return "too many";
+    return stored.stamp !== String(tools) ? undefined : DataFlowLinks.fromBytes(stored.bytes);
+  }
+
+  /** Stores the data-flow links of the current catalog (`tools` tools), or that it has more than the table holds. */
+  saveDataFlow(links: DataFlowLinks | "too many", tools: number): void {
+    if (links === "too many") this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, new Uint8Array(), `${tools}:too-many`);
+    else this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, links.toBytes(), String(tools));
+  }
+
+  /** The tools or their outputs changed: the stored links no longer hold. */
+  dropDataFlow(): void {
+    this.#blobs.delete(DATA_FLOW_BLOB);
+  }
+
   /** Test hook: marks the stored values as written by an older format, as after an upgrade. */
   ageFormats(): void {
     this.#blobs.setFormat(INDEX_BLOB, "older-format/0");
     this.#blobs.setFormat(GRAPH_BLOB, "older-format/0");
+    this.#blobs.setFormat(DATA_FLOW_BLOB, "older-format/0");
   }
 
   /** Forget the stored graph (its trajectories were replaced); the next load rebuilds it. */

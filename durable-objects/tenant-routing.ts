@@ -35,7 +35,7 @@ import {
   type ShownEntry,
 } from "../functions/toolnet/answer-budget";
 import type { OpenAiTool } from "../functions/toolnet/openai-tools";
-import { laterStepPrior } from "../functions/toolnet/later-step-prior";
+import { laterStepPrior, laterStepPriorRanks } from "../functions/toolnet/later-step-prior";
 import { shortDescription } from "../functions/toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../functions/toolnet/signal-fusion";
 import type { RouteFallback } from "../functions/toolnet/route-fallback";
@@ -302,6 +302,9 @@ export class TenantRouting extends RpcTarget {
           dataFlow: state.flow.successors(previous),
           history,
           prior: laterStepPrior(graph),
+          priorRanks: laterStepPriorRanks(graph),
+          // The answer shows the best k (fillToK reads no further): at 10,000 tools the prior holds nearly all of them.
+          take: k,
         });
         via = "fused";
       }

@@ -13,7 +13,7 @@ export interface PriorTool {
   readonly observed: number;
 }
 
-const cache = new WeakMap<ToolGraph, { version: number; prior: readonly PriorTool[] }>();
+const cache = new WeakMap<ToolGraph, { version: number; prior: readonly PriorTool[]; ranks?: ReadonlyMap<string, number> }>();
 
 /** Tools by observed transitions into them from other tools (start excluded), most first; cached per graph version. */
 export function laterStepPrior(graph: ToolGraph): readonly PriorTool[] {
@@ -31,4 +31,13 @@ export function laterStepPrior(graph: ToolGraph): readonly PriorTool[] {
     .sort((a, b) => b.observed - a.observed || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   cache.set(graph, { version: graph.version, prior });
   return prior;
+}
+
+/** Each tool's position (from 0) in `laterStepPrior(graph)`; cached per graph version with it. */
+export function laterStepPriorRanks(graph: ToolGraph): ReadonlyMap<string, number> {
+  const prior = laterStepPrior(graph);
+  const cached = cache.get(graph);
+  if (cached === undefined) return new Map(prior.map((p, i) => [p.tool, i]));
+  cached.ranks ??= new Map(prior.map((p, i) => [p.tool, i]));
+  return cached.ranks;
 }

@@ -1,6 +1,6 @@
 import { isIdLike } from "../probing/vocabulary";
 import type { ToolDefinition } from "../tools/definition";
-import type { DataFlowIndex } from "./data-flow";
+import type { DataFlowLookup } from "./data-flow-links";
 
 /**
  * What routing says when a task matches no tool: the answer is never empty for a tenant with
@@ -21,7 +21,7 @@ const MAX_TOOLS_COUNTING_FLOW = 2_000;
  * tools (a search that yields ids opens more chains than a lookup by id). Name order decides
  * only between tools equal on all three.
  */
-export function startingTools(defs: ReadonlyMap<string, ToolDefinition>, flow: DataFlowIndex, k: number, task = ""): string[] {
+export function startingTools(defs: ReadonlyMap<string, ToolDefinition>, flow: Pick<DataFlowLookup, "successors">, k: number, task = ""): string[] {
   const countFlow = defs.size <= MAX_TOOLS_COUNTING_FLOW;
   const taskGrams = trigrams(task);
   return [...defs.values()]

@@ -1,4 +1,4 @@
-import type { DataFlowIndex } from "./data-flow";
+import type { DataFlowLookup } from "./data-flow-links";
 import { learnedSuccessors, START, type ToolGraph } from "./graph";
 import { laterStepPrior } from "./later-step-prior";
 import { startingTools, type RouteFallback } from "./route-fallback";
@@ -61,7 +61,7 @@ export interface StandInSources {
   readonly index: Pick<ToolIndex, "looseSearch">;
   readonly graph: ToolGraph;
   readonly defs: ReadonlyMap<string, ToolDefinition>;
-  readonly flow: DataFlowIndex;
+  readonly flow: DataFlowLookup;
   /** The other operations of a tool's API (small APIs only). */
   readonly siblingsOf: (tool: string) => readonly string[];
   readonly task: string;

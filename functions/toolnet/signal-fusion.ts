@@ -73,6 +73,8 @@ interface Contribution {
   readonly explain: (tool: string, rank: number) => Why;
   /** How much of the signal's weight a tool gets (default all of it): how much evidence there is for it. */
   readonly strength?: (tool: string) => number;
+  /** Each tool's position (from 0) in the signal's whole ranking, when `tools` is only part of it (default: its index). */
+  readonly positions?: readonly number[];
 }
 
 /**
@@ -89,7 +91,7 @@ function byRelevance(tools: readonly string[], relevance: readonly Ranked[]): st
 
 function fuse(contributions: readonly Contribution[], weights: FusionWeights, enabled: ReadonlySet<Signal>): FusedCandidate[] {
   const scores = new Map<string, { score: number; why: Why }>();
-  for (const { signal, tools, explain, strength } of contributions) {
+  for (const { signal, tools, explain, strength, positions } of contributions) {
     const weight = weights[signal];
     // A signal of weight 0 is off: it must not add its tools to the ranking with no score.
     if (!enabled.has(signal) || weight <= 0) continue;
@@ -99,9 +101,10 @@ function fuse(contributions: readonly Contribution[], weights: FusionWeights, en
       seen.add(tool);
       let entry = scores.get(tool);
       if (entry === undefined) scores.set(tool, (entry = { score: 0, why: {} }));
-      entry.score += (weight * (strength === undefined ? 1 : strength(tool))) / (weights.k + index + 1);
+      const position = positions?.[index] ?? index;
+      entry.score += (weight * (strength === undefined ? 1 : strength(tool))) / (weights.k + position + 1);
       // Each entry owns its `why` (made here), so reasons merge into it in place, as a spread would.
-      Object.assign(entry.why, explain(tool, index + 1));
+      Object.assign(entry.why, explain(tool, position + 1));
     });
   }
   return [...scores]
@@ -231,6 +234,14 @@ export interface NextStepInput {
   readonly history?: readonly Vote[];
   /** Tools by how often they were observed after any tool (see later-step-prior.ts). */
   readonly prior?: readonly PriorTool[];
+  /** Each tool's position in `prior` (laterStepPriorRanks); with `take`, the prior is read for the tools that can make the top `take` only. */
+  readonly priorRanks?: ReadonlyMap<string, number>;
+  /**
+   * Only the best `take` candidates are wanted: the result's first `take` entries are then exactly
+   * those of the whole ranking (same scores and reasons), but a prior of every tool of a large
+   * tenant is not fused and sorted in full at every step.
+   */
+  readonly take?: number;
   readonly signals?: ReadonlySet<Signal>;
   readonly weights?: FusionWeights;
   /** Learned transitions observed fewer times than this are left out (default MIN_TRANSITION_EVIDENCE). */
@@ -270,11 +281,11 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
   );
   const history = input.history ?? [];
   const votes = new Map(history.map((v) => [v.name, v.tasks]));
-  const prior = (input.prior ?? []).filter((p) => p.tool !== input.previous);
-  const observed = new Map(prior.map((p) => [p.tool, p.observed]));
+  const relevant = input.relevance.map((r) => r.name);
+  const prior = priorSignal(input, [...history.map((v) => v.name), ...evident.map((l) => l.tool), ...dataFlow, ...relevant]);
   return fuse(
     [
-      { signal: "prior", tools: prior.map((p) => p.tool), explain: (tool) => ({ prior: { observed: observed.get(tool) ?? 0 } }) },
+      { signal: "prior", tools: prior.tools, positions: prior.positions, explain: (tool) => ({ prior: { observed: prior.observed(tool) } }) },
       { signal: "history", tools: history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
       {
         signal: "transition",
@@ -298,13 +309,49 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
       },
       {
         signal: "relevance",
-        tools: input.relevance.map((r) => r.name).filter((tool) => tool !== input.previous),
+        tools: relevant.filter((tool) => tool !== input.previous),
         explain: (_tool, rank) => ({ relevance: { rank } }),
       },
     ],
     input.weights ?? DEFAULT_NEXT_STEP_FUSION,
     input.signals ?? new Set(SIGNALS),
   );
+}
+
+/**
+ * The prior's tools (the previous tool left out) with their positions. With `take` and
+ * `priorRanks`, only the first `take` of them and those another signal ranks: a tool known to the
+ * prior alone at position p scores below the `take` tools before it, so it can never be among
+ * the best `take`, while every tool that can gets exactly the contribution the whole prior gives.
+ */
+function priorSignal(input: NextStepInput, others: readonly string[]): { tools: string[]; positions?: number[]; observed: (tool: string) => number } {
+  const all = input.prior ?? [];
+  const ranks = input.priorRanks;
+  if (input.take === undefined || ranks === undefined) {
+    const prior = all.filter((p) => p.tool !== input.previous);
+    const observed = new Map(prior.map((p) => [p.tool, p.observed]));
+    return { tools: prior.map((p) => p.tool), observed: (tool) => observed.get(tool) ?? 0 };
+  }
+  const previousAt = ranks.get(input.previous) ?? Number.POSITIVE_INFINITY;
+  // Positions in the prior without the previous tool, as the whole signal counts them.
+  const position = (at: number): number => (at > previousAt ? at - 1 : at);
+  const tools: string[] = [];
+  const positions: number[] = [];
+  for (let at = 0; at < all.length && tools.length < input.take; at += 1) {
+    const tool = all[at]?.tool;
+    if (tool === undefined || tool === input.previous) continue;
+    tools.push(tool);
+    positions.push(position(at));
+  }
+  const included = new Set(tools);
+  for (const tool of others) {
+    const at = ranks.get(tool);
+    if (at === undefined || tool === input.previous || included.has(tool)) continue;
+    included.add(tool);
+    tools.push(tool);
+    positions.push(position(at));
+  }
+  return { tools, positions, observed: (tool) => all[ranks.get(tool) ?? -1]?.observed ?? 0 };
 }
 
 export interface RunCandidateInput {

@@ -6,7 +6,7 @@ export interface TestTenantObject {
   /** Drops in-memory state; with olderFormats the stored routing index and graph read as another format (rebuilt). */
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   /** How the routing state was loaded: stored or rebuilt. */
-  routingLoadReport(): Promise<{ index: string; graph: string }>;
+  routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
   /** Score rows written by the routing store since the object started, and in how many flushes of single updates. */
   routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
   /** Which parts of the routing state are in memory (asking loads none). */
@@ -30,7 +30,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
   const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
   const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
     simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
-    routingLoadReport(): Promise<{ index: string; graph: string }>;
+    routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
     routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;

@@ -12,6 +12,7 @@ const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json"
 interface LoadReport {
   index: "stored" | "stored+pending" | "rebuilt";
   graph: "stored" | "rebuilt";
+  dataFlow: "stored" | "computed" | "not loaded";
 }
 interface TenantStub {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
@@ -76,19 +77,74 @@ describe("stored routing state", () => {
     const stub = await stubOf(tenant.id);
     const previous = tenant.names[0] ?? "";
     const fresh = await answers(tenant.key, previous);
-    expect(await stub.routingLoadReport()).toEqual({ index: "rebuilt", graph: "rebuilt" });
+    expect(await stub.routingLoadReport()).toEqual({ index: "rebuilt", graph: "rebuilt", dataFlow: "computed" });
 
     await stub.simulateEviction();
-    expect(await stub.routingLoadReport()).toEqual({ index: "stored", graph: "stored" });
+    expect(await stub.routingLoadReport()).toEqual({ index: "stored", graph: "stored", dataFlow: "not loaded" });
     expect(await answers(tenant.key, previous)).toEqual(fresh);
+    expect((await stub.routingLoadReport()).dataFlow).toBe("stored");
 
     // A release with another format finds values it cannot read: rebuilt once, then stored again.
     await stub.simulateEviction({ olderFormats: true });
-    expect(await stub.routingLoadReport()).toEqual({ index: "rebuilt", graph: "rebuilt" });
+    expect(await stub.routingLoadReport()).toEqual({ index: "rebuilt", graph: "rebuilt", dataFlow: "not loaded" });
     expect(await answers(tenant.key, previous)).toEqual(fresh);
+    expect((await stub.routingLoadReport()).dataFlow).toBe("computed");
     await stub.simulateEviction();
-    expect(await stub.routingLoadReport()).toEqual({ index: "stored", graph: "stored" });
+    expect(await stub.routingLoadReport()).toEqual({ index: "stored", graph: "stored", dataFlow: "not loaded" });
     expect(await answers(tenant.key, previous)).toEqual(fresh);
+    expect((await stub.routingLoadReport()).dataFlow).toBe("stored");
+  });
+
+  it("computes data-flow links once per catalog change, reads them back after an eviction, and never uses a stale one", async () => {
+    const tenant = await setUp("flow-co");
+    const stub = await stubOf(tenant.id);
+    const task = "Which awards has Sofia Coppola won?";
+    const later = async (): Promise<{ name: string; why?: { dataFlow?: unknown } }[]> => {
+      const res = await service.json<{ candidates: { name: string; why?: { dataFlow?: unknown } }[] }>("POST", "/v1/route", {
+        key: tenant.key,
+        body: { task, previousTool: "getSearchPerson", k: 20 },
+      });
+      expect(res.status).toBe(200);
+      return res.body.candidates;
+    };
+    const before = await later();
+    expect(before.find((c) => c.name === "getPersonPersonIdMovieCredits")?.why?.dataFlow).toEqual({
+      from: "getSearchPerson",
+      field: "results[].id",
+      parameter: "person_id",
+    });
+    expect((await stub.routingLoadReport()).dataFlow).toBe("computed");
+    await stub.simulateEviction();
+    expect(await later()).toEqual(before);
+    expect((await stub.routingLoadReport()).dataFlow).toBe("stored");
+
+    // A new consumer of a person's id: linked from the person search at once, and after an eviction.
+    const awards = { name: "getPersonAwards", method: "GET", url: `${WORLD_ORIGIN}/tmdb/person/{person_id}/awards`, description: "Awards a person won." };
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [awards] } })).status).toBe(200);
+    const link = { from: "getSearchPerson", field: "results[].id", parameter: "person_id" };
+    expect((await later()).find((c) => c.name === "getPersonAwards")?.why?.dataFlow).toEqual(link);
+    expect((await stub.routingLoadReport()).dataFlow).toBe("computed");
+    await stub.simulateEviction();
+    const reloaded = await later();
+    expect(reloaded.find((c) => c.name === "getPersonAwards")?.why?.dataFlow).toEqual(link);
+    expect((await stub.routingLoadReport()).dataFlow).toBe("stored");
+
+    // Changed while the object is not loaded, the number of tools the same: the stored links are
+    // dropped with the change, so the link into the old definition's person_id is never read back.
+    await stub.simulateEviction();
+    const recent = { ...awards, url: `${WORLD_ORIGIN}/tmdb/awards/recent`, description: "Awards given this year." };
+    const changed = await service.json<{ updated: string[] }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: [recent] } });
+    expect(changed.body.updated).toEqual(["getPersonAwards"]);
+    expect((await later()).find((c) => c.name === "getPersonAwards")?.why?.dataFlow).toBeUndefined();
+    expect((await stub.routingLoadReport()).dataFlow).toBe("computed");
+
+    // Removed while the object is not loaded: the stored links are dropped with it, not read back.
+    await stub.simulateEviction();
+    const removed = await service.fetch("/v1/tools/getPersonAwards", { method: "DELETE", headers: { authorization: `Bearer ${tenant.key}` } });
+    expect(removed.status).toBeLessThan(300);
+    expect((await later()).map((c) => c.name)).not.toContain("getPersonAwards");
+    expect((await stub.routingLoadReport()).dataFlow).toBe("computed");
+    expect(await later()).toEqual(before);
   });
 
   it("applies tool changes made after the index was stored, as a rebuild would", async () => {

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DataFlowIndex } from "../../functions/toolnet/data-flow";
+import { DataFlowLinks } from "../../functions/toolnet/data-flow-links";
+import { withNameLookups } from "../../functions/toolnet/name-lookup";
+import { ToolDefinition } from "../../functions/tools/definition";
+import { importOpenApi } from "../../functions/tools/openapi-import";
+
+let tmdb: Map<string, ToolDefinition>;
+
+beforeAll(async () => {
+  const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
+  tmdb = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
+});
+
+const tool = (name: string, path: string, parameters: ToolDefinition["parameters"], responseSchema?: Record<string, unknown>): ToolDefinition =>
+  ToolDefinition.parse({
+    name,
+    method: "GET",
+    serverUrl: "https://api.example.com",
+    path,
+    operation: `GET ${path}`,
+    parameters,
+    ...(responseSchema === undefined ? {} : { responseSchema }),
+  });
+
+/** TMDB plus a small API of its own: orders found by text, read by id, and a tool without outputs. */
+function catalog(): Map<string, ToolDefinition> {
+  const extra = [
+    tool("searchOrders", "/orders/search", [{ name: "query", in: "query", required: true, schema: { type: "string" } }], {
+      type: "object",
+      properties: { orders: { type: "array", items: { type: "object", properties: { order_id: { type: "integer" }, status: { type: "string" } } } } },
+    }),
+    tool("getOrder", "/orders/{order_id}", [{ name: "order_id", in: "path", required: true, schema: {} }]),
+    tool("cancelOrder", "/orders/{order_id}/cancel", [{ name: "order_id", in: "path", required: true, schema: {} }]),
+  ];
+  return new Map([...tmdb, ...extra.map((def) => [def.name, def] as const)]);
+}
+
+/** The table of `defs` (within the bound). */
+function table(defs: ReadonlyMap<string, ToolDefinition>): DataFlowLinks {
+  const links = DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys());
+  if (links === undefined) throw new Error("more links than the table holds");
+  return links;
+}
+
+/** What a request computed before the table: a fresh index asked for one tool. */
+function perRequest(defs: ReadonlyMap<string, ToolDefinition>, name: string): { successors: unknown; producers: unknown } {
+  const fresh = new DataFlowIndex(defs);
+  return { successors: fresh.successors(name), producers: new DataFlowIndex(defs).producers(name) };
+}
+
+describe("data-flow links computed once per catalog", () => {
+  it("gives every tool the successors and producers a per-request computation gives, also read back from its stored bytes", () => {
+    const defs = catalog();
+    const links = table(defs);
+    const stored = DataFlowLinks.fromBytes(links.toBytes());
+    expect(stored).toBeDefined();
+    expect(links.linkCount).toBeGreaterThan(20);
+    for (const name of defs.keys()) {
+      const expected = perRequest(defs, name);
+      expect({ successors: links.successors(name), producers: links.producers(name) }).toEqual(expected);
+      expect({ successors: stored?.successors(name), producers: stored?.producers(name) }).toEqual(expected);
+    }
+    expect(links.successors("searchOrders").map((l) => l.to)).toEqual(["cancelOrder", "getOrder"]);
+    expect(links.producers("getOrder")).toEqual([
+      { from: "searchOrders", parameter: "order_id", field: "orders[].order_id", score: expect.any(Number), byName: true },
+    ]);
+    expect(links.successors("no-such-tool")).toEqual([]);
+  });
+
+  it("places the same name lookups as the per-request producers", () => {
+    const defs = catalog();
+    const links = DataFlowLinks.fromBytes(table(defs).toBytes());
+    const index = new DataFlowIndex(defs);
+    const ranked = ["getPersonPersonIdMovieCredits", "getMovieMovieIdCredits", "getOrder"].map((tool, i) => ({ tool, score: 3 - i, why: {} }));
+    const task = "Which movies did Sofia Coppola direct?";
+    const fromTable = withNameLookups(ranked, task, (name) => links?.producers(name) ?? []);
+    expect(fromTable).toEqual(withNameLookups(ranked, task, (name) => index.producers(name)));
+    expect(fromTable.map((c) => c.tool)).toContain("getSearchPerson");
+  });
+
+  it("holds only what it was computed from: a tool added later has no links until the table is computed again", () => {
+    const defs = catalog();
+    const before = table(defs);
+    const refund = tool("refundOrder", "/orders/{order_id}/refund", [{ name: "order_id", in: "path", required: true, schema: {} }]);
+    defs.set(refund.name, refund);
+    expect(before.successors("searchOrders").map((l) => l.to)).not.toContain("refundOrder");
+    const after = table(defs);
+    expect(after.successors("searchOrders").map((l) => l.to)).toContain("refundOrder");
+    defs.delete("getOrder");
+    const removed = table(defs);
+    expect(removed.successors("searchOrders").map((l) => l.to)).not.toContain("getOrder");
+    expect(removed.producers("getOrder")).toEqual([]);
+  });
+
+  it("tables no catalog with more links than its bound, and stops looking once past it", () => {
+    const defs = catalog();
+    const all = table(defs).linkCount;
+    expect(DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys(), all)?.linkCount).toBe(all);
+    expect(DataFlowLinks.compute(new DataFlowIndex(defs), defs.keys(), all - 1)).toBeUndefined();
+  });
+
+  it("stores a catalog without documented outputs in a few bytes, and rejects bytes that are not a table", () => {
+    const bare = new Map([tool("a", "/a", []), tool("b", "/b/{b_id}", [{ name: "b_id", in: "path", required: true, schema: {} }])].map((d) => [d.name, d]));
+    const links = table(bare);
+    expect(links.linkCount).toBe(0);
+    expect(links.toBytes().byteLength).toBeLessThan(64);
+    expect(DataFlowLinks.fromBytes(new TextEncoder().encode("not json"))).toBeUndefined();
+    expect(DataFlowLinks.fromBytes(new TextEncoder().encode('{"tools":[],"strings":[],"successors":[[5,[1,0,0,1]]],"producers":[]}'))).toBeUndefined();
+  });
+});
