@@ -2,7 +2,7 @@
  * Implicit learning (issue 30): a simulated chatbot replays a seeded, shuffled stream of dev
  * tasks against a fresh tenant through the MCP face with the SDK's own client, one connection per
  * conversation: find_tools, call the gold tools in order (find_tools with previous_tool before
- * each later one), end the session; it never sends feedback. The same stream runs, interleaved
+ * each later one), end the session; it never sends feedback. The same stream runs, beside it
  * task by task, on a second fresh tenant with implicit learning off.
  *
  *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N] [--overhead-rounds=300]   (--sets=none: the overhead phase alone)
