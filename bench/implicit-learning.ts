@@ -2,10 +2,14 @@
  * Implicit learning (issue 30): a simulated chatbot replays a seeded, shuffled stream of dev
  * tasks against a fresh tenant through the MCP face with the SDK's own client, one connection per
  * conversation: find_tools, call the gold tools in order (find_tools with previous_tool before
- * each later one), end the session; it never sends feedback. The same stream runs, interleaved
+ * each later one), end the session; it never sends feedback. The same stream runs, beside it
  * task by task, on a second fresh tenant with implicit learning off.
  *
  *   npm run bench -- implicit-learning [--skip-build] [--sets=api-bank,stabletoolbench,seal-tools,restbench] [--seed=30] [--limit=N] [--overhead-rounds=300]   (--sets=none: the overhead phase alone)
+ *     [--learning=on|off --results=DIR]   one side per process (each its own workerd, so the two
+ *                                         sides get two processes' share of a loaded machine); the
+ *                                         process that finishes second prints both sides' table;
+ *     [--report --results=DIR]            that table from what such runs have kept so far
  *
  * Figures per window of the stream (first 50 tasks, then every 100), on tasks the tenant has not
  * seen: first-step recall@5 (the first gold tool among the 5 candidates find_tools offers) and
@@ -14,6 +18,8 @@
  * off), interleaved in the same run. Data: ../shared/data (or $ATC_DATA); RestBench's 54-tool
  * catalog and 100 tasks are the held-out small catalog (no set here was used to tune anything).
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -163,6 +169,10 @@ interface Conversation {
   firstHit: boolean;
   laterHits: boolean[];
   callMs: number[];
+  /** Where a conversation's time goes: connecting (initialize), each find_tools, ending the session (learning happens there). */
+  connectMs: number;
+  findMs: number[];
+  endMs: number;
 }
 
 async function findTools(client: Client, task: string, previous: string | null): Promise<string[]> {
@@ -174,12 +184,15 @@ async function findTools(client: Client, task: string, previous: string | null):
 
 /** One conversation of the simulated chatbot: search, call the gold tools in order, end the session. */
 async function converse(service: TestService, key: string, task: Task, defs: ReadonlyMap<string, ToolDefinition>): Promise<Conversation> {
+  const started = performance.now();
   const client = await connectMcp(service, key);
-  const result: Conversation = { firstHit: false, laterHits: [], callMs: [] };
+  const result: Conversation = { firstHit: false, laterHits: [], callMs: [], connectMs: performance.now() - started, findMs: [], endMs: 0 };
   try {
     let previous: string | null = null;
     for (const [step, tool] of task.gold.entries()) {
+      const searched = performance.now();
       const offered = (await findTools(client, task.text, previous)).slice(0, K);
+      result.findMs.push(performance.now() - searched);
       if (step === 0) result.firstHit = offered.includes(tool);
       else result.laterHits.push(offered.includes(tool));
       const t0 = performance.now();
@@ -187,7 +200,9 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
       result.callMs.push(performance.now() - t0);
       previous = tool;
     }
+    const ending = performance.now();
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    result.endMs = performance.now() - ending;
   } finally {
     await client.close();
   }
@@ -212,31 +227,106 @@ function windows(length: number): [number, number][] {
   return out;
 }
 
+/**
+ * Per task of the stream: whether an earlier task started with the same tool. What similar past
+ * tasks can teach the first step is bounded by it (a first tool nobody used yet has no history).
+ */
+function firstToolSeenBefore(stream: readonly Task[]): boolean[] {
+  const seen = new Set<string>();
+  return stream.map((task) => {
+    const [first] = task.gold;
+    const before = first !== undefined && seen.has(first);
+    if (first !== undefined) seen.add(first);
+    return before;
+  });
+}
+
 const share = (values: readonly boolean[]): string => (values.length === 0 ? "–" : (values.filter(Boolean).length / values.length).toFixed(3));
+
+type Side = "on" | "off";
+
+/** Where one side's conversations are kept, so the two sides can run in separate processes (`--learning=on|off --results=DIR`). */
+const resultsFile = (dir: string, name: string, seed: number, limit: number, side: Side): string => join(dir, `${name}-seed${seed}-limit${limit}-${side}.json`);
+
+/** One tenant's pass over the stream, in order: each conversation has ended (and been learned from) before the next begins. */
+async function replay(
+  service: TestService,
+  name: string,
+  dataset: Dataset,
+  stream: readonly Task[],
+  sides: readonly Side[],
+  save: (runs: ReadonlyMap<Side, Conversation[]>) => void,
+): Promise<{ runs: Map<Side, Conversation[]>; setupMs: number; streamMs: number }> {
+  const defs = new Map(dataset.defs.map((d) => [d.name, d]));
+  const t0 = performance.now();
+  const keys: string[] = [];
+  for (const side of sides) keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side === "on"));
+  const setupMs = performance.now() - t0;
+  const runs = new Map<Side, Conversation[]>(sides.map((side) => [side, []]));
+  const t1 = performance.now();
+  for (const [i, task] of stream.entries()) {
+    // The tenants are separate Durable Objects: their conversations run side by side.
+    const answers = await Promise.all(keys.map((key) => converse(service, key, task, defs)));
+    sides.forEach((side, j) => runs.get(side)?.push(answers[j] as Conversation));
+    if ((i + 1) % 50 === 0) {
+      const last = sides.map((side) => `${side} ${share((runs.get(side) ?? []).slice(-50).map((c) => c.firstHit))}`).join(", ");
+      console.error(`${name}: ${i + 1} of ${stream.length} tasks, ${ms(performance.now() - t1)}; last 50 first-step ${last}`);
+      save(runs);
+    }
+  }
+  return { runs, setupMs, streamMs: performance.now() - t1 };
+}
 
 async function runSet(service: TestService, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
   const stream = shuffle([...dataset.tasks], seededRandom(seed)).slice(0, limit);
-  const defs = new Map(dataset.defs.map((d) => [d.name, d]));
-  const learning = await freshTenant(service, `implicit-on-${name}`, dataset, true);
-  const baseline = await freshTenant(service, `implicit-off-${name}`, dataset, false);
-  const on: Conversation[] = [];
-  const off: Conversation[] = [];
-  for (const task of stream) {
-    on.push(await converse(service, learning, task, defs));
-    off.push(await converse(service, baseline, task, defs));
+  const learningOption = option("learning", "both");
+  const sides: Side[] = learningOption === "on" || learningOption === "off" ? [learningOption] : ["on", "off"];
+  const dir = option("results", "");
+  const save = (runs: ReadonlyMap<Side, Conversation[]>): void => {
+    if (dir === "") return;
+    mkdirSync(dir, { recursive: true });
+    for (const [side, conversations] of runs) writeFileSync(resultsFile(dir, name, seed, limit, side), JSON.stringify(conversations));
+  };
+  const { runs, setupMs, streamMs } = await replay(service, name, dataset, stream, sides, save);
+  save(runs);
+  console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools; setup ${ms(setupMs)}, stream ${ms(streamMs)}`);
+  if (dir !== "") {
+    // The other side, when another process has replayed it already.
+    for (const side of ["on", "off"] as const) {
+      const file = resultsFile(dir, name, seed, limit, side);
+      if (!runs.has(side) && existsSync(file)) runs.set(side, JSON.parse(readFileSync(file, "utf8")) as Conversation[]);
+    }
   }
+  report(dataset, stream, seed, runs, sides);
+}
+
+/** The windows table (over the tasks both sides have replayed when both are there) and where a conversation's time went. */
+function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: ReadonlyMap<Side, Conversation[]>, sides: readonly Side[]): void {
+  const lengths = [...runs.values()].map((r) => r.length);
+  const stream = whole.slice(0, Math.min(whole.length, ...lengths));
+  if (stream.length < whole.length) console.log(`${dataset.label}: the first ${stream.length} of ${whole.length} tasks (seed ${seed}) replayed so far`);
+  const on = (runs.get("on") ?? []).slice(0, stream.length);
+  const off = (runs.get("off") ?? []).slice(0, stream.length);
+  const firstSeen = firstToolSeenBefore(stream);
   const rows = windows(stream.length).map(([from, to]) => {
     const [a, b] = [on.slice(from, to), off.slice(from, to)];
     return [
       `${from + 1}–${to}`,
       share(a.map((c) => c.firstHit)),
       share(b.map((c) => c.firstHit)),
+      share(firstSeen.slice(from, to)),
+      share(b.map((c, i) => c.firstHit || firstSeen[from + i] === true)),
       share(a.flatMap((c) => c.laterHits)),
       share(b.flatMap((c) => c.laterHits)),
     ];
   });
-  console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools`);
-  console.log(table(["tasks", "first-step recall@5 on", "off", "later-step hit@5 on", "off"], rows));
+  console.log(table(["tasks", "first-step recall@5 on", "off", "first tool seen before", "off or seen before", "later-step hit@5 on", "off"], rows));
+  const phases = (runs: Conversation[]): string =>
+    runs.length === 0
+      ? "–"
+      : `connect ${ms(summary(runs.map((c) => c.connectMs)).p50)}, find_tools ${ms(summary(runs.flatMap((c) => c.findMs)).p50)}, call_tool ${ms(summary(runs.flatMap((c) => c.callMs)).p50)}, end ${ms(summary(runs.map((c) => c.endMs)).p50)}`;
+  console.log(`p50 per conversation phase (this process: ${[...sides].join(", ")}), learning on: ${phases(on)}; off: ${phases(off)}`);
+  if (on.length === 0 || off.length === 0) return;
   const [withRecording, without] = [summary(on.flatMap((c) => c.callMs)), summary(off.flatMap((c) => c.callMs))];
   console.log(
     `call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`,
@@ -289,6 +379,23 @@ async function main(): Promise<void> {
   const seed = Number(option("seed", "30"));
   const limit = Number(option("limit", "100000"));
   console.log(`Implicit learning through the MCP face — ${machineLine()}`);
+  if (process.argv.includes("--report")) {
+    // Only the table, from what `--results=DIR` runs have kept so far (runs that are still under way included).
+    for (const name of sets) {
+      const load = DATASETS[name];
+      if (load === undefined) throw new Error(`unknown set ${name}`);
+      const dataset = await load();
+      const stream = shuffle([...dataset.tasks], seededRandom(seed)).slice(0, limit);
+      const runs = new Map<Side, Conversation[]>();
+      for (const side of ["on", "off"] as const) {
+        const file = resultsFile(option("results", "."), name, seed, limit, side);
+        if (existsSync(file)) runs.set(side, JSON.parse(readFileSync(file, "utf8")) as Conversation[]);
+      }
+      console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools`);
+      report(dataset, stream, seed, runs, []);
+    }
+    return;
+  }
   const { service } = await startBenchService({ outbound: () => Response.json({ ok: true, results: [{ id: 1, name: "x" }] }) });
   try {
     for (const name of sets) {
