@@ -126,37 +126,57 @@ export async function runTask(input: RunTaskInput, deps: RunDependencies): Promi
 }
 
 async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<RunOutcome> {
-  const known = new Set(input.tools.map((t) => t.name));
-  const byName = new Map(input.tools.map((t) => [t.name, t]));
-  const attempts: AttemptRecord[] = [];
-  const modelCalls: ModelCallRecord[] = [];
-  let usage: TokenUsage = { ...ZERO_USAGE };
-  const replay: ReplayRecord[] = [];
-  const earlier: EarlierAttempt[] = [];
-  let attributed: ToolDefinition | undefined;
-
-  const ask = async (messages: ChatMessage[], purpose: "generate" | "revise" | "attribute", attempt: number): Promise<string> => {
-    await deps.yieldTurn?.();
-    const turn = await deps.chat(messages, purpose);
-    modelCalls.push({ purpose, attempt, usage: turn.usage, durationMs: turn.durationMs, ...(turn.model === undefined ? {} : { model: turn.model }) });
-    usage = addUsage(usage, turn.usage);
-    return turn.content;
-  };
-
+  const run = new AttemptRun(input, deps);
   for (let attempt = 1; attempt <= input.maxAttempts; attempt++) {
+    const outcome = await run.attempt(attempt);
+    if (outcome !== undefined) return outcome;
+  }
+  return run.failed();
+}
+
+/** What a run has gathered across its attempts: records, model calls, usage and side effects to replay. */
+class AttemptRun {
+  private readonly known: Set<string>;
+  private readonly byName: Map<string, ToolDefinition>;
+  private readonly attempts: AttemptRecord[] = [];
+  private readonly modelCalls: ModelCallRecord[] = [];
+  private usage: TokenUsage = { ...ZERO_USAGE };
+  private readonly replay: ReplayRecord[] = [];
+  private readonly earlier: EarlierAttempt[] = [];
+  private attributed: ToolDefinition | undefined;
+
+  constructor(
+    private readonly input: RunTaskInput,
+    private readonly deps: RunDependencies,
+  ) {
+    this.known = new Set(input.tools.map((t) => t.name));
+    this.byName = new Map(input.tools.map((t) => [t.name, t]));
+  }
+
+  private async ask(messages: ChatMessage[], purpose: "generate" | "revise" | "attribute", attempt: number): Promise<string> {
+    await this.deps.yieldTurn?.();
+    const turn = await this.deps.chat(messages, purpose);
+    this.modelCalls.push({ purpose, attempt, usage: turn.usage, durationMs: turn.durationMs, ...(turn.model === undefined ? {} : { model: turn.model }) });
+    this.usage = addUsage(this.usage, turn.usage);
+    return turn.content;
+  }
+
+  /** One program written, run and judged: the run's outcome when it answered, else undefined (the failure recorded). */
+  async attempt(attempt: number): Promise<RunOutcome | undefined> {
+    const { input, deps } = this;
     deps.emit?.({ type: "attempt_started", attempt });
     const messages =
       attempt === 1
         ? generationMessages(input.task, input.tools, input.overrides)
-        : revisionMessages(input.task, input.tools, input.overrides, earlier, attributed, input.feedbackTokenBudget);
-    const program = extractProgram(await ask(messages, attempt === 1 ? "generate" : "revise", attempt)).trim();
+        : revisionMessages(input.task, input.tools, input.overrides, this.earlier, this.attributed, input.feedbackTokenBudget);
+    const program = extractProgram(await this.ask(messages, attempt === 1 ? "generate" : "revise", attempt)).trim();
     deps.emit?.({ type: "program", attempt, program });
     await deps.yieldTurn?.();
-    const execution = await deps.execute(program, [...replay]);
+    const execution = await deps.execute(program, [...this.replay]);
     for (const call of execution.trace) {
       deps.emit?.({ type: "tool_called", attempt, tool: call.tool, ok: call.ok, sent: call.sent, status: call.status });
     }
-    replay.push(...sideEffects(execution.trace));
+    this.replay.push(...sideEffects(execution.trace));
     const record: AttemptRecord = {
       attempt,
       program,
@@ -167,34 +187,38 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
       ...(execution.firstCallMs === undefined ? {} : { firstCallMs: execution.firstCallMs }),
     };
     const noAnswer = execution.ok && (execution.answer === undefined || execution.answer === null || execution.answer === "");
-    if (execution.ok && !noAnswer) {
-      record.ok = true;
-      record.answer = execution.answer;
-      attempts.push(record);
-      deps.emit?.({ type: "answer", attempt, answer: execution.answer });
-      return {
-        status: "succeeded",
-        answer: execution.answer,
-        finalProgram: program,
-        attempts,
-        modelCalls,
-        usage,
-        trajectory: execution.trace.filter((t) => t.ok).map((t) => t.tool),
-      };
-    }
+    if (execution.ok && !noAnswer) return this.succeeded(record, execution);
     const error: ProgramError = noAnswer
       ? { kind: "runtime", message: "the program finished without returning a final answer (end it with `return <answer>`)" }
       : (execution.error ?? { kind: "runtime", message: "the program failed" });
+    await this.recordFailure(record, error, execution.trace);
+    return undefined;
+  }
+
+  private succeeded(record: AttemptRecord, execution: AttemptExecution): RunOutcome {
+    record.ok = true;
+    record.answer = execution.answer;
+    this.attempts.push(record);
+    this.deps.emit?.({ type: "answer", attempt: record.attempt, answer: execution.answer });
+    return {
+      status: "succeeded",
+      answer: execution.answer,
+      finalProgram: record.program,
+      attempts: this.attempts,
+      modelCalls: this.modelCalls,
+      usage: this.usage,
+      trajectory: execution.trace.filter((t) => t.ok).map((t) => t.tool),
+    };
+  }
+
+  /** Records a failed attempt with the tool it is blamed on, which the next attempt's prompt shows in full. */
+  private async recordFailure(record: AttemptRecord, error: ProgramError, trace: TraceEntry[]): Promise<void> {
+    const { attempt, program } = record;
     record.error = error;
-    let attribution = attributeFailure(program, error, execution.trace, known);
+    let attribution = attributeFailure(program, error, trace, this.known);
     let attributedBy: AttemptRecord["attributedBy"] = attribution?.how;
-    if (attribution === undefined && attempt < input.maxAttempts && error.kind !== "syntax") {
-      const answer = await ask(
-        attributionMessages(input.task, input.tools, program, describeError(error, execution.trace), input.feedbackTokenBudget),
-        "attribute",
-        attempt,
-      );
-      const tool = parseAttributionAnswer(answer, [...known]);
+    if (attribution === undefined && attempt < this.input.maxAttempts && error.kind !== "syntax") {
+      const tool = await this.askAttribution(program, error, trace, attempt);
       if (tool !== undefined) {
         attribution = { tool, how: "program_line" };
         attributedBy = "model";
@@ -204,18 +228,33 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
       record.attributedTool = attribution.tool;
       if (attributedBy !== undefined) record.attributedBy = attributedBy;
     }
-    attributed = attribution === undefined ? undefined : byName.get(attribution.tool);
-    attempts.push(record);
-    deps.emit?.({ type: "error", attempt, error, attributedTool: record.attributedTool });
-    earlier.push({ program, error: describeError(error, execution.trace), attributedTool: record.attributedTool });
+    this.attributed = attribution === undefined ? undefined : this.byName.get(attribution.tool);
+    this.attempts.push(record);
+    this.deps.emit?.({ type: "error", attempt, error, attributedTool: record.attributedTool });
+    this.earlier.push({ program, error: describeError(error, trace), attributedTool: record.attributedTool });
   }
-  const last = attempts[attempts.length - 1];
-  return {
-    status: "failed",
-    ...(last === undefined ? {} : { finalProgram: last.program }),
-    attempts,
-    modelCalls,
-    usage,
-    trajectory: (last?.trace ?? []).filter((t) => t.ok).map((t) => t.tool),
-  };
+
+  /** The model's guess at the tool to blame, when the program and trace alone do not say. */
+  private async askAttribution(program: string, error: ProgramError, trace: TraceEntry[], attempt: number): Promise<string | undefined> {
+    const { input } = this;
+    const answer = await this.ask(
+      attributionMessages(input.task, input.tools, program, describeError(error, trace), input.feedbackTokenBudget),
+      "attribute",
+      attempt,
+    );
+    return parseAttributionAnswer(answer, [...this.known]);
+  }
+
+  /** The outcome when every attempt failed: the last program stands as the final one. */
+  failed(): RunOutcome {
+    const last = this.attempts[this.attempts.length - 1];
+    return {
+      status: "failed",
+      ...(last === undefined ? {} : { finalProgram: last.program }),
+      attempts: this.attempts,
+      modelCalls: this.modelCalls,
+      usage: this.usage,
+      trajectory: (last?.trace ?? []).filter((t) => t.ok).map((t) => t.tool),
+    };
+  }
 }

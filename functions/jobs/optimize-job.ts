@@ -2,8 +2,10 @@ import { protocolRunTokens } from "../chain/protocol-overrides";
 import { z } from "zod";
 import type { JobRecord } from "../../durable-objects/tenant-jobs";
 import type { JobStores } from "./job-stores";
-import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayEvent } from "../prompt-play";
+import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayDependencies, type PlayEvent, type PlayResult } from "../prompt-play";
+import type { ModelClient } from "../llm/client";
 import { modelClientFor } from "../tenants/model-client";
+import type { ToolDefinition } from "../tools/definition";
 import { invokeTool } from "../tools/invoke";
 import { sideEffectMode } from "../probing/side-effects";
 import { simulatedCopy } from "../simulated-world/tools-mount";
@@ -49,92 +51,15 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
     stores.jobs.finish(job.id, "failed", { tool: tool.name, skipped: true, error: `skipped: ${sideEffects.reason}` });
     return;
   }
-  const simulate = sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined;
-  const client = model.value;
-  const call = async (args: Record<string, unknown>) => {
-    const outcome = await invokeTool(env, tenantId, stores, tool.name, args, {
-      adaptDefinition: (def) => exploratoryDefinition(def, args),
-      ...(simulate === undefined ? {} : { simulate }),
-    });
-    if (!outcome.found) return { ok: false, body: null, error: "the tool was deleted" };
-    const { result } = outcome;
-    return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
-  };
+  const call = toolPlayCaller(env, tenantId, stores, tool, sideEffects.mode === "simulated" ? simulatedCopy([tool]) : undefined);
   const saved = job.progress as Partial<OptimizeProgress>;
   const progress: OptimizeProgress = { phase: null, beams: saved.beams ?? [], rejectedInvocations: saved.rejectedInvocations ?? 0 };
   const resumeFrom = saved.checkpoint === undefined ? undefined : parseCheckpoint(saved.checkpoint, tool.name);
-
   const result = await playToPrompt(
     { tool, settings: request.settings, ...(resumeFrom === undefined ? {} : { resumeFrom }) },
-    {
-      async chat(messages, purpose) {
-        const answer = await client.chat({ messages, purpose: `play:${purpose}`, temperature: 0.7 });
-        return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
-      },
-      callTool: call,
-      solveWith: (description, demonstration) =>
-        solveWith(tool, description, demonstration, {
-          async chat(messages) {
-            const answer = await client.chat({ messages, purpose: "play:solve", temperature: 0 });
-            return { content: answer.content ?? "", usage: answer.usage };
-          },
-          call,
-        }),
-      onProgress(event: PlayEvent) {
-        if (event.type === "phase_started") progress.phase = event.phase;
-        if (event.type === "invocation_rejected") progress.rejectedInvocations += 1;
-        if (event.type === "beam") progress.beams.push({ phase: event.phase, depth: event.record.depth, nodes: event.record.beam });
-      },
-      onCheckpoint(state) {
-        progress.checkpoint = state;
-        stores.jobs.progress(job.id, { ...progress }, { ...state.usage });
-      },
-    },
+    playDependencies({ tool, client: model.value, call, progress, stores, jobId: job.id }),
   );
-
-  let version: number | null = null;
-  if (result.improved) {
-    const current = (await stores.protocols.currentMany([tool.name]))[0];
-    const store = protocolStore(env, tenantId);
-    // The version this one builds on (its probed schema, example and samples); a malformed one is reported by the store and not built on.
-    const read = current !== undefined && current.hash === record.hash ? await store.read(current.kvKey) : undefined;
-    const base = read?.status === "found" ? read.protocol : undefined;
-    const top = result.demonstrations[0];
-    const protocol: OptimizedProtocol = {
-      ...base,
-      name: tool.name,
-      definitionHash: record.hash,
-      description: result.bestDescription,
-      descriptionSource: "optimized",
-      ...(top === undefined
-        ? {}
-        : { example: { query: top.query, program: `return await tools.${tool.name}(${JSON.stringify(top.args)});`, arguments: top.args } }),
-      optimization: {
-        jobId: job.id,
-        score: result.bestScore,
-        originalScore: result.originalScore,
-        originalDescription: result.originalDescription,
-        demonstrations: result.demonstrations,
-      },
-    };
-    const kvKey = await store.write(protocol);
-    // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
-    const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
-    const runTokens = protocolRunTokens(tool, protocol);
-    version = (
-      await stores.protocols.record({
-        tool: tool.name,
-        hash: record.hash,
-        kvKey,
-        source: "optimize",
-        score: result.bestScore,
-        jobId: job.id,
-        description: result.bestDescription,
-        routingHints,
-        runTokens,
-      })
-    ).version;
-  }
+  const version = result.improved ? await recordOptimizedProtocol(env, tenantId, stores, job.id, record, result) : null;
   const { checkpoint: _checkpoint, ...shown } = progress;
   stores.jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
   stores.jobs.finish(job.id, "succeeded", {
@@ -150,6 +75,114 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
     phases: result.phases,
     usage: result.usage,
   });
+}
+
+type ToolPlayCall = PlayDependencies["callTool"];
+
+/** Calls the tool as tool play does: with exploratory arguments, against the simulated copy when there is one. */
+function toolPlayCaller(
+  env: Env,
+  tenantId: string,
+  stores: JobStores,
+  tool: ToolDefinition,
+  simulate: ReturnType<typeof simulatedCopy> | undefined,
+): ToolPlayCall {
+  return async (args) => {
+    const outcome = await invokeTool(env, tenantId, stores, tool.name, args, {
+      adaptDefinition: (def) => exploratoryDefinition(def, args),
+      ...(simulate === undefined ? {} : { simulate }),
+    });
+    if (!outcome.found) return { ok: false, body: null, error: "the tool was deleted" };
+    const { result } = outcome;
+    return { ok: result.ok, status: result.status, body: result.body, error: result.error?.message };
+  };
+}
+
+/** The job's model, tool and base-model solver for Play2Prompt, with progress and checkpoints stored on the job. */
+function playDependencies(job: {
+  tool: ToolDefinition;
+  client: ModelClient;
+  call: ToolPlayCall;
+  progress: OptimizeProgress;
+  stores: JobStores;
+  jobId: string;
+}): PlayDependencies {
+  const { tool, client, call, progress, stores } = job;
+  return {
+    async chat(messages, purpose) {
+      const answer = await client.chat({ messages, purpose: `play:${purpose}`, temperature: 0.7 });
+      return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs };
+    },
+    callTool: call,
+    solveWith: (description, demonstration) =>
+      solveWith(tool, description, demonstration, {
+        async chat(messages) {
+          const answer = await client.chat({ messages, purpose: "play:solve", temperature: 0 });
+          return { content: answer.content ?? "", usage: answer.usage };
+        },
+        call,
+      }),
+    onProgress(event: PlayEvent) {
+      if (event.type === "phase_started") progress.phase = event.phase;
+      if (event.type === "invocation_rejected") progress.rejectedInvocations += 1;
+      if (event.type === "beam") progress.beams.push({ phase: event.phase, depth: event.record.depth, nodes: event.record.beam });
+    },
+    onCheckpoint(state) {
+      progress.checkpoint = state;
+      stores.jobs.progress(job.jobId, { ...progress }, { ...state.usage });
+    },
+  };
+}
+
+/** Stores the improved description as the tool's new protocol version and returns its number. */
+async function recordOptimizedProtocol(
+  env: Env,
+  tenantId: string,
+  stores: JobStores,
+  jobId: string,
+  record: { definition: ToolDefinition; hash: string },
+  result: PlayResult,
+): Promise<number> {
+  const tool = record.definition;
+  const current = (await stores.protocols.currentMany([tool.name]))[0];
+  const store = protocolStore(env, tenantId);
+  // The version this one builds on (its probed schema, example and samples); a malformed one is reported by the store and not built on.
+  const read = current !== undefined && current.hash === record.hash ? await store.read(current.kvKey) : undefined;
+  const base = read?.status === "found" ? read.protocol : undefined;
+  const top = result.demonstrations[0];
+  const protocol: OptimizedProtocol = {
+    ...base,
+    name: tool.name,
+    definitionHash: record.hash,
+    description: result.bestDescription,
+    descriptionSource: "optimized",
+    ...(top === undefined
+      ? {}
+      : { example: { query: top.query, program: `return await tools.${tool.name}(${JSON.stringify(top.args)});`, arguments: top.args } }),
+    optimization: {
+      jobId,
+      score: result.bestScore,
+      originalScore: result.originalScore,
+      originalDescription: result.originalDescription,
+      demonstrations: result.demonstrations,
+    },
+  };
+  const kvKey = await store.write(protocol);
+  // Demonstration queries join the tool's retrieval document; probed output fields stay as they were.
+  const routingHints = routingHintsAfterOptimization(base, result.demonstrations);
+  const runTokens = protocolRunTokens(tool, protocol);
+  const recorded = await stores.protocols.record({
+    tool: tool.name,
+    hash: record.hash,
+    kvKey,
+    source: "optimize",
+    score: result.bestScore,
+    jobId,
+    description: result.bestDescription,
+    routingHints,
+    runTokens,
+  });
+  return recorded.version;
 }
 
 /** Routing hints of an optimised version: the probed example and samples kept, demonstration queries added. */

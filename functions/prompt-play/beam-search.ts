@@ -159,95 +159,131 @@ export async function runBeamSearch<S>(input: {
   hooks?: BeamHooks<S>;
 }): Promise<BeamSearchOutcome<S>> {
   const settings = validateBeamSettings(input.settings);
-  const { problem, hooks } = input;
   const keepBest = Math.max(1, Math.floor(input.keepBest));
-  const perNode = settings.expansionsPerNode;
-  const s = copyState(input.state);
-  // A job stopped by its budget may be resumed with a larger one: it picks up where it stopped.
-  if (s.stoppedBy === "budget" && !problem.shouldStop()) s.stoppedBy = undefined;
-  const checkpoint = async (): Promise<void> => {
-    await hooks?.onCheckpoint?.(copyState(s));
-  };
+  return new BeamRun(settings, keepBest, input.problem, input.hooks, copyState(input.state)).run();
+}
 
-  outer: while (s.stoppedBy === undefined) {
+/** One run of a beam search: the mutable state `s` and the steps that advance it. */
+class BeamRun<S> {
+  constructor(
+    private readonly settings: BeamSettings,
+    private readonly keepBest: number,
+    private readonly problem: BeamProblem<S>,
+    private readonly hooks: BeamHooks<S> | undefined,
+    private readonly s: BeamSearchState<S>,
+  ) {}
+
+  async run(): Promise<BeamSearchOutcome<S>> {
+    const { s, problem, hooks } = this;
+    // A job stopped by its budget may be resumed with a larger one: it picks up where it stopped.
+    if (s.stoppedBy === "budget" && !problem.shouldStop()) s.stoppedBy = undefined;
+    while (s.stoppedBy === undefined && this.canStartDepth()) {
+      await this.expandDepth();
+      if (s.stoppedBy !== undefined) break;
+      await this.closeDepth();
+    }
+    // The final state is always handed out, so a stored job knows how (and whether) it ended.
+    await this.checkpoint();
+    const records = recordsOf(s, this.settings.beamWidth, problem.key);
+    const last = records[records.length - 1];
+    if (last?.partial) hooks?.onBeam?.(last);
+    return { state: copyState(s), best: [...s.best], records, stoppedBy: s.stoppedBy ?? "depth" };
+  }
+
+  private async checkpoint(): Promise<void> {
+    await this.hooks?.onCheckpoint?.(copyState(this.s));
+  }
+
+  /** False (with the reason set) when the current depth has nothing to expand, has converged, or is past the limit. */
+  private canStartDepth(): boolean {
+    const { s } = this;
     const fresh = s.next === 0 && s.children.length === 0;
-    if (fresh && (s.beam.length === 0 || problem.converged?.(s.beam, s.best) === true)) {
+    if (fresh && (s.beam.length === 0 || this.problem.converged?.(s.beam, s.best) === true)) {
       s.stoppedBy = "converged";
-      break;
+      return false;
     }
-    if (s.depth > settings.depth) {
+    if (s.depth > this.settings.depth) {
       s.stoppedBy = "depth";
-      break;
+      return false;
     }
+    return true;
+  }
+
+  /** The remaining expansions of the current depth; stops early on the budget (setting the reason) or convergence. */
+  private async expandDepth(): Promise<void> {
+    const { s, problem } = this;
+    const perNode = this.settings.expansionsPerNode;
     const total = s.beam.length * perNode;
     while (s.next < total) {
       if (problem.shouldStop()) {
         s.stoppedBy = "budget";
-        break outer;
+        return;
       }
       const parentIndex = Math.floor(s.next / perNode);
-      const expansion = s.next % perNode;
-      let parent = s.beam[parentIndex];
-      if (parent === undefined) break;
-      let convergedNow = false;
+      const parent = s.beam[parentIndex];
+      if (parent === undefined) return;
+      let convergedNow: boolean;
       try {
-        if (expansion === 0 && problem.prepare !== undefined) {
-          parent = await problem.prepare(parent);
-          s.beam[parentIndex] = parent;
-        }
-        const candidate = await problem.expand(parent, expansion);
-        if (candidate !== undefined && Number.isFinite(candidate.score)) {
-          const node: BeamNode<S> = {
-            id: `${s.depth}.${s.next}`,
-            parentId: parent.id,
-            depth: s.depth,
-            index: s.next,
-            score: candidate.score,
-            summary: candidate.summary,
-            state: candidate.state,
-          };
-          s.children.push(node);
-          s.best = rankNodes([...s.best, node], problem.key).slice(0, keepBest);
-          hooks?.onNode?.(entryOf(node));
-          // A perfect node ends the depth at once: the remaining expansions could not beat it.
-          convergedNow = problem.converged?.(rankNodes(s.children, problem.key).slice(0, settings.beamWidth), s.best) === true;
-        }
+        convergedNow = await this.expandOnce(parentIndex, parent, s.next % perNode);
       } catch (error) {
         // Only the budget signal ends a search quietly; a failing dependency is the caller's to see.
         if (error instanceof BudgetExhausted) {
           s.stoppedBy = "budget";
-          break outer;
+          return;
         }
         throw error;
       }
       s.next += 1;
-      await checkpoint();
-      if (convergedNow) break;
+      await this.checkpoint();
+      if (convergedNow) return;
     }
+  }
 
+  /** One expansion of a beam node; true when the child it adds makes the search converge. */
+  private async expandOnce(parentIndex: number, beamNode: BeamNode<S>, expansion: number): Promise<boolean> {
+    const { s, problem } = this;
+    let parent = beamNode;
+    if (expansion === 0 && problem.prepare !== undefined) {
+      parent = await problem.prepare(parent);
+      s.beam[parentIndex] = parent;
+    }
+    const candidate = await problem.expand(parent, expansion);
+    if (candidate === undefined || !Number.isFinite(candidate.score)) return false;
+    const node: BeamNode<S> = {
+      id: `${s.depth}.${s.next}`,
+      parentId: parent.id,
+      depth: s.depth,
+      index: s.next,
+      score: candidate.score,
+      summary: candidate.summary,
+      state: candidate.state,
+    };
+    s.children.push(node);
+    s.best = rankNodes([...s.best, node], problem.key).slice(0, this.keepBest);
+    this.hooks?.onNode?.(entryOf(node));
+    // A perfect node ends the depth at once: the remaining expansions could not beat it.
+    return problem.converged?.(rankNodes(s.children, problem.key).slice(0, this.settings.beamWidth), s.best) === true;
+  }
+
+  /** Records the finished depth and either stops the search or makes its best children the next beam. */
+  private async closeDepth(): Promise<void> {
+    const { s, problem } = this;
     const ranked = rankNodes(s.children, problem.key);
-    const beam = ranked.slice(0, settings.beamWidth);
+    const beam = ranked.slice(0, this.settings.beamWidth);
     const record: BeamRecord = { depth: s.depth, beam: beam.map(entryOf), candidates: ranked.map(entryOf), partial: false };
     s.records.push(record);
-    hooks?.onBeam?.(record);
+    this.hooks?.onBeam?.(record);
     // A depth where every sample was rejected leaves nothing to expand: the search has run its course.
     if (beam.length === 0 || problem.converged?.(beam, s.best) === true) s.stoppedBy = "converged";
-    else if (s.depth >= settings.depth) s.stoppedBy = "depth";
+    else if (s.depth >= this.settings.depth) s.stoppedBy = "depth";
     else {
       s.depth += 1;
       s.beam = beam;
       s.children = [];
       s.next = 0;
     }
-    await checkpoint();
+    await this.checkpoint();
   }
-
-  // The final state is always handed out, so a stored job knows how (and whether) it ended.
-  await checkpoint();
-  const records = recordsOf(s, settings.beamWidth, problem.key);
-  const last = records[records.length - 1];
-  if (last?.partial) hooks?.onBeam?.(last);
-  return { state: copyState(s), best: [...s.best], records, stoppedBy: s.stoppedBy ?? "depth" };
 }
 
 /** The records of a (stored) search: its completed depths, plus the unfinished one when the budget stopped it midway. */
