@@ -219,7 +219,14 @@ export class TenantRegistry extends RpcTarget {
    * that the new set no longer has are removed. A change that would leave more than `maxTools`
    * is refused whole, here, where no other import can interleave with the count.
    */
-  upsertTools(tools: ToolUpsert[], source: string, prune: boolean, maxTools = Number.POSITIVE_INFINITY): Outcome<UpsertReport> {
+  upsertTools(
+    tools: ToolUpsert[],
+    source: string,
+    prune: boolean,
+    maxTools = Number.POSITIVE_INFINITY,
+    /** Written in the same transaction (a background import's cursor), so neither lands without the other. */
+    alsoInTransaction?: (report: UpsertReport) => void,
+  ): Outcome<UpsertReport> {
     const total = this.toolCountAfter(
       tools.map((t) => t.definition.name),
       source,
@@ -269,6 +276,7 @@ export class TenantRegistry extends RpcTarget {
       }
       const changed = new Set([...report.created, ...report.updated]);
       this.#events.toolsChanged({ upserted: tools.filter((t) => changed.has(t.definition.name)), removed: report.removed });
+      alsoInTransaction?.(report);
     });
     return success(report);
   }
