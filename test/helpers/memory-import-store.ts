@@ -15,6 +15,7 @@ export class MemoryImportStore implements ImportJobStore {
   /** Every tool write, in order: a tool written twice shows up twice. */
   readonly writes: string[] = [];
   readonly #units = new Map<string, (DocumentUnit & { seq: number; operations: number })[]>();
+  readonly #byPointer = new Map<string, Map<string, DocumentUnit>>();
   readonly #batches = new Map<string, { lastSeq: number; operations: number; names: string[]; report: BatchReport }[]>();
   failCommitAt: number | undefined;
 
@@ -27,6 +28,7 @@ export class MemoryImportStore implements ImportJobStore {
     for (const chunk of this.uploads.get(uploadId) ?? []) splitter.write(chunk);
     splitter.end();
     this.#units.set(jobId, units);
+    this.#byPointer.set(jobId, new Map(units.map((u) => [u.pointer, u])));
     this.uploads.delete(uploadId);
     const paths = units.filter((u) => u.kind === "path");
     return { operations: paths.reduce((n, u) => n + u.operations, 0), paths: paths.length, components: units.length - paths.length };
@@ -57,7 +59,8 @@ export class MemoryImportStore implements ImportJobStore {
   }
 
   component(jobId: string, pointer: string): StoredUnit | undefined {
-    return this.#of(jobId).find((u) => u.kind === "component" && u.pointer === pointer);
+    const unit = this.#byPointer.get(jobId)?.get(pointer);
+    return unit?.kind === "component" ? unit : undefined;
   }
 
   totals(jobId: string): { operations: number; paths: number } {
@@ -110,6 +113,7 @@ export class MemoryImportStore implements ImportJobStore {
 
   discard(jobId: string): void {
     this.#units.delete(jobId);
+    this.#byPointer.delete(jobId);
     this.#batches.delete(jobId);
   }
 

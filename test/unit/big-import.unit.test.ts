@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runImportJob, type ImportJobSettings } from "../../functions/jobs/import-job";
 import { DocumentUnitSplitter, type DocumentUnit } from "../../functions/tools/big-import/document-units";
 import { importOpenApi } from "../../functions/tools/openapi-import";
+import { generatedDocument } from "../helpers/generated-openapi";
 import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-store";
 
 /**
@@ -12,44 +13,6 @@ import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-s
  */
 
 const SETTINGS: ImportJobSettings = { batchOperations: 150, sliceMs: 60_000, cacheChars: 20_000, maxTools: 20_000 };
-
-/** A generated document: `resources` resources, each with a list and an item path (3 operations), schemas referring to one another (a cycle too). */
-function generatedDocument(resources: number): Record<string, unknown> {
-  const paths: Record<string, unknown> = {};
-  const schemas: Record<string, unknown> = {
-    Page: { type: "object", properties: { next: { type: "string" }, total: { type: "integer" } } },
-    Node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/components/schemas/Node" } } } },
-  };
-  for (let i = 0; i < resources; i += 1) {
-    const name = `Thing${i}`;
-    schemas[name] = {
-      type: "object",
-      description: `A "thing" number ${i} ~ with / odd characters`,
-      properties: { id: { type: "string" }, page: { $ref: "#/components/schemas/Page" }, tree: { $ref: "#/components/schemas/Node" } },
-    };
-    paths[`/things${i}`] = {
-      get: { operationId: `listThings${i}`, summary: `List things ${i}`, responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { $ref: `#/components/schemas/${name}` } } } } } } },
-      post: { operationId: `createThing${i}`, requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }, responses: { "201": { description: "made" } } },
-    };
-    paths[`/things${i}/{id}`] = {
-      parameters: [{ $ref: "#/components/parameters/Id" }],
-      // Every hundredth operation repeats a name, so names must stay unique across batches.
-      get: { operationId: i % 100 === 0 ? "getThing" : `getThing${i}`, responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } } } },
-    };
-  }
-  return {
-    openapi: "3.0.3",
-    info: { title: "Generated", version: "1" },
-    servers: [{ url: "https://api.example.com/v1" }],
-    security: [{ key: [] }],
-    paths,
-    components: {
-      schemas,
-      parameters: { Id: { name: "id", in: "path", required: true, schema: { type: "string" } } },
-      securitySchemes: { key: { type: "apiKey", in: "header", name: "X-Key" } },
-    },
-  };
-}
 
 function chunked(text: string, size: number): Uint8Array[] {
   const bytes = new TextEncoder().encode(text);
@@ -103,6 +66,9 @@ describe("cutting a document into units", () => {
   it("refuses a document cut short or not an object", () => {
     expect(() => split('{"openapi": "3.0.0", "paths": {', 5)).toThrow(/cut short/);
     expect(() => split("[1, 2]", 5)).toThrow(/not one JSON object/);
+    expect(() => split("openapi: 3.0.0\npaths: {}\n", 5)).toThrow(/not one JSON object/);
+    expect(() => split('{"openapi": "3.0.0"} {}', 5)).toThrow(/continues after/);
+    expect(split('\ufeff {"openapi": "3.0.0"}\n', 3).map((u) => u.pointer)).toEqual(["/openapi"]);
   });
 });
 

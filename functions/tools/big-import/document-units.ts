@@ -51,14 +51,12 @@ export class DocumentUnitSplitter {
   #unit: { kind: UnitKind; keys: string[]; depth: number; pieces: Uint8Array[]; start: number } | undefined;
   #pendingKeyForValue: string[] | undefined;
   #sawRoot = false;
-  #ended = false;
 
   constructor(onUnit: (unit: DocumentUnit) => void) {
     this.#onUnit = onUnit;
   }
 
   write(chunk: Uint8Array): void {
-    if (this.#ended) throw new UnitSyntaxError("The document continues after its end.");
     if (this.#unit !== undefined) this.#unit.start = 0;
     for (let i = 0; i < chunk.length; i += 1) this.#byte(chunk, i);
     const unit = this.#unit;
@@ -86,6 +84,12 @@ export class DocumentUnitSplitter {
       }
       this.#keyBytes?.push(b);
       return;
+    }
+    if (this.#containers.length === 0 && b !== 0x7b && !isWhitespace(b)) {
+      // Outside the top-level object only whitespace (and a byte-order mark) may stand: YAML, or JSON that is not one object, stops here.
+      if (!(this.#sawRoot === false && (b === 0xef || b === 0xbb || b === 0xbf))) {
+        throw new UnitSyntaxError(this.#sawRoot ? "The document continues after its top-level object." : "The document is not one JSON object.");
+      }
     }
     switch (b) {
       case QUOTE:
@@ -115,7 +119,6 @@ export class DocumentUnitSplitter {
         this.#closeUnitAt(this.#containers.length, chunk, i);
         if (this.#containers.pop() === undefined) throw new UnitSyntaxError("The document closes a bracket it never opened.");
         this.#expectKey = false;
-        if (this.#containers.length === 0) this.#ended = true;
         return;
       default:
         return;
@@ -124,7 +127,8 @@ export class DocumentUnitSplitter {
 
   #open(array: boolean): void {
     if (this.#containers.length === 0) {
-      if (this.#sawRoot || array) throw new UnitSyntaxError("The document is not one JSON object.");
+      if (this.#sawRoot) throw new UnitSyntaxError("The document continues after its top-level object.");
+      if (array) throw new UnitSyntaxError("The document is not one JSON object.");
       this.#sawRoot = true;
     }
     const keys = this.#pendingKeyForValue ?? this.#containers.at(-1)?.keys ?? [];
@@ -168,6 +172,10 @@ function unitKind(keys: string[]): UnitKind | undefined {
   if (keys.length === 2 && top === "components") return undefined;
   if (keys.length === 3 && top === "components") return "component";
   return undefined;
+}
+
+function isWhitespace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
 function decodeKey(bytes: number[]): string {
