@@ -78,7 +78,11 @@ async function main(): Promise<void> {
   const port = 9300 + Math.floor(Math.random() * 500);
   const batch = option("batch");
   console.log(`Background import in workerd — ${machineLine()}`);
-  const { service } = await startBenchService({ inspectorPort: port, programHost: false, bindings: batch === undefined ? {} : { IMPORT_BATCH_OPERATIONS: batch } });
+  const { service } = await startBenchService({
+    inspectorPort: port,
+    programHost: false,
+    bindings: batch === undefined ? {} : { IMPORT_BATCH_OPERATIONS: batch },
+  });
   const inspector = await openInspector(port);
   const peak = { used: 0, total: 0, rss: 0 };
   let sampling = true;
@@ -103,7 +107,11 @@ async function main(): Promise<void> {
     if (upload.status !== 202) throw new Error(`upload answered ${upload.status}: ${await upload.text()}`);
     const { jobId } = (await upload.json()) as { jobId: string };
     const uploadMs = performance.now() - t0;
-    let job: { status: string; progress: { operations?: { done: number; total: number } }; result: { created?: string[]; warnings?: string[]; error?: unknown } };
+    let job: {
+      status: string;
+      progress: { operations?: { done: number; total: number } };
+      result: { created?: string[]; warnings?: string[]; error?: unknown };
+    };
     let lastLine = 0;
     for (;;) {
       job = (await service.json<typeof job>("GET", `/v1/jobs/${jobId}?wait=5`, { key })).body;
@@ -111,7 +119,9 @@ async function main(): Promise<void> {
       if (performance.now() - lastLine > 10_000) {
         lastLine = performance.now();
         const ops = job.progress.operations;
-        console.log(`  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${ops?.done ?? 0} of ${ops?.total ?? "?"} operations; heap peak ${mib(peak.used)}, rss peak ${mib(peak.rss)}`);
+        console.log(
+          `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${ops?.done ?? 0} of ${ops?.total ?? "?"} operations; heap peak ${mib(peak.used)}, rss peak ${mib(peak.rss)}`,
+        );
       }
     }
     const jobMs = performance.now() - t0;

@@ -167,18 +167,18 @@ export class TenantImports extends RpcTarget implements ImportJobStore {
   ): Outcome<UpsertReport> {
     const names = batch.tools.map((t) => t.definition.name);
     return this.#registry.upsertTools(batch.tools, source, false, maxTools, (report) => {
-        const stored: BatchReport = { created: report.created, updated: report.updated, unchanged: report.unchanged, warnings: batch.warnings };
-        run(
-          this.#sql,
-          "INSERT INTO import_batches (job_id, batch, last_seq, operations, names, report) VALUES (?, ?, ?, ?, ?, ?)",
-          jobId,
-          batch.index,
-          batch.lastSeq,
-          batch.operations,
-          JSON.stringify(names),
-          JSON.stringify(stored),
-        );
-      });
+      const stored: BatchReport = { created: report.created, updated: report.updated, unchanged: report.unchanged, warnings: batch.warnings };
+      run(
+        this.#sql,
+        "INSERT INTO import_batches (job_id, batch, last_seq, operations, names, report) VALUES (?, ?, ?, ?, ?, ?)",
+        jobId,
+        batch.index,
+        batch.lastSeq,
+        batch.operations,
+        JSON.stringify(names),
+        JSON.stringify(stored),
+      );
+    });
   }
 
   /** Drops a finished job's units and batches (its result keeps the report). */

@@ -144,7 +144,12 @@ export async function runImportJob(
     counts.unchanged += outcome.value.unchanged.length;
     jobs.progress(
       job.id,
-      { phase: "importing", operations: { done: operations, total: total.operations }, batches, tools: { ...counts, recent: result.tools.slice(-20).map((t) => t.definition.name) } },
+      {
+        phase: "importing",
+        operations: { done: operations, total: total.operations },
+        batches,
+        tools: { ...counts, recent: result.tools.slice(-20).map((t) => t.definition.name) },
+      },
       {},
     );
     if (Date.now() - started >= settings.sliceMs) return jobs.continueLater(job.id);

@@ -13,13 +13,26 @@ export function generatedDocument(resources: number): Record<string, unknown> {
       properties: { id: { type: "string" }, page: { $ref: "#/components/schemas/Page" }, tree: { $ref: "#/components/schemas/Node" } },
     };
     paths[`/things${i}`] = {
-      get: { operationId: `listThings${i}`, summary: `List things ${i}`, responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { $ref: `#/components/schemas/${name}` } } } } } } },
-      post: { operationId: `createThing${i}`, requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }, responses: { "201": { description: "made" } } },
+      get: {
+        operationId: `listThings${i}`,
+        summary: `List things ${i}`,
+        responses: {
+          "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { $ref: `#/components/schemas/${name}` } } } } },
+        },
+      },
+      post: {
+        operationId: `createThing${i}`,
+        requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: { "201": { description: "made" } },
+      },
     };
     paths[`/things${i}/{id}`] = {
       parameters: [{ $ref: "#/components/parameters/Id" }],
       // Every hundredth operation repeats a name, so names must stay unique across batches.
-      get: { operationId: i % 100 === 0 ? "getThing" : `getThing${i}`, responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } } } },
+      get: {
+        operationId: i % 100 === 0 ? "getThing" : `getThing${i}`,
+        responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } } },
+      },
     };
   }
   return {

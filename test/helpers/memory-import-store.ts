@@ -22,7 +22,8 @@ export class MemoryImportStore implements ImportJobStore {
   split(jobId: string, uploadId: string): { operations: number; paths: number; components: number } {
     const units: (DocumentUnit & { seq: number; operations: number })[] = [];
     const splitter = new DocumentUnitSplitter((unit) => {
-      const operations = unit.kind === "path" ? Object.keys(JSON.parse(unit.text) as object).filter((k) => ["get", "put", "post", "delete", "patch"].includes(k)).length : 0;
+      const operations =
+        unit.kind === "path" ? Object.keys(JSON.parse(unit.text) as object).filter((k) => ["get", "put", "post", "delete", "patch"].includes(k)).length : 0;
       units.push({ ...unit, seq: units.length, operations });
     });
     for (const chunk of this.uploads.get(uploadId) ?? []) splitter.write(chunk);

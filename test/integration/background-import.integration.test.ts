@@ -96,8 +96,16 @@ describe("background import of a big document", () => {
     expect(finished.status).toBe("succeeded");
     expect(await toolNames(tenant.key)).toHaveLength(OPERATIONS);
 
-    const small = { openapi: "3.0.3", info: { title: "s", version: "1" }, servers: [{ url: "https://s.example.com" }], paths: { "/a": { get: { responses: {} } } } };
-    const asked = await service.json<{ jobId: string }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: small, background: true } });
+    const small = {
+      openapi: "3.0.3",
+      info: { title: "s", version: "1" },
+      servers: [{ url: "https://s.example.com" }],
+      paths: { "/a": { get: { responses: {} } } },
+    };
+    const asked = await service.json<{ jobId: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "openapi", document: small, background: true },
+    });
     expect(asked.status).toBe(202);
     expect((await waitForJob<ImportJob>(service, tenant.key, asked.body.jobId)).result?.created).toEqual(["getA"]);
     const pruned = await service.json<{ detail: string }>("POST", "/v1/tools/import", {

@@ -34,7 +34,7 @@ describe("cutting a document into units", () => {
     openapi: "3.1.0",
     info: { title: 'Q "quoted" } ] {', version: "1" },
     paths: { "/a/{id}": { get: { responses: {} } }, "/ü~b": { post: { responses: {} } } },
-    components: { schemas: { "a/b": { type: "string" }, "é\"x": { type: "integer" } }, securitySchemes: {} },
+    components: { schemas: { "a/b": { type: "string" }, 'é"x': { type: "integer" } }, securitySchemes: {} },
     "x-flag": true,
   };
 

@@ -280,15 +280,22 @@ describe("importOpenApi: OpenAPI 3.1 features", () => {
   it("keeps tools small in documents whose schemas all reach one another: no discriminator mapping, references at most 4 deep", async () => {
     // As in Microsoft Graph: every schema inherits a base whose discriminator maps all subtypes,
     // and schemas refer on and on (L0 → L1 → … → L5); full expansion made tools of megabytes.
-    const level = (n: number) => ({ type: "object", properties: { name: { type: "string" }, ...(n < 5 ? { next: { $ref: `#/components/schemas/L${n + 1}` } } : {}) } });
+    const level = (n: number) => ({
+      type: "object",
+      properties: { name: { type: "string" }, ...(n < 5 ? { next: { $ref: `#/components/schemas/L${n + 1}` } } : {}) },
+    });
     const doc = {
       openapi: "3.0.3",
       info: { title: "chain", version: "1" },
       servers: [{ url: "https://api.example.com" }],
-      paths: { "/l": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/L0" } } } } } } } },
+      paths: {
+        "/l": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/L0" } } } } } } },
+      },
       components: {
         schemas: {
-          ...Object.fromEntries([0, 1, 2, 3, 4, 5].map((n) => [`L${n}`, { ...level(n), discriminator: { propertyName: "kind", mapping: { a: "#/components/schemas/L5" } } }])),
+          ...Object.fromEntries(
+            [0, 1, 2, 3, 4, 5].map((n) => [`L${n}`, { ...level(n), discriminator: { propertyName: "kind", mapping: { a: "#/components/schemas/L5" } } }]),
+          ),
         },
       },
     };

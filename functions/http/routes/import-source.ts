@@ -50,7 +50,10 @@ export async function backgroundImport(
     chunks = [new TextEncoder().encode(typeof document === "string" ? document : JSON.stringify(document))];
   }
   if (body.prune === true) {
-    throw new ApiError("invalid-request", "`prune` is not available for an import that runs in the background (asked for, or a document above the JSON body limit).");
+    throw new ApiError(
+      "invalid-request",
+      "`prune` is not available for an import that runs in the background (asked for, or a document above the JSON body limit).",
+    );
   }
   const upload = await storeUpload(tenant, chunks, limits.maxBytes);
   const source = body.source ?? body.url ?? body.format;

@@ -87,7 +87,12 @@ export function importAccepted(started: { jobId: string; bytes: number }): z.inf
 }
 
 const UploadQuery = z.object({
-  source: z.string().min(1).max(200).default("openapi").openapi({ param: { name: "source", in: "query" }, description: "Groups the imported tools" }),
+  source: z
+    .string()
+    .min(1)
+    .max(200)
+    .default("openapi")
+    .openapi({ param: { name: "source", in: "query" }, description: "Groups the imported tools" }),
   serverUrl: z
     .string()
     .url()
