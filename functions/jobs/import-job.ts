@@ -218,15 +218,23 @@ class BatchImporter {
   }
 }
 
-function finalReport(reports: BatchReport[]): UpsertReport & { warnings: string[] } {
+/**
+ * Warnings kept in a job's report. The report is one stored row (at most 2 MB); Microsoft Graph
+ * gives a warning or two per operation, 11,422 operations, which would not fit.
+ */
+export const MAX_REPORT_WARNINGS = 2_000;
+
+function finalReport(reports: BatchReport[]): UpsertReport & { warnings: string[]; warningsOmitted?: number } {
   const warnings = new Set<string>();
   for (const report of reports) for (const warning of report.warnings) warnings.add(warning);
+  const kept = [...warnings].slice(0, MAX_REPORT_WARNINGS);
   return {
     created: reports.flatMap((r) => r.created),
     updated: reports.flatMap((r) => r.updated),
     unchanged: reports.flatMap((r) => r.unchanged),
     removed: [],
-    warnings: [...warnings],
+    warnings: kept,
+    ...(warnings.size > kept.length ? { warningsOmitted: warnings.size - kept.length } : {}),
   };
 }
 

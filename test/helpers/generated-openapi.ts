@@ -1,5 +1,5 @@
 /** A generated document: `resources` resources, each with a list and an item path (3 operations), schemas referring to one another (a cycle too). */
-export function generatedDocument(resources: number): Record<string, unknown> {
+export function generatedDocument(resources: number, options: { cookieParameters?: boolean } = {}): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = {
     Page: { type: "object", properties: { next: { type: "string" }, total: { type: "integer" } } },
@@ -12,7 +12,10 @@ export function generatedDocument(resources: number): Record<string, unknown> {
       description: `A "thing" number ${i} ~ with / odd characters`,
       properties: { id: { type: "string" }, page: { $ref: "#/components/schemas/Page" }, tree: { $ref: "#/components/schemas/Node" } },
     };
+    // A cookie parameter is not supported: one warning per operation that has it.
+    const cookie = options.cookieParameters === true ? { parameters: [{ name: `session${i}`, in: "cookie", schema: { type: "string" } }] } : {};
     paths[`/things${i}`] = {
+      ...cookie,
       get: {
         operationId: `listThings${i}`,
         summary: `List things ${i}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runImportJob, type ImportJobSettings } from "../../functions/jobs/import-job";
+import { MAX_REPORT_WARNINGS, runImportJob, type ImportJobSettings } from "../../functions/jobs/import-job";
 import { DocumentUnitSplitter, type DocumentUnit } from "../../functions/tools/big-import/document-units";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { generatedDocument } from "../helpers/generated-openapi";
@@ -127,6 +127,20 @@ describe("a background import", () => {
     expect(jobs.status).toBe("succeeded");
     expect(jobs.slices).toBeGreaterThan(3);
     expect(store.tools.size).toBe(operations);
+  });
+
+  it("keeps at most 2,000 warnings in its report (one stored row), and says how many it left out", async () => {
+    const noisy = JSON.stringify(generatedDocument(1_100, { cookieParameters: true }));
+    const store = new MemoryImportStore();
+    store.uploads.set("u6", chunked(noisy, 100_000));
+    const jobs = new MemoryJobProgress();
+    await runImportJob(store, jobs, { id: "job6", request: { uploadId: "u6", source: "gen", bytes: noisy.length } }, { ...SETTINGS, batchOperations: 1_000 });
+    expect(jobs.status).toBe("succeeded");
+    const report = jobs.result as { created: string[]; warnings: string[]; warningsOmitted: number };
+    expect(report.created).toHaveLength(3_300);
+    expect(report.warnings).toHaveLength(MAX_REPORT_WARNINGS);
+    // Two operations per resource have the cookie parameter; repeated names add a few more.
+    expect(report.warnings.length + report.warningsOmitted).toBeGreaterThanOrEqual(2_200);
   });
 
   it("fails with the importer's reason when the document is not OpenAPI", async () => {
