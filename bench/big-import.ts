@@ -117,8 +117,9 @@ async function main(): Promise<void> {
     const uploadMs = performance.now() - t0;
     let job: {
       status: string;
+      lastError?: string | null;
       progress: { operations?: { done: number; total: number } };
-      result: { created?: string[]; warnings?: string[]; error?: unknown };
+      result: { created?: string[]; warnings?: string[]; warningsOmitted?: number; error?: unknown };
     };
     let lastLine = 0;
     for (;;) {
@@ -134,29 +135,33 @@ async function main(): Promise<void> {
     }
     const jobMs = performance.now() - t0;
     if (job.status !== "succeeded") throw new Error(`job failed: ${JSON.stringify(job.result).slice(0, 2_000)}; last error: ${job.lastError}`);
-    const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
-    const routes: number[] = [];
-    for (const task of ["list the events in my calendar for next week", "send an email to a colleague with an attachment"]) {
-      const r0 = performance.now();
-      const answer = await service.json<{ candidates?: { tool: string }[] }>("POST", "/v1/route", { key, body: { task, k: 8 } });
-      routes.push(performance.now() - r0);
-      if (answer.status !== 200) throw new Error(`route answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
-      console.log(`  route "${task}": ${(answer.body.candidates ?? []).map((c) => c.tool).join(", ")}`);
-    }
-    sampling = false;
-    await sampler;
+    const atEnd = { ...peak };
     console.log(`document            ${file.replace(`${root}/`, "")} (${mib(document.byteLength)})`);
     console.log(`operations          ${job.progress.operations?.total}`);
     console.log(
-      `tools created       ${job.result.created?.length} (tenant lists ${tools.body.tools.length}); warnings ${(job.result.warnings?.length ?? 0) + (job.result.warningsOmitted ?? 0)} (${job.result.warnings?.length} kept in the report)`,
+      `tools created       ${job.result.created?.length}; warnings ${(job.result.warnings?.length ?? 0) + (job.result.warningsOmitted ?? 0)} (${job.result.warnings?.length} kept in the report)`,
     );
     console.log(`upload (202)        ${(uploadMs / 1000).toFixed(1)} s`);
     console.log(`upload to job end   ${(jobMs / 1000).toFixed(1)} s`);
     console.log(
-      `isolate heap        idle ${mib(idle.heap.usedSize)}; peak used ${mib(peak.used)} (garbage included), peak allocated ${mib(peak.total)}, peak live after a full collection (every 2 s) ${mib(peak.live)}`,
+      `isolate heap        idle ${mib(idle.heap.usedSize)}; to the job's end: peak used ${mib(atEnd.used)} (garbage included), peak allocated ${mib(atEnd.total)}, peak live after a full collection (every 2 s) ${mib(atEnd.live)}`,
     );
-    console.log(`workerd resident    idle ${mib(idle.rss)}; peak ${mib(peak.rss)}`);
-    console.log(`route (first, next) ${routes.map((ms) => `${ms.toFixed(0)} ms`).join(", ")} on ${tools.body.tools.length} tools`);
+    console.log(`workerd resident    idle ${mib(idle.rss)}; peak to the job's end ${mib(atEnd.rss)}`);
+    const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
+    console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
+    const routes: string[] = [];
+    for (const task of ["list the events in my calendar for next week", "send an email to a colleague with an attachment"]) {
+      const r0 = performance.now();
+      const answer = await service.json<{ candidates?: { tool: string }[] }>("POST", "/v1/route", { key, body: { task, k: 8 } });
+      routes.push(`${(performance.now() - r0).toFixed(0)} ms (${answer.status})`);
+      console.log(
+        `  route "${task}": ${answer.status === 200 ? (answer.body.candidates ?? []).map((c) => c.tool).join(", ") : JSON.stringify(answer.body).slice(0, 300)}`,
+      );
+    }
+    sampling = false;
+    await sampler;
+    console.log(`route (first, next) ${routes.join(", ")}`);
+    console.log(`with routing        isolate heap peak used ${mib(peak.used)}, peak live ${mib(peak.live)}; workerd resident peak ${mib(peak.rss)}`);
   } finally {
     sampling = false;
     await sampler.catch(() => undefined);

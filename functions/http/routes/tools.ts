@@ -148,15 +148,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const tools = (await c.var.tenant.registry.listTools()).map((t) => ({
-        name: t.definition.name,
-        operation: t.definition.operation,
-        ...(t.definition.summary === undefined ? {} : { summary: t.definition.summary }),
-        hash: t.hash,
-        source: t.source,
-        updatedAt: t.updatedAt,
-      }));
-      return c.json({ tools }, 200);
+      return c.json({ tools: await c.var.tenant.registry.toolSummaries() }, 200);
     },
   );
 
