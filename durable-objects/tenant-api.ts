@@ -6,6 +6,7 @@ import type { RunSlots } from "./run-slots";
 import type { TenantActivity } from "./tenant-activity";
 import type { FeedbackInput } from "./tenant-feedback";
 import type { TenantIdempotency } from "./tenant-idempotency";
+import type { TenantImports } from "./tenant-imports";
 import type { TenantJobs } from "./tenant-jobs";
 import type { TenantObserved } from "./tenant-observed";
 import type { TenantOptimization } from "./tenant-optimization";
@@ -43,6 +44,7 @@ export interface TenantApi {
   readonly runs: Remote<TenantRuns>;
   readonly runSlots: Remote<RunSlots>;
   readonly jobs: Remote<TenantJobs>;
+  readonly imports: Remote<TenantImports>;
   readonly protocols: Remote<TenantProtocols>;
   readonly webhooks: Remote<TenantWebhooks>;
   readonly quotas: Remote<TenantQuotas>;

@@ -2,7 +2,7 @@ import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 import { Waiters } from "./waiters";
 
-export type JobKind = "probe" | "optimize";
+export type JobKind = "probe" | "optimize" | "import";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed";
 
 export interface JobRecord {
@@ -153,6 +153,11 @@ export class TenantJobs extends RpcTarget {
   /** Mark a job as started; if the process dies now, the alarm finds it running and resumes it. */
   start(id: string): void {
     run(this.#sql, "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?", now(), id);
+  }
+
+  /** A job that ended its time slice with work left: due again at once, its attempts counted afresh (it made progress). */
+  continueLater(id: string): void {
+    run(this.#sql, "UPDATE jobs SET status = 'running', attempts = 0, next_at = ?, updated_at = ? WHERE id = ?", Date.now(), now(), id);
   }
 
   progress(id: string, progress: Record<string, unknown>, usage: Record<string, unknown>): void {

@@ -13,6 +13,7 @@ import { TenantActivity } from "./tenant-activity";
 import { TenantEvents } from "./tenant-events";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "./tenant-feedback";
 import { TenantIdempotency } from "./tenant-idempotency";
+import { TenantImports } from "./tenant-imports";
 import { TenantJobs } from "./tenant-jobs";
 import { TenantObserved } from "./tenant-observed";
 import { TenantOptimization } from "./tenant-optimization";
@@ -37,6 +38,7 @@ interface TenantStores {
   runs: TenantRuns;
   runSlots: RunSlots;
   jobs: TenantJobs;
+  imports: TenantImports;
   protocols: TenantProtocols;
   webhooks: TenantWebhooks;
   quotas: TenantQuotas;
@@ -95,6 +97,10 @@ export class TenantObject extends DurableObject<Env> {
 
   get jobs(): TenantJobs {
     return this.#stores.jobs;
+  }
+
+  get imports(): TenantImports {
+    return this.#stores.imports;
   }
 
   get protocols(): TenantProtocols {
@@ -211,7 +217,7 @@ export class TenantObject extends DurableObject<Env> {
       routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });
       return scores;
     });
-    const stores = { registry: asLocal(registry), protocols: asLocal(protocols), settings: asLocal(settings), jobs };
+    const stores = { registry: asLocal(registry), protocols: asLocal(protocols), settings: asLocal(settings), jobs, imports: this.#stores.imports };
     for (const job of jobs.due(Date.now())) {
       jobs.start(job.id);
       try {
@@ -271,6 +277,7 @@ function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectH
     runs,
     runSlots: new RunSlots(settings, runSources),
     jobs,
+    imports: new TenantImports(ctx.storage, registry),
     protocols,
     webhooks: new TenantWebhooks(sql),
     quotas: new TenantQuotas(settings, {

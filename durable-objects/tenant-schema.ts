@@ -94,4 +94,16 @@ export const TENANT_MIGRATIONS = [
    CREATE TABLE IF NOT EXISTS observed_days (
      day TEXT PRIMARY KEY, searches INTEGER NOT NULL DEFAULT 0, offered_hits INTEGER NOT NULL DEFAULT 0,
      trajectories INTEGER NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 0);`,
+  // Background imports of big documents (tenant-imports.ts): the raw document as uploaded, in
+  // chunks; its units (top-level fields, path items, components) as JSON text, cut once; and each
+  // committed batch (last path item done, tool names, report), written with the batch's tools.
+  `CREATE TABLE IF NOT EXISTS import_uploads (
+     upload_id TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (upload_id, seq));
+   CREATE TABLE IF NOT EXISTS import_units (
+     job_id TEXT NOT NULL, pointer TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, unit_key TEXT NOT NULL,
+     operations INTEGER NOT NULL DEFAULT 0, text TEXT NOT NULL, PRIMARY KEY (job_id, pointer));
+   CREATE INDEX IF NOT EXISTS import_units_order ON import_units (job_id, kind, seq);
+   CREATE TABLE IF NOT EXISTS import_batches (
+     job_id TEXT NOT NULL, batch INTEGER NOT NULL, last_seq INTEGER NOT NULL, operations INTEGER NOT NULL,
+     names TEXT NOT NULL, report TEXT NOT NULL, PRIMARY KEY (job_id, batch));`,
 ] as const;

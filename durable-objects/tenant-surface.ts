@@ -9,6 +9,7 @@ const STORES = [
   "runs",
   "runSlots",
   "jobs",
+  "imports",
   "protocols",
   "webhooks",
   "quotas",

@@ -33,6 +33,10 @@ declare namespace Cloudflare {
     IMPORT_URL_MAX_BYTES?: string;
     /** Time allowed to fetch a document imported by `url`, in milliseconds (default 30000). */
     IMPORT_URL_TIMEOUT_MS?: string;
+    /** Operations a background import reads and commits at a time (default 400; functions/jobs/import-job.ts). */
+    IMPORT_BATCH_OPERATIONS?: string;
+    /** Milliseconds a background import works per alarm before handing the object back (default 10000). */
+    IMPORT_SLICE_MS?: string;
     /** Most tools one tenant may hold (default 20000; see functions/tools/tool-limit.ts). */
     MAX_TOOLS_PER_TENANT?: string;
     /** How often an open MCP GET stream checks the tenant's tool list for changes, in ms (default 10000). */

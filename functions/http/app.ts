@@ -3,6 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv, AppVariables } from "./app-env";
 import { ModelCallError } from "../llm/errors";
 import { limitRequestBody } from "./middleware/request-body";
+import { IMPORT_UPLOAD_PATH } from "./routes/import-upload";
+import { importUrlLimits } from "../tools/import-by-url";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { Failure } from "../failures";
 import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
@@ -75,6 +77,11 @@ export function createRouter(): OpenAPIHono<AppEnv> {
   });
 }
 
+/** The JSON body limit (`MAX_BODY_BYTES`, default 8 MiB); bigger documents import in the background. */
+export function bodyLimitBytes(env: { MAX_BODY_BYTES?: string | undefined }): number {
+  return Number(env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
+}
+
 /** The root app: validation hook, body limit and error boundary; sub-apps are joined to it. */
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = createRouter();
@@ -83,11 +90,16 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // JSON API bodies nested too deep before anything parses them. (Media types are checked per
   // route by the zod-openapi gate: a route declaring a JSON body answers 415 to any other type;
   // see toProblem.) The middleware is made once per limit value, not per request.
-  let limitBodies: { maxSize: number; limit: ReturnType<typeof limitRequestBody> } | undefined;
+  const limitBodies = new Map<number, ReturnType<typeof limitRequestBody>>();
   app.use("*", (c, next) => {
-    const maxSize = Number(c.env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES);
-    if (limitBodies?.maxSize !== maxSize) limitBodies = { maxSize, limit: limitRequestBody(maxSize) };
-    return limitBodies.limit(c, next);
+    // The upload route takes a big document as it is, up to the import limit, straight into storage.
+    const maxSize = c.req.path === IMPORT_UPLOAD_PATH ? importUrlLimits(c.env).maxBytes : bodyLimitBytes(c.env);
+    let limit = limitBodies.get(maxSize);
+    if (limit === undefined) {
+      limit = limitRequestBody(maxSize);
+      limitBodies.set(maxSize, limit);
+    }
+    return limit(c, next);
   });
 
   // The service's own errors (auth's counted refusal included) stand; anything else a refused tenant caused is the refusal.

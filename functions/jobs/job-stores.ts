@@ -1,5 +1,6 @@
 import type { TenantApi } from "../../durable-objects/tenant-api";
 import type { TenantJobs } from "../../durable-objects/tenant-jobs";
+import type { ImportJobStore } from "./import-job";
 
 /**
  * What a background job works with: the tenant's registry, protocols and settings (as the remote
@@ -7,4 +8,5 @@ import type { TenantJobs } from "../../durable-objects/tenant-jobs";
  */
 export interface JobStores extends Pick<TenantApi, "registry" | "protocols" | "settings"> {
   jobs: TenantJobs;
+  imports: ImportJobStore;
 }

@@ -1,3 +1,4 @@
+import { importJobSettings, runImportJob } from "./import-job";
 import type { JobStores } from "./job-stores";
 import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
@@ -11,5 +12,7 @@ export async function runJob(env: Env, tenantId: string, stores: JobStores, jobI
       return runProbeJob(env, tenantId, stores, job);
     case "optimize":
       return runOptimizeJob(env, tenantId, stores, job);
+    case "import":
+      return runImportJob(stores.imports, stores.jobs, job, importJobSettings(env));
   }
 }

@@ -37,6 +37,18 @@ export async function fetchSourceDocument(
   limits: ImportUrlLimits,
   network: typeof fetch = (input, init) => fetch(input, init),
 ): Promise<string> {
+  const decoder = new TextDecoder();
+  const chunks = await fetchSourceBytes(env, url, limits, network);
+  return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join("") + decoder.decode();
+}
+
+/** The document at `url` as the chunks it arrived in (a big one is stored as it is, for a background import). */
+export async function fetchSourceBytes(
+  env: Env,
+  url: string,
+  limits: ImportUrlLimits,
+  network: typeof fetch = (input, init) => fetch(input, init),
+): Promise<Uint8Array[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
   const fetchGuarded = guardedFetch({ fetch: network, allowedOrigins: allowedOrigins(env), signal: controller.signal, maxResponseBytes: limits.maxBytes });
@@ -46,7 +58,10 @@ export async function fetchSourceDocument(
       await response.body?.cancel();
       throw new Failure("upstream-error", `Fetching the document at ${url} failed: the server answered HTTP ${response.status}.`);
     }
-    return await response.text();
+    const chunks: Uint8Array[] = [];
+    const reader = response.body?.getReader();
+    for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) chunks.push(read.value);
+    return chunks;
   } catch (error) {
     if (error instanceof Failure) throw error;
     if (error instanceof GuardedFetchError) {

@@ -44,6 +44,8 @@ export class ToolImportError extends Error {
 export type OpenApiImportOptions = {
   /** Absolute base URL used for every tool instead of the document's `servers`. */
   serverUrl?: string;
+  /** Names already given to tools of the same document (a background import's earlier batches): never handed out again. */
+  reservedNames?: Iterable<string>;
 };
 
 const OPENAPI_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -79,6 +81,7 @@ export async function importOpenApi(document: string | object, options: OpenApiI
   };
 
   const names = new NameRegistry();
+  for (const name of options.reservedNames ?? []) names.reserve(name);
   const operationIds = new Map<string, string>();
   const tools: ToolDefinition[] = [];
 

@@ -5,7 +5,15 @@ import { repairSchemaKeywords } from "./schema-keywords";
 export type Json = Record<string, unknown>;
 
 const MAX_SCHEMA_DEPTH = 64;
-const MAX_SCHEMA_NODES = 50_000;
+/** Nodes of one tool's copied schemas, at most: a tool must fit a storage row (2 MB) and a model's view. */
+const MAX_SCHEMA_NODES = 5_000;
+/**
+ * References expanded inside one another, at most. Deeper ones become a stub naming the schema:
+ * in a document whose schemas all reach one another (Microsoft Graph: a user's manager is a
+ * directory object, whose owner is a user, …) full expansion made tools of megabytes (p50 70 KB,
+ * the largest 70 MB), too big to store, route or show a model.
+ */
+export const MAX_REF_NESTING = 4;
 
 /**
  * Copies dereferenced data into a fresh JSON tree. The parser shares and even cycles objects
@@ -49,6 +57,10 @@ export class SchemaCopier {
       this.warnings.add(`${this.label}: recursive schema ${ref} was cut where it refers to itself.`);
       return recursionStub(value, ref);
     }
+    if (ref !== undefined && refs.length >= MAX_REF_NESTING) {
+      this.warnings.add(`${this.label}: schemas nested more than ${MAX_REF_NESTING} references deep are not expanded.`);
+      return referenceStub(value, `Reference to ${ref}, nested ${MAX_REF_NESTING} references deep; not expanded further.`);
+    }
     if (ancestors.has(value)) {
       // A cycle that does not pass through a known reference; should not happen, but stay finite.
       this.warnings.add(`${this.label}: a self-containing value was cut.`);
@@ -60,7 +72,7 @@ export class SchemaCopier {
       ? value.map((item) => this.copy(item, innerRefs, ancestors, depth + 1) ?? null)
       : Object.fromEntries(
           Object.entries(value)
-            .map(([key, item]) => [key, this.copy(item, innerRefs, ancestors, depth + 1)] as const)
+            .map(([key, item]) => [key, this.copy(key === "discriminator" ? withoutMapping(item) : item, innerRefs, ancestors, depth + 1)] as const)
             .filter(([, item]) => item !== undefined),
         );
     ancestors.delete(value);
@@ -68,13 +80,28 @@ export class SchemaCopier {
   }
 }
 
+/**
+ * A discriminator without its `mapping`: the mapping points at the document's components, which a
+ * tool does not carry, and in big documents it is most of a tool (Microsoft Graph's base entity
+ * maps about 1,000 subtypes, 65 KB, inherited by nearly every schema).
+ */
+function withoutMapping(value: unknown): unknown {
+  if (!isRecord(value) || !("mapping" in value)) return value;
+  const { mapping: _mapping, ...rest } = value;
+  return rest;
+}
+
 function recursionStub(value: object, ref: string): Json {
+  return referenceStub(value, `Recursive reference to ${ref}; not expanded further.`);
+}
+
+function referenceStub(value: object, description: string): Json {
   const stub: Json = {};
   if (isRecord(value)) {
     if (typeof value.type === "string" || Array.isArray(value.type)) stub.type = copyJson(value.type);
     if (typeof value.title === "string") stub.title = value.title;
   }
-  stub.description = `Recursive reference to ${ref}; not expanded further.`;
+  stub.description = description;
   return stub;
 }
 

@@ -60,6 +60,11 @@ export class NameRegistry {
     return this.taken.has(name);
   }
 
+  /** Marks `name` as handed out (by an earlier part of the same import). */
+  reserve(name: string): void {
+    this.taken.add(name);
+  }
+
   /** Returns `base` or the first free `base_N`, and reserves it. */
   claim(base: string): string {
     let name = base.slice(0, MAX_TOOL_NAME_LENGTH);

@@ -13,7 +13,7 @@ import { RUN_TOKENS_SINCE } from "../../durable-objects/tenant-runs";
 
 /** The object's members a call from the Worker goes through: its stores, operations and admission. */
 const COUNTED_MEMBERS = [
-  ...["registry", "settings", "routing", "runs", "runSlots", "jobs", "protocols", "webhooks", "quotas", "idempotency", "optimization", "activity"],
+  ...["registry", "settings", "routing", "runs", "runSlots", "jobs", "imports", "protocols", "webhooks", "quotas", "idempotency", "optimization", "activity"],
   ...["applyFeedback", "applyFeedbackBatch", "storageBytes", "admit", "admitted"],
 ] as const;
 

@@ -288,6 +288,37 @@ describe("importOpenApi: OpenAPI 3.1 features", () => {
     for (const tool of tools) expect(() => JSON.stringify(tool)).not.toThrow();
   });
 
+  it("keeps tools small in documents whose schemas all reach one another: no discriminator mapping, references at most 4 deep", async () => {
+    // As in Microsoft Graph: every schema inherits a base whose discriminator maps all subtypes,
+    // and schemas refer on and on (L0 → L1 → … → L5); full expansion made tools of megabytes.
+    const level = (n: number) => ({
+      type: "object",
+      properties: { name: { type: "string" }, ...(n < 5 ? { next: { $ref: `#/components/schemas/L${n + 1}` } } : {}) },
+    });
+    const doc = {
+      openapi: "3.0.3",
+      info: { title: "chain", version: "1" },
+      servers: [{ url: "https://api.example.com" }],
+      paths: {
+        "/l": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/L0" } } } } } } },
+      },
+      components: {
+        schemas: {
+          ...Object.fromEntries(
+            [0, 1, 2, 3, 4, 5].map((n) => [`L${n}`, { ...level(n), discriminator: { propertyName: "kind", mapping: { a: "#/components/schemas/L5" } } }]),
+          ),
+        },
+      },
+    };
+    const { tools, warnings } = await importOpenApi(doc);
+    const schema = tools[0]?.responseSchema as Record<string, unknown>;
+    expect(schema.discriminator).toEqual({ propertyName: "kind" });
+    const at = (depth: number) => [...Array(depth).keys()].reduce((s) => (s.properties as { next: Record<string, unknown> }).next, schema);
+    expect(at(3)).toMatchObject({ properties: { name: { type: "string" } } });
+    expect(at(4)).toEqual({ type: "object", description: "Reference to #/components/schemas/L4, nested 4 references deep; not expanded further." });
+    expect(warnings).toContain("GET /l: schemas nested more than 4 references deep are not expanded.");
+  });
+
   it("adds undeclared path parameters and treats path parameters as required", async () => {
     const doc = {
       openapi: "3.0.3",

@@ -15,6 +15,8 @@ function readAsJson(contentType: string | undefined): boolean {
 
 /** The JSON API: its bodies are read as text by the route's validator, never as a raw stream. */
 function isJsonApiPath(path: string): boolean {
+  // The upload route's body is a document stored as it streams in, never parsed whole.
+  if (path === "/v1/tools/import/upload") return false;
   return path.startsWith("/v1/") || path.startsWith("/admin/");
 }
 

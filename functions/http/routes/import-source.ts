@@ -1,8 +1,10 @@
-import { issuesToErrors } from "../app";
+import type { TenantApi } from "../../../durable-objects/tenant-api";
+import { bodyLimitBytes, issuesToErrors } from "../app";
 import { ApiError } from "../problem";
 import { Failure } from "../../failures";
-import { fetchSourceDocument, importUrlLimits } from "../../tools/import-by-url";
+import { fetchSourceBytes, fetchSourceDocument, importUrlLimits } from "../../tools/import-by-url";
 import type { ToolSource } from "../../tools/register";
+import { startBackgroundImport, storeUpload } from "./import-upload";
 
 /**
  * What `POST /v1/tools/import` accepts besides a wrapped document: an `openapi` or `list` source
@@ -10,9 +12,53 @@ import type { ToolSource } from "../../tools/register";
  * how to wrap it instead of the schema's generic complaint.
  */
 
-type ImportBody =
-  | { format: "openapi"; document?: string | Record<string, unknown> | undefined; url?: string | undefined; serverUrl?: string | undefined }
-  | { format: "list"; tools?: unknown; url?: string | undefined };
+type OpenApiBody = {
+  format: "openapi";
+  document?: string | Record<string, unknown> | undefined;
+  url?: string | undefined;
+  serverUrl?: string | undefined;
+  background?: boolean | undefined;
+  source?: string | undefined;
+  prune?: boolean | undefined;
+};
+type ImportBody = OpenApiBody | { format: "list"; tools?: unknown; url?: string | undefined };
+
+/**
+ * An OpenAPI import that runs as a background job: asked for (`background: true`), or given by a
+ * `url` whose document is larger than the JSON body limit. Undefined: import it now, as always.
+ * A fetched document small enough for now is handed back as text, so it is not fetched twice.
+ */
+export async function backgroundImport(
+  env: Env,
+  tenant: Pick<TenantApi, "imports" | "jobs">,
+  body: OpenApiBody,
+): Promise<{ started: { jobId: string; bytes: number } } | { source: ToolSource } | undefined> {
+  if (body.background !== true && body.url === undefined) return undefined;
+  if ((body.document === undefined) === (body.url === undefined)) return undefined;
+  const limits = importUrlLimits(env);
+  let chunks: Uint8Array[];
+  if (body.url !== undefined) {
+    chunks = await fetchSourceBytes(env, body.url, limits);
+    const bytes = chunks.reduce((n, c) => n + c.byteLength, 0);
+    if (body.background !== true && bytes <= bodyLimitBytes(env)) {
+      const decoder = new TextDecoder();
+      const text = chunks.map((c) => decoder.decode(c, { stream: true })).join("") + decoder.decode();
+      return { source: { format: "openapi", document: text, serverUrl: body.serverUrl } };
+    }
+  } else {
+    const document = body.document as string | Record<string, unknown>;
+    chunks = [new TextEncoder().encode(typeof document === "string" ? document : JSON.stringify(document))];
+  }
+  if (body.prune === true) {
+    throw new ApiError(
+      "invalid-request",
+      "`prune` is not available for an import that runs in the background (asked for, or a document above the JSON body limit).",
+    );
+  }
+  const upload = await storeUpload(tenant, chunks, limits.maxBytes);
+  const source = body.source ?? body.url ?? body.format;
+  return { started: await startBackgroundImport(tenant, { ...upload, source, ...(body.serverUrl === undefined ? {} : { serverUrl: body.serverUrl }) }) };
+}
 
 /** The source to import, fetching it first when it is given by `url`. */
 export async function resolveImportSource(env: Env, body: ImportBody): Promise<ToolSource> {

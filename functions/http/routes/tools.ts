@@ -4,7 +4,8 @@ import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../tools/invoke";
 import { embedNewTools } from "../../toolnet/tool-embeddings";
 import { registerTools } from "../../tools/register";
-import { importRequestHook, resolveImportSource } from "./import-source";
+import { backgroundImport, importRequestHook, resolveImportSource } from "./import-source";
+import { ImportAccepted, importAccepted, registerImportUploadRoute } from "./import-upload";
 import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
 import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
@@ -42,6 +43,12 @@ const ImportTools = z
           .optional()
           .describe("Where the service fetches the document (through the destination guard, with size and time limits) instead of `document`"),
         serverUrl: z.string().url().optional().describe("Overrides the document's servers[0].url"),
+        background: z
+          .boolean()
+          .optional()
+          .describe(
+            "Import in the background: answers 202 with a job (GET /v1/jobs/{id}: progress, tools so far, then the report). A `url` whose document is larger than the JSON body limit always imports in the background. JSON documents only",
+          ),
         source: SourceLabel.optional(),
         prune: z.boolean().default(false),
       })
@@ -95,6 +102,7 @@ const NameParam = z.object({ name: ToolName });
 
 /** Tool registry routes: import, list, read, replace, delete, call. */
 export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
+  registerImportUploadRoute(app);
   app.openapi(
     createRoute({
       method: "post",
@@ -106,6 +114,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(ImportTools) },
       responses: {
         200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
+        202: { description: "Importing in the background", content: { "application/json": { schema: ImportAccepted } } },
         ...problems(400, 401, 413, 422, 502),
       },
     }),
@@ -115,7 +124,12 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
         const source = { format: body.format, url: body.url, headers: body.headers };
         return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url, body.prune), 200);
       }
-      const source = await resolveImportSource(c.env, body);
+      const background = body.format === "openapi" ? await backgroundImport(c.env, c.var.tenant, body) : undefined;
+      if (background !== undefined && "started" in background) {
+        c.header("Location", `/v1/jobs/${background.started.jobId}`);
+        return c.json(importAccepted(background.started), 202);
+      }
+      const source = background?.source ?? (await resolveImportSource(c.env, body));
       return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url ?? body.format, body.prune), 200);
     },
     importRequestHook,
@@ -134,15 +148,7 @@ export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const tools = (await c.var.tenant.registry.listTools()).map((t) => ({
-        name: t.definition.name,
-        operation: t.definition.operation,
-        ...(t.definition.summary === undefined ? {} : { summary: t.definition.summary }),
-        hash: t.hash,
-        source: t.source,
-        updatedAt: t.updatedAt,
-      }));
-      return c.json({ tools }, 200);
+      return c.json({ tools: await c.var.tenant.registry.toolSummaries() }, 200);
     },
   );
 

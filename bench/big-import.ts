@@ -1,0 +1,173 @@
+/**
+ * A big OpenAPI document imported in the background by the service in workerd (issue 27):
+ * by default Microsoft Graph v1.0 of the APIs.guru directory (`microsoft.com/graph.json`, 20 MB,
+ * installed with the api-directory bench's package on first use). The document is sent raw to
+ * `POST /v1/tools/import/upload`; the job is followed to its end; then the tenant is routed once.
+ *
+ * Prints: bytes, operations, tools, upload time, job time (first progress to the end), peak
+ * JavaScript heap of the workerd isolate that runs the Worker and the tenant's Durable Object
+ * (V8 inspector `Runtime.getHeapUsage`, sampled every 100 ms: used and allocated; and every 2 s
+ * after a full collection, `HeapProfiler.collectGarbage`: what is live), peak resident
+ * set of the workerd process (from /proc, every 100 ms), and the first and a second route's time.
+ *
+ * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N]
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTenant } from "../test/helpers/service";
+import { apiDirectoryRoot } from "./lib/api-directory";
+import { startBenchService } from "./lib/bench-service";
+import { machineLine } from "./lib/stats";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const option = (name: string): string | undefined => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+};
+
+/** A minimal Chrome DevTools Protocol session (one request at a time is all this needs). */
+async function openInspector(port: number): Promise<{ heap(): Promise<{ usedSize: number; totalSize: number }>; collect(): Promise<unknown>; close(): void }> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { title: string; webSocketDebuggerUrl: string }[];
+  const target = targets.find((t) => t.title.includes("atc-edge")) ?? targets[0];
+  if (target === undefined) throw new Error("no inspector target");
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener("open", () => resolve(), { once: true });
+    socket.addEventListener("error", () => reject(new Error("inspector: cannot open")), { once: true });
+  });
+  let next = 1;
+  const pending = new Map<number, (value: unknown) => void>();
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+    if (message.id !== undefined) pending.get(message.id)?.(message.result);
+    if (message.id !== undefined) pending.delete(message.id);
+  });
+  const send = <T>(method: string): Promise<T> =>
+    new Promise((resolve) => {
+      const id = next++;
+      pending.set(id, resolve as (value: unknown) => void);
+      socket.send(JSON.stringify({ id, method }));
+    });
+  return {
+    heap: () => send("Runtime.getHeapUsage"),
+    collect: () => send("HeapProfiler.collectGarbage"),
+    close: () => socket.close(),
+  };
+}
+
+/** workerd processes started by this process (Miniflare's), with their resident set in bytes. */
+function workerdResident(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      if (!/^Name:\s+workerd/m.test(status)) continue;
+      if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== process.pid) continue;
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+async function main(): Promise<void> {
+  const file = option("file") ?? join(apiDirectoryRoot(root), "microsoft.com", "graph.json");
+  const document = readFileSync(file);
+  const port = 9300 + Math.floor(Math.random() * 500);
+  const batch = option("batch");
+  console.log(`Background import in workerd — ${machineLine()}`);
+  const { service } = await startBenchService({
+    inspectorPort: port,
+    programHost: false,
+    bindings: batch === undefined ? {} : { IMPORT_BATCH_OPERATIONS: batch },
+  });
+  const inspector = await openInspector(port);
+  const peak = { used: 0, total: 0, rss: 0, live: 0 };
+  let sampling = true;
+  const sampler = (async () => {
+    for (let n = 0; sampling; n += 1) {
+      // Every 2 s a full collection first: what is live then, not garbage V8 has not collected yet.
+      if (n % 20 === 0) {
+        await inspector.collect();
+        peak.live = Math.max(peak.live, (await inspector.heap()).usedSize);
+      }
+      const heap = await inspector.heap();
+      peak.used = Math.max(peak.used, heap.usedSize);
+      peak.total = Math.max(peak.total, heap.totalSize);
+      peak.rss = Math.max(peak.rss, workerdResident());
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  try {
+    const idle = { heap: await inspector.heap(), rss: workerdResident() };
+    const { key } = await createTenant(service, "big-import");
+    const t0 = performance.now();
+    const upload = await service.fetch("/v1/tools/import/upload?source=graph", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: document,
+    });
+    if (upload.status !== 202) throw new Error(`upload answered ${upload.status}: ${await upload.text()}`);
+    const { jobId } = (await upload.json()) as { jobId: string };
+    const uploadMs = performance.now() - t0;
+    let job: {
+      status: string;
+      lastError?: string | null;
+      progress: { operations?: { done: number; total: number } };
+      result: { created?: string[]; warnings?: string[]; warningsOmitted?: number; error?: unknown };
+    };
+    let lastLine = 0;
+    for (;;) {
+      job = (await service.json<typeof job>("GET", `/v1/jobs/${jobId}?wait=5`, { key })).body;
+      if (job.status === "succeeded" || job.status === "failed") break;
+      if (performance.now() - lastLine > 10_000) {
+        lastLine = performance.now();
+        const ops = job.progress.operations;
+        console.log(
+          `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${ops?.done ?? 0} of ${ops?.total ?? "?"} operations; heap peak ${mib(peak.used)}, rss peak ${mib(peak.rss)}`,
+        );
+      }
+    }
+    const jobMs = performance.now() - t0;
+    if (job.status !== "succeeded") throw new Error(`job failed: ${JSON.stringify(job.result).slice(0, 2_000)}; last error: ${job.lastError}`);
+    const atEnd = { ...peak };
+    console.log(`document            ${file.replace(`${root}/`, "")} (${mib(document.byteLength)})`);
+    console.log(`operations          ${job.progress.operations?.total}`);
+    console.log(
+      `tools created       ${job.result.created?.length}; warnings ${(job.result.warnings?.length ?? 0) + (job.result.warningsOmitted ?? 0)} (${job.result.warnings?.length} kept in the report)`,
+    );
+    console.log(`upload (202)        ${(uploadMs / 1000).toFixed(1)} s`);
+    console.log(`upload to job end   ${(jobMs / 1000).toFixed(1)} s`);
+    console.log(
+      `isolate heap        idle ${mib(idle.heap.usedSize)}; to the job's end: peak used ${mib(atEnd.used)} (garbage included), peak allocated ${mib(atEnd.total)}, peak live after a full collection (every 2 s) ${mib(atEnd.live)}`,
+    );
+    console.log(`workerd resident    idle ${mib(idle.rss)}; peak to the job's end ${mib(atEnd.rss)}`);
+    const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
+    console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
+    const routes: string[] = [];
+    for (const task of ["list the events in my calendar for next week", "send an email to a colleague with an attachment"]) {
+      const r0 = performance.now();
+      const answer = await service.json<{ candidates?: { tool: string }[] }>("POST", "/v1/route", { key, body: { task, k: 8 } });
+      routes.push(`${(performance.now() - r0).toFixed(0)} ms (${answer.status})`);
+      console.log(
+        `  route "${task}": ${answer.status === 200 ? (answer.body.candidates ?? []).map((c) => c.tool).join(", ") : JSON.stringify(answer.body).slice(0, 300)}`,
+      );
+    }
+    sampling = false;
+    await sampler;
+    console.log(`route (first, next) ${routes.join(", ")}`);
+    console.log(`with routing        isolate heap peak used ${mib(peak.used)}, peak live ${mib(peak.live)}; workerd resident peak ${mib(peak.rss)}`);
+  } finally {
+    sampling = false;
+    await sampler.catch(() => undefined);
+    inspector.close();
+    await service.dispose();
+  }
+}
+
+await main();
