@@ -154,7 +154,9 @@ describe("toolDocument", () => {
       siblings: "",
       phrases: "getperson personmovie moviecredits\npersonmovie moviecredits\ngetmovie moviecredits",
       values: "",
+      api: "",
     });
+    expect(toolDocument(ToolDefinition.parse({ ...def, apiTitle: "The Movie Database" })).api).toBe("The Movie Database");
   });
 
   it("adds what the other operations of the tool's API do: their summaries, else their names", () => {
