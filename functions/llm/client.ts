@@ -167,7 +167,15 @@ const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
  * The safe-call path's guarded fetch for one SDK request: its signal (the SDK's timeout and the
  * caller's abort) bounds the exchange; every hop passes `check`; the key stays on the first origin.
  */
-function guardedModelFetch(network: typeof fetch, check: (url: string) => DestinationCheck, onRefused: (refusal: GuardedFetchError) => void): typeof fetch {
+function guardedModelFetch(
+  network: typeof fetch,
+  check: (url: string) => DestinationCheck,
+  onRefused: (refusal: GuardedFetchError) => void,
+  viaBinding: boolean,
+): typeof fetch {
+  // The Workers AI binding is reached through a placeholder origin that no DNS answers: it is the
+  // binding's own route, never a name to look up.
+  const allowedOrigins = viaBinding ? { [new URL(WORKERS_AI_SDK_BASE_URL).origin]: { fetch: network } } : undefined;
   return async (input, init) => {
     const body = init?.body ?? undefined;
     const text = body === undefined || body === null || typeof body === "string" ? body : await new Response(body).text();
@@ -177,6 +185,7 @@ function guardedModelFetch(network: typeof fetch, check: (url: string) => Destin
         signal: init?.signal ?? new AbortController().signal,
         maxResponseBytes: MAX_MODEL_RESPONSE_BYTES,
         check,
+        allowedOrigins,
         credentialHeader: "Authorization",
       })(input, { ...init, ...(text === undefined || text === null ? {} : { body: text }) });
     } catch (error) {
@@ -230,7 +239,7 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
   const check = options.destinationCheck ?? ((url: string) => checkDestination(url, { allowLoopback: config.allowLoopback === true }));
   const context: ClientContext = {
     config,
-    guarded: (signal, call) => refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused), signal, call),
+    guarded: (signal, call) => refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused, config.baseUrl === WORKERS_AI), signal, call),
     ledger: options.ledger,
   };
   return {
