@@ -1,28 +1,17 @@
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DataFlowIndex } from "../../functions/toolnet/data-flow";
 import { DataFlowLinks } from "../../functions/toolnet/data-flow-links";
 import { withNameLookups } from "../../functions/toolnet/name-lookup";
-import { ToolDefinition } from "../../functions/tools/definition";
-import { importOpenApi } from "../../functions/tools/openapi-import";
+import type { ToolDefinition } from "../../functions/tools/definition";
+import { getTool, tmdbTools } from "../helpers/tmdb-routing";
 
 let tmdb: Map<string, ToolDefinition>;
 
 beforeAll(async () => {
-  const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
-  tmdb = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
+  tmdb = await tmdbTools();
 });
 
-const tool = (name: string, path: string, parameters: ToolDefinition["parameters"], responseSchema?: Record<string, unknown>): ToolDefinition =>
-  ToolDefinition.parse({
-    name,
-    method: "GET",
-    serverUrl: "https://api.example.com",
-    path,
-    operation: `GET ${path}`,
-    parameters,
-    ...(responseSchema === undefined ? {} : { responseSchema }),
-  });
+const tool = getTool;
 
 /** TMDB plus a small API of its own: orders found by text, read by id, and a tool without outputs. */
 function catalog(): Map<string, ToolDefinition> {

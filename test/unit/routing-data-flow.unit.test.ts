@@ -1,26 +1,15 @@
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DataFlowIndex, outputFields, schemaFields } from "../../functions/toolnet/data-flow";
-import { ToolDefinition } from "../../functions/tools/definition";
-import { importOpenApi } from "../../functions/tools/openapi-import";
+import type { ToolDefinition } from "../../functions/tools/definition";
+import { getTool, tmdbTools } from "../helpers/tmdb-routing";
 
 let tmdb: Map<string, ToolDefinition>;
 
 beforeAll(async () => {
-  const document = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as object;
-  tmdb = new Map((await importOpenApi(document)).tools.map((t) => [t.name, t]));
+  tmdb = await tmdbTools();
 });
 
-const tool = (name: string, path: string, parameters: ToolDefinition["parameters"], responseSchema?: Record<string, unknown>): ToolDefinition =>
-  ToolDefinition.parse({
-    name,
-    method: "GET",
-    serverUrl: "https://api.example.com",
-    path,
-    operation: `GET ${path}`,
-    parameters,
-    ...(responseSchema === undefined ? {} : { responseSchema }),
-  });
+const tool = getTool;
 
 describe("data-flow edges from documented outputs", () => {
   it("lists the scalar fields a response schema promises, arrays as their first item", () => {
