@@ -23,7 +23,7 @@
  * knows any particular tool. Token figures are the scripted endpoint's o200k_base counts of the
  * real prompts and of the scripted answers.
  *
- * Program tool calls are traced as functions/sandbox/host/tool-gateway.ts traces them: a GET result longer
+ * Program tool calls are traced as functions/services/tool-gateway.ts traces them: a GET result longer
  * than 4,000 characters is kept clipped, as text, in runs; probe jobs keep whole results
  * (`fullResults`), because chain-of-probing's I_p path documents the traced result. `--clip`
  * reproduces the clipping, to see what it would cost (tools documented as "str").

@@ -27,7 +27,7 @@
  * kind alike; compare them within one run. 100 warm-up rounds are not counted.
  *
  * Cold start: `simulateEviction()` (RPC on the tenant object) drops the in-memory state; the
- * next route request loads what it needs: the stored graph edges (routing-store.ts), the stored
+ * next route request loads what it needs: the stored graph edges (routing-snapshots.ts), the stored
  * index and task memory only for a step that uses them (a retrieval step; not a graph step), and
  * the definitions it shows (all of them once data flow or same-API siblings are asked). After
  * `simulateEviction({ olderFormats: true })` they are rebuilt from the rows (as after a format

@@ -22,7 +22,7 @@
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
  */
 import { toolPromptTokens } from "../functions/chain/tool-cost";
-import { countTokens } from "../functions/toolnet/token-count";
+import { countTokens } from "../functions/text/token-count";
 import {
   addTools,
   addTrajectories,

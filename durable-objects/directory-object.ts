@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { failure, success, type Outcome } from "../functions/failures";
-import { allRows, migrate, oneRow, run } from "./sql";
+import { failure, success, type Outcome } from "../functions/common/failures";
+import { allRows, migrate, oneRow, run } from "../functions/storage/sql";
 
 export interface TenantListing {
   id: string;

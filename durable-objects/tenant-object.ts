@@ -1,33 +1,33 @@
 import { DurableObject } from "cloudflare:workers";
-import { evaluateTrajectory } from "../functions/chain/evaluate-trajectory";
+import { evaluateTrajectory } from "../functions/services/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
-import { success, type FailureData, type Outcome } from "../functions/failures";
+import { success, type FailureData, type Outcome } from "../functions/common/failures";
 import { runJob } from "../functions/jobs/run-job";
 import type { RouteFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { FeedbackCoalescer } from "./feedback-coalescer";
-import { RunSlots, type RunSources } from "./run-slots";
-import { asLocal, type Remote, type TenantApi } from "./tenant-api";
-import { TenantActivity } from "./tenant-activity";
-import { TenantEvents } from "./tenant-events";
-import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "./tenant-feedback";
-import { TenantIdempotency } from "./tenant-idempotency";
-import { TenantImports } from "./tenant-imports";
-import { TenantJobs } from "./tenant-jobs";
-import { TenantObserved } from "./tenant-observed";
-import { TenantOptimization } from "./tenant-optimization";
-import { TenantProtocols } from "./tenant-protocols";
-import { TenantQuotas } from "./tenant-quotas";
-import { TenantRegistry } from "./tenant-registry";
-import { TenantRouting } from "./tenant-routing";
-import { TenantRuns } from "./tenant-runs";
-import { TENANT_MIGRATIONS } from "./tenant-schema";
-import { TenantSettings } from "./tenant-settings";
-import { TenantSurface } from "./tenant-surface";
-import { TenantToolViews } from "./tenant-tool-views";
-import { TenantWebhooks } from "./tenant-webhooks";
-import { migrate } from "./sql";
+import { RunSlots, type RunSources } from "../functions/storage/run-slots";
+import { asLocal, type Remote, type TenantApi } from "../functions/storage/tenant-api";
+import { TenantActivity } from "../functions/storage/tenant-activity";
+import { TenantEvents } from "../functions/storage/tenant-events";
+import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/storage/tenant-feedback";
+import { TenantIdempotency } from "../functions/storage/tenant-idempotency";
+import { TenantImports } from "../functions/storage/tenant-imports";
+import { TenantJobs } from "../functions/storage/tenant-jobs";
+import { TenantObserved } from "../functions/storage/tenant-observed";
+import { TenantOptimization } from "../functions/storage/tenant-optimization";
+import { TenantProtocols } from "../functions/storage/tenant-protocols";
+import { TenantQuotas } from "../functions/storage/tenant-quotas";
+import { TenantRegistry } from "../functions/storage/tenant-registry";
+import { TenantRouting } from "../functions/storage/tenant-routing";
+import { TenantRuns } from "../functions/storage/tenant-runs";
+import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
+import { TenantSettings } from "../functions/storage/tenant-settings";
+import { TenantApiTarget } from "./tenant-api-target";
+import { TenantToolViews } from "../functions/storage/tenant-tool-views";
+import { TenantWebhooks } from "../functions/storage/tenant-webhooks";
+import { migrate } from "../functions/storage/sql";
 import { MODEL_SETTING } from "../functions/tenants/stored-model-override";
 
 /** The stores of one tenant, each the owner of its tables (see STORAGE.md). */
@@ -58,7 +58,7 @@ interface TenantStores {
  */
 export class TenantObject extends DurableObject<Env> {
   #stores: TenantStores;
-  readonly #surface = new TenantSurface(this);
+  readonly #surface = new TenantApiTarget(this);
   /** Single feedback updates: a lone one applied at once, concurrent ones in order in one transaction per turn of the object. */
   readonly #feedback: FeedbackCoalescer<Evaluation, Outcome<FeedbackResult>>;
 
@@ -142,12 +142,12 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /**
-   * `admit`, then the tenant's surface (tenant-surface.ts), for a request whose action travels
+   * `admit`, then the tenant's surface (tenant-api-target.ts), for a request whose action travels
    * with the key check: the Worker pipelines the action on `.surface`, one round trip in all. A
    * refusal has no surface, so the pipelined action fails and never runs. The refusal is returned,
    * not thrown: the runtime logs every exception an RPC method throws as uncaught, with a stack.
    */
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): { surface: TenantSurface } | { refusal: FailureData | null } {
+  admitted(keyHash: string, family: RouteFamily, nowMs: number): { surface: TenantApiTarget } | { refusal: FailureData | null } {
     const admission = this.admit(keyHash, family, nowMs);
     return admission.ok ? { surface: this.#surface } : { refusal: admission.problem };
   }

@@ -1,6 +1,6 @@
 import { createServiceApp } from "./http/service-app";
 
-export { ToolGateway } from "./sandbox/host/tool-gateway";
+export { ToolGateway } from "./services/tool-gateway";
 export { DirectoryObject } from "../durable-objects/directory-object";
 export { TenantObject } from "../durable-objects/tenant-object";
 

@@ -129,7 +129,7 @@ interface RunTrace {
   durationMs: number;
 }
 
-/** The part of a stored run (functions/chain/start-run.ts `StoredRun`) the evaluation reads. */
+/** The part of a stored run (functions/services/start-run.ts `StoredRun`) the evaluation reads. */
 export interface RunRecord {
   id: string;
   status: "succeeded" | "failed";

@@ -21,11 +21,11 @@ import { callTool } from "../../functions/tools/safe-call/index";
 /** The world's origin, as kv-seed/demo-tenant.json and the dev service configure it. */
 export const WORLD_ORIGIN = "http://world.atc.test";
 
-import { PROBE_PROGRAM_LIMITS } from "../../functions/run-defaults";
+import { PROBE_PROGRAM_LIMITS } from "../../functions/common/run-defaults";
 
 export { PROBE_PROGRAM_LIMITS };
 
-/** functions/sandbox/host/tool-gateway.ts: what the trace keeps of a result, and of an error. */
+/** functions/services/tool-gateway.ts: what the trace keeps of a result, and of an error. */
 const MAX_TRACE_RESULT_CHARS = 4_000;
 const MAX_ERROR_CHARS = 600;
 

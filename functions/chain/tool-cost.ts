@@ -1,4 +1,4 @@
-import { countTokens } from "../toolnet/token-count";
+import { countTokens } from "../text/token-count";
 import type { ToolDefinition } from "../tools/definition";
 import { renderToolSignature, type ProtocolOverrides } from "./typed-api";
 

@@ -6,7 +6,7 @@ import { limitRequestBody } from "./middleware/request-body";
 import { IMPORT_UPLOAD_PATH } from "./routes/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
-import { Failure } from "../failures";
+import { Failure } from "../common/failures";
 import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
 
 /** The first problem kind of each client-error status, for framework exceptions we do not name. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Failure, FailureData, FailureKind } from "../failures";
+import type { Failure, FailureData, FailureKind } from "../common/failures";
 
 /**
  * RFC 9457 problem details. Every error the API returns has this shape, with a stable `type`

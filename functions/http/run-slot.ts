@@ -1,10 +1,10 @@
-import type { TenantApi } from "../../durable-objects/tenant-api";
-import { beginRun, type RunLease } from "../chain/start-run";
+import type { TenantApi } from "../storage/tenant-api";
+import { beginRun, type RunLease } from "../services/start-run";
 import { problemResponse, type ProblemData } from "./problem";
 
 /**
  * Begin a run in the tenant's object (one call: its slot, tools and settings;
- * durable-objects/run-slots.ts) and hand it to `work`, which finishes or releases it. When all
+ * storage/run-slots.ts) and hand it to `work`, which finishes or releases it. When all
  * slots are taken: a 429 problem with `Retry-After`, and nothing is started or stored.
  */
 export async function withRunSlot(

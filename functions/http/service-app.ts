@@ -2,9 +2,9 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createConsole } from "./console";
 import { registerApiDocs } from "./console/api-docs";
 import { registerMcpServerRoutes, registerMcpSettingsRoutes } from "./mcp/routes";
-import { SERVICE_NAME, SERVICE_VERSION } from "../service-version";
+import { SERVICE_NAME, SERVICE_VERSION } from "../common/service-version";
 import { createApp } from "./app";
-import { runRequestsTakeTurns } from "./middleware/run-turn";
+import { runRequestsTakeTurns } from "./middleware/run-turns";
 import type { AppEnv } from "./app-env";
 import { registerCredentialRoutes } from "./routes/credentials";
 import { registerGraphRoutes } from "./routes/graph";
@@ -48,7 +48,7 @@ function tenantApi(): OpenAPIHono<AppEnv> {
 export function createServiceApp(): OpenAPIHono<AppEnv> {
   const app = createApp();
   registerHealthRoutes(app);
-  // Before the tenant API's key check (middleware/run-turn.ts).
+  // Before the tenant API's key check (middleware/run-turns.ts).
   app.use("/v1/runs", runRequestsTakeTurns);
 
   const admin = adminApp();

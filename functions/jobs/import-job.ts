@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { JobRecord } from "../../durable-objects/tenant-jobs";
-import type { ToolUpsert, UpsertReport } from "../../durable-objects/tenant-registry";
-import type { Outcome } from "../failures";
+import type { JobRecord } from "../storage/tenant-jobs";
+import type { BatchReport, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
+import type { ToolUpsert, UpsertReport } from "../storage/tenant-registry";
 import { assembleBatchDocument, collectRefUnits } from "../tools/big-import/batch-document";
 import { UnitCache } from "../tools/big-import/unit-cache";
 import { contentHash } from "../tools/content-hash";
@@ -17,6 +17,8 @@ import { toolLimit } from "../tools/tool-limit";
  * Each alarm works for a time slice, then hands the object back (alarms have a CPU limit).
  */
 
+export type { BatchReport, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
+
 export const ImportJobRequest = z.object({
   uploadId: z.string(),
   source: z.string(),
@@ -25,44 +27,7 @@ export const ImportJobRequest = z.object({
 });
 export type ImportJobRequest = z.infer<typeof ImportJobRequest>;
 
-export interface StoredUnit {
-  pointer: string;
-  key: string;
-  text: string;
-}
-export interface PathUnit {
-  seq: number;
-  key: string;
-  text: string;
-  operations: number;
-}
-
-/** What the job needs of the tenant's storage (durable-objects/tenant-imports.ts; tests give their own). */
-export interface ImportJobStore {
-  split(jobId: string, uploadId: string): { operations: number; paths: number; components: number };
-  isSplit(jobId: string): boolean;
-  head(jobId: string): StoredUnit[];
-  securitySchemes(jobId: string): StoredUnit[];
-  nextPaths(jobId: string, afterSeq: number, maxOperations: number): PathUnit[];
-  component(jobId: string, pointer: string): StoredUnit | undefined;
-  totals(jobId: string): { operations: number; paths: number };
-  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] };
-  commitBatch(
-    jobId: string,
-    batch: { index: number; lastSeq: number; operations: number; tools: ToolUpsert[]; warnings: string[] },
-    source: string,
-    maxTools: number,
-  ): Outcome<UpsertReport>;
-  discard(jobId: string): void;
-}
-export interface BatchReport {
-  created: string[];
-  updated: string[];
-  unchanged: string[];
-  warnings: string[];
-}
-
-/** What the job writes back about itself (durable-objects/tenant-jobs.ts). */
+/** What the job writes back about itself (storage/tenant-jobs.ts). */
 export interface ImportJobProgress {
   progress(id: string, progress: Record<string, unknown>, usage: Record<string, unknown>): void;
   finish(id: string, status: "succeeded" | "failed", result: unknown): void;

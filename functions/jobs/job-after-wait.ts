@@ -1,4 +1,4 @@
-import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../storage/tenant-jobs";
 
 /** The longest `GET /v1/jobs/{id}?wait=` holds a request, in seconds. */
 export const MAX_JOB_WAIT_SECONDS = 30;

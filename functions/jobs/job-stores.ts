@@ -1,5 +1,5 @@
-import type { TenantApi } from "../../durable-objects/tenant-api";
-import type { TenantJobs } from "../../durable-objects/tenant-jobs";
+import type { TenantApi } from "../storage/tenant-api";
+import type { TenantJobs } from "../storage/tenant-jobs";
 import type { ImportJobStore } from "./import-job";
 
 /**

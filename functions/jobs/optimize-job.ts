@@ -1,18 +1,18 @@
-import { protocolRunTokens } from "../chain/protocol-overrides";
+import { protocolRunTokens } from "../services/protocol-overrides";
 import { z } from "zod";
-import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../storage/tenant-jobs";
 import type { JobStores } from "./job-stores";
 import { parseCheckpoint, playToPrompt, type PlayCheckpoint, type PlayDependencies, type PlayEvent, type PlayResult } from "../prompt-play";
 import type { ModelClient } from "../llm/client";
-import { modelClientFor } from "../tenants/model-client";
+import { modelClientFor } from "../services/model-client";
 import type { ToolDefinition } from "../tools/definition";
-import { invokeTool } from "../tools/invoke";
+import { invokeTool } from "../services/invoke";
 import { sideEffectMode } from "../probing/side-effects";
 import { simulatedCopy } from "../simulated-world/tools-mount";
 import { exploratoryDefinition } from "./exploratory-definition";
 import { solveWith } from "./solve-with";
 import type { SampleValue } from "../probing/protocol";
-import { protocolStore, type OptimizedProtocol, type StoredProtocol } from "../probing/protocol-store";
+import { protocolStore, type OptimizedProtocol, type StoredProtocol } from "../storage/protocol-store";
 import { MAX_ROUTING_SAMPLES } from "../toolnet/data-flow";
 
 export const OptimizeJobRequest = z.object({ tool: z.string(), settings: z.record(z.string(), z.unknown()).default({}) });

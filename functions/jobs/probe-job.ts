@@ -1,17 +1,17 @@
-import { protocolRunTokens } from "../chain/protocol-overrides";
+import { protocolRunTokens } from "../services/protocol-overrides";
 import { z } from "zod";
-import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../storage/tenant-jobs";
 import type { JobStores } from "./job-stores";
 import { runAttemptInIsolate } from "../sandbox/host/isolate-executor";
 import { probeTools, type ProbeDependencies, type ProbeReport, type ProbeTarget } from "../probing/chain-of-probing";
 import type { ToolDefinition } from "../tools/definition";
-import { PROBE_PROGRAM_LIMITS } from "../run-defaults";
+import { PROBE_PROGRAM_LIMITS } from "../common/run-defaults";
 import type { ProbedProtocol } from "../probing/protocol";
-import { protocolStore, type ProtocolStore } from "../probing/protocol-store";
-import { Failure } from "../failures";
-import { modelClientFor } from "../tenants/model-client";
+import { protocolStore, type ProtocolStore } from "../storage/protocol-store";
+import { Failure } from "../common/failures";
+import { modelClientFor } from "../services/model-client";
 import { MAX_ROUTING_SAMPLES } from "../toolnet/data-flow";
-import { invokeTool } from "../tools/invoke";
+import { invokeTool } from "../services/invoke";
 import { sideEffectMode } from "../probing/side-effects";
 import { simulatedCopy } from "../simulated-world/tools-mount";
 

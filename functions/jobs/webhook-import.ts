@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { TenantApi } from "../../durable-objects/tenant-api";
-import { registerTools } from "../tools/register";
+import type { TenantApi } from "../storage/tenant-api";
+import { registerTools } from "../services/register";
 
 /** What a tool-change webhook may carry: a document, a list, and/or names of changed tools. */
 export const WebhookBody = z

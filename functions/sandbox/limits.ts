@@ -1,4 +1,4 @@
-import { RUN_LIMITS } from "../run-defaults";
+import { RUN_LIMITS } from "../common/run-defaults";
 
 /**
  * Default limits of a program run. CPU work is measured in interrupt checks, never with a clock:

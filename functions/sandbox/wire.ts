@@ -102,3 +102,8 @@ export interface IsolateRunResult {
   trace: TraceEntry[];
   timing: { engineReadyMs: number | undefined };
 }
+
+/** Fixed when an isolate's tools binding is created: the one tenant whose tools it may call. */
+export interface GatewayProps {
+  tenantId: string;
+}

@@ -1,4 +1,4 @@
-import { Failure } from "../failures";
+import { Failure } from "../common/failures";
 
 /**
  * CREDENTIALS_KEY is the service secret every sealed secret is derived from (tool credentials,

@@ -4,7 +4,7 @@ import { answerPromptParts, toolListPrompt, type WeightKind } from "./answer-pro
 import { END } from "./graph";
 import type { OpenAiTool } from "./openai-tools";
 import type { Why } from "./signal-fusion";
-import { countJsonArrayTokens, countTokens, type CountedJson } from "./token-count";
+import { countJsonArrayTokens, countTokens, type CountedJson } from "../text/token-count";
 
 /**
  * A routing answer within a token budget. The ranked tools are taken best first: each is shown

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../tools/definition";
 import { openAiTool, type OpenAiTool } from "./openai-tools";
-import { countJsonTokens } from "./token-count";
+import { countJsonTokens } from "../text/token-count";
 
 /**
  * Every tool of a tenant at once, for clients that want the whole set rather than routing's few:

@@ -1,5 +1,5 @@
-import { Failure } from "../failures";
-import { allowedOrigins } from "./invoke";
+import { Failure } from "../common/failures";
+import { allowedOrigins } from "./safe-call/allowed-origins";
 import { guardedFetch, GuardedFetchError } from "./safe-call/guarded-fetch";
 import { NameLookupError } from "./safe-call/name-lookup";
 

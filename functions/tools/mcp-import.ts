@@ -2,9 +2,9 @@ import { RemoteServerError, withRemoteServer } from "./mcp-remote-client";
 import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
 import type { ToolDefinition } from "./definition";
 import { apiTitleOf } from "./api-info";
-import { allowedOrigins } from "./invoke";
+import { allowedOrigins } from "./safe-call/allowed-origins";
 import { redactorFor } from "./safe-call/redact";
-import { serviceToolLimits } from "../run-defaults";
+import { serviceToolLimits } from "../common/run-defaults";
 
 /**
  * `POST /v1/tools/import {"format":"mcp"}`: connect to a remote MCP server through the safe-call

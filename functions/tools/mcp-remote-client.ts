@@ -5,7 +5,7 @@ import { guardWith } from "./safe-call/deadline";
 import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from "./safe-call/guarded-fetch";
 import { NameLookupError } from "./safe-call/name-lookup";
 import type { FailureCause } from "./safe-call/failure-cause";
-import { SERVICE_NAME, SERVICE_VERSION } from "../service-version";
+import { SERVICE_NAME, SERVICE_VERSION } from "../common/service-version";
 
 /**
  * A session with a tenant's remote MCP server (Streamable HTTP), for importing its tools and for

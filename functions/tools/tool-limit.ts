@@ -1,4 +1,4 @@
-import { Failure } from "../failures";
+import { Failure } from "../common/failures";
 
 /**
  * Most tools one tenant holds. A tenant's routing state lives in one Durable Object, whose

@@ -1,11 +1,11 @@
-import type { ToolUpsert, UpsertReport } from "../../durable-objects/tenant-registry";
-import { failure, success, type Outcome } from "../../functions/failures";
+import type { ToolUpsert, UpsertReport } from "../../functions/storage/tenant-registry";
+import { failure, success, type Outcome } from "../../functions/common/failures";
 import type { BatchReport, ImportJobProgress, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
 import { DocumentUnitSplitter, type DocumentUnit } from "../../functions/tools/big-import/document-units";
 
 /**
  * The background import's storage in memory, for Node tests: the same contract as the tenant
- * object's (durable-objects/tenant-imports.ts), a batch's tools and its row committed together.
+ * object's (storage/tenant-imports.ts), a batch's tools and its row committed together.
  * `failCommitAt` makes the commit of that batch throw before anything is written, as a process
  * evicted mid-batch would.
  */

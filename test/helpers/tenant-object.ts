@@ -1,4 +1,4 @@
-import type { TenantApi } from "../../durable-objects/tenant-api";
+import type { TenantApi } from "../../functions/storage/tenant-api";
 import type { TestService } from "./service";
 
 /** A tenant's Durable Object as a Node test drives it (see test-worker.ts for the hooks). */

@@ -6,10 +6,10 @@
 // expect the HTTP layer (and its zod extension) to load before the Durable Objects.
 export * from "../../functions/index";
 export { default } from "../../functions/index";
-import { RoutingStore, type LoadReport } from "../../durable-objects/routing-store";
+import { RoutingSnapshots, type LoadReport } from "../../functions/storage/routing-snapshots";
 import { TenantObject } from "../../durable-objects/tenant-object";
-import { JOB_TOKENS_SINCE } from "../../durable-objects/tenant-jobs";
-import { RUN_TOKENS_SINCE } from "../../durable-objects/tenant-runs";
+import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
+import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
 
 /** The object's members a call from the Worker goes through: its stores, operations and admission. */
 const COUNTED_MEMBERS = [
@@ -26,7 +26,7 @@ export class EvictableTenantObject extends TenantObject {
   /** With `olderFormats`, the stored routing index and graph also read as written by an older release. */
   simulateEviction(options: { olderFormats?: boolean } = {}): void {
     // Ageing the stored formats reads no trajectories, so the store needs none here.
-    if (options.olderFormats === true) new RoutingStore(this.ctx.storage.sql, { after: () => [], lastRow: () => 0 }).ageFormats();
+    if (options.olderFormats === true) new RoutingSnapshots(this.ctx.storage.sql, { after: () => [], lastRow: () => 0 }).ageFormats();
     TenantObject.reopen(this);
   }
 

@@ -11,7 +11,7 @@ import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../h
  */
 
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
-/** durable-objects/run-slots.ts */
+/** storage/run-slots.ts */
 const DEFAULT_MAX_CONCURRENT_RUNS = 4;
 
 let service: TestService;

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promptOverrides } from "../../functions/chain/protocol-overrides";
+import { promptOverrides } from "../../functions/services/protocol-overrides";
 import { signatureTokens } from "../../functions/chain/tool-cost";
 import { renderToolsApi } from "../../functions/chain/typed-api";
-import type { StoredProtocol } from "../../functions/probing/protocol-store";
-import { countTokens } from "../../functions/toolnet/token-count";
+import type { StoredProtocol } from "../../functions/storage/protocol-store";
+import { countTokens } from "../../functions/text/token-count";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { signWebhook } from "../../functions/webhooks/standard-webhooks";
 import { tenantObject } from "../helpers/tenant-object";

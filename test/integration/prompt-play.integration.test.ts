@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promptOverrides } from "../../functions/chain/protocol-overrides";
+import { promptOverrides } from "../../functions/services/protocol-overrides";
 import { renderToolSignature } from "../../functions/chain/typed-api";
-import type { StoredProtocol } from "../../functions/probing/protocol-store";
-import { countTokens } from "../../functions/toolnet/token-count";
+import type { StoredProtocol } from "../../functions/storage/protocol-store";
+import { countTokens } from "../../functions/text/token-count";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { figure2World, RATES_TOOL } from "../helpers/figure2-world";
 import { waitForJob } from "../helpers/jobs";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashEmbedding, createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
-import type { RouteAnswer } from "../../durable-objects/tenant-routing";
+import type { RouteAnswer } from "../../functions/storage/tenant-routing";
 
 /** Twenty tools of four small APIs; a task about invoices matches two of them by its words. */
 const twentyTools = [

@@ -4,7 +4,7 @@ import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../h
 
 /**
  * The routing index and graph edges are stored and loaded after an eviction instead of rebuilt
- * (durable-objects/routing-store.ts). A load must give exactly the answers a fresh build gives.
+ * (storage/routing-snapshots.ts). A load must give exactly the answers a fresh build gives.
  */
 
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { toolPromptTokens } from "../../functions/chain/tool-cost";
-import { countTokens } from "../../functions/toolnet/token-count";
+import { countTokens } from "../../functions/text/token-count";
 import { renderToolSignature, renderToolsApi } from "../../functions/chain/typed-api";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { importOpenApi } from "../../functions/tools/openapi-import";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { JobRecord } from "../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../../functions/storage/tenant-jobs";
 import { wordDiffHtml } from "../../functions/http/console/description-diff";
 import { graphView } from "../../functions/http/console/graph-view";
 import { jobProgress } from "../../functions/http/console/job-progress";
 import { problemMessage } from "../../functions/http/console/service-api";
 import { toolStatusRows } from "../../functions/http/console/tool-status";
 import { ToolPage } from "../../functions/http/console/views/tool";
-import { StoredProtocol } from "../../functions/probing/protocol-store";
+import { StoredProtocol } from "../../functions/storage/protocol-store";
 
 const tool = (name: string, hash = `h-${name}`) => ({ definition: { name, operation: `GET /${name}` }, hash, source: "test" });
 const protocol = (tool: string, hash: string, version = 1, pinned = false) => ({

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { startSession } from "../../functions/http/console/session";
-import { Failure } from "../../functions/failures";
+import { Failure } from "../../functions/common/failures";
 import { credentialsKey, CREDENTIALS_KEY_MISSING, credentialsKeyIfSet, MIN_CREDENTIALS_KEY_LENGTH } from "../../functions/tenants/credentials-key";
-import { storeModelOverride, tenantModelConfig } from "../../functions/tenants/model-settings";
-import { storeCredential } from "../../functions/tenants/store-credential";
-import { invokeTool } from "../../functions/tools/invoke";
+import { storeModelOverride, tenantModelConfig } from "../../functions/services/model-settings";
+import { storeCredential } from "../../functions/services/store-credential";
+import { invokeTool } from "../../functions/services/invoke";
 import { fakeTenant } from "../helpers/fake-tenant";
 
 const GOOD_KEY = "a-credentials-key-of-32-characters";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { JobRecord } from "../../durable-objects/tenant-jobs";
-import { Waiters } from "../../durable-objects/waiters";
+import type { JobRecord } from "../../functions/storage/tenant-jobs";
+import { Waiters } from "../../functions/storage/waiters";
 import { jobAfterWait, type JobReads } from "../../functions/jobs/job-after-wait";
 
 describe("Waiters", () => {

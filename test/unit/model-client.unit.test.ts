@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AiRunner } from "../../functions/llm/workers-ai";
-import { modelClientFor } from "../../functions/tenants/model-client";
-import { storeModelOverride } from "../../functions/tenants/model-settings";
+import { modelClientFor } from "../../functions/services/model-client";
+import { storeModelOverride } from "../../functions/services/model-settings";
 import { fakeTenant } from "../helpers/fake-tenant";
 
 const asEnv = (vars: Record<string, unknown>) => vars as unknown as Env;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { modelLoopbackAllowed } from "../../functions/llm/config";
-import { overrideProblem } from "../../functions/tenants/model-settings";
+import { overrideProblem } from "../../functions/services/model-settings";
 import { checkDestination } from "../../functions/tools/safe-call";
 
 const LOCAL_MODEL_SERVERS = [

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SealedCredential } from "../../durable-objects/tenant-registry";
-import type { SealedToken } from "../../durable-objects/oauth-token-cache";
-import { storeCredential } from "../../functions/tenants/store-credential";
+import type { SealedCredential } from "../../functions/storage/tenant-registry";
+import type { SealedToken } from "../../functions/storage/oauth-token-cache";
+import { storeCredential } from "../../functions/services/store-credential";
 import type { ToolDefinition } from "../../functions/tools/definition";
-import { invokeTool } from "../../functions/tools/invoke";
+import { invokeTool } from "../../functions/services/invoke";
 import { fakeTenant } from "../helpers/fake-tenant";
 
 /**

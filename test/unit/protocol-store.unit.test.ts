@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Failure } from "../../functions/failures";
+import { Failure } from "../../functions/common/failures";
 import { observeValues } from "../../functions/probing/instance-discovery";
 import { directExample, documentProtocol, type ProbedProtocol } from "../../functions/probing/protocol";
-import { protocolStore, type StoredProtocol, type OptimizedProtocol, type ProtocolKv } from "../../functions/probing/protocol-store";
+import { protocolStore, type StoredProtocol, type OptimizedProtocol, type ProtocolKv } from "../../functions/storage/protocol-store";
 import { importToolList } from "../../functions/tools/list-import";
 
 /** KV as a map: what the store writes is exactly what a later read gets. */

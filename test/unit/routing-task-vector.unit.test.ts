@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { TenantApi } from "../../durable-objects/tenant-api";
-import type { RouteAnswer, TaskVectorWanted } from "../../durable-objects/tenant-routing";
-import { failure, success, type Outcome } from "../../functions/failures";
-import { routeWithTaskVector, type TaskVector } from "../../functions/toolnet/tool-embeddings";
+import type { TenantApi } from "../../functions/storage/tenant-api";
+import type { RouteAnswer, TaskVectorWanted } from "../../functions/storage/tenant-routing";
+import { failure, success, type Outcome } from "../../functions/common/failures";
+import { routeWithTaskVector, type TaskVector } from "../../functions/services/tool-embeddings";
 
 /**
  * The routing hot path is one call to the tenant's object: without a service-wide embeddings

@@ -2,7 +2,7 @@ import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
 import { toolViews } from "../../functions/toolnet/answer-budget";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
-import { ASCII_PIECES, countJsonArrayTokens, countTokens, trailingPunctuation } from "../../functions/toolnet/token-count";
+import { ASCII_PIECES, countJsonArrayTokens, countTokens, trailingPunctuation } from "../../functions/text/token-count";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { readFileSync } from "node:fs";
 

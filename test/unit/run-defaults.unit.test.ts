@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { CreateRun, runSettings } from "../../functions/http/routes/runs";
-import { PROBE_PROGRAM_LIMITS, PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS, serviceToolLimits, TOOL_CALL_DEFAULTS } from "../../functions/run-defaults";
+import { PROBE_PROGRAM_LIMITS, PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS, serviceToolLimits, TOOL_CALL_DEFAULTS } from "../../functions/common/run-defaults";
 import { DEFAULT_LIMITS } from "../../functions/sandbox";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "../../functions/tools/safe-call";
 
 // The route module's run starter reaches the isolate host (workerd only); only the request schema is under test.
-vi.mock("../../functions/chain/start-run", () => ({ startRun: vi.fn() }));
+vi.mock("../../functions/services/start-run", () => ({ startRun: vi.fn() }));
 
 describe("run defaults: one set, used by every path", () => {
   it("are what a run request that chooses nothing gets (REST and MCP run_task share runSettings)", () => {

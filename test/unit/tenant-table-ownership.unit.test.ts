@@ -7,17 +7,20 @@ import { describe, expect, it } from "vitest";
  * is split by key: the registry owns the identity rows, the settings store the `setting:*` rows.
  * A store may keep its SQL in helper modules of its own (PART_OF).
  */
-const DIR = "durable-objects";
-const schema = readFileSync(`${DIR}/tenant-schema.ts`, "utf8");
+/** The stores, and the objects that hold them. */
+const DIRS = ["functions/storage", "durable-objects"];
+const schema = readFileSync("functions/storage/tenant-schema.ts", "utf8");
 const tables = [...new Set([...schema.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string))];
-const modules = readdirSync(DIR)
-  .filter((name) => name.endsWith(".ts") && name !== "tenant-schema.ts" && name !== "directory-object.ts")
-  .map((name) => ({ name, text: readFileSync(`${DIR}/${name}`, "utf8") }));
+const modules = DIRS.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".ts") && name !== "tenant-schema.ts" && name !== "directory-object.ts")
+    .map((name) => ({ name, text: readFileSync(`${dir}/${name}`, "utf8") })),
+);
 
 /** Modules that make up one store: routing keeps its in-memory state, persisted index, graph and tool vectors in helper modules. */
 const PART_OF: Record<string, string> = {
-  "routing-state.ts": "tenant-routing.ts",
-  "routing-store.ts": "tenant-routing.ts",
+  "loaded-routing.ts": "tenant-routing.ts",
+  "routing-snapshots.ts": "tenant-routing.ts",
   "stored-blobs.ts": "tenant-routing.ts",
   "tool-vectors.ts": "tenant-routing.ts",
   "oauth-token-cache.ts": "tenant-registry.ts",

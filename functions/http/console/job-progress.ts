@@ -1,4 +1,4 @@
-import type { JobRecord } from "../../../durable-objects/tenant-jobs";
+import type { JobRecord } from "../../storage/tenant-jobs";
 
 /** One tool's share of a job, as the progress bars show it. */
 export interface ToolProgress {

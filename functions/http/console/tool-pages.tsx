@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import type { ProtocolVersion } from "../../../durable-objects/tenant-protocols";
-import { protocolStore, type ProtocolRead } from "../../probing/protocol-store";
+import type { ProtocolVersion } from "../../storage/tenant-protocols";
+import { protocolStore, type ProtocolRead } from "../../storage/protocol-store";
 import type { ToolDefinition } from "../../tools/definition";
 import { tenantOf, type ConsoleContext, type ConsoleEnv } from "./context";
 import { toolStatusRows, type ToolStatusRow } from "./tool-status";

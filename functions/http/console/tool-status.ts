@@ -1,5 +1,5 @@
-import type { ToolActivity } from "../../../durable-objects/tenant-activity";
-import type { CurrentProtocol } from "../../../durable-objects/tenant-protocols";
+import type { ToolActivity } from "../../storage/tenant-activity";
+import type { CurrentProtocol } from "../../storage/tenant-protocols";
 
 /** documented: a protocol for the current definition; failed: the newest probe failed; never: neither. */
 export type ProbeStatus = "documented" | "probing" | "failed" | "never";

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { invokeTool } from "../../tools/invoke";
+import { invokeTool } from "../../services/invoke";
 import type { McpTenantContext } from "./service-tools";
 import { jsonResult, problemResult } from "./tool-results";
 

@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { issuesToErrors, toProblem } from "../app";
-import { SERVICE_NAME, SERVICE_VERSION } from "../../service-version";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../common/service-version";
 import { mcpTool } from "../../toolnet/tool-export";
 import { callRegisteredTool } from "./call-registered-tool";
 import { topRoutedTools } from "./routed-tools";

@@ -1,14 +1,14 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { beginRun, startRun } from "../../chain/start-run";
-import type { TenantApi } from "../../../durable-objects/tenant-api";
-import { unwrap } from "../../failures";
+import { beginRun, startRun } from "../../services/start-run";
+import type { TenantApi } from "../../storage/tenant-api";
+import { unwrap } from "../../common/failures";
 import { runSlotsTaken } from "../run-slot";
 import { MaxTokens } from "../routes/route-answer";
 import { CreateRun, runSettings } from "../routes/runs";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
-import { routeWithTaskVector } from "../../toolnet/tool-embeddings";
+import { routeWithTaskVector } from "../../services/tool-embeddings";
 import { ToolName } from "../../tools/definition";
 import type { ConversationObserver } from "../observed-conversation";
 import { callRegisteredTool } from "./call-registered-tool";

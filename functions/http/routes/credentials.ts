@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { credentialValueProblem, HEADER_NAME } from "../../tenants/credential-values";
-import { storeCredential } from "../../tenants/store-credential";
+import { storeCredential } from "../../services/store-credential";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";

@@ -3,13 +3,13 @@ import type { TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
 import { toDot } from "../../toolnet/graph-dot";
 import { toSvg } from "../../toolnet/graph-svg";
-import { routeWithTaskVector, type TaskVector } from "../../toolnet/tool-embeddings";
+import { routeWithTaskVector, type TaskVector } from "../../services/tool-embeddings";
 import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import type { AppEnv } from "../app-env";
 import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
-import { unwrap } from "../../failures";
+import { unwrap } from "../../common/failures";
 import { AnswerInclude, MaxTokens, RouteAnswer } from "./route-answer";
 
 const RouteRequest = z

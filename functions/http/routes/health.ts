@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { SERVICE_NAME, SERVICE_VERSION } from "../../service-version";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../common/service-version";
 import type { AppEnv } from "../app-env";
 
 const Health = z.object({ status: z.literal("ok"), service: z.string(), version: z.string() }).openapi("Health");

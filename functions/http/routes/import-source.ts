@@ -1,9 +1,9 @@
-import type { TenantApi } from "../../../durable-objects/tenant-api";
+import type { TenantApi } from "../../storage/tenant-api";
 import { bodyLimitBytes, issuesToErrors } from "../app";
 import { ApiError } from "../problem";
-import { Failure } from "../../failures";
+import { Failure } from "../../common/failures";
 import { fetchSourceBytes, fetchSourceDocument, importUrlLimits } from "../../tools/import-by-url";
-import type { ToolSource } from "../../tools/register";
+import type { ToolSource } from "../../services/register";
 import { startBackgroundImport, storeUpload } from "./import-upload";
 
 /**

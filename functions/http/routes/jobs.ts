@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { jobAfterWait, MAX_JOB_WAIT_SECONDS } from "../../jobs/job-after-wait";
 import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
-import { tenantModelConfig } from "../../tenants/model-settings";
+import { tenantModelConfig } from "../../services/model-settings";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
-import { startRun, type RunSettings } from "../../chain/start-run";
-import { PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS } from "../../run-defaults";
+import { startRun, type RunSettings } from "../../services/start-run";
+import { PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS } from "../../common/run-defaults";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";

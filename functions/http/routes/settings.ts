@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { RunSettings } from "../../../durable-objects/run-settings";
+import { RunSettings } from "../../storage/run-settings";
 import { describeModelConfig, TenantModelOverride } from "../../llm/config";
-import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../tenants/model-settings";
+import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../services/model-settings";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";

@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
-import { tenantStub } from "../../../durable-objects/tenant-api";
+import { tenantStub } from "../../storage/tenant-api";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
-import { unwrap } from "../../failures";
+import { unwrap } from "../../common/failures";
 import { directory, tenantExists } from "../tenant-directory";
 
 const TenantId = z.string().regex(TENANT_ID_PATTERN, "3–40 characters: a-z, 0-9 and -, not starting or ending with -");

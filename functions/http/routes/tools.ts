@@ -1,9 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
-import { invokeTool } from "../../tools/invoke";
-import { embedNewTools } from "../../toolnet/tool-embeddings";
-import { registerTools } from "../../tools/register";
+import { invokeTool } from "../../services/invoke";
+import { embedNewTools } from "../../services/tool-embeddings";
+import { registerTools } from "../../services/register";
 import { backgroundImport, importRequestHook, resolveImportSource } from "./import-source";
 import { ImportAccepted, importAccepted, registerImportUploadRoute } from "./import-upload";
 import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
@@ -11,7 +11,7 @@ import type { AppEnv } from "../app-env";
 import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
-import { unwrap } from "../../failures";
+import { unwrap } from "../../common/failures";
 
 const ToolRecord = z.object({ definition: ToolDefinition, hash: z.string(), source: z.string(), createdAt: z.string(), updatedAt: z.string() }).openapi("Tool");
 const ToolSummary = z

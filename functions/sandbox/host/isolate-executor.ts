@@ -1,9 +1,8 @@
 import { exports } from "cloudflare:workers";
-import type { CallContext, IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../wire";
+import type { CallContext, GatewayProps, IsolateLimits, IsolateRunRequest, IsolateRunResult } from "../wire";
 import { deadlineError, failedResult, isolateFailure, lateResultFails, withRunLimitNames } from "./attempt-outcome";
 import { programIsolate, type IsolateMode } from "./program-isolate";
 import { runAttemptOnProgramHost, type ProgramHost } from "./remote-attempt";
-import type { GatewayProps } from "./tool-gateway";
 
 export type { IsolateMode } from "./program-isolate";
 
@@ -79,7 +78,6 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
       host === undefined
         ? await runInProcess(env, request, mode, { program: request.program, tools: request.tools, limits: { ...limits, timeoutMs }, calls })
         : await runAttemptOnProgramHost(
-            env,
             host,
             // The host needs no replay records: the calls come back here and are answered with them.
             // `deadlineAt` is absolute (this clock; the host runs on the same machine), so a

@@ -1,9 +1,9 @@
+import { exports } from "cloudflare:workers";
 import { msLeftUntil } from "../deadline";
 import { parseFromHost, PROGRAM_HOST_SECRET_HEADER, type AnswerMessage, type RunMessage } from "../program-host/messages";
 import type { ProgramError } from "../types";
-import type { CallContext, IsolateRunResult, ToolCallAnswer } from "../wire";
+import type { CallContext, GatewayProps, IsolateRunResult, ToolCallAnswer, ToolsCapability } from "../wire";
 import { deadlineError, failedResult } from "./attempt-outcome";
-import { answerToolCall } from "./tool-gateway";
 
 /** Where the program host is and the secret it wants. */
 export interface ProgramHost {
@@ -32,21 +32,21 @@ function gatewayFailure(tool: string, args: unknown, error: unknown): ToolCallAn
  * result. The deadline (`run.deadlineAt`) is this side's timer: this thread is not the one running
  * programs, so it fires on time even when the program host is wedged.
  */
-export async function runAttemptOnProgramHost(env: Env, host: ProgramHost, run: Omit<RunMessage, "type">, calls: CallContext): Promise<IsolateRunResult> {
+export async function runAttemptOnProgramHost(host: ProgramHost, run: Omit<RunMessage, "type">, calls: CallContext): Promise<IsolateRunResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   // The deadline covers reaching the host too: a frozen host accepts connections and never answers.
   const deadline = new Promise<IsolateRunResult>((resolve) => {
     timer = setTimeout(() => resolve(failedResult(deadlineError(run.deadlineMs), run.deadlineMs)), msLeftUntil(run.deadlineAt, Date.now()));
   });
   try {
-    return await Promise.race([deadline, attempt(env, host, run, calls, deadline)]);
+    return await Promise.race([deadline, attempt(host, run, calls, deadline)]);
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** Connect, send the run, answer calls until the result, a close or an unreadable message. */
-async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type">, calls: CallContext, deadline: Promise<unknown>): Promise<IsolateRunResult> {
+async function attempt(host: ProgramHost, run: Omit<RunMessage, "type">, calls: CallContext, deadline: Promise<unknown>): Promise<IsolateRunResult> {
   let response: Response;
   try {
     response = await host.binding.fetch("http://program-host/attempt", { headers: { upgrade: "websocket", [PROGRAM_HOST_SECRET_HEADER]: host.secret } });
@@ -68,6 +68,8 @@ async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type"
   // The harness counts calls too; this count does not depend on the host being what it should be.
   const maxCalls = run.request.limits.maxToolCalls ?? Number.POSITIVE_INFINITY;
   let callsAnswered = 0;
+  // Calls are answered by the service's tool gateway, the same `env.TOOLS` an in-process isolate gets.
+  const gateway = exports.ToolGateway({ props: { tenantId: run.tenantId } satisfies GatewayProps }) as unknown as ToolsCapability;
   return new Promise<IsolateRunResult>((resolve) => {
     let settled = false;
     const finish = (outcome: IsolateRunResult) => {
@@ -81,7 +83,8 @@ async function attempt(env: Env, host: ProgramHost, run: Omit<RunMessage, "type"
       if (message === undefined) return finish(failedResult(hostError("sent something that is not a program host message"), 0));
       if (message.type === "result") return finish(message.outcome);
       if (++callsAnswered > maxCalls) return finish(failedResult(hostError(`sent more than the attempt's ${maxCalls} tool calls`), 0));
-      void answerToolCall(env, run.tenantId, message.name, message.args, calls)
+      void gateway
+        .call(message.name, message.args, calls)
         .catch((error: unknown) => gatewayFailure(message.name, message.args, error))
         .then((answer) => {
           const reply: AnswerMessage = { type: "answer", id: message.id, answer };

@@ -1,4 +1,4 @@
-import { isAsciiDigit, isAsciiLower, isAsciiUpper } from "../ascii-chars";
+import { isAsciiDigit, isAsciiLower, isAsciiUpper } from "../../text/ascii-chars";
 import { stem } from "./stem";
 
 /**

@@ -11,7 +11,7 @@ export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
  * computed from precomputed impacts accumulated term at a time, with exact rescoring of the best (impact-index.ts), well under
  * a millisecond at 10,000 tools (figures in bench/retrieval-quality.ts). Tools are added,
  * replaced and removed by name as the registry changes, and the index serialises to bytes so a
- * Durable Object can store it and load it instead of rebuilding (durable-objects/routing-store.ts).
+ * Durable Object can store it and load it instead of rebuilding (storage/routing-snapshots.ts).
  */
 
 /** JSON-safe form of the index (its bytes in base64); the Durable Object stores the bytes themselves. */

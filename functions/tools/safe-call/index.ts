@@ -1,4 +1,4 @@
-import { TOOL_CALL_DEFAULTS } from "../../run-defaults";
+import { TOOL_CALL_DEFAULTS } from "../../common/run-defaults";
 import type { ToolDefinition } from "../definition";
 import { validateArguments } from "./arguments";
 import { redactorFor } from "./redact";

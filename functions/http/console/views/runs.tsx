@@ -1,4 +1,4 @@
-import type { RunSummary } from "../../../../durable-objects/tenant-activity";
+import type { RunSummary } from "../../../storage/tenant-activity";
 import type { Session } from "../session";
 import { Layout } from "./layout";
 import { Badge, EmptyState, ErrorMessage, formatCount, formatMs, formatTime } from "./parts";

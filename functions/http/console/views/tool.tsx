@@ -1,5 +1,5 @@
 import { raw } from "hono/html";
-import type { StoredProtocol } from "../../../probing/protocol-store";
+import type { StoredProtocol } from "../../../storage/protocol-store";
 import type { ToolDefinition } from "../../../tools/definition";
 import { wordDiffHtml } from "../description-diff";
 import { highlightJson } from "../highlight";

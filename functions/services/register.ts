@@ -1,0 +1,95 @@
+import type { TenantApi } from "../storage/tenant-api";
+import { Failure, unwrap } from "../common/failures";
+import { embedNewTools } from "./tool-embeddings";
+import { contentHash } from "../tools/content-hash";
+import type { ToolDefinition } from "../tools/definition";
+import { importToolList } from "../tools/list-import";
+import { credentialFromHeaders, importMcpServer, McpImportError, type McpSource } from "../tools/mcp-import";
+import { importOpenApi, ToolImportError } from "../tools/openapi-import";
+import { storeCredential } from "./store-credential";
+import { assertWithinToolLimit, toolLimit } from "../tools/tool-limit";
+
+export type ToolSource = { format: "openapi"; document: string | Record<string, unknown>; serverUrl?: string | undefined } | { format: "list"; tools: unknown };
+
+export interface RegisterReport {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  removed: string[];
+  warnings: string[];
+}
+
+/** Parse a tool source into definitions; bad documents become a 422 problem. */
+export async function parseToolSource(source: ToolSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
+  try {
+    return source.format === "openapi"
+      ? await importOpenApi(source.document, source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl })
+      : importToolList(source.tools);
+  } catch (error) {
+    if (error instanceof ToolImportError) {
+      const errors = error.issues.map((issue) => ({ path: error.code, message: issue }));
+      throw new Failure("invalid-document", error.message, errors.length > 0 ? errors : undefined);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched.
+ * When an embeddings model is configured, new and changed tools are embedded here, once.
+ */
+export async function registerTools(
+  env: Env,
+  tenantId: string,
+  tenant: TenantApi,
+  source: ToolSource | McpSource,
+  label: string,
+  prune: boolean,
+): Promise<RegisterReport> {
+  const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
+  const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
+  const limit = toolLimit(env);
+  assertWithinToolLimit(
+    await tenant.registry.toolCountAfter(
+      upserts.map((u) => u.definition.name),
+      label,
+      prune,
+    ),
+    limit,
+  );
+  // Checked again inside the object's transaction: a concurrent import may have added tools since.
+  const report = unwrap(await tenant.registry.upsertTools(upserts, label, prune, limit));
+  const embedded = await embedNewTools(env, tenantId, tenant);
+  return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
+}
+
+/**
+ * An MCP server's tools, listed through the safe-call path. A single import header (a bearer
+ * token or one API-key header) is stored, sealed, as the server's credential, so calls carry it.
+ */
+async function listMcpServer(env: Env, tenantId: string, tenant: TenantApi, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
+  let listed: { tools: ToolDefinition[]; warnings: string[] };
+  try {
+    listed = await importMcpServer(env, source);
+  } catch (error) {
+    if (!(error instanceof McpImportError)) throw error;
+    const kind = error.kind === "blocked_destination" || error.kind === "invalid_definition" ? "invalid-request" : "upstream-error";
+    throw new Failure(kind, `Importing from the MCP server ${source.url} failed: ${error.message}`);
+  }
+  const credential = credentialFromHeaders(source.headers);
+  if (credential === "several") {
+    return {
+      ...listed,
+      warnings: [
+        ...listed.warnings,
+        "several headers were sent for the import; none is stored, so calls send none: store the server's credential with PUT /v1/credentials",
+      ],
+    };
+  }
+  if (credential !== undefined) {
+    const scope = { kind: "server" as const, value: source.url.replace(/\/+$/, "") };
+    await storeCredential(env, tenantId, tenant, { scope, in: "header", ...credential });
+    return { ...listed, warnings: [...listed.warnings, `the import header is stored, sealed, as the credential of server ${scope.value}; tool calls send it`] };
+  }
+  return listed;
+}

@@ -1,0 +1,156 @@
+import type { TenantApi } from "../storage/tenant-api";
+import type { RunEnd, RunStart, SlotRefused } from "../storage/run-slots";
+import { unwrap } from "../common/failures";
+import { ModelCallError } from "../llm/errors";
+import { modelClientFromSetting } from "./model-client";
+import { protocolStore } from "../storage/protocol-store";
+import { protocolOverrides } from "./protocol-overrides";
+import { evaluationFromRun } from "../chain/run-learning";
+import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
+import { runTurns } from "./run-turns";
+import { runTask, type RunEvent, type RunOutcome } from "../chain/run-task";
+import type { StoredRun } from "../chain/stored-run";
+
+export interface RunSettings {
+  maxAttempts: number;
+  feedbackTokenBudget: number;
+  limits: AttemptLimits;
+}
+
+/** The stored record of a run that stopped before it had an outcome. */
+function unfinishedRun(id: string, task: string, candidates: string[], candidateSource: StoredRun["candidateSource"], started: number, error: unknown) {
+  const reason =
+    error instanceof ModelCallError
+      ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` }
+      : { kind: "internal", message: "The run failed on our side." };
+  return {
+    id,
+    task,
+    status: "failed",
+    error: reason,
+    attempts: [],
+    candidates,
+    candidateSource,
+    createdAt: new Date(started).toISOString(),
+    timings: { totalMs: Date.now() - started },
+  };
+}
+
+/** Where a run stands with its slot in the tenant's object. */
+export type BegunRun = { refused: SlotRefused } | { run: RunLease };
+
+/**
+ * Set a run up in the tenant's object, one call (storage/run-slots.ts): its slot, tools,
+ * protocols and model setting; `refused` when all of the tenant's run slots are taken.
+ */
+export async function beginRun(tenant: Pick<TenantApi, "runSlots">, request: { task: string; tools?: string[] | undefined }): Promise<BegunRun> {
+  // The run's first phase: admitted, it waits its turn before any of its own work.
+  await runTurns.take();
+  const key = crypto.randomUUID();
+  const start = await tenant.runSlots.begin(key, Date.now(), request.task, request.tools);
+  return start.ok ? { run: new RunLease(tenant, key, start) } : { refused: start };
+}
+
+/** A begun run: what the object set up for it, and its slot until the run is finished or released. */
+export class RunLease {
+  readonly #tenant: Pick<TenantApi, "runSlots">;
+  readonly #key: string;
+  readonly start: Extract<RunStart, { ok: true }>;
+  #held: boolean;
+
+  constructor(tenant: Pick<TenantApi, "runSlots">, key: string, start: Extract<RunStart, { ok: true }>) {
+    this.#tenant = tenant;
+    this.#key = key;
+    this.start = start;
+    this.#held = start.slotTaken;
+  }
+
+  /** Store the run and let the graph learn from it; the slot is released in the same call. */
+  async finish(end: RunEnd): Promise<void> {
+    this.#held = false;
+    await this.#tenant.runSlots.finish(this.#key, end);
+  }
+
+  /** Release the slot of a run that was not finished (a no-op once it was, or when none was taken). */
+  async release(): Promise<void> {
+    if (!this.#held) return;
+    this.#held = false;
+    await this.#tenant.runSlots.release(this.#key);
+  }
+}
+
+/** Run a begun task end to end, store it, and let the graph learn from it (`finish`: one call). */
+export async function startRun(
+  env: Env,
+  tenantId: string,
+  lease: RunLease,
+  request: { task: string },
+  settings: RunSettings,
+  emit?: (event: RunEvent) => void,
+): Promise<StoredRun> {
+  const started = Date.now();
+  await runTurns.take();
+  const client = unwrap(await modelClientFromSetting(env, tenantId, lease.start.modelSetting));
+  const { tools: records, source, protocols } = unwrap(lease.start.tools);
+  const tools = records.map((r) => r.definition);
+  const overrides = await protocolOverrides(protocolStore(env, tenantId), protocols);
+  const names = tools.map((t) => t.name);
+  const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  let outcome: RunOutcome;
+  try {
+    outcome = await runTask(
+      { task: request.task, tools, overrides, maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
+      {
+        async chat(messages, purpose) {
+          const answer = await client.chat({ messages, purpose, temperature: 0 });
+          return { content: answer.content ?? "", usage: answer.usage, durationMs: answer.durationMs, model: answer.model };
+        },
+        async execute(program, replay) {
+          const attempt = await runAttemptInIsolate(env, { tenantId, program, tools: names, replay, limits: settings.limits });
+          const { result } = attempt;
+          return {
+            ok: result.ok,
+            ...(result.ok ? { answer: result.answer } : { error: result.error }),
+            logs: result.logs,
+            trace: attempt.trace,
+            durationMs: attempt.isolateMs,
+            firstCallMs: attempt.timing.engineReadyMs,
+          };
+        },
+        ...(emit === undefined ? {} : { emit }),
+        // Locally all of workerd is one thread: between two run phases, requests waiting on the
+        // socket are served (run-turns.ts).
+        yieldTurn: () => runTurns.take(),
+      },
+    );
+  } catch (error) {
+    // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
+    await lease.finish({
+      id,
+      task: request.task,
+      status: "failed",
+      recordJson: JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)),
+    });
+    throw error;
+  }
+  const stored: StoredRun = {
+    id,
+    task: request.task,
+    candidates: names,
+    candidateSource: source,
+    createdAt: new Date(started).toISOString(),
+    ...outcome,
+    timings: { totalMs: Date.now() - started },
+  };
+  const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));
+  await lease.finish({
+    id,
+    task: request.task,
+    status: stored.status,
+    recordJson: JSON.stringify(stored),
+    learning: { trajectory: outcome.trajectory, evaluation: evaluationFromRun(request.task, outcome), attributedFailures },
+  });
+  // Stored: the response (the whole run as JSON) is the run's last phase.
+  await runTurns.take();
+  return stored;
+}

@@ -1,0 +1,40 @@
+import type { Outcome } from "../common/failures";
+import type { ToolUpsert, UpsertReport } from "./tenant-registry";
+
+/** The units of a big document cut into storage by a background import (path items, components, top-level fields). */
+export interface StoredUnit {
+  pointer: string;
+  key: string;
+  text: string;
+}
+export interface PathUnit {
+  seq: number;
+  key: string;
+  text: string;
+  operations: number;
+}
+
+/** What the background import job (jobs/import-job.ts) needs of the tenant's storage (tenant-imports.ts; tests give their own). */
+export interface ImportJobStore {
+  split(jobId: string, uploadId: string): { operations: number; paths: number; components: number };
+  isSplit(jobId: string): boolean;
+  head(jobId: string): StoredUnit[];
+  securitySchemes(jobId: string): StoredUnit[];
+  nextPaths(jobId: string, afterSeq: number, maxOperations: number): PathUnit[];
+  component(jobId: string, pointer: string): StoredUnit | undefined;
+  totals(jobId: string): { operations: number; paths: number };
+  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] };
+  commitBatch(
+    jobId: string,
+    batch: { index: number; lastSeq: number; operations: number; tools: ToolUpsert[]; warnings: string[] },
+    source: string,
+    maxTools: number,
+  ): Outcome<UpsertReport>;
+  discard(jobId: string): void;
+}
+export interface BatchReport {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  warnings: string[];
+}

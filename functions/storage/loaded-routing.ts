@@ -1,0 +1,318 @@
+import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../toolnet/graph";
+import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval";
+import { DataFlowIndex, outputFields } from "../toolnet/data-flow";
+import { DataFlowLinks, type DataFlowLookup } from "../toolnet/data-flow-links";
+import { TaskMemory } from "../toolnet/task-memory";
+import { apiSiblings, withSiblings } from "../toolnet/api-siblings";
+import type { SampleValue } from "../probing/protocol";
+import type { ToolDefinition } from "../tools/definition";
+import type { TenantEvents, ToolsChange } from "./tenant-events";
+import type { TenantSettings } from "./tenant-settings";
+import type { LoadedGraph, LoadReport, RoutingSnapshots } from "./routing-snapshots";
+import { allRows, run } from "./sql";
+import { LazyDefinitions } from "./lazy-definitions";
+import type { ToolVectors } from "./tool-vectors";
+
+/** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
+export interface RoutingHints {
+  queries: string[];
+  outputs: SampleValue[];
+}
+
+/** What the routing state reads from the tenant's other stores. */
+export interface StateSources {
+  /** The registry's tools: names and definitions (one or all). */
+  catalog: { toolNames(): string[]; definitionOf(name: string): ToolDefinition | undefined; definitions(): Map<string, ToolDefinition> };
+  /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
+  routingHints: () => Map<string, string>;
+  settings: TenantSettings;
+  events: TenantEvents;
+}
+
+/** The state one object lifetime works on; parts load on first use. */
+export interface Loaded {
+  graph: ToolGraph;
+  /** The graph as loaded: from stored edges (trajectories attached on demand) or rebuilt. */
+  stored: LoadedGraph;
+  /** How this state was loaded (for tests and benchmarks). */
+  report: LoadReport;
+  /** Loaded on first use (a graph step or feedback never needs it). */
+  readonly index: ToolIndex;
+  /** The index if it has been loaded, else undefined (changes are then noted for its load). */
+  readonly loadedIndex: ToolIndex | undefined;
+  /** Parsed on demand: an answer parses the tools it shows; data flow and siblings parse all. */
+  defs: LazyDefinitions;
+  /** Every tool's data-flow successors and producers: read back or computed on first use, once per catalog change. */
+  readonly flow: DataFlowLookup;
+  /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
+  loadedFlow: DataFlowLookup | undefined;
+  /** Built from the stored tasks on first use. */
+  readonly memory: TaskMemory;
+  readonly loadedMemory: TaskMemory | undefined;
+  hints: Map<string, RoutingHints>;
+  /** Other operations of each tool's API (small APIs only); rebuilt when tools change. */
+  siblings: Map<string, readonly string[]> | undefined;
+  /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
+  relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
+}
+
+/**
+ * A tenant's ToolNet state in memory — graph, retrieval index, data flow, task memory — loaded
+ * once per object lifetime from its stored form (routing-snapshots.ts) or rebuilt from the rows, and
+ * kept in step with the registry and the protocols as they change. Every method is synchronous,
+ * so within the Durable Object no request sees a half-loaded or half-changed state.
+ */
+export class LoadedRouting {
+  readonly #sql: SqlStorage;
+  readonly #sources: StateSources;
+  readonly #store: RoutingSnapshots;
+  readonly #vectors: ToolVectors;
+  #state: Loaded | undefined;
+
+  constructor(sql: SqlStorage, sources: StateSources, store: RoutingSnapshots, vectors: ToolVectors) {
+    this.#sql = sql;
+    this.#sources = sources;
+    this.#store = store;
+    this.#vectors = vectors;
+    sources.events.onToolsChanged((change) => this.#toolsChanged(change));
+    sources.events.onProtocolChanged((tool) => this.#protocolChanged(tool));
+  }
+
+  /** The state if it is in memory, without loading it. */
+  get current(): Loaded | undefined {
+    return this.#state;
+  }
+
+  /** Drops the state: the next `load` reads it again from the rows (after they were replaced). */
+  forget(): void {
+    this.#state = undefined;
+  }
+
+  #settings(): GraphSettings | undefined {
+    const json = this.#sources.settings.get("graph");
+    return json === undefined ? undefined : (JSON.parse(json) as GraphSettings);
+  }
+
+  /** Routing hints of current protocols made for the tools' current definitions. */
+  #hints(): Map<string, RoutingHints> {
+    return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
+  }
+
+  #document(
+    def: ToolDefinition,
+    hints: Map<string, RoutingHints>,
+    siblings: ReadonlyMap<string, readonly string[]>,
+    defs: ReadonlyMap<string, ToolDefinition>,
+  ) {
+    const family = (siblings.get(def.name) ?? []).flatMap((name) => defs.get(name) ?? []);
+    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: family });
+  }
+
+  /**
+   * The in-memory state, once per object lifetime: the stored graph edges when they are current
+   * (routing-snapshots.ts), else rebuilt from the rows and stored. The retrieval index and the task
+   * memory are loaded on first use, and definitions parsed as they are needed, so a graph step or
+   * feedback after an eviction pays for the graph alone. Every method is synchronous, so each
+   * part loads within one call and no request sees a half-loaded state.
+   */
+  load(): Loaded {
+    if (this.#state !== undefined) return this.#state;
+    const catalog = this.#sources.catalog;
+    const defs = new LazyDefinitions({ names: () => catalog.toolNames(), one: (name) => catalog.definitionOf(name), all: () => catalog.definitions() });
+    const names = new Set(defs.keys());
+    const settings = this.#settings();
+    let stored = this.#store.loadGraph(names, settings);
+    const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt", dataFlow: "not loaded" };
+    if (stored === undefined) {
+      const graph = createGraph(settings);
+      addTools(graph, [...names]);
+      const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
+      // Stored trajectories may name tools deleted since; their transitions simply do not count.
+      addTrajectories(
+        graph,
+        rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
+        { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER },
+      );
+      this.#store.saveGraph(graph);
+      stored = { graph, complete: true, pendingTrajectories: 0 };
+    }
+    const { graph } = stored;
+    for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
+      const node = graph.tools.get(row.tool);
+      if (node !== undefined) node.score = row.score;
+    }
+    const hints = this.#hints();
+    let index: ToolIndex | undefined;
+    let memory: TaskMemory | undefined;
+    // The tools registered when the index is first needed (changes since this load included).
+    // A document holds its API's other operations, so the siblings (every definition) are read
+    // only when a document must be made: a stored index with nothing noted needs none.
+    const loadIndex = (): ToolIndex => {
+      const loaded = this.#store.loadIndex(
+        new Set(defs.keys()),
+        (name) => {
+          const def = defs.get(name);
+          return def === undefined ? undefined : this.#document(def, hints, this.siblings(state), defs);
+        },
+        () => [...defs.values()].map((def) => this.#document(def, hints, this.siblings(state), defs)),
+        (name) => this.siblings(state).get(name) ?? [],
+      );
+      report.index = loaded.how;
+      return loaded.index;
+    };
+    const loadMemory = (): TaskMemory => {
+      const tasks = allRows<{ id: string; tools: string; task: string }>(
+        this.#sql,
+        "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid",
+      );
+      return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
+    };
+    // The stored links when nothing changed since they were computed, else computed from every
+    // definition (outputs include probed samples) and stored for the next load. A catalog with
+    // more links than the table holds is served per request by the index, as before the table.
+    const loadFlow = (): DataFlowLookup => {
+      const stored = this.#store.loadDataFlow(defs.size);
+      if (stored !== undefined && stored !== "too many") {
+        report.dataFlow = "stored";
+        return stored;
+      }
+      const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
+      // Past the bound once: noted, so later loads of the same catalog do not look again.
+      const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
+      if (links === undefined) {
+        if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
+        report.dataFlow = "per request";
+        return index;
+      }
+      this.#store.saveDataFlow(links, defs.size);
+      report.dataFlow = "computed";
+      return links;
+    };
+    const state: Loaded = {
+      graph,
+      stored,
+      report,
+      defs,
+      loadedFlow: undefined,
+      get flow(): DataFlowLookup {
+        state.loadedFlow ??= loadFlow();
+        return state.loadedFlow;
+      },
+      hints,
+      siblings: undefined,
+      relevance: new Map(),
+      get index(): ToolIndex {
+        index ??= loadIndex();
+        return index;
+      },
+      get loadedIndex(): ToolIndex | undefined {
+        return index;
+      },
+      get memory(): TaskMemory {
+        memory ??= loadMemory();
+        return memory;
+      },
+      get loadedMemory(): TaskMemory | undefined {
+        return memory;
+      },
+    };
+    this.#state = state;
+    return this.#state;
+  }
+
+  /** Other operations of each tool's API (small APIs only), made once per state. */
+  siblings(state: Loaded): Map<string, readonly string[]> {
+    state.siblings ??= apiSiblings(state.defs.values());
+    return state.siblings;
+  }
+
+  /** The state with every stored trajectory attached to the graph (exports list them). */
+  complete(): Loaded {
+    const state = this.load();
+    this.#store.completeGraph(state.stored);
+    return state;
+  }
+
+  /** Keep graph and index in step with the registry (runs inside the registry's transaction). */
+  #toolsChanged({ upserted, removed }: ToolsChange): void {
+    const state = this.#state;
+    const changed = [...upserted.map(({ definition }) => definition.name), ...removed];
+    let reindexed: readonly string[] = changed;
+    if (state !== undefined) {
+      // Loaded before the change is mirrored: the stored index and its noted tools match the rows as
+      // they were, and so do the APIs' operations whose documents the change touches.
+      const index = state.index;
+      const before = this.siblings(state);
+      const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
+      // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
+      if (namesChange) this.#store.completeGraph(state.stored);
+      for (const { definition: def } of upserted) {
+        addTool(state.graph, def.name);
+        state.defs.set(def.name, def);
+        // A changed definition has no current protocol yet: its hints no longer apply.
+        state.hints.delete(def.name);
+      }
+      for (const name of removed) {
+        removeTool(state.graph, name);
+        index.remove(name);
+        state.defs.delete(name);
+        state.hints.delete(name);
+      }
+      if (namesChange) this.#store.saveGraph(state.graph);
+      state.loadedFlow = undefined;
+      // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
+      const after = apiSiblings(state.defs.values());
+      state.siblings = after;
+      reindexed = [...withSiblings(changed, before, after)];
+      for (const name of reindexed) {
+        const def = state.defs.get(name);
+        if (def !== undefined) index.add(this.#document(def, state.hints, after, state.defs));
+      }
+      state.relevance.clear();
+    }
+    this.#store.indexChanged(reindexed, state?.loadedIndex);
+    // Any change of the tools may change links anywhere (a field's producers decide whether it is generic).
+    this.#store.dropDataFlow();
+    // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
+    // no longer known, so its operations' stored documents would keep it; rebuild instead.
+    if (state === undefined && removed.length > 0) this.#store.dropIndex();
+    for (const name of removed) run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+    // Also drops the vectors read so far: changed definitions have new hashes.
+    this.#vectors.remove(removed);
+  }
+
+  /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
+  #protocolChanged(tool: string): void {
+    const state = this.#state;
+    // Its probed outputs are what it offers as data flow.
+    this.#store.dropDataFlow();
+    if (state === undefined) {
+      this.#store.indexChanged([tool], undefined);
+      return;
+    }
+    const hints = this.#hints();
+    const def = state.defs.get(tool);
+    state.hints.clear();
+    for (const [name, hint] of hints) state.hints.set(name, hint);
+    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.siblings(state), state.defs));
+    this.#store.indexChanged([tool], state.index);
+    state.loadedFlow = undefined;
+    state.relevance.clear();
+  }
+}
+
+function parseHints(json: string): RoutingHints {
+  try {
+    const value = JSON.parse(json) as Partial<RoutingHints>;
+    const queries = Array.isArray(value.queries) ? value.queries.filter((q): q is string => typeof q === "string") : [];
+    const outputs = Array.isArray(value.outputs)
+      ? value.outputs.filter(
+          (o): o is SampleValue =>
+            typeof o === "object" && o !== null && typeof o.path === "string" && ["string", "number", "boolean"].includes(typeof o.value),
+        )
+      : [];
+    return { queries, outputs };
+  } catch {
+    return { queries: [], outputs: [] };
+  }
+}

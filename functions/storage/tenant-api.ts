@@ -1,0 +1,120 @@
+import type { RpcTarget } from "cloudflare:workers";
+import type { FailureData, Outcome } from "../common/failures";
+import type { RouteFamily } from "../quotas/settings";
+import type { FeedbackResult } from "../toolnet/graph";
+import type { RunSlots } from "./run-slots";
+import type { TenantActivity } from "./tenant-activity";
+import type { FeedbackInput } from "./tenant-feedback";
+import type { TenantIdempotency } from "./tenant-idempotency";
+import type { TenantImports } from "./tenant-imports";
+import type { TenantJobs } from "./tenant-jobs";
+import type { TenantObserved } from "./tenant-observed";
+import type { TenantOptimization } from "./tenant-optimization";
+import type { TenantProtocols } from "./tenant-protocols";
+import type { TenantQuotas } from "./tenant-quotas";
+import type { TenantRegistry } from "./tenant-registry";
+import type { TenantRouting } from "./tenant-routing";
+import type { TenantRuns } from "./tenant-runs";
+import type { TenantSettings } from "./tenant-settings";
+import type { TenantWebhooks } from "./tenant-webhooks";
+
+/**
+ * An object as another Worker sees it over RPC: every method returns a promise, and a sub-object
+ * (an `RpcTarget` returned by a getter) is itself remote. Workers' own RPC typings cannot prove
+ * that fields typed `unknown` (JSON schemas, example responses) are serialisable and collapse
+ * them to `never`; our records are plain JSON, so stubs are typed from the classes directly.
+ */
+export type Remote<T> = {
+  readonly [K in keyof T as T[K] extends RpcTarget ? K : T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends RpcTarget
+    ? Remote<T[K]>
+    : T[K] extends (...args: infer A) => infer R
+      ? (...args: A) => Promise<Awaited<R>>
+      : never;
+};
+
+/**
+ * The tenant object's RPC surface: its stores as sub-objects, and the operations that span them.
+ * Written out (not derived from the class) so code that calls the object never imports it;
+ * tenant-object.ts checks at compile time that the class offers exactly this.
+ */
+export interface TenantApi {
+  readonly registry: Remote<TenantRegistry>;
+  readonly settings: Remote<TenantSettings>;
+  readonly routing: Remote<TenantRouting>;
+  readonly runs: Remote<TenantRuns>;
+  readonly runSlots: Remote<RunSlots>;
+  readonly jobs: Remote<TenantJobs>;
+  readonly imports: Remote<TenantImports>;
+  readonly protocols: Remote<TenantProtocols>;
+  readonly webhooks: Remote<TenantWebhooks>;
+  readonly quotas: Remote<TenantQuotas>;
+  readonly idempotency: Remote<TenantIdempotency>;
+  readonly optimization: Remote<TenantOptimization>;
+  readonly activity: Remote<TenantActivity>;
+  readonly observed: Remote<TenantObserved>;
+  /** `conversation`: the observed conversation the feedback was sent in (it overrides that conversation's implicit scores). */
+  applyFeedback(item: FeedbackInput, conversation?: string): Promise<Outcome<FeedbackResult>>;
+  applyFeedbackBatch(items: FeedbackInput[]): Promise<Outcome<FeedbackResult[]>>;
+  storageBytes(): Promise<number>;
+}
+
+/** The tenant's Durable Object stub. */
+export function tenantStub(env: Env, tenantId: string): TenantApi {
+  return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
+}
+
+/**
+ * Check a request's key and admit it under the tenant's quota (one round trip), before the
+ * action: `{ ok: false, problem: null }` for a key that is not valid.
+ */
+export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+  return admissionStub(env, tenantId).admit(keyHash, family, nowMs);
+}
+
+/** How a request's admission ended: undefined when admitted, `problem` null for a key that is not valid. */
+export type AdmissionRefusal = { problem: FailureData | null } | undefined;
+
+/** The tenant's surface for one admitted request, its refusal (once known), and its release. */
+export interface AdmittedTenant extends Disposable {
+  /** Calls made on it run only once the object has admitted the request; on a refusal they fail. */
+  readonly tenant: TenantApi;
+  readonly refusal: Promise<AdmissionRefusal>;
+}
+
+/**
+ * The tenant's surface for a request that carries an API key, without waiting: every call made on
+ * it runs only after the object has checked the key and admitted the request under the tenant's
+ * quota, and travels in the same round trip (pipelined behind `admitted()`). A refused request's
+ * answer has no surface, so every such call fails; `refusal` says why.
+ */
+export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant {
+  const answer = admissionStub(env, tenantId).admitted(keyHash, family, nowMs);
+  return {
+    tenant: answer.surface,
+    refusal: answer.then((a) => ("refusal" in a ? { problem: a.refusal } : undefined)),
+    [Symbol.dispose]: () => answer[Symbol.dispose](),
+  };
+}
+
+type Admission = { ok: true } | { ok: false; problem: FailureData | null };
+/** `admitted()`'s answer as the Worker sees it: its `surface` can be called before it arrives. */
+type AdmittedAnswer = Promise<{ surface: TenantApi } | { refusal: FailureData | null }> & { readonly surface: TenantApi } & Disposable;
+
+/** The tenant object's own admission methods (tenant-object.ts), as the Worker calls them. */
+function admissionStub(
+  env: Env,
+  tenantId: string,
+): {
+  admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
+  admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedAnswer;
+} {
+  return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;
+}
+
+/**
+ * A store used inside its own object where code is written against the remote view: awaiting a
+ * synchronous result gives the same value, so the one view serves both.
+ */
+export function asLocal<T>(store: T): Remote<T> {
+  return store as unknown as Remote<T>;
+}

@@ -1,0 +1,216 @@
+import { RpcTarget } from "cloudflare:workers";
+import type { Outcome } from "../common/failures";
+import { DocumentUnitSplitter, type DocumentUnit } from "../tools/big-import/document-units";
+import type { ImportJobStore, PathUnit, StoredUnit } from "./import-units";
+import { allRows, oneRow, run } from "./sql";
+import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
+
+/** Uploads never turned into a job (a client that gave up half-way) are dropped after this long. */
+const ABANDONED_UPLOAD_MS = 60 * 60 * 1_000;
+/** Over the platform's 2 MB row limit a unit cannot be stored; a schema that big is not a tool's. */
+const MAX_UNIT_CHARS = 1_800_000;
+const OPERATION_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * Background imports of big documents in the tenant's storage (see jobs/import-job.ts):
+ * the uploaded bytes in chunks, the document's units cut once from them, and the batches done.
+ * A batch's tools and its row here are written in one transaction, so a job resumed after an
+ * eviction starts after the last committed batch and never writes a tool twice.
+ */
+export class TenantImports extends RpcTarget implements ImportJobStore {
+  readonly #storage: DurableObjectStorage;
+  readonly #sql: SqlStorage;
+  readonly #registry: TenantRegistry;
+
+  constructor(storage: DurableObjectStorage, registry: TenantRegistry) {
+    super();
+    this.#storage = storage;
+    this.#sql = storage.sql;
+    this.#registry = registry;
+  }
+
+  /** Stores one chunk (at most 1 MiB) of an upload; the first chunk also drops abandoned uploads. */
+  appendUpload(uploadId: string, seq: number, bytes: Uint8Array): void {
+    const stamp = Date.now();
+    if (seq === 0) run(this.#sql, "DELETE FROM import_uploads WHERE created_at < ?", stamp - ABANDONED_UPLOAD_MS);
+    const copy = bytes.slice();
+    run(this.#sql, "INSERT OR REPLACE INTO import_uploads (upload_id, seq, data, created_at) VALUES (?, ?, ?, ?)", uploadId, seq, copy.buffer, stamp);
+  }
+
+  discardUpload(uploadId: string): void {
+    run(this.#sql, "DELETE FROM import_uploads WHERE upload_id = ?", uploadId);
+  }
+
+  /**
+   * Cuts the uploaded document into units, all in one transaction (a split interrupted half-way
+   * leaves nothing, and runs again whole), then drops the upload. Reads one chunk at a time.
+   */
+  split(jobId: string, uploadId: string): { operations: number; paths: number; components: number } {
+    return this.#storage.transactionSync(() => {
+      run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
+      const counts = { operations: 0, paths: 0, components: 0 };
+      let seq = 0;
+      const splitter = new DocumentUnitSplitter((unit) => {
+        const operations = unit.kind === "path" ? countOperations(unit) : 0;
+        counts.operations += operations;
+        if (unit.kind === "path") counts.paths += 1;
+        if (unit.kind === "component") counts.components += 1;
+        this.#storeUnit(jobId, unit, seq, operations);
+        seq += 1;
+      });
+      const chunks = oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM import_uploads WHERE upload_id = ?", uploadId)?.n ?? 0;
+      for (let index = 0; index < chunks; index += 1) {
+        const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
+        if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
+        splitter.write(new Uint8Array(row.data));
+      }
+      splitter.end();
+      this.discardUpload(uploadId);
+      return counts;
+    });
+  }
+
+  #storeUnit(jobId: string, unit: DocumentUnit, seq: number, operations: number): void {
+    if (unit.text.length > MAX_UNIT_CHARS) throw new UnitTooLargeError(`${unit.pointer} is larger than ${MAX_UNIT_CHARS} characters`);
+    run(
+      this.#sql,
+      "INSERT OR REPLACE INTO import_units (job_id, pointer, kind, seq, unit_key, operations, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      jobId,
+      unit.pointer,
+      unit.kind,
+      seq,
+      unit.key,
+      operations,
+      unit.text,
+    );
+  }
+
+  isSplit(jobId: string): boolean {
+    return oneRow(this.#sql, "SELECT 1 AS one FROM import_units WHERE job_id = ? LIMIT 1", jobId) !== undefined;
+  }
+
+  head(jobId: string): StoredUnit[] {
+    return allRows<{ pointer: string; unit_key: string; text: string }>(
+      this.#sql,
+      "SELECT pointer, unit_key, text FROM import_units WHERE job_id = ? AND kind = 'head' ORDER BY seq",
+      jobId,
+    ).map((r) => ({ pointer: r.pointer, key: r.unit_key, text: r.text }));
+  }
+
+  /** Security schemes: named, not referenced, by operations, so every batch carries them all. */
+  securitySchemes(jobId: string): StoredUnit[] {
+    return allRows<{ pointer: string; unit_key: string; text: string }>(
+      this.#sql,
+      "SELECT pointer, unit_key, text FROM import_units WHERE job_id = ? AND kind = 'component' AND (pointer LIKE '/components/securitySchemes/%' OR pointer LIKE '/securityDefinitions/%')",
+      jobId,
+    ).map((r) => ({ pointer: r.pointer, key: r.unit_key, text: r.text }));
+  }
+
+  /** Path items after `afterSeq`, in document order, until they hold at least `maxOperations` operations. */
+  nextPaths(jobId: string, afterSeq: number, maxOperations: number): PathUnit[] {
+    const rows = this.#sql.exec<{ seq: number; unit_key: string; text: string; operations: number }>(
+      "SELECT seq, unit_key, text, operations FROM import_units WHERE job_id = ? AND kind = 'path' AND seq > ? ORDER BY seq",
+      jobId,
+      afterSeq,
+    );
+    const batch: PathUnit[] = [];
+    let operations = 0;
+    for (const row of rows) {
+      batch.push({ seq: row.seq, key: row.unit_key, text: row.text, operations: row.operations });
+      operations += row.operations;
+      if (operations >= maxOperations) break;
+    }
+    return batch;
+  }
+
+  component(jobId: string, pointer: string): StoredUnit | undefined {
+    const row = oneRow<{ pointer: string; unit_key: string; text: string }>(
+      this.#sql,
+      "SELECT pointer, unit_key, text FROM import_units WHERE job_id = ? AND pointer = ? AND kind = 'component'",
+      jobId,
+      pointer,
+    );
+    return row === undefined ? undefined : { pointer: row.pointer, key: row.unit_key, text: row.text };
+  }
+
+  totals(jobId: string): { operations: number; paths: number } {
+    const row = oneRow<{ operations: number | null; paths: number }>(
+      this.#sql,
+      "SELECT SUM(operations) AS operations, COUNT(*) AS paths FROM import_units WHERE job_id = ? AND kind = 'path'",
+      jobId,
+    );
+    return { operations: row?.operations ?? 0, paths: row?.paths ?? 0 };
+  }
+
+  /** What the committed batches did: the cursor (last path item done), operations, names and reports. */
+  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] } {
+    const rows = allRows<{ last_seq: number; operations: number; names: string; report: string }>(
+      this.#sql,
+      "SELECT last_seq, operations, names, report FROM import_batches WHERE job_id = ? ORDER BY batch",
+      jobId,
+    );
+    return {
+      batches: rows.length,
+      lastSeq: rows.at(-1)?.last_seq ?? -1,
+      operations: rows.reduce((n, r) => n + r.operations, 0),
+      names: rows.flatMap((r) => JSON.parse(r.names) as string[]),
+      reports: rows.map((r) => JSON.parse(r.report) as BatchReport),
+    };
+  }
+
+  /** The batch's tools and its row, in one transaction; a tool limit reached refuses both. */
+  commitBatch(
+    jobId: string,
+    batch: { index: number; lastSeq: number; operations: number; tools: ToolUpsert[]; warnings: string[] },
+    source: string,
+    maxTools: number,
+  ): Outcome<UpsertReport> {
+    const names = batch.tools.map((t) => t.definition.name);
+    return this.#registry.upsertTools(batch.tools, source, false, maxTools, (report) => {
+      const stored: BatchReport = { created: report.created, updated: report.updated, unchanged: report.unchanged, warnings: batch.warnings };
+      run(
+        this.#sql,
+        "INSERT INTO import_batches (job_id, batch, last_seq, operations, names, report) VALUES (?, ?, ?, ?, ?, ?)",
+        jobId,
+        batch.index,
+        batch.lastSeq,
+        batch.operations,
+        JSON.stringify(names),
+        JSON.stringify(stored),
+      );
+    });
+  }
+
+  /** Drops a finished job's units and batches (its result keeps the report). */
+  discard(jobId: string): void {
+    this.#storage.transactionSync(() => {
+      run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
+      run(this.#sql, "DELETE FROM import_batches WHERE job_id = ?", jobId);
+    });
+  }
+}
+
+export interface BatchReport {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  warnings: string[];
+}
+
+export class UnitTooLargeError extends Error {
+  override readonly name = "UnitTooLargeError";
+}
+
+function countOperations(unit: DocumentUnit): number {
+  let item: unknown;
+  try {
+    item = JSON.parse(unit.text);
+  } catch {
+    return 0;
+  }
+  if (typeof item !== "object" || item === null) return 0;
+  return OPERATION_METHODS.filter((m) => {
+    const operation = (item as Record<string, unknown>)[m];
+    return typeof operation === "object" && operation !== null;
+  }).length;
+}

@@ -1,0 +1,189 @@
+import { signatureTokens } from "../chain/tool-cost";
+import { TOOL_VIEWS_VERSION, toolViews, type ToolViews } from "../toolnet/answer-budget";
+import type { OpenAiTool } from "../toolnet/openai-tools";
+import type { ToolDefinition } from "../tools/definition";
+import type { TenantEvents } from "./tenant-events";
+import { run } from "./sql";
+
+/**
+ * A tool's stored views (VIEWS's columns in order): rows are read as arrays, since workerd
+ * builds an object with named columns for each row several times slower.
+ */
+type ViewRow = [
+  tool: string,
+  hash: string,
+  description: string | null,
+  rulesVersion: number | null,
+  compact: string | null,
+  compactTokens: number | null,
+  requiredOnly: string | null,
+  requiredOnlyTokens: number | null,
+  runTokens: number | null,
+];
+
+const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views";
+
+/** A tool as an answer shows it: the definition with `description` (undefined: the registered one) in place. */
+export interface ShownTool {
+  tool: string;
+  shown: ToolDefinition;
+  description: string | undefined;
+}
+
+/** Current definition hashes of the registry's tools (the registry owns them): one, or several in one read. */
+export interface ToolHashes {
+  hashOf(tool: string): string | undefined;
+  hashesOf(tools: readonly string[]): Map<string, string>;
+}
+
+/**
+ * What a tool costs where it is shown, stored with it: its routing views and their token counts,
+ * and `runTokens`, the tokens of the typed signature a run's program-writing prompt shows for it
+ * (issue 9's tool cost: typed-api.ts, counted by chain/tool-cost.ts). The two prompts show the
+ * tool differently (a `tools` JSON entry; a TypeScript signature with its response type), so each
+ * budget spends the count of what its own prompt shows, both computed once, from the same
+ * definition and shown description.
+ */
+export interface StoredToolViews extends ToolViews {
+  runTokens: number;
+}
+
+/** Views and costs of a tool as shown (a probed or optimised description already in place). */
+export function toolCosts(shown: ToolDefinition): StoredToolViews {
+  return { ...toolViews(shown), runTokens: signatureTokens(shown) };
+}
+
+/**
+ * A tenant's compact tool views and their token counts, stored with the tools (`tool_views`):
+ * computed when a tool is registered or changed, so routing and runs never recompute them. A row
+ * belongs to one definition hash, one shown description (a probed or optimised one replaces the
+ * registered text) and one version of the compaction rules; a tool stored before views existed,
+ * whose description changed since, or whose views older rules made, gets them computed and stored
+ * on first use.
+ */
+export class TenantToolViews {
+  readonly #sql: SqlStorage;
+  /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
+  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
+
+  readonly #hashes: ToolHashes;
+
+  /** `hashes`: the registry's current definition hashes; views follow the registry's changes (`events`). */
+  constructor(sql: SqlStorage, hashes: ToolHashes, events: TenantEvents) {
+    this.#sql = sql;
+    this.#hashes = hashes;
+    events.onToolsChanged(({ upserted, removed }) => {
+      this.forget(removed, true);
+      for (const { definition, hash } of upserted) this.store(definition, hash);
+    });
+  }
+
+  /** Compute and store the views of a registered or changed tool (its registered description). */
+  store(definition: ToolDefinition, hash: string): void {
+    this.#write(definition.name, hash, null, toolCosts(definition));
+  }
+
+  /**
+   * The views of `tool` as shown with `description` (undefined: the registered one); `shown` is
+   * the definition with that description in place, used only when they must be computed.
+   */
+  viewsOf(tool: string, shown: ToolDefinition, description: string | undefined): StoredToolViews {
+    const remembered = this.#remembered(tool, description);
+    if (remembered !== undefined) return remembered;
+    return this.#settle({ tool, shown, description }, this.#hashes.hashOf(tool), this.#rows(`${VIEWS} WHERE tool = ?`, tool)[0]);
+  }
+
+  /**
+   * `viewsOf` for each tool an answer shows, by tool: the stored rows of the tools not read yet
+   * this lifetime, and their current hashes, come in one read each instead of two per tool.
+   */
+  viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
+    const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
+    if (unread.length > 1) {
+      const names = unread.map(({ tool }) => tool);
+      const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
+      const hashes = this.#hashes.hashesOf(names);
+      for (const one of unread) this.#settle(one, hashes.get(one.tool), rows.get(one.tool));
+    }
+    return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
+  }
+
+  #rows(query: string, binding: string): ViewRow[] {
+    return [...this.#sql.exec(query, binding).raw<ViewRow>()];
+  }
+
+  #remembered(tool: string, description: string | undefined): StoredToolViews | undefined {
+    const remembered = this.#memory.get(tool);
+    return remembered !== undefined && remembered.description === (description ?? null) ? remembered.views : undefined;
+  }
+
+  /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
+  #settle({ tool, shown, description }: ShownTool, current: string | undefined, row: ViewRow | undefined): StoredToolViews {
+    const wanted = description ?? null;
+    let views = row === undefined || current === undefined ? undefined : currentViews(row, current, wanted);
+    if (views === undefined) {
+      views = toolCosts(shown);
+      if (current !== undefined) this.#write(tool, current, wanted, views);
+    }
+    this.#memory.set(tool, { description: wanted, views });
+    return views;
+  }
+
+  /** Forget tools that changed or were removed (their rows go with them or are replaced). */
+  forget(tools: readonly string[], removed: boolean): void {
+    for (const tool of tools) {
+      this.#memory.delete(tool);
+      if (removed) run(this.#sql, "DELETE FROM tool_views WHERE tool = ?", tool);
+    }
+  }
+
+  #write(tool: string, hash: string, description: string | null, views: StoredToolViews): void {
+    run(
+      this.#sql,
+      `INSERT INTO tool_views (tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, description = excluded.description, rules_version = excluded.rules_version,
+         compact = excluded.compact, compact_tokens = excluded.compact_tokens, required_only = excluded.required_only,
+         required_only_tokens = excluded.required_only_tokens, run_tokens = excluded.run_tokens`,
+      tool,
+      hash,
+      description,
+      TOOL_VIEWS_VERSION,
+      views.compactJson ?? JSON.stringify(views.compact),
+      views.compactTokens,
+      views.requiredOnlyJson ?? JSON.stringify(views.requiredOnly),
+      views.requiredOnlyTokens,
+      views.runTokens,
+    );
+    this.#memory.delete(tool);
+  }
+}
+
+/** The row's stored views when they are current: made for the tool's `current` definition hash, `description` and rules. */
+function currentViews(row: ViewRow, current: string, description: string | null): StoredToolViews | undefined {
+  const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
+  if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
+  if (compact === null || requiredOnly === null || runTokens === null) return undefined;
+  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens);
+}
+
+/**
+ * Views read from their stored JSON text: an answer sent as text uses the text as it is, so each
+ * view is parsed only when something asks for the object (`route`'s object answer, a run).
+ */
+function storedViews(compactJson: string, compactTokens: number, requiredOnlyJson: string, requiredOnlyTokens: number, runTokens: number): StoredToolViews {
+  let compact: OpenAiTool | undefined;
+  let requiredOnly: OpenAiTool | undefined;
+  return {
+    get compact(): OpenAiTool {
+      return (compact ??= JSON.parse(compactJson) as OpenAiTool);
+    },
+    get requiredOnly(): OpenAiTool {
+      return (requiredOnly ??= JSON.parse(requiredOnlyJson) as OpenAiTool);
+    },
+    compactTokens,
+    requiredOnlyTokens,
+    compactJson,
+    requiredOnlyJson,
+    runTokens,
+  };
+}
