@@ -1,27 +1,12 @@
 import { RpcTarget } from "cloudflare:workers";
 import type { TenantApi } from "../functions/storage/tenant-api";
+import { STORE_NAMES } from "../functions/storage/tenant-stores";
 
 /** The members of the tenant's surface: its stores (sub-objects) and the operations that span them. */
-const STORES = [
-  "registry",
-  "settings",
-  "routing",
-  "runs",
-  "runSlots",
-  "jobs",
-  "imports",
-  "protocols",
-  "webhooks",
-  "quotas",
-  "idempotency",
-  "optimization",
-  "activity",
-  "observed",
-] as const satisfies readonly (keyof TenantApi)[];
 const OPERATIONS = ["applyFeedback", "applyFeedbackBatch", "storageBytes"] as const satisfies readonly (keyof TenantApi)[];
 
 /** Compile-time proof that the two lists name every member of the surface, and nothing else. */
-type Listed = (typeof STORES)[number] | (typeof OPERATIONS)[number];
+type Listed = (typeof STORE_NAMES)[number] | (typeof OPERATIONS)[number];
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const MEMBERS_LISTED: Same<Listed, keyof TenantApi> = true;
 
@@ -41,7 +26,7 @@ export class TenantApiTarget extends RpcTarget {
   }
 
   static {
-    for (const name of STORES) {
+    for (const name of STORE_NAMES) {
       Object.defineProperty(TenantApiTarget.prototype, name, {
         get(this: TenantApiTarget) {
           return this.#object[name];

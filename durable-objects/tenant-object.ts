@@ -7,46 +7,12 @@ import type { RouteFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { FeedbackCoalescer } from "./feedback-coalescer";
-import { RunSlots, type RunSources } from "../functions/storage/run-slots";
 import { asLocal, type Remote, type TenantApi } from "../functions/storage/tenant-api";
-import { TenantActivity } from "../functions/storage/tenant-activity";
-import { TenantEvents } from "../functions/storage/tenant-events";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/storage/tenant-feedback";
-import { TenantIdempotency } from "../functions/storage/tenant-idempotency";
-import { TenantImports } from "../functions/storage/tenant-imports";
-import { TenantJobs } from "../functions/storage/tenant-jobs";
-import { TenantObserved } from "../functions/storage/tenant-observed";
-import { TenantOptimization } from "../functions/storage/tenant-optimization";
-import { TenantProtocols } from "../functions/storage/tenant-protocols";
-import { TenantQuotas } from "../functions/storage/tenant-quotas";
-import { TenantRegistry } from "../functions/storage/tenant-registry";
-import { TenantRouting } from "../functions/storage/tenant-routing";
-import { TenantRuns } from "../functions/storage/tenant-runs";
 import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
-import { TenantSettings } from "../functions/storage/tenant-settings";
-import { TenantApiTarget } from "./tenant-api-target";
-import { TenantToolViews } from "../functions/storage/tenant-tool-views";
-import { TenantWebhooks } from "../functions/storage/tenant-webhooks";
+import { openTenantStores, STORE_NAMES, storeFaces, type StoreFaces, type StoreHooks, type TenantStores } from "../functions/storage/tenant-stores";
 import { migrate } from "../functions/storage/sql";
-import { MODEL_SETTING } from "../functions/tenants/stored-model-override";
-
-/** The stores of one tenant, each the owner of its tables (see STORAGE.md). */
-interface TenantStores {
-  registry: TenantRegistry;
-  settings: TenantSettings;
-  routing: TenantRouting;
-  runs: TenantRuns;
-  runSlots: RunSlots;
-  jobs: TenantJobs;
-  imports: TenantImports;
-  protocols: TenantProtocols;
-  webhooks: TenantWebhooks;
-  quotas: TenantQuotas;
-  idempotency: TenantIdempotency;
-  optimization: TenantOptimization;
-  activity: TenantActivity;
-  observed: TenantObserved;
-}
+import { TenantApiTarget } from "./tenant-api-target";
 
 /**
  * All state of one tenant. One object per tenant serialises writes, so nothing is lost to
@@ -57,7 +23,15 @@ interface TenantStores {
  * same surface as an RPC target of its own, for requests whose action travels with the key check.
  */
 export class TenantObject extends DurableObject<Env> {
-  #stores: TenantStores;
+  /**
+   * The stores, as opened over this object's SQLite storage. An instance field, so never reachable
+   * over RPC; a subclass may reopen them (the test worker simulates an eviction that way).
+   */
+  protected stores: TenantStores;
+  /** What the stores need of this object. */
+  protected readonly storeHooks: StoreHooks = { armAlarm: () => this.#armAlarm(), learnFromRun: (...run) => this.#learnFromRun(...run) };
+  /** The stores as the Worker reaches them: only their Worker methods (tenant-stores.ts). */
+  readonly #faces = storeFaces(() => this.stores);
   readonly #surface = new TenantApiTarget(this);
   /** Single feedback updates: a lone one applied at once, concurrent ones in order in one transaction per turn of the object. */
   readonly #feedback: FeedbackCoalescer<Evaluation, Outcome<FeedbackResult>>;
@@ -66,69 +40,25 @@ export class TenantObject extends DurableObject<Env> {
     super(ctx, env);
     // Synchronous SQL in the constructor runs before any request reaches the object.
     migrate(ctx.storage.sql, TENANT_MIGRATIONS);
-    this.#stores = openStores(ctx, { armAlarm: () => this.#armAlarm(), learnFromRun: (...run) => this.#learnFromRun(...run) });
+    this.stores = openTenantStores(ctx, this.storeHooks);
     this.#feedback = new FeedbackCoalescer(
       // The stores current at the flush: after a (simulated) eviction, the reloaded ones.
-      (evaluations) => this.ctx.storage.transactionSync(() => this.#stores.routing.applyScoresEach(evaluations)),
+      (evaluations) => this.ctx.storage.transactionSync(() => this.stores.routing.applyScoresEach(evaluations)),
       // A zero-delay timer ends the window after the updates already delivered to the object, which join the flush.
       (flush) => setTimeout(flush, 0),
     );
   }
 
-  get registry(): TenantRegistry {
-    return this.#stores.registry;
-  }
-
-  get settings(): TenantSettings {
-    return this.#stores.settings;
-  }
-
-  get routing(): TenantRouting {
-    return this.#stores.routing;
-  }
-
-  get runs(): TenantRuns {
-    return this.#stores.runs;
-  }
-
-  get runSlots(): RunSlots {
-    return this.#stores.runSlots;
-  }
-
-  get jobs(): TenantJobs {
-    return this.#stores.jobs;
-  }
-
-  get imports(): TenantImports {
-    return this.#stores.imports;
-  }
-
-  get protocols(): TenantProtocols {
-    return this.#stores.protocols;
-  }
-
-  get webhooks(): TenantWebhooks {
-    return this.#stores.webhooks;
-  }
-
-  get quotas(): TenantQuotas {
-    return this.#stores.quotas;
-  }
-
-  get idempotency(): TenantIdempotency {
-    return this.#stores.idempotency;
-  }
-
-  get optimization(): TenantOptimization {
-    return this.#stores.optimization;
-  }
-
-  get activity(): TenantActivity {
-    return this.#stores.activity;
-  }
-
-  get observed(): TenantObserved {
-    return this.#stores.observed;
+  static {
+    // One getter per store (`tenant.registry`, …), each answering the store's RPC face.
+    for (const name of STORE_NAMES) {
+      Object.defineProperty(TenantObject.prototype, name, {
+        configurable: true,
+        get(this: TenantObject) {
+          return this.#faces[name];
+        },
+      });
+    }
   }
 
   /**
@@ -136,8 +66,8 @@ export class TenantObject extends DurableObject<Env> {
    * for the request's route family (rate, and for model work: tokens today, jobs in flight).
    */
   admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData | null } {
-    if (!this.#stores.registry.authenticate(keyHash)) return { ok: false, problem: null };
-    const refused = this.#stores.quotas.admit(family, nowMs);
+    if (!this.stores.registry.authenticate(keyHash)) return { ok: false, problem: null };
+    const refused = this.stores.quotas.admit(family, nowMs);
     return refused === undefined ? { ok: true } : { ok: false, problem: refused };
   }
 
@@ -159,7 +89,7 @@ export class TenantObject extends DurableObject<Env> {
    * tools count toward their automatic optimisation.
    */
   async #learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[]): Promise<void> {
-    const { routing, optimization, jobs, runs } = this.#stores;
+    const { routing, optimization, jobs, runs } = this.stores;
     if (trajectory.length > 0) routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip");
     for (const tool of optimization.recordFailures(attributedFailures)) {
       await jobs.create("optimize", { tool, settings: {}, reason: "auto: failures attributed in recent runs" }, null);
@@ -176,16 +106,16 @@ export class TenantObject extends DurableObject<Env> {
    * written together (feedback-coalescer.ts).
    */
   async applyFeedback(item: FeedbackInput, conversation?: string): Promise<Outcome<FeedbackResult>> {
-    const resolved = resolveFeedback(item, (id) => this.#stores.runs.get(id));
+    const resolved = resolveFeedback(item, (id) => this.stores.runs.get(id));
     if ("refused" in resolved) return { ok: false, problem: resolved.refused };
     // Sent in an observed conversation: it wins over that conversation's implicit outcome.
-    if (conversation !== undefined) this.#stores.observed.noteExplicit(conversation, resolved.evaluation.tools);
+    if (conversation !== undefined) this.stores.observed.noteExplicit(conversation, resolved.evaluation.tools);
     return this.#feedback.submit(resolved.evaluation);
   }
 
   /** Batched feedback: every item resolved against its run and applied in one transaction, or none (tenant-feedback.ts). */
   applyFeedbackBatch(items: FeedbackInput[]): Outcome<FeedbackResult[]> {
-    const { runs, routing } = this.#stores;
+    const { runs, routing } = this.stores;
     const resolved = batchEvaluations(items, (id) => runs.get(id));
     if ("problem" in resolved) return { ok: false, problem: resolved.problem };
     try {
@@ -202,14 +132,14 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   async #armAlarm(): Promise<void> {
-    const times = [this.#stores.runs.nextEvaluationDue(), this.#stores.jobs.nextDue(), this.#stores.observed.nextDue()].filter((t): t is number => t !== null);
+    const times = [this.stores.runs.nextEvaluationDue(), this.stores.jobs.nextDue(), this.stores.observed.nextDue()].filter((t): t is number => t !== null);
     if (times.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...times));
   }
 
   /** One alarm drains the queues of due work and closes idle observed conversations; all idempotent, as alarms are at-least-once. */
   override async alarm(): Promise<void> {
-    const { registry, routing, runs, jobs, protocols, settings, observed } = this.#stores;
+    const { registry, routing, runs, jobs, protocols, settings, observed } = this.stores;
     const tenantId = registry.tenantId() ?? "";
     observed.alarmWork(Date.now());
     await runs.processEvaluations(async (request) => {
@@ -217,7 +147,7 @@ export class TenantObject extends DurableObject<Env> {
       routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });
       return scores;
     });
-    const stores = { registry: asLocal(registry), protocols: asLocal(protocols), settings: asLocal(settings), jobs, imports: this.#stores.imports };
+    const stores = { registry: asLocal(registry), protocols: asLocal(protocols), settings: asLocal(settings), jobs, imports: this.stores.imports };
     for (const job of jobs.due(Date.now())) {
       jobs.start(job.id);
       try {
@@ -229,67 +159,10 @@ export class TenantObject extends DurableObject<Env> {
     await this.#armAlarm();
   }
 
-  /** Drop every store's in-memory state, as an eviction would; the next call reloads from SQLite. */
-  static reopen(object: TenantObject): void {
-    object.#stores = openStores(object.ctx, { armAlarm: () => object.#armAlarm(), learnFromRun: (...run) => object.#learnFromRun(...run) });
-  }
 }
 
-/** What the stores need of the object itself: its alarm, and learning from a run (which spans stores). */
-interface ObjectHooks {
-  armAlarm(): Promise<void>;
-  learnFromRun: RunSources["learnFromRun"];
-}
-
-/** Open the tenant's stores over its SQLite storage, wired to one another only through what each needs. */
-function openStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: ObjectHooks): TenantStores {
-  const sql = ctx.storage.sql;
-  const events = new TenantEvents();
-  const registry = new TenantRegistry(ctx.storage, events);
-  const settings = new TenantSettings(sql);
-  const protocols = new TenantProtocols(sql, () => registry.hashes(), events);
-  const toolViews = new TenantToolViews(sql, registry, events);
-  const routing = new TenantRouting(sql, {
-    catalog: registry,
-    descriptions: () => protocols.descriptions(),
-    routingHints: () => protocols.routingHints(),
-    protocolRunTokens: () => protocols.runTokens(),
-    views: (tool, shown, description) => toolViews.viewsOf(tool, shown, description),
-    viewsEach: (wanted) => toolViews.viewsOfEach(wanted),
-    settings,
-    events,
-  });
-  const runs = new TenantRuns(sql);
-  const jobs = new TenantJobs(sql, armAlarm);
-  const observed = new TenantObserved(sql, settings, routing, armAlarm);
-  const runSources: RunSources = {
-    modelSetting: () => settings.get(MODEL_SETTING),
-    candidates: (task, options) => routing.candidates(task, options).candidates.map((c) => c.tool),
-    tool: (name) => registry.getTool(name),
-    currentProtocols: (tools) => protocols.currentMany(tools),
-    saveRun: (id, task, status, recordJson) => runs.save(id, task, status, recordJson),
-    learnFromRun,
-  };
-  return {
-    registry,
-    settings,
-    routing,
-    runs,
-    runSlots: new RunSlots(settings, runSources),
-    jobs,
-    imports: new TenantImports(ctx.storage, registry),
-    protocols,
-    webhooks: new TenantWebhooks(sql),
-    quotas: new TenantQuotas(settings, {
-      jobsInFlight: () => jobs.inFlight(),
-      modelTokensSince: (since) => runs.modelTokensSince(since) + jobs.modelTokensSince(since),
-    }),
-    idempotency: new TenantIdempotency(sql),
-    optimization: new TenantOptimization(sql, settings, (tool) => jobs.optimizationPending(tool)),
-    activity: new TenantActivity(runs, jobs),
-    observed,
-  };
-}
+/** The store getters, generated above from the stores' declaration. */
+export interface TenantObject extends StoreFaces {}
 
 /** Compile-time proof that the class offers the surface callers are typed against, with the same types. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

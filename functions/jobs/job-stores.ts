@@ -1,12 +1,16 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { Remote } from "../storage/tenant-api";
 import type { TenantJobs } from "../storage/tenant-jobs";
+import type { TenantStores } from "../storage/tenant-stores";
 import type { ImportJobStore } from "./import-job";
 
 /**
- * What a background job works with: the tenant's registry, protocols and settings (as the remote
- * view, so the code is the same inside and outside the object) and the job store itself, local.
+ * What a background job works with, inside the tenant object: the registry, protocols and settings
+ * (as the remote view, so the code reads like the Worker's) and the job store itself, local.
  */
-export interface JobStores extends Pick<TenantApi, "registry" | "protocols" | "settings"> {
+export interface JobStores {
+  registry: Remote<TenantStores["registry"]>;
+  protocols: Remote<TenantStores["protocols"]>;
+  settings: Remote<TenantStores["settings"]>;
   jobs: TenantJobs;
   imports: ImportJobStore;
 }

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import type { EvaluationRequest } from "../chain/evaluator";
 import type { FailureData, Outcome } from "../common/failures";
 import type { ToolDefinition } from "../tools/definition";
@@ -60,13 +59,12 @@ export interface RunEnd {
  * run does not gather its slot, settings, tools and protocols, or store, learn and release, in
  * separate round trips.
  */
-export class RunSlots extends RpcTarget {
+export class RunSlots {
   readonly #settings: TenantSettings;
   readonly #sources: RunSources;
   readonly #leases = new Map<string, number>();
 
   constructor(settings: TenantSettings, sources: RunSources) {
-    super();
     this.#settings = settings;
     this.#sources = sources;
   }

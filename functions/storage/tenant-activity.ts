@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import type { TenantJobs } from "./tenant-jobs";
 import type { TenantRuns } from "./tenant-runs";
 
@@ -36,13 +35,12 @@ const RECENT_SCORES_PER_TOOL = 10;
  * Read-only summaries over a tenant's runs, jobs and evaluations for the operator console.
  * Nothing here writes; each read is bounded by a limit on the newest rows.
  */
-export class TenantActivity extends RpcTarget {
+export class TenantActivity {
   readonly #runs: TenantRuns;
   readonly #jobs: TenantJobs;
 
   /** Reads go through the stores that own the rows. */
   constructor(runs: TenantRuns, jobs: TenantJobs) {
-    super();
     this.#runs = runs;
     this.#jobs = jobs;
   }

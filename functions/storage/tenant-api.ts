@@ -2,21 +2,8 @@ import type { RpcTarget } from "cloudflare:workers";
 import type { FailureData, Outcome } from "../common/failures";
 import type { RouteFamily } from "../quotas/settings";
 import type { FeedbackResult } from "../toolnet/graph";
-import type { RunSlots } from "./run-slots";
-import type { TenantActivity } from "./tenant-activity";
 import type { FeedbackInput } from "./tenant-feedback";
-import type { TenantIdempotency } from "./tenant-idempotency";
-import type { TenantImports } from "./tenant-imports";
-import type { TenantJobs } from "./tenant-jobs";
-import type { TenantObserved } from "./tenant-observed";
-import type { TenantOptimization } from "./tenant-optimization";
-import type { TenantProtocols } from "./tenant-protocols";
-import type { TenantQuotas } from "./tenant-quotas";
-import type { TenantRegistry } from "./tenant-registry";
-import type { TenantRouting } from "./tenant-routing";
-import type { TenantRuns } from "./tenant-runs";
-import type { TenantSettings } from "./tenant-settings";
-import type { TenantWebhooks } from "./tenant-webhooks";
+import type { StoreFace, StoreName } from "./tenant-stores";
 
 /**
  * An object as another Worker sees it over RPC: every method returns a promise, and a sub-object
@@ -25,7 +12,7 @@ import type { TenantWebhooks } from "./tenant-webhooks";
  * them to `never`; our records are plain JSON, so stubs are typed from the classes directly.
  */
 export type Remote<T> = {
-  readonly [K in keyof T as T[K] extends RpcTarget ? K : T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends RpcTarget
+  readonly [K in keyof T as [T[K]] extends [never] ? never : T[K] extends RpcTarget ? K : T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends RpcTarget
     ? Remote<T[K]>
     : T[K] extends (...args: infer A) => infer R
       ? (...args: A) => Promise<Awaited<R>>
@@ -33,25 +20,15 @@ export type Remote<T> = {
 };
 
 /**
- * The tenant object's RPC surface: its stores as sub-objects, and the operations that span them.
- * Written out (not derived from the class) so code that calls the object never imports it;
- * tenant-object.ts checks at compile time that the class offers exactly this.
+ * The tenant object's RPC surface: its stores as sub-objects (each with only the methods the Worker
+ * calls, tenant-stores.ts), and the operations that span them. Typed from the stores, not from the
+ * object's class, so code that calls the object never imports it; tenant-object.ts checks at
+ * compile time that the class offers exactly this.
  */
-export interface TenantApi {
-  readonly registry: Remote<TenantRegistry>;
-  readonly settings: Remote<TenantSettings>;
-  readonly routing: Remote<TenantRouting>;
-  readonly runs: Remote<TenantRuns>;
-  readonly runSlots: Remote<RunSlots>;
-  readonly jobs: Remote<TenantJobs>;
-  readonly imports: Remote<TenantImports>;
-  readonly protocols: Remote<TenantProtocols>;
-  readonly webhooks: Remote<TenantWebhooks>;
-  readonly quotas: Remote<TenantQuotas>;
-  readonly idempotency: Remote<TenantIdempotency>;
-  readonly optimization: Remote<TenantOptimization>;
-  readonly activity: Remote<TenantActivity>;
-  readonly observed: Remote<TenantObserved>;
+export type TenantApi = { readonly [K in StoreName]: Remote<StoreFace<K>> } & TenantOperations;
+
+/** The operations of the tenant object that span its stores. */
+export interface TenantOperations {
   /** `conversation`: the observed conversation the feedback was sent in (it overrides that conversation's implicit scores). */
   applyFeedback(item: FeedbackInput, conversation?: string): Promise<Outcome<FeedbackResult>>;
   applyFeedbackBatch(items: FeedbackInput[]): Promise<Outcome<FeedbackResult[]>>;

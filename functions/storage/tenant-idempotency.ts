@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { oneRow, run } from "./sql";
 
 /** Keys are kept this long (the IETF draft leaves it to the server; 24 h is what the issue asks). */
@@ -19,11 +18,10 @@ export type IdempotencyBegin = { state: "started" } | { state: "replay"; respons
  * response to replay. Synchronous SQL in the tenant's object, so two requests with one key cannot
  * both start.
  */
-export class TenantIdempotency extends RpcTarget {
+export class TenantIdempotency {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
-    super();
     this.#sql = sql;
   }
 

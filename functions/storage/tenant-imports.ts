@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import type { Outcome } from "../common/failures";
 import { DocumentUnitSplitter, type DocumentUnit } from "../tools/big-import/document-units";
 import type { ImportJobStore, PathUnit, StoredUnit } from "./import-units";
@@ -17,13 +16,12 @@ const OPERATION_METHODS = ["get", "put", "post", "delete", "options", "head", "p
  * A batch's tools and its row here are written in one transaction, so a job resumed after an
  * eviction starts after the last committed batch and never writes a tool twice.
  */
-export class TenantImports extends RpcTarget implements ImportJobStore {
+export class TenantImports implements ImportJobStore {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
   readonly #registry: TenantRegistry;
 
   constructor(storage: DurableObjectStorage, registry: TenantRegistry) {
-    super();
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#registry = registry;

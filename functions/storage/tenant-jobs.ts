@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 import { Waiters } from "./waiters";
 
@@ -49,7 +48,7 @@ const now = (): string => new Date().toISOString();
 /** Model tokens of the jobs updated since a time: read through the `jobs_updated` index, so only those jobs' rows are touched. */
 export const JOB_TOKENS_SINCE = "SELECT SUM(json_extract(usage, '$.totalTokens')) AS n FROM jobs WHERE updated_at >= ?";
 
-export class TenantJobs extends RpcTarget {
+export class TenantJobs {
   readonly #sql: SqlStorage;
   readonly #schedule: () => Promise<void>;
   /** Callers of `waitFor`, woken when their job reaches a final state. */
@@ -57,7 +56,6 @@ export class TenantJobs extends RpcTarget {
 
   /** `schedule`: make sure the object's alarm fires when the next job is due. */
   constructor(sql: SqlStorage, schedule: () => Promise<void>) {
-    super();
     this.#sql = sql;
     this.#schedule = schedule;
   }

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { learningSettingsOf, LEARNING_SETTING, type LearningSettings } from "../toolnet/implicit-learning-settings";
 import {
   boundedDelta,
@@ -82,7 +81,7 @@ const dayOf = (ms: number): string => iso(ms).slice(0, 10);
  * scores. Owns the `observed_*` tables. The alarm closes idle conversations and, after the
  * retention period, reduces task texts to their terms (`alarmWork`).
  */
-export class TenantObserved extends RpcTarget {
+export class TenantObserved {
   readonly #sql: SqlStorage;
   readonly #settings: TenantSettings;
   readonly #routing: TenantRouting;
@@ -91,7 +90,6 @@ export class TenantObserved extends RpcTarget {
   #parsed: { json: string | undefined; settings: LearningSettings } | undefined;
 
   constructor(sql: SqlStorage, settings: TenantSettings, routing: TenantRouting, armAlarm: () => Promise<void>) {
-    super();
     this.#sql = sql;
     this.#settings = settings;
     this.#routing = routing;

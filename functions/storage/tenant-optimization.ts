@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import type { TenantSettings } from "./tenant-settings";
 import { allRows, run } from "./sql";
 
@@ -16,14 +15,13 @@ const SETTING = "optimization";
  * `autoOptimize` on (off by default) a tool reaching the threshold is queued for optimisation —
  * once: its count starts again, and no second job is queued while one is waiting or running.
  */
-export class TenantOptimization extends RpcTarget {
+export class TenantOptimization {
   readonly #sql: SqlStorage;
   readonly #store: TenantSettings;
   readonly #pending: (tool: string) => boolean;
 
   /** `pending`: whether an optimisation job for the tool is queued or running (tenant-jobs.ts). */
   constructor(sql: SqlStorage, settings: TenantSettings, pending: (tool: string) => boolean) {
-    super();
     this.#sql = sql;
     this.#store = settings;
     this.#pending = pending;

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import type { TenantEvents } from "./tenant-events";
 import { allRows, oneRow, run } from "./sql";
 
@@ -69,7 +68,7 @@ function fromRow(row: VersionRow): ProtocolVersion {
  * values in KV (written before they are recorded here, so a reader never finds a pointer to a
  * half-written value); this object holds the versions and the pointer, and pinning.
  */
-export class TenantProtocols extends RpcTarget {
+export class TenantProtocols {
   readonly #sql: SqlStorage;
   readonly #currentHashes: () => Map<string, string>;
   readonly #events: TenantEvents;
@@ -77,7 +76,6 @@ export class TenantProtocols extends RpcTarget {
 
   /** `currentHashes`: the registry's definition hash of each tool (a protocol applies to one definition). */
   constructor(sql: SqlStorage, currentHashes: () => Map<string, string>, events: TenantEvents) {
-    super();
     this.#sql = sql;
     this.#currentHashes = currentHashes;
     this.#events = events;

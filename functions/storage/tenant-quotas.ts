@@ -2,7 +2,6 @@ import { DEFAULT_QUOTAS, mergeQuotas, QuotaSettings, type QuotaSettingsUpdate, t
 import { take, type Bucket } from "../quotas/token-bucket";
 import { MODEL_WORK } from "../quotas/route-family";
 import type { FailureData } from "../common/failures";
-import { RpcTarget } from "cloudflare:workers";
 import type { TenantSettings } from "./tenant-settings";
 
 const SETTING = "quotas";
@@ -20,14 +19,13 @@ export interface QuotaUsage {
   modelTokensSince(sinceIso: string): number;
 }
 
-export class TenantQuotas extends RpcTarget {
+export class TenantQuotas {
   readonly #store: TenantSettings;
   readonly #usage: QuotaUsage;
   readonly #buckets = new Map<RouteFamily, Bucket>();
   #settings: QuotaSettings | undefined;
 
   constructor(settings: TenantSettings, usage: QuotaUsage) {
-    super();
     this.#store = settings;
     this.#usage = usage;
   }

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { failure, success, type Outcome } from "../common/failures";
 import { generateApiKey, sha256Hex } from "../tenants/api-keys";
 import type { ToolDefinition } from "../tools/definition";
@@ -141,14 +140,13 @@ export interface TenantInfo {
  * Tool changes are announced on the tenant's events inside the same transaction, so routing and
  * tool views follow them.
  */
-export class TenantRegistry extends RpcTarget {
+export class TenantRegistry {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
   readonly #events: TenantEvents;
   #hashes: { generation: number; byName: Map<string, string> } | undefined;
 
   constructor(storage: DurableObjectStorage, events: TenantEvents) {
-    super();
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#events = events;

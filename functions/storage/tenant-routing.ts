@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import {
   addTrajectories,
   applyFeedback,
@@ -117,7 +116,7 @@ function shownDefinition(def: ToolDefinition | undefined, description: string | 
  * (graph, index, data flow, task memory) is loaded and kept in step by loaded-routing.ts. Every
  * method is synchronous, so within the Durable Object no two updates interleave.
  */
-export class TenantRouting extends RpcTarget {
+export class TenantRouting {
   readonly #sql: SqlStorage;
   readonly #sources: RoutingSources;
   readonly #store: RoutingSnapshots;
@@ -128,7 +127,6 @@ export class TenantRouting extends RpcTarget {
   readonly #vectors: ToolVectors;
 
   constructor(sql: SqlStorage, sources: RoutingSources) {
-    super();
     this.#sql = sql;
     this.#sources = sources;
     this.#vectors = new ToolVectors(sql, () => sources.catalog.hashes());

@@ -1,5 +1,4 @@
 import type { EvaluationRequest } from "../chain/evaluator";
-import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 
 const MAX_EVALUATION_ATTEMPTS = 5;
@@ -12,11 +11,10 @@ const now = (): string => new Date().toISOString();
 export const RUN_TOKENS_SINCE = "SELECT SUM(total_tokens) AS n FROM runs WHERE created_at >= ?";
 
 /** Stored ATC runs and the queue of finished runs waiting for the evaluator. */
-export class TenantRuns extends RpcTarget {
+export class TenantRuns {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
-    super();
     this.#sql = sql;
   }
 

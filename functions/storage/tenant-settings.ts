@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { DEFAULT_SIDE_EFFECT_SETTINGS, SideEffectSettings } from "../probing/side-effects";
 import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS_SETTING, RunSettings } from "./run-settings";
 import { oneRow, run } from "./sql";
@@ -7,7 +6,7 @@ import { oneRow, run } from "./sql";
  * A tenant's settings: one JSON value per name, kept in `tenant_meta` as `setting:<name>`. The
  * one owner of those rows; each other store reads and writes its own setting through it.
  */
-export class TenantSettings extends RpcTarget {
+export class TenantSettings {
   readonly #sql: SqlStorage;
   /**
    * Values already read this object lifetime, by name (undefined: unset). Routing reads two on
@@ -16,7 +15,6 @@ export class TenantSettings extends RpcTarget {
   readonly #read = new Map<string, string | undefined>();
 
   constructor(sql: SqlStorage) {
-    super();
     this.#sql = sql;
   }
 

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { allRows, oneRow, run } from "./sql";
 
 export interface SealedWebhookSecret {
@@ -14,11 +13,10 @@ export interface SealedWebhookSecret {
  * A tenant's webhook secrets (sealed; the Worker decrypts them to verify signatures) and the
  * deliveries seen, so one `webhook-id` starts at most one job however often it arrives.
  */
-export class TenantWebhooks extends RpcTarget {
+export class TenantWebhooks {
   readonly #sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
-    super();
     this.#sql = sql;
   }
 

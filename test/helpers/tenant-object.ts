@@ -1,4 +1,5 @@
-import type { TenantApi } from "../../functions/storage/tenant-api";
+import type { Remote } from "../../functions/storage/tenant-api";
+import type { StoreName, TenantStores } from "../../functions/storage/tenant-stores";
 import type { TestService } from "./service";
 
 /** A tenant's Durable Object as a Node test drives it (see test-worker.ts for the hooks). */
@@ -22,8 +23,10 @@ export interface TestTenantObject {
   storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
   /** A tool's stored compact view and the version of the rules that made it. */
   storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
-  /** One store of the object, as the Worker sees it over RPC. */
-  store<K extends keyof TenantApi>(name: K): TenantApi[K];
+  /** What RPC reaches on the production tenant object, its store faces and its admitted surface. */
+  rpcSurface(): Promise<{ object: string[]; stores: Record<string, string[]>; surface: string[] }>;
+  /** One store of the object with all its methods, as the object's own code sees it (for setting state up directly). */
+  store<K extends StoreName>(name: K): Remote<TenantStores[K]>;
 }
 
 export async function tenantObject(service: TestService, tenantId: string): Promise<TestTenantObject> {
@@ -37,6 +40,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     jobTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     storeCall(store: string, method: string, args: unknown[]): Promise<unknown>;
+    rpcSurface(): Promise<{ object: string[]; stores: Record<string, string[]>; surface: string[] }>;
     takeCalls(): Promise<string[]>;
     storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
     storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
@@ -52,7 +56,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls: () => stub.takeCalls(),
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),
-    store: <K extends keyof TenantApi>(name: K) =>
+    rpcSurface: () => stub.rpcSurface(),
+    store: <K extends StoreName>(name: K) =>
       new Proxy(
         {},
         {
@@ -61,6 +66,6 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
             (...args: unknown[]) =>
               stub.storeCall(name, String(method), args),
         },
-      ) as TenantApi[K],
+      ) as Remote<TenantStores[K]>,
   };
 }

@@ -8,12 +8,14 @@ export * from "../../functions/index";
 export { default } from "../../functions/index";
 import { RoutingSnapshots, type LoadReport } from "../../functions/storage/routing-snapshots";
 import { TenantObject } from "../../durable-objects/tenant-object";
+import { TenantApiTarget } from "../../durable-objects/tenant-api-target";
+import { openTenantStores, STORE_NAMES } from "../../functions/storage/tenant-stores";
 import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
 
 /** The object's members a call from the Worker goes through: its stores, operations and admission. */
 const COUNTED_MEMBERS = [
-  ...["registry", "settings", "routing", "runs", "runSlots", "jobs", "imports", "protocols", "webhooks", "quotas", "idempotency", "optimization", "activity"],
+  ...STORE_NAMES,
   ...["applyFeedback", "applyFeedbackBatch", "storageBytes", "admit", "admitted"],
 ] as const;
 
@@ -27,22 +29,22 @@ export class EvictableTenantObject extends TenantObject {
   simulateEviction(options: { olderFormats?: boolean } = {}): void {
     // Ageing the stored formats reads no trajectories, so the store needs none here.
     if (options.olderFormats === true) new RoutingSnapshots(this.ctx.storage.sql, { after: () => [], lastRow: () => 0 }).ageFormats();
-    TenantObject.reopen(this);
+    this.stores = openTenantStores(this.ctx, this.storeHooks);
   }
 
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): LoadReport {
-    return this.routing.loadReport();
+    return this.stores.routing.loadReport();
   }
 
   /** Which parts of the routing state are in memory (none is loaded by asking). */
   routingLoadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
-    return this.routing.loadedParts();
+    return this.stores.routing.loadedParts();
   }
 
   /** Score rows the routing store has written since the object started, and in how many flushes (coalesced updates share them). */
   routingScoreWrites(): { rows: number; flushes: number } {
-    return this.routing.scoreWrites();
+    return this.stores.routing.scoreWrites();
   }
 
   /** The run tokens quotas count since `sinceIso`, with how many rows SQLite read to count them. */
@@ -72,7 +74,7 @@ export class EvictableTenantObject extends TenantObject {
       compactTokens,
       tool,
     );
-    TenantObject.reopen(this);
+    this.stores = openTenantStores(this.ctx, this.storeHooks);
   }
 
   /** A tool's stored compact view and the compaction rules' version that made it (undefined: no row). */
@@ -114,8 +116,24 @@ export class EvictableTenantObject extends TenantObject {
     }
   }
 
+  /**
+   * What RPC reaches on the production class: the object's own members (store getters, operations,
+   * admission, the runtime's alarm handler), each store face's methods, and the admitted surface's members.
+   */
+  rpcSurface(): { object: string[]; stores: Record<string, string[]>; surface: string[] } {
+    const ownMethods = (prototype: object) => Object.getOwnPropertyNames(prototype).filter((name) => name !== "constructor").sort();
+    const stores = Object.fromEntries(
+      STORE_NAMES.map((name) => {
+        const face = Object.getOwnPropertyDescriptor(TenantObject.prototype, name)?.get?.call(this) as object;
+        return [name, ownMethods(Object.getPrototypeOf(face) as object)];
+      }),
+    );
+    return { object: ownMethods(TenantObject.prototype), stores, surface: ownMethods(TenantApiTarget.prototype) };
+  }
+
+  /** A call into one store with all its methods, as the object's own code makes it (tests set state up this way). */
   storeCall(store: string, method: string, args: unknown[]): unknown {
-    const target = (this as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
+    const target = (this.stores as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
     const fn = target?.[method];
     if (typeof fn !== "function") throw new Error(`no store method ${store}.${method}`);
     return fn.apply(target, args);
