@@ -30,7 +30,7 @@ const sizes = option("sizes", "1000,10000").split(",").map(Number);
 const runs = Number(option("runs", "200"));
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** A run record of the README's task, shaped as start-run.ts stores it (two sent tool calls). */
+/** A run record of the README's task, shaped as functions/services/start-run.ts stores it (two sent tool calls). */
 function runRecord(id: string): string {
   const result = JSON.stringify({
     results: Array.from({ length: 20 }, (_, i) => ({ id: 51329 + i, name: `Person ${i}`, known_for: [{ title: "A movie title", overview: "x".repeat(300) }] })),

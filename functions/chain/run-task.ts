@@ -13,7 +13,7 @@ import type { ProtocolOverrides } from "./typed-api";
  * attribute the error to a tool and regenerate with that tool's full protocol, up to
  * `maxAttempts` programs (the paper's α). Platform-free: the model, the program isolate (and the
  * tools it reaches) and every timing come in through `RunDependencies`; the platform side
- * (`start-run.ts`) wires them. `node scripts/module-reach.mjs functions/chain/run-task.ts`
+ * (`services/start-run.ts`) wires them. `node scripts/module-reach.mjs functions/chain/run-task.ts`
  * lists what this module pulls in.
  */
 

@@ -5,10 +5,10 @@ import { renderToolSignature, type ProtocolOverrides } from "./typed-api";
 /**
  * What one tool costs in a run's prompt: the tokens of exactly what the program-writing prompt
  * shows for it (its typed signature with the short description, rendered by typed-api.ts),
- * counted with the real tokenizer (o200k_base, routing/token-count.ts). Candidate-set budgets
+ * counted with the real tokenizer (o200k_base, text/token-count.ts). Candidate-set budgets
  * are spent on this, not on the stored definition with its response schemas. A tenant stores the
  * count of each tool as registered or as its protocol describes it, with the tool's routing views
- * (durable-objects/tenant-tool-views.ts); elsewhere counts are cached per definition hash and
+ * (storage/tenant-tool-views.ts); elsewhere counts are cached per definition hash and
  * protocol overrides.
  */
 

@@ -34,7 +34,7 @@ export function fuelForMs(ms: number): number {
   return Math.max(1, Math.round(ms * FUEL_PER_MS_SLOWEST));
 }
 
-/** A program's limits when its caller sets none: the run's (run-defaults.ts) where both have one. */
+/** A program's limits when its caller sets none: the run's (common/run-defaults.ts) where both have one. */
 export const DEFAULT_LIMITS = {
   memoryLimitBytes: RUN_LIMITS.memoryLimitBytes,
   maxStackSizeBytes: 256 * 1024,

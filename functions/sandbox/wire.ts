@@ -49,7 +49,7 @@ export function callKey(tool: string, args: unknown): string {
   return `${tool}:${canonicalize(args ?? {}) ?? "{}"}`;
 }
 
-/** Per-attempt rules the harness passes with every call (see host/tool-gateway.ts). */
+/** Per-attempt rules the harness passes with every call (see services/tool-gateway.ts). */
 export interface CallContext {
   allowed: string[];
   replay: ReplayRecord[];

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * A tenant's model override as its setting stores it (the key sealed). Apart from
- * model-settings.ts, which seals and opens it, because the tenant's object reads it too (does the
+ * services/model-settings.ts, which seals and opens it, because the tenant's object reads it too (does the
  * tenant name an embeddings model?) and must not import what reaches the tenant's API.
  */
 

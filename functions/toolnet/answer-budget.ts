@@ -11,7 +11,7 @@ import { countJsonArrayTokens, countTokens, type CountedJson } from "../text/tok
  * by its compact view when that fits what is left, else by its required-only view, else it is
  * named in `overBudget` with its cost, never silently dropped. The parts the caller asked for
  * (the `tools` array, the prompt block, or both) are then counted exactly (o200k_base, the JSON
- * text a client sends; the array from the views' stored counts, token-count.ts) and the
+ * text a client sends; the array from the views' stored counts, text/token-count.ts) and the
  * lowest-ranked shown tool gives way until the total is within the budget, so the reported counts
  * are those of exactly what is returned and never exceed it.
  */

@@ -35,7 +35,7 @@ export function answerPrompt(input: AnswerPromptInput): string {
 /**
  * The block in parts that the tokenizer splits apart anyway (each ends before a space or a new
  * line's first word), so the block's tokens are the sum of the parts' counts; the parts other
- * than the weights recur from answer to answer and are counted once (token-count.ts).
+ * than the weights recur from answer to answer and are counted once (text/token-count.ts).
  */
 export function answerPromptParts(input: AnswerPromptInput): string[] {
   const step = input.previous === START ? "First step" : `After ${input.previous}`;

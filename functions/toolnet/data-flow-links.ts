@@ -5,7 +5,7 @@ import type { DataFlowIndex, DataFlowLink, DataFlowSource } from "./data-flow";
  * per request. A later step after a tool never routed from before asked `DataFlowIndex` for that
  * tool's successors (scoring every consumer its outputs name) and the first step for its best
  * tools' producers; here both are read from a table made once with that very index, so answers
- * are the same. The table is stored with the routing index (routing-snapshots.ts) and read back after
+ * are the same. The table is stored with the routing index (storage/routing-snapshots.ts) and read back after
  * an eviction without parsing a single definition.
  *
  * Only tools that take part in a link are listed: a catalog without documented outputs (most
