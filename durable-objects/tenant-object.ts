@@ -22,6 +22,7 @@ import { TenantApiTarget } from "./tenant-api-target";
  * batched feedback, and the alarm that drains evaluations and jobs. `admitted(…)` hands out the
  * same surface as an RPC target of its own, for requests whose action travels with the key check.
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the store getters are defined in the static block, from the stores' declaration; the interface below types them.
 export class TenantObject extends DurableObject<Env> {
   /**
    * The stores, as opened over this object's SQLite storage. An instance field, so never reachable
@@ -113,7 +114,7 @@ export class TenantObject extends DurableObject<Env> {
     return this.#feedback.submit(resolved.evaluation);
   }
 
-  /** Batched feedback: every item resolved against its run and applied in one transaction, or none (tenant-feedback.ts). */
+  /** Batched feedback: every item resolved against its run and applied in one transaction, or none (storage/tenant-feedback.ts). */
   applyFeedbackBatch(items: FeedbackInput[]): Outcome<FeedbackResult[]> {
     const { runs, routing } = this.stores;
     const resolved = batchEvaluations(items, (id) => runs.get(id));
@@ -158,7 +159,6 @@ export class TenantObject extends DurableObject<Env> {
     }
     await this.#armAlarm();
   }
-
 }
 
 /** The store getters, generated above from the stores' declaration. */

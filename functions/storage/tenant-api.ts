@@ -12,17 +12,19 @@ import type { StoreFace, StoreName } from "./tenant-stores";
  * them to `never`; our records are plain JSON, so stubs are typed from the classes directly.
  */
 export type Remote<T> = {
-  readonly [K in keyof T as [T[K]] extends [never] ? never : T[K] extends RpcTarget ? K : T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends RpcTarget
-    ? Remote<T[K]>
-    : T[K] extends (...args: infer A) => infer R
-      ? (...args: A) => Promise<Awaited<R>>
-      : never;
+  readonly [K in keyof T as [T[K]] extends [never]
+    ? never
+    : T[K] extends RpcTarget
+      ? K
+      : T[K] extends (...args: never[]) => unknown
+        ? K
+        : never]: T[K] extends RpcTarget ? Remote<T[K]> : T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 };
 
 /**
  * The tenant object's RPC surface: its stores as sub-objects (each with only the methods the Worker
  * calls, tenant-stores.ts), and the operations that span them. Typed from the stores, not from the
- * object's class, so code that calls the object never imports it; tenant-object.ts checks at
+ * object's class, so code that calls the object never imports it; durable-objects/tenant-object.ts checks at
  * compile time that the class offers exactly this.
  */
 export type TenantApi = { readonly [K in StoreName]: Remote<StoreFace<K>> } & TenantOperations;
@@ -77,7 +79,7 @@ type Admission = { ok: true } | { ok: false; problem: FailureData | null };
 /** `admitted()`'s answer as the Worker sees it: its `surface` can be called before it arrives. */
 type AdmittedAnswer = Promise<{ surface: TenantApi } | { refusal: FailureData | null }> & { readonly surface: TenantApi } & Disposable;
 
-/** The tenant object's own admission methods (tenant-object.ts), as the Worker calls them. */
+/** The tenant object's own admission methods (durable-objects/tenant-object.ts), as the Worker calls them. */
 function admissionStub(
   env: Env,
   tenantId: string,

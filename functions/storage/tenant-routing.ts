@@ -482,7 +482,7 @@ export class TenantRouting {
   }
 
   /**
-   * Single updates that arrived together (feedback-coalescer.ts), applied in order, each on its own
+   * Single updates that arrived together (durable-objects/feedback-coalescer.ts), applied in order, each on its own
    * (a refused one changes nothing and refuses no other), then each re-scored tool written once.
    */
   applyScoresEach(evaluations: readonly Evaluation[]): Outcome<FeedbackResult>[] {

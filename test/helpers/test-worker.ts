@@ -14,10 +14,7 @@ import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
 
 /** The object's members a call from the Worker goes through: its stores, operations and admission. */
-const COUNTED_MEMBERS = [
-  ...STORE_NAMES,
-  ...["applyFeedback", "applyFeedbackBatch", "storageBytes", "admit", "admitted"],
-] as const;
+const COUNTED_MEMBERS = [...STORE_NAMES, ...["applyFeedback", "applyFeedbackBatch", "storageBytes", "admit", "admitted"]] as const;
 
 /**
  * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
@@ -121,7 +118,10 @@ export class EvictableTenantObject extends TenantObject {
    * admission, the runtime's alarm handler), each store face's methods, and the admitted surface's members.
    */
   rpcSurface(): { object: string[]; stores: Record<string, string[]>; surface: string[] } {
-    const ownMethods = (prototype: object) => Object.getOwnPropertyNames(prototype).filter((name) => name !== "constructor").sort();
+    const ownMethods = (prototype: object) =>
+      Object.getOwnPropertyNames(prototype)
+        .filter((name) => name !== "constructor")
+        .sort();
     const stores = Object.fromEntries(
       STORE_NAMES.map((name) => {
         const face = Object.getOwnPropertyDescriptor(TenantObject.prototype, name)?.get?.call(this) as object;

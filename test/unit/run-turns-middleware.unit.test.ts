@@ -20,7 +20,7 @@ function app(log: string[]): Hono<AppEnv> {
 }
 
 describe("runRequestsTakeTurns", () => {
-  it("makes a run request wait behind the run phases already in the lane, before any of its own work", async () => {
+  it("makes a run request wait behind the run phases already waiting their turn, before any of its own work", async () => {
     const log: string[] = [];
     const earlier = runTurns.take().then(() => log.push("earlier run phase"));
     const response = app(log).fetch(new Request("http://atc.test/v1/runs", { method: "POST", body: "{}" }));

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { RunTurns, STALLED_HEAD_MS } from "../../functions/services/run-turns";
 
 /** `count` runs that each ask for a turn at once; `log` gets `grant:<i>` as each is granted. */
-function enter(lane: RunTurns, count: number, log: string[], onGrant: (index: number) => void = () => undefined): Promise<void>[] {
+function enter(turns: RunTurns, count: number, log: string[], onGrant: (index: number) => void = () => undefined): Promise<void>[] {
   return Array.from({ length: count }, (_, index) =>
-    lane.take().then(() => {
+    turns.take().then(() => {
       log.push(`grant:${index}`);
       onGrant(index);
     }),
@@ -15,17 +15,17 @@ const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resol
 
 describe("RunTurns", () => {
   it("grants turns in the order they were asked for", async () => {
-    const lane = new RunTurns();
+    const turns = new RunTurns();
     const log: string[] = [];
-    await Promise.all(enter(lane, 6, log));
+    await Promise.all(enter(turns, 6, log));
     expect(log).toEqual(["grant:0", "grant:1", "grant:2", "grant:3", "grant:4", "grant:5"]);
-    expect(lane.waiting).toBe(0);
+    expect(turns.waiting).toBe(0);
   });
 
   it("grants one turn per macrotask: a request that arrives with a burst of runs waits for one phase, not for all", async () => {
-    const lane = new RunTurns();
+    const turns = new RunTurns();
     const log: string[] = [];
-    const runs = enter(lane, 10, log);
+    const runs = enter(turns, 10, log);
     // A request arriving right after the burst (a timer is how it reaches the event loop here).
     const request = new Promise<void>((resolve) => setTimeout(() => resolve(void log.push("request")), 0));
     await Promise.all([...runs, request]);
@@ -34,11 +34,13 @@ describe("RunTurns", () => {
   });
 
   it("serves what arrived during a phase before the next phase is granted", async () => {
-    const lane = new RunTurns();
+    const turns = new RunTurns();
     const log: string[] = [];
     // Each phase sees a request arrive while it runs; the request must be answered before the next phase.
     const requests: Promise<void>[] = [];
-    await Promise.all(enter(lane, 8, log, (index) => requests.push(new Promise((resolve) => setTimeout(() => resolve(void log.push(`request:${index}`)), 0)))));
+    await Promise.all(
+      enter(turns, 8, log, (index) => requests.push(new Promise((resolve) => setTimeout(() => resolve(void log.push(`request:${index}`)), 0)))),
+    );
     await Promise.all(requests);
     expect(log).toHaveLength(16);
     for (let index = 0; index < 7; index++) {
@@ -48,20 +50,20 @@ describe("RunTurns", () => {
     }
   });
 
-  it("grants a run that asks after the lane went idle in a later macrotask, not at once", async () => {
-    const lane = new RunTurns();
+  it("grants a run that asks after the queue went idle in a later macrotask, not at once", async () => {
+    const turns = new RunTurns();
     const log: string[] = [];
-    const turn = lane.take().then(() => log.push("grant"));
+    const turn = turns.take().then(() => log.push("grant"));
     await Promise.resolve();
     log.push("same macrotask");
     await turn;
     expect(log).toEqual(["same macrotask", "grant"]);
   });
 
-  it("passes by a head that never takes its turn (its request went away), so the lane never stalls", async () => {
+  it("passes by a head that never takes its turn (its request went away), so the queue never stalls", async () => {
     let first = true;
     // The first head's macrotask never comes, as when workerd cancels a gone request's continuations.
-    const lane = new RunTurns({
+    const turns = new RunTurns({
       nextMacrotask: () => {
         if (!first) return macrotask();
         first = false;
@@ -69,9 +71,9 @@ describe("RunTurns", () => {
       },
     });
     const log: string[] = [];
-    void lane.take().then(() => log.push("gone"));
+    void turns.take().then(() => log.push("gone"));
     const started = Date.now();
-    await Promise.all(enter(lane, 3, log));
+    await Promise.all(enter(turns, 3, log));
     expect(log).toEqual(["grant:0", "grant:1", "grant:2"]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(STALLED_HEAD_MS - 5);
     expect(Date.now() - started).toBeLessThan(STALLED_HEAD_MS * 10);
