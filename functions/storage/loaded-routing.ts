@@ -119,77 +119,48 @@ export class LoadedRouting {
     if (this.#state !== undefined) return this.#state;
     const catalog = this.#sources.catalog;
     const defs = new LazyDefinitions({ names: () => catalog.toolNames(), one: (name) => catalog.definitionOf(name), all: () => catalog.definitions() });
-    const names = new Set(defs.keys());
+    const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
+    const stored = this.#storedOrRebuiltGraph(new Set(defs.keys()), report);
+    this.#applyStoredScores(stored.graph);
+    this.#state = this.#lazyState(stored, report, defs, this.#hints());
+    return this.#state;
+  }
+
+  /** The stored graph edges when they are current, else the graph rebuilt from the trajectory rows, and stored. */
+  #storedOrRebuiltGraph(names: Set<string>, report: LoadReport): LoadedGraph {
     const settings = this.#settings();
-    let stored = this.#store.loadGraph(names, settings);
-    const report: LoadReport = { graph: stored === undefined ? "rebuilt" : "stored", index: "rebuilt", dataFlow: "not loaded" };
-    if (stored === undefined) {
-      const graph = createGraph(settings);
-      addTools(graph, [...names]);
-      const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
-      // Stored trajectories may name tools deleted since; their transitions simply do not count.
-      addTrajectories(
-        graph,
-        rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
-        { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER },
-      );
-      this.#store.saveGraph(graph);
-      stored = { graph, complete: true, pendingTrajectories: 0 };
-    }
-    const { graph } = stored;
+    const stored = this.#store.loadGraph(names, settings);
+    if (stored !== undefined) return stored;
+    report.graph = "rebuilt";
+    const graph = createGraph(settings);
+    addTools(graph, [...names]);
+    const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
+    // Stored trajectories may name tools deleted since; their transitions simply do not count.
+    addTrajectories(
+      graph,
+      rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
+      { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER },
+    );
+    this.#store.saveGraph(graph);
+    return { graph, complete: true, pendingTrajectories: 0 };
+  }
+
+  #applyStoredScores(graph: ToolGraph): void {
     for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
       const node = graph.tools.get(row.tool);
       if (node !== undefined) node.score = row.score;
     }
-    const hints = this.#hints();
+  }
+
+  /** The state whose index, task memory and data flow load on first use. */
+  #lazyState(stored: LoadedGraph, report: LoadReport, defs: LazyDefinitions, hints: Map<string, RoutingHints>): Loaded {
     let index: ToolIndex | undefined;
     let memory: TaskMemory | undefined;
-    // The tools registered when the index is first needed (changes since this load included).
-    // A document holds its API's other operations, so the siblings (every definition) are read
-    // only when a document must be made: a stored index with nothing noted needs none.
-    const loadIndex = (): ToolIndex => {
-      const loaded = this.#store.loadIndex(
-        new Set(defs.keys()),
-        (name) => {
-          const def = defs.get(name);
-          return def === undefined ? undefined : this.#document(def, hints, this.siblings(state), defs);
-        },
-        () => [...defs.values()].map((def) => this.#document(def, hints, this.siblings(state), defs)),
-        (name) => this.siblings(state).get(name) ?? [],
-      );
-      report.index = loaded.how;
-      return loaded.index;
-    };
-    const loadMemory = (): TaskMemory => {
-      const tasks = allRows<{ id: string; tools: string; task: string }>(
-        this.#sql,
-        "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid",
-      );
-      return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
-    };
-    // The stored links when nothing changed since they were computed, else computed from every
-    // definition (outputs include probed samples) and stored for the next load. A catalog with
-    // more links than the table holds is served per request by the index, as before the table.
-    const loadFlow = (): DataFlowLookup => {
-      const stored = this.#store.loadDataFlow(defs.size);
-      if (stored !== undefined && stored !== "too many") {
-        report.dataFlow = "stored";
-        return stored;
-      }
-      const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
-      // Past the bound once: noted, so later loads of the same catalog do not look again.
-      const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
-      if (links === undefined) {
-        if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
-        report.dataFlow = "per request";
-        return index;
-      }
-      this.#store.saveDataFlow(links, defs.size);
-      report.dataFlow = "computed";
-      return links;
-    };
+    const loadIndex = () => this.#loadIndex(state);
+    const loadFlow = () => this.#loadFlow(state);
+    const loadMemory = () => this.#loadMemory();
     const state: Loaded = {
-      graph,
+      graph: stored.graph,
       stored,
       report,
       defs,
@@ -216,8 +187,60 @@ export class LoadedRouting {
         return memory;
       },
     };
-    this.#state = state;
-    return this.#state;
+    return state;
+  }
+
+  /**
+   * The retrieval index over the tools registered when it is first needed (changes since this
+   * load included). A document holds its API's other operations, so the siblings (every
+   * definition) are read only when a document must be made: a stored index with nothing noted needs none.
+   */
+  #loadIndex(state: Loaded): ToolIndex {
+    const { defs, hints } = state;
+    const loaded = this.#store.loadIndex(
+      new Set(defs.keys()),
+      (name) => {
+        const def = defs.get(name);
+        return def === undefined ? undefined : this.#document(def, hints, this.siblings(state), defs);
+      },
+      () => [...defs.values()].map((def) => this.#document(def, hints, this.siblings(state), defs)),
+      (name) => this.siblings(state).get(name) ?? [],
+    );
+    state.report.index = loaded.how;
+    return loaded.index;
+  }
+
+  #loadMemory(): TaskMemory {
+    const tasks = allRows<{ id: string; tools: string; task: string }>(
+      this.#sql,
+      "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid",
+    );
+    return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
+  }
+
+  /**
+   * The stored links when nothing changed since they were computed, else computed from every
+   * definition (outputs include probed samples) and stored for the next load. A catalog with
+   * more links than the table holds is served per request by the index, as before the table.
+   */
+  #loadFlow(state: Loaded): DataFlowLookup {
+    const { defs, report } = state;
+    const stored = this.#store.loadDataFlow(defs.size);
+    if (stored !== undefined && stored !== "too many") {
+      report.dataFlow = "stored";
+      return stored;
+    }
+    const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
+    // Past the bound once: noted, so later loads of the same catalog do not look again.
+    const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
+    if (links === undefined) {
+      if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
+      report.dataFlow = "per request";
+      return index;
+    }
+    this.#store.saveDataFlow(links, defs.size);
+    report.dataFlow = "computed";
+    return links;
   }
 
   /** Other operations of each tool's API (small APIs only), made once per state. */

@@ -116,6 +116,9 @@ function shownDefinition(def: ToolDefinition | undefined, description: string | 
  * (graph, index, data flow, task memory) is loaded and kept in step by loaded-routing.ts. Every
  * method is synchronous, so within the Durable Object no two updates interleave.
  */
+/** A tool of a route answer before it is shown: its weight, and why it was ranked. */
+type RankedTool = { tool: string; weight: number; why?: Why };
+
 export class TenantRouting {
   readonly #sql: SqlStorage;
   readonly #sources: RoutingSources;
@@ -270,69 +273,82 @@ export class TenantRouting {
   ): RouteAnswer<ShownEntry> | { unknownPrevious: string } | { budgetTooSmall: string } {
     const mode = options.mode ?? "fused";
     const state = this.#states.load();
+    if (previous !== null && !state.graph.tools.has(previous)) return { unknownPrevious: previous };
+    const { ranked, via, fallback } =
+      previous !== null && mode === "graph"
+        ? { ranked: graphStepSuccessors(state.graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight })), via: "graph" as const }
+        : this.#fusedRanking(state, task, previous, k, query, mode);
+    const fitted = this.#fitAnswer(state, ranked, previous, mode, options);
+    if (!fitted.ok) return { budgetTooSmall: fitted.message };
+    return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
+  }
+
+  /** The fused ranking of a first or later step, filled to k with stand-ins, weights scaled; a later step ends with END. */
+  #fusedRanking(
+    state: Loaded,
+    task: string,
+    previous: string | null,
+    k: number,
+    query: { model: string; vector: number[] } | undefined,
+    mode: NonNullable<RouteOptions["mode"]>,
+  ): { ranked: RankedTool[]; via: RouteAnswer["via"]; fallback: RouteFallback | undefined } {
     const { graph, defs } = state;
-    if (previous !== null && !graph.tools.has(previous)) return { unknownPrevious: previous };
-    let ranked: { tool: string; weight: number; why?: Why }[];
+    const relevance = this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query);
+    let fused: FusedCandidate[];
     let via: RouteAnswer["via"];
-    let fallback: RouteFallback | undefined;
-    if (previous !== null && mode === "graph") {
-      ranked = graphStepSuccessors(graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight }));
-      via = "graph";
+    if (previous === null) {
+      const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
+      fused = fuseFirstStep({
+        relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
+        history,
+        ...(mode === "fused"
+          ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] }
+          : {}),
+      });
+      via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
     } else {
-      const relevance = this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query);
-      let fused: FusedCandidate[];
-      if (previous === null) {
-        const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
-        fused = fuseFirstStep({
-          relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
-          history,
-          ...(mode === "fused"
-            ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] }
-            : {}),
-        });
-        via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
-      } else {
-        const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous }, minSimilarity: LATER_STEP_MIN_SIMILARITY }) : [];
-        fused = fuseNextStep({
-          previous,
-          learned: learnedSuccessors(graph, previous),
-          relevance: relevance.ranked,
-          dataFlow: state.flow.successors(previous),
-          history,
-          prior: laterStepPrior(graph),
-          priorRanks: laterStepPriorRanks(graph),
-          // The answer shows the best k (fillToK reads no further): at 10,000 tools the prior holds nearly all of them.
-          take: k,
-        });
-        via = "fused";
-      }
-      // Never fewer than k (or every tool): stand-ins fill what the task's words did not.
-      // At a later step the previous tool is not a stand-in (it is offered only when observed to repeat).
-      const others = previous === null || fused.some((c) => c.tool === previous) ? [] : [previous];
-      const filled = fillToK(
-        fused,
-        Math.min(k, graph.tools.size - others.length),
-        routeStandIns({
-          index: state.index,
-          graph,
-          defs,
-          flow: state.flow,
-          siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
-          task,
-          previous,
-          best: fused[0]?.tool,
-        }),
-        others,
-      );
-      fallback = filled.fallback;
-      fused = filled.ranked;
-      ranked = scaleWeights(fused.slice(0, k));
-      if (previous !== null) ranked.push({ tool: END, weight: promptWeight(transitionWeight(graph, previous, END)) });
+      const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous }, minSimilarity: LATER_STEP_MIN_SIMILARITY }) : [];
+      fused = fuseNextStep({
+        previous,
+        learned: learnedSuccessors(graph, previous),
+        relevance: relevance.ranked,
+        dataFlow: state.flow.successors(previous),
+        history,
+        prior: laterStepPrior(graph),
+        priorRanks: laterStepPriorRanks(graph),
+        // The answer shows the best k (fillToK reads no further): at 10,000 tools the prior holds nearly all of them.
+        take: k,
+      });
+      via = "fused";
     }
+    // Never fewer than k (or every tool): stand-ins fill what the task's words did not.
+    // At a later step the previous tool is not a stand-in (it is offered only when observed to repeat).
+    const others = previous === null || fused.some((c) => c.tool === previous) ? [] : [previous];
+    const filled = fillToK(
+      fused,
+      Math.min(k, graph.tools.size - others.length),
+      routeStandIns({
+        index: state.index,
+        graph,
+        defs,
+        flow: state.flow,
+        siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
+        task,
+        previous,
+        best: fused[0]?.tool,
+      }),
+      others,
+    );
+    const ranked: RankedTool[] = scaleWeights(filled.ranked.slice(0, k));
+    if (previous !== null) ranked.push({ tool: END, weight: promptWeight(transitionWeight(graph, previous, END)) });
+    return { ranked, via, fallback: filled.fallback };
+  }
+
+  /** The last step: the ranked tools as shown (probed or optimised descriptions first), within the token budget (answer-budget.ts). */
+  #fitAnswer(state: Loaded, ranked: RankedTool[], previous: string | null, mode: NonNullable<RouteOptions["mode"]>, options: RouteOptions) {
     // A probed (model-written) or optimised description replaces the registered one, as in runs.
     const better = this.#descriptions();
-    const current = (tool: string): ToolDefinition | undefined => shownDefinition(defs.get(tool), better.get(tool));
-    // Last step: the ranked list within the token budget (answer-budget.ts).
+    const current = (tool: string): ToolDefinition | undefined => shownDefinition(state.defs.get(tool), better.get(tool));
     const defaults = this.#answerDefaults();
     const shown = ranked.flatMap((r) => {
       const def = r.tool === END ? undefined : current(r.tool);
@@ -340,7 +356,7 @@ export class TenantRouting {
     });
     const shownBy = new Map(shown.map((tool) => [tool.tool, tool.shown]));
     const views = this.#sources.viewsEach(shown);
-    const fitted = fitToBudgetAsEntries({
+    return fitToBudgetAsEntries({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",
@@ -357,8 +373,6 @@ export class TenantRouting {
         };
       }),
     });
-    if (!fitted.ok) return { budgetTooSmall: fitted.message };
-    return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
   }
 
   /**
