@@ -276,7 +276,10 @@ export class TenantRouting {
     if (previous !== null && !state.graph.tools.has(previous)) return { unknownPrevious: previous };
     const { ranked, via, fallback } =
       previous !== null && mode === "graph"
-        ? { ranked: graphStepSuccessors(state.graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight })), via: "graph" as const }
+        ? {
+            ranked: graphStepSuccessors(state.graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight })),
+            via: "graph" as const,
+          }
         : this.#fusedRanking(state, task, previous, k, query, mode);
     const fitted = this.#fitAnswer(state, ranked, previous, mode, options);
     if (!fitted.ok) return { budgetTooSmall: fitted.message };
