@@ -96,7 +96,8 @@ describe("analysis fast paths give the reference analysis's output", () => {
       expect(analyze(text), text).toEqual(referenceAnalyze(text));
       expect(queryTerms(text), text).toEqual(referenceQueryTerms(text));
     }
-  });
+    // About 40,000 texts: seconds alone, but more than the default 30 s on a loaded 2-core machine.
+  }, 120_000);
 
   it("gives a search the index ids of those terms, with every word remembered or not", () => {
     // A vocabulary of the terms of every other text, so that many terms are unknown (-1).

@@ -44,7 +44,8 @@ describe("scripted model, chat, through the real openai SDK", () => {
     expect(choice?.message.tool_calls).toBeUndefined();
     expect(choice?.finish_reason).toBe("stop");
     expect(completion._request_id).toBe("req_scripted_1");
-  });
+    // The first chat loads the tokenizer that counts usage: more than 30 s on a loaded machine.
+  }, 120_000);
 
   it("answers with tool calls that the SDK exposes as function calls", async () => {
     const model = createScriptedModel({
