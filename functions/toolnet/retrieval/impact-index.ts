@@ -311,12 +311,11 @@ export class ImpactIndex {
   }
 
   /**
-   * The tools to rescore exactly, in id order. The k-th best approximate score; the sums differ
-   * from MiniSearch's (query-order) sums by rounding only, so every tool within CANDIDATE_SLACK of
-   * it is rescored exactly. Tools no posting touched all score baseSum × baseTerms (no tool matches
-   * when baseTerms is 0). A tool below the running k-th best (less the slack) when it is offered
-   * stays below the final one, so only the few others are kept as contenders. The accumulators are
-   * cleared on the way.
+   * The tools to rescore exactly, in id order: those within CANDIDATE_SLACK of the k-th best
+   * approximate score (the sums differ from MiniSearch's query-order sums by rounding only). Tools
+   * no posting touched all score baseSum × baseTerms (no tool matches when baseTerms is 0). A tool
+   * below the running k-th best (less the slack) when it is offered stays below the final one, so
+   * only the few others are kept as contenders. The accumulators are cleared on the way.
    */
   #candidates({ touchedCount, baseSum, baseTerms }: Accumulated, scratch: SearchScratch, limit: number): number[] {
     const { accumulators: acc, touched, contenders: contenderIds, approx } = scratch;
