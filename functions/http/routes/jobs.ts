@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { jobAfterWait, MAX_JOB_WAIT_SECONDS } from "../../jobs/job-after-wait";
 import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
 import { tenantModelConfig } from "../../services/model-settings";
@@ -44,106 +44,116 @@ const OptimizeRequest = z
   .strict()
   .openapi("OptimizeRequest");
 
+const optimizeRoute = createRoute({
+  method: "post",
+  path: "/tools/{name}/optimize",
+  tags: ["prompt play"],
+  summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
+  security: tenantSecurity,
+  request: { params: z.object({ name: ToolName }), body: jsonBody(OptimizeRequest) },
+  responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401, 404, 503) },
+});
+
+/** POST /tools/{name}/optimize: checked here (tool, model, settings) so that nothing fails in the background for a reason known now. */
+const startOptimization: RouteHandler<typeof optimizeRoute, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const { settings } = c.req.valid("json");
+  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  // Every step of tool play asks the model: refuse now, as runs do, rather than fail in the background.
+  const model = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
+  if (!model.ok) throw new ApiError("not-configured", model.message);
+  assertValidPlaySettings(settings);
+  const job = await c.var.tenant.jobs.create("optimize", { tool: name, settings }, null);
+  return c.json({ jobId: job.id, tools: [name] }, 202);
+};
+
+/** Refuses, as a problem naming each bad field under `settings.`, tool-play settings the job would refuse. */
+function assertValidPlaySettings(settings: Record<string, unknown>): void {
+  try {
+    validatePlaySettings(settings);
+  } catch (error) {
+    if (error instanceof InvalidSettingsError)
+      throw new ApiError(
+        "invalid-request",
+        error.message,
+        error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })),
+      );
+    throw error;
+  }
+}
+
+const probeRoute = createRoute({
+  method: "post",
+  path: "/probe",
+  tags: ["probing"],
+  summary: "Probe tools in the background (black-box probing, chain of probing)",
+  security: tenantSecurity,
+  request: { body: jsonBody(ProbeRequest) },
+  responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401) },
+});
+
+const startProbing: RouteHandler<typeof probeRoute, AppEnv> = async (c) => {
+  const body = c.req.valid("json");
+  const tools = await toolsToProbe(c.var.tenant, body.tools);
+  if (tools.length === 0) throw new ApiError("invalid-request", "Every tool already has a probed protocol for its current definition.");
+  const job = await c.var.tenant.jobs.create("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);
+  return c.json({ jobId: job.id, tools }, 202);
+};
+
+/** The tools asked for (each registered, sorted, once), or by default every tool unprobed or changed since its current protocol. */
+async function toolsToProbe(tenant: AppEnv["Variables"]["tenant"], asked: readonly string[] | undefined): Promise<string[]> {
+  const registered = new Map((await tenant.registry.listTools()).map((t) => [t.definition.name, t.hash]));
+  if (asked !== undefined) {
+    const unknown = asked.filter((name) => !registered.has(name));
+    if (unknown.length > 0) throw new ApiError("invalid-request", `Unknown tools: ${unknown.join(", ")}.`);
+    return [...new Set(asked)].sort();
+  }
+  // Unprobed or changed: no current protocol, or one made for an older definition.
+  const current = new Map((await tenant.protocols.currentMany([...registered.keys()])).map((p) => [p.tool, p.hash]));
+  return [...registered]
+    .filter(([name, hash]) => current.get(name) !== hash)
+    .map(([name]) => name)
+    .sort();
+}
+
+const jobRoute = createRoute({
+  method: "get",
+  path: "/jobs/{id}",
+  tags: ["jobs"],
+  summary: "A job's status, per-tool progress and token usage; with `wait`, once the job has ended",
+  security: tenantSecurity,
+  request: { params: z.object({ id: z.string().max(100) }), query: JobWait },
+  responses: { 200: { description: "The job", content: { "application/json": { schema: Job } } }, ...problems(400, 401, 404) },
+});
+
+const readJob: RouteHandler<typeof jobRoute, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { wait } = c.req.valid("query");
+  const jobs = c.var.tenant.jobs;
+  const job = await jobAfterWait({ get: (jobId) => jobs.get(jobId), waitFor: (jobId, ms) => jobs.waitFor(jobId, ms) }, id, wait * 1_000);
+  if (job === undefined) throw new ApiError("not-found", `No job ${id}.`);
+  return c.json(job as unknown as Record<string, unknown>, 200);
+};
+
+const jobListRoute = createRoute({
+  method: "get",
+  path: "/jobs",
+  tags: ["jobs"],
+  summary: "Recent jobs",
+  security: tenantSecurity,
+  request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
+  responses: {
+    200: { description: "Jobs, newest first", content: { "application/json": { schema: z.object({ jobs: z.array(z.record(z.string(), z.unknown())) }) } } },
+    ...problems(401),
+  },
+});
+
+const listJobs: RouteHandler<typeof jobListRoute, AppEnv> = async (c) => c.json({ jobs: await c.var.tenant.jobs.list(c.req.valid("query").limit) }, 200);
+
 /** Background jobs: start probing or prompt optimisation, read any job's progress. */
 export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/tools/{name}/optimize",
-      tags: ["prompt play"],
-      summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
-      security: tenantSecurity,
-      request: { params: z.object({ name: ToolName }), body: jsonBody(OptimizeRequest) },
-      responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401, 404, 503) },
-    }),
-    async (c) => {
-      const { name } = c.req.valid("param");
-      const { settings } = c.req.valid("json");
-      if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
-      // Every step of tool play asks the model: refuse now, as runs do, rather than fail in the background.
-      const model = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
-      if (!model.ok) throw new ApiError("not-configured", model.message);
-      try {
-        validatePlaySettings(settings);
-      } catch (error) {
-        if (error instanceof InvalidSettingsError)
-          throw new ApiError(
-            "invalid-request",
-            error.message,
-            error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })),
-          );
-        throw error;
-      }
-      const job = await c.var.tenant.jobs.create("optimize", { tool: name, settings }, null);
-      return c.json({ jobId: job.id, tools: [name] }, 202);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/probe",
-      tags: ["probing"],
-      summary: "Probe tools in the background (black-box probing, chain of probing)",
-      security: tenantSecurity,
-      request: { body: jsonBody(ProbeRequest) },
-      responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401) },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      const registered = new Map((await c.var.tenant.registry.listTools()).map((t) => [t.definition.name, t.hash]));
-      let tools: string[];
-      if (body.tools !== undefined) {
-        const unknown = body.tools.filter((name) => !registered.has(name));
-        if (unknown.length > 0) throw new ApiError("invalid-request", `Unknown tools: ${unknown.join(", ")}.`);
-        tools = [...new Set(body.tools)].sort();
-      } else {
-        // Unprobed or changed: no current protocol, or one made for an older definition.
-        const current = new Map((await c.var.tenant.protocols.currentMany([...registered.keys()])).map((p) => [p.tool, p.hash]));
-        tools = [...registered]
-          .filter(([name, hash]) => current.get(name) !== hash)
-          .map(([name]) => name)
-          .sort();
-      }
-      if (tools.length === 0) throw new ApiError("invalid-request", "Every tool already has a probed protocol for its current definition.");
-      const job = await c.var.tenant.jobs.create("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);
-      return c.json({ jobId: job.id, tools }, 202);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/jobs/{id}",
-      tags: ["jobs"],
-      summary: "A job's status, per-tool progress and token usage; with `wait`, once the job has ended",
-      security: tenantSecurity,
-      request: { params: z.object({ id: z.string().max(100) }), query: JobWait },
-      responses: { 200: { description: "The job", content: { "application/json": { schema: Job } } }, ...problems(400, 401, 404) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      const { wait } = c.req.valid("query");
-      const jobs = c.var.tenant.jobs;
-      const job = await jobAfterWait({ get: (jobId) => jobs.get(jobId), waitFor: (jobId, ms) => jobs.waitFor(jobId, ms) }, id, wait * 1_000);
-      if (job === undefined) throw new ApiError("not-found", `No job ${id}.`);
-      return c.json(job as unknown as Record<string, unknown>, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/jobs",
-      tags: ["jobs"],
-      summary: "Recent jobs",
-      security: tenantSecurity,
-      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
-      responses: {
-        200: { description: "Jobs, newest first", content: { "application/json": { schema: z.object({ jobs: z.array(z.record(z.string(), z.unknown())) }) } } },
-        ...problems(401),
-      },
-    }),
-    async (c) => c.json({ jobs: await c.var.tenant.jobs.list(c.req.valid("query").limit) }, 200),
-  );
+  app.openapi(optimizeRoute, startOptimization);
+  app.openapi(probeRoute, startProbing);
+  app.openapi(jobRoute, readJob);
+  app.openapi(jobListRoute, listJobs);
 }

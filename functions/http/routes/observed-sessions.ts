@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { LearningSettings } from "../../toolnet/implicit-learning-settings";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -50,94 +50,98 @@ const IdParam = z.object({
     .openapi({ param: { name: "id", in: "path" } }),
 });
 
+const learningSettingsRoute = createRoute({
+  method: "get",
+  path: "/settings/learning",
+  tags: ["settings"],
+  summary: "Implicit learning: on or off, task-text retention, idle close",
+  security: tenantSecurity,
+  responses: { 200: { description: "Settings", content: { "application/json": { schema: Settings } } }, ...problems(401, 429) },
+});
+
+const readLearningSettings: RouteHandler<typeof learningSettingsRoute, AppEnv> = async (c) => c.json(await c.var.tenant.observed.learningSettings(), 200);
+
+const learningSettingsChangeRoute = createRoute({
+  method: "put",
+  path: "/settings/learning",
+  tags: ["settings"],
+  summary: "Change implicit learning (fields left out take their defaults)",
+  security: tenantSecurity,
+  request: { body: jsonBody(Settings) },
+  responses: { 200: { description: "Settings", content: { "application/json": { schema: Settings } } }, ...problems(400, 401, 415, 429) },
+});
+
+const changeLearningSettings: RouteHandler<typeof learningSettingsChangeRoute, AppEnv> = async (c) =>
+  c.json(await c.var.tenant.observed.updateLearningSettings(c.req.valid("json")), 200);
+
+const sessionListRoute = createRoute({
+  method: "get",
+  path: "/observed-sessions",
+  tags: ["routing"],
+  summary: "Observed conversations (newest first) and the trajectories learned from them",
+  security: tenantSecurity,
+  request: { query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }) },
+  responses: {
+    200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(ObservedSession) }) } } },
+    ...problems(400, 401, 429),
+  },
+});
+
+const listSessions: RouteHandler<typeof sessionListRoute, AppEnv> = async (c) =>
+  c.json({ sessions: await c.var.tenant.observed.list(c.req.valid("query").limit) }, 200);
+
+const sessionDeleteRoute = createRoute({
+  method: "delete",
+  path: "/observed-sessions/{id}",
+  tags: ["routing"],
+  summary: "Delete an observed conversation and unlearn it (its trajectories and implicit scores)",
+  security: tenantSecurity,
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...problems(401, 404, 429) },
+});
+
+const deleteSession: RouteHandler<typeof sessionDeleteRoute, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  if ((await c.var.tenant.observed.delete(id)) === 0) throw new ApiError("not-found", `No observed conversation ${id}.`);
+  return c.body(null, 204);
+};
+
+const sessionsDeleteRoute = createRoute({
+  method: "delete",
+  path: "/observed-sessions",
+  tags: ["routing"],
+  summary: "Delete every observed conversation and unlearn them",
+  security: tenantSecurity,
+  responses: {
+    200: { description: "Deleted", content: { "application/json": { schema: z.object({ deleted: z.number().int() }) } } },
+    ...problems(401, 429),
+  },
+});
+
+const deleteSessions: RouteHandler<typeof sessionsDeleteRoute, AppEnv> = async (c) => c.json({ deleted: await c.var.tenant.observed.delete() }, 200);
+
+const learningCurveRoute = createRoute({
+  method: "get",
+  path: "/learning-curve",
+  tags: ["routing"],
+  summary: "How routing is doing over time: per day, searches whose offered tools were called next, and what was learned",
+  security: tenantSecurity,
+  request: { query: z.object({ days: z.coerce.number().int().min(1).max(366).default(90) }) },
+  responses: {
+    200: { description: "Days with activity, oldest first", content: { "application/json": { schema: z.object({ days: z.array(LearningDay) }) } } },
+    ...problems(400, 401, 429),
+  },
+});
+
+const readLearningCurve: RouteHandler<typeof learningCurveRoute, AppEnv> = async (c) =>
+  c.json({ days: await c.var.tenant.observed.curve(c.req.valid("query").days) }, 200);
+
 /** Implicit learning: its settings, the observed conversations (read, delete) and the learning curve. */
 export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/settings/learning",
-      tags: ["settings"],
-      summary: "Implicit learning: on or off, task-text retention, idle close",
-      security: tenantSecurity,
-      responses: { 200: { description: "Settings", content: { "application/json": { schema: Settings } } }, ...problems(401, 429) },
-    }),
-    async (c) => c.json(await c.var.tenant.observed.learningSettings(), 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "put",
-      path: "/settings/learning",
-      tags: ["settings"],
-      summary: "Change implicit learning (fields left out take their defaults)",
-      security: tenantSecurity,
-      request: { body: jsonBody(Settings) },
-      responses: { 200: { description: "Settings", content: { "application/json": { schema: Settings } } }, ...problems(400, 401, 415, 429) },
-    }),
-    async (c) => c.json(await c.var.tenant.observed.updateLearningSettings(c.req.valid("json")), 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/observed-sessions",
-      tags: ["routing"],
-      summary: "Observed conversations (newest first) and the trajectories learned from them",
-      security: tenantSecurity,
-      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }) },
-      responses: {
-        200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(ObservedSession) }) } } },
-        ...problems(400, 401, 429),
-      },
-    }),
-    async (c) => c.json({ sessions: await c.var.tenant.observed.list(c.req.valid("query").limit) }, 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/observed-sessions/{id}",
-      tags: ["routing"],
-      summary: "Delete an observed conversation and unlearn it (its trajectories and implicit scores)",
-      security: tenantSecurity,
-      request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...problems(401, 404, 429) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      if ((await c.var.tenant.observed.delete(id)) === 0) throw new ApiError("not-found", `No observed conversation ${id}.`);
-      return c.body(null, 204);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/observed-sessions",
-      tags: ["routing"],
-      summary: "Delete every observed conversation and unlearn them",
-      security: tenantSecurity,
-      responses: {
-        200: { description: "Deleted", content: { "application/json": { schema: z.object({ deleted: z.number().int() }) } } },
-        ...problems(401, 429),
-      },
-    }),
-    async (c) => c.json({ deleted: await c.var.tenant.observed.delete() }, 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/learning-curve",
-      tags: ["routing"],
-      summary: "How routing is doing over time: per day, searches whose offered tools were called next, and what was learned",
-      security: tenantSecurity,
-      request: { query: z.object({ days: z.coerce.number().int().min(1).max(366).default(90) }) },
-      responses: {
-        200: { description: "Days with activity, oldest first", content: { "application/json": { schema: z.object({ days: z.array(LearningDay) }) } } },
-        ...problems(400, 401, 429),
-      },
-    }),
-    async (c) => c.json({ days: await c.var.tenant.observed.curve(c.req.valid("query").days) }, 200),
-  );
+  app.openapi(learningSettingsRoute, readLearningSettings);
+  app.openapi(learningSettingsChangeRoute, changeLearningSettings);
+  app.openapi(sessionListRoute, listSessions);
+  app.openapi(sessionDeleteRoute, deleteSession);
+  app.openapi(sessionsDeleteRoute, deleteSessions);
+  app.openapi(learningCurveRoute, readLearningCurve);
 }

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { startRun, type RunSettings } from "../../services/start-run";
 import { PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS } from "../../common/run-defaults";
@@ -60,93 +60,95 @@ export function runSettings(body: z.infer<typeof CreateRun>): RunSettings {
   };
 }
 
-/** ATC runs: one generated program per attempt, executed in an isolate, repaired by attributable reflection. */
-export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/runs",
-      tags: ["runs"],
-      summary: "Solve a task with one generated program calling a chain of tools",
-      description:
-        "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
-      security: tenantSecurity,
-      request: { body: jsonBody(CreateRun) },
-      responses: {
-        201: { description: "The finished run", content: { "application/json": { schema: Run }, "text/event-stream": { schema: z.string() } } },
-        ...problems(400, 401, 429, 503),
-      },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      const settings = runSettings(body);
-      const request = { task: body.task, tools: body.tools };
-      // One tenant's runs cannot fill the service: a per-tenant limit of runs in flight.
-      return withRunSlot(c.var.tenant, request, c.req.path, async (lease) => {
-        if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-          return streamSSE(c, async (stream) => {
-            try {
-              const run = await startRun(c.env, c.var.tenantId, lease, request, settings, (event) => {
-                void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
-              });
-              await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
-            } catch (error) {
-              // The headers are sent: the problem goes in the stream, mapped (and logged) as the error boundary does.
-              await stream.writeSSE({ event: "problem", data: JSON.stringify(problemDocument(toProblem(error), c.req.path)) });
-            } finally {
-              await lease.release();
-            }
-          });
-        }
+const runRoute = createRoute({
+  method: "post",
+  path: "/runs",
+  tags: ["runs"],
+  summary: "Solve a task with one generated program calling a chain of tools",
+  description:
+    "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
+  security: tenantSecurity,
+  request: { body: jsonBody(CreateRun) },
+  responses: {
+    201: { description: "The finished run", content: { "application/json": { schema: Run }, "text/event-stream": { schema: z.string() } } },
+    ...problems(400, 401, 429, 503),
+  },
+});
+
+/** POST /runs: the run in one of the tenant's run slots, answered when it ends or streamed as it goes. */
+const runTask: RouteHandler<typeof runRoute, AppEnv> = async (c) => {
+  const body = c.req.valid("json");
+  const settings = runSettings(body);
+  const request = { task: body.task, tools: body.tools };
+  // One tenant's runs cannot fill the service: a per-tenant limit of runs in flight.
+  return withRunSlot(c.var.tenant, request, c.req.path, async (lease) => {
+    if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
+      return streamSSE(c, async (stream) => {
         try {
-          const run = await startRun(c.env, c.var.tenantId, lease, request, settings);
-          return c.json(run as unknown as Record<string, unknown>, 201);
+          const run = await startRun(c.env, c.var.tenantId, lease, request, settings, (event) => {
+            void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
+          });
+          await stream.writeSSE({ event: "run", data: JSON.stringify(run), id: run.id });
+        } catch (error) {
+          // The headers are sent: the problem goes in the stream, mapped (and logged) as the error boundary does.
+          await stream.writeSSE({ event: "problem", data: JSON.stringify(problemDocument(toProblem(error), c.req.path)) });
         } finally {
           await lease.release();
         }
-      }) as never;
-    },
-  );
+      });
+    }
+    try {
+      const run = await startRun(c.env, c.var.tenantId, lease, request, settings);
+      return c.json(run as unknown as Record<string, unknown>, 201);
+    } finally {
+      await lease.release();
+    }
+  }) as never;
+};
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/runs/{id}",
-      tags: ["runs"],
-      summary: "A stored run",
-      security: tenantSecurity,
-      request: { params: z.object({ id: z.string().max(100) }) },
-      responses: { 200: { description: "The run", content: { "application/json": { schema: Run } } }, ...problems(401, 404) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      const json = await c.var.tenant.runs.get(id);
-      if (json === undefined) throw new ApiError("not-found", `No run ${id}.`);
-      const evaluation = await c.var.tenant.runs.evaluationStatus(id);
-      return c.json({ ...(JSON.parse(json) as Record<string, unknown>), evaluation: evaluation ?? null }, 200);
-    },
-  );
+const storedRunRoute = createRoute({
+  method: "get",
+  path: "/runs/{id}",
+  tags: ["runs"],
+  summary: "A stored run",
+  security: tenantSecurity,
+  request: { params: z.object({ id: z.string().max(100) }) },
+  responses: { 200: { description: "The run", content: { "application/json": { schema: Run } } }, ...problems(401, 404) },
+});
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/runs",
-      tags: ["runs"],
-      summary: "Recent runs",
-      security: tenantSecurity,
-      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
-      responses: {
-        200: {
-          description: "Runs, newest first",
-          content: {
-            "application/json": {
-              schema: z.object({ runs: z.array(z.object({ id: z.string(), createdAt: z.string(), status: z.string(), task: z.string() })) }),
-            },
-          },
+const readRun: RouteHandler<typeof storedRunRoute, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  const json = await c.var.tenant.runs.get(id);
+  if (json === undefined) throw new ApiError("not-found", `No run ${id}.`);
+  const evaluation = await c.var.tenant.runs.evaluationStatus(id);
+  return c.json({ ...(JSON.parse(json) as Record<string, unknown>), evaluation: evaluation ?? null }, 200);
+};
+
+const runListRoute = createRoute({
+  method: "get",
+  path: "/runs",
+  tags: ["runs"],
+  summary: "Recent runs",
+  security: tenantSecurity,
+  request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
+  responses: {
+    200: {
+      description: "Runs, newest first",
+      content: {
+        "application/json": {
+          schema: z.object({ runs: z.array(z.object({ id: z.string(), createdAt: z.string(), status: z.string(), task: z.string() })) }),
         },
-        ...problems(401),
       },
-    }),
-    async (c) => c.json({ runs: await c.var.tenant.runs.list(c.req.valid("query").limit) }, 200),
-  );
+    },
+    ...problems(401),
+  },
+});
+
+const listRuns: RouteHandler<typeof runListRoute, AppEnv> = async (c) => c.json({ runs: await c.var.tenant.runs.list(c.req.valid("query").limit) }, 200);
+
+/** ATC runs: one generated program per attempt, executed in an isolate, repaired by attributable reflection. */
+export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(runRoute, runTask);
+  app.openapi(storedRunRoute, readRun);
+  app.openapi(runListRoute, listRuns);
 }

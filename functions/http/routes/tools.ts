@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
 import { invokeTool } from "../../services/invoke";
@@ -100,147 +100,149 @@ const ToolCallResult = z
 
 const NameParam = z.object({ name: ToolName });
 
+const importRoute = createRoute({
+  method: "post",
+  path: "/tools/import",
+  tags: ["tools"],
+  summary: "Register tools from an OpenAPI document, a bare list or a remote MCP server",
+  description: "Idempotent: tools whose definition is unchanged are left as they are.",
+  security: tenantSecurity,
+  request: { body: jsonBody(ImportTools) },
+  responses: {
+    200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
+    202: { description: "Importing in the background", content: { "application/json": { schema: ImportAccepted } } },
+    ...problems(400, 401, 413, 422, 502),
+  },
+});
+
+/** POST /tools/import: an MCP server's tools, or a document or list imported now or (big, or asked for) as a background job. */
+const importTools: RouteHandler<typeof importRoute, AppEnv> = async (c) => {
+  const body = c.req.valid("json");
+  if (body.format === "mcp") {
+    const source = { format: body.format, url: body.url, headers: body.headers };
+    return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url, body.prune), 200);
+  }
+  const background = body.format === "openapi" ? await backgroundImport(c.env, c.var.tenant, body) : undefined;
+  if (background !== undefined && "started" in background) {
+    c.header("Location", `/v1/jobs/${background.started.jobId}`);
+    return c.json(importAccepted(background.started), 202);
+  }
+  const source = background?.source ?? (await resolveImportSource(c.env, body));
+  return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url ?? body.format, body.prune), 200);
+};
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/tools",
+  tags: ["tools"],
+  summary: "List tools",
+  security: tenantSecurity,
+  responses: {
+    200: { description: "Tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolSummary) }) } } },
+    ...problems(401),
+  },
+});
+
+const listTools: RouteHandler<typeof listRoute, AppEnv> = async (c) => {
+  return c.json({ tools: await c.var.tenant.registry.toolSummaries() }, 200);
+};
+
+const readRoute = createRoute({
+  method: "get",
+  path: "/tools/{name}",
+  tags: ["tools"],
+  summary: "Read a tool",
+  security: tenantSecurity,
+  request: { params: NameParam },
+  responses: { 200: { description: "The tool", content: { "application/json": { schema: ToolRecord } } }, ...problems(400, 401, 404) },
+});
+
+const readTool: RouteHandler<typeof readRoute, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const tool = await c.var.tenant.registry.getTool(name);
+  if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  return c.json(tool, 200);
+};
+
+const replaceRoute = createRoute({
+  method: "put",
+  path: "/tools/{name}",
+  tags: ["tools"],
+  summary: "Create or replace one tool",
+  security: tenantSecurity,
+  request: { params: NameParam, body: jsonBody(ToolDefinition) },
+  responses: {
+    200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
+    ...problems(400, 401, 422),
+  },
+});
+
+const replaceTool: RouteHandler<typeof replaceRoute, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const definition = c.req.valid("json");
+  if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
+  assertWithinToolLimit(await c.var.tenant.registry.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
+  const report = unwrap(await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false, toolLimit(c.env)));
+  const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
+  return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
+};
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/tools/{name}",
+  tags: ["tools"],
+  summary: "Delete a tool",
+  security: tenantSecurity,
+  request: { params: NameParam },
+  responses: { 204: { description: "Deleted" }, ...problems(400, 401, 404) },
+});
+
+const deleteTool: RouteHandler<typeof deleteRoute, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  if (!(await c.var.tenant.registry.deleteTool(name))) throw new ApiError("not-found", `No tool named ${name}.`);
+  return c.body(null, 204);
+};
+
+const callRoute = createRoute({
+  method: "post",
+  path: "/tools/{name}/call",
+  tags: ["tools"],
+  summary: "Call a tool with arguments",
+  description:
+    "Arguments are validated against the tool's parameters first; the destination is checked on every redirect hop; the tenant's credential is injected and never returned. Upstream failures come back as `ok: false` with the upstream status and body.",
+  security: tenantSecurity,
+  request: { params: NameParam, body: jsonBody(CallTool), headers: ConversationHeaders },
+  responses: {
+    200: { description: "The call was made", content: { "application/json": { schema: ToolCallResult } } },
+    ...problems(400, 401, 404, 422),
+  },
+});
+
+/** POST /tools/{name}/call: a refused call (bad arguments, blocked destination) is a problem; an upstream failure is an answer. */
+const callTool: RouteHandler<typeof callRoute, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  const outcome = await invokeTool(c.env, c.var.tenantId, c.var.tenant, name, c.req.valid("json").arguments);
+  if (!outcome.found) throw new ApiError("not-found", `No tool named ${name}.`);
+  const { result } = outcome;
+  const refused = result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination";
+  conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"])?.call(name, refused ? "refused" : result);
+  if (result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination") {
+    throw new ApiError(
+      "tool-call-refused",
+      result.error.message,
+      result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }],
+    );
+  }
+  return c.json(result, 200);
+};
+
 /** Tool registry routes: import, list, read, replace, delete, call. */
 export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
   registerImportUploadRoute(app);
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/tools/import",
-      tags: ["tools"],
-      summary: "Register tools from an OpenAPI document, a bare list or a remote MCP server",
-      description: "Idempotent: tools whose definition is unchanged are left as they are.",
-      security: tenantSecurity,
-      request: { body: jsonBody(ImportTools) },
-      responses: {
-        200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
-        202: { description: "Importing in the background", content: { "application/json": { schema: ImportAccepted } } },
-        ...problems(400, 401, 413, 422, 502),
-      },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      if (body.format === "mcp") {
-        const source = { format: body.format, url: body.url, headers: body.headers };
-        return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url, body.prune), 200);
-      }
-      const background = body.format === "openapi" ? await backgroundImport(c.env, c.var.tenant, body) : undefined;
-      if (background !== undefined && "started" in background) {
-        c.header("Location", `/v1/jobs/${background.started.jobId}`);
-        return c.json(importAccepted(background.started), 202);
-      }
-      const source = background?.source ?? (await resolveImportSource(c.env, body));
-      return c.json(await registerTools(c.env, c.var.tenantId, c.var.tenant, source, body.source ?? body.url ?? body.format, body.prune), 200);
-    },
-    importRequestHook,
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/tools",
-      tags: ["tools"],
-      summary: "List tools",
-      security: tenantSecurity,
-      responses: {
-        200: { description: "Tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolSummary) }) } } },
-        ...problems(401),
-      },
-    }),
-    async (c) => {
-      return c.json({ tools: await c.var.tenant.registry.toolSummaries() }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/tools/{name}",
-      tags: ["tools"],
-      summary: "Read a tool",
-      security: tenantSecurity,
-      request: { params: NameParam },
-      responses: { 200: { description: "The tool", content: { "application/json": { schema: ToolRecord } } }, ...problems(400, 401, 404) },
-    }),
-    async (c) => {
-      const { name } = c.req.valid("param");
-      const tool = await c.var.tenant.registry.getTool(name);
-      if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
-      return c.json(tool, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "put",
-      path: "/tools/{name}",
-      tags: ["tools"],
-      summary: "Create or replace one tool",
-      security: tenantSecurity,
-      request: { params: NameParam, body: jsonBody(ToolDefinition) },
-      responses: {
-        200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
-        ...problems(400, 401, 422),
-      },
-    }),
-    async (c) => {
-      const { name } = c.req.valid("param");
-      const definition = c.req.valid("json");
-      if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
-      assertWithinToolLimit(await c.var.tenant.registry.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
-      const report = unwrap(await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false, toolLimit(c.env)));
-      const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
-      return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/tools/{name}",
-      tags: ["tools"],
-      summary: "Delete a tool",
-      security: tenantSecurity,
-      request: { params: NameParam },
-      responses: { 204: { description: "Deleted" }, ...problems(400, 401, 404) },
-    }),
-    async (c) => {
-      const { name } = c.req.valid("param");
-      if (!(await c.var.tenant.registry.deleteTool(name))) throw new ApiError("not-found", `No tool named ${name}.`);
-      return c.body(null, 204);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/tools/{name}/call",
-      tags: ["tools"],
-      summary: "Call a tool with arguments",
-      description:
-        "Arguments are validated against the tool's parameters first; the destination is checked on every redirect hop; the tenant's credential is injected and never returned. Upstream failures come back as `ok: false` with the upstream status and body.",
-      security: tenantSecurity,
-      request: { params: NameParam, body: jsonBody(CallTool), headers: ConversationHeaders },
-      responses: {
-        200: { description: "The call was made", content: { "application/json": { schema: ToolCallResult } } },
-        ...problems(400, 401, 404, 422),
-      },
-    }),
-    async (c) => {
-      const { name } = c.req.valid("param");
-      const outcome = await invokeTool(c.env, c.var.tenantId, c.var.tenant, name, c.req.valid("json").arguments);
-      if (!outcome.found) throw new ApiError("not-found", `No tool named ${name}.`);
-      const { result } = outcome;
-      const refused = result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination";
-      conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"])?.call(name, refused ? "refused" : result);
-      if (result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination") {
-        throw new ApiError(
-          "tool-call-refused",
-          result.error.message,
-          result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }],
-        );
-      }
-      return c.json(result, 200);
-    },
-  );
+  app.openapi(importRoute, importTools, importRequestHook);
+  app.openapi(listRoute, listTools);
+  app.openapi(readRoute, readTool);
+  app.openapi(replaceRoute, replaceTool);
+  app.openapi(deleteRoute, deleteTool);
+  app.openapi(callRoute, callTool);
 }

@@ -52,6 +52,21 @@ interface SearchScratch {
   approx: Float64Array;
 }
 
+/** A search's query terms: the distinct known terms by slot, how often the query has each, and the slot of each occurrence in query order. */
+interface QueryTerms {
+  order: number[];
+  unique: number[];
+  multiplicity: number[];
+}
+
+/** What the term-at-a-time pass leaves besides the accumulators: how many tools it touched, and what the common terms add to every tool. */
+interface Accumulated {
+  touchedCount: number;
+  /** Sum of the common terms' weighted default impacts, and how many common terms the query has. */
+  baseSum: number;
+  baseTerms: number;
+}
+
 interface Pending {
   id: number;
   /** (term id, field id, term frequency) triples. */
@@ -210,8 +225,18 @@ export class ImpactIndex {
     const limit = Math.floor(k);
     if (limit <= 0 || this.#count === 0) return [];
     this.#prepare();
-    const { impactOffsets, impactDocs, impacts, defaultImpact } = this.#arrays;
-    // Query terms in order (repeats count again, as in MiniSearch); unknown terms match nothing.
+    const query = this.#queryTerms(text);
+    if (query.unique.length === 0) return [];
+    const scratch = this.#scratch(this.#names.length);
+    const accumulated = this.#accumulate(query, scratch);
+    const candidates = this.#candidates(accumulated, scratch, limit);
+    const values = this.#candidateImpacts(query, candidates);
+    return this.#rankExactly(query, candidates, values, limit);
+  }
+
+  /** The query's known terms: in order (repeats count again, as in MiniSearch); unknown terms match nothing. */
+  #queryTerms(text: string): QueryTerms {
+    const { impactOffsets, defaultImpact } = this.#arrays;
     const order: number[] = [];
     const unique: number[] = [];
     const multiplicity: number[] = [];
@@ -226,19 +251,20 @@ export class ImpactIndex {
       multiplicity[slot] = (multiplicity[slot] ?? 0) + 1;
       order.push(slot);
     }
-    const m = unique.length;
-    if (m === 0) return [];
-    // Slots whose term the query repeats, weighted below 1 per occurrence (none for most tasks).
+    return { order, unique, multiplicity };
+  }
+
+  /**
+   * Term at a time: every posting adds its weighted impact to its tool's accumulator (one pair
+   * per tool, side by side: the sum of its impacts, then its matched terms), in typed arrays. A
+   * term stored as its exceptions adds its default to every tool at once (baseSum, baseTerms) and
+   * corrects only its exceptions, so the few terms that nearly every tool has cost a few hundred
+   * postings instead of one per tool.
+   */
+  #accumulate({ unique, multiplicity }: QueryTerms, { accumulators: acc, touched }: SearchScratch): Accumulated {
+    const { impactOffsets, impactDocs, impacts, defaultImpact } = this.#arrays;
     const saturation = this.#tuning.queryTermSaturation;
-    const repeated: number[] = [];
-    for (let slot = 0; slot < m; slot += 1) if (repeatedTermWeight(multiplicity[slot] ?? 1, saturation) !== 1) repeated.push(slot);
-    // Term at a time: every posting adds its weighted impact to its tool's accumulator, in
-    // typed arrays. A term stored as its exceptions adds its default to every tool at once
-    // (baseSum, baseTerms) and corrects only its exceptions, so the few terms that nearly every
-    // tool has cost a few hundred postings instead of one per tool.
-    const tools = this.#names.length;
-    // One accumulator pair per tool, side by side: the sum of its impacts, then its matched terms.
-    const { accumulators: acc, touched, contenders: contenderIds, approx } = this.#scratch(tools);
+    const m = unique.length;
     let touchedCount = 0;
     let baseSum = 0;
     let baseTerms = 0;
@@ -281,12 +307,19 @@ export class ImpactIndex {
         acc[at] = (acc[at] ?? 0) + (weight * impact - correction);
       }
     }
-    // The k-th best approximate score; the sums differ from MiniSearch's (query-order) sums by
-    // rounding only, so every tool within CANDIDATE_SLACK of it is rescored exactly below. Tools
-    // no posting touched all score baseSum × baseTerms (no tool matches when baseTerms is 0).
-    // A tool below the running k-th best (less the slack) when it is offered stays below the
-    // final one, so only the few others are kept as contenders. The accumulators are cleared on
-    // the way.
+    return { touchedCount, baseSum, baseTerms };
+  }
+
+  /**
+   * The tools to rescore exactly, in id order: those within CANDIDATE_SLACK of the k-th best
+   * approximate score (the sums differ from MiniSearch's query-order sums by rounding only). Tools
+   * no posting touched all score baseSum × baseTerms (no tool matches when baseTerms is 0). A tool
+   * below the running k-th best (less the slack) when it is offered stays below the final one, so
+   * only the few others are kept as contenders. The accumulators are cleared on the way.
+   */
+  #candidates({ touchedCount, baseSum, baseTerms }: Accumulated, scratch: SearchScratch, limit: number): number[] {
+    const { accumulators: acc, touched, contenders: contenderIds, approx } = scratch;
+    const tools = this.#names.length;
     const bestApprox = new TopScores(limit);
     let contenders = 0;
     let floor = -Infinity; // the running k-th best less the slack
@@ -316,9 +349,20 @@ export class ImpactIndex {
       for (let i = 0; i < touchedCount; i += 1) wasTouched[(touched[i] ?? 0) >> 1] = 1;
       for (let doc = 0; doc < tools; doc += 1) if (wasTouched[doc] === 0) candidates.push(doc);
     }
-    // Each candidate's impact per query term: candidates in id order, so one forward walk per
-    // posting list (galloping from where the previous candidate was found) finds them all.
+    // In id order, so one forward walk per posting list finds them all (see #candidateImpacts).
     candidates.sort((a, b) => a - b);
+    return candidates;
+  }
+
+  /**
+   * Each candidate's impact per query term, by candidate × slot: candidates in id order, so one
+   * forward walk per posting list (galloping from where the previous candidate was found) finds
+   * them all. A repeated term's impact is weighted as MiniSearch weighs each of its occurrences.
+   */
+  #candidateImpacts(query: QueryTerms, candidates: readonly number[]): Float64Array {
+    const { impactOffsets, impactDocs, impacts, defaultImpact } = this.#arrays;
+    const { unique } = query;
+    const m = unique.length;
     const count = candidates.length;
     const values = new Float64Array(count * m); // impact by candidate × slot
     for (let slot = 0; slot < m; slot += 1) {
@@ -333,22 +377,41 @@ export class ImpactIndex {
         if (p < to && impactDocs[p] === doc) values[c * m + slot] = impacts[p] ?? 0;
       }
     }
-    // A repeated term's weighted impact, as MiniSearch computes each of its occurrences, for the
-    // candidates that have the term (the others keep 0).
-    for (const slot of repeated) {
+    this.#weighRepeatedTerms(query, candidates, values);
+    return values;
+  }
+
+  /**
+   * Replaces, in `values`, a repeated term's impact by its weighted impact, as MiniSearch computes
+   * each of its occurrences, for the candidates that have the term (the others keep 0). Slots
+   * whose term the query repeats, weighted below 1 per occurrence, are none for most tasks.
+   */
+  #weighRepeatedTerms({ unique, multiplicity }: QueryTerms, candidates: readonly number[], values: Float64Array): void {
+    const saturation = this.#tuning.queryTermSaturation;
+    const m = unique.length;
+    const count = candidates.length;
+    for (let slot = 0; slot < m; slot += 1) {
+      const termWeight = repeatedTermWeight(multiplicity[slot] ?? 1, saturation);
+      if (termWeight === 1) continue;
       const having: number[] = [];
       for (let c = 0; c < count; c += 1) if ((values[c * m + slot] ?? 0) > 0) having.push(c);
       const weighted = this.#weightedImpacts(
         unique[slot] ?? 0,
         having.map((c) => candidates[c] ?? 0),
-        repeatedTermWeight(multiplicity[slot] ?? 1, saturation),
+        termWeight,
       );
       having.forEach((c, i) => (values[c * m + slot] = weighted[i] ?? 0));
     }
-    // The exact score, summed in query order as MiniSearch sums it, times the terms matched. The
-    // candidates are few (the k best and their ties within the slack), so all are sorted.
+  }
+
+  /**
+   * The exact score, summed in query order as MiniSearch sums it, times the terms matched. The
+   * candidates are few (the k best and their ties within the slack), so all are sorted.
+   */
+  #rankExactly({ order, unique }: QueryTerms, candidates: readonly number[], values: Float64Array, limit: number): Ranked[] {
+    const m = unique.length;
     const ranked: Ranked[] = [];
-    for (let c = 0; c < count; c += 1) {
+    for (let c = 0; c < candidates.length; c += 1) {
       let score = 0;
       for (const slot of order) score += values[c * m + slot] ?? 0;
       let matched = 0;

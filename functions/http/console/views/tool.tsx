@@ -114,8 +114,8 @@ function OptimizationDiff(props: { version: VersionView }) {
   );
 }
 
-/** A tool: definition, status, protocol versions side by side, and the actions on it. */
-export function ToolPage(props: {
+/** What a tool page shows; `error` and `notice` come from the action that led here. */
+interface ToolPageProps {
   session: Session;
   definition: ToolDefinition;
   hash: string;
@@ -123,10 +123,11 @@ export function ToolPage(props: {
   versions: VersionView[];
   error?: string;
   notice?: string;
-}) {
+}
+
+/** A tool: definition, status, protocol versions side by side, and the actions on it. */
+export function ToolPage(props: ToolPageProps) {
   const { definition, versions, session } = props;
-  const current = versions.find((v) => v.current);
-  const previous = current === undefined ? undefined : [...versions].reverse().find((v) => v.version < current.version);
   const base = `/console/tools/${encodeURIComponent(definition.name)}`;
   return (
     <Layout title={definition.name} section="tools" session={session}>
@@ -136,76 +137,104 @@ export function ToolPage(props: {
       <h1>{definition.name}</h1>
       <ErrorMessage message={props.error} />
       <Notice message={props.notice} />
-      <dl class="facts">
-        <dt>Operation</dt>
-        <dd>
-          <code>
-            {definition.method} {definition.serverUrl}
-            {definition.path}
-          </code>
-        </dd>
-        <dt>Probe</dt>
-        <dd>
-          <Badge status={props.status?.probe ?? "never"} />
-          {props.status?.probeError ? <span class="muted"> {props.status.probeError}</span> : null}
-        </dd>
-        <dt>Recent calls</dt>
-        <dd>
-          {props.status?.calls ?? 0} calls, {formatPercent(props.status?.successRate)} succeeded
-        </dd>
-        <dt>Recent evaluator scores</dt>
-        <dd>{props.status === undefined || props.status.recentScores.length === 0 ? "none yet" : props.status.recentScores.join(", ")}</dd>
-      </dl>
+      <ToolFacts definition={definition} status={props.status} />
 
       <h2>Actions</h2>
-      <div class="actions">
-        <form method="post" action={`${base}/probe`}>
-          <CsrfField session={session} />
-          <button type="submit">Probe now</button>
-        </form>
-        <form method="post" action={`${base}/optimize`}>
-          <CsrfField session={session} />
-          <button type="submit">Optimise description (Play2Prompt)</button>
-        </form>
-        {versions.length === 0 ? null : (
-          <form method="post" action={`${base}/pin`}>
-            <CsrfField session={session} />
-            <div>
-              <label for="pin-version">Version</label>
-              <select id="pin-version" name="version">
-                {versions.map((v) => (
-                  <option value={String(v.version)} selected={v.current}>
-                    v{v.version} ({v.source})
-                  </option>
-                ))}
-              </select>
-            </div>
-            <button type="submit" class="secondary">
-              Pin
-            </button>
-          </form>
-        )}
-        {previous === undefined ? null : (
-          <form method="post" action={`${base}/pin`}>
-            <CsrfField session={session} />
-            <input type="hidden" name="version" value={String(previous.version)} />
-            <button type="submit" class="secondary">
-              Roll back to v{previous.version}
-            </button>
-          </form>
-        )}
-        {current?.pinned === true ? (
-          <form method="post" action={`${base}/pin`}>
-            <CsrfField session={session} />
-            <input type="hidden" name="version" value="" />
-            <button type="submit" class="secondary">
-              Unpin
-            </button>
-          </form>
-        ) : null}
-      </div>
+      <ToolActions session={session} versions={versions} base={base} />
 
       <h2>Protocol versions</h2>
+      <ProtocolVersions definition={definition} versions={versions} hash={props.hash} />
+
+      <h2>Definition</h2>
+      <DefinitionDetails definition={definition} />
+    </Layout>
+  );
+}
+
+/** The operation, its probe status and how its recent calls went. */
+function ToolFacts(props: { definition: ToolDefinition; status: ToolStatusRow | undefined }) {
+  const { definition, status } = props;
+  return (
+    <dl class="facts">
+      <dt>Operation</dt>
+      <dd>
+        <code>
+          {definition.method} {definition.serverUrl}
+          {definition.path}
+        </code>
+      </dd>
+      <dt>Probe</dt>
+      <dd>
+        <Badge status={status?.probe ?? "never"} />
+        {status?.probeError ? <span class="muted"> {status.probeError}</span> : null}
+      </dd>
+      <dt>Recent calls</dt>
+      <dd>
+        {status?.calls ?? 0} calls, {formatPercent(status?.successRate)} succeeded
+      </dd>
+      <dt>Recent evaluator scores</dt>
+      <dd>{status === undefined || status.recentScores.length === 0 ? "none yet" : status.recentScores.join(", ")}</dd>
+    </dl>
+  );
+}
+
+/** Probe, optimise, and pin a version: any, the one before the current (roll back), or none (unpin). */
+function ToolActions(props: { session: Session; versions: VersionView[]; base: string }) {
+  const { session, versions, base } = props;
+  const current = versions.find((v) => v.current);
+  const previous = current === undefined ? undefined : [...versions].reverse().find((v) => v.version < current.version);
+  return (
+    <div class="actions">
+      <form method="post" action={`${base}/probe`}>
+        <CsrfField session={session} />
+        <button type="submit">Probe now</button>
+      </form>
+      <form method="post" action={`${base}/optimize`}>
+        <CsrfField session={session} />
+        <button type="submit">Optimise description (Play2Prompt)</button>
+      </form>
+      {versions.length === 0 ? null : (
+        <form method="post" action={`${base}/pin`}>
+          <CsrfField session={session} />
+          <div>
+            <label for="pin-version">Version</label>
+            <select id="pin-version" name="version">
+              {versions.map((v) => (
+                <option value={String(v.version)} selected={v.current}>
+                  v{v.version} ({v.source})
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="secondary">
+            Pin
+          </button>
+        </form>
+      )}
+      {previous === undefined ? null : <PinForm session={session} base={base} version={String(previous.version)} label={`Roll back to v${previous.version}`} />}
+      {current?.pinned === true ? <PinForm session={session} base={base} version="" label="Unpin" /> : null}
+    </div>
+  );
+}
+
+/** One button that pins `version` ("" unpins). */
+function PinForm(props: { session: Session; base: string; version: string; label: string }) {
+  return (
+    <form method="post" action={`${props.base}/pin`}>
+      <CsrfField session={props.session} />
+      <input type="hidden" name="version" value={props.version} />
+      <button type="submit" class="secondary">
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** The protocol versions side by side, then the Play2Prompt result of each optimised one. */
+function ProtocolVersions(props: { definition: ToolDefinition; versions: VersionView[]; hash: string }) {
+  const { definition, versions } = props;
+  return (
+    <>
       {versions.length === 0 ? (
         <p class="empty">
           No documented protocol yet. Probe it with the button above, or:{" "}
@@ -221,46 +250,55 @@ export function ToolPage(props: {
       {versions.map((v) => (
         <OptimizationDiff version={v} />
       ))}
+    </>
+  );
+}
 
-      <h2>Definition</h2>
+/** The tool's description, its parameters as a table, and the whole definition as JSON. */
+function DefinitionDetails(props: { definition: ToolDefinition }) {
+  const { definition } = props;
+  return (
+    <>
       <p>{definition.description || definition.summary || <span class="muted">(no description)</span>}</p>
-      {definition.parameters.length === 0 ? (
-        <p class="muted">No parameters.</p>
-      ) : (
-        <table>
-          <caption>Parameters</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">In</th>
-              <th scope="col">Required</th>
-              <th scope="col">Schema</th>
-              <th scope="col">Description</th>
-            </tr>
-          </thead>
-          <tbody>
-            {definition.parameters.map((p) => (
-              <tr>
-                <th scope="row">
-                  <code>{p.name}</code>
-                </th>
-                <td>{p.in}</td>
-                <td>{p.required ? "yes" : "no"}</td>
-                <td>
-                  <code>{JSON.stringify(p.schema)}</code>
-                </td>
-                <td>{p.description ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {definition.parameters.length === 0 ? <p class="muted">No parameters.</p> : <ParameterTable parameters={definition.parameters} />}
       <details>
         <summary>Full definition (JSON)</summary>
         <pre>
           <code>{raw(highlightJson(definition))}</code>
         </pre>
       </details>
-    </Layout>
+    </>
+  );
+}
+
+function ParameterTable(props: { parameters: ToolDefinition["parameters"] }) {
+  return (
+    <table>
+      <caption>Parameters</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">In</th>
+          <th scope="col">Required</th>
+          <th scope="col">Schema</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.parameters.map((p) => (
+          <tr>
+            <th scope="row">
+              <code>{p.name}</code>
+            </th>
+            <td>{p.in}</td>
+            <td>{p.required ? "yes" : "no"}</td>
+            <td>
+              <code>{JSON.stringify(p.schema)}</code>
+            </td>
+            <td>{p.description ?? ""}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
