@@ -1,11 +1,10 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { RunSettings } from "../../storage/run-settings";
 import { describeModelConfig, TenantModelOverride } from "../../llm/config";
 import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../services/model-settings";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
-import type { RouteHandler } from "@hono/zod-openapi";
 
 const ModelOverrideView = z
   .object({ baseUrl: z.string().optional(), model: z.string().optional(), embeddingModel: z.string().optional(), apiKeyHint: z.string().optional() })
