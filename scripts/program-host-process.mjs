@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { dirname } from "node:path";
 import { Miniflare } from "miniflare";
+import { answerResolveRequest } from "./name-resolver.mjs";
 
 /** The Worker name the service's `PROGRAM_HOST` binding names (wrangler.toml, [env.local]). */
 export const PROGRAM_HOST_NAME = "atc-edge-program-host";
@@ -35,6 +36,9 @@ function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
     compatibilityFlags: ["nodejs_compat"],
     workerLoaders: { LOADER: {} },
     bindings: { PROGRAM_HOST_SECRET: secret },
+    // Name lookups with this machine's resolver, for the service's tool calls (entry.ts /resolve):
+    // a Node function, since workerd's own lookups fail with a stack and no reason a Worker sees.
+    serviceBindings: { NAME_RESOLVER: (request) => answerResolveRequest(request) },
     ...(devRegistryPath === undefined ? {} : { unsafeDevRegistryPath: devRegistryPath }),
   };
 }
