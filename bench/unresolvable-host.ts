@@ -4,13 +4,18 @@
  *   npm run bench -- unresolvable-host [--conversations=300] [--sessions=4]
  *
  * Starts `npm start` (its own port and state directory), raises the demo tenant's rates (the
- * conversations would outrun them), imports a tool on a `.invalid` host into it, and runs `--conversations` MCP conversations with the official SDK
- * client, `--sessions` at a time: each connects, calls that tool through `call_tool`, and closes.
- * Then the same for a tool of the simulated world. Printed: how each conversation ended (the
+ * conversations would outrun them), imports a tool on a `.invalid` host and one on a plausible
+ * name that does not exist (a typo's: `api.<20 random letters>.com`, which the program host looks
+ * up with this machine's resolver) into it, and runs `--conversations` MCP conversations with the
+ * official SDK client, `--sessions` at a time: each connects, calls that tool through `call_tool`,
+ * and closes. Then the same for a tool of the simulated world. Printed: how each conversation ended (the
  * call's `error.cause`, `ok`, or what else came back) and the workerd blocks in `npm start`'s
  * output (`DNS lookup failed`, `restarted mid-request`, `overloaded: connect()`). No model is
- * needed; only loopback addresses are contacted, and a `.invalid` name is never looked up.
+ * needed; only loopback addresses are contacted, a `.invalid` name is never looked up, and the
+ * typo's name is looked up once a minute by the program host (a DNS query, when the machine has a
+ * resolver) and never by workerd.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,8 +33,11 @@ function option(name: string, fallback: string): number {
 const conversations = option("conversations", "300");
 const sessions = option("sessions", "4");
 const UNRESOLVABLE = { name: "benchNowhere", method: "GET", url: "https://bench-nowhere.invalid/things" };
+const TYPO_HOST = `api.${Array.from(randomBytes(20), (byte) => String.fromCharCode(97 + (byte % 26))).join("")}.com`;
+const TYPO = { name: "benchTypo", method: "GET", url: `https://${TYPO_HOST}/things` };
 const CALLS = {
   unresolvable: { name: UNRESOLVABLE.name, arguments: {} },
+  "typo host": { name: TYPO.name, arguments: {} },
   "simulated world": { name: "getSearchPerson", arguments: { query: "Tom Hanks" } },
 };
 
@@ -86,7 +94,7 @@ try {
   // The conversations outrun the demo tenant's default rates; what is measured is the answers, not the quotas.
   const roomy = { perSecond: 1_000, burst: 10_000 };
   await send("PUT", "/v1/settings/quotas", { rates: { reads: roomy, writes: roomy, toolCalls: roomy } });
-  await send("POST", "/v1/tools/import", { format: "list", tools: [UNRESOLVABLE], source: "bench" });
+  await send("POST", "/v1/tools/import", { format: "list", tools: [UNRESOLVABLE, TYPO], source: "bench" });
   for (const [label, call] of Object.entries(CALLS)) {
     const before = service.output();
     const t0 = performance.now();

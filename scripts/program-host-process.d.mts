@@ -44,4 +44,6 @@ export declare function startProgramHost(options: {
   devRegistryPath?: string;
   watchdog?: Partial<WatchdogTiming>;
   onRestart?: (error: unknown) => void;
+  /** Answer the service's name lookups with this machine's resolver (default true). */
+  resolveNames?: boolean;
 }): Promise<ProgramHostProcess>;

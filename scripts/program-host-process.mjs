@@ -13,11 +13,12 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { dirname } from "node:path";
 import { Miniflare } from "miniflare";
+import { answerResolveRequest } from "./name-resolver.mjs";
 
 /** The Worker name the service's `PROGRAM_HOST` binding names (wrangler.toml, [env.local]). */
 export const PROGRAM_HOST_NAME = "atc-edge-program-host";
 
-function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
+function miniflareOptions({ scriptPath, secret, port, devRegistryPath, resolveNames }) {
   return {
     name: PROGRAM_HOST_NAME,
     host: "127.0.0.1",
@@ -35,6 +36,10 @@ function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
     compatibilityFlags: ["nodejs_compat"],
     workerLoaders: { LOADER: {} },
     bindings: { PROGRAM_HOST_SECRET: secret },
+    // Name lookups with this machine's resolver, for the service's tool calls (entry.ts /resolve):
+    // a Node function, since workerd's own lookups fail with a stack and no reason a Worker sees.
+    // Not bound where the service's network is not this machine's (tests with a scripted network).
+    ...(resolveNames ? { serviceBindings: { NAME_RESOLVER: (request) => answerResolveRequest(request) } } : {}),
     ...(devRegistryPath === undefined ? {} : { unsafeDevRegistryPath: devRegistryPath }),
   };
 }
@@ -44,10 +49,19 @@ function miniflareOptions({ scriptPath, secret, port, devRegistryPath }) {
  * workerd process of its own on 127.0.0.1 (`port`, or a free one), with `secret` (or a fresh
  * one), registered in the wrangler dev registry at `devRegistryPath` when given (npm start), under
  * the idle CPU policy (`yieldToService`; after each restart too), under a watchdog that restarts
- * it on the same port when it stops answering.
+ * it on the same port when it stops answering. `resolveNames` (default true): it answers the
+ * service's name lookups with this machine's resolver.
  */
-export async function startProgramHost({ scriptPath, secret = randomBytes(24).toString("hex"), port = 0, devRegistryPath, watchdog = {}, onRestart }) {
-  let mf = new Miniflare(miniflareOptions({ scriptPath, secret, port, devRegistryPath }));
+export async function startProgramHost({
+  scriptPath,
+  secret = randomBytes(24).toString("hex"),
+  port = 0,
+  devRegistryPath,
+  watchdog = {},
+  onRestart,
+  resolveNames = true,
+}) {
+  let mf = new Miniflare(miniflareOptions({ scriptPath, secret, port, devRegistryPath, resolveNames }));
   const boundPort = Number((await mf.ready).port);
   yieldToService(boundPort);
   let disposed = false;
@@ -79,7 +93,7 @@ export async function startProgramHost({ scriptPath, secret = randomBytes(24).to
     async restart() {
       if (disposed) return;
       await host.kill();
-      const next = new Miniflare(miniflareOptions({ scriptPath, secret, port: boundPort, devRegistryPath }));
+      const next = new Miniflare(miniflareOptions({ scriptPath, secret, port: boundPort, devRegistryPath, resolveNames }));
       await next.ready;
       if (disposed) return void (await next.dispose());
       yieldToService(boundPort);

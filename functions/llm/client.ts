@@ -3,6 +3,7 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionFunctionTool
 import { z } from "zod";
 import { guardedFetch, type GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
+import type { NameResolver } from "../tools/safe-call/types";
 import type { ModelConfig } from "./config";
 import { modelCallError, ModelCallError, refusedByGuard, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
@@ -68,6 +69,12 @@ export interface ModelClientOptions {
    * loopback allowed only when the config says so: MODEL_ALLOW_LOOPBACK in local development).
    */
   destinationCheck?: (url: string) => DestinationCheck;
+  /**
+   * Asked about each hop's host name before the network is (local development, as for tool
+   * calls: functions/tools/safe-call/name-lookup.ts). The Workers AI placeholder origin is the
+   * binding's own route and never looked up.
+   */
+  resolveName?: NameResolver;
 }
 
 export interface ModelClient {
@@ -172,6 +179,7 @@ function guardedModelFetch(
   check: (url: string) => DestinationCheck,
   onRefused: (refusal: GuardedFetchError) => void,
   viaBinding: boolean,
+  resolveName: NameResolver | undefined,
 ): typeof fetch {
   // The Workers AI binding is reached through a placeholder origin that no DNS answers: it is the
   // binding's own route, never a name to look up.
@@ -186,6 +194,7 @@ function guardedModelFetch(
         maxResponseBytes: MAX_MODEL_RESPONSE_BYTES,
         check,
         allowedOrigins,
+        resolveName,
         credentialHeader: "Authorization",
       })(input, { ...init, ...(text === undefined || text === null ? {} : { body: text }) });
     } catch (error) {
@@ -239,7 +248,8 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
   const check = options.destinationCheck ?? ((url: string) => checkDestination(url, { allowLoopback: config.allowLoopback === true }));
   const context: ClientContext = {
     config,
-    guarded: (signal, call) => refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused, config.baseUrl === WORKERS_AI), signal, call),
+    guarded: (signal, call) =>
+      refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused, config.baseUrl === WORKERS_AI, options.resolveName), signal, call),
     ledger: options.ledger,
   };
   return {

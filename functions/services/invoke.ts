@@ -2,6 +2,7 @@ import type { TenantApi } from "../storage/tenant-api";
 import { serviceToolLimits } from "../common/run-defaults";
 import type { ToolDefinition } from "../tools/definition";
 import { allowedOrigins } from "../tools/safe-call/allowed-origins";
+import { localNameResolver } from "../tools/safe-call/local-name-resolver";
 import { callMcpTool } from "../tools/mcp-call";
 import { openCallCredential } from "./call-credential";
 import { callTool, type SafeCallOptions, type ToolCallResult } from "../tools/safe-call";
@@ -39,11 +40,14 @@ export async function invokeTool(
   const { timeoutMs: serviceTimeout, maxResponseBytes: serviceMaxBytes } = serviceToolLimits(env);
   const definition = limits.adaptDefinition === undefined ? tool.definition : limits.adaptDefinition(tool.definition);
   const simulate = limits.simulate;
+  // A simulated call reaches no network, so no name is looked up for it.
+  const resolveName = simulate === undefined ? localNameResolver(env) : undefined;
   const options: SafeCallOptions = {
     fetch: simulate ?? ((input, init) => fetch(input, init)),
     timeoutMs: Math.min(limits.timeoutMs ?? serviceTimeout, serviceTimeout),
     maxResponseBytes: Math.min(limits.maxResponseBytes ?? serviceMaxBytes, serviceMaxBytes),
     allowedOrigins: simulate === undefined ? allowedOrigins(env) : { [new URL(definition.serverUrl).origin]: { fetch: simulate } },
+    resolveName,
   };
   const call = (withCredential: SafeCallOptions): Promise<ToolCallResult> => {
     const { mcp } = definition;
@@ -51,7 +55,7 @@ export async function invokeTool(
   };
   // A simulated call reaches no real server, so it gets no credential (and fetches no token).
   if (credential === undefined || simulate !== undefined) return { found: true, result: await call(options) };
-  const network = { fetch: options.fetch, allowedOrigins: allowedOrigins(env), timeoutMs: options.timeoutMs ?? serviceTimeout };
+  const network = { fetch: options.fetch, allowedOrigins: allowedOrigins(env), resolveName, timeoutMs: options.timeoutMs ?? serviceTimeout };
   const opened = await openCallCredential(env, tenantId, tenant.registry, credential, definition, network);
   if (!opened.ok) return { found: true, result: tokenUnavailable(definition, opened.message) };
   const result = await call({ ...options, credential: opened.credential });

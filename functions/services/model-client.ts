@@ -1,6 +1,7 @@
 import type { TenantApi } from "../storage/tenant-api";
 import { failure, success, type Outcome } from "../common/failures";
 import { createModelClient, modelTransport, type ModelClient } from "../llm/client";
+import { localNameResolver } from "../tools/safe-call/local-name-resolver";
 import type { ResolveModelConfigResult } from "../llm/config";
 import { modelConfigFromSetting, tenantModelConfig } from "./model-settings";
 
@@ -20,5 +21,6 @@ export async function modelClientFromSetting(env: Env, tenantId: string, setting
 
 function clientFrom(env: Env, resolved: ResolveModelConfigResult): Outcome<ModelClient> {
   if (!resolved.ok) return failure("not-configured", resolved.message);
-  return success(createModelClient(resolved.config, { fetch: modelTransport(env, resolved.config) }));
+  const resolveName = localNameResolver(env);
+  return success(createModelClient(resolved.config, { fetch: modelTransport(env, resolved.config), ...(resolveName === undefined ? {} : { resolveName }) }));
 }

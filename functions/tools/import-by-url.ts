@@ -1,5 +1,6 @@
 import { Failure } from "../common/failures";
 import { allowedOrigins } from "./safe-call/allowed-origins";
+import { localNameResolver } from "./safe-call/local-name-resolver";
 import { guardedFetch, GuardedFetchError } from "./safe-call/guarded-fetch";
 import { NameLookupError } from "./safe-call/name-lookup";
 
@@ -51,7 +52,13 @@ export async function fetchSourceBytes(
 ): Promise<Uint8Array[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
-  const fetchGuarded = guardedFetch({ fetch: network, allowedOrigins: allowedOrigins(env), signal: controller.signal, maxResponseBytes: limits.maxBytes });
+  const fetchGuarded = guardedFetch({
+    fetch: network,
+    allowedOrigins: allowedOrigins(env),
+    resolveName: localNameResolver(env),
+    signal: controller.signal,
+    maxResponseBytes: limits.maxBytes,
+  });
   try {
     const response = await fetchGuarded(url, { method: "GET", headers: { Accept: "application/json, application/yaml, text/yaml, */*" } });
     if (!response.ok) {

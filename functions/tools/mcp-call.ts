@@ -38,6 +38,7 @@ export async function callMcpTool(
         url: def.serverUrl,
         fetch: options.fetch,
         allowedOrigins: options.allowedOrigins,
+        resolveName: options.resolveName,
         credential: options.credential,
         timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         maxResponseBytes: cap,

@@ -3,6 +3,7 @@ import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
 import type { ToolDefinition } from "./definition";
 import { apiTitleOf } from "./api-info";
 import { allowedOrigins } from "./safe-call/allowed-origins";
+import { localNameResolver } from "./safe-call/local-name-resolver";
 import { redactorFor } from "./safe-call/redact";
 import { serviceToolLimits } from "../common/run-defaults";
 
@@ -43,6 +44,7 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
         url: source.url,
         fetch: (input, init) => fetch(input, init),
         allowedOrigins: allowedOrigins(env),
+        resolveName: localNameResolver(env),
         headers: source.headers,
         timeoutMs: serviceToolLimits(env).timeoutMs,
         maxResponseBytes: serviceToolLimits(env).maxResponseBytes * LIST_BYTES_PER_RESPONSE_CAP,

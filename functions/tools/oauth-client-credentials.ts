@@ -2,7 +2,7 @@ import { z } from "zod";
 import { guardedFetch, GuardedFetchError } from "./safe-call/guarded-fetch";
 import { NameLookupError } from "./safe-call/name-lookup";
 import { redactorFor } from "./safe-call/redact";
-import type { FetchFn } from "./safe-call/types";
+import type { FetchFn, NameResolver } from "./safe-call/types";
 
 /**
  * OAuth 2 client-credentials grant (RFC 6749 §4.4): the service trades a tenant's stored client
@@ -37,6 +37,7 @@ const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 export interface TokenFetchOptions {
   fetch: FetchFn;
   allowedOrigins?: Record<string, { fetch: FetchFn }> | undefined;
+  resolveName?: NameResolver | undefined;
   timeoutMs: number;
   /** Milliseconds since the epoch; injectable so expiry can be tested without waiting. */
   now?: () => number;
@@ -56,6 +57,7 @@ export async function fetchClientCredentialsToken(credentials: ClientCredentials
   const fetchGuarded = guardedFetch({
     fetch: options.fetch,
     allowedOrigins: options.allowedOrigins,
+    resolveName: options.resolveName,
     signal: controller.signal,
     maxResponseBytes: MAX_TOKEN_RESPONSE_BYTES,
     credentialHeader: "Authorization",

@@ -11,8 +11,12 @@ export type { ProgramHostProcess } from "../../scripts/program-host-process.mjs"
 
 const BUNDLE = ".test-build/program-host/entry.js";
 
-/** Start a program host (`watchdog`: faster timing, for tests of the watchdog). */
-export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}): Promise<ProgramHostProcess> {
+/**
+ * Start a program host (`watchdog`: faster timing, for tests of the watchdog). It answers name
+ * lookups with this machine's resolver only when `resolveNames` is set: most tests' network is a
+ * Node function that answers invented host names, which no resolver knows.
+ */
+export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}, resolveNames = false): Promise<ProgramHostProcess> {
   if (!existsSync(BUNDLE)) throw new Error(`no program host bundle at ${BUNDLE}: run through vitest (globalSetup builds it)`);
-  return startProcess({ scriptPath: BUNDLE, watchdog });
+  return startProcess({ scriptPath: BUNDLE, watchdog, resolveNames });
 }

@@ -36,6 +36,7 @@ export interface ServiceOptions {
   /**
    * Instead of `outbound`: workerd's own network, which looks names up (as `npm start` does) but
    * refuses every connection, so nothing but a name lookup leaves workerd (tests of DNS failures).
+   * The program host then answers the service's name lookups with this machine's resolver.
    */
   lookupOnlyNetwork?: boolean;
   /** Receives what the workerd process writes (its log), instead of the test's output. */
@@ -104,7 +105,8 @@ function forwardTo(outbound: OutboundHandler): (request: MfRequest) => Promise<M
 /** Start a fresh service (in-memory storage) for one test file. */
 export async function startService(options: ServiceOptions = {}): Promise<TestService> {
   const outbound = options.outbound ?? defaultOutbound;
-  const programHost = options.programHost === false ? undefined : await startProgramHost(options.watchdog);
+  // Names are looked up only on workerd's own network; a scripted network answers invented names.
+  const programHost = options.programHost === false ? undefined : await startProgramHost(options.watchdog, options.lookupOnlyNetwork === true);
   const mf = new Miniflare({
     ...(options.durableObjectsPersist === undefined ? {} : { durableObjectsPersist: options.durableObjectsPersist }),
     ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),

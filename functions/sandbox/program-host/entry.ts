@@ -6,6 +6,7 @@
  * credential: tool calls go back over the socket. Reachable on loopback only, and only with the
  * secret the start script (or the test harness) gives both sides.
  */
+import { PROGRAM_HOST_RESOLVE_PATH } from "../../common/program-host";
 import { msLeftUntil } from "../deadline";
 import { deadlinePassedBeforeStart, failedResult, isolateFailure } from "../host/attempt-outcome";
 import { programIsolate } from "../host/program-isolate";
@@ -17,6 +18,11 @@ export interface ProgramHostEnv {
   LOADER: WorkerLoader;
   /** Shared with the service; without it the host runs nothing. */
   PROGRAM_HOST_SECRET?: string;
+  /**
+   * The operating system's resolver, locally (a Node function, scripts/name-resolver.mjs). Not
+   * bound when deployed: then `/resolve` answers 501 and the service stops asking for a while.
+   */
+  NAME_RESOLVER?: Fetcher;
 }
 
 /** Compare secrets without an early exit on the first differing character. */
@@ -81,14 +87,22 @@ function serve(env: ProgramHostEnv, socket: WebSocket): void {
   socket.addEventListener("close", () => relay.close("the service closed the attempt"));
 }
 
+/** A name lookup for the service's tool calls (functions/tools/safe-call/local-name-resolver.ts), by the resolver bound here. */
+async function resolveName(request: Request, env: ProgramHostEnv): Promise<Response> {
+  if (request.method !== "GET") return new Response("GET only", { status: 405 });
+  if (env.NAME_RESOLVER === undefined) return new Response("no name resolver here", { status: 501 });
+  return env.NAME_RESOLVER.fetch(`http://resolver/?host=${encodeURIComponent(new URL(request.url).searchParams.get("host") ?? "")}`);
+}
+
 export default {
   async fetch(request: Request, env: ProgramHostEnv): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === "/health") return new Response("ok");
-    if (pathname !== "/attempt") return new Response("not found", { status: 404 });
+    if (pathname !== "/attempt" && pathname !== PROGRAM_HOST_RESOLVE_PATH) return new Response("not found", { status: 404 });
     const secret = env.PROGRAM_HOST_SECRET;
     if (secret === undefined || secret.length < 16) return new Response("the program host has no secret", { status: 503 });
     if (!sameSecret(request.headers.get(PROGRAM_HOST_SECRET_HEADER) ?? "", secret)) return new Response("forbidden", { status: 403 });
+    if (pathname === PROGRAM_HOST_RESOLVE_PATH) return resolveName(request, env);
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("a WebSocket upgrade is required", { status: 426 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     server.accept();

@@ -7,8 +7,7 @@ import type { IsolateRunRequest, IsolateRunResult, ToolCallAnswer } from "../wir
  * and the service answers it (`answer`); the host ends with `result`. Types and one parser only.
  */
 
-/** The header that carries the secret shared by the service and its program host. */
-export const PROGRAM_HOST_SECRET_HEADER = "x-atc-program-host-secret";
+export { PROGRAM_HOST_SECRET_HEADER } from "../../common/program-host";
 
 export interface RunMessage {
   type: "run";

@@ -4,7 +4,7 @@ import type { DestinationCheck } from "./destination";
 import { redactorFor } from "./redact";
 import { allowedOriginMap, deliver } from "./redirects";
 import { applyCredential, type PreparedRequest } from "./request";
-import type { FetchFn, InjectedCredential, ToolCallErrorKind } from "./types";
+import type { FetchFn, InjectedCredential, NameResolver, ToolCallErrorKind } from "./types";
 
 /**
  * The safe-call path as a `fetch`, for protocol clients that build their own requests (the MCP
@@ -29,6 +29,8 @@ export interface GuardedFetchOptions {
   check?: ((url: string) => DestinationCheck) | undefined;
   /** A header the caller set itself that must not leave the first origin (the model key). */
   credentialHeader?: string | undefined;
+  /** Asked about each hop's host name before the network is (local development; see name-lookup.ts). */
+  resolveName?: NameResolver | undefined;
 }
 
 /** Why a guarded request did not happen or was cut; the message never holds the credential. */
@@ -109,6 +111,7 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
       maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
       signal: options.signal,
       guard,
+      resolveName: options.resolveName,
       ...(options.check === undefined ? {} : { check: options.check }),
     });
     if (!delivery.ok && delivery.kind === "network") throw new NameLookupError(redact.text(delivery.message));

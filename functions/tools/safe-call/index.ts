@@ -24,6 +24,7 @@ export { guardedFetch, type GuardedFetchOptions } from "./guarded-fetch";
 export type {
   FetchFn,
   InjectedCredential,
+  NameResolver,
   SafeCallOptions,
   ToolCallError,
   ToolCallErrorKind,
@@ -70,6 +71,7 @@ export async function callTool(def: ToolDefinition, args: Record<string, unknown
       maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
       signal: controller.signal,
       guard,
+      resolveName: options.resolveName,
     });
     if (delivery.url.href !== built.request.url.href) request = { ...request, finalUrl: redact.text(delivery.url.href) };
     if (!delivery.ok && delivery.kind === "network") {

@@ -7,22 +7,52 @@
  * safe-call path answers these itself, as a resolver library should: RFC 6761 §6.4 asks name
  * resolution APIs to answer `.invalid` names negatively at once, and a name longer than DNS
  * allows (RFC 1035 §2.3.4: 63 octets a label, 253 a name) cannot even be put in a query.
- * Names that merely happen not to exist still go to the platform: deployed, Cloudflare answers
- * them with 530 `error code: 1016` (see failure-cause.ts).
+ * Names that merely happen not to exist go to the platform deployed (Cloudflare answers them
+ * with 530 `error code: 1016`, see failure-cause.ts); locally a resolver, when one is given
+ * (`deniedByResolver`), answers them before the platform is asked.
  */
+import type { NameResolver } from "./types";
 
 const MAX_LABEL_OCTETS = 63;
 const MAX_NAME_OCTETS = 253;
 
+/** Whether `hostname` (as `URL.hostname` spells it) is an address literal: nothing to look up. */
+export function isAddressLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || /^[\d.]+$/.test(hostname);
+}
+
+/** The name as DNS sees it: no trailing root dot, lower case. */
+function lookupName(hostname: string): string {
+  return hostname.replace(/\.$/, "").toLowerCase();
+}
+
 /** Why `hostname` (as `URL.hostname` spells it) can never be looked up, or null when it may resolve. */
 export function unresolvableName(hostname: string): string | null {
-  if (hostname.startsWith("[") || /^[\d.]+$/.test(hostname)) return null; // an address, nothing to look up
-  const name = hostname.replace(/\.$/, "").toLowerCase();
+  if (isAddressLiteral(hostname)) return null;
+  const name = lookupName(hostname);
   if (name === "invalid" || name.endsWith(".invalid")) return `"${hostname}" is under .invalid, which never resolves (RFC 6761)`;
   if (name.length > MAX_NAME_OCTETS) return `"${hostname.slice(0, 40)}…" is longer than the ${MAX_NAME_OCTETS} characters a DNS name may have`;
   const long = name.split(".").find((label) => label.length > MAX_LABEL_OCTETS);
   if (long !== undefined) return `"${hostname.slice(0, 80)}" has a label longer than the ${MAX_LABEL_OCTETS} characters DNS allows`;
   return null;
+}
+
+/**
+ * Why the resolver says `hostname` does not resolve, or null when it resolves or cannot tell (a
+ * resolver that fails or is slow never makes a call fail: the platform's fetch decides then).
+ * Local development only (functions/services/local-name-resolver.ts): there workerd would fail
+ * the lookup as an unexplained internal error with a stack in its log.
+ */
+export async function deniedByResolver(hostname: string, resolveName: NameResolver | undefined): Promise<string | null> {
+  if (resolveName === undefined || isAddressLiteral(hostname)) return null;
+  const name = lookupName(hostname);
+  let resolves: boolean | undefined;
+  try {
+    resolves = await resolveName(name);
+  } catch {
+    return null;
+  }
+  return resolves === false ? `"${hostname}" does not resolve (the local resolver has no address for it)` : null;
 }
 
 /**

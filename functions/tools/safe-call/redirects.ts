@@ -1,7 +1,7 @@
 import { checkDestination, parseWebUrl, type DestinationCheck } from "./destination";
-import { unresolvableName } from "./name-lookup";
+import { deniedByResolver, unresolvableName } from "./name-lookup";
 import type { PreparedRequest } from "./request";
-import type { FetchFn } from "./types";
+import type { FetchFn, NameResolver } from "./types";
 
 /**
  * Sends a prepared request and follows redirects by hand (`redirect: "manual"`), so the
@@ -19,12 +19,14 @@ export type Transport = {
   guard: <T>(step: Promise<T>) => Promise<T>;
   /** The destination check of each hop (default: the guard for tenants' tools). */
   check?: (url: string) => DestinationCheck;
+  /** Asked about each hop's host name before the network is (local development; see name-lookup.ts). */
+  resolveName?: NameResolver | undefined;
 };
 
 export type Delivery =
   | { ok: true; response: Response; url: URL }
   | { ok: false; kind: "blocked_destination" | "too_many_redirects"; message: string; url: URL }
-  /** The host name can never resolve (name-lookup.ts): answered here, without the network; `message` says why. */
+  /** The host name does not resolve (name-lookup.ts): answered here, without the network; `message` says why. */
   | { ok: false; kind: "network"; cause: "name_lookup"; message: string; url: URL };
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -47,7 +49,7 @@ export async function deliver(request: PreparedRequest, transport: Transport): P
   let body = request.body;
   const headers = new Headers(request.headers);
   for (let redirects = 0; ; redirects++) {
-    const route = routeFor(url, transport);
+    const route = await routeFor(url, transport);
     if (!route.ok) return { ...route, url };
 
     const fetcher = route.fetch; // called detached: global fetch must not get another `this`
@@ -91,9 +93,10 @@ type Route =
 
 /**
  * Picks the fetcher for a URL: its allow-listed fetcher, or the network if the guard passes and
- * the name can resolve at all (a name that never resolves is answered here, not by the platform).
+ * the name resolves (a name that never resolves, or that the given resolver denies, is answered
+ * here, not by the platform). The lookup runs under the call's deadline.
  */
-function routeFor(url: URL, transport: Transport): Route {
+async function routeFor(url: URL, transport: Transport): Promise<Route> {
   const web = parseWebUrl(url.href);
   if (!web.ok) return { ok: false, kind: "blocked_destination", message: `refused ${url.protocol}//${url.host}: ${web.reason}` };
   const allowed = transport.allowed.get(web.url.origin);
@@ -102,5 +105,7 @@ function routeFor(url: URL, transport: Transport): Route {
   if (!check.ok) return { ok: false, kind: "blocked_destination", message: `refused destination: ${check.reason}` };
   const unresolvable = unresolvableName(url.hostname);
   if (unresolvable !== null) return { ok: false, kind: "network", cause: "name_lookup", message: unresolvable };
+  const denied = await transport.guard(deniedByResolver(url.hostname, transport.resolveName));
+  if (denied !== null) return { ok: false, kind: "network", cause: "name_lookup", message: denied };
   return { ok: true, fetch: transport.fetch };
 }

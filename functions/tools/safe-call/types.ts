@@ -9,6 +9,13 @@ import type { FailureCause } from "./failure-cause";
  */
 export type FetchFn = typeof fetch;
 
+/**
+ * Looks a host name up before the platform's fetch is asked to: true when it resolves, false when
+ * the resolver answers definitively that it does not (the call then fails with cause
+ * `name_lookup` without touching the network), undefined when it cannot tell (the call proceeds).
+ */
+export type NameResolver = (hostname: string) => Promise<boolean | undefined>;
+
 /** A decrypted secret and where it goes; injected only at call time, never echoed back. */
 export interface InjectedCredential {
   scheme: "apiKey" | "bearer";
@@ -34,6 +41,8 @@ export interface SafeCallOptions {
    * guard, each with the fetcher to use for it (e.g. a service binding to the simulated tool world).
    */
   allowedOrigins?: Record<string, { fetch: FetchFn }>;
+  /** Asked about each hop's host name (not addresses, not allowed origins) before it is fetched; local development only. */
+  resolveName?: NameResolver | undefined;
 }
 
 export type ToolCallErrorKind =
