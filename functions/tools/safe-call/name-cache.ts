@@ -3,8 +3,10 @@ import type { NameResolver } from "./types";
 /**
  * Remembers a resolver's answers for a while, so that a tool called again and again is looked up
  * once a minute, not once a call: positive and negative answers alike, for `ttlMs`; at most
- * `maxEntries` names (the oldest answer goes first); concurrent lookups of one name share one
- * question. "Cannot tell" (undefined, or a resolver that throws) is never remembered.
+ * `maxEntries` names (the oldest answer goes first). "Cannot tell" (undefined, or a resolver that
+ * throws) is never remembered. Concurrent lookups of one name each ask: the service's isolate
+ * serves many requests, and a request awaiting a promise another request's I/O settles is
+ * cancelled when that other request ends first (workerd's cross-request promise rule).
  */
 
 export interface NameCacheOptions {
@@ -16,7 +18,6 @@ export interface NameCacheOptions {
 
 export class NameCache {
   readonly #answers = new Map<string, { resolves: boolean; until: number }>();
-  readonly #pending = new Map<string, Promise<boolean | undefined>>();
   readonly #options: NameCacheOptions;
 
   constructor(options: NameCacheOptions) {
@@ -34,17 +35,12 @@ export class NameCache {
     const known = this.#answers.get(name);
     if (known !== undefined && known.until > now) return Promise.resolve(known.resolves);
     if (known !== undefined) this.#answers.delete(name);
-    const pending = this.#pending.get(name);
-    if (pending !== undefined) return pending;
-    const asked = resolve(name)
+    return resolve(name)
       .catch(() => undefined)
       .then((resolves) => {
         if (resolves !== undefined) this.#remember(name, resolves);
         return resolves;
-      })
-      .finally(() => this.#pending.delete(name));
-    this.#pending.set(name, asked);
-    return asked;
+      });
   }
 
   #remember(name: string, resolves: boolean): void {
