@@ -7,7 +7,7 @@
  * The model is the scripted OpenAI-compatible server of test/helpers on 127.0.0.1 (what `npm
  * start` reaches with MODEL_ALLOW_LOOPBACK=true): runs get a two-tool program, hostile runs a
  * tight loop, and every `--bomb-every` minutes one run gets a memory bomb. Traffic (routes, MCP
- * find_tools and call_tool, tool calls, a tool whose host does not resolve, feedback, runs,
+ * find_tools and call_tool, tool calls, tools whose host does not resolve (`.invalid`, and a typo), feedback, runs,
  * probes, imports, signed webhooks with redeliveries, bad keys) is sent open-loop at `--rate`
  * requests per second (at most 32 in flight; more would be counted as shed). Every 5 s the
  * resident memory of each workerd process is read from /proc. Printed: per minute (requests,
@@ -23,7 +23,18 @@ import { serveLocally } from "../test/helpers/local-model-server";
 import { freePort } from "./lib/free-port";
 import { residentMib, startNpmStart, stopNpmStart, workerdProcesses } from "./lib/soak-service";
 import { errorLines, kindTable, minuteTable, verdict, type MemorySample, type Sample } from "./lib/soak-report";
-import { BOMB_TASK, KINDS, LOOP_TASK, memoryBomb, RUN_TASK, SOAK_TOOLS, UNRESOLVABLE_TOOL, type Outcome, type SoakContext } from "./lib/soak-traffic";
+import {
+  BOMB_TASK,
+  KINDS,
+  LOOP_TASK,
+  memoryBomb,
+  RUN_TASK,
+  SOAK_TOOLS,
+  TYPO_HOST_TOOL,
+  UNRESOLVABLE_TOOL,
+  type Outcome,
+  type SoakContext,
+} from "./lib/soak-traffic";
 import { machineLine, seededRandom } from "./lib/stats";
 
 function option(name: string, fallback: string): number {
@@ -68,7 +79,7 @@ async function setUp(ctx: SoakContext): Promise<void> {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
-  await post("/v1/tools/import", { format: "list", tools: [...SOAK_TOOLS, UNRESOLVABLE_TOOL] });
+  await post("/v1/tools/import", { format: "list", tools: [...SOAK_TOOLS, UNRESOLVABLE_TOOL, TYPO_HOST_TOOL] });
   ctx.webhookSecret = String((await post("/v1/webhooks/secrets", {})).secret);
 }
 

@@ -22,6 +22,8 @@ export const SOAK_TOOLS = [
 ];
 /** A tool whose host name does not resolve (`.invalid` never does): a call to it answers `name_lookup`. */
 export const UNRESOLVABLE_TOOL = { name: "soakNowhere", method: "GET", url: "https://soak-nowhere.invalid/things" };
+/** A tool on a plausible name that has no address (a typo): locally the program host's resolver says so. */
+export const TYPO_HOST_TOOL = { name: "soakTypo", method: "GET", url: "https://api.soak-typo-qzxvkwrtpl.com/things" };
 
 export const RUN_TASK = "How many movies has Bradley Cooper acted in?";
 export const LOOP_TASK = "HOSTILE loop: count for ever";
@@ -120,6 +122,7 @@ export const KINDS: Record<string, { weight: number; send: (ctx: SoakContext) =>
   "mcp call_tool": { weight: 6, send: (ctx) => mcpCall(ctx, "call_tool", { name: "getSearchPerson", arguments: { query: "Tom Hanks" } }) },
   "tool call": { weight: 8, send: (ctx) => toolCall(ctx, "getSearchPerson", { query: "Bradley Cooper" }, true) },
   "unresolvable call": { weight: 3, send: (ctx) => toolCall(ctx, UNRESOLVABLE_TOOL.name, {}, false) },
+  "typo-host call": { weight: 2, send: (ctx) => toolCall(ctx, TYPO_HOST_TOOL.name, {}, false) },
   feedback: {
     weight: 10,
     send: async (ctx) =>
