@@ -16,6 +16,7 @@
  */
 import { setUpTenant, startBenchService } from "./lib/bench-service";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
+import { type Inspector, serviceInspector } from "./lib/inspector";
 import { machineLine, randomInt, seededRandom, shuffle } from "./lib/stats";
 import type { TestService } from "../test/helpers/service";
 
@@ -34,44 +35,6 @@ interface Profile {
 function option(name: string, fallback: string): string {
   const prefix = `--${name}=`;
   return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
-}
-
-/** A minimal Chrome DevTools Protocol session over the inspector's WebSocket. */
-class Inspector {
-  #socket: WebSocket;
-  #next = 1;
-  #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-
-  private constructor(socket: WebSocket) {
-    this.#socket = socket;
-    socket.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
-      if (message.id === undefined) return;
-      const waiter = this.#pending.get(message.id);
-      this.#pending.delete(message.id);
-      if (message.error !== undefined) waiter?.reject(new Error(message.error.message));
-      else waiter?.resolve(message.result);
-    });
-  }
-
-  static async open(url: string): Promise<Inspector> {
-    const socket = new WebSocket(url);
-    await new Promise<void>((resolve, reject) => {
-      socket.addEventListener("open", () => resolve(), { once: true });
-      socket.addEventListener("error", () => reject(new Error(`inspector: cannot open ${url}`)), { once: true });
-    });
-    return new Inspector(socket);
-  }
-
-  send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const id = this.#next++;
-    this.#socket.send(JSON.stringify({ id, method, params }));
-    return new Promise<T>((resolve, reject) => this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
-  }
-
-  close(): void {
-    this.#socket.close();
-  }
 }
 
 const IDLE = new Set(["(idle)", "(root)"]);
@@ -178,10 +141,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 300; i += 1) {
       for (const run of Object.values(kinds)) await run(queries[randomInt(random, queries.length)] ?? "");
     }
-    const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { title: string; webSocketDebuggerUrl: string }[];
-    const target = targets.find((t) => t.title.includes("atc-edge")) ?? targets[0];
-    if (target === undefined) throw new Error("no inspector target");
-    const inspector = await Inspector.open(target.webSocketDebuggerUrl);
+    const inspector = await serviceInspector(port);
     try {
       for (const [kind, run] of Object.entries(kinds)) {
         const tasks = shuffle([...queries], random).slice(0, requests);

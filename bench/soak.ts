@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { createScriptedModel } from "../test/helpers/scripted-model";
 import { serveLocally } from "../test/helpers/local-model-server";
 import { freePort } from "./lib/free-port";
+import { type Inspector, serviceInspector } from "./lib/inspector";
 import { residentMib, startNpmStart, stopNpmStart, workerdProcesses } from "./lib/soak-service";
 import { errorLines, kindTable, minuteTable, verdict, type MemorySample, type Sample } from "./lib/soak-report";
 import {
@@ -96,8 +97,25 @@ function memorySample(rootPid: number, at: number): MemorySample {
   return { at, byRole };
 }
 
-/** Sends traffic for `minutes`; returns the samples, memory readings and the bombs' memory notes. */
-async function drive(ctx: SoakContext, rootPid: number): Promise<{ samples: Sample[]; memory: MemorySample[]; bombs: string[]; shed: number }> {
+/**
+ * The service isolate's live heap (MiB) right after a full garbage collection, read through its
+ * inspector: what the Worker and the tenant objects really hold, which resident memory does not
+ * tell (V8 keeps freed pages and grows its heap lazily). The collection pauses the isolate briefly.
+ */
+async function liveHeapMib(inspector: Inspector): Promise<number> {
+  // The session answers in order: the usage is read after the collection.
+  inspector.post("HeapProfiler.collectGarbage");
+  const { usedSize } = await inspector.send<{ usedSize: number }>("Runtime.getHeapUsage");
+  return usedSize / 2 ** 20;
+}
+
+/** Sends traffic for `minutes`; returns the samples, memory readings, the live heap each minute and the bombs' memory notes. */
+async function drive(
+  ctx: SoakContext,
+  rootPid: number,
+  inspector: Inspector,
+): Promise<{ samples: Sample[]; memory: MemorySample[]; heap: { at: number; mib: number }[]; bombs: string[]; shed: number }> {
+  const heap: { at: number; mib: number }[] = [];
   const samples: Sample[] = [];
   const memory: MemorySample[] = [];
   const bombs: string[] = [];
@@ -124,11 +142,20 @@ async function drive(ctx: SoakContext, rootPid: number): Promise<{ samples: Samp
     pending.add(p);
   };
   let nextMemory = 0;
+  let nextHeap = 1;
   let nextBomb = bombEvery / 2;
   for (let tick = 0; now() < minutes; tick += 1) {
     if (now() >= nextMemory) {
       memory.push(memorySample(rootPid, now()));
       nextMemory += 5 / 60;
+    }
+    if (now() >= nextHeap) {
+      nextHeap += 1;
+      const at = now();
+      void liveHeapMib(inspector).then(
+        (mib) => void heap.push({ at, mib }),
+        (error: unknown) => console.log(`live heap at ${at.toFixed(1)} min: not read (${describeError(error)})`),
+      );
     }
     if (now() >= nextBomb) {
       nextBomb += bombEvery;
@@ -151,7 +178,17 @@ async function drive(ctx: SoakContext, rootPid: number): Promise<{ samples: Samp
     await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
   }
   await Promise.all(pending);
-  return { samples, memory, bombs, shed };
+  heap.push({ at: minutes, mib: await liveHeapMib(inspector) });
+  return { samples, memory, heap, bombs, shed };
+}
+
+/** Live heap after warm-up against the end: growth here is what the service holds on to. */
+function heapVerdict(heap: readonly { at: number; mib: number }[], warmUpMinutes: number): string {
+  const afterWarmUp = heap.find((h) => h.at >= warmUpMinutes);
+  const end = heap.at(-1);
+  if (afterWarmUp === undefined || end === undefined) return "service live heap: not read";
+  const growth = ((end.mib - afterWarmUp.mib) / afterWarmUp.mib) * 100;
+  return `service live heap after a full GC: ${afterWarmUp.mib.toFixed(1)} MiB at ${afterWarmUp.at.toFixed(0)} min, ${end.mib.toFixed(1)} MiB at the end (${growth.toFixed(1)} %, target ≤ 10 %)`;
 }
 
 const root = process.cwd();
@@ -160,17 +197,21 @@ const model = scriptedModel();
 const modelServer = await serveLocally(model);
 const port = option("port", String(await freePort()));
 console.log(`soak: ${minutes} min at ${rate} requests/s, a memory bomb every ${bombEvery} min, warm-up ${warmUp} min\n${machineLine()}`);
-const service = await startNpmStart(root, { port, inspectorPort: await freePort(), stateDir, modelBaseUrl: modelServer.baseUrl });
+const inspectorPort = await freePort();
+const service = await startNpmStart(root, { port, inspectorPort, stateDir, modelBaseUrl: modelServer.baseUrl });
 try {
   let counter = 0;
   const ctx: SoakContext = { baseUrl: service.baseUrl, key: service.demoKey, webhookSecret: "", next: () => (counter += 1) };
   await setUp(ctx);
   const rootPid = service.child.pid ?? 0;
-  const { samples, memory, bombs, shed } = await drive(ctx, rootPid);
+  const inspector = await serviceInspector(inspectorPort);
+  const { samples, memory, heap, bombs, shed } = await drive(ctx, rootPid, inspector);
+  inspector.close();
   const log = service.output();
   console.log(
     `\nper minute (latency of answered requests, p50/p99 ms; memory: peak resident MiB of each workerd role)\n${minuteTable(samples, memory, minutes, ROLES)}`,
   );
+  console.log(`\nservice isolate's live heap after a full GC, MiB, each minute: ${heap.map((h) => h.mib.toFixed(1)).join(" ")}`);
   console.log(`\nper kind\n${kindTable(samples)}`);
   console.log(`\nshed (more than ${MAX_IN_FLIGHT} in flight): ${shed}`);
   console.log(`\nmemory bombs\n${bombs.map((b) => `  ${b}`).join("\n")}`);
@@ -181,7 +222,7 @@ try {
   console.log(
     `\ntargets\n${verdict(samples, memory, minutes, warmUp, ROLES)
       .map((l) => `  ${l}`)
-      .join("\n")}`,
+      .join("\n")}\n  ${heapVerdict(heap, warmUp)}`,
   );
 } finally {
   await stopNpmStart(service);
