@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { recordingNetwork, toolOn } from "../helpers/recording-network";
 import { createModelClient, modelTransport } from "../../functions/llm/client";
 import { resolveModelConfig, type ModelConfig } from "../../functions/llm/config";
 import { ModelCallError } from "../../functions/llm/errors";
-import { ToolDefinition } from "../../functions/tools/definition";
 import { callMcpTool } from "../../functions/tools/mcp-call";
 import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { callTool, guardedFetch, type NameResolver } from "../../functions/tools/safe-call";
@@ -13,17 +13,7 @@ import { NameLookupError } from "../../functions/tools/safe-call/name-lookup";
  * npm start and tests) answers a name that does not exist before the platform's fetch is asked.
  */
 
-const tool = (serverUrl: string) => ToolDefinition.parse({ name: "t", method: "GET", serverUrl, path: "/x", operation: "GET /x" });
-
-/** A network that records what it was asked for and answers 200 (or, first, a redirect to `location`). */
-function recordingNetwork(location?: string) {
-  const asked: string[] = [];
-  const fetch: typeof globalThis.fetch = async (input) => {
-    asked.push(String(input));
-    return location !== undefined && asked.length === 1 ? new Response(null, { status: 302, headers: { location } }) : Response.json({ fine: true });
-  };
-  return { asked, fetch };
-}
+const tool = toolOn;
 
 /** A resolver that knows `existing` names, denies the rest, and records what it was asked. */
 function resolverKnowing(...existing: string[]) {

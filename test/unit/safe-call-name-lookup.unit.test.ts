@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ToolDefinition } from "../../functions/tools/definition";
+import { recordingNetwork, toolOn } from "../helpers/recording-network";
 import { callMcpTool } from "../../functions/tools/mcp-call";
 import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { callTool, guardedFetch } from "../../functions/tools/safe-call";
 import { NameLookupError, unresolvableName } from "../../functions/tools/safe-call/name-lookup";
 
-const tool = (serverUrl: string) => ToolDefinition.parse({ name: "t", method: "GET", serverUrl, path: "/x", operation: "GET /x" });
-
-/** A network that records what it was asked for and answers 200 (or a redirect to `location`). */
-function recordingNetwork(location?: string) {
-  const asked: string[] = [];
-  const fetch: typeof globalThis.fetch = async (input) => {
-    asked.push(String(input));
-    return location !== undefined && asked.length === 1 ? new Response(null, { status: 302, headers: { location } }) : Response.json({ fine: true });
-  };
-  return { asked, fetch };
-}
+const tool = toolOn;
 
 describe("host names that can never be looked up", () => {
   it.each([
