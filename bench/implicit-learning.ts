@@ -217,6 +217,11 @@ async function freshTenant(service: TestService, id: string, dataset: Dataset, i
   }
   const settings = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit } });
   if (settings.status !== 200) throw new Error(`${id}: learning settings answered ${settings.status}`);
+  // The replay runs as fast as the machine allows; on a quiet one it passes the default rates
+  // (session ends count as writes, 10/s), which a real chatbot's pace does not.
+  const fast = { perSecond: 10_000, burst: 100_000 };
+  const quotas = await service.json("PUT", "/v1/settings/quotas", { key, body: { rates: { reads: fast, writes: fast, routing: fast, toolCalls: fast } } });
+  if (quotas.status !== 200) throw new Error(`${id}: quota settings answered ${quotas.status}`);
   return key;
 }
 
