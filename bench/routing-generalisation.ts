@@ -40,7 +40,17 @@ import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
-import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
+import {
+  DEFAULT_TUNING,
+  EMBEDDINGS_WEIGHT,
+  hybridSearch,
+  rankByCosine,
+  toolDocument,
+  toolEmbeddingText,
+  ToolIndex,
+  type Ranked,
+  type ToolDocField,
+} from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
 import {
   DEFAULT_FUSION,
@@ -58,6 +68,7 @@ import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type 
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
 import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
+import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
 
@@ -79,6 +90,8 @@ interface Context {
   memory: TaskMemory;
   siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
+  /** With `--embeddings`: every tool's vector (of the text the product embeds) and every measured task's. */
+  dense?: { tools: Map<string, Float32Array>; tasks: Map<string, Float32Array> };
 }
 
 const parseWeights = (flag: string, defaults: FusionWeights): FusionWeights => {
@@ -170,6 +183,37 @@ const QUERY_SATURATION = Number(
 /** `--name-lookups=N`: only the N best tools have their by-name producers placed after them when the task names an entity (0: none; default: every ranked tool, as routing does). */
 const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? Number.POSITIVE_INFINITY);
 
+/**
+ * `--embeddings=local` (the offline sentence encoder, scripts/local-embeddings.ts) or
+ * `--embeddings=URL --embeddings-model=NAME` (any OpenAI-compatible endpoint): first-step and
+ * later-step variants whose relevance is the product's fusion of BM25 with the embeddings ranking
+ * (hybridSearch), beside the lexical ones, in the same run.
+ */
+const EMBEDDINGS = embeddingsChoice(process.argv.slice(2));
+/** `--embeddings-weight=W`: weight of the embeddings ranking in that fusion (lexical: 1); chosen on half a. */
+const DENSE_WEIGHT = Number(process.argv.find((a) => a.startsWith("--embeddings-weight="))?.slice("--embeddings-weight=".length) ?? EMBEDDINGS_WEIGHT);
+
+/** The task's relevance as routing computes it when the task was embedded: BM25 fused with the embeddings ranking. */
+function denseRelevance(ctx: Context, text: string, depth: number): Ranked[] | undefined {
+  const vector = ctx.dense?.tasks.get(text);
+  if (ctx.dense === undefined || vector === undefined) return undefined;
+  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, { k: depth, weights: [1, DENSE_WEIGHT] });
+}
+
+/** First-step variants with embeddings: retrieval fused with them, then cold and warm fusion on that relevance. */
+function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
+  const embedded = denseRelevance(ctx, text, 30);
+  const vector = ctx.dense?.tasks.get(text);
+  if (embedded === undefined || ctx.dense === undefined || vector === undefined) return [];
+  const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
+  return [
+    ["embeddings only (cosine)", rankByCosine(vector, ctx.dense.tools, 30).map((r) => r.name)],
+    ["retrieval + embeddings", embedded.map((r) => r.name)],
+    ["cold + embeddings: fused, no history", fuse(relevance, "none")],
+    ["warm + embeddings: fused: all signals (first tools of history)", fuse(relevance, "first")],
+  ];
+}
+
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
 
@@ -255,6 +299,17 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       ),
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
+    ...embeddedFirstSteps(ctx, text, (embedded, history) =>
+      fuseFirstStep({
+        relevance: embedded,
+        history: history === "first" ? firstVotes : [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+      }).map((c) => c.tool),
+    ),
   ]);
 }
 
@@ -281,7 +336,14 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
     ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
     ["fused − later-step prior", fuseNextStep({ ...input, signals: without("prior") }).map((c) => c.tool)],
+    ...laterWithEmbeddings(ctx, text, input),
   ]);
+}
+
+/** The fused later step with the relevance routing uses when the task was embedded (the Worker embeds it at every step). */
+function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
+  const embedded = denseRelevance(ctx, text, 30);
+  return embedded === undefined ? [] : [["fused + embeddings: all signals", fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
@@ -332,7 +394,7 @@ interface Report {
   timing: Tally;
 }
 
-async function evaluate(dataset: Dataset): Promise<Report> {
+async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
@@ -358,7 +420,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const memory = TaskMemory.build(remembered);
   const coldGraph = createGraph();
   addTools(coldGraph, [...defs.keys()]);
-  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost };
+  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost, dense: await datasetVectors(dataset, vectors) };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
@@ -466,6 +528,18 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     restore(held);
   }
   return report;
+}
+
+/** Every tool's vector, of the text the product embeds (toolEmbeddingText), and every measured task's. */
+async function datasetVectors(dataset: Dataset, vectors: EmbeddingVectors | undefined): Promise<Context["dense"]> {
+  if (vectors === undefined) return undefined;
+  const toolVectors = await vectors.of(dataset.defs.map(toolEmbeddingText));
+  const texts = [...new Set(dataset.tasks.filter((t) => inHalf(t.group)).map((t) => t.text))];
+  const taskVectors = await vectors.of(texts);
+  return {
+    tools: new Map(dataset.defs.flatMap((d, i) => (toolVectors[i] === undefined ? [] : [[d.name, toolVectors[i]] as const]))),
+    tasks: new Map(texts.flatMap((text, i) => (taskVectors[i] === undefined ? [] : [[text, taskVectors[i]] as const]))),
+  };
 }
 
 /** Why the fused later-step ranking missed `next` at k = 5: which signals knew it, and how high relevance put it. */
@@ -650,13 +724,19 @@ async function main(): Promise<void> {
     ["seal", sealTools],
     ["alpaca", toolAlpaca],
   ];
-  for (const [key, load] of loaders) {
-    if (only.length > 0 && !only.includes(key)) continue;
-    const dataset = await load();
-    const started = performance.now();
-    const report = await evaluate(dataset);
-    print(dataset, report);
-    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  const vectors = EMBEDDINGS === undefined ? undefined : await openEmbeddingVectors(process.cwd(), EMBEDDINGS);
+  if (vectors !== undefined) console.log(`\nEmbeddings: ${vectors.model} (${EMBEDDINGS?.endpoint}), weight ${DENSE_WEIGHT} against BM25's 1`);
+  try {
+    for (const [key, load] of loaders) {
+      if (only.length > 0 && !only.includes(key)) continue;
+      const dataset = await load();
+      const started = performance.now();
+      const report = await evaluate(dataset, vectors);
+      print(dataset, report);
+      console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    }
+  } finally {
+    await vectors?.close();
   }
 }
 
