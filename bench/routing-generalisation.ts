@@ -190,28 +190,38 @@ const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookup
  * (hybridSearch), beside the lexical ones, in the same run.
  */
 const EMBEDDINGS = embeddingsChoice(process.argv.slice(2));
-/** `--embeddings-weight=W`: weight of the embeddings ranking in that fusion (lexical: 1); chosen on half a. */
-const DENSE_WEIGHT = Number(process.argv.find((a) => a.startsWith("--embeddings-weight="))?.slice("--embeddings-weight=".length) ?? EMBEDDINGS_WEIGHT);
+/**
+ * `--embeddings-weight=W[,W…]`: weight of the embeddings ranking in that fusion (lexical: 1);
+ * several weights measure each in the same run (tuning, on half a).
+ */
+const DENSE_WEIGHTS = (process.argv.find((a) => a.startsWith("--embeddings-weight="))?.slice("--embeddings-weight=".length) ?? String(EMBEDDINGS_WEIGHT))
+  .split(",")
+  .map(Number);
+/** The variant's name, with the weight when several are measured. */
+const withWeight = (name: string, weight: number): string => (DENSE_WEIGHTS.length > 1 ? `${name} (weight ${weight})` : name);
 
 /** The task's relevance as routing computes it when the task was embedded: BM25 fused with the embeddings ranking. */
-function denseRelevance(ctx: Context, text: string, depth: number): Ranked[] | undefined {
+function denseRelevance(ctx: Context, text: string, depth: number, weight: number): Ranked[] | undefined {
   const vector = ctx.dense?.tasks.get(text);
   if (ctx.dense === undefined || vector === undefined) return undefined;
-  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, { k: depth, weights: [1, DENSE_WEIGHT] });
+  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, { k: depth, weights: [1, weight] });
 }
 
 /** First-step variants with embeddings: retrieval fused with them, then cold and warm fusion on that relevance. */
 function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
-  const embedded = denseRelevance(ctx, text, 30);
   const vector = ctx.dense?.tasks.get(text);
-  if (embedded === undefined || ctx.dense === undefined || vector === undefined) return [];
-  const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
-  return [
-    ["embeddings only (cosine)", rankByCosine(vector, ctx.dense.tools, 30).map((r) => r.name)],
-    ["retrieval + embeddings", embedded.map((r) => r.name)],
-    ["cold + embeddings: fused, no history", fuse(relevance, "none")],
-    ["warm + embeddings: fused: all signals (first tools of history)", fuse(relevance, "first")],
-  ];
+  if (ctx.dense === undefined || vector === undefined) return [];
+  const variants: [string, string[]][] = [["embeddings only (cosine)", rankByCosine(vector, ctx.dense.tools, 30).map((r) => r.name)]];
+  for (const weight of DENSE_WEIGHTS) {
+    const embedded = denseRelevance(ctx, text, 30, weight) ?? [];
+    const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
+    variants.push(
+      [withWeight("retrieval + embeddings", weight), embedded.map((r) => r.name)],
+      [withWeight("cold + embeddings: fused, no history", weight), fuse(relevance, "none")],
+      [withWeight("warm + embeddings: fused: all signals (first tools of history)", weight), fuse(relevance, "first")],
+    );
+  }
+  return variants;
 }
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
@@ -342,8 +352,12 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
 
 /** The fused later step with the relevance routing uses when the task was embedded (the Worker embeds it at every step). */
 function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
-  const embedded = denseRelevance(ctx, text, 30);
-  return embedded === undefined ? [] : [["fused + embeddings: all signals", fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
+  return DENSE_WEIGHTS.flatMap((weight): [string, string[]][] => {
+    const embedded = denseRelevance(ctx, text, 30, weight);
+    return embedded === undefined
+      ? []
+      : [[withWeight("fused + embeddings: all signals", weight), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
+  });
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
@@ -725,7 +739,7 @@ async function main(): Promise<void> {
     ["alpaca", toolAlpaca],
   ];
   const vectors = EMBEDDINGS === undefined ? undefined : await openEmbeddingVectors(process.cwd(), EMBEDDINGS);
-  if (vectors !== undefined) console.log(`\nEmbeddings: ${vectors.model} (${EMBEDDINGS?.endpoint}), weight ${DENSE_WEIGHT} against BM25's 1`);
+  if (vectors !== undefined) console.log(`\nEmbeddings: ${vectors.model} (${EMBEDDINGS?.endpoint}), weight ${DENSE_WEIGHTS.join(" / ")} against BM25's 1`);
   try {
     for (const [key, load] of loaders) {
       if (only.length > 0 && !only.includes(key)) continue;

@@ -3,7 +3,7 @@ import { countTokens } from "../functions/text/token-count";
 
 /**
  * An OpenAI-compatible `POST /v1/embeddings` (and `GET /v1/models`) in front of any embedder, as a
- * fetch-style handler: `scripts/embeddings-server.mjs` serves a local sentence encoder behind it,
+ * fetch-style handler: `scripts/serve-embeddings.mjs` serves a local sentence encoder behind it,
  * so the embeddings path of routing can be tried with no model service. Pure: the embedder is
  * passed in.
  */
