@@ -20,6 +20,8 @@
  * StableToolBench); later-step hit@5/@10 (gold next tool among k candidates after the gold
  * previous tool; tools only, Finish not counted); run candidate-set recall at ≤ 10 tools and the
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
+ * `--embeddings=local` adds the variants routing answers when the task is embedded (the offline
+ * encoder of `npm run embeddings-server`; or an endpoint URL), beside the lexical ones.
  */
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import { countTokens } from "../functions/text/token-count";
