@@ -20,6 +20,8 @@
  * StableToolBench); later-step hit@5/@10 (gold next tool among k candidates after the gold
  * previous tool; tools only, Finish not counted); run candidate-set recall at ≤ 10 tools and the
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
+ * `--embeddings=local` adds the variants routing answers when the task is embedded (the offline
+ * encoder of `npm run embeddings-server`; or an endpoint URL), beside the lexical ones.
  */
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import { countTokens } from "../functions/text/token-count";
@@ -40,7 +42,17 @@ import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
-import { DEFAULT_TUNING, toolDocument, ToolIndex, type Ranked, type ToolDocField } from "../functions/toolnet/retrieval";
+import {
+  DEFAULT_TUNING,
+  EMBEDDINGS_WEIGHT,
+  hybridSearch,
+  rankByCosine,
+  toolDocument,
+  toolEmbeddingText,
+  ToolIndex,
+  type Ranked,
+  type ToolDocField,
+} from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
 import {
   DEFAULT_FUSION,
@@ -58,6 +70,7 @@ import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type 
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
 import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
+import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
 
@@ -79,6 +92,8 @@ interface Context {
   memory: TaskMemory;
   siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
+  /** With `--embeddings`: every tool's vector (of the text the product embeds) and every measured task's. */
+  dense?: { tools: Map<string, Float32Array>; tasks: Map<string, Float32Array> };
 }
 
 const parseWeights = (flag: string, defaults: FusionWeights): FusionWeights => {
@@ -170,6 +185,47 @@ const QUERY_SATURATION = Number(
 /** `--name-lookups=N`: only the N best tools have their by-name producers placed after them when the task names an entity (0: none; default: every ranked tool, as routing does). */
 const NAME_LOOKUPS = Number(process.argv.find((a) => a.startsWith("--name-lookups="))?.slice("--name-lookups=".length) ?? Number.POSITIVE_INFINITY);
 
+/**
+ * `--embeddings=local` (the offline sentence encoder, scripts/local-embeddings.ts) or
+ * `--embeddings=URL --embeddings-model=NAME` (any OpenAI-compatible endpoint): first-step and
+ * later-step variants whose relevance is the product's fusion of BM25 with the embeddings ranking
+ * (hybridSearch), beside the lexical ones, in the same run.
+ */
+const EMBEDDINGS = embeddingsChoice(process.argv.slice(2));
+/**
+ * `--embeddings-weight=W[,W…]`: weight of the embeddings ranking in that fusion (lexical: 1);
+ * several weights measure each in the same run (tuning, on half a).
+ */
+const DENSE_WEIGHTS = (process.argv.find((a) => a.startsWith("--embeddings-weight="))?.slice("--embeddings-weight=".length) ?? String(EMBEDDINGS_WEIGHT))
+  .split(",")
+  .map(Number);
+/** The variant's name, with the weight when several are measured. */
+const withWeight = (name: string, weight: number): string => (DENSE_WEIGHTS.length > 1 ? `${name} (weight ${weight})` : name);
+
+/** The task's relevance as routing computes it when the task was embedded: BM25 fused with the embeddings ranking. */
+function denseRelevance(ctx: Context, text: string, depth: number, weight: number): Ranked[] | undefined {
+  const vector = ctx.dense?.tasks.get(text);
+  if (ctx.dense === undefined || vector === undefined) return undefined;
+  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, { k: depth, weights: [1, weight] });
+}
+
+/** First-step variants with embeddings: retrieval fused with them, then cold and warm fusion on that relevance. */
+function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
+  const vector = ctx.dense?.tasks.get(text);
+  if (ctx.dense === undefined || vector === undefined) return [];
+  const variants: [string, string[]][] = [["embeddings only (cosine)", rankByCosine(vector, ctx.dense.tools, 30).map((r) => r.name)]];
+  for (const weight of DENSE_WEIGHTS) {
+    const embedded = denseRelevance(ctx, text, 30, weight) ?? [];
+    const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
+    variants.push(
+      [withWeight("retrieval + embeddings", weight), embedded.map((r) => r.name)],
+      [withWeight("cold + embeddings: fused, no history", weight), fuse(relevance, "none")],
+      [withWeight("warm + embeddings: fused: all signals (first tools of history)", weight), fuse(relevance, "first")],
+    );
+  }
+  return variants;
+}
+
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
 
@@ -255,6 +311,17 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       ),
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
+    ...embeddedFirstSteps(ctx, text, (embedded, history) =>
+      fuseFirstStep({
+        relevance: embedded,
+        history: history === "first" ? firstVotes : [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+      }).map((c) => c.tool),
+    ),
   ]);
 }
 
@@ -281,7 +348,18 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
     ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
     ["fused − later-step prior", fuseNextStep({ ...input, signals: without("prior") }).map((c) => c.tool)],
+    ...laterWithEmbeddings(ctx, text, input),
   ]);
+}
+
+/** The fused later step with the relevance routing uses when the task was embedded (the Worker embeds it at every step). */
+function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
+  return DENSE_WEIGHTS.flatMap((weight): [string, string[]][] => {
+    const embedded = denseRelevance(ctx, text, 30, weight);
+    return embedded === undefined
+      ? []
+      : [[withWeight("fused + embeddings: all signals", weight), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
+  });
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
@@ -332,7 +410,7 @@ interface Report {
   timing: Tally;
 }
 
-async function evaluate(dataset: Dataset): Promise<Report> {
+async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined): Promise<Report> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const siblings = apiSiblings(dataset.defs);
   const documents = dataset.defs.map((d) => toolDocument(d, { siblings: (siblings.get(d.name) ?? []).flatMap((name) => defs.get(name) ?? []) }));
@@ -358,7 +436,7 @@ async function evaluate(dataset: Dataset): Promise<Report> {
   const memory = TaskMemory.build(remembered);
   const coldGraph = createGraph();
   addTools(coldGraph, [...defs.keys()]);
-  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost };
+  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost, dense: await datasetVectors(dataset, vectors) };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
@@ -466,6 +544,18 @@ async function evaluate(dataset: Dataset): Promise<Report> {
     restore(held);
   }
   return report;
+}
+
+/** Every tool's vector, of the text the product embeds (toolEmbeddingText), and every measured task's. */
+async function datasetVectors(dataset: Dataset, vectors: EmbeddingVectors | undefined): Promise<Context["dense"]> {
+  if (vectors === undefined) return undefined;
+  const toolVectors = await vectors.of(dataset.defs.map(toolEmbeddingText));
+  const texts = [...new Set(dataset.tasks.filter((t) => inHalf(t.group)).map((t) => t.text))];
+  const taskVectors = await vectors.of(texts);
+  return {
+    tools: new Map(dataset.defs.flatMap((d, i) => (toolVectors[i] === undefined ? [] : [[d.name, toolVectors[i]] as const]))),
+    tasks: new Map(texts.flatMap((text, i) => (taskVectors[i] === undefined ? [] : [[text, taskVectors[i]] as const]))),
+  };
 }
 
 /** Why the fused later-step ranking missed `next` at k = 5: which signals knew it, and how high relevance put it. */
@@ -650,13 +740,19 @@ async function main(): Promise<void> {
     ["seal", sealTools],
     ["alpaca", toolAlpaca],
   ];
-  for (const [key, load] of loaders) {
-    if (only.length > 0 && !only.includes(key)) continue;
-    const dataset = await load();
-    const started = performance.now();
-    const report = await evaluate(dataset);
-    print(dataset, report);
-    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  const vectors = EMBEDDINGS === undefined ? undefined : await openEmbeddingVectors(process.cwd(), EMBEDDINGS);
+  if (vectors !== undefined) console.log(`\nEmbeddings: ${vectors.model} (${EMBEDDINGS?.endpoint}), weight ${DENSE_WEIGHTS.join(" / ")} against BM25's 1`);
+  try {
+    for (const [key, load] of loaders) {
+      if (only.length > 0 && !only.includes(key)) continue;
+      const dataset = await load();
+      const started = performance.now();
+      const report = await evaluate(dataset, vectors);
+      print(dataset, report);
+      console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    }
+  } finally {
+    await vectors?.close();
   }
 }
 

@@ -12,7 +12,8 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-export async function serveOnLoopback(handle: (request: Request) => Promise<Response>): Promise<LoopbackServer> {
+/** `port` 0 (the default) takes a free one. */
+export async function serveOnLoopback(handle: (request: Request) => Promise<Response>, port = 0): Promise<LoopbackServer> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -37,10 +38,13 @@ export async function serveOnLoopback(handle: (request: Request) => Promise<Resp
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const listening = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${listening}/v1`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -3,6 +3,7 @@ import type { TaskVectorWanted } from "../storage/tenant-routing";
 import { success, type Outcome } from "../common/failures";
 import type { ModelClient } from "../llm/client";
 import { resolveModelConfig } from "../llm/config";
+import { toolEmbeddingText } from "../toolnet/retrieval";
 import { modelClientFor } from "./model-client";
 
 /**
@@ -10,8 +11,6 @@ import { modelClientFor } from "./model-client";
  * (at registration) and kept in the tenant's object; at route time only the task is embedded —
  * an embeddings call, never a chat-model call — and fused with the lexical ranking (RRF).
  */
-
-const MAX_TOOL_TEXT_CHARS = 2_000;
 
 /** A task's embedding as routing takes it. */
 export type TaskVector = { model: string; vector: number[] };
@@ -69,10 +68,7 @@ export async function embedNewTools(env: Env, tenantId: string, tenant: TenantAp
   if (pending.length === 0) return { embedded: 0 };
   try {
     const records = await Promise.all(pending.map((p) => tenant.registry.getTool(p.name)));
-    const texts = records.map((r) => {
-      const d = r?.definition;
-      return d === undefined ? "" : [d.name, d.operation, d.summary ?? "", d.description].join("\n").slice(0, MAX_TOOL_TEXT_CHARS);
-    });
+    const texts = records.map((r) => (r?.definition === undefined ? "" : toolEmbeddingText(r.definition)));
     const { vectors } = await embeddings.client.embed(texts, { purpose: "tool-embeddings" });
     await tenant.routing.storeEmbeddings(
       embeddings.model,

@@ -2,6 +2,12 @@ import { fuseRankings, rankByCosine, RRF_K, type Vector } from "./fusion";
 import type { Ranked } from "./ranked";
 import type { ToolIndex } from "./tool-index";
 
+/**
+ * Weight of the embeddings ranking against the lexical one (1) in the fusion: equal, the RRF
+ * default, until a measurement says otherwise (docs/benchmarks.md, "Routing that generalises").
+ */
+export const EMBEDDINGS_WEIGHT = 1;
+
 export interface HybridOptions {
   /** Length of the result. */
   k?: number;
@@ -9,7 +15,7 @@ export interface HybridOptions {
   depth?: number;
   /** RRF constant. */
   rrfK?: number;
-  /** Weights of the lexical and the embedding ranking. */
+  /** Weights of the lexical and the embedding ranking; `[1, EMBEDDINGS_WEIGHT]` when omitted. */
   weights?: readonly [number, number];
 }
 
@@ -31,5 +37,5 @@ export function hybridSearch(
   if (queryVector === undefined) return lexical.slice(0, k);
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);
-  return fuseRankings([lexical, dense], { k: options.rrfK ?? RRF_K, weights: options.weights, limit: k });
+  return fuseRankings([lexical, dense], { k: options.rrfK ?? RRF_K, weights: options.weights ?? [1, EMBEDDINGS_WEIGHT], limit: k });
 }

@@ -1,7 +1,8 @@
 /** ToolNet routing, step one: rank a tenant's tools for a task text, lexically and optionally by embeddings. */
 export { analyze, splitWords } from "./analyze";
+export { MAX_TOOL_EMBEDDING_CHARS, toolEmbeddingText } from "./embedding-text";
 export { cosine, fuseRankings, rankByCosine, RRF_K, type FusionOptions, type Vector } from "./fusion";
-export { hybridSearch, type HybridOptions } from "./hybrid";
+export { EMBEDDINGS_WEIGHT, hybridSearch, type HybridOptions } from "./hybrid";
 export { INDEX_FORMAT } from "./impact-index";
 export type { Ranked } from "./ranked";
 export { TOOL_DOC_FIELDS, toolDocument, type ToolDoc, type ToolDocField } from "./tool-document";
