@@ -49,7 +49,7 @@ import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingSnapshots, type LoadReport } from "./routing-snapshots";
 import { allRows, oneRow, run } from "./sql";
 import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
-import { LoadedRouting, type Loaded } from "./loaded-routing";
+import { LoadedRouting, type Loaded, type StateSources } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
@@ -81,13 +81,10 @@ export type ViewsOf = (tool: string, shown: ToolDefinition, description: string 
 
 /** What routing reads from the tenant's other stores (it owns none of their tables). */
 export interface RoutingSources {
-  /** The registry's tools: names, definitions (one or all) and current definition hashes. */
-  catalog: {
-    toolNames(): string[];
-    definitionOf(name: string): ToolDefinition | undefined;
-    definitions(): Map<string, ToolDefinition>;
-    hashes(): Map<string, string>;
-  };
+  /** The registry's tools: names, stored definitions (one, or all one at a time), servers and summaries, current definition hashes. */
+  catalog: StateSources["catalog"] & { hashes(): Map<string, string> };
+  /** A preparation of the routing state was noted as due: the tenant object arms its alarm for it. */
+  preparationNoted?: () => void;
   /** Replacement descriptions of current protocols (tenant-protocols.ts). */
   descriptions: () => Map<string, string>;
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
@@ -100,6 +97,9 @@ export interface RoutingSources {
   settings: TenantSettings;
   events: TenantEvents;
 }
+
+/** A failed preparation of the routing state is tried again this much later. */
+const PREPARATION_RETRY_MS = 10 * 60_000;
 
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
@@ -157,6 +157,30 @@ export class TenantRouting {
     const json = this.#sources.settings.get("routing");
     const stored = json === undefined ? {} : (JSON.parse(json) as { maxTokens?: number; include?: AnswerPart[] });
     return { maxTokens: stored.maxTokens ?? DEFAULT_MAX_TOKENS, include: stored.include ?? DEFAULT_ANSWER_PARTS };
+  }
+
+  /** When preparing the routing state after a catalog change is due (ms since the epoch), or null when it is not. */
+  preparationDue(): number | null {
+    return this.#store.preparationDue();
+  }
+
+  /**
+   * The tenant object's alarm: when a preparation is due at `now`, the index and data-flow table
+   * are made and stored (loaded-routing.ts `prepare`), so that the first request after a catalog
+   * change reads them. A failure is retried later; requests meanwhile compute what they need.
+   */
+  prepareIfDue(now: number): LoadReport | undefined {
+    const due = this.#store.preparationDue();
+    if (due === null || due > now) return undefined;
+    try {
+      const report = this.#states.prepare();
+      this.#store.preparationDone();
+      return report;
+    } catch (error) {
+      console.warn(`routing preparation failed, retried later: ${error instanceof Error ? error.message : String(error)}`);
+      this.#store.notePreparation(now + PREPARATION_RETRY_MS);
+      return undefined;
+    }
   }
 
   /** How the current in-memory state was loaded (loads it when needed). */

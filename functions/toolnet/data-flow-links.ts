@@ -1,4 +1,4 @@
-import type { DataFlowIndex, DataFlowLink, DataFlowSource } from "./data-flow";
+import type { DataFlowLink, DataFlowSource } from "./data-flow";
 
 /**
  * Every tool's data-flow successors and producers, computed once per catalog change instead of
@@ -58,7 +58,7 @@ export class DataFlowLinks implements DataFlowLookup {
    * The table for `names` (every registered tool), computed with `index` (made for the same
    * tools); undefined once more than `maxLinks` links are found (the work stops there).
    */
-  static compute(index: DataFlowIndex, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS): DataFlowLinks | undefined {
+  static compute(index: DataFlowLookup, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS): DataFlowLinks | undefined {
     const successors = new Map<string, readonly DataFlowLink[]>();
     const targets = new Set<string>();
     let count = 0;

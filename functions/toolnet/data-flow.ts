@@ -80,9 +80,55 @@ export interface DataFlowSource {
   readonly byName: boolean;
 }
 
+/**
+ * What data flow reads of a tool besides its outputs: its name, path, server and parameters —
+ * the required ones whole, the others by name only (they are the producer's inputs, nothing more).
+ */
+export type FlowTool = Pick<ToolDefinition, "name" | "path" | "serverUrl" | "parameters">;
+
+/** A tool's compact form for data flow (flowTool(def) links exactly as def does). */
+export function flowTool(def: FlowTool): FlowTool {
+  return {
+    name: def.name,
+    path: def.path,
+    serverUrl: def.serverUrl,
+    parameters: def.parameters.map((p) =>
+      isFillable(p) ? { name: p.name, in: p.in, required: p.required, schema: p.schema } : { name: p.name, in: p.in, required: p.required, schema: {} },
+    ),
+  };
+}
+
 interface Consumer {
-  readonly tool: ToolDefinition;
+  readonly tool: FlowTool;
   readonly parameter: ToolParameter;
+}
+
+/**
+ * Which tools return what, for blocking: output leaf name → producing tools; owner word of an id
+ * field (its keys, the tool's name and path) → producing tools. Filled one tool at a time, so its
+ * maker need not hold every tool's outputs (or definition) at once.
+ */
+export class OutputIndex {
+  readonly byLeaf = new Map<string, Set<string>>();
+  readonly byOwner = new Map<string, Set<string>>();
+
+  add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
+    const toolWords = nameWords(`${tool.name} ${tool.path}`);
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      const leaf = keys[keys.length - 1] ?? "";
+      addTo(this.byLeaf, normalized(leaf), tool.name);
+      const leafWords = nameWords(leaf);
+      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
+      for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
+    }
+  }
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, tool: string): void {
+  const set = map.get(key);
+  if (set === undefined) map.set(key, new Set([tool]));
+  else set.add(tool);
 }
 
 /**
@@ -109,28 +155,37 @@ function isFillable(parameter: ToolParameter): boolean {
 
 /**
  * Data-flow successors of every tool of a tenant, computed on demand and cached per producer.
- * Rebuild (or `invalidate`) when tools change; it holds no other state.
+ * Rebuild (or `invalidate`) when tools change; it holds no other state. It reads tools in their
+ * compact form (`flowTool`) or whole, and their outputs through `outputs`, per tool when needed;
+ * an output index made while streaming the tools may be given instead of asking every tool's.
  */
-export class DataFlowIndex {
-  readonly #defs: ReadonlyMap<string, ToolDefinition>;
-  readonly #outputsOf: (def: ToolDefinition) => readonly SampleValue[];
+export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
+  readonly #defs: ReadonlyMap<string, T>;
+  readonly #outputsOf: (def: T) => readonly SampleValue[];
   /** normalized parameter name → consumers; entity word of an id parameter → consumers. */
   #byName: Map<string, Consumer[]> | undefined;
   #byEntity: Map<string, Consumer[]> | undefined;
   readonly #cache = new Map<string, DataFlowLink[]>();
   readonly #producerCache = new Map<string, DataFlowSource[]>();
-  #outputIndex: { byLeaf: Map<string, Set<string>>; byOwner: Map<string, Set<string>> } | undefined;
+  #outputIndex: OutputIndex | undefined;
+  readonly #givenOutputIndex: OutputIndex | undefined;
 
-  constructor(defs: ReadonlyMap<string, ToolDefinition>, outputs: (def: ToolDefinition) => readonly SampleValue[] = (def) => outputFields(def)) {
+  constructor(
+    defs: ReadonlyMap<string, T>,
+    outputs: (def: T) => readonly SampleValue[] = (def) => outputFields(def as unknown as ToolDefinition),
+    outputIndex?: OutputIndex,
+  ) {
     this.#defs = defs;
     this.#outputsOf = outputs;
+    this.#givenOutputIndex = outputIndex;
+    this.#outputIndex = outputIndex;
   }
 
   /** Forget everything computed (tools or their outputs changed). */
   invalidate(): void {
     this.#byName = undefined;
     this.#byEntity = undefined;
-    this.#outputIndex = undefined;
+    this.#outputIndex = this.#givenOutputIndex;
     this.#producerCache.clear();
     this.#cache.clear();
   }
@@ -168,28 +223,12 @@ export class DataFlowIndex {
   }
 
   /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */
-  #outputs(): { byLeaf: Map<string, Set<string>>; byOwner: Map<string, Set<string>> } {
+  #outputs(): OutputIndex {
     if (this.#outputIndex !== undefined) return this.#outputIndex;
-    const byLeaf = new Map<string, Set<string>>();
-    const byOwner = new Map<string, Set<string>>();
-    const add = (map: Map<string, Set<string>>, key: string, tool: string): void => {
-      const set = map.get(key);
-      if (set === undefined) map.set(key, new Set([tool]));
-      else set.add(tool);
-    };
-    for (const def of this.#defs.values()) {
-      const toolWords = nameWords(`${def.name} ${def.path}`);
-      for (const sample of this.#outputsOf(def)) {
-        const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-        const leaf = keys[keys.length - 1] ?? "";
-        add(byLeaf, normalized(leaf), def.name);
-        const leafWords = nameWords(leaf);
-        if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
-        for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) add(byOwner, word, def.name);
-      }
-    }
-    this.#outputIndex = { byLeaf, byOwner };
-    return this.#outputIndex;
+    const index = new OutputIndex();
+    for (const def of this.#defs.values()) index.add(def, this.#outputsOf(def));
+    this.#outputIndex = index;
+    return index;
   }
 
   /** True for a sample path whose leaf field many of the tenant's tools return (see GENERIC_FIELD_SHARE). */
@@ -211,7 +250,7 @@ export class DataFlowIndex {
    * name or path names what the identifier identifies (`searchPerson` for `person_id`; a search of
    * something else that happens to return an `id` is not one).
    */
-  #findsByName(tool: string, consumer: ToolDefinition, link: DataFlowLink): boolean {
+  #findsByName(tool: string, consumer: FlowTool, link: DataFlowLink): boolean {
     const def = this.#defs.get(tool);
     const kind = nameWords(link.parameter).at(-1);
     if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
@@ -262,7 +301,7 @@ export class DataFlowIndex {
     return links;
   }
 
-  #link(producer: ToolDefinition): DataFlowLink[] {
+  #link(producer: T): DataFlowLink[] {
     const samples = this.#outputsOf(producer);
     if (samples.length === 0) return [];
     const { byName, byEntity } = this.#consumers();
