@@ -162,8 +162,9 @@ export class TenantObject extends DurableObject<Env> {
       }
     }
     // Not while a job goes on at once (a background import's every batch changes the catalog): once, after its last slice.
-    const nextJob = jobs.nextDue();
-    if (nextJob === null || nextJob > Date.now()) routing.prepareIfDue(Date.now());
+    // The stores as they are now (a test's simulated eviction may have reopened them meanwhile).
+    const nextJob = this.stores.jobs.nextDue();
+    if (nextJob === null || nextJob > Date.now()) this.stores.routing.prepareIfDue(Date.now());
     await this.#armAlarm();
   }
 }

@@ -128,6 +128,8 @@ export class TenantRouting {
   readonly #scoreWrites = { rows: 0, flushes: 0 };
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
+  /** Preparations run since the object started (tests and benchmarks). */
+  #preparations = 0;
 
   constructor(sql: SqlStorage, sources: RoutingSources) {
     this.#sql = sql;
@@ -175,12 +177,18 @@ export class TenantRouting {
     try {
       const report = this.#states.prepare();
       this.#store.preparationDone();
+      this.#preparations += 1;
       return report;
     } catch (error) {
       console.warn(`routing preparation failed, retried later: ${error instanceof Error ? error.message : String(error)}`);
       this.#store.notePreparation(now + PREPARATION_RETRY_MS);
       return undefined;
     }
+  }
+
+  /** How many preparations ran since the object started (tests and benchmarks). */
+  preparations(): number {
+    return this.#preparations;
   }
 
   /** How the current in-memory state was loaded (loads it when needed). */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DataFlowIndex } from "../../functions/toolnet/data-flow";
+import { DataFlowIndex, flowTool, OutputIndex, outputFields, type FlowTool } from "../../functions/toolnet/data-flow";
 import { DataFlowLinks } from "../../functions/toolnet/data-flow-links";
 import { withNameLookups } from "../../functions/toolnet/name-lookup";
 import type { ToolDefinition } from "../../functions/tools/definition";
@@ -38,6 +38,59 @@ function perRequest(defs: ReadonlyMap<string, ToolDefinition>, name: string): { 
   const fresh = new DataFlowIndex(defs);
   return { successors: fresh.successors(name), producers: new DataFlowIndex(defs).producers(name) };
 }
+
+/**
+ * The index as routing makes it for a big tenant: tools in their compact form, the output index
+ * filled one tool at a time, a producer's outputs read from its definition only when it is linked.
+ */
+function compactIndex(defs: ReadonlyMap<string, ToolDefinition>): { index: DataFlowIndex<FlowTool>; outputsRead: string[] } {
+  const tools = new Map<string, FlowTool>();
+  const outputs = new OutputIndex();
+  for (const def of defs.values()) {
+    tools.set(def.name, flowTool(def));
+    outputs.add(def, outputFields(def));
+  }
+  const outputsRead: string[] = [];
+  const outputsOf = (tool: FlowTool) => {
+    outputsRead.push(tool.name);
+    const def = defs.get(tool.name);
+    return def === undefined ? [] : outputFields(def);
+  };
+  return { index: new DataFlowIndex(tools, outputsOf, outputs), outputsRead };
+}
+
+describe("data-flow over compact tools", () => {
+  it("links every tool as over whole definitions, keeping no description, response schema or optional input's schema", () => {
+    const defs = catalog();
+    const { index, outputsRead } = compactIndex(defs);
+    const whole = table(defs);
+    const compact = DataFlowLinks.compute(index, defs.keys());
+    expect(compact?.linkCount).toBe(whole.linkCount);
+    for (const name of defs.keys()) {
+      expect({ successors: compact?.successors(name), producers: compact?.producers(name) }).toEqual({
+        successors: whole.successors(name),
+        producers: whole.producers(name),
+      });
+    }
+    // The output index was given: no tool's outputs were read to make it, only to link producers.
+    expect(outputsRead.length).toBe(defs.size);
+    const search = flowTool(
+      tool("searchThings", "/things", [
+        { name: "query", in: "query", required: true, description: "words", schema: { type: "string" } },
+        { name: "sort", in: "query", required: false, description: "order", schema: { enum: ["a", "b"] } },
+      ]),
+    );
+    expect(search).toEqual({
+      name: "searchThings",
+      path: "/things",
+      serverUrl: expect.any(String),
+      parameters: [
+        { name: "query", in: "query", required: true, schema: { type: "string" } },
+        { name: "sort", in: "query", required: false, schema: {} },
+      ],
+    });
+  });
+});
 
 describe("data-flow links computed once per catalog", () => {
   it("gives every tool the successors and producers a per-request computation gives, also read back from its stored bytes", () => {
