@@ -294,8 +294,9 @@ export class LoadedRouting {
    * What a later step needs, made now rather than by the first request after a catalog change
    * (the tenant object's alarm calls this once the change's work is done): the retrieval index,
    * rebuilt and stored if it must be, and the data-flow table, computed and stored. A state that
-   * was not in memory before is dropped again afterwards: what was made is stored, and the next
-   * request loads only what it needs.
+   * was not in memory before is dropped again afterwards (what was made is stored; the next
+   * request loads only what it needs), unless its data flow is served per request (more links
+   * than the table holds): that index is not stored, and the first request would make it again.
    */
   prepare(): LoadReport {
     const wasLoaded = this.#state !== undefined;
@@ -303,7 +304,7 @@ export class LoadedRouting {
     void state.index;
     void state.flow;
     const report = { ...state.report };
-    if (!wasLoaded) this.#state = undefined;
+    if (!wasLoaded && report.dataFlow !== "per request") this.#state = undefined;
     return report;
   }
 
