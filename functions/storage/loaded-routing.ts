@@ -1,7 +1,7 @@
 import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../toolnet/graph";
 import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval";
-import { DataFlowIndex, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
-import { DataFlowLinks, type DataFlowLookup } from "../toolnet/data-flow-links";
+import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
+import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import { TaskMemory } from "../toolnet/task-memory";
 import { ApiFamilies, withSiblings } from "../toolnet/api-siblings";
 import type { SampleValue } from "../probing/protocol";
@@ -27,6 +27,7 @@ export interface StateSources {
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
+    flowRows(): FlowTool[];
   };
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
   routingHints: () => Map<string, string>;
@@ -244,7 +245,7 @@ export class LoadedRouting {
     }
     const index = this.#flowIndex(state);
     // Past the bound once: noted, so later loads of the same catalog do not look again.
-    const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
+    const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
     if (links === undefined) {
       if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
       report.dataFlow = "per request";
@@ -256,27 +257,26 @@ export class LoadedRouting {
   }
 
   /**
-   * The data-flow index over every tool's compact form (flow-tool summaries and an output index),
-   * made in one pass over the rows that keeps no definition; a producer's outputs are read again
-   * from its definition (parsed on demand) only when it is linked.
+   * The data-flow index over every tool's compact form: name, path, server and parameters read
+   * by SQLite from the stored JSON; then the definitions streamed once, one at a time, for their
+   * outputs: the output index, and per tool only the samples data flow can offer (FlowSamples).
+   * No definition is kept, and none is parsed again to link a tool.
    */
   #flowIndex(state: Loaded): DataFlowIndex<FlowTool> {
     const { defs, hints } = state;
     const tools = new Map<string, FlowTool>();
+    for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
+    const offerable = new FlowSamples(tools.values());
     const outputs = new OutputIndex();
-    const producing = new Set<string>();
+    const samples = new Map<string, SampleValue[]>();
     for (const def of defs.values()) {
-      tools.set(def.name, flowTool(def));
       const fields = outputFields(def, hints.get(def.name)?.outputs);
       if (fields.length === 0) continue;
-      producing.add(def.name);
       outputs.add(def, fields);
+      const kept = offerable.offerable(fields);
+      if (kept.length > 0) samples.set(def.name, kept);
     }
-    const outputsOf = (tool: FlowTool): SampleValue[] => {
-      const def = producing.has(tool.name) ? defs.get(tool.name) : undefined;
-      return def === undefined ? [] : outputFields(def, hints.get(tool.name)?.outputs);
-    };
-    return new DataFlowIndex(tools, outputsOf, outputs);
+    return new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs);
   }
 
   /** Other operations of each tool's API (small APIs only), made once per state. */

@@ -360,6 +360,24 @@ export class TenantRegistry {
   }
 
   /**
+   * What data flow reads of every tool besides its outputs (name, path, server, parameters), read
+   * by SQLite out of the stored JSON: only the parameters are parsed here.
+   */
+  flowRows(): Pick<ToolDefinition, "name" | "path" | "serverUrl" | "parameters">[] {
+    const rows = this.#sql
+      .exec(
+        "SELECT name, json_extract(definition, '$.path'), json_extract(definition, '$.serverUrl'), json_extract(definition, '$.parameters') FROM tenant_tools ORDER BY name",
+      )
+      .raw<[string, string, string, string | null]>();
+    return [...rows].map(([name, path, serverUrl, parameters]) => ({
+      name,
+      path,
+      serverUrl,
+      parameters: parameters === null ? [] : (JSON.parse(parameters) as ToolDefinition["parameters"]),
+    }));
+  }
+
+  /**
    * Every tool's current definition hash, by name (a copy the caller may change). Read from the
    * rows once per tool change (`TenantEvents.generation`): loading routing state and deciding which
    * protocols are current ask for it several times, and 10,000 rows cost ≈ 20 ms to read.

@@ -40,6 +40,13 @@ interface Encoded {
  */
 export const MAX_TABLED_LINKS = 50_000;
 
+/**
+ * The table's bound on work: samples offered to candidate consumers while computing it. A big
+ * API whose tools share owner words (Microsoft Graph: thousands of operations under `/users/…`
+ * returning ids) would offer billions; past this it is served per request, as past the link bound.
+ */
+export const MAX_TABLE_OFFERS = 20_000_000;
+
 /** Bumped when the encoding or what a link means changes: older stored tables are recomputed. */
 export const DATA_FLOW_LINKS_FORMAT = "data-flow-links/1";
 
@@ -56,14 +63,16 @@ export class DataFlowLinks implements DataFlowLookup {
 
   /**
    * The table for `names` (every registered tool), computed with `index` (made for the same
-   * tools); undefined once more than `maxLinks` links are found (the work stops there).
+   * tools); undefined once more than `maxLinks` links are found, or once `exhausted` says the
+   * work has gone past its budget (the work stops there; per request, the same links are found).
    */
-  static compute(index: DataFlowLookup, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS): DataFlowLinks | undefined {
+  static compute(index: DataFlowLookup, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS, exhausted: () => boolean = () => false): DataFlowLinks | undefined {
     const successors = new Map<string, readonly DataFlowLink[]>();
     const targets = new Set<string>();
     let count = 0;
     for (const name of names) {
       const links = index.successors(name);
+      if (exhausted()) return undefined;
       if (links.length === 0) continue;
       count += links.length;
       if (count > maxLinks) return undefined;

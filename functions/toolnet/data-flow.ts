@@ -103,6 +103,14 @@ interface Consumer {
   readonly parameter: ToolParameter;
 }
 
+/** Offers one output sample (its path's keys; for an id field, its owners' words) to the consumers it may fill. */
+type OfferRule = (
+  sample: SampleValue,
+  keys: readonly string[],
+  owners: ReadonlySet<string> | undefined,
+  offer: (consumer: Consumer, sample: SampleValue) => void,
+) => void;
+
 /**
  * Which tools return what, for blocking: output leaf name → producing tools; owner word of an id
  * field (its keys, the tool's name and path) → producing tools. Filled one tool at a time, so its
@@ -122,6 +130,38 @@ export class OutputIndex {
       if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
       for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
     }
+  }
+}
+
+/**
+ * The output samples data flow can ever offer, per tool: those whose field is named like some
+ * tool's required input, and identifier fields (offered by their owners' words). The others are
+ * never offered to a consumer (see DataFlowIndex `#link`), so a tool's links are the same from
+ * these alone. Equal samples are shared between tools (Graph's `value[0].id` is everyone's).
+ */
+export class FlowSamples {
+  readonly #inputNames = new Set<string>();
+  readonly #shared = new Map<string, SampleValue>();
+
+  constructor(tools: Iterable<FlowTool>) {
+    for (const tool of tools) for (const p of tool.parameters) if (isFillable(p)) this.#inputNames.add(normalized(p.name));
+  }
+
+  /** The samples of `samples` that can be offered, each once. */
+  offerable(samples: readonly SampleValue[]): SampleValue[] {
+    const kept = new Set<SampleValue>();
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      const leaf = keys[keys.length - 1] ?? "";
+      const leafWords = nameWords(leaf);
+      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      if (!isId && !this.#inputNames.has(normalized(leaf))) continue;
+      const key = `${sample.path}\u0000${typeof sample.value}:${String(sample.value)}`;
+      let shared = this.#shared.get(key);
+      if (shared === undefined) this.#shared.set(key, (shared = sample));
+      kept.add(shared);
+    }
+    return [...kept];
   }
 }
 
@@ -169,6 +209,8 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   readonly #producerCache = new Map<string, DataFlowSource[]>();
   #outputIndex: OutputIndex | undefined;
   readonly #givenOutputIndex: OutputIndex | undefined;
+  /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
+  #offers = 0;
 
   constructor(
     defs: ReadonlyMap<string, T>,
@@ -179,6 +221,11 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     this.#outputsOf = outputs;
     this.#givenOutputIndex = outputIndex;
     this.#outputIndex = outputIndex;
+  }
+
+  /** How many samples were offered to candidate consumers so far: the linking work done. */
+  get offers(): number {
+    return this.#offers;
   }
 
   /** Forget everything computed (tools or their outputs changed). */
@@ -212,7 +259,9 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
       }
       for (const from of candidates) {
         if (from === to) continue;
-        const link = this.successors(from).find((l) => l.to === to);
+        // Another producer's whole successor list is scored only if it was asked for anyway:
+        // a common owner word (`user`) names thousands of candidates in a big API.
+        const link = this.#cache.get(from)?.find((l) => l.to === to) ?? this.#linkTo(from, consumer);
         if (link !== undefined)
           sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
       }
@@ -269,6 +318,16 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     return required.length > 0 ? 0 : 1;
   }
 
+  /** Offers from the catalog's consumer indexes: by the field's name, and for an id field by its owners' words. */
+  #indexedOffers(): OfferRule {
+    const { byName, byEntity } = this.#consumers();
+    return (sample, keys, owners, offer) => {
+      for (const consumer of byName.get(normalized(keys[keys.length - 1] ?? "")) ?? []) offer(consumer, sample);
+      if (owners === undefined) return;
+      for (const word of owners) for (const consumer of byEntity.get(word) ?? []) offer(consumer, sample);
+    };
+  }
+
   #consumers(): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
     if (this.#byName !== undefined && this.#byEntity !== undefined) return { byName: this.#byName, byEntity: this.#byEntity };
     const byName = new Map<string, Consumer[]>();
@@ -301,27 +360,46 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     return links;
   }
 
-  #link(producer: T): DataFlowLink[] {
+  /** The link from `from` into `consumer` alone: what `successors(from)` lists for it, without scoring any other consumer. */
+  #linkTo(from: string, consumer: T): DataFlowLink | undefined {
+    const producer = this.#defs.get(from);
+    if (producer === undefined) return undefined;
+    const parameters = consumer.parameters.filter(isFillable).map((parameter) => ({
+      consumer: { tool: consumer, parameter },
+      name: normalized(parameter.name),
+      entity: isIdLike(parameter.name) ? new Set(parameterEntity(consumer, parameter.name)) : undefined,
+    }));
+    // The offers #link's indexes would make to this consumer's inputs, in the same order.
+    return this.#link(producer, (sample, keys, owners, offer) => {
+      const leaf = normalized(keys[keys.length - 1] ?? "");
+      for (const p of parameters) if (p.name === leaf) offer(p.consumer, sample);
+      if (owners === undefined) return;
+      for (const word of owners) for (const p of parameters) if (p.entity?.has(word)) offer(p.consumer, sample);
+    })[0];
+  }
+
+  /**
+   * Every consumer's best link from `producer`. Blocking: only consumers named like a field, or
+   * (for id fields) whose entity is a word of the field's owners or of the producer's name and
+   * path, are scored; `offers` replaces the whole catalog's indexes by one consumer's inputs.
+   */
+  #link(producer: T, offers: OfferRule = this.#indexedOffers()): DataFlowLink[] {
     const samples = this.#outputsOf(producer);
     if (samples.length === 0) return [];
-    const { byName, byEntity } = this.#consumers();
-    // Blocking: only consumers named like a field, or (for id fields) whose entity is a word of
-    // the field's owners or of the producer's name and path, are scored.
     const producerWords = new Set(nameWords(`${producer.name} ${producer.path}`));
     // Each candidate consumer is scored on the samples that named it only.
     const candidates = new Map<Consumer, SampleValue[]>();
     const offer = (consumer: Consumer, sample: SampleValue): void => {
+      this.#offers += 1;
       const list = candidates.get(consumer);
       if (list === undefined) candidates.set(consumer, [sample]);
       else if (list[list.length - 1] !== sample) list.push(sample);
     };
     for (const sample of samples) {
       const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      for (const consumer of byName.get(normalized(keys[keys.length - 1] ?? "")) ?? []) offer(consumer, sample);
       const leafWords = nameWords(keys[keys.length - 1] ?? "");
-      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
-      const owners = new Set([...producerWords, ...keys.flatMap((key) => nameWords(key))]);
-      for (const word of owners) for (const consumer of byEntity.get(word) ?? []) offer(consumer, sample);
+      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      offers(sample, keys, isId ? new Set([...producerWords, ...keys.flatMap((key) => nameWords(key))]) : undefined, offer);
     }
     const inputs = producer.parameters.map((p) => p.name);
     const best = new Map<string, DataFlowLink>();
