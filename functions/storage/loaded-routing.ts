@@ -127,7 +127,11 @@ export class LoadedRouting {
   load(): Loaded {
     if (this.#state !== undefined) return this.#state;
     const catalog = this.#sources.catalog;
-    const defs = new LazyDefinitions({ names: () => catalog.toolNames(), text: (name) => catalog.definitionText(name), eachText: () => catalog.eachDefinitionText() });
+    const defs = new LazyDefinitions({
+      names: () => catalog.toolNames(),
+      text: (name) => catalog.definitionText(name),
+      eachText: () => catalog.eachDefinitionText(),
+    });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
     const stored = this.#storedOrRebuiltGraph(new Set(defs.keys()), report);
     this.#applyStoredScores(stored.graph);

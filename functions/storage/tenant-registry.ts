@@ -352,9 +352,7 @@ export class TenantRegistry {
    */
   apiRows(): { name: string; serverUrl: string; summary?: string }[] {
     const rows = this.#sql
-      .exec(
-        "SELECT name, json_extract(definition, '$.serverUrl'), json_extract(definition, '$.summary') FROM tenant_tools ORDER BY name",
-      )
+      .exec("SELECT name, json_extract(definition, '$.serverUrl'), json_extract(definition, '$.summary') FROM tenant_tools ORDER BY name")
       .raw<[string, string, string | null]>();
     return [...rows].map(([name, serverUrl, summary]) => (summary === null ? { name, serverUrl } : { name, serverUrl, summary }));
   }

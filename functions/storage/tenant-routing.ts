@@ -175,15 +175,20 @@ export class TenantRouting {
     const due = this.#store.preparationDue();
     if (due === null || due > now) return undefined;
     try {
-      const report = this.#states.prepare();
-      this.#store.preparationDone();
-      this.#preparations += 1;
-      return report;
+      return this.prepare();
     } catch (error) {
       console.warn(`routing preparation failed, retried later: ${error instanceof Error ? error.message : String(error)}`);
       this.#store.notePreparation(now + PREPARATION_RETRY_MS);
       return undefined;
     }
+  }
+
+  /** Prepares the routing state now, due or not (the alarm, and benchmarks timing it): see `prepareIfDue`. */
+  prepare(): LoadReport {
+    const report = this.#states.prepare();
+    this.#store.preparationDone();
+    this.#preparations += 1;
+    return report;
   }
 
   /** How many preparations ran since the object started (tests and benchmarks). */

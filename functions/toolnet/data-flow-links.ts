@@ -66,7 +66,12 @@ export class DataFlowLinks implements DataFlowLookup {
    * tools); undefined once more than `maxLinks` links are found, or once `exhausted` says the
    * work has gone past its budget (the work stops there; per request, the same links are found).
    */
-  static compute(index: DataFlowLookup, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS, exhausted: () => boolean = () => false): DataFlowLinks | undefined {
+  static compute(
+    index: DataFlowLookup,
+    names: Iterable<string>,
+    maxLinks = MAX_TABLED_LINKS,
+    exhausted: () => boolean = () => false,
+  ): DataFlowLinks | undefined {
     const successors = new Map<string, readonly DataFlowLink[]>();
     const targets = new Set<string>();
     let count = 0;

@@ -71,17 +71,28 @@ describe("routing prepared at import", () => {
       description: `Collection number ${i} of the archive. ${filler}`.slice(0, 19_000),
     }));
     for (let at = 0; at < TOOLS; at += 80) {
-      const res = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `part-${at}`, tools: tools.slice(at, at + 80) } });
+      const res = await service.json("POST", "/v1/tools/import", {
+        key: tenant.key,
+        body: { format: "list", source: `part-${at}`, tools: tools.slice(at, at + 80) },
+      });
       expect(res.status).toBe(200);
     }
     await prepared(object);
     await object.simulateEviction();
-    const first = await service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "collection number 17 of the archive", k: 5 } });
+    const first = await service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", {
+      key: tenant.key,
+      body: { task: "collection number 17 of the archive", k: 5 },
+    });
     expect(first.status).toBe(200);
     expect(first.body.candidates.map((c) => c.name)).toContain("listCollection17");
     const later = await laterStep(tenant.key, "collection number 17 of the archive", "listCollection3", 5);
     // A changed catalog after the eviction: the request computes the data-flow table itself (all definitions streamed, not kept).
-    const more = { name: "listCollectionExtra", method: "GET", url: "https://api1.example.com/collections/extra", description: `Extra. ${filler}`.slice(0, 19_000) };
+    const more = {
+      name: "listCollectionExtra",
+      method: "GET",
+      url: "https://api1.example.com/collections/extra",
+      description: `Extra. ${filler}`.slice(0, 19_000),
+    };
     expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "extra", tools: [more] } })).status).toBe(200);
     expect((await laterStep(tenant.key, "collection number 17 of the archive", "listCollection3", 5)).length).toBe(later.length);
     const parts = await object.routingLoadedParts();

@@ -70,7 +70,10 @@ describe("data-flow over compact tools", () => {
     for (const name of defs.keys()) {
       // Asked per request of a fresh compact index too (producers scored one consumer at a time).
       const fresh = compactIndex(defs).index;
-      expect({ successors: fresh.successors(name), producers: fresh.producers(name) }).toEqual({ successors: whole.successors(name), producers: whole.producers(name) });
+      expect({ successors: fresh.successors(name), producers: fresh.producers(name) }).toEqual({
+        successors: whole.successors(name),
+        producers: whole.producers(name),
+      });
       expect({ successors: compact?.successors(name), producers: compact?.producers(name) }).toEqual({
         successors: whole.successors(name),
         producers: whole.producers(name),
