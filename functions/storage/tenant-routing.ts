@@ -38,6 +38,8 @@ import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior
 import { shortDescription } from "../toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../toolnet/signal-fusion";
 import type { RouteFallback } from "../toolnet/route-fallback";
+import type { DataFlowSource } from "../toolnet/data-flow";
+import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import { fillToK, routeStandIns } from "../toolnet/route-fill";
 import { withUnfitLower } from "../toolnet/task-fit";
 import { LATER_STEP_MIN_SIMILARITY } from "../toolnet/task-memory";
@@ -96,6 +98,11 @@ export interface RoutingSources {
   viewsEach: (wanted: readonly ShownTool[]) => Map<string, StoredToolViews>;
   settings: TenantSettings;
   events: TenantEvents;
+}
+
+/** A data-flow lookup's name lookups, when it answers them apart from its producers. */
+function nameLookupsOf(flow: DataFlowLookup): ((tool: string) => readonly DataFlowSource[]) | undefined {
+  return flow.nameLookups === undefined ? undefined : (tool) => flow.nameLookups?.(tool) ?? [];
 }
 
 /** A failed preparation of the routing state is tried again this much later. */
@@ -342,7 +349,12 @@ export class TenantRouting {
         relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
         history,
         ...(mode === "fused"
-          ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] }
+          ? {
+              task,
+              producersOf: (tool: string) => state.flow.producers(tool),
+              nameLookupsOf: nameLookupsOf(state.flow),
+              siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [],
+            }
           : {}),
       });
       via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
@@ -433,6 +445,7 @@ export class TenantRouting {
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),
       dataFlowAfter: (tool) => state.flow.successors(tool),
       producersOf: (tool) => state.flow.producers(tool),
+      nameLookupsOf: nameLookupsOf(state.flow),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,

@@ -18,6 +18,8 @@ import type { DataFlowLink, DataFlowSource } from "./data-flow";
 export interface DataFlowLookup {
   successors(from: string): readonly DataFlowLink[];
   producers(to: string): readonly DataFlowSource[];
+  /** `producers(to)` that find its identifier by name (`byName`), in the same order; cheaper to ask of a big catalog. */
+  nameLookups?(to: string): readonly DataFlowSource[];
 }
 
 /** Stored form: names and strings once, links as index tuples (scores as JSON numbers: exact). */
@@ -55,6 +57,7 @@ const NONE: readonly never[] = Object.freeze([]);
 export class DataFlowLinks implements DataFlowLookup {
   readonly #successors: ReadonlyMap<string, readonly DataFlowLink[]>;
   readonly #producers: ReadonlyMap<string, readonly DataFlowSource[]>;
+  readonly #lookups = new Map<string, readonly DataFlowSource[]>();
 
   private constructor(successors: ReadonlyMap<string, readonly DataFlowLink[]>, producers: ReadonlyMap<string, readonly DataFlowSource[]>) {
     this.#successors = successors;
@@ -98,6 +101,12 @@ export class DataFlowLinks implements DataFlowLookup {
 
   producers(to: string): readonly DataFlowSource[] {
     return this.#producers.get(to) ?? NONE;
+  }
+
+  nameLookups(to: string): readonly DataFlowSource[] {
+    let lookups = this.#lookups.get(to);
+    if (lookups === undefined) this.#lookups.set(to, (lookups = this.producers(to).filter((s) => s.byName)));
+    return lookups;
   }
 
   /** Links in the table (each producer → consumer pair once). */

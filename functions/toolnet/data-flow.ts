@@ -207,6 +207,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   #byEntity: Map<string, Consumer[]> | undefined;
   readonly #cache = new Map<string, DataFlowLink[]>();
   readonly #producerCache = new Map<string, DataFlowSource[]>();
+  readonly #lookupCache = new Map<string, readonly DataFlowSource[]>();
   #outputIndex: OutputIndex | undefined;
   readonly #givenOutputIndex: OutputIndex | undefined;
   /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
@@ -234,6 +235,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     this.#byEntity = undefined;
     this.#outputIndex = this.#givenOutputIndex;
     this.#producerCache.clear();
+    this.#lookupCache.clear();
     this.#cache.clear();
   }
 
@@ -245,30 +247,60 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   producers(to: string): readonly DataFlowSource[] {
     const cached = this.#producerCache.get(to);
     if (cached !== undefined) return cached;
-    const consumer = this.#defs.get(to);
-    const sources: DataFlowSource[] = [];
-    if (consumer !== undefined) {
-      // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
-      const { byLeaf, byOwner } = this.#outputs();
-      const candidates = new Set<string>();
-      for (const parameter of consumer.parameters) {
-        if (!isFillable(parameter)) continue;
-        for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
-        if (isIdLike(parameter.name))
-          for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
-      }
-      for (const from of candidates) {
-        if (from === to) continue;
-        // Another producer's whole successor list is scored only if it was asked for anyway:
-        // a common owner word (`user`) names thousands of candidates in a big API.
-        const link = this.#cache.get(from)?.find((l) => l.to === to) ?? this.#linkTo(from, consumer);
-        if (link !== undefined)
-          sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
-      }
-      sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
-    }
+    const sources = this.#sources(to, () => true);
     this.#producerCache.set(to, sources);
     return sources;
+  }
+
+  /** The producers of `to` among the candidates `admit` lets through, best first. */
+  #sources(to: string, admit: (from: string, consumer: T) => boolean): DataFlowSource[] {
+    const consumer = this.#defs.get(to);
+    const sources: DataFlowSource[] = [];
+    if (consumer === undefined) return sources;
+    // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
+    const { byLeaf, byOwner } = this.#outputs();
+    const candidates = new Set<string>();
+    for (const parameter of consumer.parameters) {
+      if (!isFillable(parameter)) continue;
+      for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
+      if (isIdLike(parameter.name))
+        for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
+    }
+    for (const from of candidates) {
+      if (from === to || !admit(from, consumer)) continue;
+      // Another producer's whole successor list is scored only if it was asked for anyway:
+      // a common owner word (`user`) names thousands of candidates in a big API.
+      const link = this.#cache.get(from)?.find((l) => l.to === to) ?? this.#linkTo(from, consumer);
+      if (link !== undefined)
+        sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
+    }
+    return sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
+  }
+
+  /**
+   * `producers(to)` that find its identifier by name, in the same order, scoring only the
+   * candidates that could (same server, text inputs only, a name or path word that one of `to`'s
+   * inputs names): in one big API, thousands of tools return ids a consumer takes, a handful are
+   * searches by name. Cached per tool.
+   */
+  nameLookups(to: string): readonly DataFlowSource[] {
+    const cached = this.#lookupCache.get(to);
+    if (cached !== undefined) return cached;
+    const all = this.#producerCache.get(to);
+    const lookups =
+      all !== undefined ? all.filter((s) => s.byName) : this.#sources(to, (from, consumer) => this.#mayFindByName(from, consumer)).filter((s) => s.byName);
+    this.#lookupCache.set(to, lookups);
+    return lookups;
+  }
+
+  /** A superset of the tools `#findsByName` accepts for some link into `consumer`, decided without linking. */
+  #mayFindByName(tool: string, consumer: FlowTool): boolean {
+    const def = this.#defs.get(tool);
+    if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
+    const required = def.parameters.filter(isFillable);
+    if (required.length === 0 || !required.every((p) => !isIdLike(p.name) && (p.schema.type === undefined || p.schema.type === "string"))) return false;
+    const words = new Set(nameWords(`${def.name} ${def.path}`));
+    return consumer.parameters.some((p) => isFillable(p) && parameterEntity(consumer, p.name).some((word) => words.has(word)));
   }
 
   /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */

@@ -68,6 +68,10 @@ describe("data-flow over compact tools", () => {
     const compact = DataFlowLinks.compute(index, defs.keys());
     expect(compact?.linkCount).toBe(whole.linkCount);
     for (const name of defs.keys()) {
+      // Name lookups asked first of a fresh index score only possible lookups, and are the by-name producers.
+      const byName = whole.producers(name).filter((s) => s.byName);
+      expect(compactIndex(defs).index.nameLookups(name)).toEqual(byName);
+      expect(whole.nameLookups(name)).toEqual(byName);
       // Asked per request of a fresh compact index too (producers scored one consumer at a time).
       const fresh = compactIndex(defs).index;
       expect({ successors: fresh.successors(name), producers: fresh.producers(name) }).toEqual({
@@ -122,6 +126,7 @@ describe("data-flow links computed once per catalog", () => {
       expect({ successors: stored?.successors(name), producers: stored?.producers(name) }).toEqual(expected);
     }
     expect(links.successors("searchOrders").map((l) => l.to)).toEqual(["cancelOrder", "getOrder"]);
+    expect(links.nameLookups("getOrder").map((s) => s.from)).toEqual(["searchOrders"]);
     expect(links.producers("getOrder")).toEqual([
       { from: "searchOrders", parameter: "order_id", field: "orders[].order_id", score: expect.any(Number), byName: true },
     ]);
