@@ -12,8 +12,8 @@ export interface DefinitionRows {
 
 /**
  * How much definition JSON is kept parsed, in characters of its stored text. A route answer
- * shows k tools; the rest are parsed when asked and dropped first-in first-out, least recently
- * used first. Microsoft Graph's 11,422 definitions are 266 MB of JSON: keeping what was ever
+ * shows k tools; the rest are parsed when asked, and the least recently used dropped first.
+ * Microsoft Graph's 11,422 definitions are 266 MB of JSON: keeping what was ever
  * parsed held them all (903 MiB of heap). ≈ 2 MB of JSON is ≈ 3,000 of StableToolBench's tools.
  */
 export const MAX_KEPT_DEFINITION_CHARS = 2_000_000;
