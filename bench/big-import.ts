@@ -154,7 +154,8 @@ async function main(): Promise<void> {
     await routeTheTenant(service, key, tenantId, peak);
   } finally {
     sampling = false;
-    await sampler.catch(() => undefined);
+    // An inspector call left unanswered (the session can stall through minutes-long requests) must not keep the bench alive.
+    await Promise.race([sampler.catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
     inspector.close();
     await service.dispose();
   }
