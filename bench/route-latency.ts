@@ -29,7 +29,8 @@
  * Cold start: `simulateEviction()` (RPC on the tenant object) drops the in-memory state; the
  * next route request loads what it needs: the stored graph edges (routing-snapshots.ts), the stored
  * index and task memory only for a step that uses them (a retrieval step; not a graph step), and
- * the definitions it shows (all of them once data flow or same-API siblings are asked). After
+ * the definitions it shows (the most recently used kept; same-API siblings are read by SQLite, and
+ * data flow's stored table parses none). After
  * `simulateEviction({ olderFormats: true })` they are rebuilt from the rows (as after a format
  * change; a graph step rebuilds the graph only). Timed 5 times per size for a graph step, a retrieval step (first step) and a
  * fused later step (which reads the stored data-flow links, data-flow-links.ts), with

@@ -133,12 +133,16 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   async #armAlarm(): Promise<void> {
-    const times = [this.stores.runs.nextEvaluationDue(), this.stores.jobs.nextDue(), this.stores.observed.nextDue()].filter((t): t is number => t !== null);
+    const { runs, jobs, observed, routing } = this.stores;
+    const times = [runs.nextEvaluationDue(), jobs.nextDue(), observed.nextDue(), routing.preparationDue()].filter((t): t is number => t !== null);
     if (times.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...times));
   }
 
-  /** One alarm drains the queues of due work and closes idle observed conversations; all idempotent, as alarms are at-least-once. */
+  /**
+   * One alarm drains the queues of due work, closes idle observed conversations, and prepares
+   * routing after a catalog change; all idempotent, as alarms are at-least-once.
+   */
   override async alarm(): Promise<void> {
     const { registry, routing, runs, jobs, protocols, settings, observed } = this.stores;
     const tenantId = registry.tenantId() ?? "";
@@ -157,6 +161,10 @@ export class TenantObject extends DurableObject<Env> {
         jobs.retryLater(job.id, job.attempts + 1, error instanceof Error ? error.message : String(error));
       }
     }
+    // Not while a job goes on at once (a background import's every batch changes the catalog): once, after its last slice.
+    // The stores as they are now (a test's simulated eviction may have reopened them meanwhile).
+    const nextJob = this.stores.jobs.nextDue();
+    if (nextJob === null || nextJob > Date.now()) this.stores.routing.prepareIfDue(Date.now());
     await this.#armAlarm();
   }
 }

@@ -1,40 +1,57 @@
 import type { ToolDefinition } from "../tools/definition";
 
-/** Where a tenant's tool definitions are read from (the registry's rows). */
+/** Where a tenant's tool definitions are read from (the registry's rows), as stored JSON text. */
 export interface DefinitionRows {
   /** Every registered tool's name. */
   names(): string[];
-  /** One tool's definition, parsed; undefined when it is not registered. */
-  one(name: string): ToolDefinition | undefined;
-  /** Every tool's definition, parsed. */
-  all(): Map<string, ToolDefinition>;
+  /** One tool's stored definition; undefined when it is not registered. */
+  text(name: string): string | undefined;
+  /** Every tool's stored definition, one row at a time (in the registry's order). */
+  eachText(): Iterable<string>;
 }
 
 /**
- * A tenant's tool definitions as a read-only map that parses them only when asked: a route
- * answer shows k tools, so a cold object parses those k (10,000 stored definitions are ≈ 7 MB of
- * JSON, ≈ 40 ms to parse). Iterating (data flow, same-API siblings, starting tools) reads them
- * all once. Registry changes are mirrored with `set` and `delete`, inside the change's
+ * How much definition JSON is kept parsed, in characters of its stored text. A route answer
+ * shows k tools; the rest are parsed when asked, and the least recently used dropped first.
+ * Microsoft Graph's 11,422 definitions are 266 MB of JSON: keeping what was ever
+ * parsed held them all (903 MiB of heap). ≈ 2 MB of JSON is ≈ 3,000 of StableToolBench's tools.
+ */
+export const MAX_KEPT_DEFINITION_CHARS = 2_000_000;
+
+/**
+ * A tenant's tool definitions as a read-only map that parses them only when asked, and keeps
+ * only the most recently used ones (MAX_KEPT_DEFINITION_CHARS). Iterating (starting tools, an
+ * index rebuild, data-flow summaries) streams the rows, one parsed definition at a time, and
+ * keeps none of them. Registry changes are mirrored with `set` and `delete`, inside the change's
  * transaction, so the map always agrees with the rows.
  */
 export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition> {
   readonly #rows: DefinitionRows;
   readonly #names: Set<string>;
-  readonly #parsed = new Map<string, ToolDefinition>();
-  #complete = false;
+  readonly #maxChars: number;
+  /** Recently used definitions with their text's length, least recent first. */
+  readonly #kept = new Map<string, { def: ToolDefinition; chars: number }>();
+  #keptChars = 0;
+  #parses = 0;
 
-  constructor(rows: DefinitionRows) {
+  constructor(rows: DefinitionRows, maxChars = MAX_KEPT_DEFINITION_CHARS) {
     this.#rows = rows;
     this.#names = new Set(rows.names());
+    this.#maxChars = maxChars;
   }
 
   get size(): number {
     return this.#names.size;
   }
 
-  /** How many definitions have been parsed (tests and benchmarks). */
+  /** How many definitions are held parsed now (tests and benchmarks). */
   get parsedCount(): number {
-    return this.#complete ? this.#names.size : this.#parsed.size;
+    return this.#kept.size;
+  }
+
+  /** How many definitions were parsed since this map was made, streamed ones included (tests and benchmarks). */
+  get parses(): number {
+    return this.#parses;
   }
 
   has(name: string): boolean {
@@ -43,22 +60,30 @@ export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition> {
 
   get(name: string): ToolDefinition | undefined {
     if (!this.#names.has(name)) return undefined;
-    let def = this.#parsed.get(name);
-    if (def === undefined) {
-      def = this.#rows.one(name);
-      if (def !== undefined) this.#parsed.set(name, def);
+    const kept = this.#kept.get(name);
+    if (kept !== undefined) {
+      // Most recently used last.
+      this.#kept.delete(name);
+      this.#kept.set(name, kept);
+      return kept.def;
     }
+    const text = this.#rows.text(name);
+    if (text === undefined) return undefined;
+    const def = this.#parse(text);
+    this.#keep(name, def, text.length);
     return def;
   }
 
   set(name: string, def: ToolDefinition): void {
     this.#names.add(name);
-    this.#parsed.set(name, def);
+    this.#forget(name);
+    // The registry stores definitions as JSON: its length is what the row holds.
+    this.#keep(name, def, JSON.stringify(def).length);
   }
 
   delete(name: string): void {
     this.#names.delete(name);
-    this.#parsed.delete(name);
+    this.#forget(name);
   }
 
   keys(): MapIterator<string> {
@@ -66,11 +91,11 @@ export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition> {
   }
 
   values(): MapIterator<ToolDefinition> {
-    return this.#everything().values();
+    return this.#stream() as MapIterator<ToolDefinition>;
   }
 
   entries(): MapIterator<[string, ToolDefinition]> {
-    return this.#everything().entries();
+    return this.#streamEntries() as MapIterator<[string, ToolDefinition]>;
   }
 
   [Symbol.iterator](): MapIterator<[string, ToolDefinition]> {
@@ -78,17 +103,42 @@ export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition> {
   }
 
   forEach(callback: (value: ToolDefinition, key: string, map: ReadonlyMap<string, ToolDefinition>) => void): void {
-    for (const [name, def] of this.#everything()) callback(def, name, this);
+    for (const def of this.#stream()) callback(def, def.name, this);
   }
 
-  /** Every definition, parsed once (in the registry's order). */
-  #everything(): Map<string, ToolDefinition> {
-    if (!this.#complete) {
-      const all = this.#rows.all();
-      this.#parsed.clear();
-      for (const [name, def] of all) if (this.#names.has(name)) this.#parsed.set(name, def);
-      this.#complete = true;
+  *#stream(): Generator<ToolDefinition, undefined, unknown> {
+    for (const text of this.#rows.eachText()) {
+      const def = this.#parse(text);
+      if (this.#names.has(def.name)) yield def;
     }
-    return this.#parsed;
+    return undefined;
+  }
+
+  *#streamEntries(): Generator<[string, ToolDefinition], undefined, unknown> {
+    for (const def of this.#stream()) yield [def.name, def];
+    return undefined;
+  }
+
+  #parse(text: string): ToolDefinition {
+    this.#parses += 1;
+    return JSON.parse(text) as ToolDefinition;
+  }
+
+  #keep(name: string, def: ToolDefinition, chars: number): void {
+    this.#kept.set(name, { def, chars });
+    this.#keptChars += chars;
+    // The newest is kept even alone past the bound: its caller holds it anyway.
+    for (const [oldest, { chars: size }] of this.#kept) {
+      if (this.#keptChars <= this.#maxChars || oldest === name) break;
+      this.#kept.delete(oldest);
+      this.#keptChars -= size;
+    }
+  }
+
+  #forget(name: string): void {
+    const kept = this.#kept.get(name);
+    if (kept === undefined) return;
+    this.#kept.delete(name);
+    this.#keptChars -= kept.chars;
   }
 }

@@ -1,9 +1,9 @@
 import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../toolnet/graph";
 import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval";
-import { DataFlowIndex, outputFields } from "../toolnet/data-flow";
-import { DataFlowLinks, type DataFlowLookup } from "../toolnet/data-flow-links";
+import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
+import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import { TaskMemory } from "../toolnet/task-memory";
-import { apiSiblings, withSiblings } from "../toolnet/api-siblings";
+import { ApiFamilies, withSiblings } from "../toolnet/api-siblings";
 import type { SampleValue } from "../probing/protocol";
 import type { ToolDefinition } from "../tools/definition";
 import type { TenantEvents, ToolsChange } from "./tenant-events";
@@ -21,13 +21,28 @@ export interface RoutingHints {
 
 /** What the routing state reads from the tenant's other stores. */
 export interface StateSources {
-  /** The registry's tools: names and definitions (one or all). */
-  catalog: { toolNames(): string[]; definitionOf(name: string): ToolDefinition | undefined; definitions(): Map<string, ToolDefinition> };
+  /** The registry's tools: names, stored definitions (one, or all one at a time), and each tool's server and summary. */
+  catalog: {
+    toolNames(): string[];
+    definitionText(name: string): string | undefined;
+    eachDefinitionText(): Iterable<string>;
+    apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
+    flowRows(): FlowTool[];
+  };
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
   routingHints: () => Map<string, string>;
   settings: TenantSettings;
   events: TenantEvents;
+  /** A preparation of the routing state was noted as due (the tenant object arms its alarm). */
+  preparationNoted?: () => void;
 }
+
+/**
+ * How long after a catalog change its preparation waits: changes that come together (a list of
+ * imports, a probe job's protocols) are prepared for once, and a step that follows at once
+ * computes what it needs itself.
+ */
+export const PREPARE_DELAY_MS = 1_000;
 
 /** The state one object lifetime works on; parts load on first use. */
 export interface Loaded {
@@ -40,7 +55,7 @@ export interface Loaded {
   readonly index: ToolIndex;
   /** The index if it has been loaded, else undefined (changes are then noted for its load). */
   readonly loadedIndex: ToolIndex | undefined;
-  /** Parsed on demand: an answer parses the tools it shows; data flow and siblings parse all. */
+  /** Parsed on demand, the most recently used kept: an answer parses the tools it shows; computing data flow streams them all. */
   defs: LazyDefinitions;
   /** Every tool's data-flow successors and producers: read back or computed on first use, once per catalog change. */
   readonly flow: DataFlowLookup;
@@ -50,8 +65,8 @@ export interface Loaded {
   readonly memory: TaskMemory;
   readonly loadedMemory: TaskMemory | undefined;
   hints: Map<string, RoutingHints>;
-  /** Other operations of each tool's API (small APIs only); rebuilt when tools change. */
-  siblings: Map<string, readonly string[]> | undefined;
+  /** Other operations of each tool's API (small APIs only), read from light rows; rebuilt when tools change. */
+  families: ApiFamilies | undefined;
   /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
   relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
 }
@@ -98,14 +113,8 @@ export class LoadedRouting {
     return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
   }
 
-  #document(
-    def: ToolDefinition,
-    hints: Map<string, RoutingHints>,
-    siblings: ReadonlyMap<string, readonly string[]>,
-    defs: ReadonlyMap<string, ToolDefinition>,
-  ) {
-    const family = (siblings.get(def.name) ?? []).flatMap((name) => defs.get(name) ?? []);
-    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: family });
+  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, families: ApiFamilies) {
+    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: families.of(def.name) });
   }
 
   /**
@@ -118,7 +127,11 @@ export class LoadedRouting {
   load(): Loaded {
     if (this.#state !== undefined) return this.#state;
     const catalog = this.#sources.catalog;
-    const defs = new LazyDefinitions({ names: () => catalog.toolNames(), one: (name) => catalog.definitionOf(name), all: () => catalog.definitions() });
+    const defs = new LazyDefinitions({
+      names: () => catalog.toolNames(),
+      text: (name) => catalog.definitionText(name),
+      eachText: () => catalog.eachDefinitionText(),
+    });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
     const stored = this.#storedOrRebuiltGraph(new Set(defs.keys()), report);
     this.#applyStoredScores(stored.graph);
@@ -170,7 +183,7 @@ export class LoadedRouting {
         return state.loadedFlow;
       },
       hints,
-      siblings: undefined,
+      families: undefined,
       relevance: new Map(),
       get index(): ToolIndex {
         index ??= loadIndex();
@@ -192,8 +205,9 @@ export class LoadedRouting {
 
   /**
    * The retrieval index over the tools registered when it is first needed (changes since this
-   * load included). A document holds its API's other operations, so the siblings (every
-   * definition) are read only when a document must be made: a stored index with nothing noted needs none.
+   * load included). A document holds its API's other operations, so the siblings are read only
+   * when a document must be made: a stored index with nothing noted needs none. A rebuild streams
+   * the definitions, each parsed, made a document and dropped.
    */
   #loadIndex(state: Loaded): ToolIndex {
     const { defs, hints } = state;
@@ -201,9 +215,12 @@ export class LoadedRouting {
       new Set(defs.keys()),
       (name) => {
         const def = defs.get(name);
-        return def === undefined ? undefined : this.#document(def, hints, this.siblings(state), defs);
+        return def === undefined ? undefined : this.#document(def, hints, this.families(state));
       },
-      () => [...defs.values()].map((def) => this.#document(def, hints, this.siblings(state), defs)),
+      () => {
+        const families = this.families(state);
+        return Array.from(defs.values(), (def) => this.#document(def, hints, families));
+      },
       (name) => this.siblings(state).get(name) ?? [],
     );
     state.report.index = loaded.how;
@@ -230,9 +247,9 @@ export class LoadedRouting {
       report.dataFlow = "stored";
       return stored;
     }
-    const index = new DataFlowIndex(defs, (def) => outputFields(def, state.hints.get(def.name)?.outputs));
+    const index = this.#flowIndex(state);
     // Past the bound once: noted, so later loads of the same catalog do not look again.
-    const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys());
+    const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
     if (links === undefined) {
       if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
       report.dataFlow = "per request";
@@ -243,10 +260,56 @@ export class LoadedRouting {
     return links;
   }
 
+  /**
+   * The data-flow index over every tool's compact form: name, path, server and parameters read
+   * by SQLite from the stored JSON; then the definitions streamed once, one at a time, for their
+   * outputs: the output index, and per tool only the samples data flow can offer (FlowSamples).
+   * No definition is kept, and none is parsed again to link a tool.
+   */
+  #flowIndex(state: Loaded): DataFlowIndex<FlowTool> {
+    const { defs, hints } = state;
+    const tools = new Map<string, FlowTool>();
+    for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
+    const offerable = new FlowSamples(tools.values());
+    const outputs = new OutputIndex();
+    const samples = new Map<string, SampleValue[]>();
+    for (const def of defs.values()) {
+      const fields = outputFields(def, hints.get(def.name)?.outputs);
+      if (fields.length === 0) continue;
+      outputs.add(def, fields);
+      const kept = offerable.offerable(fields);
+      if (kept.length > 0) samples.set(def.name, kept);
+    }
+    return new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs);
+  }
+
   /** Other operations of each tool's API (small APIs only), made once per state. */
   siblings(state: Loaded): Map<string, readonly string[]> {
-    state.siblings ??= apiSiblings(state.defs.values());
-    return state.siblings;
+    return this.families(state).siblings;
+  }
+
+  /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */
+  families(state: Loaded): ApiFamilies {
+    state.families ??= new ApiFamilies(this.#sources.catalog.apiRows());
+    return state.families;
+  }
+
+  /**
+   * What a later step needs, made now rather than by the first request after a catalog change
+   * (the tenant object's alarm calls this once the change's work is done): the retrieval index,
+   * rebuilt and stored if it must be, and the data-flow table, computed and stored. A state that
+   * was not in memory before is dropped again afterwards (what was made is stored; the next
+   * request loads only what it needs), unless its data flow is served per request (more links
+   * than the table holds): that index is not stored, and the first request would make it again.
+   */
+  prepare(): LoadReport {
+    const wasLoaded = this.#state !== undefined;
+    const state = this.load();
+    void state.index;
+    void state.flow;
+    const report = { ...state.report };
+    if (!wasLoaded && report.dataFlow !== "per request") this.#state = undefined;
+    return report;
   }
 
   /** The state with every stored trajectory attached to the graph (exports list them). */
@@ -284,18 +347,18 @@ export class LoadedRouting {
       if (namesChange) this.#store.saveGraph(state.graph);
       state.loadedFlow = undefined;
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
-      const after = apiSiblings(state.defs.values());
-      state.siblings = after;
-      reindexed = [...withSiblings(changed, before, after)];
+      const after = new ApiFamilies(this.#sources.catalog.apiRows());
+      state.families = after;
+      reindexed = [...withSiblings(changed, before, after.siblings)];
       for (const name of reindexed) {
         const def = state.defs.get(name);
-        if (def !== undefined) index.add(this.#document(def, state.hints, after, state.defs));
+        if (def !== undefined) index.add(this.#document(def, state.hints, after));
       }
       state.relevance.clear();
     }
     this.#store.indexChanged(reindexed, state?.loadedIndex);
     // Any change of the tools may change links anywhere (a field's producers decide whether it is generic).
-    this.#store.dropDataFlow();
+    this.#dropDataFlow();
     // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
     // no longer known, so its operations' stored documents would keep it; rebuild instead.
     if (state === undefined && removed.length > 0) this.#store.dropIndex();
@@ -304,11 +367,17 @@ export class LoadedRouting {
     this.#vectors.remove(removed);
   }
 
+  /** The stored links no longer hold: dropped, and their preparation noted as due. */
+  #dropDataFlow(): void {
+    this.#store.dropDataFlow(Date.now() + PREPARE_DELAY_MS);
+    this.#sources.preparationNoted?.();
+  }
+
   /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
   #protocolChanged(tool: string): void {
     const state = this.#state;
     // Its probed outputs are what it offers as data flow.
-    this.#store.dropDataFlow();
+    this.#dropDataFlow();
     if (state === undefined) {
       this.#store.indexChanged([tool], undefined);
       return;
@@ -317,7 +386,7 @@ export class LoadedRouting {
     const def = state.defs.get(tool);
     state.hints.clear();
     for (const [name, hint] of hints) state.hints.set(name, hint);
-    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.siblings(state), state.defs));
+    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.families(state)));
     this.#store.indexChanged([tool], state.index);
     state.loadedFlow = undefined;
     state.relevance.clear();

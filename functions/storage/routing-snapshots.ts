@@ -18,8 +18,9 @@ import { StoredBlobs } from "./stored-blobs";
  *   imported since are counted on top at load. The edges are rewritten when the set of tools
  *   changes and once MAX_PENDING_TRAJECTORIES rows have piled up.
  * - data-flow links (data-flow-links.ts): every tool's data-flow successors and producers,
- *   dropped by any change of the tools or their protocols (inside that change's transaction) and
- *   computed again, once, by the next step that needs them.
+ *   dropped by any change of the tools or their protocols (inside that change's transaction),
+ *   which notes a preparation as due: the tenant object's alarm computes them again, once, after
+ *   the change (loaded-routing.ts `prepare`); a step that comes first computes them itself.
  * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT, DATA_FLOW_LINKS_FORMAT) makes the stored value
  * unreadable: it is rebuilt once from the rows and stored again.
  */
@@ -28,6 +29,9 @@ const INDEX_BLOB = "routing-index";
 const GRAPH_BLOB = "routing-graph";
 const PENDING_BLOB = "routing-index:pending";
 const DATA_FLOW_BLOB = "routing-data-flow";
+/** A preparation of the routing state is due (stamp: when, in ms since the epoch); no bytes. */
+const PREPARE_BLOB = "routing-prepare";
+const PREPARE_FORMAT = "due-at/1";
 const PENDING_FORMAT = "tool-names/1";
 export const MAX_PENDING_TOOLS = 64;
 export const MAX_PENDING_TRAJECTORIES = 512;
@@ -167,9 +171,28 @@ export class RoutingSnapshots {
     else this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, links.toBytes(), String(tools));
   }
 
-  /** The tools or their outputs changed: the stored links no longer hold. */
-  dropDataFlow(): void {
+  /** The tools or their outputs changed: the stored links no longer hold, and a preparation is due at `prepareAt` (kept if one is due earlier). */
+  dropDataFlow(prepareAt: number): void {
     this.#blobs.delete(DATA_FLOW_BLOB);
+    const due = this.preparationDue();
+    if (due === null || due > prepareAt) this.notePreparation(prepareAt);
+  }
+
+  /** When the routing state's preparation is due (ms since the epoch), or null when none is. */
+  preparationDue(): number | null {
+    const stamp = this.#blobs.stamp(PREPARE_BLOB, PREPARE_FORMAT);
+    const at = stamp === undefined ? Number.NaN : Number(stamp);
+    return Number.isFinite(at) ? at : null;
+  }
+
+  /** Notes a preparation as due at `at` (also to retry a failed one later). */
+  notePreparation(at: number): void {
+    this.#blobs.write(PREPARE_BLOB, PREPARE_FORMAT, new Uint8Array(), String(at));
+  }
+
+  /** The preparation is done. */
+  preparationDone(): void {
+    this.#blobs.delete(PREPARE_BLOB);
   }
 
   /** Test hook: marks the stored values as written by an older format, as after an upgrade. */

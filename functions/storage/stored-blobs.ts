@@ -44,6 +44,12 @@ export class StoredBlobs {
     return offset === meta.bytes ? { bytes, stamp: meta.stamp } : undefined;
   }
 
+  /** The stamp of the value under `name` in `format`, without reading its bytes; undefined when absent or of another format. */
+  stamp(name: string, format: string): string | undefined {
+    const meta = oneRow<{ format: string; stamp: string }>(this.#sql, "SELECT format, stamp FROM stored_blobs WHERE name = ?", name);
+    return meta === undefined || meta.format !== format ? undefined : meta.stamp;
+  }
+
   /** Replaces the value under `name`. */
   write(name: string, format: string, bytes: Uint8Array, stamp: string): void {
     this.delete(name);

@@ -335,10 +335,44 @@ export class TenantRegistry {
     return row === undefined ? undefined : (JSON.parse(row.definition) as ToolDefinition);
   }
 
-  /** Every tool's definition, by name (what routing indexes). */
-  definitions(): Map<string, ToolDefinition> {
-    const rows = allRows<{ definition: string }>(this.#sql, "SELECT definition FROM tenant_tools ORDER BY name");
-    return new Map(rows.map((row) => JSON.parse(row.definition) as ToolDefinition).map((def) => [def.name, def]));
+  /** One tool's stored definition JSON (routing parses it when it needs it). */
+  definitionText(name: string): string | undefined {
+    return oneRow<{ definition: string }>(this.#sql, "SELECT definition FROM tenant_tools WHERE name = ?", name)?.definition;
+  }
+
+  /** Every tool's stored definition JSON, by name order, read one row at a time (none kept here). */
+  *eachDefinitionText(): Generator<string, undefined, unknown> {
+    for (const [definition] of this.#sql.exec("SELECT definition FROM tenant_tools ORDER BY name").raw<[string]>()) yield definition;
+    return undefined;
+  }
+
+  /**
+   * Every tool's server URL and summary, read by SQLite from the stored JSON (what same-API
+   * siblings need), without parsing a definition in the isolate.
+   */
+  apiRows(): { name: string; serverUrl: string; summary?: string }[] {
+    const rows = this.#sql
+      .exec("SELECT name, json_extract(definition, '$.serverUrl'), json_extract(definition, '$.summary') FROM tenant_tools ORDER BY name")
+      .raw<[string, string, string | null]>();
+    return [...rows].map(([name, serverUrl, summary]) => (summary === null ? { name, serverUrl } : { name, serverUrl, summary }));
+  }
+
+  /**
+   * What data flow reads of every tool besides its outputs (name, path, server, parameters), read
+   * by SQLite out of the stored JSON: only the parameters are parsed here.
+   */
+  flowRows(): Pick<ToolDefinition, "name" | "path" | "serverUrl" | "parameters">[] {
+    const rows = this.#sql
+      .exec(
+        "SELECT name, json_extract(definition, '$.path'), json_extract(definition, '$.serverUrl'), json_extract(definition, '$.parameters') FROM tenant_tools ORDER BY name",
+      )
+      .raw<[string, string, string, string | null]>();
+    return [...rows].map(([name, path, serverUrl, parameters]) => ({
+      name,
+      path,
+      serverUrl,
+      parameters: parameters === null ? [] : (JSON.parse(parameters) as ToolDefinition["parameters"]),
+    }));
   }
 
   /**

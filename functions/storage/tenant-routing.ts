@@ -38,6 +38,8 @@ import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior
 import { shortDescription } from "../toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../toolnet/signal-fusion";
 import type { RouteFallback } from "../toolnet/route-fallback";
+import type { DataFlowSource } from "../toolnet/data-flow";
+import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import { fillToK, routeStandIns } from "../toolnet/route-fill";
 import { withUnfitLower } from "../toolnet/task-fit";
 import { LATER_STEP_MIN_SIMILARITY } from "../toolnet/task-memory";
@@ -49,7 +51,7 @@ import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingSnapshots, type LoadReport } from "./routing-snapshots";
 import { allRows, oneRow, run } from "./sql";
 import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
-import { LoadedRouting, type Loaded } from "./loaded-routing";
+import { LoadedRouting, type Loaded, type StateSources } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
@@ -81,13 +83,10 @@ export type ViewsOf = (tool: string, shown: ToolDefinition, description: string 
 
 /** What routing reads from the tenant's other stores (it owns none of their tables). */
 export interface RoutingSources {
-  /** The registry's tools: names, definitions (one or all) and current definition hashes. */
-  catalog: {
-    toolNames(): string[];
-    definitionOf(name: string): ToolDefinition | undefined;
-    definitions(): Map<string, ToolDefinition>;
-    hashes(): Map<string, string>;
-  };
+  /** The registry's tools: names, stored definitions (one, or all one at a time), servers and summaries, current definition hashes. */
+  catalog: StateSources["catalog"] & { hashes(): Map<string, string> };
+  /** A preparation of the routing state was noted as due: the tenant object arms its alarm for it. */
+  preparationNoted?: () => void;
   /** Replacement descriptions of current protocols (tenant-protocols.ts). */
   descriptions: () => Map<string, string>;
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
@@ -100,6 +99,14 @@ export interface RoutingSources {
   settings: TenantSettings;
   events: TenantEvents;
 }
+
+/** A data-flow lookup's name lookups, when it answers them apart from its producers. */
+function nameLookupsOf(flow: DataFlowLookup): ((tool: string) => readonly DataFlowSource[]) | undefined {
+  return flow.nameLookups === undefined ? undefined : (tool) => flow.nameLookups?.(tool) ?? [];
+}
+
+/** A failed preparation of the routing state is tried again this much later. */
+const PREPARATION_RETRY_MS = 10 * 60_000;
 
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
@@ -128,6 +135,8 @@ export class TenantRouting {
   readonly #scoreWrites = { rows: 0, flushes: 0 };
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
+  /** Preparations run since the object started (tests and benchmarks). */
+  #preparations = 0;
 
   constructor(sql: SqlStorage, sources: RoutingSources) {
     this.#sql = sql;
@@ -157,6 +166,41 @@ export class TenantRouting {
     const json = this.#sources.settings.get("routing");
     const stored = json === undefined ? {} : (JSON.parse(json) as { maxTokens?: number; include?: AnswerPart[] });
     return { maxTokens: stored.maxTokens ?? DEFAULT_MAX_TOKENS, include: stored.include ?? DEFAULT_ANSWER_PARTS };
+  }
+
+  /** When preparing the routing state after a catalog change is due (ms since the epoch), or null when it is not. */
+  preparationDue(): number | null {
+    return this.#store.preparationDue();
+  }
+
+  /**
+   * The tenant object's alarm: when a preparation is due at `now`, the index and data-flow table
+   * are made and stored (loaded-routing.ts `prepare`), so that the first request after a catalog
+   * change reads them. A failure is retried later; requests meanwhile compute what they need.
+   */
+  prepareIfDue(now: number): LoadReport | undefined {
+    const due = this.#store.preparationDue();
+    if (due === null || due > now) return undefined;
+    try {
+      return this.prepare();
+    } catch (error) {
+      console.warn(`routing preparation failed, retried later: ${error instanceof Error ? error.message : String(error)}`);
+      this.#store.notePreparation(now + PREPARATION_RETRY_MS);
+      return undefined;
+    }
+  }
+
+  /** Prepares the routing state now, due or not (the alarm, and benchmarks timing it): see `prepareIfDue`. */
+  prepare(): LoadReport {
+    const report = this.#states.prepare();
+    this.#store.preparationDone();
+    this.#preparations += 1;
+    return report;
+  }
+
+  /** How many preparations ran since the object started (tests and benchmarks). */
+  preparations(): number {
+    return this.#preparations;
   }
 
   /** How the current in-memory state was loaded (loads it when needed). */
@@ -305,7 +349,12 @@ export class TenantRouting {
         relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
         history,
         ...(mode === "fused"
-          ? { task, producersOf: (tool: string) => state.flow.producers(tool), siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [] }
+          ? {
+              task,
+              producersOf: (tool: string) => state.flow.producers(tool),
+              nameLookupsOf: nameLookupsOf(state.flow),
+              siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [],
+            }
           : {}),
       });
       via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
@@ -396,6 +445,7 @@ export class TenantRouting {
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),
       dataFlowAfter: (tool) => state.flow.successors(tool),
       producersOf: (tool) => state.flow.producers(tool),
+      nameLookupsOf: nameLookupsOf(state.flow),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,

@@ -43,6 +43,8 @@ export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromR
     viewsEach: (wanted) => toolViews.viewsOfEach(wanted),
     settings,
     events,
+    // Inside the change's transaction: the alarm is set once it has committed.
+    preparationNoted: () => queueMicrotask(() => void armAlarm().catch((error: unknown) => console.warn(`alarm not set: ${String(error)}`))),
   });
   const runs = new TenantRuns(sql);
   const jobs = new TenantJobs(sql, armAlarm);

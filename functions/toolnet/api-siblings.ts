@@ -8,7 +8,7 @@ import type { ToolDefinition } from "../tools/definition";
 export const MAX_SIBLINGS = 25;
 
 /** tool → the other operations of its API; tools of APIs larger than `max` (or alone) are absent. */
-export function apiSiblings(defs: Iterable<ToolDefinition>, max = MAX_SIBLINGS): Map<string, readonly string[]> {
+export function apiSiblings(defs: Iterable<Pick<ToolDefinition, "name" | "serverUrl">>, max = MAX_SIBLINGS): Map<string, readonly string[]> {
   const byServer = new Map<string, string[]>();
   for (const def of defs) {
     const list = byServer.get(def.serverUrl);
@@ -39,4 +39,30 @@ export function withSiblings(changed: Iterable<string>, ...siblingMaps: readonly
     for (const siblings of siblingMaps) for (const sibling of siblings.get(name) ?? []) out.add(sibling);
   }
   return out;
+}
+
+/** What a retrieval document shows of a sibling (tool-document.ts). */
+export type SiblingSummary = Pick<ToolDefinition, "name" | "summary">;
+
+/**
+ * Same-API siblings with what a tool's document shows of them (name and summary), made from one
+ * light row per tool (name, server URL, summary), so that no definition is parsed for them.
+ * Summaries are kept only for tools that are someone's sibling.
+ */
+export class ApiFamilies {
+  readonly siblings: Map<string, readonly string[]>;
+  readonly #summaries = new Map<string, string>();
+
+  constructor(rows: readonly Pick<ToolDefinition, "name" | "serverUrl" | "summary">[], max = MAX_SIBLINGS) {
+    this.siblings = apiSiblings(rows, max);
+    for (const row of rows) if (row.summary !== undefined && this.siblings.has(row.name)) this.#summaries.set(row.name, row.summary);
+  }
+
+  /** The other operations of `name`'s API, as its document shows them. */
+  of(name: string): SiblingSummary[] {
+    return (this.siblings.get(name) ?? []).map((sibling) => {
+      const summary = this.#summaries.get(sibling);
+      return summary === undefined ? { name: sibling } : { name: sibling, summary };
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import type { DataFlowIndex, DataFlowLink, DataFlowSource } from "./data-flow";
+import type { DataFlowLink, DataFlowSource } from "./data-flow";
 
 /**
  * Every tool's data-flow successors and producers, computed once per catalog change instead of
@@ -18,6 +18,8 @@ import type { DataFlowIndex, DataFlowLink, DataFlowSource } from "./data-flow";
 export interface DataFlowLookup {
   successors(from: string): readonly DataFlowLink[];
   producers(to: string): readonly DataFlowSource[];
+  /** `producers(to)` that find its identifier by name (`byName`), in the same order; cheaper to ask of a big catalog. */
+  nameLookups?(to: string): readonly DataFlowSource[];
 }
 
 /** Stored form: names and strings once, links as index tuples (scores as JSON numbers: exact). */
@@ -40,6 +42,13 @@ interface Encoded {
  */
 export const MAX_TABLED_LINKS = 50_000;
 
+/**
+ * The table's bound on work: samples offered to candidate consumers while computing it. A big
+ * API whose tools share owner words (Microsoft Graph: thousands of operations under `/users/…`
+ * returning ids) would offer billions; past this it is served per request, as past the link bound.
+ */
+export const MAX_TABLE_OFFERS = 20_000_000;
+
 /** Bumped when the encoding or what a link means changes: older stored tables are recomputed. */
 export const DATA_FLOW_LINKS_FORMAT = "data-flow-links/1";
 
@@ -48,6 +57,7 @@ const NONE: readonly never[] = Object.freeze([]);
 export class DataFlowLinks implements DataFlowLookup {
   readonly #successors: ReadonlyMap<string, readonly DataFlowLink[]>;
   readonly #producers: ReadonlyMap<string, readonly DataFlowSource[]>;
+  readonly #lookups = new Map<string, readonly DataFlowSource[]>();
 
   private constructor(successors: ReadonlyMap<string, readonly DataFlowLink[]>, producers: ReadonlyMap<string, readonly DataFlowSource[]>) {
     this.#successors = successors;
@@ -56,14 +66,21 @@ export class DataFlowLinks implements DataFlowLookup {
 
   /**
    * The table for `names` (every registered tool), computed with `index` (made for the same
-   * tools); undefined once more than `maxLinks` links are found (the work stops there).
+   * tools); undefined once more than `maxLinks` links are found, or once `exhausted` says the
+   * work has gone past its budget (the work stops there; per request, the same links are found).
    */
-  static compute(index: DataFlowIndex, names: Iterable<string>, maxLinks = MAX_TABLED_LINKS): DataFlowLinks | undefined {
+  static compute(
+    index: DataFlowLookup,
+    names: Iterable<string>,
+    maxLinks = MAX_TABLED_LINKS,
+    exhausted: () => boolean = () => false,
+  ): DataFlowLinks | undefined {
     const successors = new Map<string, readonly DataFlowLink[]>();
     const targets = new Set<string>();
     let count = 0;
     for (const name of names) {
       const links = index.successors(name);
+      if (exhausted()) return undefined;
       if (links.length === 0) continue;
       count += links.length;
       if (count > maxLinks) return undefined;
@@ -84,6 +101,12 @@ export class DataFlowLinks implements DataFlowLookup {
 
   producers(to: string): readonly DataFlowSource[] {
     return this.#producers.get(to) ?? NONE;
+  }
+
+  nameLookups(to: string): readonly DataFlowSource[] {
+    let lookups = this.#lookups.get(to);
+    if (lookups === undefined) this.#lookups.set(to, (lookups = this.producers(to).filter((s) => s.byName)));
+    return lookups;
   }
 
   /** Links in the table (each producer → consumer pair once). */

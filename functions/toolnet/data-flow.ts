@@ -80,9 +80,95 @@ export interface DataFlowSource {
   readonly byName: boolean;
 }
 
+/**
+ * What data flow reads of a tool besides its outputs: its name, path, server and parameters —
+ * the required ones whole, the others by name only (they are the producer's inputs, nothing more).
+ */
+export type FlowTool = Pick<ToolDefinition, "name" | "path" | "serverUrl" | "parameters">;
+
+/** A tool's compact form for data flow (flowTool(def) links exactly as def does). */
+export function flowTool(def: FlowTool): FlowTool {
+  return {
+    name: def.name,
+    path: def.path,
+    serverUrl: def.serverUrl,
+    parameters: def.parameters.map((p) =>
+      isFillable(p) ? { name: p.name, in: p.in, required: p.required, schema: p.schema } : { name: p.name, in: p.in, required: p.required, schema: {} },
+    ),
+  };
+}
+
 interface Consumer {
-  readonly tool: ToolDefinition;
+  readonly tool: FlowTool;
   readonly parameter: ToolParameter;
+}
+
+/** Offers one output sample (its path's keys; for an id field, its owners' words) to the consumers it may fill. */
+type OfferRule = (
+  sample: SampleValue,
+  keys: readonly string[],
+  owners: ReadonlySet<string> | undefined,
+  offer: (consumer: Consumer, sample: SampleValue) => void,
+) => void;
+
+/**
+ * Which tools return what, for blocking: output leaf name → producing tools; owner word of an id
+ * field (its keys, the tool's name and path) → producing tools. Filled one tool at a time, so its
+ * maker need not hold every tool's outputs (or definition) at once.
+ */
+export class OutputIndex {
+  readonly byLeaf = new Map<string, Set<string>>();
+  readonly byOwner = new Map<string, Set<string>>();
+
+  add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
+    const toolWords = nameWords(`${tool.name} ${tool.path}`);
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      const leaf = keys[keys.length - 1] ?? "";
+      addTo(this.byLeaf, normalized(leaf), tool.name);
+      const leafWords = nameWords(leaf);
+      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
+      for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
+    }
+  }
+}
+
+/**
+ * The output samples data flow can ever offer, per tool: those whose field is named like some
+ * tool's required input, and identifier fields (offered by their owners' words). The others are
+ * never offered to a consumer (see DataFlowIndex `#link`), so a tool's links are the same from
+ * these alone. Equal samples are shared between tools (Graph's `value[0].id` is everyone's).
+ */
+export class FlowSamples {
+  readonly #inputNames = new Set<string>();
+  readonly #shared = new Map<string, SampleValue>();
+
+  constructor(tools: Iterable<FlowTool>) {
+    for (const tool of tools) for (const p of tool.parameters) if (isFillable(p)) this.#inputNames.add(normalized(p.name));
+  }
+
+  /** The samples of `samples` that can be offered, each once. */
+  offerable(samples: readonly SampleValue[]): SampleValue[] {
+    const kept = new Set<SampleValue>();
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      const leaf = keys[keys.length - 1] ?? "";
+      const leafWords = nameWords(leaf);
+      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      if (!isId && !this.#inputNames.has(normalized(leaf))) continue;
+      const key = `${sample.path}\u0000${typeof sample.value}:${String(sample.value)}`;
+      let shared = this.#shared.get(key);
+      if (shared === undefined) this.#shared.set(key, (shared = sample));
+      kept.add(shared);
+    }
+    return [...kept];
+  }
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, tool: string): void {
+  const set = map.get(key);
+  if (set === undefined) map.set(key, new Set([tool]));
+  else set.add(tool);
 }
 
 /**
@@ -109,29 +195,47 @@ function isFillable(parameter: ToolParameter): boolean {
 
 /**
  * Data-flow successors of every tool of a tenant, computed on demand and cached per producer.
- * Rebuild (or `invalidate`) when tools change; it holds no other state.
+ * Rebuild (or `invalidate`) when tools change; it holds no other state. It reads tools in their
+ * compact form (`flowTool`) or whole, and their outputs through `outputs`, per tool when needed;
+ * an output index made while streaming the tools may be given instead of asking every tool's.
  */
-export class DataFlowIndex {
-  readonly #defs: ReadonlyMap<string, ToolDefinition>;
-  readonly #outputsOf: (def: ToolDefinition) => readonly SampleValue[];
+export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
+  readonly #defs: ReadonlyMap<string, T>;
+  readonly #outputsOf: (def: T) => readonly SampleValue[];
   /** normalized parameter name → consumers; entity word of an id parameter → consumers. */
   #byName: Map<string, Consumer[]> | undefined;
   #byEntity: Map<string, Consumer[]> | undefined;
   readonly #cache = new Map<string, DataFlowLink[]>();
   readonly #producerCache = new Map<string, DataFlowSource[]>();
-  #outputIndex: { byLeaf: Map<string, Set<string>>; byOwner: Map<string, Set<string>> } | undefined;
+  readonly #lookupCache = new Map<string, readonly DataFlowSource[]>();
+  #outputIndex: OutputIndex | undefined;
+  readonly #givenOutputIndex: OutputIndex | undefined;
+  /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
+  #offers = 0;
 
-  constructor(defs: ReadonlyMap<string, ToolDefinition>, outputs: (def: ToolDefinition) => readonly SampleValue[] = (def) => outputFields(def)) {
+  constructor(
+    defs: ReadonlyMap<string, T>,
+    outputs: (def: T) => readonly SampleValue[] = (def) => outputFields(def as unknown as ToolDefinition),
+    outputIndex?: OutputIndex,
+  ) {
     this.#defs = defs;
     this.#outputsOf = outputs;
+    this.#givenOutputIndex = outputIndex;
+    this.#outputIndex = outputIndex;
+  }
+
+  /** How many samples were offered to candidate consumers so far: the linking work done. */
+  get offers(): number {
+    return this.#offers;
   }
 
   /** Forget everything computed (tools or their outputs changed). */
   invalidate(): void {
     this.#byName = undefined;
     this.#byEntity = undefined;
-    this.#outputIndex = undefined;
+    this.#outputIndex = this.#givenOutputIndex;
     this.#producerCache.clear();
+    this.#lookupCache.clear();
     this.#cache.clear();
   }
 
@@ -143,53 +247,69 @@ export class DataFlowIndex {
   producers(to: string): readonly DataFlowSource[] {
     const cached = this.#producerCache.get(to);
     if (cached !== undefined) return cached;
-    const consumer = this.#defs.get(to);
-    const sources: DataFlowSource[] = [];
-    if (consumer !== undefined) {
-      // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
-      const { byLeaf, byOwner } = this.#outputs();
-      const candidates = new Set<string>();
-      for (const parameter of consumer.parameters) {
-        if (!isFillable(parameter)) continue;
-        for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
-        if (isIdLike(parameter.name))
-          for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
-      }
-      for (const from of candidates) {
-        if (from === to) continue;
-        const link = this.successors(from).find((l) => l.to === to);
-        if (link !== undefined)
-          sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
-      }
-      sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
-    }
+    const sources = this.#sources(to, () => true);
     this.#producerCache.set(to, sources);
     return sources;
   }
 
-  /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */
-  #outputs(): { byLeaf: Map<string, Set<string>>; byOwner: Map<string, Set<string>> } {
-    if (this.#outputIndex !== undefined) return this.#outputIndex;
-    const byLeaf = new Map<string, Set<string>>();
-    const byOwner = new Map<string, Set<string>>();
-    const add = (map: Map<string, Set<string>>, key: string, tool: string): void => {
-      const set = map.get(key);
-      if (set === undefined) map.set(key, new Set([tool]));
-      else set.add(tool);
-    };
-    for (const def of this.#defs.values()) {
-      const toolWords = nameWords(`${def.name} ${def.path}`);
-      for (const sample of this.#outputsOf(def)) {
-        const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-        const leaf = keys[keys.length - 1] ?? "";
-        add(byLeaf, normalized(leaf), def.name);
-        const leafWords = nameWords(leaf);
-        if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
-        for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) add(byOwner, word, def.name);
-      }
+  /** The producers of `to` among the candidates `admit` lets through, best first. */
+  #sources(to: string, admit: (from: string, consumer: T) => boolean): DataFlowSource[] {
+    const consumer = this.#defs.get(to);
+    const sources: DataFlowSource[] = [];
+    if (consumer === undefined) return sources;
+    // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
+    const { byLeaf, byOwner } = this.#outputs();
+    const candidates = new Set<string>();
+    for (const parameter of consumer.parameters) {
+      if (!isFillable(parameter)) continue;
+      for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
+      if (isIdLike(parameter.name))
+        for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
     }
-    this.#outputIndex = { byLeaf, byOwner };
-    return this.#outputIndex;
+    for (const from of candidates) {
+      if (from === to || !admit(from, consumer)) continue;
+      // Another producer's whole successor list is scored only if it was asked for anyway:
+      // a common owner word (`user`) names thousands of candidates in a big API.
+      const link = this.#cache.get(from)?.find((l) => l.to === to) ?? this.#linkTo(from, consumer);
+      if (link !== undefined)
+        sources.push({ from, parameter: link.parameter, field: link.field, score: link.score, byName: this.#findsByName(from, consumer, link) });
+    }
+    return sources.sort((a, b) => this.#startRank(a.from) - this.#startRank(b.from) || b.score - a.score || (a.from < b.from ? -1 : 1));
+  }
+
+  /**
+   * `producers(to)` that find its identifier by name, in the same order, scoring only the
+   * candidates that could (same server, text inputs only, a name or path word that one of `to`'s
+   * inputs names): in one big API, thousands of tools return ids a consumer takes, a handful are
+   * searches by name. Cached per tool.
+   */
+  nameLookups(to: string): readonly DataFlowSource[] {
+    const cached = this.#lookupCache.get(to);
+    if (cached !== undefined) return cached;
+    const all = this.#producerCache.get(to);
+    const lookups =
+      all !== undefined ? all.filter((s) => s.byName) : this.#sources(to, (from, consumer) => this.#mayFindByName(from, consumer)).filter((s) => s.byName);
+    this.#lookupCache.set(to, lookups);
+    return lookups;
+  }
+
+  /** A superset of the tools `#findsByName` accepts for some link into `consumer`, decided without linking. */
+  #mayFindByName(tool: string, consumer: FlowTool): boolean {
+    const def = this.#defs.get(tool);
+    if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
+    const required = def.parameters.filter(isFillable);
+    if (required.length === 0 || !required.every((p) => !isIdLike(p.name) && (p.schema.type === undefined || p.schema.type === "string"))) return false;
+    const words = new Set(nameWords(`${def.name} ${def.path}`));
+    return consumer.parameters.some((p) => isFillable(p) && parameterEntity(consumer, p.name).some((word) => words.has(word)));
+  }
+
+  /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */
+  #outputs(): OutputIndex {
+    if (this.#outputIndex !== undefined) return this.#outputIndex;
+    const index = new OutputIndex();
+    for (const def of this.#defs.values()) index.add(def, this.#outputsOf(def));
+    this.#outputIndex = index;
+    return index;
   }
 
   /** True for a sample path whose leaf field many of the tenant's tools return (see GENERIC_FIELD_SHARE). */
@@ -211,7 +331,7 @@ export class DataFlowIndex {
    * name or path names what the identifier identifies (`searchPerson` for `person_id`; a search of
    * something else that happens to return an `id` is not one).
    */
-  #findsByName(tool: string, consumer: ToolDefinition, link: DataFlowLink): boolean {
+  #findsByName(tool: string, consumer: FlowTool, link: DataFlowLink): boolean {
     const def = this.#defs.get(tool);
     const kind = nameWords(link.parameter).at(-1);
     if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
@@ -228,6 +348,16 @@ export class DataFlowIndex {
     const required = (this.#defs.get(tool)?.parameters ?? []).filter(isFillable);
     if (required.some((p) => isIdLike(p.name))) return 2;
     return required.length > 0 ? 0 : 1;
+  }
+
+  /** Offers from the catalog's consumer indexes: by the field's name, and for an id field by its owners' words. */
+  #indexedOffers(): OfferRule {
+    const { byName, byEntity } = this.#consumers();
+    return (sample, keys, owners, offer) => {
+      for (const consumer of byName.get(normalized(keys[keys.length - 1] ?? "")) ?? []) offer(consumer, sample);
+      if (owners === undefined) return;
+      for (const word of owners) for (const consumer of byEntity.get(word) ?? []) offer(consumer, sample);
+    };
   }
 
   #consumers(): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
@@ -262,27 +392,46 @@ export class DataFlowIndex {
     return links;
   }
 
-  #link(producer: ToolDefinition): DataFlowLink[] {
+  /** The link from `from` into `consumer` alone: what `successors(from)` lists for it, without scoring any other consumer. */
+  #linkTo(from: string, consumer: T): DataFlowLink | undefined {
+    const producer = this.#defs.get(from);
+    if (producer === undefined) return undefined;
+    const parameters = consumer.parameters.filter(isFillable).map((parameter) => ({
+      consumer: { tool: consumer, parameter },
+      name: normalized(parameter.name),
+      entity: isIdLike(parameter.name) ? new Set(parameterEntity(consumer, parameter.name)) : undefined,
+    }));
+    // The offers #link's indexes would make to this consumer's inputs, in the same order.
+    return this.#link(producer, (sample, keys, owners, offer) => {
+      const leaf = normalized(keys[keys.length - 1] ?? "");
+      for (const p of parameters) if (p.name === leaf) offer(p.consumer, sample);
+      if (owners === undefined) return;
+      for (const word of owners) for (const p of parameters) if (p.entity?.has(word)) offer(p.consumer, sample);
+    })[0];
+  }
+
+  /**
+   * Every consumer's best link from `producer`. Blocking: only consumers named like a field, or
+   * (for id fields) whose entity is a word of the field's owners or of the producer's name and
+   * path, are scored; `offers` replaces the whole catalog's indexes by one consumer's inputs.
+   */
+  #link(producer: T, offers: OfferRule = this.#indexedOffers()): DataFlowLink[] {
     const samples = this.#outputsOf(producer);
     if (samples.length === 0) return [];
-    const { byName, byEntity } = this.#consumers();
-    // Blocking: only consumers named like a field, or (for id fields) whose entity is a word of
-    // the field's owners or of the producer's name and path, are scored.
     const producerWords = new Set(nameWords(`${producer.name} ${producer.path}`));
     // Each candidate consumer is scored on the samples that named it only.
     const candidates = new Map<Consumer, SampleValue[]>();
     const offer = (consumer: Consumer, sample: SampleValue): void => {
+      this.#offers += 1;
       const list = candidates.get(consumer);
       if (list === undefined) candidates.set(consumer, [sample]);
       else if (list[list.length - 1] !== sample) list.push(sample);
     };
     for (const sample of samples) {
       const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      for (const consumer of byName.get(normalized(keys[keys.length - 1] ?? "")) ?? []) offer(consumer, sample);
       const leafWords = nameWords(keys[keys.length - 1] ?? "");
-      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
-      const owners = new Set([...producerWords, ...keys.flatMap((key) => nameWords(key))]);
-      for (const word of owners) for (const consumer of byEntity.get(word) ?? []) offer(consumer, sample);
+      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      offers(sample, keys, isId ? new Set([...producerWords, ...keys.flatMap((key) => nameWords(key))]) : undefined, offer);
     }
     const inputs = producer.parameters.map((p) => p.name);
     const best = new Map<string, DataFlowLink>();

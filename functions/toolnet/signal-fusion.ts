@@ -121,6 +121,8 @@ export interface FirstStepInput {
   readonly history: readonly Vote[];
   /** Data-flow producers of a tool's required inputs; with it, the best relevant tools' producers join. */
   readonly producersOf?: (tool: string) => readonly DataFlowSource[];
+  /** `producersOf` narrowed to those that find an identifier by name (what name lookups read; cheaper in a big catalog). */
+  readonly nameLookupsOf?: ((tool: string) => readonly DataFlowSource[]) | undefined;
   /** The other operations of a tool's API (same server), or none when its API is too large to say much. */
   readonly siblingsOf?: (tool: string) => readonly string[];
   readonly signals?: ReadonlySet<Signal>;
@@ -210,7 +212,7 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
     (input.bestMatchLeads ?? true) && (input.history.length === 0 || !signals.has("history")) ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
   return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow")
     ? led
-    : withNameLookups(led, input.task, input.producersOf, input.nameLookupLeaders);
+    : withNameLookups(led, input.task, input.nameLookupsOf ?? input.producersOf, input.nameLookupLeaders);
 }
 
 /** `fused` with `best` moved to the front (its score raised to the leader's, so weights stay ordered). */
@@ -368,6 +370,8 @@ export interface RunCandidateInput {
   readonly learnedAfter: (tool: string) => readonly LearnedStep[];
   readonly dataFlowAfter: (tool: string) => readonly DataFlowLink[];
   readonly producersOf: (tool: string) => readonly DataFlowSource[];
+  /** `producersOf` narrowed to name lookups (see FirstStepInput). */
+  readonly nameLookupsOf?: ((tool: string) => readonly DataFlowSource[]) | undefined;
   readonly siblingsOf?: (tool: string) => readonly string[];
   readonly maxTools: number;
   readonly tokenBudget: number;
@@ -450,7 +454,10 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
     weights,
     signals,
   );
-  const ranked = input.task === undefined || !signals.has("dataFlow") ? fused : withNameLookups(fused, input.task, input.producersOf, input.nameLookupLeaders);
+  const ranked =
+    input.task === undefined || !signals.has("dataFlow")
+      ? fused
+      : withNameLookups(fused, input.task, input.nameLookupsOf ?? input.producersOf, input.nameLookupLeaders);
   const candidates: RunCandidate[] = [];
   const overBudget: string[] = [];
   let tokens = 0;

@@ -69,3 +69,12 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
       ) as Remote<TenantStores[K]>,
   };
 }
+
+/** Waits until no preparation of the tenant's routing state is due any more (its alarm ran it, loaded-routing.ts `prepare`). */
+export async function routingPrepared(object: TestTenantObject, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await object.store("routing").preparationDue()) !== null) {
+    if (Date.now() > deadline) throw new Error("the routing state was not prepared in time");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

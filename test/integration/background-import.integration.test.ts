@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedDocument } from "../helpers/generated-openapi";
 import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, type TestService } from "../helpers/service";
-import { tenantObject } from "../helpers/tenant-object";
+import { routingPrepared, tenantObject } from "../helpers/tenant-object";
 
 /**
  * Big documents import in the background, in workerd: a document above the JSON body limit is
@@ -83,6 +83,16 @@ describe("background import of a big document", () => {
     expect(names).toHaveLength(OPERATIONS);
     expect(new Set(names).size).toBe(OPERATIONS);
     expect(names).toEqual(expect.arrayContaining(["listThings0", "createThing699", "getThing", "getThing_2"]));
+
+    // Routing is prepared once, after the job's last batch (each batch changed the catalog), not per batch;
+    // the first step after an eviction reads what it made.
+    const object = await tenantObject(service, tenant.id);
+    await routingPrepared(object);
+    expect(await object.store("routing").preparations()).toBe(1);
+    await object.simulateEviction();
+    const routed = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: "get a thing", previousTool: "listThings0", k: 5 } });
+    expect(routed.status).toBe(200);
+    expect(await object.routingLoadReport()).toEqual({ index: "stored", graph: "stored", dataFlow: "stored" });
   }, 240_000);
 
   it("imports a document fetched by URL in the background when it is above the body limit, and a small one at once", async () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DataFlowIndex } from "../../functions/toolnet/data-flow";
+import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../../functions/toolnet/data-flow";
+import type { SampleValue } from "../../functions/probing/protocol";
 import { DataFlowLinks } from "../../functions/toolnet/data-flow-links";
 import { withNameLookups } from "../../functions/toolnet/name-lookup";
 import type { ToolDefinition } from "../../functions/tools/definition";
@@ -39,7 +40,80 @@ function perRequest(defs: ReadonlyMap<string, ToolDefinition>, name: string): { 
   return { successors: fresh.successors(name), producers: new DataFlowIndex(defs).producers(name) };
 }
 
+/**
+ * The index as routing makes it for a big tenant: tools in their compact form, the output index
+ * filled one tool at a time, and per tool only the samples data flow can offer.
+ */
+function compactIndex(defs: ReadonlyMap<string, ToolDefinition>): { index: DataFlowIndex<FlowTool>; kept: number; all: number } {
+  const tools = new Map([...defs.values()].map((def) => [def.name, flowTool(def)] as const));
+  const offerable = new FlowSamples(tools.values());
+  const outputs = new OutputIndex();
+  const samples = new Map<string, SampleValue[]>();
+  let all = 0;
+  for (const def of defs.values()) {
+    const fields = outputFields(def);
+    all += fields.length;
+    outputs.add(def, fields);
+    samples.set(def.name, offerable.offerable(fields));
+  }
+  const kept = [...samples.values()].reduce((n, list) => n + list.length, 0);
+  return { index: new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs), kept, all };
+}
+
+describe("data-flow over compact tools", () => {
+  it("links every tool as over whole definitions, keeping no description, response schema or optional input's schema", () => {
+    const defs = catalog();
+    const { index, kept, all } = compactIndex(defs);
+    const whole = table(defs);
+    const compact = DataFlowLinks.compute(index, defs.keys());
+    expect(compact?.linkCount).toBe(whole.linkCount);
+    for (const name of defs.keys()) {
+      // Name lookups asked first of a fresh index score only possible lookups, and are the by-name producers.
+      const byName = whole.producers(name).filter((s) => s.byName);
+      expect(compactIndex(defs).index.nameLookups(name)).toEqual(byName);
+      expect(whole.nameLookups(name)).toEqual(byName);
+      // Asked per request of a fresh compact index too (producers scored one consumer at a time).
+      const fresh = compactIndex(defs).index;
+      expect({ successors: fresh.successors(name), producers: fresh.producers(name) }).toEqual({
+        successors: whole.successors(name),
+        producers: whole.producers(name),
+      });
+      expect({ successors: compact?.successors(name), producers: compact?.producers(name) }).toEqual({
+        successors: whole.successors(name),
+        producers: whole.producers(name),
+      });
+    }
+    // Fewer samples kept than the tools return (names no input takes), and still the same links.
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(all / 2);
+    const search = flowTool(
+      tool("searchThings", "/things", [
+        { name: "query", in: "query", required: true, description: "words", schema: { type: "string" } },
+        { name: "sort", in: "query", required: false, description: "order", schema: { enum: ["a", "b"] } },
+      ]),
+    );
+    expect(search).toEqual({
+      name: "searchThings",
+      path: "/things",
+      serverUrl: expect.any(String),
+      parameters: [
+        { name: "query", in: "query", required: true, schema: { type: "string" } },
+        { name: "sort", in: "query", required: false, schema: {} },
+      ],
+    });
+  });
+});
+
 describe("data-flow links computed once per catalog", () => {
+  it("gives up the table once linking has done more work than its budget, as past the link bound", () => {
+    const defs = catalog();
+    const index = new DataFlowIndex(defs);
+    expect(DataFlowLinks.compute(index, defs.keys(), Number.MAX_SAFE_INTEGER, () => index.offers > 10)).toBeUndefined();
+    expect(index.offers).toBeGreaterThan(10);
+    const unbounded = new DataFlowIndex(defs);
+    expect(DataFlowLinks.compute(unbounded, defs.keys(), Number.MAX_SAFE_INTEGER, () => unbounded.offers > 1e9)?.linkCount).toBe(table(defs).linkCount);
+  });
+
   it("gives every tool the successors and producers a per-request computation gives, also read back from its stored bytes", () => {
     const defs = catalog();
     const links = table(defs);
@@ -52,6 +126,7 @@ describe("data-flow links computed once per catalog", () => {
       expect({ successors: stored?.successors(name), producers: stored?.producers(name) }).toEqual(expected);
     }
     expect(links.successors("searchOrders").map((l) => l.to)).toEqual(["cancelOrder", "getOrder"]);
+    expect(links.nameLookups("getOrder").map((s) => s.from)).toEqual(["searchOrders"]);
     expect(links.producers("getOrder")).toEqual([
       { from: "searchOrders", parameter: "order_id", field: "orders[].order_id", score: expect.any(Number), byName: true },
     ]);
