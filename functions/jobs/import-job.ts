@@ -70,7 +70,7 @@ export async function runImportJob(
     try {
       store.split(job.id, request.uploadId);
     } catch (error) {
-      return fail(store, jobs, job.id, "unparseable", `The document could not be read as one JSON object: ${messageOf(error)}`);
+      return fail(store, jobs, job.id, "unparseable", `The document could not be read as one JSON or YAML object: ${messageOf(error)}`);
     }
   }
   const total = store.totals(job.id);

@@ -1,5 +1,6 @@
 import type { Outcome } from "../common/failures";
-import { DocumentUnitSplitter, type DocumentUnit } from "../tools/big-import/document-units";
+import type { DocumentUnit } from "../tools/big-import/document-units";
+import { splitUpload } from "../tools/big-import/upload-splitter";
 import type { ImportJobStore, PathUnit, StoredUnit } from "./import-units";
 import { allRows, oneRow, run } from "./sql";
 import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
@@ -48,21 +49,36 @@ export class TenantImports implements ImportJobStore {
       run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
       const counts = { operations: 0, paths: 0, components: 0 };
       let seq = 0;
-      const splitter = new DocumentUnitSplitter((unit) => {
-        const operations = unit.kind === "path" ? countOperations(unit) : 0;
-        counts.operations += operations;
-        if (unit.kind === "path") counts.paths += 1;
-        if (unit.kind === "component") counts.components += 1;
-        this.#storeUnit(jobId, unit, seq, operations);
-        seq += 1;
+      const chunks = oneRow<{ n: number; bytes: number | null }>(
+        this.#sql,
+        "SELECT COUNT(*) AS n, SUM(LENGTH(data)) AS bytes FROM import_uploads WHERE upload_id = ?",
+        uploadId,
+      );
+      const upload = {
+        count: chunks?.n ?? 0,
+        bytes: chunks?.bytes ?? 0,
+        read: (index: number): Uint8Array => {
+          const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
+          if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
+          return new Uint8Array(row.data);
+        },
+      };
+      splitUpload(upload, {
+        unit: (unit) => {
+          const operations = unit.kind === "path" ? countOperations(unit) : 0;
+          counts.operations += operations;
+          if (unit.kind === "path") counts.paths += 1;
+          if (unit.kind === "component") counts.components += 1;
+          this.#storeUnit(jobId, unit, seq, operations);
+          seq += 1;
+        },
+        // A YAML document read whole after all (aliases across its parts): the units so far go.
+        restart: () => {
+          run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
+          Object.assign(counts, { operations: 0, paths: 0, components: 0 });
+          seq = 0;
+        },
       });
-      const chunks = oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM import_uploads WHERE upload_id = ?", uploadId)?.n ?? 0;
-      for (let index = 0; index < chunks; index += 1) {
-        const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
-        if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
-        splitter.write(new Uint8Array(row.data));
-      }
-      splitter.end();
       this.discardUpload(uploadId);
       return counts;
     });
