@@ -148,7 +148,14 @@ export class TenantObject extends DurableObject<Env> {
       routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });
       return scores;
     });
-    const stores = { registry: asLocal(registry), protocols: asLocal(protocols), settings: asLocal(settings), jobs, imports: this.stores.imports };
+    const stores = {
+      registry: asLocal(registry),
+      protocols: asLocal(protocols),
+      settings: asLocal(settings),
+      routing: asLocal(routing),
+      jobs,
+      imports: this.stores.imports,
+    };
     for (const job of jobs.due(Date.now())) {
       jobs.start(job.id);
       try {

@@ -195,6 +195,14 @@ export class TenantImports implements ImportJobStore {
     });
   }
 
+  addWarnings(jobId: string, batch: number, warnings: string[]): void {
+    const row = oneRow<{ report: string }>(this.#sql, "SELECT report FROM import_batches WHERE job_id = ? AND batch = ?", jobId, batch);
+    if (row === undefined) return;
+    const report = JSON.parse(row.report) as BatchReport;
+    report.warnings = [...report.warnings, ...warnings];
+    run(this.#sql, "UPDATE import_batches SET report = ? WHERE job_id = ? AND batch = ?", JSON.stringify(report), jobId, batch);
+  }
+
   /** Drops a finished job's units and batches (its result keeps the report). */
   discard(jobId: string): void {
     this.#storage.transactionSync(() => {

@@ -118,6 +118,11 @@ export class MemoryImportStore implements ImportJobStore {
     return success(report);
   }
 
+  addWarnings(jobId: string, batch: number, warnings: string[]): void {
+    const row = this.#batches.get(jobId)?.[batch];
+    if (row !== undefined) row.report = { ...row.report, warnings: [...row.report.warnings, ...warnings] };
+  }
+
   discard(jobId: string): void {
     this.#units.delete(jobId);
     this.#byPointer.delete(jobId);
