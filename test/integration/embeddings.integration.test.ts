@@ -82,8 +82,8 @@ describe("embeddings for the first routing step", () => {
     expect(job.result.warnings.join(" ")).not.toMatch(/embeddings/);
     const requests = model.embeddingRequests.slice(before);
     expect(requests.length).toBeGreaterThanOrEqual(2);
-    for (const request of requests) expect(request.inputs.length).toBeLessThanOrEqual(61);
-    const embedded = requests.flatMap((r) => r.inputs.map((text) => text.split("\n")[0]));
+    for (const request of requests) expect((request.inputs ?? []).length).toBeLessThanOrEqual(61);
+    const embedded = requests.flatMap((r) => (r.inputs ?? []).map((text) => text.split("\n")[0]));
     expect(embedded.sort()).toEqual([...job.result.created].sort());
 
     const added = await service.json<{ warnings: string[] }>("POST", "/v1/tools/import", { key: owner.key, body: { format: "list", tools: [tools[2]] } });
@@ -104,7 +104,7 @@ describe("embeddings for the first routing step", () => {
     expect(job.result.warnings.join(" ")).toMatch(/tool embeddings were not computed/);
     const before = model.embeddingRequests.length;
     await service.json("POST", "/v1/tools/import", { key: owner.key, body: { format: "list", tools: [tools[2]] } });
-    const swept = model.embeddingRequests.slice(before).flatMap((r) => r.inputs.map((text) => text.split("\n")[0]));
+    const swept = model.embeddingRequests.slice(before).flatMap((r) => (r.inputs ?? []).map((text) => text.split("\n")[0]));
     expect(swept).toEqual(expect.arrayContaining(["listThings0", "getWeather"]));
   });
 
