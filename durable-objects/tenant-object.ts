@@ -133,16 +133,18 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   async #armAlarm(): Promise<void> {
-    const times = [this.stores.runs.nextEvaluationDue(), this.stores.jobs.nextDue(), this.stores.observed.nextDue()].filter((t): t is number => t !== null);
+    const { runs, jobs, observed, imports } = this.stores;
+    const times = [runs.nextEvaluationDue(), jobs.nextDue(), observed.nextDue(), imports.nextDue()].filter((t): t is number => t !== null);
     if (times.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...times));
   }
 
-  /** One alarm drains the queues of due work and closes idle observed conversations; all idempotent, as alarms are at-least-once. */
+  /** One alarm drains the queues of due work, closes idle observed conversations and drops abandoned uploads; all idempotent, as alarms are at-least-once. */
   override async alarm(): Promise<void> {
     const { registry, routing, runs, jobs, protocols, settings, observed } = this.stores;
     const tenantId = registry.tenantId() ?? "";
     observed.alarmWork(Date.now());
+    this.stores.imports.dropAbandonedUploads(Date.now());
     await runs.processEvaluations(async (request) => {
       const scores = await evaluateTrajectory(this.env, tenantId, { settings: asLocal(settings) }, request);
       routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });

@@ -5,8 +5,11 @@ import type { ImportJobStore, PathUnit, StoredUnit } from "./import-units";
 import { allRows, oneRow, run } from "./sql";
 import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
 
-/** Uploads never turned into a job (a client that gave up half-way) are dropped after this long. */
-const ABANDONED_UPLOAD_MS = 60 * 60 * 1_000;
+/**
+ * An upload never turned into a job (a client that gave up half-way, a Worker stopped mid-upload)
+ * is dropped this long after its last chunk arrived, by the object's alarm (and by the next upload).
+ */
+export const ABANDONED_UPLOAD_MS = 60 * 60 * 1_000;
 /** Over the platform's 2 MB row limit a unit cannot be stored; a schema that big is not a tool's. */
 const MAX_UNIT_CHARS = 1_800_000;
 const OPERATION_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -22,18 +25,39 @@ export class TenantImports implements ImportJobStore {
   readonly #sql: SqlStorage;
   readonly #registry: TenantRegistry;
 
-  constructor(storage: DurableObjectStorage, registry: TenantRegistry) {
+  readonly #armAlarm: () => Promise<void>;
+
+  constructor(storage: DurableObjectStorage, registry: TenantRegistry, armAlarm: () => Promise<void>) {
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#registry = registry;
+    this.#armAlarm = armAlarm;
   }
 
-  /** Stores one chunk (at most 1 MiB) of an upload; the first chunk also drops abandoned uploads. */
-  appendUpload(uploadId: string, seq: number, bytes: Uint8Array): void {
+  /** Stores one chunk (at most 1 MiB) of an upload; the first chunk drops abandoned uploads and arms the alarm that drops this one if it is abandoned. */
+  async appendUpload(uploadId: string, seq: number, bytes: Uint8Array): Promise<void> {
     const stamp = Date.now();
-    if (seq === 0) run(this.#sql, "DELETE FROM import_uploads WHERE created_at < ?", stamp - ABANDONED_UPLOAD_MS);
+    if (seq === 0) this.dropAbandonedUploads(stamp);
     const copy = bytes.slice();
     run(this.#sql, "INSERT OR REPLACE INTO import_uploads (upload_id, seq, data, created_at) VALUES (?, ?, ?, ?)", uploadId, seq, copy.buffer, stamp);
+    if (seq === 0) await this.#armAlarm();
+  }
+
+  /** Drops uploads whose last chunk is `ABANDONED_UPLOAD_MS` old (called by the alarm); how many. */
+  dropAbandonedUploads(nowMs: number): number {
+    const abandoned = allRows<{ upload_id: string }>(
+      this.#sql,
+      "SELECT upload_id FROM import_uploads GROUP BY upload_id HAVING MAX(created_at) <= ?",
+      nowMs - ABANDONED_UPLOAD_MS,
+    );
+    for (const row of abandoned) this.discardUpload(row.upload_id);
+    return abandoned.length;
+  }
+
+  /** When the oldest upload becomes abandoned, for the alarm; null when there is none. */
+  nextDue(): number | null {
+    const row = oneRow<{ last: number | null }>(this.#sql, "SELECT MIN(last) AS last FROM (SELECT MAX(created_at) AS last FROM import_uploads GROUP BY upload_id)");
+    return row?.last === null || row?.last === undefined ? null : row.last + ABANDONED_UPLOAD_MS;
   }
 
   discardUpload(uploadId: string): void {
@@ -54,6 +78,8 @@ export class TenantImports implements ImportJobStore {
         "SELECT COUNT(*) AS n, SUM(LENGTH(data)) AS bytes FROM import_uploads WHERE upload_id = ?",
         uploadId,
       );
+      // A job whose upload was dropped (its job did not start within the upload's lifetime) has nothing to read.
+      if ((chunks?.n ?? 0) === 0) throw new Error(`the uploaded document is gone: an upload not imported within ${ABANDONED_UPLOAD_MS / 60_000} minutes is dropped`);
       const upload = {
         count: chunks?.n ?? 0,
         bytes: chunks?.bytes ?? 0,

@@ -88,7 +88,7 @@ describe("embeddings for the first routing step", () => {
 
     const added = await service.json<{ warnings: string[] }>("POST", "/v1/tools/import", { key: owner.key, body: { format: "list", tools: [tools[2]] } });
     expect(added.status).toBe(200);
-    expect(model.embeddingRequests.slice(before + requests.length).map((r) => r.inputs.length)).toEqual([1]);
+    expect(model.embeddingRequests.slice(before + requests.length).map((r) => (r.inputs ?? []).length)).toEqual([1]);
   });
 
   it("reports a background batch whose embeddings failed with a warning, and a later registration embeds what is missing", async () => {
