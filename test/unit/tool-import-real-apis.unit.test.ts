@@ -161,6 +161,27 @@ describe("exported schemas are valid JSON Schema 2020-12", () => {
     }
   });
 
+  it("lists a name once in `required` when two parameters share it (medium.com: a query string in the path and a query parameter)", async () => {
+    const { tools } = await importOpenApi(
+      document({
+        paths: {
+          "/search/articles?query={query}": {
+            get: {
+              operationId: "searchArticles",
+              parameters: [{ name: "query", in: "query", required: true, description: "Search query", schema: { type: "string", example: "startup" } }],
+              responses: { "200": { description: "ok" } },
+            },
+          },
+        },
+      }),
+    );
+    expect(tools[0]?.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(["query:query", "path:query"]);
+    const [tool] = exportTools(tools, "openai").tools;
+    const parameters = tool !== undefined && "function" in tool ? tool.function.parameters : undefined;
+    expect(schemaProblem(parameters)).toBeUndefined();
+    expect(parameters).toMatchObject({ required: ["query"], properties: { query: { type: "string", description: "Search query" } } });
+  });
+
   it("repairs the same keywords in a bare list", () => {
     const { tools, warnings } = importToolList([
       { name: "search", method: "GET", url: "https://api.example.com/search", parameters: [{ name: "n", type: "integer", schema: { maximum: "10" } }] },
