@@ -11,6 +11,7 @@ const KINDS: { kind: string; pattern: RegExp; skipsOperation?: boolean }[] = [
   { kind: "unresolvable reference", pattern: /^Reference ".*" cannot be resolved/ },
   { kind: "$ref that is not a reference", pattern: /"\$ref" is not a reference string/ },
   { kind: "Swagger 2.0 converted", pattern: /^Swagger 2\.0 document/ },
+  { kind: "server URL without scheme (https assumed)", pattern: /^The server URL ".*" has no scheme; https is assumed/ },
   { kind: "duplicate operationId renamed", pattern: /operationId ".*" is also used by/ },
   { kind: "duplicate name renamed", pattern: /is already taken; named/ },
   { kind: "unsupported parameter location", pattern: /parameter ".*" is not supported; left out/ },

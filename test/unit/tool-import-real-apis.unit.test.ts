@@ -191,6 +191,19 @@ describe("exported schemas are valid JSON Schema 2020-12", () => {
   });
 });
 
+describe("server URLs", () => {
+  it("reads a scheme-relative server URL (`//host`, as converted Swagger 2.0 documents give) as https, with a warning (was: rejected whole, no_server_url)", async () => {
+    const { tools, warnings } = await importOpenApi({
+      openapi: "3.0.0",
+      info: { title: "t", version: "1" },
+      servers: [{ url: "//api.ote-godaddy.com" }],
+      paths: { "/v1/countries": { get: { operationId: "listCountries", responses: { "200": { description: "ok" } } } } },
+    });
+    expect(tools.map((t) => [t.name, t.serverUrl])).toEqual([["listCountries", "https://api.ote-godaddy.com"]]);
+    expect(warnings).toContain('The server URL "//api.ote-godaddy.com" has no scheme; https is assumed (pass serverUrl if the API is served otherwise).');
+  });
+});
+
 describe("duplicate names in a list", () => {
   it("renames the second tool of a name like the other importers, with a warning", () => {
     const { tools, warnings } = importToolList([
