@@ -57,7 +57,11 @@ function isTaskVectorWanted(value: unknown): value is TaskVectorWanted {
 }
 
 /** The tenant's embeddings client, or undefined when no embeddings model is configured. */
-export async function embeddingsClient(env: Env, tenantId: string, tenant: Pick<TenantApi, "settings">): Promise<{ client: ModelClient; model: string } | undefined> {
+export async function embeddingsClient(
+  env: Env,
+  tenantId: string,
+  tenant: Pick<TenantApi, "settings">,
+): Promise<{ client: ModelClient; model: string } | undefined> {
   const model = await modelClientFor(env, tenantId, tenant);
   if (!model.ok || model.value.embeddingModel === undefined) return undefined;
   return { client: model.value, model: model.value.embeddingModel };
@@ -107,7 +111,10 @@ async function embedAndStore(
   tenant: Pick<TenantApi, "routing">,
   tools: readonly { definition: ToolDefinition; hash: string }[],
 ): Promise<number> {
-  const { vectors } = await embeddings.client.embed(tools.map((t) => toolText(t.definition)), { purpose: "tool-embeddings" });
+  const { vectors } = await embeddings.client.embed(
+    tools.map((t) => toolText(t.definition)),
+    { purpose: "tool-embeddings" },
+  );
   await tenant.routing.storeEmbeddings(
     embeddings.model,
     tools.flatMap((t, i) => {

@@ -56,7 +56,10 @@ export class TenantImports implements ImportJobStore {
 
   /** When the oldest upload becomes abandoned, for the alarm; null when there is none. */
   nextDue(): number | null {
-    const row = oneRow<{ last: number | null }>(this.#sql, "SELECT MIN(last) AS last FROM (SELECT MAX(created_at) AS last FROM import_uploads GROUP BY upload_id)");
+    const row = oneRow<{ last: number | null }>(
+      this.#sql,
+      "SELECT MIN(last) AS last FROM (SELECT MAX(created_at) AS last FROM import_uploads GROUP BY upload_id)",
+    );
     return row?.last === null || row?.last === undefined ? null : row.last + ABANDONED_UPLOAD_MS;
   }
 
@@ -79,7 +82,8 @@ export class TenantImports implements ImportJobStore {
         uploadId,
       );
       // A job whose upload was dropped (its job did not start within the upload's lifetime) has nothing to read.
-      if ((chunks?.n ?? 0) === 0) throw new Error(`the uploaded document is gone: an upload not imported within ${ABANDONED_UPLOAD_MS / 60_000} minutes is dropped`);
+      if ((chunks?.n ?? 0) === 0)
+        throw new Error(`the uploaded document is gone: an upload not imported within ${ABANDONED_UPLOAD_MS / 60_000} minutes is dropped`);
       const upload = {
         count: chunks?.n ?? 0,
         bytes: chunks?.bytes ?? 0,

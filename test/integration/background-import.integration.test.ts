@@ -141,7 +141,11 @@ describe("background import of a big document", () => {
       body: "openapi: 3.0.0\npaths:\n  /a:\n    get: [\n",
     });
     expect(broken.status).toBe(202);
-    const failed = await waitForJob<ImportJob & { result: { error?: { message: string } } }>(service, tenant.key, ((await broken.json()) as { jobId: string }).jobId);
+    const failed = await waitForJob<ImportJob & { result: { error?: { message: string } } }>(
+      service,
+      tenant.key,
+      ((await broken.json()) as { jobId: string }).jobId,
+    );
     expect(failed.status).toBe("failed");
     expect(failed.result?.error?.code).toBe("unparseable");
     expect(failed.result?.error?.message).toMatch(/line 4/);

@@ -83,7 +83,7 @@ const AWKWARD = [
   "      responses: {'200': {description: ok}}",
   '  "/b: c":',
   "    post:",
-  "      description: \"a quoted",
+  '      description: "a quoted',
   '        scalar\\n"',
   "      responses:",
   "        '201':",

@@ -115,7 +115,8 @@ export class YamlUnitSplitter {
     }
     if (text.startsWith("%") && !this.#sawContent) {
       const version = /^%YAML\s+(1\.[12])\b/.exec(text)?.[1];
-      if (version !== "1.1" && version !== "1.2") throw new UnitSyntaxError(`The YAML directive at line ${this.#lineNumber} is not supported: ${text.slice(0, 80)}`);
+      if (version !== "1.1" && version !== "1.2")
+        throw new UnitSyntaxError(`The YAML directive at line ${this.#lineNumber} is not supported: ${text.slice(0, 80)}`);
       this.#options = { ...this.#options, version };
       return true;
     }
@@ -130,7 +131,8 @@ export class YamlUnitSplitter {
       const where = frame.keys.length === 0 ? "the document" : frame.keys.join(".");
       throw new UnitSyntaxError(`Line ${this.#lineNumber} starts a list where ${where} needs a map of named entries.`);
     }
-    if (trimmed.startsWith("? ") || trimmed === "?") throw new UnitSyntaxError(`Line ${this.#lineNumber} has a complex mapping key ("?"), which is not supported.`);
+    if (trimmed.startsWith("? ") || trimmed === "?")
+      throw new UnitSyntaxError(`Line ${this.#lineNumber} has a complex mapping key ("?"), which is not supported.`);
     const depth = frame.keys.length;
     const container = (depth === 0 && ROOT_CONTAINERS.test(trimmed)) || (depth === 1 && frame.keys[0] === "components");
     const unit: OpenUnit = { kind: "unit", prefix: frame.keys, indent, startLine: this.#lineNumber, lines: [text] };
@@ -215,7 +217,9 @@ function unitError(error: unknown, startLine: number): UnitSyntaxError {
   const message = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
   const alias = /^Unresolved alias[^:]*: (.+)$/.exec(message)?.[1];
   if (alias !== undefined) {
-    return new YamlAliasAcrossUnitsError(`The YAML uses the alias *${alias} (in the part from line ${startLine}) to an anchor set in another part of the document.`);
+    return new YamlAliasAcrossUnitsError(
+      `The YAML uses the alias *${alias} (in the part from line ${startLine}) to an anchor set in another part of the document.`,
+    );
   }
   const relative = /at line (\d+), column (\d+)/.exec(message);
   const where = relative === null ? `in the part from line ${startLine}` : `at line ${startLine + Number(relative[1]) - 1}, column ${relative[2]}`;
