@@ -102,6 +102,10 @@ const AWKWARD = [
   "  securitySchemes:",
   "    key: {type: apiKey, in: header, name: X-Key}",
   "  parameters: {}",
+  "x-flow: {",
+  '  "a": [1,',
+  "    2]",
+  "}",
   "x-tail:",
   "  - 1",
   "...",
@@ -109,7 +113,7 @@ const AWKWARD = [
 ].join("\r\n");
 
 describe("cutting a YAML document into units", () => {
-  it("gives the units of the document parsed whole, whatever the chunk size (block scalars, comments, quoted keys, compact lists, CRLF, BOM)", () => {
+  it("gives the units of the document parsed whole, whatever the chunk size (block scalars, comments, quoted keys, compact lists, flow collections, CRLF, BOM)", () => {
     const expected = wholeUnits(AWKWARD.replace("\ufeff", ""));
     expect(expected.map((u) => u.pointer)).toEqual([
       "/openapi",
@@ -122,6 +126,7 @@ describe("cutting a YAML document into units", () => {
       "/components/schemas/A~1B",
       "/components/schemas/Quoted",
       "/components/securitySchemes/key",
+      "/x-flow",
       "/x-tail",
     ]);
     for (const size of [1, 5, 64, 100_000]) {

@@ -92,7 +92,7 @@ export class YamlUnitSplitter {
       return;
     }
     const indent = text.length - trimmed.length;
-    if (unit !== undefined && (indent > unit.indent || (indent === unit.indent && isSequenceEntry(trimmed)))) {
+    if (unit !== undefined && (indent > unit.indent || (indent === unit.indent && isSequenceEntry(trimmed)) || closesFlow(trimmed))) {
       unit.lines.push(text);
       return;
     }
@@ -207,6 +207,11 @@ export function emitUnits(keys: string[], value: unknown, onUnit: (unit: Documen
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return;
   for (const [key, item] of Object.entries(value)) emitUnits([...keys, key], item, onUnit);
+}
+
+/** A line that closes a flow collection (`}` or `]`), which YAML lets stand left of its key: never a key of its own. */
+function closesFlow(trimmed: string): boolean {
+  return trimmed.startsWith("}") || trimmed.startsWith("]");
 }
 
 function isSequenceEntry(trimmed: string): boolean {
