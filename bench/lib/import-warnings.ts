@@ -20,6 +20,7 @@ const KINDS: { kind: string; pattern: RegExp; skipsOperation?: boolean }[] = [
   { kind: "unsupported security scheme", pattern: /^Security scheme .* is not supported/ },
   { kind: "several credentials needed", pattern: /needs several credentials/ },
   { kind: "recursive schema cut", pattern: /recursive schema .* was cut/ },
+  { kind: "references nested too deep not expanded", pattern: /schemas nested more than \d+ references deep are not expanded/ },
   { kind: "schema too large or deep", pattern: /too large or too deep|self-containing value/ },
   { kind: "text shortened", pattern: /characters; shortened/ },
   { kind: "tags cut", pattern: /only the first \d+ tags/ },
