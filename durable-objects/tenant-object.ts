@@ -133,26 +133,36 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   async #armAlarm(): Promise<void> {
-    const { runs, jobs, observed, routing } = this.stores;
-    const times = [runs.nextEvaluationDue(), jobs.nextDue(), observed.nextDue(), routing.preparationDue()].filter((t): t is number => t !== null);
+    const { runs, jobs, observed, routing, imports } = this.stores;
+    const times = [runs.nextEvaluationDue(), jobs.nextDue(), observed.nextDue(), routing.preparationDue(), imports.nextDue()].filter(
+      (t): t is number => t !== null,
+    );
     if (times.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...times));
   }
 
   /**
-   * One alarm drains the queues of due work, closes idle observed conversations, and prepares
-   * routing after a catalog change; all idempotent, as alarms are at-least-once.
+   * One alarm drains the queues of due work, closes idle observed conversations, drops abandoned
+   * uploads, and prepares routing after a catalog change; all idempotent, as alarms are at-least-once.
    */
   override async alarm(): Promise<void> {
     const { registry, routing, runs, jobs, protocols, settings, observed } = this.stores;
     const tenantId = registry.tenantId() ?? "";
     observed.alarmWork(Date.now());
+    this.stores.imports.dropAbandonedUploads(Date.now());
     await runs.processEvaluations(async (request) => {
       const scores = await evaluateTrajectory(this.env, tenantId, { settings: asLocal(settings) }, request);
       routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });
       return scores;
     });
-    const stores = { registry: asLocal(registry), protocols: asLocal(protocols), settings: asLocal(settings), jobs, imports: this.stores.imports };
+    const stores = {
+      registry: asLocal(registry),
+      protocols: asLocal(protocols),
+      settings: asLocal(settings),
+      routing: asLocal(routing),
+      jobs,
+      imports: this.stores.imports,
+    };
     for (const job of jobs.due(Date.now())) {
       jobs.start(job.id);
       try {

@@ -57,12 +57,16 @@ export function importJobSettings(env: { IMPORT_BATCH_OPERATIONS?: string; IMPOR
   };
 }
 
+/** Embeds a batch's new and changed tools (services/tool-embeddings.ts); a warning when it could not. */
+export type EmbedBatchTools = (tools: ToolUpsert[]) => Promise<{ warning?: string }>;
+
 /** Runs the job for one time slice: cut the document if not yet done, then import batches until the slice ends or the document does. */
 export async function runImportJob(
   store: ImportJobStore,
   jobs: ImportJobProgress,
   job: Pick<JobRecord, "id" | "request">,
   settings: ImportJobSettings,
+  embedBatchTools?: EmbedBatchTools,
 ): Promise<void> {
   const request = ImportJobRequest.parse(job.request);
   const started = Date.now();
@@ -70,7 +74,7 @@ export async function runImportJob(
     try {
       store.split(job.id, request.uploadId);
     } catch (error) {
-      return fail(store, jobs, job.id, "unparseable", `The document could not be read as one JSON object: ${messageOf(error)}`);
+      return fail(store, jobs, job.id, "unparseable", `The document could not be read as one JSON or YAML object: ${messageOf(error)}`);
     }
   }
   const total = store.totals(job.id);
@@ -81,6 +85,7 @@ export async function runImportJob(
   const names = new Set(done.names);
   let { batches, lastSeq, operations } = done;
   const counts = countsOf(done.reports);
+  let embedding = embedBatchTools;
   for (;;) {
     const paths = store.nextPaths(job.id, lastSeq, settings.batchOperations);
     if (paths.length === 0) break;
@@ -101,6 +106,7 @@ export async function runImportJob(
     );
     if (!outcome.ok) return fail(store, jobs, job.id, "tool_limit", outcome.problem.detail ?? "The import would exceed the tenant's tool limit.");
     for (const tool of result.tools) names.add(tool.definition.name);
+    embedding = await embedBatch(store, job.id, batches, embedding, changedTools(result.tools, outcome.value));
     batches += 1;
     lastSeq = lastPath.seq;
     operations += batchOperations;
@@ -201,6 +207,25 @@ function finalReport(reports: BatchReport[]): UpsertReport & { warnings: string[
     warnings: kept,
     ...(warnings.size > kept.length ? { warningsOmitted: warnings.size - kept.length } : {}),
   };
+}
+
+/** Embeds a committed batch's new tools; after a failure (a warning on the batch) none more in this slice: an endpoint that is down would slow every batch. */
+async function embedBatch(
+  store: ImportJobStore,
+  jobId: string,
+  batch: number,
+  embed: EmbedBatchTools | undefined,
+  tools: ToolUpsert[],
+): Promise<EmbedBatchTools | undefined> {
+  const embedded = await embed?.(tools);
+  if (embedded?.warning === undefined) return embed;
+  store.addWarnings(jobId, batch, [embedded.warning]);
+  return undefined;
+}
+
+function changedTools(tools: ToolUpsert[], report: UpsertReport): ToolUpsert[] {
+  const changed = new Set([...report.created, ...report.updated]);
+  return tools.filter((tool) => changed.has(tool.definition.name));
 }
 
 function countsOf(reports: { created: string[]; updated: string[]; unchanged: string[] }[]): { created: number; updated: number; unchanged: number } {

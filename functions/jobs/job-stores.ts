@@ -11,6 +11,8 @@ export interface JobStores {
   registry: Remote<TenantStores["registry"]>;
   protocols: Remote<TenantStores["protocols"]>;
   settings: Remote<TenantStores["settings"]>;
+  /** Tool vectors: a background import embeds each batch's new tools. */
+  routing: Remote<TenantStores["routing"]>;
   jobs: TenantJobs;
   imports: ImportJobStore;
 }

@@ -1,5 +1,7 @@
 import type { TenantApi } from "../storage/tenant-api";
 import type { TaskVectorWanted } from "../storage/tenant-routing";
+import type { ToolUpsert } from "../storage/tenant-registry";
+import type { ToolDefinition } from "../tools/definition";
 import { success, type Outcome } from "../common/failures";
 import type { ModelClient } from "../llm/client";
 import { resolveModelConfig } from "../llm/config";
@@ -54,7 +56,11 @@ function isTaskVectorWanted(value: unknown): value is TaskVectorWanted {
 }
 
 /** The tenant's embeddings client, or undefined when no embeddings model is configured. */
-export async function embeddingsClient(env: Env, tenantId: string, tenant: TenantApi): Promise<{ client: ModelClient; model: string } | undefined> {
+export async function embeddingsClient(
+  env: Env,
+  tenantId: string,
+  tenant: Pick<TenantApi, "settings">,
+): Promise<{ client: ModelClient; model: string } | undefined> {
   const model = await modelClientFor(env, tenantId, tenant);
   if (!model.ok || model.value.embeddingModel === undefined) return undefined;
   return { client: model.value, model: model.value.embeddingModel };
@@ -68,22 +74,58 @@ export async function embedNewTools(env: Env, tenantId: string, tenant: TenantAp
   if (pending.length === 0) return { embedded: 0 };
   try {
     const records = await Promise.all(pending.map((p) => tenant.registry.getTool(p.name)));
-    const texts = records.map((r) => (r?.definition === undefined ? "" : toolEmbeddingText(r.definition)));
-    const { vectors } = await embeddings.client.embed(texts, { purpose: "tool-embeddings" });
-    await tenant.routing.storeEmbeddings(
-      embeddings.model,
-      pending.flatMap((p, i) => {
-        const vector = vectors[i];
-        return vector === undefined ? [] : [{ tool: p.name, hash: p.hash, vector }];
-      }),
-    );
-    return { embedded: pending.length };
+    const tools = pending.flatMap((p, i) => {
+      const definition = records[i]?.definition;
+      return definition === undefined ? [] : [{ definition, hash: p.hash }];
+    });
+    return { embedded: await embedAndStore(embeddings, tenant, tools) };
   } catch (error) {
-    return {
-      embedded: 0,
-      warning: `tool embeddings were not computed (routing stays lexical until they are): ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return { embedded: 0, warning: notEmbedded(error) };
   }
+}
+
+/**
+ * Embed tools just written (a background import's batch: at most a batch's worth, sent in
+ * requests of the client's batch size), when the tenant has an embeddings model. A failure is a
+ * warning; the tools stay without vectors until the next registration embeds what is missing.
+ */
+export async function embedTools(
+  env: Env,
+  tenantId: string,
+  tenant: Pick<TenantApi, "settings" | "routing">,
+  tools: readonly ToolUpsert[],
+): Promise<{ embedded: number; warning?: string }> {
+  if (tools.length === 0) return { embedded: 0 };
+  const embeddings = await embeddingsClient(env, tenantId, tenant);
+  if (embeddings === undefined) return { embedded: 0 };
+  try {
+    return { embedded: await embedAndStore(embeddings, tenant, tools) };
+  } catch (error) {
+    return { embedded: 0, warning: notEmbedded(error) };
+  }
+}
+
+async function embedAndStore(
+  embeddings: { client: ModelClient; model: string },
+  tenant: Pick<TenantApi, "routing">,
+  tools: readonly { definition: ToolDefinition; hash: string }[],
+): Promise<number> {
+  const { vectors } = await embeddings.client.embed(
+    tools.map((t) => toolEmbeddingText(t.definition)),
+    { purpose: "tool-embeddings" },
+  );
+  await tenant.routing.storeEmbeddings(
+    embeddings.model,
+    tools.flatMap((t, i) => {
+      const vector = vectors[i];
+      return vector === undefined ? [] : [{ tool: t.definition.name, hash: t.hash, vector }];
+    }),
+  );
+  return tools.length;
+}
+
+function notEmbedded(error: unknown): string {
+  return `tool embeddings were not computed (routing stays lexical until they are): ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** The task's vector for the first routing step, when embeddings are configured. */

@@ -30,6 +30,8 @@ export interface ImportJobStore {
     source: string,
     maxTools: number,
   ): Outcome<UpsertReport>;
+  /** Adds warnings to a committed batch's report (what happened after its commit, e.g. embeddings that failed). */
+  addWarnings(jobId: string, batch: number, warnings: string[]): void;
   discard(jobId: string): void;
 }
 export interface BatchReport {

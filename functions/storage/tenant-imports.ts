@@ -1,11 +1,15 @@
 import type { Outcome } from "../common/failures";
-import { DocumentUnitSplitter, type DocumentUnit } from "../tools/big-import/document-units";
+import type { DocumentUnit } from "../tools/big-import/document-units";
+import { splitUpload } from "../tools/big-import/upload-splitter";
 import type { ImportJobStore, PathUnit, StoredUnit } from "./import-units";
 import { allRows, oneRow, run } from "./sql";
 import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
 
-/** Uploads never turned into a job (a client that gave up half-way) are dropped after this long. */
-const ABANDONED_UPLOAD_MS = 60 * 60 * 1_000;
+/**
+ * An upload never turned into a job (a client that gave up half-way, a Worker stopped mid-upload)
+ * is dropped this long after its last chunk arrived, by the object's alarm (and by the next upload).
+ */
+export const ABANDONED_UPLOAD_MS = 60 * 60 * 1_000;
 /** Over the platform's 2 MB row limit a unit cannot be stored; a schema that big is not a tool's. */
 const MAX_UNIT_CHARS = 1_800_000;
 const OPERATION_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -21,18 +25,42 @@ export class TenantImports implements ImportJobStore {
   readonly #sql: SqlStorage;
   readonly #registry: TenantRegistry;
 
-  constructor(storage: DurableObjectStorage, registry: TenantRegistry) {
+  readonly #armAlarm: () => Promise<void>;
+
+  constructor(storage: DurableObjectStorage, registry: TenantRegistry, armAlarm: () => Promise<void>) {
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#registry = registry;
+    this.#armAlarm = armAlarm;
   }
 
-  /** Stores one chunk (at most 1 MiB) of an upload; the first chunk also drops abandoned uploads. */
-  appendUpload(uploadId: string, seq: number, bytes: Uint8Array): void {
+  /** Stores one chunk (at most 1 MiB) of an upload; the first chunk drops abandoned uploads and arms the alarm that drops this one if it is abandoned. */
+  async appendUpload(uploadId: string, seq: number, bytes: Uint8Array): Promise<void> {
     const stamp = Date.now();
-    if (seq === 0) run(this.#sql, "DELETE FROM import_uploads WHERE created_at < ?", stamp - ABANDONED_UPLOAD_MS);
+    if (seq === 0) this.dropAbandonedUploads(stamp);
     const copy = bytes.slice();
     run(this.#sql, "INSERT OR REPLACE INTO import_uploads (upload_id, seq, data, created_at) VALUES (?, ?, ?, ?)", uploadId, seq, copy.buffer, stamp);
+    if (seq === 0) await this.#armAlarm();
+  }
+
+  /** Drops uploads whose last chunk is `ABANDONED_UPLOAD_MS` old (called by the alarm); how many. */
+  dropAbandonedUploads(nowMs: number): number {
+    const abandoned = allRows<{ upload_id: string }>(
+      this.#sql,
+      "SELECT upload_id FROM import_uploads GROUP BY upload_id HAVING MAX(created_at) <= ?",
+      nowMs - ABANDONED_UPLOAD_MS,
+    );
+    for (const row of abandoned) this.discardUpload(row.upload_id);
+    return abandoned.length;
+  }
+
+  /** When the oldest upload becomes abandoned, for the alarm; null when there is none. */
+  nextDue(): number | null {
+    const row = oneRow<{ last: number | null }>(
+      this.#sql,
+      "SELECT MIN(last) AS last FROM (SELECT MAX(created_at) AS last FROM import_uploads GROUP BY upload_id)",
+    );
+    return row?.last === null || row?.last === undefined ? null : row.last + ABANDONED_UPLOAD_MS;
   }
 
   discardUpload(uploadId: string): void {
@@ -48,21 +76,39 @@ export class TenantImports implements ImportJobStore {
       run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
       const counts = { operations: 0, paths: 0, components: 0 };
       let seq = 0;
-      const splitter = new DocumentUnitSplitter((unit) => {
-        const operations = unit.kind === "path" ? countOperations(unit) : 0;
-        counts.operations += operations;
-        if (unit.kind === "path") counts.paths += 1;
-        if (unit.kind === "component") counts.components += 1;
-        this.#storeUnit(jobId, unit, seq, operations);
-        seq += 1;
+      const chunks = oneRow<{ n: number; bytes: number | null }>(
+        this.#sql,
+        "SELECT COUNT(*) AS n, SUM(LENGTH(data)) AS bytes FROM import_uploads WHERE upload_id = ?",
+        uploadId,
+      );
+      // A job whose upload was dropped (its job did not start within the upload's lifetime) has nothing to read.
+      if ((chunks?.n ?? 0) === 0)
+        throw new Error(`the uploaded document is gone: an upload not imported within ${ABANDONED_UPLOAD_MS / 60_000} minutes is dropped`);
+      const upload = {
+        count: chunks?.n ?? 0,
+        bytes: chunks?.bytes ?? 0,
+        read: (index: number): Uint8Array => {
+          const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
+          if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
+          return new Uint8Array(row.data);
+        },
+      };
+      splitUpload(upload, {
+        unit: (unit) => {
+          const operations = unit.kind === "path" ? countOperations(unit) : 0;
+          counts.operations += operations;
+          if (unit.kind === "path") counts.paths += 1;
+          if (unit.kind === "component") counts.components += 1;
+          this.#storeUnit(jobId, unit, seq, operations);
+          seq += 1;
+        },
+        // A YAML document read whole after all (aliases across its parts): the units so far go.
+        restart: () => {
+          run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
+          Object.assign(counts, { operations: 0, paths: 0, components: 0 });
+          seq = 0;
+        },
       });
-      const chunks = oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM import_uploads WHERE upload_id = ?", uploadId)?.n ?? 0;
-      for (let index = 0; index < chunks; index += 1) {
-        const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
-        if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
-        splitter.write(new Uint8Array(row.data));
-      }
-      splitter.end();
       this.discardUpload(uploadId);
       return counts;
     });
@@ -177,6 +223,14 @@ export class TenantImports implements ImportJobStore {
         JSON.stringify(stored),
       );
     });
+  }
+
+  addWarnings(jobId: string, batch: number, warnings: string[]): void {
+    const row = oneRow<{ report: string }>(this.#sql, "SELECT report FROM import_batches WHERE job_id = ? AND batch = ?", jobId, batch);
+    if (row === undefined) return;
+    const report = JSON.parse(row.report) as BatchReport;
+    report.warnings = [...report.warnings, ...warnings];
+    run(this.#sql, "UPDATE import_batches SET report = ? WHERE job_id = ? AND batch = ?", JSON.stringify(report), jobId, batch);
   }
 
   /** Drops a finished job's units and batches (its result keeps the report). */

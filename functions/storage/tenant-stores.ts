@@ -64,7 +64,7 @@ export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromR
     runs,
     runSlots: new RunSlots(settings, runSources),
     jobs,
-    imports: new TenantImports(ctx.storage, registry),
+    imports: new TenantImports(ctx.storage, registry, armAlarm),
     protocols,
     webhooks: new TenantWebhooks(sql),
     quotas: new TenantQuotas(settings, {

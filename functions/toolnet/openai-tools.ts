@@ -36,6 +36,12 @@ export function openAiTool(def: ToolDefinition): OpenAiTool {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const parameter of def.parameters) {
+    // Two parameters may share a name in different places (a path variable and a query parameter);
+    // a call fills both from the one argument, so the schema names it once, as first declared.
+    if (Object.hasOwn(properties, parameter.name)) {
+      if (parameter.required && !required.includes(parameter.name)) required.push(parameter.name);
+      continue;
+    }
     properties[parameter.name] = {
       ...parameter.schema,
       ...(parameter.description === undefined ? {} : { description: parameter.description }),

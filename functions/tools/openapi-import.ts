@@ -302,10 +302,13 @@ function serverUrlFor(context: DocumentContext, pathItem: Json, operation: Json)
   if (missing.length > 0) {
     throw new ToolImportError("no_server_url", `The server URL "${first.url}" uses variables without a default (${missing.join(", ")}); pass serverUrl.`);
   }
-  if (!isAbsoluteHttpUrl(url)) {
+  // Swagger 2.0 with `host` but no `schemes` means "the scheme the document was read with"; that is not known here, and https is the norm.
+  const absolute = url.startsWith("//") ? `https:${url}` : url;
+  if (absolute !== url) context.warnings.add(`The server URL "${url}" has no scheme; https is assumed (pass serverUrl if the API is served otherwise).`);
+  if (!isAbsoluteHttpUrl(absolute)) {
     throw new ToolImportError("no_server_url", `The document's server URL "${url}" is not an absolute http(s) URL; pass serverUrl with the full base URL.`);
   }
-  return stripTrailingSlash(url);
+  return stripTrailingSlash(absolute);
 }
 
 function operationParameters(pathItem: Json, operation: Json, path: string, copier: SchemaCopier, warnings: Warnings): ToolParameter[] {

@@ -1,7 +1,8 @@
 import type { ToolUpsert, UpsertReport } from "../../functions/storage/tenant-registry";
 import { failure, success, type Outcome } from "../../functions/common/failures";
 import type { BatchReport, ImportJobProgress, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
-import { DocumentUnitSplitter, type DocumentUnit } from "../../functions/tools/big-import/document-units";
+import type { DocumentUnit } from "../../functions/tools/big-import/document-units";
+import { splitUpload } from "../../functions/tools/big-import/upload-splitter";
 
 /**
  * The background import's storage in memory, for Node tests: the same contract as the tenant
@@ -20,14 +21,19 @@ export class MemoryImportStore implements ImportJobStore {
   failCommitAt: number | undefined;
 
   split(jobId: string, uploadId: string): { operations: number; paths: number; components: number } {
-    const units: (DocumentUnit & { seq: number; operations: number })[] = [];
-    const splitter = new DocumentUnitSplitter((unit) => {
-      const operations =
-        unit.kind === "path" ? Object.keys(JSON.parse(unit.text) as object).filter((k) => ["get", "put", "post", "delete", "patch"].includes(k)).length : 0;
-      units.push({ ...unit, seq: units.length, operations });
+    let units: (DocumentUnit & { seq: number; operations: number })[] = [];
+    const chunks = this.uploads.get(uploadId) ?? [];
+    const upload = { count: chunks.length, bytes: chunks.reduce((n, c) => n + c.byteLength, 0), read: (index: number) => chunks[index] as Uint8Array };
+    splitUpload(upload, {
+      unit: (unit) => {
+        const operations =
+          unit.kind === "path" ? Object.keys(JSON.parse(unit.text) as object).filter((k) => ["get", "put", "post", "delete", "patch"].includes(k)).length : 0;
+        units.push({ ...unit, seq: units.length, operations });
+      },
+      restart: () => {
+        units = [];
+      },
     });
-    for (const chunk of this.uploads.get(uploadId) ?? []) splitter.write(chunk);
-    splitter.end();
     this.#units.set(jobId, units);
     this.#byPointer.set(jobId, new Map(units.map((u) => [u.pointer, u])));
     this.uploads.delete(uploadId);
@@ -110,6 +116,11 @@ export class MemoryImportStore implements ImportJobStore {
     });
     this.#batches.set(jobId, rows);
     return success(report);
+  }
+
+  addWarnings(jobId: string, batch: number, warnings: string[]): void {
+    const row = this.#batches.get(jobId)?.[batch];
+    if (row !== undefined) row.report = { ...row.report, warnings: [...row.report.warnings, ...warnings] };
   }
 
   discard(jobId: string): void {

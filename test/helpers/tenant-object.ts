@@ -25,6 +25,11 @@ export interface TestTenantObject {
   storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
   /** What RPC reaches on the production tenant object, its store faces and its admitted surface. */
   rpcSurface(): Promise<{ object: string[]; stores: Record<string, string[]>; surface: string[] }>;
+  /** Ages every stored upload chunk by `ms`; how many chunks are stored; when the alarm is set; the alarm handler run now. */
+  ageUploads(ms: number): Promise<void>;
+  uploadChunks(): Promise<number>;
+  alarmAt(): Promise<number | null>;
+  runAlarm(): Promise<void>;
   /** One store of the object with all its methods, as the object's own code sees it (for setting state up directly). */
   store<K extends StoreName>(name: K): Remote<TenantStores[K]>;
 }
@@ -44,6 +49,10 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls(): Promise<string[]>;
     storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
     storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
+    ageUploads(ms: number): Promise<void>;
+    uploadChunks(): Promise<number>;
+    alarmAt(): Promise<number | null>;
+    runAlarm(): Promise<void>;
   };
   return {
     simulateEviction: (options) => stub.simulateEviction(options),
@@ -57,6 +66,10 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),
     rpcSurface: () => stub.rpcSurface(),
+    ageUploads: (ms) => stub.ageUploads(ms),
+    uploadChunks: () => stub.uploadChunks(),
+    alarmAt: () => stub.alarmAt(),
+    runAlarm: () => stub.runAlarm(),
     store: <K extends StoreName>(name: K) =>
       new Proxy(
         {},

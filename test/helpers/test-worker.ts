@@ -82,6 +82,26 @@ export class EvictableTenantObject extends TenantObject {
     return row === undefined ? undefined : { version: row.rules_version, compact: JSON.parse(row.compact) as unknown };
   }
 
+  /** Ages every stored upload chunk by `ms`, as if it had arrived that much earlier. */
+  ageUploads(ms: number): void {
+    this.ctx.storage.sql.exec("UPDATE import_uploads SET created_at = created_at - ?", ms);
+  }
+
+  /** How many upload chunks are stored. */
+  uploadChunks(): number {
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM import_uploads").one().n;
+  }
+
+  /** When the object's alarm is set (null: it is not). */
+  alarmAt(): Promise<number | null> {
+    return this.ctx.storage.getAlarm();
+  }
+
+  /** The alarm handler, run now, as the runtime runs it when the alarm is due. */
+  runAlarm(): Promise<void> {
+    return this.alarm();
+  }
+
   /** The calls made to this object since the last reading, each by the member it went through (then counting starts again). */
   takeCalls(): string[] {
     return this.#calls.splice(0);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify as stringifyYaml } from "yaml";
+import { ABANDONED_UPLOAD_MS } from "../../functions/storage/tenant-imports";
 import { generatedDocument } from "../helpers/generated-openapi";
 import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, type TestService } from "../helpers/service";
@@ -126,19 +128,59 @@ describe("background import of a big document", () => {
     expect(pruned.body.detail).toMatch(/prune/);
   }, 240_000);
 
-  it("reports a document that is not JSON as a failed job, and an upload over the import limit as 413", async () => {
-    const tenant = await createTenant(service, "big-bad");
-    const upload = await service.fetch("/v1/tools/import/upload", {
+  it("imports a YAML document above the body limit, uploaded as it is, into the same tools as the JSON one; a broken one fails naming its line", async () => {
+    const tenant = await createTenant(service, "big-yaml");
+    const yamlText = stringifyYaml(generatedDocument(RESOURCES));
+    expect(yamlText.length).toBeGreaterThan(100_000);
+    const upload = await service.fetch("/v1/tools/import/upload?source=yaml", {
       method: "POST",
       headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/yaml" },
-      body: "openapi: 3.0.0\npaths: {}\n",
+      body: yamlText,
     });
     expect(upload.status).toBe(202);
-    const { jobId } = (await upload.json()) as { jobId: string };
-    const failed = await waitForJob<ImportJob>(service, tenant.key, jobId);
+    const finished = await waitForJob<ImportJob>(service, tenant.key, ((await upload.json()) as { jobId: string }).jobId, 180_000);
+    expect(finished.status).toBe("succeeded");
+    expect(finished.result?.created).toHaveLength(OPERATIONS);
+    const names = await toolNames(tenant.key);
+    expect(names).toHaveLength(OPERATIONS);
+    expect(names).toEqual(expect.arrayContaining(["listThings0", "createThing699", "getThing", "getThing_2"]));
+
+    const broken = await service.fetch("/v1/tools/import/upload", {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/yaml" },
+      body: "openapi: 3.0.0\npaths:\n  /a:\n    get: [\n",
+    });
+    expect(broken.status).toBe(202);
+    const failed = await waitForJob<ImportJob & { result: { error?: { message: string } } }>(
+      service,
+      tenant.key,
+      ((await broken.json()) as { jobId: string }).jobId,
+    );
     expect(failed.status).toBe("failed");
     expect(failed.result?.error?.code).toBe("unparseable");
+    expect(failed.result?.error?.message).toMatch(/line 4/);
+  }, 240_000);
 
+  it("drops an upload abandoned mid-way by the object's alarm once its lifetime is over, not only at the next upload", async () => {
+    const tenant = await createTenant(service, "big-abandoned");
+    const object = await tenantObject(service, tenant.id);
+    const before = Date.now();
+    await object.store("imports").appendUpload("upl_abandoned", 0, new TextEncoder().encode('{"openapi": "3.0.0", "paths": {'));
+    expect(await object.uploadChunks()).toBe(1);
+    const alarm = await object.alarmAt();
+    expect(alarm).toBeGreaterThanOrEqual(before + ABANDONED_UPLOAD_MS);
+    expect(alarm).toBeLessThanOrEqual(Date.now() + ABANDONED_UPLOAD_MS);
+    await object.runAlarm(); // within its lifetime: kept, and the alarm stays set for it
+    expect(await object.uploadChunks()).toBe(1);
+    expect(await object.alarmAt()).toBe(alarm);
+    await object.ageUploads(ABANDONED_UPLOAD_MS);
+    await object.runAlarm();
+    expect(await object.uploadChunks()).toBe(0);
+    expect(await object.alarmAt()).toBeNull();
+  });
+
+  it("refuses an upload over the import limit with 413", async () => {
+    const tenant = await createTenant(service, "big-bad");
     const tooBig = await service.fetch("/v1/tools/import/upload", {
       method: "POST",
       headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },

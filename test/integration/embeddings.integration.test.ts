@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generatedDocument } from "../helpers/generated-openapi";
+import { waitForJob } from "../helpers/jobs";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -15,7 +17,8 @@ const tools = [
 beforeAll(async () => {
   model = createScriptedModel();
   service = await startService({
-    bindings: { EMBEDDING_MODEL: "scripted-embeddings" },
+    // Background imports in batches of about 60 operations, so a job has several.
+    bindings: { EMBEDDING_MODEL: "scripted-embeddings", IMPORT_BATCH_OPERATIONS: "60" },
     outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? model.handle(request) : new Response("no", { status: 404 })),
   });
   tenant = await createTenant(service, "embedder");
@@ -63,6 +66,46 @@ describe("embeddings for the first routing step", () => {
     expect(imported.status).toBe(200);
     expect(imported.body.created).toHaveLength(3);
     expect(imported.body.warnings.join(" ")).toMatch(/embeddings were not computed/);
+  });
+
+  it("embeds the tools of a background import batch by batch, each once, so later registrations embed only their own", async () => {
+    const owner = await createTenant(service, "embedder-background");
+    const before = model.embeddingRequests.length;
+    const started = await service.json<{ jobId: string }>("POST", "/v1/tools/import", {
+      key: owner.key,
+      body: { format: "openapi", document: generatedDocument(40), background: true },
+    });
+    expect(started.status).toBe(202);
+    const job = await waitForJob<{ status: string; result: { created: string[]; warnings: string[] } }>(service, owner.key, started.body.jobId);
+    expect(job.status).toBe("succeeded");
+    expect(job.result.created).toHaveLength(120);
+    expect(job.result.warnings.join(" ")).not.toMatch(/embeddings/);
+    const requests = model.embeddingRequests.slice(before);
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    for (const request of requests) expect((request.inputs ?? []).length).toBeLessThanOrEqual(61);
+    const embedded = requests.flatMap((r) => (r.inputs ?? []).map((text) => text.split("\n")[0]));
+    expect(embedded.sort()).toEqual([...job.result.created].sort());
+
+    const added = await service.json<{ warnings: string[] }>("POST", "/v1/tools/import", { key: owner.key, body: { format: "list", tools: [tools[2]] } });
+    expect(added.status).toBe(200);
+    expect(model.embeddingRequests.slice(before + requests.length).map((r) => (r.inputs ?? []).length)).toEqual([1]);
+  });
+
+  it("reports a background batch whose embeddings failed with a warning, and a later registration embeds what is missing", async () => {
+    const owner = await createTenant(service, "embedder-background-down");
+    model.onEmbeddings({ name: "down", answer: { status: 500, body: { error: { message: "down" } } }, times: 3 });
+    const started = await service.json<{ jobId: string }>("POST", "/v1/tools/import", {
+      key: owner.key,
+      body: { format: "openapi", document: generatedDocument(40), background: true },
+    });
+    const job = await waitForJob<{ status: string; result: { created: string[]; warnings: string[] } }>(service, owner.key, started.body.jobId);
+    expect(job.status).toBe("succeeded");
+    expect(job.result.created).toHaveLength(120);
+    expect(job.result.warnings.join(" ")).toMatch(/tool embeddings were not computed/);
+    const before = model.embeddingRequests.length;
+    await service.json("POST", "/v1/tools/import", { key: owner.key, body: { format: "list", tools: [tools[2]] } });
+    const swept = model.embeddingRequests.slice(before).flatMap((r) => (r.inputs ?? []).map((text) => text.split("\n")[0]));
+    expect(swept).toEqual(expect.arrayContaining(["listThings0", "getWeather"]));
   });
 
   it("embeds the task when only the tenant's own settings name an embeddings model (no service-wide one)", async () => {

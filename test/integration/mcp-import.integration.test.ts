@@ -54,6 +54,7 @@ beforeAll(async () => {
       if (url.hostname === "model.atc.test") return model.handle(request);
       if (url.hostname === "books.example.com") return books.handle(request);
       if (url.hostname === "echo.example.com") return new Response(`bad request, you sent ${request.headers.get("authorization")}`, { status: 400 });
+      if (url.hostname === "redirects.example.com") return new Response(null, { status: 307, headers: { location: "http://192.168.1.20/mcp" } });
       if (url.hostname === "garbage.example.com") return new Response("<html>not MCP</html>", { headers: { "content-type": "text/html" } });
       if (url.hostname === "hangs.example.com") {
         hangs += 1;
@@ -227,6 +228,21 @@ describe("MCP servers as a tool source", () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toContain("refused destination: loopback address");
+
+    // A private address, given or reached by a redirect, is refused by the destination guard too.
+    const privateAddress = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "mcp", url: "http://10.0.0.7/mcp" },
+    });
+    expect(privateAddress.status).toBe(400);
+    expect(privateAddress.body.type).toBe("https://atc-edge.dev/problems/invalid-request");
+    expect(privateAddress.body.detail).toMatch(/refused destination: private/);
+    const redirected = await service.json<{ type: string; detail: string }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "mcp", url: "https://redirects.example.com/mcp" },
+    });
+    expect(redirected.status).toBe(400);
+    expect(redirected.body.detail).toMatch(/refused destination: private/);
 
     expect(await snapshot()).toEqual(before);
   });

@@ -161,12 +161,46 @@ describe("exported schemas are valid JSON Schema 2020-12", () => {
     }
   });
 
+  it("lists a name once in `required` when two parameters share it (medium.com: a query string in the path and a query parameter)", async () => {
+    const { tools } = await importOpenApi(
+      document({
+        paths: {
+          "/search/articles?query={query}": {
+            get: {
+              operationId: "searchArticles",
+              parameters: [{ name: "query", in: "query", required: true, description: "Search query", schema: { type: "string", example: "startup" } }],
+              responses: { "200": { description: "ok" } },
+            },
+          },
+        },
+      }),
+    );
+    expect(tools[0]?.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(["query:query", "path:query"]);
+    const [tool] = exportTools(tools, "openai").tools;
+    const parameters = tool !== undefined && "function" in tool ? tool.function.parameters : undefined;
+    expect(schemaProblem(parameters)).toBeUndefined();
+    expect(parameters).toMatchObject({ required: ["query"], properties: { query: { type: "string", description: "Search query" } } });
+  });
+
   it("repairs the same keywords in a bare list", () => {
     const { tools, warnings } = importToolList([
       { name: "search", method: "GET", url: "https://api.example.com/search", parameters: [{ name: "n", type: "integer", schema: { maximum: "10" } }] },
     ]);
     expect(tools[0]?.parameters[0]?.schema).toEqual({ type: "integer", maximum: 10 });
     expect(warnings.join("\n")).toMatch(/"maximum" is the string "10"; read as the number 10/);
+  });
+});
+
+describe("server URLs", () => {
+  it("reads a scheme-relative server URL (`//host`, as converted Swagger 2.0 documents give) as https, with a warning (was: rejected whole, no_server_url)", async () => {
+    const { tools, warnings } = await importOpenApi({
+      openapi: "3.0.0",
+      info: { title: "t", version: "1" },
+      servers: [{ url: "//api.ote-godaddy.com" }],
+      paths: { "/v1/countries": { get: { operationId: "listCountries", responses: { "200": { description: "ok" } } } } },
+    });
+    expect(tools.map((t) => [t.name, t.serverUrl])).toEqual([["listCountries", "https://api.ote-godaddy.com"]]);
+    expect(warnings).toContain('The server URL "//api.ote-godaddy.com" has no scheme; https is assumed (pass serverUrl if the API is served otherwise).');
   });
 });
 

@@ -100,16 +100,16 @@ const UploadQuery = z.object({
     .openapi({ param: { name: "serverUrl", in: "query" }, description: "Overrides the document's servers[0].url" }),
 });
 
-/** `POST /v1/tools/import/upload`: a big OpenAPI JSON document as the raw body, imported by a background job. */
+/** `POST /v1/tools/import/upload`: a big OpenAPI document (JSON or YAML) as the raw body, imported by a background job. */
 export function registerImportUploadRoute(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
       path: "/tools/import/upload",
       tags: ["tools"],
-      summary: "Import a big OpenAPI JSON document, sent as the raw body, in the background",
+      summary: "Import a big OpenAPI document (JSON or YAML), sent as the raw body, in the background",
       description:
-        "For documents above the JSON body limit (8 MiB by default; up to IMPORT_URL_MAX_BYTES, 32 MiB by default). The body is stored as it streams in; the answer is 202 with a job whose progress (operations done of all, tools so far) and final report (as `POST /v1/tools/import` answers) `GET /v1/jobs/{id}` shows.",
+        "For documents above the JSON body limit (8 MiB by default; up to IMPORT_URL_MAX_BYTES, 32 MiB by default), in JSON or YAML. The body is stored as it streams in; the answer is 202 with a job whose progress (operations done of all, tools so far) and final report (as `POST /v1/tools/import` answers) `GET /v1/jobs/{id}` shows.",
       security: tenantSecurity,
       request: {
         query: UploadQuery,

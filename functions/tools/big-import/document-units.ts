@@ -164,7 +164,7 @@ export class DocumentUnitSplitter {
 }
 
 /** Which unit, if any, the value at `keys` is: split maps and `components` open deeper. */
-function unitKind(keys: string[]): UnitKind | undefined {
+export function unitKind(keys: string[]): UnitKind | undefined {
   const [top] = keys;
   if (top === undefined) return undefined;
   if (keys.length === 1) return SPLIT_MAPS.has(top) || top === "components" ? undefined : "head";
