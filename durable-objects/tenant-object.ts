@@ -174,8 +174,13 @@ export class TenantObject extends DurableObject<Env> {
     // Not while a job goes on at once (a background import's every batch changes the catalog): once, after its last slice.
     // The stores as they are now (a test's simulated eviction may have reopened them meanwhile).
     const nextJob = this.stores.jobs.nextDue();
-    if (nextJob === null || nextJob > Date.now()) this.stores.routing.prepareIfDue(Date.now());
+    if (nextJob === null || nextJob > Date.now()) this.prepareRouting(Date.now());
     await this.#armAlarm();
+  }
+
+  /** Routing's derived state prepared after a catalog change, when due (a seam tests hold to see the unprepared path). */
+  protected prepareRouting(now: number): void {
+    this.stores.routing.prepareIfDue(now);
   }
 }
 

@@ -8,6 +8,8 @@ export interface TestTenantObject {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
+  /** Holds (or lets go) routing's preparation after catalog changes (the alarm would otherwise store what a test wants pending). */
+  holdRoutingPreparation(held: boolean): Promise<void>;
   /** Score rows written by the routing store since the object started, and in how many flushes of single updates. */
   routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
   /** Which parts of the routing state are in memory (asking loads none). */
@@ -39,6 +41,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
   const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
     simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
     routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
+    holdRoutingPreparation(held: boolean): Promise<void>;
     routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
@@ -57,6 +60,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
   return {
     simulateEviction: (options) => stub.simulateEviction(options),
     routingLoadReport: () => stub.routingLoadReport(),
+    holdRoutingPreparation: (held) => stub.holdRoutingPreparation(held),
     routingScoreWrites: () => stub.routingScoreWrites(),
     routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),

@@ -29,6 +29,17 @@ export class EvictableTenantObject extends TenantObject {
     this.stores = openTenantStores(this.ctx, this.storeHooks);
   }
 
+  #preparationHeld = false;
+
+  /** Holds (or lets go) routing's preparation after catalog changes, so a test sees the state a request meets before it. */
+  holdRoutingPreparation(held: boolean): void {
+    this.#preparationHeld = held;
+  }
+
+  protected override prepareRouting(now: number): void {
+    if (!this.#preparationHeld) super.prepareRouting(now);
+  }
+
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): LoadReport {
     return this.stores.routing.loadReport();

@@ -234,6 +234,8 @@ describe("an operation is found by what the other operations of its API do", () 
   it("re-indexes the API's operations when one is added or removed, loaded or not", async () => {
     const fresh = await createTenant(service, "parcels-co");
     const object = await tenantObject(service, fresh.id);
+    // The noted changes must still be pending at each load: no preparation may store them first.
+    await object.holdRoutingPreparation(true);
     await add(fresh.key, parcelTools);
     expect(await latestIsRelevant(fresh.key)).toBe(false);
     expect((await object.routingLoadReport()).index).toBe("rebuilt");

@@ -17,6 +17,7 @@ interface LoadReport {
 interface TenantStub {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   routingLoadReport(): Promise<LoadReport>;
+  holdRoutingPreparation(held: boolean): Promise<void>;
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
 }
 
@@ -150,6 +151,8 @@ describe("stored routing state", () => {
   it("applies tool changes made after the index was stored, as a rebuild would", async () => {
     const tenant = await setUp("changes-co");
     const stub = await stubOf(tenant.id);
+    // The changes below must still be pending at the eviction: no preparation may store them first.
+    await stub.holdRoutingPreparation(true);
     const previous = tenant.names[1] ?? "";
     await answers(tenant.key, previous); // loads (and stores) the state
     const added = await service.json("POST", "/v1/tools/import", {
@@ -182,6 +185,8 @@ describe("stored routing state", () => {
     expect(report.graph).toBe("stored");
     const loaded = await answers(tenant.key, previous);
     await stub.simulateEviction({ olderFormats: true });
+    // Past the preparation's delay: unheld, the alarm could have stored a fresh index by now.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await stub.routingLoadReport()).index).toBe("rebuilt");
     const rebuilt = await answers(tenant.key, previous);
     expect(loaded).toEqual(rebuilt);
