@@ -27,9 +27,16 @@ beforeAll(async () => {
   service = await startService();
 });
 
+/**
+ * The tenant's object with routing's preparation held: these tests watch what a load finds stored
+ * or rebuilds, which an alarm firing between an eviction and a load would otherwise change
+ * (routing-preparation.integration.test.ts tests the preparation).
+ */
 async function stubOf(tenantId: string): Promise<TenantStub> {
   const ns = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-  return ns.get(ns.idFromName(tenantId)) as unknown as TenantStub;
+  const stub = ns.get(ns.idFromName(tenantId)) as unknown as TenantStub;
+  await stub.holdRoutingPreparation(true);
+  return stub;
 }
 
 const TASKS = [
@@ -151,8 +158,6 @@ describe("stored routing state", () => {
   it("applies tool changes made after the index was stored, as a rebuild would", async () => {
     const tenant = await setUp("changes-co");
     const stub = await stubOf(tenant.id);
-    // The changes below must still be pending at the eviction: no preparation may store them first.
-    await stub.holdRoutingPreparation(true);
     const previous = tenant.names[1] ?? "";
     await answers(tenant.key, previous); // loads (and stores) the state
     const added = await service.json("POST", "/v1/tools/import", {
