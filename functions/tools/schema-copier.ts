@@ -50,7 +50,10 @@ export class SchemaCopier {
     this.nodes += 1;
     if (this.nodes > MAX_SCHEMA_NODES || depth > MAX_SCHEMA_DEPTH) {
       this.warnings.add(`${this.label}: a schema is too large or too deep; it was cut short.`);
-      return Array.isArray(value) ? [] : {};
+      // A list of plain values (`type: ["string", "null"]`, `enum`, `required`) is kept whole: cut
+      // empty it would be invalid, and it holds no schema to grow. Anything else ends here, open.
+      if (Array.isArray(value)) return value.every((item) => item === null || typeof item !== "object") ? [...value] : [];
+      return {};
     }
     const ref = this.refSites.get(value);
     if (ref !== undefined && refs.includes(ref)) {

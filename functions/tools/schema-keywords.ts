@@ -167,7 +167,7 @@ function repairType(node: Json, say: (keyword: string, what: string) => void): v
   if (type === undefined) return;
   const names = (Array.isArray(type) ? type : [type]).map((t) => (typeof t === "string" ? JSON_TYPE_ALIASES[t.trim().toLowerCase()] : undefined));
   const known = [...new Set(names.filter((t): t is NonNullable<typeof t> => t !== undefined))];
-  const same = Array.isArray(type) ? known.length === type.length && known.every((t, i) => t === type[i]) : known[0] === type;
+  const same = Array.isArray(type) ? type.length > 0 && known.length === type.length && known.every((t, i) => t === type[i]) : known[0] === type;
   if (same) return;
   if (known.length === 0) {
     delete node.type;

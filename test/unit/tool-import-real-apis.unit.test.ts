@@ -219,3 +219,47 @@ describe("duplicate names in a list", () => {
     expect(warnings).toContain('item 1 (search): the name "search" is also used by item 0; named "search_3".');
   });
 });
+
+describe("a schema cut short at the node limit stays valid", () => {
+  it("keeps whole the type lists of the nodes where the cut falls (Microsoft Graph: `type: []`)", async () => {
+    // Far more than a tool's 5,000 copied nodes: each property is an object and its nullable type a list.
+    const fields = (group: number) => Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`field${group}_${i}`, { type: "string", nullable: true }]));
+    const groups = Object.fromEntries(Array.from({ length: 60 }, (_, group) => [`group${group}`, { type: "object", properties: fields(group) }]));
+    // 0 or 1 single-node property first, so the cut falls on a property's object in one and on its type list in the other.
+    for (const lead of [0, 1]) {
+      const leading = Object.fromEntries(Array.from({ length: lead }, (_, i) => [`lead${i}`, { type: "string" }]));
+      const schema = { type: "object", properties: { thing: { type: "object", properties: { ...leading, ...groups } } } };
+      const doc = document({
+        paths: {
+          "/things": {
+            post: {
+              operationId: "createThing",
+              requestBody: { content: { "application/json": { schema } } },
+              responses: { "200": { description: "ok" } },
+            },
+          },
+        },
+      });
+      const { tools, warnings } = await importOpenApi(doc);
+      expect(warnings.some((w) => w.includes("cut short"))).toBe(true);
+      for (const tool of exportTools(tools, "openai").tools) {
+        expect(schemaProblem("function" in tool ? tool.function.parameters : undefined)).toBeUndefined();
+      }
+      expect(JSON.stringify(tools)).not.toContain('"type":[]');
+    }
+  });
+
+  it("drops a type list a document writes empty (any type), with a warning", async () => {
+    const schema = { type: "object", properties: { note: { type: [], description: "free text" } } };
+    const doc = document({
+      paths: {
+        "/notes": {
+          post: { operationId: "addNote", requestBody: { content: { "application/json": { schema } } }, responses: { "200": { description: "ok" } } },
+        },
+      },
+    });
+    const { tools, warnings } = await importOpenApi(doc);
+    expect(warnings.some((w) => w.includes("type") && w.includes("not a JSON Schema type"))).toBe(true);
+    for (const tool of exportTools(tools, "openai").tools) expect(schemaProblem("function" in tool ? tool.function.parameters : undefined)).toBeUndefined();
+  });
+});
