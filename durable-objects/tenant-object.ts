@@ -178,10 +178,13 @@ export class TenantObject extends DurableObject<Env> {
     await this.#armAlarm();
   }
 
-  /** Routing's derived state prepared after a catalog change, when due (a seam tests hold to see the unprepared path). */
-  protected prepareRouting(now: number): void {
+  /**
+   * Routing's derived state prepared after a catalog change, when due (a seam tests hold to see
+   * the unprepared path). A field, not a method: RPC reaches every method of the class.
+   */
+  protected prepareRouting = (now: number): void => {
     this.stores.routing.prepareIfDue(now);
-  }
+  };
 }
 
 /** The store getters, generated above from the stores' declaration. */

@@ -36,9 +36,9 @@ export class EvictableTenantObject extends TenantObject {
     this.#preparationHeld = held;
   }
 
-  protected override prepareRouting(now: number): void {
-    if (!this.#preparationHeld) super.prepareRouting(now);
-  }
+  protected override prepareRouting = (now: number): void => {
+    if (!this.#preparationHeld) this.stores.routing.prepareIfDue(now);
+  };
 
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): LoadReport {
