@@ -468,6 +468,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       if (distinctGold.length >= 2) add(report.first, `${variant}|all10`, recall(distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
+    if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
     const relevance = index.search(task.text, 30);
     if (FIRST_ONLY) {
       restore(held);
@@ -757,3 +758,15 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/** FIRST_DEBUG=1: tasks where the cold fused first step's top 5 differs in recall from plain retrieval's. */
+function debugFirstStep(ctx: Context, text: string, gold: readonly string[]): void {
+  const rankings = firstStepRankings(ctx, text);
+  const plain = rankings.get("retrieval only") ?? [];
+  const variant = process.env.FIRST_DEBUG === "warm" ? "warm: fused: all signals (first tools of history)" : "cold: fused, no history";
+  const fused = rankings.get(variant) ?? [];
+  const a = recall(gold, plain.slice(0, 5));
+  const b = recall(gold, fused.slice(0, 5));
+  if (a === b) return;
+  console.log(`${b > a ? "GAIN" : "LOSS"} ${text.slice(0, 140)}\n  gold ${gold.join(", ")}\n  plain ${plain.slice(0, 6).join(", ")}\n  fused ${fused.slice(0, 6).join(", ")}`);
+}

@@ -50,7 +50,7 @@ export const MAX_TABLED_LINKS = 50_000;
 export const MAX_TABLE_OFFERS = 20_000_000;
 
 /** Bumped when the encoding or what a link means changes: older stored tables are recomputed. */
-export const DATA_FLOW_LINKS_FORMAT = "data-flow-links/1";
+export const DATA_FLOW_LINKS_FORMAT = "data-flow-links/2";
 
 const NONE: readonly never[] = Object.freeze([]);
 

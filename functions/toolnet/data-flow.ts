@@ -188,6 +188,15 @@ export function isOpaqueInput(name: string): boolean {
   return isIdLike(name) || nameWords(name).some((w) => OPAQUE_WORDS.has(w));
 }
 
+/**
+ * An identifier is issued by its own API: another API's `campaign_id` names a record the
+ * consumer's API has never seen (StableToolBench's Fomo campaigns offered to Nexweave's campaign
+ * lookup, pushing the task's own tools out). Tokens may cross: one API's login can serve others.
+ */
+function sameIssuer(producer: FlowTool, consumer: FlowTool, parameter: string): boolean {
+  return producer.serverUrl === consumer.serverUrl || !isIdLike(parameter);
+}
+
 function isFillable(parameter: ToolParameter): boolean {
   // Headers are credentials or fixed values; optional inputs do not make a tool depend on another.
   return parameter.required && parameter.in !== "header";
@@ -437,7 +446,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     const best = new Map<string, DataFlowLink>();
     const generic = this.#isGenericField();
     for (const [{ tool, parameter }, rawOffered] of candidates) {
-      if (tool.name === producer.name) continue;
+      if (tool.name === producer.name || !sameIssuer(producer, tool, parameter.name)) continue;
       const offered = isIdLike(parameter.name) ? rawOffered : rawOffered.filter((sample) => !generic(sample.path));
       if (offered.length === 0) continue;
       const output: ProbedOutput = { tool: producer.name, path: producer.path, inputs, samples: offered };

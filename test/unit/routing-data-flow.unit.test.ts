@@ -99,4 +99,20 @@ describe("data-flow edges from documented outputs", () => {
     // A user's id comes from what returns a user.
     expect(flow.producers("createPlaylist").map((p) => p.from)).toEqual(["getCurrentUser"]);
   });
+  it("never feeds one API's identifier into another API's, but lets a token cross (a login can serve other APIs)", () => {
+    const input = (name: string): ToolDefinition["parameters"][number] => ({ name, in: "query", required: true, schema: { type: "string" } });
+    const returns = (...fields: string[]) => ({ type: "object", properties: Object.fromEntries(fields.map((f) => [f, { type: "string" }])) });
+    const at = (server: string, def: ToolDefinition): ToolDefinition => ({ ...def, serverUrl: server });
+    const tools = [
+      at("https://fomo.example", tool("getCampaignFromUrl", "/campaign", [input("url")], returns("campaign_id"))),
+      at("https://nexweave.example", tool("getAllCampaigns", "/campaigns", [], returns("campaign_id"))),
+      at("https://nexweave.example", tool("getCampaignDetails", "/campaign/details", [input("campaign_id"), input("token")])),
+      at("https://login.example", tool("login", "/login", [input("username")], returns("token"))),
+    ];
+    const flow = new DataFlowIndex(new Map(tools.map((t) => [t.name, t])));
+    const producers = flow.producers("getCampaignDetails");
+    expect(producers.filter((p) => p.parameter === "campaign_id").map((p) => p.from)).toEqual(["getAllCampaigns"]);
+    expect(producers.filter((p) => p.parameter === "token").map((p) => p.from)).toEqual(["login"]);
+    expect(flow.successors("getCampaignFromUrl")).toEqual([]);
+  });
 });
