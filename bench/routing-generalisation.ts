@@ -45,6 +45,7 @@ import { openAiTool } from "../functions/toolnet/openai-tools";
 import {
   DEFAULT_TUNING,
   EMBEDDINGS_WEIGHT,
+  LEXICAL_LEAD,
   hybridSearch,
   rankByCosine,
   toolDocument,
@@ -69,7 +70,7 @@ import {
 import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
-import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
+import { callableAsAsked, UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
 import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
@@ -199,14 +200,24 @@ const EMBEDDINGS = embeddingsChoice(process.argv.slice(2));
 const DENSE_WEIGHTS = (process.argv.find((a) => a.startsWith("--embeddings-weight="))?.slice("--embeddings-weight=".length) ?? String(EMBEDDINGS_WEIGHT))
   .split(",")
   .map(Number);
-/** The variant's name, with the weight when several are measured. */
-const withWeight = (name: string, weight: number): string => (DENSE_WEIGHTS.length > 1 ? `${name} (weight ${weight})` : name);
+/** `--embeddings-lead=S[,S…]`: share of the best BM25 score at which lexical matches lead (hybrid.ts LEXICAL_LEAD). */
+const DENSE_LEADS = (process.argv.find((a) => a.startsWith("--embeddings-lead="))?.slice("--embeddings-lead=".length) ?? String(LEXICAL_LEAD))
+  .split(",")
+  .map(Number);
+/** The variant's name, with the weight and lead when several are measured. */
+const withWeight = (name: string, weight: number, lead: number): string =>
+  `${name}${DENSE_WEIGHTS.length > 1 ? ` (weight ${weight})` : ""}${DENSE_LEADS.length > 1 ? ` (lead ${lead})` : ""}`;
 
 /** The task's relevance as routing computes it when the task was embedded: BM25 fused with the embeddings ranking. */
-function denseRelevance(ctx: Context, text: string, depth: number, weight: number): Ranked[] | undefined {
+function denseRelevance(ctx: Context, text: string, depth: number, weight: number, lead = LEXICAL_LEAD): Ranked[] | undefined {
   const vector = ctx.dense?.tasks.get(text);
   if (ctx.dense === undefined || vector === undefined) return undefined;
-  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, { k: depth, weights: [1, weight] });
+  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, {
+    k: depth,
+    weights: [1, weight],
+    lexicalLead: lead,
+    canLead: callableAsAsked(text, (tool) => ctx.defs.get(tool)),
+  });
 }
 
 /** First-step variants with embeddings: retrieval fused with them, then cold and warm fusion on that relevance. */
@@ -214,15 +225,16 @@ function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked
   const vector = ctx.dense?.tasks.get(text);
   if (ctx.dense === undefined || vector === undefined) return [];
   const variants: [string, string[]][] = [["embeddings only (cosine)", rankByCosine(vector, ctx.dense.tools, 30).map((r) => r.name)]];
-  for (const weight of DENSE_WEIGHTS) {
-    const embedded = denseRelevance(ctx, text, 30, weight) ?? [];
-    const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
-    variants.push(
-      [withWeight("retrieval + embeddings", weight), embedded.map((r) => r.name)],
-      [withWeight("cold + embeddings: fused, no history", weight), fuse(relevance, "none")],
-      [withWeight("warm + embeddings: fused: all signals (first tools of history)", weight), fuse(relevance, "first")],
-    );
-  }
+  for (const weight of DENSE_WEIGHTS)
+    for (const lead of DENSE_LEADS) {
+      const embedded = denseRelevance(ctx, text, 30, weight, lead) ?? [];
+      const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
+      variants.push(
+        [withWeight("retrieval + embeddings", weight, lead), embedded.map((r) => r.name)],
+        [withWeight("cold + embeddings: fused, no history", weight, lead), fuse(relevance, "none")],
+        [withWeight("warm + embeddings: fused: all signals (first tools of history)", weight, lead), fuse(relevance, "first")],
+      );
+    }
   return variants;
 }
 
@@ -354,12 +366,14 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
 
 /** The fused later step with the relevance routing uses when the task was embedded (the Worker embeds it at every step). */
 function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
-  return DENSE_WEIGHTS.flatMap((weight): [string, string[]][] => {
-    const embedded = denseRelevance(ctx, text, 30, weight);
-    return embedded === undefined
-      ? []
-      : [[withWeight("fused + embeddings: all signals", weight), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
-  });
+  return DENSE_WEIGHTS.flatMap((weight) =>
+    DENSE_LEADS.flatMap((lead): [string, string[]][] => {
+      const embedded = denseRelevance(ctx, text, 30, weight, lead);
+      return embedded === undefined
+        ? []
+        : [[withWeight("fused + embeddings: all signals", weight, lead), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
+    }),
+  );
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
@@ -759,14 +773,17 @@ async function main(): Promise<void> {
 
 await main();
 
-/** FIRST_DEBUG=1: tasks where the cold fused first step's top 5 differs in recall from plain retrieval's. */
+/** FIRST_DEBUG=1|warm|VARIANT: tasks where that first-step variant's top 5 differs in recall from FIRST_DEBUG_BASE's (default plain retrieval). */
 function debugFirstStep(ctx: Context, text: string, gold: readonly string[]): void {
   const rankings = firstStepRankings(ctx, text);
-  const plain = rankings.get("retrieval only") ?? [];
-  const variant = process.env.FIRST_DEBUG === "warm" ? "warm: fused: all signals (first tools of history)" : "cold: fused, no history";
+  const asked = process.env.FIRST_DEBUG ?? "";
+  const variant = rankings.has(asked) ? asked : asked === "warm" ? "warm: fused: all signals (first tools of history)" : "cold: fused, no history";
+  const plain = rankings.get(process.env.FIRST_DEBUG_BASE ?? "retrieval only") ?? [];
   const fused = rankings.get(variant) ?? [];
   const a = recall(gold, plain.slice(0, 5));
   const b = recall(gold, fused.slice(0, 5));
   if (a === b) return;
-  console.log(`${b > a ? "GAIN" : "LOSS"} ${text.slice(0, 140)}\n  gold ${gold.join(", ")}\n  plain ${plain.slice(0, 6).join(", ")}\n  fused ${fused.slice(0, 6).join(", ")}`);
+  console.log(
+    `${b > a ? "GAIN" : "LOSS"} ${text.slice(0, 140)}\n  gold ${gold.join(", ")}\n  plain ${plain.slice(0, 6).join(", ")}\n  fused ${fused.slice(0, 6).join(", ")}`,
+  );
 }

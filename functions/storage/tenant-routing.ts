@@ -41,7 +41,7 @@ import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import { fillToK, routeStandIns } from "../toolnet/route-fill";
-import { withUnfitLower } from "../toolnet/task-fit";
+import { callableAsAsked, withUnfitLower } from "../toolnet/task-fit";
 import { LATER_STEP_MIN_SIMILARITY } from "../toolnet/task-memory";
 import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
@@ -245,7 +245,10 @@ export class TenantRouting {
     const result =
       vectors === undefined || vectors.size === 0 || query === undefined
         ? { ranked: state.index.search(task, depth), embedded: false }
-        : { ranked: hybridSearch(state.index, task, query.vector, vectors, { k: depth }), embedded: true };
+        : {
+            ranked: hybridSearch(state.index, task, query.vector, vectors, { k: depth, canLead: callableAsAsked(task, (tool) => state.defs.get(tool)) }),
+            embedded: true,
+          };
     if (state.relevance.size >= RELEVANCE_CACHE_SIZE) state.relevance.delete(state.relevance.keys().next().value ?? "");
     state.relevance.set(key, result);
     return result;

@@ -46,6 +46,15 @@ export function saidNumbers(def: Pick<ToolDefinition, "parameters">): string[] {
     .map((p) => p.name);
 }
 
+/** Whether the task can call each tool as asked: false for one needing a position the task does not say. */
+export function callableAsAsked(task: string, defOf: (tool: string) => Pick<ToolDefinition, "parameters"> | undefined): (tool: string) => boolean {
+  if (taskGivesNumber(task)) return () => true;
+  return (tool) => {
+    const def = defOf(tool);
+    return def === undefined || saidNumbers(def).length === 0;
+  };
+}
+
 /**
  * How many places a tool the task cannot call moves down the relevance ranking; chosen on half a
  * of bench/routing-generalisation.ts (0, 3, 10, and to the end were measured).
@@ -63,11 +72,8 @@ export function withUnfitLower(
   penalty = UNFIT_PENALTY,
 ): Ranked[] {
   if (penalty <= 0 || taskGivesNumber(task)) return [...relevance];
-  const keyed = relevance.map((r, i) => {
-    const def = defOf(r.name);
-    const unfit = def !== undefined && saidNumbers(def).length > 0;
-    return { r, key: unfit ? i + penalty + 0.5 : i };
-  });
+  const callable = callableAsAsked(task, defOf);
+  const keyed = relevance.map((r, i) => ({ r, key: callable(r.name) ? i : i + penalty + 0.5 }));
   if (keyed.every((k, i) => k.key === i)) return [...relevance];
   return keyed.sort((a, b) => a.key - b.key).map((k) => k.r);
 }

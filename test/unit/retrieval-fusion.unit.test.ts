@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cosine, fuseRankings, rankByCosine, RRF_K, type Vector } from "../../functions/toolnet/retrieval/fusion";
-import { hybridSearch } from "../../functions/toolnet/retrieval/hybrid";
+import { hybridSearch, LEXICAL_LEAD } from "../../functions/toolnet/retrieval/hybrid";
 import type { Ranked } from "../../functions/toolnet/retrieval/ranked";
 import { toolDocument } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
@@ -91,7 +91,7 @@ describe("hybridSearch", () => {
   });
 
   it("fuses lexical and cosine rankings by RRF, ignoring vectors of tools not in the index", () => {
-    const fused = hybridSearch(index, "weather forecast", [0, 1, 0], vectors, { k: 3 });
+    const fused = hybridSearch(index, "weather forecast", [0, 1, 0], vectors, { k: 3, lexicalLead: 0 });
     // lexical: alpha (1); cosine: beta (1), alpha (2) and gamma (2) tie at 0 → alpha before gamma by name.
     expect(fused).toEqual([
       { name: "alpha", score: expect.closeTo(1 / 61 + 1 / 62, 12) },
@@ -103,5 +103,27 @@ describe("hybridSearch", () => {
   it("lets the embedding ranking surface a tool with no word in common", () => {
     const names = hybridSearch(index, "umbrella needed?", [0, 1, 0], vectors, { k: 1 }).map((r) => r.name);
     expect(names).toEqual(["beta"]);
+  });
+
+  it("keeps strong lexical matches in front (LEXICAL_LEAD) and fuses the embeddings into the rest", () => {
+    const wide = ToolIndex.build([
+      tool("forecast", "weather forecast for a city"),
+      tool("radar", "rain radar weather map"),
+      tool("umbrella", "should I take an umbrella"),
+      tool("stocks", "stock prices"),
+    ]);
+    const dense: [string, Vector][] = [
+      ["forecast", [0, 0, 1]],
+      ["radar", [0, 1, 0]],
+      ["umbrella", [0, 0.9, 0.1]],
+      ["stocks", [0, 0.2, 0.8]],
+    ];
+    const names = (options: Parameters<typeof hybridSearch>[4]) => hybridSearch(wide, "weather forecast", [0, 1, 0], dense, options).map((r) => r.name);
+    // Plain RRF: the embeddings' favourite, a weaker lexical match, passes the task's own best match.
+    expect(names({ k: 4, lexicalLead: 0 })).toEqual(["radar", "forecast", "umbrella", "stocks"]);
+    // With a lead, the strong lexical match stays first; the embeddings order what is left (a paraphrase still enters).
+    expect(names({ k: 4, lexicalLead: LEXICAL_LEAD })).toEqual(["forecast", "radar", "umbrella", "stocks"]);
+    // A match the task cannot call as asked does not lead: the next callable one does.
+    expect(names({ k: 4, lexicalLead: LEXICAL_LEAD, canLead: (tool) => tool !== "forecast" })[0]).toBe("radar");
   });
 });

@@ -17,7 +17,20 @@ export interface HybridOptions {
   rrfK?: number;
   /** Weights of the lexical and the embedding ranking; `[1, EMBEDDINGS_WEIGHT]` when omitted. */
   weights?: readonly [number, number];
+  /** Lexical matches scoring at least this share of the best one lead, in their order (`LEXICAL_LEAD`; 0: none lead). */
+  lexicalLead?: number;
+  /** Whether a lexical match may lead (default: all may); a tool the task cannot call as asked does not (task-fit.ts). */
+  canLead?: (tool: string) => boolean;
 }
+
+/**
+ * The task's own words outrank a paraphrase: tools whose BM25 score is at least this share of
+ * the best keep the front, in lexical order, and the embeddings ranking is fused into the rest.
+ * Embeddings thus widen a weak lexical match (a request that shares no word with its tool) and
+ * never push out a strong one (large catalogs of look-alike tools, where a small encoder reads
+ * names and paths poorly).
+ */
+export const LEXICAL_LEAD = 0.15;
 
 /**
  * Top `k` tools for `text`: BM25 ranking fused by RRF with the cosine ranking of precomputed
@@ -37,5 +50,28 @@ export function hybridSearch(
   if (queryVector === undefined) return lexical.slice(0, k);
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);
-  return fuseRankings([lexical, dense], { k: options.rrfK ?? RRF_K, weights: options.weights ?? [1, EMBEDDINGS_WEIGHT], limit: k });
+  const share = options.lexicalLead ?? LEXICAL_LEAD;
+  const lead = share > 0 ? lexicalLeaders(lexical, share, options.canLead ?? (() => true)) : [];
+  const leading = new Set(lead.map((r) => r.name));
+  const rest = fuseRankings([lexical.filter((r) => !leading.has(r.name)), dense.filter((r) => !leading.has(r.name))], {
+    k: options.rrfK ?? RRF_K,
+    weights: options.weights ?? [1, EMBEDDINGS_WEIGHT],
+  });
+  // Leaders keep a score above every fused one, so the list stays ordered by score.
+  const top = (rest[0]?.score ?? 0) + lead.length;
+  return [...lead.map((r, i) => ({ name: r.name, score: top - i })), ...rest].slice(0, k);
+}
+
+/** The lexical matches (best first) that may lead and score at least `share` of the best such one. */
+function lexicalLeaders(lexical: readonly Ranked[], share: number, canLead: (tool: string) => boolean): Ranked[] {
+  const lead: Ranked[] = [];
+  let best: number | undefined;
+  for (const match of lexical) {
+    // Scores fall along the ranking: once below the share of the best, no later match leads.
+    if (best !== undefined && match.score < share * best) break;
+    if (match.score <= 0 || !canLead(match.name)) continue;
+    best ??= match.score;
+    lead.push(match);
+  }
+  return lead;
 }

@@ -2,7 +2,7 @@
 export { analyze, splitWords } from "./analyze";
 export { MAX_TOOL_EMBEDDING_CHARS, toolEmbeddingText } from "./embedding-text";
 export { cosine, fuseRankings, rankByCosine, RRF_K, type FusionOptions, type Vector } from "./fusion";
-export { EMBEDDINGS_WEIGHT, hybridSearch, type HybridOptions } from "./hybrid";
+export { EMBEDDINGS_WEIGHT, hybridSearch, LEXICAL_LEAD, type HybridOptions } from "./hybrid";
 export { INDEX_FORMAT } from "./impact-index";
 export type { Ranked } from "./ranked";
 export { TOOL_DOC_FIELDS, toolDocument, type ToolDoc, type ToolDocField } from "./tool-document";
