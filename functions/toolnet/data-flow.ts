@@ -189,12 +189,20 @@ export function isOpaqueInput(name: string): boolean {
 }
 
 /**
- * An identifier is issued by its own API: another API's `campaign_id` names a record the
- * consumer's API has never seen (StableToolBench's Fomo campaigns offered to Nexweave's campaign
- * lookup, pushing the task's own tools out). Tokens may cross: one API's login can serve others.
+ * An identifier is issued by its own API (its host): another API's `campaign_id` names a record
+ * the consumer's API has never seen (StableToolBench's Fomo campaigns offered to Nexweave's
+ * campaign lookup, pushing the task's own tools out). The host, not the whole server URL, is the
+ * API: a tool listed later as `https://host/tmdb/person/{id}/awards` belongs with the tools of
+ * `https://host/tmdb`. Tokens may cross: one API's login can serve others.
  */
 function sameIssuer(producer: FlowTool, consumer: FlowTool, parameter: string): boolean {
-  return producer.serverUrl === consumer.serverUrl || !isIdLike(parameter);
+  return producer.serverUrl === consumer.serverUrl || !isIdLike(parameter) || hostOf(producer.serverUrl) === hostOf(consumer.serverUrl);
+}
+
+/** The host of a server URL (the URL itself when it has none). */
+function hostOf(serverUrl: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(serverUrl);
+  return match?.[1]?.toLowerCase() ?? serverUrl;
 }
 
 function isFillable(parameter: ToolParameter): boolean {

@@ -108,11 +108,14 @@ describe("data-flow edges from documented outputs", () => {
       at("https://nexweave.example", tool("getAllCampaigns", "/campaigns", [], returns("campaign_id"))),
       at("https://nexweave.example", tool("getCampaignDetails", "/campaign/details", [input("campaign_id"), input("token")])),
       at("https://login.example", tool("login", "/login", [input("username")], returns("token"))),
+      // The same host under another base path is the same API (a tool listed later beside an imported document).
+      at("https://nexweave.example/v2", tool("getCampaignStats", "/campaign/stats", [input("campaign_id")])),
     ];
     const flow = new DataFlowIndex(new Map(tools.map((t) => [t.name, t])));
     const producers = flow.producers("getCampaignDetails");
     expect(producers.filter((p) => p.parameter === "campaign_id").map((p) => p.from)).toEqual(["getAllCampaigns"]);
     expect(producers.filter((p) => p.parameter === "token").map((p) => p.from)).toEqual(["login"]);
     expect(flow.successors("getCampaignFromUrl")).toEqual([]);
+    expect(flow.successors("getAllCampaigns").map((l) => l.to)).toEqual(["getCampaignDetails", "getCampaignStats"]);
   });
 });
