@@ -238,7 +238,8 @@ export class LoadedRouting {
   /**
    * The stored links when nothing changed since they were computed, else computed from every
    * definition (outputs include probed samples) and stored for the next load. A catalog with
-   * more links than the table holds is served per request by the index, as before the table.
+   * more links than the table holds is served per request by the index, as before the table;
+   * the samples that index offers are stored instead, so it is made again without the definitions.
    */
   #loadFlow(state: Loaded): DataFlowLookup {
     const { defs, report } = state;
@@ -247,11 +248,13 @@ export class LoadedRouting {
       report.dataFlow = "stored";
       return stored;
     }
-    const index = this.#flowIndex(state);
+    const storedSamples = stored === "too many" ? this.#store.loadFlowSamples(defs.size) : undefined;
+    const { index, samples } = this.#flowIndex(state, storedSamples);
     // Past the bound once: noted, so later loads of the same catalog do not look again.
     const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
     if (links === undefined) {
       if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
+      if (storedSamples === undefined) this.#store.saveFlowSamples(samples, defs.size);
       report.dataFlow = "per request";
       return index;
     }
@@ -262,25 +265,32 @@ export class LoadedRouting {
 
   /**
    * The data-flow index over every tool's compact form: name, path, server and parameters read
-   * by SQLite from the stored JSON; then the definitions streamed once, one at a time, for their
-   * outputs: the output index, and per tool only the samples data flow can offer (FlowSamples).
-   * No definition is kept, and none is parsed again to link a tool.
+   * by SQLite from the stored JSON; and per tool only the output samples data flow can offer
+   * (FlowSamples): `stored`, else the definitions streamed once, one at a time, for them. No
+   * definition is kept, and none is parsed again to link a tool. The output index is made from
+   * the offerable samples alone: it is read only for fields named like a required input, and
+   * identifiers, which are exactly the ones FlowSamples keeps.
    */
-  #flowIndex(state: Loaded): DataFlowIndex<FlowTool> {
+  #flowIndex(state: Loaded, stored: Map<string, SampleValue[]> | undefined): { index: DataFlowIndex<FlowTool>; samples: Map<string, SampleValue[]> } {
     const { defs, hints } = state;
     const tools = new Map<string, FlowTool>();
     for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
-    const offerable = new FlowSamples(tools.values());
-    const outputs = new OutputIndex();
-    const samples = new Map<string, SampleValue[]>();
-    for (const def of defs.values()) {
-      const fields = outputFields(def, hints.get(def.name)?.outputs);
-      if (fields.length === 0) continue;
-      outputs.add(def, fields);
-      const kept = offerable.offerable(fields);
-      if (kept.length > 0) samples.set(def.name, kept);
+    let samples = stored;
+    if (samples === undefined) {
+      const offerable = new FlowSamples(tools.values());
+      samples = new Map();
+      for (const def of defs.values()) {
+        const kept = offerable.offerable(outputFields(def, hints.get(def.name)?.outputs));
+        if (kept.length > 0) samples.set(def.name, kept);
+      }
     }
-    return new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs);
+    const outputs = new OutputIndex();
+    for (const [name, kept] of samples) {
+      const tool = tools.get(name);
+      if (tool !== undefined) outputs.add(tool, kept);
+    }
+    const offered = samples;
+    return { index: new DataFlowIndex(tools, (tool) => offered.get(tool.name) ?? [], outputs), samples };
   }
 
   /** Other operations of each tool's API (small APIs only), made once per state. */

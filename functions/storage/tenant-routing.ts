@@ -226,6 +226,11 @@ export class TenantRouting {
     };
   }
 
+  /** Definitions parsed since the in-memory state was loaded, streamed ones included (tests and benchmarks). */
+  definitionParses(): number {
+    return this.#states.current?.defs.parses ?? 0;
+  }
+
   /** Tools whose embedding (for this model) is missing or was made for an older definition. */
   toolsNeedingEmbeddings(model: string): { name: string; hash: string }[] {
     return this.#vectors.missing(model);
