@@ -23,6 +23,8 @@ export const ImportJobRequest = z.object({
   uploadId: z.string(),
   source: z.string(),
   serverUrl: z.string().optional(),
+  /** Where the document was fetched from (an import by URL): relative server URLs resolve against it. */
+  documentUrl: z.string().optional(),
   bytes: z.number().int().nonnegative(),
 });
 export type ImportJobRequest = z.infer<typeof ImportJobRequest>;
@@ -91,7 +93,7 @@ export async function runImportJob(
     if (paths.length === 0) break;
     let result: { tools: ToolUpsert[]; warnings: string[] };
     try {
-      result = await batch.run(paths, names, request.serverUrl);
+      result = await batch.run(paths, names, request);
     } catch (error) {
       if (error instanceof ToolImportError) return fail(store, jobs, job.id, error.code, error.message);
       throw error;
@@ -150,7 +152,7 @@ class BatchImporter {
     this.#securitySchemes = store.securitySchemes(jobId);
   }
 
-  async run(paths: PathUnit[], names: ReadonlySet<string>, serverUrl: string | undefined): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
+  async run(paths: PathUnit[], names: ReadonlySet<string>, where: Pick<ImportJobRequest, "serverUrl" | "documentUrl">): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
     const items = paths.map((p) => ({ key: p.key, value: JSON.parse(p.text) as unknown }));
     const components = this.#reachedComponents(items.map((i) => i.value));
     // The head is shared between batches and the importer upgrades its input in place: each batch gets its own copy.
@@ -158,7 +160,11 @@ class BatchImporter {
     const document = assembleBatchDocument(head, items, components);
     let imported: { tools: ToolUpsert["definition"][]; warnings: string[] };
     try {
-      imported = await importOpenApi(document, { ...(serverUrl === undefined ? {} : { serverUrl }), reservedNames: names });
+      imported = await importOpenApi(document, {
+        ...(where.serverUrl === undefined ? {} : { serverUrl: where.serverUrl }),
+        ...(where.documentUrl === undefined ? {} : { documentUrl: where.documentUrl }),
+        reservedNames: names,
+      });
     } catch (error) {
       // A batch none of whose operations fit is the batch's loss, not the document's.
       if (error instanceof ToolImportError && error.code === "no_operations") return { tools: [], warnings: error.issues };
