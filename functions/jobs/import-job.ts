@@ -62,6 +62,16 @@ export function importJobSettings(env: { IMPORT_BATCH_OPERATIONS?: string; IMPOR
 /** Embeds a batch's new and changed tools (services/tool-embeddings.ts); a warning when it could not. */
 export type EmbedBatchTools = (tools: ToolUpsert[]) => Promise<{ warning?: string }>;
 
+/** Embeds, at most `max`, the tenant's tools that have no current vector (services/tool-embeddings.ts); a warning when it could not. */
+export type EmbedMissingTools = (max: number) => Promise<{ warning?: string }>;
+
+/**
+ * A resumed job first embeds what earlier slices left without vectors: a batch committed just
+ * before an eviction was never embedded, nor one whose embedding failed. At most this many per
+ * slice (a batch's worth is 400 by default), so a slice stays short.
+ */
+export const MAX_CATCH_UP_EMBEDDINGS = 1_000;
+
 /** Runs the job for one time slice: cut the document if not yet done, then import batches until the slice ends or the document does. */
 export async function runImportJob(
   store: ImportJobStore,
@@ -69,6 +79,7 @@ export async function runImportJob(
   job: Pick<JobRecord, "id" | "request">,
   settings: ImportJobSettings,
   embedBatchTools?: EmbedBatchTools,
+  embedMissingTools?: EmbedMissingTools,
 ): Promise<void> {
   const request = ImportJobRequest.parse(job.request);
   const started = Date.now();
@@ -88,6 +99,10 @@ export async function runImportJob(
   let { batches, lastSeq, operations } = done;
   const counts = countsOf(done.reports);
   let embedding = embedBatchTools;
+  if (done.batches > 0 && embedMissingTools !== undefined) {
+    const caughtUp = await embedMissingTools(MAX_CATCH_UP_EMBEDDINGS);
+    if (caughtUp.warning !== undefined) store.addWarnings(job.id, done.batches - 1, [caughtUp.warning]);
+  }
   for (;;) {
     const paths = store.nextPaths(job.id, lastSeq, settings.batchOperations);
     if (paths.length === 0) break;
