@@ -195,11 +195,15 @@ async function routeTheTenant(
   const best = await step("first step");
   await step("later step after its best tool", best);
   await step("first step again");
-  console.log(`  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}`);
+  console.log(
+    `  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}; definitions parsed since the load ${await object.store("routing").definitionParses()}`,
+  );
   await object.simulateEviction();
   await step("first step after an eviction");
   await step("later step after an eviction", best);
-  console.log(`  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}`);
+  console.log(
+    `  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}; definitions parsed since the load ${await object.store("routing").definitionParses()}`,
+  );
   // The preparation the alarm ran, timed from scratch: stored values aged, so index and data flow are made again.
   await object.simulateEviction({ olderFormats: true });
   const q0 = performance.now();
