@@ -11,6 +11,7 @@ import type { TenantSettings } from "./tenant-settings";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "./routing-snapshots";
 import { allRows, run } from "./sql";
 import { LazyDefinitions } from "./lazy-definitions";
+import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { ToolVectors } from "./tool-vectors";
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
@@ -239,7 +240,7 @@ export class LoadedRouting {
    * The stored links when nothing changed since they were computed, else computed from every
    * definition (outputs include probed samples) and stored for the next load. A catalog with
    * more links than the table holds is served per request by the index, as before the table;
-   * the samples that index offers are stored instead, so it is made again without the definitions.
+   * what that index is made of is stored instead, so it is made again without the definitions.
    */
   #loadFlow(state: Loaded): DataFlowLookup {
     const { defs, report } = state;
@@ -248,13 +249,13 @@ export class LoadedRouting {
       report.dataFlow = "stored";
       return stored;
     }
-    const storedSamples = stored === "too many" ? this.#store.loadFlowSamples(defs.size) : undefined;
-    const { index, samples } = this.#flowIndex(state, storedSamples);
+    const storedState = stored === "too many" ? this.#store.loadFlowState(defs.size) : undefined;
+    const { index, flowState } = this.#flowIndex(state, storedState);
     // Past the bound once: noted, so later loads of the same catalog do not look again.
     const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
     if (links === undefined) {
       if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
-      if (storedSamples === undefined) this.#store.saveFlowSamples(samples, defs.size);
+      if (storedState === undefined) this.#store.saveFlowState(flowState, defs.size);
       report.dataFlow = "per request";
       return index;
     }
@@ -264,33 +265,35 @@ export class LoadedRouting {
   }
 
   /**
-   * The data-flow index over every tool's compact form: name, path, server and parameters read
-   * by SQLite from the stored JSON; and per tool only the output samples data flow can offer
-   * (FlowSamples): `stored`, else the definitions streamed once, one at a time, for them. No
-   * definition is kept, and none is parsed again to link a tool. The output index is made from
+   * The data-flow index over every tool's compact form (name, path, server and parameters, read
+   * by SQLite from the stored JSON) and per tool only the output samples data flow can offer
+   * (FlowSamples), the definitions streamed once, one at a time, for them; or both as `stored`.
+   * No definition is kept, and none is parsed again to link a tool. The output index is made from
    * the offerable samples alone: it is read only for fields named like a required input, and
    * identifiers, which are exactly the ones FlowSamples keeps.
    */
-  #flowIndex(state: Loaded, stored: Map<string, SampleValue[]> | undefined): { index: DataFlowIndex<FlowTool>; samples: Map<string, SampleValue[]> } {
-    const { defs, hints } = state;
-    const tools = new Map<string, FlowTool>();
-    for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
-    let samples = stored;
-    if (samples === undefined) {
-      const offerable = new FlowSamples(tools.values());
-      samples = new Map();
-      for (const def of defs.values()) {
-        const kept = offerable.offerable(outputFields(def, hints.get(def.name)?.outputs));
-        if (kept.length > 0) samples.set(def.name, kept);
-      }
-    }
+  #flowIndex(state: Loaded, stored: FlowState | undefined): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
+    const flowState = stored ?? this.#streamedFlowState(state);
+    const { tools, samples } = flowState;
     const outputs = new OutputIndex();
     for (const [name, kept] of samples) {
       const tool = tools.get(name);
       if (tool !== undefined) outputs.add(tool, kept);
     }
-    const offered = samples;
-    return { index: new DataFlowIndex(tools, (tool) => offered.get(tool.name) ?? [], outputs), samples };
+    return { index: new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs), flowState };
+  }
+
+  #streamedFlowState(state: Loaded): FlowState {
+    const { defs, hints } = state;
+    const tools = new Map<string, FlowTool>();
+    for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
+    const offerable = new FlowSamples(tools.values());
+    const samples = new Map<string, SampleValue[]>();
+    for (const def of defs.values()) {
+      const kept = offerable.offerable(outputFields(def, hints.get(def.name)?.outputs));
+      if (kept.length > 0) samples.set(def.name, kept);
+    }
+    return { tools, samples };
   }
 
   /** Other operations of each tool's API (small APIs only), made once per state. */

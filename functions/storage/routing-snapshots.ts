@@ -2,8 +2,7 @@ import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../toolnet/retrieval";
 import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../toolnet/data-flow-links";
-import type { SampleValue } from "../probing/protocol";
-import { decodeFlowSamples, encodeFlowSamples, FLOW_SAMPLES_FORMAT } from "../toolnet/flow-samples-codec";
+import { decodeFlowState, encodeFlowState, FLOW_SAMPLES_FORMAT, type FlowState } from "../toolnet/flow-samples-codec";
 import { StoredBlobs } from "./stored-blobs";
 
 /**
@@ -23,8 +22,8 @@ import { StoredBlobs } from "./stored-blobs";
  *   dropped by any change of the tools or their protocols (inside that change's transaction),
  *   which notes a preparation as due: the tenant object's alarm computes them again, once, after
  *   the change (loaded-routing.ts `prepare`); a step that comes first computes them itself.
- *   A catalog with more links than the table holds stores instead the output samples its
- *   per-request index offers (flow-samples-codec.ts), dropped and prepared again with the links.
+ *   A catalog with more links than the table holds stores instead what its per-request index is
+ *   made of (flow-samples-codec.ts), dropped and prepared again with the links.
  * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT, DATA_FLOW_LINKS_FORMAT) makes the stored value
  * unreadable: it is rebuilt once from the rows and stored again.
  */
@@ -176,14 +175,14 @@ export class RoutingSnapshots {
     else this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, links.toBytes(), String(tools));
   }
 
-  /** The offerable output samples of a catalog of `tools` tools past the table's bounds, when stored since its last change. */
-  loadFlowSamples(tools: number): Map<string, SampleValue[]> | undefined {
+  /** What the per-request data-flow index of a catalog of `tools` tools past the table's bounds is made of, when stored since its last change. */
+  loadFlowState(tools: number): FlowState | undefined {
     const stored = this.#blobs.read(FLOW_SAMPLES_BLOB, FLOW_SAMPLES_FORMAT);
-    return stored === undefined || stored.stamp !== String(tools) ? undefined : decodeFlowSamples(stored.bytes);
+    return stored === undefined || stored.stamp !== String(tools) ? undefined : decodeFlowState(stored.bytes);
   }
 
-  saveFlowSamples(samples: ReadonlyMap<string, readonly SampleValue[]>, tools: number): void {
-    this.#blobs.write(FLOW_SAMPLES_BLOB, FLOW_SAMPLES_FORMAT, encodeFlowSamples(samples), String(tools));
+  saveFlowState(state: FlowState, tools: number): void {
+    this.#blobs.write(FLOW_SAMPLES_BLOB, FLOW_SAMPLES_FORMAT, encodeFlowState(state), String(tools));
   }
 
   /** The tools or their outputs changed: the stored links (and samples) no longer hold, and a preparation is due at `prepareAt` (kept if one is due earlier). */
