@@ -167,7 +167,11 @@ class BatchImporter {
     this.#securitySchemes = store.securitySchemes(jobId);
   }
 
-  async run(paths: PathUnit[], names: ReadonlySet<string>, where: Pick<ImportJobRequest, "serverUrl" | "documentUrl">): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
+  async run(
+    paths: PathUnit[],
+    names: ReadonlySet<string>,
+    where: Pick<ImportJobRequest, "serverUrl" | "documentUrl">,
+  ): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
     const items = paths.map((p) => ({ key: p.key, value: JSON.parse(p.text) as unknown }));
     const components = this.#reachedComponents(items.map((i) => i.value));
     // The head is shared between batches and the importer upgrades its input in place: each batch gets its own copy.

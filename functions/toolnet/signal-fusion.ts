@@ -184,7 +184,12 @@ function producersFor(
 ): { tools: string[]; why: Map<string, Why> } {
   const why = new Map<string, Why>();
   // A task can say a text or a number itself; an identifier or a token only another tool gives.
-  const feeders = feedersOf ?? ((tool: string, count: number) => producersOf(tool).filter((s) => isOpaqueInput(s.parameter)).slice(0, count));
+  const feeders =
+    feedersOf ??
+    ((tool: string, count: number) =>
+      producersOf(tool)
+        .filter((s) => isOpaqueInput(s.parameter))
+        .slice(0, count));
   for (const seed of seeds) {
     for (const source of feeders(seed, PRODUCERS_PER_TOOL)) {
       if (!why.has(source.from)) why.set(source.from, { feeds: { to: seed, field: source.field, parameter: source.parameter } });

@@ -324,7 +324,9 @@ function absoluteServerUrl(url: string, context: DocumentContext): string {
   if (isAbsoluteHttpUrl(url)) return url;
   const resolved = context.documentUrl === undefined ? undefined : resolvedAgainst(url, context.documentUrl);
   if (resolved !== undefined) {
-    context.warnings.add(`The server URL "${url}" is relative; resolved against the document's URL to ${stripTrailingSlash(resolved)} (pass serverUrl if the API is served elsewhere).`);
+    context.warnings.add(
+      `The server URL "${url}" is relative; resolved against the document's URL to ${stripTrailingSlash(resolved)} (pass serverUrl if the API is served elsewhere).`,
+    );
     return resolved;
   }
   throw new ToolImportError(

@@ -76,7 +76,8 @@ describe("import by URL", () => {
     const other = await createTenant(service, "url-relative");
     const send = (body: unknown) =>
       service.json<{ created?: string[]; warnings?: string[]; detail?: string; jobId?: string }>("POST", "/v1/tools/import", { key: other.key, body });
-    const serverOf = async (name: string) => (await service.json<{ definition: { serverUrl: string } }>("GET", `/v1/tools/${name}`, { key: other.key })).body.definition.serverUrl;
+    const serverOf = async (name: string) =>
+      (await service.json<{ definition: { serverUrl: string } }>("GET", `/v1/tools/${name}`, { key: other.key })).body.definition.serverUrl;
     const now = await send({ format: "openapi", url: "https://specs.example.com/specs/relative.json" });
     expect(now.status).toBe(200);
     expect(now.body.created).toEqual(["listPets"]);

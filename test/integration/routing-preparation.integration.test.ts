@@ -106,21 +106,35 @@ describe("routing prepared at import", () => {
     const object = await tenantObject(service, tenant.id);
     // Every operation returns a record created by a user, and takes a user's id: ≈ 57,000 links, more than the table holds.
     const OPERATIONS = 240;
-    const record = { type: "object", properties: { id: { type: "string" }, createdBy: { type: "object", properties: { user: { type: "object", properties: { id: { type: "string" } } } } } } };
-    const listed = { 200: { description: "ok", content: { "application/json": { schema: { type: "object", properties: { value: { type: "array", items: record } } } } } } };
+    const record = {
+      type: "object",
+      properties: { id: { type: "string" }, createdBy: { type: "object", properties: { user: { type: "object", properties: { id: { type: "string" } } } } } },
+    };
+    const listed = {
+      200: { description: "ok", content: { "application/json": { schema: { type: "object", properties: { value: { type: "array", items: record } } } } } },
+    };
     const userId = { name: "user_id", in: "path", required: true, schema: { type: "string" } };
     const paths: Record<string, unknown> = { "/users": { get: { operationId: "listUsers", summary: "List users", responses: listed } } };
     for (let i = 0; i < OPERATIONS; i += 1) {
-      paths[`/users/{user_id}/things${i}`] = { get: { operationId: `listUserThings${i}`, summary: `List a user's things of kind ${i}`, parameters: [userId], responses: listed } };
+      paths[`/users/{user_id}/things${i}`] = {
+        get: { operationId: `listUserThings${i}`, summary: `List a user's things of kind ${i}`, parameters: [userId], responses: listed },
+      };
     }
     const document = { openapi: "3.0.3", info: { title: "Things", version: "1" }, paths };
-    const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document, serverUrl: "https://things.example.com" } });
+    const imported = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "openapi", document, serverUrl: "https://things.example.com" },
+    });
     expect(imported.status).toBe(200);
     await prepared(object);
     expect((await object.routingLoadReport()).dataFlow).toBe("per request");
     const route = async () =>
-      (await service.json<{ candidates: { name: string; why?: unknown }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "list a user's things of kind 17", k: 5 } })).body
-        .candidates;
+      (
+        await service.json<{ candidates: { name: string; why?: unknown }[] }>("POST", "/v1/route", {
+          key: tenant.key,
+          body: { task: "list a user's things of kind 17", k: 5 },
+        })
+      ).body.candidates;
     const before = await route();
     expect(before.map((c) => c.name)).toContain("listUserThings17");
 

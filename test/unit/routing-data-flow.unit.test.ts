@@ -122,13 +122,26 @@ describe("data-flow edges from documented outputs", () => {
     const leading = new DataFlowIndex(tmdb);
     for (const name of tmdb.keys()) {
       for (const count of [1, 2, 5]) {
-        expect(leading.feeders(name, count)).toEqual(whole.producers(name).filter((s) => isOpaqueInput(s.parameter)).slice(0, count));
+        expect(leading.feeders(name, count)).toEqual(
+          whole
+            .producers(name)
+            .filter((s) => isOpaqueInput(s.parameter))
+            .slice(0, count),
+        );
       }
     }
     // One big API: a user search and /me can start the chain; 200 operations under /users/{user_id}
     // return ids a user's operations take, and need a user's id themselves: they are never linked.
-    const text = (name: string, where: "path" | "query" = "query"): ToolDefinition["parameters"][number] => ({ name, in: where, required: true, schema: { type: "string" } });
-    const user = { type: "object", properties: { id: { type: "string" }, createdBy: { type: "object", properties: { user: { type: "object", properties: { id: { type: "string" } } } } } } };
+    const text = (name: string, where: "path" | "query" = "query"): ToolDefinition["parameters"][number] => ({
+      name,
+      in: where,
+      required: true,
+      schema: { type: "string" },
+    });
+    const user = {
+      type: "object",
+      properties: { id: { type: "string" }, createdBy: { type: "object", properties: { user: { type: "object", properties: { id: { type: "string" } } } } } },
+    };
     const tools = [
       tool("searchUsers", "/users/search", [text("name")], { type: "object", properties: { value: { type: "array", items: user } } }),
       tool("getMe", "/me", [], user),
@@ -139,7 +152,13 @@ describe("data-flow edges from documented outputs", () => {
     expect(index.feeders("listUserThings7", 2).map((s) => s.from)).toEqual(["searchUsers", "getMe"]);
     const offersForTwo = index.offers;
     const all = new DataFlowIndex(catalog);
-    expect(all.producers("listUserThings7").filter((s) => isOpaqueInput(s.parameter)).slice(0, 2).map((s) => s.from)).toEqual(["searchUsers", "getMe"]);
+    expect(
+      all
+        .producers("listUserThings7")
+        .filter((s) => isOpaqueInput(s.parameter))
+        .slice(0, 2)
+        .map((s) => s.from),
+    ).toEqual(["searchUsers", "getMe"]);
     expect(all.producers("listUserThings7").length).toBeGreaterThan(100);
     expect(offersForTwo * 20).toBeLessThan(all.offers);
   });

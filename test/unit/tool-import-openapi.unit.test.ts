@@ -414,7 +414,9 @@ describe("importOpenApi: clear errors", () => {
     const beside = await importOpenApi(minimal({ servers: [{ url: "v2/" }], paths: onePath }), { documentUrl: "http://specs.example.com/pets/openapi.json" });
     expect(beside.tools[0]?.serverUrl).toBe("http://specs.example.com/pets/v2");
     const swagger = { swagger: "2.0", info: { title: "t", version: "1" }, basePath: "/base", paths: onePath };
-    expect((await importOpenApi(swagger, { documentUrl: "https://specs.example.com/swagger.json" })).tools[0]?.serverUrl).toBe("https://specs.example.com/base");
+    expect((await importOpenApi(swagger, { documentUrl: "https://specs.example.com/swagger.json" })).tools[0]?.serverUrl).toBe(
+      "https://specs.example.com/base",
+    );
     // serverUrl still decides.
     const given = await importOpenApi(rooted, { documentUrl: "https://specs.example.com/openapi.json", serverUrl: "https://pets.example/v3" });
     expect(given.tools[0]?.serverUrl).toBe("https://pets.example/v3");
