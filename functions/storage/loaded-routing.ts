@@ -3,7 +3,7 @@ import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval"
 import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
 import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import { TaskMemory } from "../toolnet/task-memory";
-import { ApiFamilies, withSiblings } from "../toolnet/api-siblings";
+import { ApiFamilies, apiSiblings, withSiblings } from "../toolnet/api-siblings";
 import type { SampleValue } from "../probing/protocol";
 import type { ToolDefinition } from "../tools/definition";
 import type { TenantEvents, ToolsChange } from "./tenant-events";
@@ -28,6 +28,7 @@ export interface StateSources {
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
+    summaries(names: readonly string[]): Map<string, string>;
     flowRows(): FlowTool[];
   };
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
@@ -62,6 +63,8 @@ export interface Loaded {
   readonly flow: DataFlowLookup;
   /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
   loadedFlow: DataFlowLookup | undefined;
+  /** Every tool's compact form, when data flow is served per request and loaded (dropped with it). */
+  flowTools: ReadonlyMap<string, FlowTool> | undefined;
   /** Built from the stored tasks on first use. */
   readonly memory: TaskMemory;
   readonly loadedMemory: TaskMemory | undefined;
@@ -179,6 +182,7 @@ export class LoadedRouting {
       report,
       defs,
       loadedFlow: undefined,
+      flowTools: undefined,
       get flow(): DataFlowLookup {
         state.loadedFlow ??= loadFlow();
         return state.loadedFlow;
@@ -254,6 +258,7 @@ export class LoadedRouting {
     // Past the bound once: noted, so later loads of the same catalog do not look again.
     const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
     if (links === undefined) {
+      state.flowTools = flowState.tools;
       if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
       if (storedState === undefined) this.#store.saveFlowState(flowState, defs.size);
       report.dataFlow = "per request";
@@ -303,8 +308,25 @@ export class LoadedRouting {
 
   /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */
   families(state: Loaded): ApiFamilies {
-    state.families ??= new ApiFamilies(this.#sources.catalog.apiRows());
+    state.families ??= new ApiFamilies(this.#apiRows(state));
     return state.families;
+  }
+
+  /**
+   * The light rows same-API siblings are made of (name, server, summary), by name. With data flow
+   * served per request, its tools' compact forms give every server, and SQLite reads only the
+   * siblings' summaries: reading every server out of a big catalog's definitions took 0.7–0.8 s of
+   * Microsoft Graph's first step, whose one API has no siblings (too large to say much).
+   */
+  #apiRows(state: Loaded): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[] {
+    const tools = state.flowTools;
+    if (tools === undefined) return this.#sources.catalog.apiRows();
+    const rows = [...tools.values()].map((tool) => ({ name: tool.name, serverUrl: tool.serverUrl }));
+    const summaries = this.#sources.catalog.summaries([...apiSiblings(rows).keys()]);
+    return rows.map((row) => {
+      const summary = summaries.get(row.name);
+      return summary === undefined ? row : { ...row, summary };
+    });
   }
 
   /**
@@ -359,6 +381,7 @@ export class LoadedRouting {
       }
       if (namesChange) this.#store.saveGraph(state.graph);
       state.loadedFlow = undefined;
+      state.flowTools = undefined;
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
       const after = new ApiFamilies(this.#sources.catalog.apiRows());
       state.families = after;
@@ -402,6 +425,7 @@ export class LoadedRouting {
     if (def !== undefined) state.index.add(this.#document(def, state.hints, this.families(state)));
     this.#store.indexChanged([tool], state.index);
     state.loadedFlow = undefined;
+    state.flowTools = undefined;
     state.relevance.clear();
   }
 }

@@ -121,6 +121,14 @@ describe("routing prepared at import", () => {
       };
     }
     const document = { openapi: "3.0.3", info: { title: "Things", version: "1" }, paths };
+    // A small API beside it, whose operations are each other's siblings (read from the stored state after the eviction).
+    const weather = ["forecast", "alerts", "radar"].map((what) => ({
+      name: `weather_${what}`,
+      method: "GET",
+      url: `https://weather.example.com/${what}`,
+      description: `Weather ${what} for a city.`,
+    }));
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather", tools: weather } })).status).toBe(200);
     const imported = await service.json("POST", "/v1/tools/import", {
       key: tenant.key,
       body: { format: "openapi", document, serverUrl: "https://things.example.com" },
@@ -135,11 +143,21 @@ describe("routing prepared at import", () => {
           body: { task: "list a user's things of kind 17", k: 5 },
         })
       ).body.candidates;
+    const weatherTask = async () =>
+      (
+        await service.json<{ candidates: { name: string; why?: unknown }[] }>("POST", "/v1/route", {
+          key: tenant.key,
+          body: { task: "weather forecast for Lisbon", k: 3 },
+        })
+      ).body.candidates;
     const before = await route();
+    const weatherBefore = await weatherTask();
+    expect(weatherBefore.map((c) => c.name).sort()).toEqual(["weather_alerts", "weather_forecast", "weather_radar"]);
     expect(before.map((c) => c.name)).toContain("listUserThings17");
 
     await object.simulateEviction();
     expect(await route()).toEqual(before);
+    expect(await weatherTask()).toEqual(weatherBefore);
     expect((await object.routingLoadReport()).dataFlow).toBe("per request");
     // The offered samples were stored with the preparation: only the tools an answer shows are parsed.
     expect(await object.store("routing").definitionParses()).toBeLessThan(OPERATIONS / 4);
