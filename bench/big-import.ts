@@ -12,9 +12,9 @@
  * until the alarm has prepared routing, a first and a later step, both again after an eviction,
  * how the state loaded and how many definitions it keeps parsed, and the heap over that part.
  *
- * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N]
+ * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR]
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTenant, type TestService } from "../test/helpers/service";
@@ -29,7 +29,15 @@ const option = (name: string): string | undefined => {
 };
 
 /** A minimal Chrome DevTools Protocol session (one request at a time is all this needs). */
-async function openInspector(port: number): Promise<{ heap(): Promise<{ usedSize: number; totalSize: number }>; collect(): Promise<unknown>; close(): void }> {
+interface Inspector {
+  heap(): Promise<{ usedSize: number; totalSize: number }>;
+  collect(): Promise<unknown>;
+  /** A CPU profile of the isolate while `work` runs (Chrome DevTools' .cpuprofile format). */
+  profile(work: () => Promise<unknown>): Promise<unknown>;
+  close(): void;
+}
+
+async function openInspector(port: number): Promise<Inspector> {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { title: string; webSocketDebuggerUrl: string }[];
   const target = targets.find((t) => t.title.includes("atc-edge")) ?? targets[0];
   if (target === undefined) throw new Error("no inspector target");
@@ -54,6 +62,12 @@ async function openInspector(port: number): Promise<{ heap(): Promise<{ usedSize
   return {
     heap: () => send("Runtime.getHeapUsage"),
     collect: () => send("HeapProfiler.collectGarbage"),
+    profile: async (work) => {
+      await send("Profiler.enable");
+      await send("Profiler.start");
+      await work();
+      return (await send<{ profile: unknown }>("Profiler.stop")).profile;
+    },
     close: () => socket.close(),
   };
 }
@@ -151,7 +165,7 @@ async function main(): Promise<void> {
     console.log(`workerd resident    idle ${mib(idle.rss)}; peak to the job's end ${mib(atEnd.rss)}`);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
-    await routeTheTenant(service, key, tenantId, peak);
+    await routeTheTenant(service, key, tenantId, peak, inspector);
   } finally {
     sampling = false;
     // An inspector call left unanswered (the session can stall through minutes-long requests) must not keep the bench alive.
@@ -171,6 +185,7 @@ async function routeTheTenant(
   key: string,
   tenantId: string,
   peak: { used: number; total: number; rss: number; live: number },
+  inspector: Inspector,
 ): Promise<void> {
   const object = await tenantObject(service, tenantId);
   Object.assign(peak, { used: 0, total: 0, rss: 0, live: 0 });
@@ -178,12 +193,19 @@ async function routeTheTenant(
   while ((await object.store("routing").preparationDue()) !== null) await new Promise((r) => setTimeout(r, 200));
   console.log(`job end to prepared ${((performance.now() - p0) / 1000).toFixed(1)} s (the alarm prepares right after the job's last batch)`);
   const task = "list the events in my calendar for next week";
+  // --profile DIR: a CPU profile of the isolate per step, DIR/<step>.cpuprofile (open in Chrome DevTools).
+  const profiles = option("profile");
   const step = async (label: string, previousTool?: string): Promise<string | undefined> => {
     const r0 = performance.now();
-    const answer = await service.json<{ candidates?: { name: string }[] }>("POST", "/v1/route", {
-      key,
-      body: { task, k: 8, ...(previousTool === undefined ? {} : { previousTool }) },
-    });
+    let answer = { status: 0, body: {} as { candidates?: { name: string }[] } };
+    const ask = async () => {
+      answer = await service.json<{ candidates?: { name: string }[] }>("POST", "/v1/route", {
+        key,
+        body: { task, k: 8, ...(previousTool === undefined ? {} : { previousTool }) },
+      });
+    };
+    if (profiles === undefined) await ask();
+    else writeFileSync(join(profiles, `${label.replace(/\W+/g, "-")}.cpuprofile`), JSON.stringify(await inspector.profile(ask)));
     const ms = performance.now() - r0;
     const names = (answer.body.candidates ?? []).map((c) => c.name);
     console.log(
@@ -195,11 +217,15 @@ async function routeTheTenant(
   const best = await step("first step");
   await step("later step after its best tool", best);
   await step("first step again");
-  console.log(`  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}`);
+  console.log(
+    `  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}; definitions parsed since the load ${await object.store("routing").definitionParses()}`,
+  );
   await object.simulateEviction();
   await step("first step after an eviction");
   await step("later step after an eviction", best);
-  console.log(`  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}`);
+  console.log(
+    `  load report ${JSON.stringify(await object.routingLoadReport())}; loaded ${JSON.stringify(await object.routingLoadedParts())}; definitions parsed since the load ${await object.store("routing").definitionParses()}`,
+  );
   // The preparation the alarm ran, timed from scratch: stored values aged, so index and data flow are made again.
   await object.simulateEviction({ olderFormats: true });
   const q0 = performance.now();

@@ -23,6 +23,8 @@ export const ImportJobRequest = z.object({
   uploadId: z.string(),
   source: z.string(),
   serverUrl: z.string().optional(),
+  /** Where the document was fetched from (an import by URL): relative server URLs resolve against it. */
+  documentUrl: z.string().optional(),
   bytes: z.number().int().nonnegative(),
 });
 export type ImportJobRequest = z.infer<typeof ImportJobRequest>;
@@ -60,6 +62,16 @@ export function importJobSettings(env: { IMPORT_BATCH_OPERATIONS?: string; IMPOR
 /** Embeds a batch's new and changed tools (services/tool-embeddings.ts); a warning when it could not. */
 export type EmbedBatchTools = (tools: ToolUpsert[]) => Promise<{ warning?: string }>;
 
+/** Embeds, at most `max`, the tenant's tools that have no current vector (services/tool-embeddings.ts); a warning when it could not. */
+export type EmbedMissingTools = (max: number) => Promise<{ warning?: string }>;
+
+/**
+ * A resumed job first embeds what earlier slices left without vectors: a batch committed just
+ * before an eviction was never embedded, nor one whose embedding failed. At most this many per
+ * slice (a batch's worth is 400 by default), so a slice stays short.
+ */
+export const MAX_CATCH_UP_EMBEDDINGS = 1_000;
+
 /** Runs the job for one time slice: cut the document if not yet done, then import batches until the slice ends or the document does. */
 export async function runImportJob(
   store: ImportJobStore,
@@ -67,6 +79,7 @@ export async function runImportJob(
   job: Pick<JobRecord, "id" | "request">,
   settings: ImportJobSettings,
   embedBatchTools?: EmbedBatchTools,
+  embedMissingTools?: EmbedMissingTools,
 ): Promise<void> {
   const request = ImportJobRequest.parse(job.request);
   const started = Date.now();
@@ -86,12 +99,16 @@ export async function runImportJob(
   let { batches, lastSeq, operations } = done;
   const counts = countsOf(done.reports);
   let embedding = embedBatchTools;
+  if (done.batches > 0 && embedMissingTools !== undefined) {
+    const caughtUp = await embedMissingTools(MAX_CATCH_UP_EMBEDDINGS);
+    if (caughtUp.warning !== undefined) store.addWarnings(job.id, done.batches - 1, [caughtUp.warning]);
+  }
   for (;;) {
     const paths = store.nextPaths(job.id, lastSeq, settings.batchOperations);
     if (paths.length === 0) break;
     let result: { tools: ToolUpsert[]; warnings: string[] };
     try {
-      result = await batch.run(paths, names, request.serverUrl);
+      result = await batch.run(paths, names, request);
     } catch (error) {
       if (error instanceof ToolImportError) return fail(store, jobs, job.id, error.code, error.message);
       throw error;
@@ -150,7 +167,11 @@ class BatchImporter {
     this.#securitySchemes = store.securitySchemes(jobId);
   }
 
-  async run(paths: PathUnit[], names: ReadonlySet<string>, serverUrl: string | undefined): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
+  async run(
+    paths: PathUnit[],
+    names: ReadonlySet<string>,
+    where: Pick<ImportJobRequest, "serverUrl" | "documentUrl">,
+  ): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
     const items = paths.map((p) => ({ key: p.key, value: JSON.parse(p.text) as unknown }));
     const components = this.#reachedComponents(items.map((i) => i.value));
     // The head is shared between batches and the importer upgrades its input in place: each batch gets its own copy.
@@ -158,7 +179,11 @@ class BatchImporter {
     const document = assembleBatchDocument(head, items, components);
     let imported: { tools: ToolUpsert["definition"][]; warnings: string[] };
     try {
-      imported = await importOpenApi(document, { ...(serverUrl === undefined ? {} : { serverUrl }), reservedNames: names });
+      imported = await importOpenApi(document, {
+        ...(where.serverUrl === undefined ? {} : { serverUrl: where.serverUrl }),
+        ...(where.documentUrl === undefined ? {} : { documentUrl: where.documentUrl }),
+        reservedNames: names,
+      });
     } catch (error) {
       // A batch none of whose operations fit is the batch's loss, not the document's.
       if (error instanceof ToolImportError && error.code === "no_operations") return { tools: [], warnings: error.issues };

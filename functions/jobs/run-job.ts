@@ -2,7 +2,7 @@ import { importJobSettings, runImportJob } from "./import-job";
 import type { JobStores } from "./job-stores";
 import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
-import { embedTools } from "../services/tool-embeddings";
+import { embedMissingTools, embedTools } from "../services/tool-embeddings";
 
 /** Run one due background job of a tenant to its end (called from the tenant object's alarm). */
 export async function runJob(env: Env, tenantId: string, stores: JobStores, jobId: string): Promise<void> {
@@ -14,6 +14,13 @@ export async function runJob(env: Env, tenantId: string, stores: JobStores, jobI
     case "optimize":
       return runOptimizeJob(env, tenantId, stores, job);
     case "import":
-      return runImportJob(stores.imports, stores.jobs, job, importJobSettings(env), (tools) => embedTools(env, tenantId, stores, tools));
+      return runImportJob(
+        stores.imports,
+        stores.jobs,
+        job,
+        importJobSettings(env),
+        (tools) => embedTools(env, tenantId, stores, tools),
+        (max) => embedMissingTools(env, tenantId, stores, max),
+      );
   }
 }

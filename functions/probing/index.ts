@@ -20,6 +20,7 @@ export {
 } from "./chain-of-probing";
 export {
   dataFlowCandidates,
+  effectiveSchema,
   fillArguments,
   isInformative,
   observeValues,

@@ -143,7 +143,7 @@ function isSchema(value: unknown): value is Schema {
 }
 
 /** The schema to read: the first usable variant of anyOf/oneOf, merged with allOf parts. */
-function effectiveSchema(schema: unknown): Schema {
+export function effectiveSchema(schema: unknown): Schema {
   if (!isSchema(schema)) return {};
   let s: Schema = schema;
   for (const key of ["anyOf", "oneOf"]) {

@@ -9,7 +9,15 @@ import { importOpenApi, ToolImportError } from "../tools/openapi-import";
 import { storeCredential } from "./store-credential";
 import { assertWithinToolLimit, toolLimit } from "../tools/tool-limit";
 
-export type ToolSource = { format: "openapi"; document: string | Record<string, unknown>; serverUrl?: string | undefined } | { format: "list"; tools: unknown };
+export type ToolSource =
+  | {
+      format: "openapi";
+      document: string | Record<string, unknown>;
+      serverUrl?: string | undefined;
+      /** Where it was fetched from (an import by URL): relative server URLs resolve against it. */
+      documentUrl?: string | undefined;
+    }
+  | { format: "list"; tools: unknown };
 
 export interface RegisterReport {
   created: string[];
@@ -23,7 +31,10 @@ export interface RegisterReport {
 export async function parseToolSource(source: ToolSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
   try {
     return source.format === "openapi"
-      ? await importOpenApi(source.document, source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl })
+      ? await importOpenApi(source.document, {
+          ...(source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl }),
+          ...(source.documentUrl === undefined ? {} : { documentUrl: source.documentUrl }),
+        })
       : importToolList(source.tools);
   } catch (error) {
     if (error instanceof ToolImportError) {

@@ -68,9 +68,19 @@ export async function embeddingsClient(
 
 /** Embed every tool whose vector is missing or stale; returns a warning instead of failing the import. */
 export async function embedNewTools(env: Env, tenantId: string, tenant: TenantApi): Promise<{ embedded: number; warning?: string }> {
+  return embedMissingTools(env, tenantId, tenant);
+}
+
+/** Embed the tools whose vector is missing or stale (at most `max`), when the tenant has an embeddings model; a warning instead of failing. */
+export async function embedMissingTools(
+  env: Env,
+  tenantId: string,
+  tenant: Pick<TenantApi, "settings" | "routing" | "registry">,
+  max = Number.POSITIVE_INFINITY,
+): Promise<{ embedded: number; warning?: string }> {
   const embeddings = await embeddingsClient(env, tenantId, tenant);
   if (embeddings === undefined) return { embedded: 0 };
-  const pending = await tenant.routing.toolsNeedingEmbeddings(embeddings.model);
+  const pending = (await tenant.routing.toolsNeedingEmbeddings(embeddings.model)).slice(0, max);
   if (pending.length === 0) return { embedded: 0 };
   try {
     const records = await Promise.all(pending.map((p) => tenant.registry.getTool(p.name)));

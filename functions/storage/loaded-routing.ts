@@ -3,7 +3,7 @@ import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval"
 import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
 import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import { TaskMemory } from "../toolnet/task-memory";
-import { ApiFamilies, withSiblings } from "../toolnet/api-siblings";
+import { ApiFamilies, apiSiblings, withSiblings } from "../toolnet/api-siblings";
 import type { SampleValue } from "../probing/protocol";
 import type { ToolDefinition } from "../tools/definition";
 import type { TenantEvents, ToolsChange } from "./tenant-events";
@@ -11,6 +11,7 @@ import type { TenantSettings } from "./tenant-settings";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "./routing-snapshots";
 import { allRows, run } from "./sql";
 import { LazyDefinitions } from "./lazy-definitions";
+import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { ToolVectors } from "./tool-vectors";
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
@@ -27,6 +28,7 @@ export interface StateSources {
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
+    summaries(names: readonly string[]): Map<string, string>;
     flowRows(): FlowTool[];
   };
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
@@ -61,6 +63,8 @@ export interface Loaded {
   readonly flow: DataFlowLookup;
   /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
   loadedFlow: DataFlowLookup | undefined;
+  /** Every tool's compact form, when data flow is served per request and loaded (dropped with it). */
+  flowTools: ReadonlyMap<string, FlowTool> | undefined;
   /** Built from the stored tasks on first use. */
   readonly memory: TaskMemory;
   readonly loadedMemory: TaskMemory | undefined;
@@ -178,6 +182,7 @@ export class LoadedRouting {
       report,
       defs,
       loadedFlow: undefined,
+      flowTools: undefined,
       get flow(): DataFlowLookup {
         state.loadedFlow ??= loadFlow();
         return state.loadedFlow;
@@ -238,7 +243,8 @@ export class LoadedRouting {
   /**
    * The stored links when nothing changed since they were computed, else computed from every
    * definition (outputs include probed samples) and stored for the next load. A catalog with
-   * more links than the table holds is served per request by the index, as before the table.
+   * more links than the table holds is served per request by the index, as before the table;
+   * what that index is made of is stored instead, so it is made again without the definitions.
    */
   #loadFlow(state: Loaded): DataFlowLookup {
     const { defs, report } = state;
@@ -247,11 +253,14 @@ export class LoadedRouting {
       report.dataFlow = "stored";
       return stored;
     }
-    const index = this.#flowIndex(state);
+    const storedState = stored === "too many" ? this.#store.loadFlowState(defs.size) : undefined;
+    const { index, flowState } = this.#flowIndex(state, storedState);
     // Past the bound once: noted, so later loads of the same catalog do not look again.
     const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
     if (links === undefined) {
+      state.flowTools = flowState.tools;
       if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
+      if (storedState === undefined) this.#store.saveFlowState(flowState, defs.size);
       report.dataFlow = "per request";
       return index;
     }
@@ -261,26 +270,35 @@ export class LoadedRouting {
   }
 
   /**
-   * The data-flow index over every tool's compact form: name, path, server and parameters read
-   * by SQLite from the stored JSON; then the definitions streamed once, one at a time, for their
-   * outputs: the output index, and per tool only the samples data flow can offer (FlowSamples).
-   * No definition is kept, and none is parsed again to link a tool.
+   * The data-flow index over every tool's compact form (name, path, server and parameters, read
+   * by SQLite from the stored JSON) and per tool only the output samples data flow can offer
+   * (FlowSamples), the definitions streamed once, one at a time, for them; or both as `stored`.
+   * No definition is kept, and none is parsed again to link a tool. The output index is made from
+   * the offerable samples alone: it is read only for fields named like a required input, and
+   * identifiers, which are exactly the ones FlowSamples keeps.
    */
-  #flowIndex(state: Loaded): DataFlowIndex<FlowTool> {
+  #flowIndex(state: Loaded, stored: FlowState | undefined): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
+    const flowState = stored ?? this.#streamedFlowState(state);
+    const { tools, samples } = flowState;
+    const outputs = new OutputIndex();
+    for (const [name, kept] of samples) {
+      const tool = tools.get(name);
+      if (tool !== undefined) outputs.add(tool, kept);
+    }
+    return { index: new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs), flowState };
+  }
+
+  #streamedFlowState(state: Loaded): FlowState {
     const { defs, hints } = state;
     const tools = new Map<string, FlowTool>();
     for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
     const offerable = new FlowSamples(tools.values());
-    const outputs = new OutputIndex();
     const samples = new Map<string, SampleValue[]>();
     for (const def of defs.values()) {
-      const fields = outputFields(def, hints.get(def.name)?.outputs);
-      if (fields.length === 0) continue;
-      outputs.add(def, fields);
-      const kept = offerable.offerable(fields);
+      const kept = offerable.offerable(outputFields(def, hints.get(def.name)?.outputs));
       if (kept.length > 0) samples.set(def.name, kept);
     }
-    return new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs);
+    return { tools, samples };
   }
 
   /** Other operations of each tool's API (small APIs only), made once per state. */
@@ -290,8 +308,25 @@ export class LoadedRouting {
 
   /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */
   families(state: Loaded): ApiFamilies {
-    state.families ??= new ApiFamilies(this.#sources.catalog.apiRows());
+    state.families ??= new ApiFamilies(this.#apiRows(state));
     return state.families;
+  }
+
+  /**
+   * The light rows same-API siblings are made of (name, server, summary), by name. With data flow
+   * served per request, its tools' compact forms give every server, and SQLite reads only the
+   * siblings' summaries: reading every server out of a big catalog's definitions took 0.7–0.8 s of
+   * Microsoft Graph's first step, whose one API has no siblings (too large to say much).
+   */
+  #apiRows(state: Loaded): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[] {
+    const tools = state.flowTools;
+    if (tools === undefined) return this.#sources.catalog.apiRows();
+    const rows = [...tools.values()].map((tool) => ({ name: tool.name, serverUrl: tool.serverUrl }));
+    const summaries = this.#sources.catalog.summaries([...apiSiblings(rows).keys()]);
+    return rows.map((row) => {
+      const summary = summaries.get(row.name);
+      return summary === undefined ? row : { ...row, summary };
+    });
   }
 
   /**
@@ -346,6 +381,7 @@ export class LoadedRouting {
       }
       if (namesChange) this.#store.saveGraph(state.graph);
       state.loadedFlow = undefined;
+      state.flowTools = undefined;
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
       const after = new ApiFamilies(this.#sources.catalog.apiRows());
       state.families = after;
@@ -389,6 +425,7 @@ export class LoadedRouting {
     if (def !== undefined) state.index.add(this.#document(def, state.hints, this.families(state)));
     this.#store.indexChanged([tool], state.index);
     state.loadedFlow = undefined;
+    state.flowTools = undefined;
     state.relevance.clear();
   }
 }

@@ -2,6 +2,7 @@ import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../toolnet/retrieval";
 import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../toolnet/data-flow-links";
+import { decodeFlowState, encodeFlowState, FLOW_SAMPLES_FORMAT, type FlowState } from "../toolnet/flow-samples-codec";
 import { StoredBlobs } from "./stored-blobs";
 
 /**
@@ -21,6 +22,8 @@ import { StoredBlobs } from "./stored-blobs";
  *   dropped by any change of the tools or their protocols (inside that change's transaction),
  *   which notes a preparation as due: the tenant object's alarm computes them again, once, after
  *   the change (loaded-routing.ts `prepare`); a step that comes first computes them itself.
+ *   A catalog with more links than the table holds stores instead what its per-request index is
+ *   made of (flow-samples-codec.ts), dropped and prepared again with the links.
  * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT, DATA_FLOW_LINKS_FORMAT) makes the stored value
  * unreadable: it is rebuilt once from the rows and stored again.
  */
@@ -29,6 +32,7 @@ const INDEX_BLOB = "routing-index";
 const GRAPH_BLOB = "routing-graph";
 const PENDING_BLOB = "routing-index:pending";
 const DATA_FLOW_BLOB = "routing-data-flow";
+const FLOW_SAMPLES_BLOB = "routing-flow-samples";
 /** A preparation of the routing state is due (stamp: when, in ms since the epoch); no bytes. */
 const PREPARE_BLOB = "routing-prepare";
 const PREPARE_FORMAT = "due-at/1";
@@ -171,9 +175,20 @@ export class RoutingSnapshots {
     else this.#blobs.write(DATA_FLOW_BLOB, DATA_FLOW_LINKS_FORMAT, links.toBytes(), String(tools));
   }
 
-  /** The tools or their outputs changed: the stored links no longer hold, and a preparation is due at `prepareAt` (kept if one is due earlier). */
+  /** What the per-request data-flow index of a catalog of `tools` tools past the table's bounds is made of, when stored since its last change. */
+  loadFlowState(tools: number): FlowState | undefined {
+    const stored = this.#blobs.read(FLOW_SAMPLES_BLOB, FLOW_SAMPLES_FORMAT);
+    return stored === undefined || stored.stamp !== String(tools) ? undefined : decodeFlowState(stored.bytes);
+  }
+
+  saveFlowState(state: FlowState, tools: number): void {
+    this.#blobs.write(FLOW_SAMPLES_BLOB, FLOW_SAMPLES_FORMAT, encodeFlowState(state), String(tools));
+  }
+
+  /** The tools or their outputs changed: the stored links (and samples) no longer hold, and a preparation is due at `prepareAt` (kept if one is due earlier). */
   dropDataFlow(prepareAt: number): void {
     this.#blobs.delete(DATA_FLOW_BLOB);
+    this.#blobs.delete(FLOW_SAMPLES_BLOB);
     const due = this.preparationDue();
     if (due === null || due > prepareAt) this.notePreparation(prepareAt);
   }
@@ -200,6 +215,7 @@ export class RoutingSnapshots {
     this.#blobs.setFormat(INDEX_BLOB, "older-format/0");
     this.#blobs.setFormat(GRAPH_BLOB, "older-format/0");
     this.#blobs.setFormat(DATA_FLOW_BLOB, "older-format/0");
+    this.#blobs.setFormat(FLOW_SAMPLES_BLOB, "older-format/0");
   }
 
   /** Forget the stored graph (its trajectories were replaced); the next load rebuilds it. */

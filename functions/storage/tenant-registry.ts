@@ -357,6 +357,20 @@ export class TenantRegistry {
     return [...rows].map(([name, serverUrl, summary]) => (summary === null ? { name, serverUrl } : { name, serverUrl, summary }));
   }
 
+  /** The summaries of `names` (those that have one), read by SQLite out of the stored JSON. */
+  summaries(names: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    // A Durable Object's SQLite binds at most 100 values per statement.
+    for (let at = 0; at < names.length; at += 100) {
+      const chunk = names.slice(at, at + 100);
+      const rows = this.#sql
+        .exec(`SELECT name, json_extract(definition, '$.summary') FROM tenant_tools WHERE name IN (${chunk.map(() => "?").join(", ")})`, ...chunk)
+        .raw<[string, string | null]>();
+      for (const [name, summary] of rows) if (summary !== null) out.set(name, summary);
+    }
+    return out;
+  }
+
   /**
    * What data flow reads of every tool besides its outputs (name, path, server, parameters), read
    * by SQLite out of the stored JSON: only the parameters are parsed here.

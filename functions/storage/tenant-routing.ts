@@ -36,7 +36,7 @@ import {
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
 import { shortDescription } from "../toolnet/short-description";
-import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../toolnet/signal-fusion";
+import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FeedersOf, type FusedCandidate, type RunCandidateSet, type Why } from "../toolnet/signal-fusion";
 import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
@@ -103,6 +103,11 @@ export interface RoutingSources {
 /** A data-flow lookup's name lookups, when it answers them apart from its producers. */
 function nameLookupsOf(flow: DataFlowLookup): ((tool: string) => readonly DataFlowSource[]) | undefined {
   return flow.nameLookups === undefined ? undefined : (tool) => flow.nameLookups?.(tool) ?? [];
+}
+
+/** A data-flow lookup's leading producers of opaque inputs, when it answers them apart from its producers. */
+function feedersOf(flow: DataFlowLookup): FeedersOf | undefined {
+  return flow.feeders === undefined ? undefined : (tool, count) => flow.feeders?.(tool, count) ?? [];
 }
 
 /** A failed preparation of the routing state is tried again this much later. */
@@ -219,6 +224,11 @@ export class TenantRouting {
       memory: state?.loadedMemory !== undefined,
       definitions: state?.defs.parsedCount ?? 0,
     };
+  }
+
+  /** Definitions parsed since the in-memory state was loaded, streamed ones included (tests and benchmarks). */
+  definitionParses(): number {
+    return this.#states.current?.defs.parses ?? 0;
   }
 
   /** Tools whose embedding (for this model) is missing or was made for an older definition. */
@@ -356,6 +366,7 @@ export class TenantRouting {
               task,
               producersOf: (tool: string) => state.flow.producers(tool),
               nameLookupsOf: nameLookupsOf(state.flow),
+              feedersOf: feedersOf(state.flow),
               siblingsOf: (tool: string) => this.#states.siblings(state).get(tool) ?? [],
             }
           : {}),
@@ -449,6 +460,7 @@ export class TenantRouting {
       dataFlowAfter: (tool) => state.flow.successors(tool),
       producersOf: (tool) => state.flow.producers(tool),
       nameLookupsOf: nameLookupsOf(state.flow),
+      feedersOf: feedersOf(state.flow),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       maxTools: options.maxTools,
       tokenBudget: options.tokenBudget,

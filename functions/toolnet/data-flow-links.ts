@@ -20,6 +20,8 @@ export interface DataFlowLookup {
   producers(to: string): readonly DataFlowSource[];
   /** `producers(to)` that find its identifier by name (`byName`), in the same order; cheaper to ask of a big catalog. */
   nameLookups?(to: string): readonly DataFlowSource[];
+  /** The first `count` of `producers(to)` that fill an opaque input (isOpaqueInput), in the same order; cheaper to ask of a big catalog. */
+  feeders?(to: string, count: number): readonly DataFlowSource[];
 }
 
 /** Stored form: names and strings once, links as index tuples (scores as JSON numbers: exact). */

@@ -165,6 +165,9 @@ export class FlowSamples {
   }
 }
 
+/** `DataFlowIndex`'s start ranks of a producer, best first: takes text, needs nothing, needs an identifier. */
+const START_RANKS = [0, 1, 2] as const;
+
 function addTo(map: Map<string, Set<string>>, key: string, tool: string): void {
   const set = map.get(key);
   if (set === undefined) map.set(key, new Set([tool]));
@@ -225,6 +228,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   readonly #cache = new Map<string, DataFlowLink[]>();
   readonly #producerCache = new Map<string, DataFlowSource[]>();
   readonly #lookupCache = new Map<string, readonly DataFlowSource[]>();
+  readonly #feederCache = new Map<string, readonly DataFlowSource[]>();
   #outputIndex: OutputIndex | undefined;
   readonly #givenOutputIndex: OutputIndex | undefined;
   /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
@@ -253,6 +257,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     this.#outputIndex = this.#givenOutputIndex;
     this.#producerCache.clear();
     this.#lookupCache.clear();
+    this.#feederCache.clear();
     this.#cache.clear();
   }
 
@@ -267,6 +272,29 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     const sources = this.#sources(to, () => true);
     this.#producerCache.set(to, sources);
     return sources;
+  }
+
+  /**
+   * The first `count` of `producers(to)` that fill an opaque input (isOpaqueInput), in the same
+   * order: candidates are linked one start rank at a time (the order's first key), and the ranks
+   * after the one that completes `count` are never linked. In a big API most candidates need an
+   * identifier themselves (the last rank): Microsoft Graph's `/users/{user-id}/…` operations
+   * all return ids a user's operations take. Cached per tool and count.
+   */
+  feeders(to: string, count: number): readonly DataFlowSource[] {
+    const all = this.#producerCache.get(to);
+    if (all !== undefined) return all.filter((s) => isOpaqueInput(s.parameter)).slice(0, count);
+    const key = `${count}\u0000${to}`;
+    const cached = this.#feederCache.get(key);
+    if (cached !== undefined) return cached;
+    const found: DataFlowSource[] = [];
+    for (const rank of START_RANKS) {
+      if (found.length >= count) break;
+      found.push(...this.#sources(to, (from) => this.#startRank(from) === rank).filter((s) => isOpaqueInput(s.parameter)));
+    }
+    const feeders = found.slice(0, count);
+    this.#feederCache.set(key, feeders);
+    return feeders;
   }
 
   /** The producers of `to` among the candidates `admit` lets through, best first. */
@@ -360,7 +388,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     return parameterEntity(consumer, parameter).some((word) => words.has(word));
   }
 
-  /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier. */
+  /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier (START_RANKS). */
   #startRank(tool: string): number {
     const required = (this.#defs.get(tool)?.parameters ?? []).filter(isFillable);
     if (required.some((p) => isIdLike(p.name))) return 2;

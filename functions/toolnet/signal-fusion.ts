@@ -123,6 +123,8 @@ export interface FirstStepInput {
   readonly producersOf?: (tool: string) => readonly DataFlowSource[];
   /** `producersOf` narrowed to those that find an identifier by name (what name lookups read; cheaper in a big catalog). */
   readonly nameLookupsOf?: ((tool: string) => readonly DataFlowSource[]) | undefined;
+  /** The first `count` of `producersOf` that fill an opaque input (what the producers signal reads; cheaper in a big catalog). */
+  readonly feedersOf?: FeedersOf | undefined;
   /** The other operations of a tool's API (same server), or none when its API is too large to say much. */
   readonly siblingsOf?: (tool: string) => readonly string[];
   readonly signals?: ReadonlySet<Signal>;
@@ -168,17 +170,28 @@ export const PRODUCER_SEEDS = 3;
 /** Producers offered per tool: the best two (a tool's id has a few good sources and many poor ones). */
 export const PRODUCERS_PER_TOOL = 2;
 
+/** The first `count` data-flow producers of a tool that fill an opaque input (isOpaqueInput), in producer order. */
+export type FeedersOf = (tool: string, count: number) => readonly DataFlowSource[];
+
 /**
  * The tools that can supply the required inputs of `seeds` (best seed first): a task that needs
  * `getPersonMovieCredits` must first find the person, so `searchPerson` belongs near the front.
  */
-function producersFor(seeds: readonly string[], producersOf: (tool: string) => readonly DataFlowSource[]): { tools: string[]; why: Map<string, Why> } {
+function producersFor(
+  seeds: readonly string[],
+  producersOf: (tool: string) => readonly DataFlowSource[],
+  feedersOf?: FeedersOf,
+): { tools: string[]; why: Map<string, Why> } {
   const why = new Map<string, Why>();
+  // A task can say a text or a number itself; an identifier or a token only another tool gives.
+  const feeders =
+    feedersOf ??
+    ((tool: string, count: number) =>
+      producersOf(tool)
+        .filter((s) => isOpaqueInput(s.parameter))
+        .slice(0, count));
   for (const seed of seeds) {
-    // A task can say a text or a number itself; an identifier or a token only another tool gives.
-    for (const source of producersOf(seed)
-      .filter((s) => isOpaqueInput(s.parameter))
-      .slice(0, PRODUCERS_PER_TOOL)) {
+    for (const source of feeders(seed, PRODUCERS_PER_TOOL)) {
       if (!why.has(source.from)) why.set(source.from, { feeds: { to: seed, field: source.field, parameter: source.parameter } });
     }
   }
@@ -194,6 +207,7 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
       : producersFor(
           input.relevance.slice(0, PRODUCER_SEEDS).map((r) => r.name),
           input.producersOf,
+          input.feedersOf,
         );
   const siblings =
     input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf, input.siblingsWidenOnly);
@@ -372,6 +386,8 @@ export interface RunCandidateInput {
   readonly producersOf: (tool: string) => readonly DataFlowSource[];
   /** `producersOf` narrowed to name lookups (see FirstStepInput). */
   readonly nameLookupsOf?: ((tool: string) => readonly DataFlowSource[]) | undefined;
+  /** `producersOf` narrowed to opaque inputs (see FirstStepInput). */
+  readonly feedersOf?: FeedersOf | undefined;
   readonly siblingsOf?: (tool: string) => readonly string[];
   readonly maxTools: number;
   readonly tokenBudget: number;
@@ -405,6 +421,8 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
     signals,
     weights,
     producersOf: input.producersOf,
+    nameLookupsOf: input.nameLookupsOf,
+    feedersOf: input.feedersOf,
     ...(input.task === undefined ? {} : { task: input.task }),
     ...(input.nameLookupLeaders === undefined ? {} : { nameLookupLeaders: input.nameLookupLeaders }),
     ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }),
@@ -423,7 +441,7 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const firstFlow = new Map<string, (typeof flows)[number]>();
   for (const entry of flows) if (!firstFlow.has(entry.tool)) firstFlow.set(entry.tool, entry);
   // Producers of the seeds' required inputs first (a chain needs its start), then relevant successors.
-  const producers = signals.has("dataFlow") ? producersFor(seeds, input.producersOf) : { tools: [], why: new Map<string, Why>() };
+  const producers = signals.has("dataFlow") ? producersFor(seeds, input.producersOf, input.feedersOf) : { tools: [], why: new Map<string, Why>() };
   // Forward data flow is left to later steps: from six seeds it offers dozens of id consumers,
   // which crowded out the tools a task needs (measured in bench/routing-generalisation.ts).
   const dataFlow = producers.tools;

@@ -46,6 +46,8 @@ export type OpenApiImportOptions = {
   serverUrl?: string;
   /** Names already given to tools of the same document (a background import's earlier batches): never handed out again. */
   reservedNames?: Iterable<string>;
+  /** Where the document was fetched from (an import by URL): a relative server URL is resolved against it, as OpenAPI says. */
+  documentUrl?: string;
 };
 
 const OPENAPI_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -75,6 +77,7 @@ export async function importOpenApi(document: string | object, options: OpenApiI
     security: resolved.security,
     securitySchemes: isRecord(components.securitySchemes) ? components.securitySchemes : {},
     serverOverride: override,
+    documentUrl: options.documentUrl,
     refSites,
     warnings,
     apiTitle: isRecord(resolved.info) ? apiTitleOf(resolved.info.title) : undefined,
@@ -239,6 +242,8 @@ type DocumentContext = {
   security: unknown;
   securitySchemes: Json;
   serverOverride: string | undefined;
+  /** Where the document was fetched from, when it was (relative server URLs resolve against it). */
+  documentUrl: string | undefined;
   refSites: WeakMap<object, string>;
   warnings: Warnings;
   /** The document's `info.title`, carried by every tool. */
@@ -302,13 +307,46 @@ function serverUrlFor(context: DocumentContext, pathItem: Json, operation: Json)
   if (missing.length > 0) {
     throw new ToolImportError("no_server_url", `The server URL "${first.url}" uses variables without a default (${missing.join(", ")}); pass serverUrl.`);
   }
-  // Swagger 2.0 with `host` but no `schemes` means "the scheme the document was read with"; that is not known here, and https is the norm.
-  const absolute = url.startsWith("//") ? `https:${url}` : url;
-  if (absolute !== url) context.warnings.add(`The server URL "${url}" has no scheme; https is assumed (pass serverUrl if the API is served otherwise).`);
-  if (!isAbsoluteHttpUrl(absolute)) {
-    throw new ToolImportError("no_server_url", `The document's server URL "${url}" is not an absolute http(s) URL; pass serverUrl with the full base URL.`);
+  return stripTrailingSlash(absoluteServerUrl(url, context));
+}
+
+/**
+ * `url` as an absolute http(s) URL. Relative ones are relative to where the document is served
+ * (OpenAPI 3; Swagger 2.0 without `host` means the same): known for an import by URL, not for a
+ * posted document, which gets a problem saying how to give it.
+ */
+function absoluteServerUrl(url: string, context: DocumentContext): string {
+  // Swagger 2.0 with `host` but no `schemes` means "the scheme the document was read with"; unknown for a posted document, and https is the norm.
+  if (url.startsWith("//") && context.documentUrl === undefined) {
+    context.warnings.add(`The server URL "${url}" has no scheme; https is assumed (pass serverUrl if the API is served otherwise).`);
+    return `https:${url}`;
   }
-  return stripTrailingSlash(absolute);
+  if (isAbsoluteHttpUrl(url)) return url;
+  const resolved = context.documentUrl === undefined ? undefined : resolvedAgainst(url, context.documentUrl);
+  if (resolved !== undefined) {
+    context.warnings.add(
+      `The server URL "${url}" is relative; resolved against the document's URL to ${stripTrailingSlash(resolved)} (pass serverUrl if the API is served elsewhere).`,
+    );
+    return resolved;
+  }
+  throw new ToolImportError(
+    "no_server_url",
+    context.documentUrl === undefined
+      ? `The document's server URL "${url}" is not an absolute http(s) URL: it is relative to where the document is served, which a posted document does not say. Import it by URL ({"format":"openapi","url":"https://…/openapi.json"}) or pass serverUrl with the full base URL.`
+      : `The document's server URL "${url}" is not an http(s) URL, even resolved against ${context.documentUrl}; pass serverUrl with the full base URL.`,
+  );
+}
+
+function resolvedAgainst(url: string, documentUrl: string): string | undefined {
+  try {
+    const resolved = new URL(url, documentUrl);
+    // The base's query and fragment are no part of a server URL.
+    resolved.search = "";
+    resolved.hash = "";
+    return isAbsoluteHttpUrl(resolved.href) ? resolved.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function operationParameters(pathItem: Json, operation: Json, path: string, copier: SchemaCopier, warnings: Warnings): ToolParameter[] {

@@ -108,6 +108,34 @@ describe("embeddings for the first routing step", () => {
     expect(swept).toEqual(expect.arrayContaining(["listThings0", "getWeather"]));
   });
 
+  it("embeds, when a job resumes, the tools an earlier slice left without vectors (a batch evicted before its embedding, or whose embedding failed)", async () => {
+    const sliced = createScriptedModel();
+    // One batch per slice: every batch after the first runs in a resumed job.
+    const oneBatchASlice = await startService({
+      bindings: { EMBEDDING_MODEL: "scripted-embeddings", IMPORT_BATCH_OPERATIONS: "60", IMPORT_SLICE_MS: "1" },
+      outbound: async (request) => (new URL(request.url).hostname === "model.atc.test" ? sliced.handle(request) : new Response("no", { status: 404 })),
+    });
+    try {
+      const owner = await createTenant(oneBatchASlice, "embedder-resumed");
+      sliced.onEmbeddings({ name: "down", answer: { status: 500, body: { error: { message: "down" } } }, times: 3 });
+      const started = await oneBatchASlice.json<{ jobId: string }>("POST", "/v1/tools/import", {
+        key: owner.key,
+        body: { format: "openapi", document: generatedDocument(40), background: true },
+      });
+      const job = await waitForJob<{ status: string; result: { created: string[]; warnings: string[] } }>(oneBatchASlice, owner.key, started.body.jobId);
+      expect(job.status).toBe("succeeded");
+      expect(job.result.created).toHaveLength(120);
+      // The first batch's embedding failed; the next slice embedded its tools before its own batch, with no registration.
+      expect(job.result.warnings.join(" ")).toMatch(/tool embeddings were not computed/);
+      const answered = sliced.embeddingRequests.filter((r) => r.rule !== "down");
+      expect(answered.length).toBeLessThan(sliced.embeddingRequests.length);
+      const embedded = answered.flatMap((r) => (r.inputs ?? []).map((text) => text.split("\n")[0]));
+      expect(new Set(embedded)).toEqual(new Set(job.result.created));
+    } finally {
+      await oneBatchASlice.dispose();
+    }
+  });
+
   it("embeds the task when only the tenant's own settings name an embeddings model (no service-wide one)", async () => {
     const ownModel = createScriptedModel();
     const plain = await startService({

@@ -28,6 +28,7 @@ beforeAll(async () => {
       const url = new URL(request.url);
       if (url.pathname === "/petstore.json") return Response.json(petstore);
       if (url.pathname === "/tools.json") return Response.json(list);
+      if (url.pathname === "/specs/relative.json") return Response.json({ ...petstore, servers: [{ url: "/v1" }] });
       if (url.pathname === "/huge.json") return Response.json({ ...petstore, info: { ...petstore.info, description: "x".repeat(5_000) } });
       if (url.pathname === "/to-metadata") return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/" } });
       return new Response("not here", { status: 404 });
@@ -69,6 +70,33 @@ describe("import by URL", () => {
     const missing = await post({ format: "openapi", url: "https://specs.example.com/nothing.json" });
     expect(missing.status).toBe(502);
     expect(missing.body.detail).toMatch(/HTTP 404/);
+  });
+
+  it("resolves a relative server URL against the document's URL, now and in the background; a posted document with one gets a problem saying how", async () => {
+    const other = await createTenant(service, "url-relative");
+    const send = (body: unknown) =>
+      service.json<{ created?: string[]; warnings?: string[]; detail?: string; jobId?: string }>("POST", "/v1/tools/import", { key: other.key, body });
+    const serverOf = async (name: string) =>
+      (await service.json<{ definition: { serverUrl: string } }>("GET", `/v1/tools/${name}`, { key: other.key })).body.definition.serverUrl;
+    const now = await send({ format: "openapi", url: "https://specs.example.com/specs/relative.json" });
+    expect(now.status).toBe(200);
+    expect(now.body.created).toEqual(["listPets"]);
+    expect(now.body.warnings).toContainEqual(expect.stringContaining("resolved against the document's URL to https://specs.example.com/v1"));
+    expect(await serverOf("listPets")).toBe("https://specs.example.com/v1");
+
+    const later = await send({ format: "openapi", url: "https://specs.example.com/specs/relative.json", background: true, source: "relative-bg" });
+    expect(later.status).toBe(202);
+    let status = "queued";
+    for (let i = 0; i < 300 && status !== "succeeded" && status !== "failed"; i += 1) {
+      status = (await service.json<{ status: string }>("GET", `/v1/jobs/${later.body.jobId}`, { key: other.key })).body.status;
+      if (status !== "succeeded" && status !== "failed") await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe("succeeded");
+    expect(await serverOf("listPets")).toBe("https://specs.example.com/v1");
+
+    const posted = await send({ format: "openapi", document: { ...petstore, servers: [{ url: "/v1" }] } });
+    expect(posted.status).toBe(422);
+    expect(posted.body.detail).toMatch(/"\/v1" is not an absolute http\(s\) URL: it is relative to where the document is served.*Import it by URL/);
   });
 
   it("wants the document either inline or by URL", async () => {

@@ -100,4 +100,66 @@ describe("routing prepared at import", () => {
     expect(parts.definitions).toBeGreaterThan(0);
     expect(parts.definitions).toBeLessThan(TOOLS / 2);
   }, 180_000);
+
+  it("serves a catalog past the data-flow table's bounds per request after an eviction without parsing every definition again", async () => {
+    const tenant = await createTenant(service, "past-bounds-co");
+    const object = await tenantObject(service, tenant.id);
+    // Every operation returns a record created by a user, and takes a user's id: ≈ 57,000 links, more than the table holds.
+    const OPERATIONS = 240;
+    const record = {
+      type: "object",
+      properties: { id: { type: "string" }, createdBy: { type: "object", properties: { user: { type: "object", properties: { id: { type: "string" } } } } } },
+    };
+    const listed = {
+      200: { description: "ok", content: { "application/json": { schema: { type: "object", properties: { value: { type: "array", items: record } } } } } },
+    };
+    const userId = { name: "user_id", in: "path", required: true, schema: { type: "string" } };
+    const paths: Record<string, unknown> = { "/users": { get: { operationId: "listUsers", summary: "List users", responses: listed } } };
+    for (let i = 0; i < OPERATIONS; i += 1) {
+      paths[`/users/{user_id}/things${i}`] = {
+        get: { operationId: `listUserThings${i}`, summary: `List a user's things of kind ${i}`, parameters: [userId], responses: listed },
+      };
+    }
+    const document = { openapi: "3.0.3", info: { title: "Things", version: "1" }, paths };
+    // A small API beside it, whose operations are each other's siblings (read from the stored state after the eviction).
+    const weather = ["forecast", "alerts", "radar"].map((what) => ({
+      name: `weather_${what}`,
+      method: "GET",
+      url: `https://weather.example.com/${what}`,
+      description: `Weather ${what} for a city.`,
+    }));
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather", tools: weather } })).status).toBe(200);
+    const imported = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "openapi", document, serverUrl: "https://things.example.com" },
+    });
+    expect(imported.status).toBe(200);
+    await prepared(object);
+    expect((await object.routingLoadReport()).dataFlow).toBe("per request");
+    const route = async () =>
+      (
+        await service.json<{ candidates: { name: string; why?: unknown }[] }>("POST", "/v1/route", {
+          key: tenant.key,
+          body: { task: "list a user's things of kind 17", k: 5 },
+        })
+      ).body.candidates;
+    const weatherTask = async () =>
+      (
+        await service.json<{ candidates: { name: string; why?: unknown }[] }>("POST", "/v1/route", {
+          key: tenant.key,
+          body: { task: "weather forecast for Lisbon", k: 3 },
+        })
+      ).body.candidates;
+    const before = await route();
+    const weatherBefore = await weatherTask();
+    expect(weatherBefore.map((c) => c.name).sort()).toEqual(["weather_alerts", "weather_forecast", "weather_radar"]);
+    expect(before.map((c) => c.name)).toContain("listUserThings17");
+
+    await object.simulateEviction();
+    expect(await route()).toEqual(before);
+    expect(await weatherTask()).toEqual(weatherBefore);
+    expect((await object.routingLoadReport()).dataFlow).toBe("per request");
+    // The offered samples were stored with the preparation: only the tools an answer shows are parsed.
+    expect(await object.store("routing").definitionParses()).toBeLessThan(OPERATIONS / 4);
+  }, 180_000);
 });

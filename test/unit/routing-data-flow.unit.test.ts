@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DataFlowIndex, outputFields, schemaFields } from "../../functions/toolnet/data-flow";
+import { DataFlowIndex, isOpaqueInput, outputFields, schemaFields } from "../../functions/toolnet/data-flow";
 import type { ToolDefinition } from "../../functions/tools/definition";
 import { getTool, tmdbTools } from "../helpers/tmdb-routing";
 
@@ -117,5 +117,52 @@ describe("data-flow edges from documented outputs", () => {
     expect(producers.filter((p) => p.parameter === "token").map((p) => p.from)).toEqual(["login"]);
     expect(flow.successors("getCampaignFromUrl")).toEqual([]);
     expect(flow.successors("getAllCampaigns").map((l) => l.to)).toEqual(["getCampaignDetails", "getCampaignStats"]);
+  });
+
+  it("names a tool's leading producers of opaque inputs as producers() orders them, linking only the start ranks it needs", () => {
+    // Every tool of TMDB, asked of an index that never listed its producers whole.
+    const whole = new DataFlowIndex(tmdb);
+    const leading = new DataFlowIndex(tmdb);
+    for (const name of tmdb.keys()) {
+      for (const count of [1, 2, 5]) {
+        expect(leading.feeders(name, count)).toEqual(
+          whole
+            .producers(name)
+            .filter((s) => isOpaqueInput(s.parameter))
+            .slice(0, count),
+        );
+      }
+    }
+    // One big API: a user search and /me can start the chain; 200 operations under /users/{user_id}
+    // return ids a user's operations take, and need a user's id themselves: they are never linked.
+    const text = (name: string, where: "path" | "query" = "query"): ToolDefinition["parameters"][number] => ({
+      name,
+      in: where,
+      required: true,
+      schema: { type: "string" },
+    });
+    const user = {
+      type: "object",
+      properties: { id: { type: "string" }, createdBy: { type: "object", properties: { user: { type: "object", properties: { id: { type: "string" } } } } } },
+    };
+    const tools = [
+      tool("searchUsers", "/users/search", [text("name")], { type: "object", properties: { value: { type: "array", items: user } } }),
+      tool("getMe", "/me", [], user),
+      ...Array.from({ length: 200 }, (_, i) => tool(`listUserThings${i}`, `/users/{user_id}/things${i}`, [text("user_id", "path")], user)),
+    ];
+    const catalog = new Map(tools.map((t) => [t.name, t]));
+    const index = new DataFlowIndex(catalog);
+    expect(index.feeders("listUserThings7", 2).map((s) => s.from)).toEqual(["searchUsers", "getMe"]);
+    const offersForTwo = index.offers;
+    const all = new DataFlowIndex(catalog);
+    expect(
+      all
+        .producers("listUserThings7")
+        .filter((s) => isOpaqueInput(s.parameter))
+        .slice(0, 2)
+        .map((s) => s.from),
+    ).toEqual(["searchUsers", "getMe"]);
+    expect(all.producers("listUserThings7").length).toBeGreaterThan(100);
+    expect(offersForTwo * 20).toBeLessThan(all.offers);
   });
 });

@@ -403,6 +403,27 @@ describe("importOpenApi: clear errors", () => {
     await expectImportError(minimal({ paths: onePath }), "invalid_option", /must be an absolute http\(s\) URL/, "ftp://files.example");
   });
 
+  it("resolves a relative server URL against the URL the document was fetched from, with a warning naming the base (was: rejected whole, no_server_url)", async () => {
+    const rooted = minimal({ servers: [{ url: "/api/v3" }], paths: onePath });
+    const fetched = await importOpenApi(rooted, { documentUrl: "https://specs.example.com/pets/openapi.json?ref=main" });
+    expect(fetched.tools[0]?.serverUrl).toBe("https://specs.example.com/api/v3");
+    expect(fetched.warnings).toContain(
+      'The server URL "/api/v3" is relative; resolved against the document\'s URL to https://specs.example.com/api/v3 (pass serverUrl if the API is served elsewhere).',
+    );
+    // Relative to the document's folder, and to its scheme (Swagger 2.0 without host or schemes).
+    const beside = await importOpenApi(minimal({ servers: [{ url: "v2/" }], paths: onePath }), { documentUrl: "http://specs.example.com/pets/openapi.json" });
+    expect(beside.tools[0]?.serverUrl).toBe("http://specs.example.com/pets/v2");
+    const swagger = { swagger: "2.0", info: { title: "t", version: "1" }, basePath: "/base", paths: onePath };
+    expect((await importOpenApi(swagger, { documentUrl: "https://specs.example.com/swagger.json" })).tools[0]?.serverUrl).toBe(
+      "https://specs.example.com/base",
+    );
+    // serverUrl still decides.
+    const given = await importOpenApi(rooted, { documentUrl: "https://specs.example.com/openapi.json", serverUrl: "https://pets.example/v3" });
+    expect(given.tools[0]?.serverUrl).toBe("https://pets.example/v3");
+    // Posted, the document does not say where it is served: the problem says how to give it.
+    await expectImportError(rooted, "no_server_url", /relative to where the document is served.*Import it by URL \(\{"format":"openapi","url":/);
+  });
+
   it("names the reference it cannot resolve and where it is used, and imports the operation without it", async () => {
     const doc = minimal({
       servers: [{ url: "https://api.example.com" }],

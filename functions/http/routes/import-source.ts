@@ -43,7 +43,7 @@ export async function backgroundImport(
     if (body.background !== true && bytes <= bodyLimitBytes(env)) {
       const decoder = new TextDecoder();
       const text = chunks.map((c) => decoder.decode(c, { stream: true })).join("") + decoder.decode();
-      return { source: { format: "openapi", document: text, serverUrl: body.serverUrl } };
+      return { source: { format: "openapi", document: text, serverUrl: body.serverUrl, documentUrl: body.url } };
     }
   } else {
     const document = body.document as string | Record<string, unknown>;
@@ -57,7 +57,14 @@ export async function backgroundImport(
   }
   const upload = await storeUpload(tenant, chunks, limits.maxBytes);
   const source = body.source ?? body.url ?? body.format;
-  return { started: await startBackgroundImport(tenant, { ...upload, source, ...(body.serverUrl === undefined ? {} : { serverUrl: body.serverUrl }) }) };
+  return {
+    started: await startBackgroundImport(tenant, {
+      ...upload,
+      source,
+      ...(body.serverUrl === undefined ? {} : { serverUrl: body.serverUrl }),
+      ...(body.url === undefined ? {} : { documentUrl: body.url }),
+    }),
+  };
 }
 
 /** The source to import, fetching it first when it is given by `url`. */
@@ -76,7 +83,7 @@ export async function resolveImportSource(env: Env, body: ImportBody): Promise<T
       : { format: "list", tools: given };
   }
   const text = await fetchSourceDocument(env, body.url, importUrlLimits(env));
-  if (body.format === "openapi") return { format: "openapi", document: text, serverUrl: body.serverUrl };
+  if (body.format === "openapi") return { format: "openapi", document: text, serverUrl: body.serverUrl, documentUrl: body.url };
   try {
     return { format: "list", tools: JSON.parse(text) as unknown };
   } catch {
