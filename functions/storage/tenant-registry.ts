@@ -145,6 +145,13 @@ export class TenantRegistry {
   readonly #sql: SqlStorage;
   readonly #events: TenantEvents;
   #hashes: { generation: number; byName: Map<string, string> } | undefined;
+  /** The tenant's id once read (it never changes after `initialize`). */
+  #tenantId: string | undefined;
+  /**
+   * Hashes of keys found valid this object lifetime: every request checks its key, and each key
+   * change goes through this object, so a revocation clears them before its very next request.
+   */
+  readonly #validKeys = new Set<string>();
 
   constructor(storage: DurableObjectStorage, events: TenantEvents) {
     this.#storage = storage;
@@ -154,7 +161,8 @@ export class TenantRegistry {
 
   /** The tenant's id, or undefined before `initialize`. */
   tenantId(): string | undefined {
-    return oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'id'")?.value;
+    this.#tenantId ??= oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'id'")?.value;
+    return this.#tenantId;
   }
 
   /** Create the tenant in this object; fails when it exists already. */
@@ -182,8 +190,11 @@ export class TenantRegistry {
 
   /** True when a non-revoked key with this hash belongs to this tenant. */
   authenticate(keyHash: string): boolean {
+    if (this.#validKeys.has(keyHash)) return true;
     if (this.tenantId() === undefined) return false;
-    return oneRow<{ id: string }>(this.#sql, "SELECT id FROM tenant_api_keys WHERE key_hash = ? AND revoked_at IS NULL", keyHash) !== undefined;
+    const valid = oneRow<{ id: string }>(this.#sql, "SELECT id FROM tenant_api_keys WHERE key_hash = ? AND revoked_at IS NULL", keyHash) !== undefined;
+    if (valid) this.#validKeys.add(keyHash);
+    return valid;
   }
 
   /** Issue a new API key; the clear key is returned once and never stored. */
@@ -204,6 +215,7 @@ export class TenantRegistry {
 
   /** Revoke a key; effective for the very next request, since every request asks this object. */
   revokeKey(id: string): Outcome<ApiKeySummary> {
+    this.#validKeys.clear();
     const written = run(this.#sql, "UPDATE tenant_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now(), id);
     const row = oneRow<KeyRow>(this.#sql, "SELECT id, prefix, label, created_at, revoked_at FROM tenant_api_keys WHERE id = ?", id);
     if (row === undefined) return failure("not-found", `no API key ${id}`);
@@ -393,11 +405,20 @@ export class TenantRegistry {
     return oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", name)?.hash;
   }
 
-  /** The current definition hashes of several tools, in one read (registered ones only; rows as arrays, which workerd makes faster than objects). */
-  hashesOf(names: readonly string[]): Map<string, string> {
-    return new Map(
-      this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>(),
-    );
+  /**
+   * Of several tools, in one read (registered ones only): the current definition hash, and the
+   * text a one-line description is cut from (the summary, else the description; null for
+   * neither), read by SQLite out of the stored JSON so that no definition is parsed here. Rows as
+   * arrays, which workerd makes faster than objects.
+   */
+  hashesAndSummaries(names: readonly string[]): Map<string, { hash: string; summary: string | null }> {
+    const rows = this.#sql
+      .exec(
+        "SELECT name, hash, coalesce(json_extract(definition, '$.summary'), json_extract(definition, '$.description')) FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))",
+        JSON.stringify(names),
+      )
+      .raw<[string, string, string | null]>();
+    return new Map([...rows].map(([name, hash, summary]) => [name, { hash, summary }]));
   }
 
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */

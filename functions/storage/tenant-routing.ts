@@ -35,7 +35,6 @@ import {
 } from "../toolnet/answer-budget";
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
-import { shortDescription } from "../toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FusedCandidate, type RunCandidateSet, type Why } from "../toolnet/signal-fusion";
 import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
@@ -50,7 +49,7 @@ import type { TenantEvents } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingSnapshots, type LoadReport } from "./routing-snapshots";
 import { allRows, oneRow, run } from "./sql";
-import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
+import type { AnswerViews, ShownTool, StoredToolViews } from "./tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 
@@ -94,8 +93,8 @@ export interface RoutingSources {
   /** Run-prompt tokens of current protocols made for the tools' current definitions (schema and example shown). */
   protocolRunTokens: () => Map<string, number>;
   views: ViewsOf;
-  /** `views` of each tool an answer shows, by tool (the unread ones in one read). */
-  viewsEach: (wanted: readonly ShownTool[]) => Map<string, StoredToolViews>;
+  /** Views and one-line description of each registered tool an answer shows, by tool (the unread ones in one read; tenant-tool-views.ts). */
+  viewsEach: (wanted: readonly ShownTool[]) => Map<string, AnswerViews>;
   settings: TenantSettings;
   events: TenantEvents;
 }
@@ -400,27 +399,26 @@ export class TenantRouting {
   #fitAnswer(state: Loaded, ranked: RankedTool[], previous: string | null, mode: NonNullable<RouteOptions["mode"]>, options: RouteOptions) {
     // A probed (model-written) or optimised description replaces the registered one, as in runs.
     const better = this.#descriptions();
-    const current = (tool: string): ToolDefinition | undefined => shownDefinition(state.defs.get(tool), better.get(tool));
     const defaults = this.#answerDefaults();
-    const shown = ranked.flatMap((r) => {
-      const def = r.tool === END ? undefined : current(r.tool);
-      return def === undefined ? [] : [{ tool: r.tool, shown: def, description: better.get(r.tool) }];
-    });
-    const shownBy = new Map(shown.map((tool) => [tool.tool, tool.shown]));
-    const views = this.#sources.viewsEach(shown);
+    // Stored views and one-line descriptions: a definition is parsed only when its views must be computed.
+    const views = this.#sources.viewsEach(
+      ranked.flatMap((r) =>
+        r.tool === END ? [] : [{ tool: r.tool, description: better.get(r.tool), shown: () => shownDefinition(state.defs.get(r.tool), better.get(r.tool)) }],
+      ),
+    );
     return fitToBudgetAsEntries({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",
       include: options.include ?? defaults.include,
       ranked: ranked.map((r) => {
-        const def = shownBy.get(r.tool);
-        const view = views.get(r.tool);
+        const shown = views.get(r.tool);
         return {
           tool: r.tool,
           weight: r.weight,
-          description: shortDescription(def),
-          ...(view === undefined ? {} : { views: view }),
+          // Finish is described by the answer itself (answer-budget.ts).
+          description: shown?.line ?? "",
+          ...(shown === undefined ? {} : { views: shown.views }),
           ...(r.why === undefined ? {} : { why: r.why }),
         };
       }),

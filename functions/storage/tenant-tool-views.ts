@@ -4,6 +4,7 @@ import type { OpenAiTool } from "../toolnet/openai-tools";
 import type { ToolDefinition } from "../tools/definition";
 import type { TenantEvents } from "./tenant-events";
 import { run } from "./sql";
+import { shortDescription } from "../toolnet/short-description";
 
 /**
  * A tool's stored views (VIEWS's columns in order): rows are read as arrays, since workerd
@@ -23,17 +24,29 @@ type ViewRow = [
 
 const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views";
 
-/** A tool as an answer shows it: the definition with `description` (undefined: the registered one) in place. */
+/**
+ * A tool an answer may show, with `description` (undefined: the registered one) in place of the
+ * registered text; `shown()` is its definition so shown, asked for only when its views must be computed.
+ */
 export interface ShownTool {
   tool: string;
-  shown: ToolDefinition;
   description: string | undefined;
+  shown: () => ToolDefinition | undefined;
 }
 
-/** Current definition hashes of the registry's tools (the registry owns them): one, or several in one read. */
+/** A tool as an answer shows it: its views, and the one-line description of its entry in the candidates list. */
+export interface AnswerViews {
+  views: StoredToolViews;
+  line: string;
+}
+
+/**
+ * Current definition hashes of the registry's tools (the registry owns them), one; or of several
+ * in one read, with the text each one-line description is cut from (summary, else description).
+ */
 export interface ToolHashes {
   hashOf(tool: string): string | undefined;
-  hashesOf(tools: readonly string[]): Map<string, string>;
+  hashesAndSummaries(tools: readonly string[]): Map<string, { hash: string; summary: string | null }>;
 }
 
 /**
@@ -63,8 +76,12 @@ export function toolCosts(shown: ToolDefinition): StoredToolViews {
  */
 export class TenantToolViews {
   readonly #sql: SqlStorage;
-  /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
-  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
+  /**
+   * Views already read this object lifetime, by tool, with the tool's one-line description once an
+   * answer has shown it; dropped whenever the tool changes (a shown description other than the
+   * remembered one reads them again).
+   */
+  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews; line?: string }>();
 
   readonly #hashes: ToolHashes;
 
@@ -94,18 +111,44 @@ export class TenantToolViews {
   }
 
   /**
-   * `viewsOf` for each tool an answer shows, by tool: the stored rows of the tools not read yet
-   * this lifetime, and their current hashes, come in one read each instead of two per tool.
+   * For each registered tool an answer shows, by tool: its views (`viewsOf`) and one-line
+   * description. Those not remembered this lifetime come in two reads in all (their stored rows;
+   * their hashes and summaries), and no definition is parsed unless its views must be computed.
+   * Tools not registered are left out.
    */
-  viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
-    const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
-    if (unread.length > 1) {
-      const names = unread.map(({ tool }) => tool);
-      const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
-      const hashes = this.#hashes.hashesOf(names);
-      for (const one of unread) this.#settle(one, hashes.get(one.tool), rows.get(one.tool));
+  viewsOfEach(wanted: readonly ShownTool[]): Map<string, AnswerViews> {
+    const shown = new Map<string, AnswerViews>();
+    const unread: ShownTool[] = [];
+    for (const one of wanted) {
+      const remembered = this.#memory.get(one.tool);
+      if (remembered?.line !== undefined && remembered.description === (one.description ?? null)) {
+        shown.set(one.tool, { views: remembered.views, line: remembered.line });
+      } else unread.push(one);
     }
-    return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
+    if (unread.length === 0) return shown;
+    const names = unread.map(({ tool }) => tool);
+    const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
+    const registered = this.#hashes.hashesAndSummaries(names);
+    for (const one of unread) {
+      const facts = registered.get(one.tool);
+      if (facts === undefined) continue;
+      const views = this.#settleLazily(one, facts.hash, rows.get(one.tool));
+      if (views === undefined) continue;
+      // A probed or optimised description replaces the registered summary and description.
+      const line = shortDescription({ summary: undefined, description: one.description ?? facts.summary ?? "" });
+      this.#memory.set(one.tool, { description: one.description ?? null, views, line });
+      shown.set(one.tool, { views, line });
+    }
+    return shown;
+  }
+
+  /** `#settle` with the definition read only when the stored views are not current; undefined when it cannot be read. */
+  #settleLazily(one: ShownTool, current: string, row: ViewRow | undefined): StoredToolViews | undefined {
+    const wanted = one.description ?? null;
+    const stored = row === undefined ? undefined : currentViews(row, current, wanted);
+    if (stored !== undefined) return stored;
+    const shown = one.shown();
+    return shown === undefined ? undefined : this.#settle({ tool: one.tool, shown, description: one.description }, current, row);
   }
 
   #rows(query: string, binding: string): ViewRow[] {
@@ -118,7 +161,11 @@ export class TenantToolViews {
   }
 
   /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
-  #settle({ tool, shown, description }: ShownTool, current: string | undefined, row: ViewRow | undefined): StoredToolViews {
+  #settle(
+    { tool, shown, description }: { tool: string; shown: ToolDefinition; description: string | undefined },
+    current: string | undefined,
+    row: ViewRow | undefined,
+  ): StoredToolViews {
     const wanted = description ?? null;
     let views = row === undefined || current === undefined ? undefined : currentViews(row, current, wanted);
     if (views === undefined) {
