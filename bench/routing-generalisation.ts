@@ -69,7 +69,7 @@ import {
 import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
-import { UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
+import { needsSaidNumber, UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
 import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
@@ -216,7 +216,7 @@ function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked
   const variants: [string, string[]][] = [["embeddings only (cosine)", rankByCosine(vector, ctx.dense.tools, 30).map((r) => r.name)]];
   for (const weight of DENSE_WEIGHTS) {
     const embedded = denseRelevance(ctx, text, 30, weight) ?? [];
-    const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
+    const relevance = withUnfitLower(embedded, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
     variants.push(
       [withWeight("retrieval + embeddings", weight), embedded.map((r) => r.name)],
       [withWeight("cold + embeddings: fused, no history", weight), fuse(relevance, "none")],
@@ -247,7 +247,7 @@ function recall(gold: readonly string[], found: readonly string[]): number {
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const plain = ctx.index.search(text, 30);
   const covering = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
-  const relevance = withUnfitLower(covering, text, (tool) => ctx.defs.get(tool), UNFIT);
+  const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
   const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
@@ -264,7 +264,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   return new Map([
     ["retrieval only", plain.map((r) => r.name)],
     ["retrieval, each clause's ranking fused", covering.map((r) => r.name)],
-    ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => ctx.defs.get(tool), UNFIT).map((r) => r.name)],
+    ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT).map((r) => r.name)],
     [
       "cold: fused, no history, without lowering tools the task cannot call",
       fuseFirstStep({ relevance: covering, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
@@ -363,7 +363,7 @@ function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeo
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => ctx.defs.get(tool), UNFIT);
+  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,

@@ -12,6 +12,7 @@ import type { LoadedGraph, LoadReport, RoutingSnapshots } from "./routing-snapsh
 import { allRows, run } from "./sql";
 import { LazyDefinitions } from "./lazy-definitions";
 import type { ToolVectors } from "./tool-vectors";
+import { SaidNumberTools, type ParametersOf } from "./said-number-tools";
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
 export interface RoutingHints {
@@ -28,6 +29,7 @@ export interface StateSources {
     eachDefinitionText(): Iterable<string>;
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
     flowRows(): FlowTool[];
+    parametersOf: ParametersOf;
   };
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
   routingHints: () => Map<string, string>;
@@ -69,6 +71,8 @@ export interface Loaded {
   families: ApiFamilies | undefined;
   /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
   relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
+  /** Which tools need a number the task must say, as asked so far (forgotten when they change). */
+  saidNumbers: SaidNumberTools;
 }
 
 /**
@@ -185,6 +189,7 @@ export class LoadedRouting {
       hints,
       families: undefined,
       relevance: new Map(),
+      saidNumbers: new SaidNumberTools((names) => this.#sources.catalog.parametersOf(names)),
       get index(): ToolIndex {
         index ??= loadIndex();
         return index;
@@ -344,6 +349,7 @@ export class LoadedRouting {
         state.defs.delete(name);
         state.hints.delete(name);
       }
+      state.saidNumbers.forget(changed);
       if (namesChange) this.#store.saveGraph(state.graph);
       state.loadedFlow = undefined;
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.

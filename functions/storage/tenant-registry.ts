@@ -393,11 +393,16 @@ export class TenantRegistry {
    * protocols are current ask for it several times, and 10,000 rows cost ≈ 20 ms to read.
    */
   hashes(): Map<string, string> {
+    return new Map(this.currentHashes());
+  }
+
+  /** `hashes()` as kept until the next tool change, not copied: read it, never change it. */
+  currentHashes(): ReadonlyMap<string, string> {
     if (this.#hashes?.generation !== this.#events.generation) {
       const rows = allRows<{ name: string; hash: string }>(this.#sql, "SELECT name, hash FROM tenant_tools");
       this.#hashes = { generation: this.#events.generation, byName: new Map(rows.map((r) => [r.name, r.hash])) };
     }
-    return new Map(this.#hashes.byName);
+    return this.#hashes.byName;
   }
 
   /** The current definition hash of one tool. */
@@ -405,20 +410,12 @@ export class TenantRegistry {
     return oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", name)?.hash;
   }
 
-  /**
-   * Of several tools, in one read (registered ones only): the current definition hash, and the
-   * text a one-line description is cut from (the summary, else the description; null for
-   * neither), read by SQLite out of the stored JSON so that no definition is parsed here. Rows as
-   * arrays, which workerd makes faster than objects.
-   */
-  hashesAndSummaries(names: readonly string[]): Map<string, { hash: string; summary: string | null }> {
+  /** The parameters of several registered tools, in one read: SQLite reads them out of the stored JSON, and only they are parsed here. */
+  parametersOf(names: readonly string[]): Map<string, ToolDefinition["parameters"]> {
     const rows = this.#sql
-      .exec(
-        "SELECT name, hash, coalesce(json_extract(definition, '$.summary'), json_extract(definition, '$.description')) FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))",
-        JSON.stringify(names),
-      )
-      .raw<[string, string, string | null]>();
-    return new Map([...rows].map(([name, hash, summary]) => [name, { hash, summary }]));
+      .exec("SELECT name, json_extract(definition, '$.parameters') FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names))
+      .raw<[string, string | null]>();
+    return new Map([...rows].map(([name, parameters]) => [name, parameters === null ? [] : (JSON.parse(parameters) as ToolDefinition["parameters"])]));
   }
 
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */

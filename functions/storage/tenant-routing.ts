@@ -49,7 +49,7 @@ import type { TenantEvents } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingSnapshots, type LoadReport } from "./routing-snapshots";
 import { allRows, oneRow, run } from "./sql";
-import type { AnswerViews, ShownTool, StoredToolViews } from "./tenant-tool-views";
+import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 
@@ -93,8 +93,8 @@ export interface RoutingSources {
   /** Run-prompt tokens of current protocols made for the tools' current definitions (schema and example shown). */
   protocolRunTokens: () => Map<string, number>;
   views: ViewsOf;
-  /** Views and one-line description of each registered tool an answer shows, by tool (the unread ones in one read; tenant-tool-views.ts). */
-  viewsEach: (wanted: readonly ShownTool[]) => Map<string, AnswerViews>;
+  /** `views` of each registered tool an answer shows, with its one-line description, by tool (the unread ones in one read). */
+  viewsEach: (wanted: readonly ShownTool[]) => Map<string, StoredToolViews>;
   settings: TenantSettings;
   events: TenantEvents;
 }
@@ -345,7 +345,7 @@ export class TenantRouting {
     if (previous === null) {
       const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
       fused = fuseFirstStep({
-        relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
+        relevance: withUnfitLower(relevance.ranked, task, state.saidNumbers.unfitAmong(relevance.ranked.map((r) => r.name))),
         history,
         ...(mode === "fused"
           ? {
@@ -418,7 +418,7 @@ export class TenantRouting {
           weight: r.weight,
           // Finish is described by the answer itself (answer-budget.ts).
           description: shown?.line ?? "",
-          ...(shown === undefined ? {} : { views: shown.views }),
+          ...(shown === undefined ? {} : { views: shown }),
           ...(r.why === undefined ? {} : { why: r.why }),
         };
       }),
@@ -435,9 +435,10 @@ export class TenantRouting {
     const state = this.#states.load();
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
+    const relevance = state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3));
     return fuseRunCandidates({
       task,
-      relevance: withUnfitLower(state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)), task, (tool) => state.defs.get(tool)),
+      relevance: withUnfitLower(relevance, task, state.saidNumbers.unfitAmong(relevance.map((r) => r.name))),
       history: state.memory.votes(task, { tools: "all" }),
       seeds: options.seeds,
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),

@@ -20,9 +20,10 @@ type ViewRow = [
   requiredOnly: string | null,
   requiredOnlyTokens: number | null,
   runTokens: number | null,
+  line: string | null,
 ];
 
-const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views";
+const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens, line FROM tool_views";
 
 /**
  * A tool an answer may show, with `description` (undefined: the registered one) in place of the
@@ -34,19 +35,10 @@ export interface ShownTool {
   shown: () => ToolDefinition | undefined;
 }
 
-/** A tool as an answer shows it: its views, and the one-line description of its entry in the candidates list. */
-export interface AnswerViews {
-  views: StoredToolViews;
-  line: string;
-}
-
-/**
- * Current definition hashes of the registry's tools (the registry owns them), one; or of several
- * in one read, with the text each one-line description is cut from (summary, else description).
- */
+/** Current definition hashes of the registry's tools (the registry owns them): one, or every tool's as kept until the next tool change. */
 export interface ToolHashes {
   hashOf(tool: string): string | undefined;
-  hashesAndSummaries(tools: readonly string[]): Map<string, { hash: string; summary: string | null }>;
+  currentHashes(): ReadonlyMap<string, string>;
 }
 
 /**
@@ -59,11 +51,13 @@ export interface ToolHashes {
  */
 export interface StoredToolViews extends ToolViews {
   runTokens: number;
+  /** The one-line description of the tool's entry in a route answer's candidates list (short-description.ts). */
+  line: string;
 }
 
 /** Views and costs of a tool as shown (a probed or optimised description already in place). */
 export function toolCosts(shown: ToolDefinition): StoredToolViews {
-  return { ...toolViews(shown), runTokens: signatureTokens(shown) };
+  return { ...toolViews(shown), runTokens: signatureTokens(shown), line: shortDescription(shown) };
 }
 
 /**
@@ -76,12 +70,8 @@ export function toolCosts(shown: ToolDefinition): StoredToolViews {
  */
 export class TenantToolViews {
   readonly #sql: SqlStorage;
-  /**
-   * Views already read this object lifetime, by tool, with the tool's one-line description once an
-   * answer has shown it; dropped whenever the tool changes (a shown description other than the
-   * remembered one reads them again).
-   */
-  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews; line?: string }>();
+  /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
+  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
 
   readonly #hashes: ToolHashes;
 
@@ -111,44 +101,36 @@ export class TenantToolViews {
   }
 
   /**
-   * For each registered tool an answer shows, by tool: its views (`viewsOf`) and one-line
-   * description. Those not remembered this lifetime come in two reads in all (their stored rows;
-   * their hashes and summaries), and no definition is parsed unless its views must be computed.
-   * Tools not registered are left out.
+   * `viewsOf` for each registered tool an answer shows, by tool (others are left out). The stored
+   * rows of those not read yet this lifetime come in one read, checked against the registry's
+   * hashes as kept until its next change; a definition is parsed only when its views must be made.
    */
-  viewsOfEach(wanted: readonly ShownTool[]): Map<string, AnswerViews> {
-    const shown = new Map<string, AnswerViews>();
+  viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
+    const shown = new Map<string, StoredToolViews>();
     const unread: ShownTool[] = [];
     for (const one of wanted) {
-      const remembered = this.#memory.get(one.tool);
-      if (remembered?.line !== undefined && remembered.description === (one.description ?? null)) {
-        shown.set(one.tool, { views: remembered.views, line: remembered.line });
-      } else unread.push(one);
+      const remembered = this.#remembered(one.tool, one.description);
+      if (remembered !== undefined) shown.set(one.tool, remembered);
+      else unread.push(one);
     }
     if (unread.length === 0) return shown;
     const names = unread.map(({ tool }) => tool);
     const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
-    const registered = this.#hashes.hashesAndSummaries(names);
+    const hashes = this.#hashes.currentHashes();
     for (const one of unread) {
-      const facts = registered.get(one.tool);
-      if (facts === undefined) continue;
-      const views = this.#settleLazily(one, facts.hash, rows.get(one.tool));
-      if (views === undefined) continue;
-      // A probed or optimised description replaces the registered summary and description.
-      const line = shortDescription({ summary: undefined, description: one.description ?? facts.summary ?? "" });
-      this.#memory.set(one.tool, { description: one.description ?? null, views, line });
-      shown.set(one.tool, { views, line });
+      const hash = hashes.get(one.tool);
+      const row = rows.get(one.tool);
+      if (hash === undefined) continue;
+      const stored = row === undefined ? undefined : currentViews(row, hash, one.description ?? null);
+      if (stored !== undefined) {
+        this.#memory.set(one.tool, { description: one.description ?? null, views: stored });
+        shown.set(one.tool, stored);
+        continue;
+      }
+      const definition = one.shown();
+      if (definition !== undefined) shown.set(one.tool, this.#settle({ tool: one.tool, shown: definition, description: one.description }, hash, row));
     }
     return shown;
-  }
-
-  /** `#settle` with the definition read only when the stored views are not current; undefined when it cannot be read. */
-  #settleLazily(one: ShownTool, current: string, row: ViewRow | undefined): StoredToolViews | undefined {
-    const wanted = one.description ?? null;
-    const stored = row === undefined ? undefined : currentViews(row, current, wanted);
-    if (stored !== undefined) return stored;
-    const shown = one.shown();
-    return shown === undefined ? undefined : this.#settle({ tool: one.tool, shown, description: one.description }, current, row);
   }
 
   #rows(query: string, binding: string): ViewRow[] {
@@ -187,10 +169,10 @@ export class TenantToolViews {
   #write(tool: string, hash: string, description: string | null, views: StoredToolViews): void {
     run(
       this.#sql,
-      `INSERT INTO tool_views (tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO tool_views (tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, description = excluded.description, rules_version = excluded.rules_version,
          compact = excluded.compact, compact_tokens = excluded.compact_tokens, required_only = excluded.required_only,
-         required_only_tokens = excluded.required_only_tokens, run_tokens = excluded.run_tokens`,
+         required_only_tokens = excluded.required_only_tokens, run_tokens = excluded.run_tokens, line = excluded.line`,
       tool,
       hash,
       description,
@@ -200,6 +182,7 @@ export class TenantToolViews {
       views.requiredOnlyJson ?? JSON.stringify(views.requiredOnly),
       views.requiredOnlyTokens,
       views.runTokens,
+      views.line,
     );
     this.#memory.delete(tool);
   }
@@ -207,17 +190,24 @@ export class TenantToolViews {
 
 /** The row's stored views when they are current: made for the tool's `current` definition hash, `description` and rules. */
 function currentViews(row: ViewRow, current: string, description: string | null): StoredToolViews | undefined {
-  const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
+  const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens, line] = row;
   if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
-  if (compact === null || requiredOnly === null || runTokens === null) return undefined;
-  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens);
+  if (compact === null || requiredOnly === null || runTokens === null || line === null) return undefined;
+  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens, line);
 }
 
 /**
  * Views read from their stored JSON text: an answer sent as text uses the text as it is, so each
  * view is parsed only when something asks for the object (`route`'s object answer, a run).
  */
-function storedViews(compactJson: string, compactTokens: number, requiredOnlyJson: string, requiredOnlyTokens: number, runTokens: number): StoredToolViews {
+function storedViews(
+  compactJson: string,
+  compactTokens: number,
+  requiredOnlyJson: string,
+  requiredOnlyTokens: number,
+  runTokens: number,
+  line: string,
+): StoredToolViews {
   let compact: OpenAiTool | undefined;
   let requiredOnly: OpenAiTool | undefined;
   return {
@@ -232,5 +222,6 @@ function storedViews(compactJson: string, compactTokens: number, requiredOnlyJso
     compactJson,
     requiredOnlyJson,
     runTokens,
+    line,
   };
 }

@@ -52,22 +52,19 @@ export function saidNumbers(def: Pick<ToolDefinition, "parameters">): string[] {
  */
 export const UNFIT_PENALTY = 10;
 
+/** True when a task that gives no number cannot call the tool: it needs a position the user must say (`saidNumbers`). */
+export function needsSaidNumber(def: Pick<ToolDefinition, "parameters"> | undefined): boolean {
+  return def !== undefined && saidNumbers(def).length > 0;
+}
+
 /**
- * `relevance` with every tool that needs a number the task does not give moved `penalty` places
- * down (relative order otherwise kept); unchanged when the task gives a number.
+ * `relevance` with every tool that needs a number the task does not give (`isUnfit`, usually
+ * `needsSaidNumber` of its definition) moved `penalty` places down (relative order otherwise
+ * kept); unchanged when the task gives a number, and then `isUnfit` is not asked.
  */
-export function withUnfitLower(
-  relevance: readonly Ranked[],
-  task: string,
-  defOf: (tool: string) => Pick<ToolDefinition, "parameters"> | undefined,
-  penalty = UNFIT_PENALTY,
-): Ranked[] {
+export function withUnfitLower(relevance: readonly Ranked[], task: string, isUnfit: (tool: string) => boolean, penalty = UNFIT_PENALTY): Ranked[] {
   if (penalty <= 0 || taskGivesNumber(task)) return [...relevance];
-  const keyed = relevance.map((r, i) => {
-    const def = defOf(r.name);
-    const unfit = def !== undefined && saidNumbers(def).length > 0;
-    return { r, key: unfit ? i + penalty + 0.5 : i };
-  });
+  const keyed = relevance.map((r, i) => ({ r, key: isUnfit(r.name) ? i + penalty + 0.5 : i }));
   if (keyed.every((k, i) => k.key === i)) return [...relevance];
   return keyed.sort((a, b) => a.key - b.key).map((k) => k.r);
 }

@@ -293,20 +293,28 @@ describe("POST /v1/route within a token budget", () => {
     expect(await line()).toBe("Provider 4's forecast, now hourly.");
     const { body } = await service.json<{ hash: string }>("GET", `/v1/tools/${name}`, { key: own.key });
     const object = await tenantObject(service, own.id);
-    await object
-      .store("protocols")
-      .record({
-        tool: name,
-        hash: body.hash,
-        kvKey: `protocol/test/${name}/lines`,
-        source: "optimize",
-        score: 1,
-        jobId: null,
-        description: "Optimised: hourly forecast.",
-      });
+    await object.store("protocols").record({
+      tool: name,
+      hash: body.hash,
+      kvKey: `protocol/test/${name}/lines`,
+      source: "optimize",
+      score: 1,
+      jobId: null,
+      description: "Optimised: hourly forecast.",
+    });
     expect(await line()).toBe("Optimised: hourly forecast.");
     expect((await service.json("DELETE", `/v1/tools/${name}`, { key: own.key })).status).toBe(204);
     expect(await line()).toBeUndefined();
+  });
+
+  it("remakes on first use a tool's views stored without their one-line description (rows older than migration 19)", async () => {
+    const name = "weatherForecast9";
+    const object = await tenantObject(service, tenant.id);
+    await object.dropToolViewLine(name);
+    expect(await object.storedToolViewLine(name)).toBeNull();
+    const res = await route({ task: "weather forecast for a city provider 9", k: 12 });
+    expect(res.body.candidates.find((c) => c.name === name)?.description).toBe("Weather forecast for a city from provider 9: temperature, wind and rain.");
+    expect(await object.storedToolViewLine(name)).toBe("Weather forecast for a city from provider 9: temperature, wind and rain.");
   });
 
   it("a run's candidate set spends each tool's stored run-prompt figure, and routing its stored view's", async () => {
