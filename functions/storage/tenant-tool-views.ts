@@ -35,10 +35,10 @@ export interface ShownTool {
   shown: () => ToolDefinition | undefined;
 }
 
-/** Current definition hashes of the registry's tools (the registry owns them): one, or every tool's as kept until the next tool change. */
+/** Current definition hashes of the registry's tools (the registry owns them): one, or several in one read. */
 export interface ToolHashes {
   hashOf(tool: string): string | undefined;
-  currentHashes(): ReadonlyMap<string, string>;
+  hashesOf(tools: readonly string[]): Map<string, string>;
 }
 
 /**
@@ -102,8 +102,8 @@ export class TenantToolViews {
 
   /**
    * `viewsOf` for each registered tool an answer shows, by tool (others are left out). The stored
-   * rows of those not read yet this lifetime come in one read, checked against the registry's
-   * hashes as kept until its next change; a definition is parsed only when its views must be made.
+   * rows and current hashes of those not read yet this lifetime come in one read each; a
+   * definition is parsed only when its views must be made.
    */
   viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
     const shown = new Map<string, StoredToolViews>();
@@ -116,7 +116,7 @@ export class TenantToolViews {
     if (unread.length === 0) return shown;
     const names = unread.map(({ tool }) => tool);
     const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
-    const hashes = this.#hashes.currentHashes();
+    const hashes = this.#hashes.hashesOf(names);
     for (const one of unread) {
       const hash = hashes.get(one.tool);
       const row = rows.get(one.tool);
