@@ -70,7 +70,7 @@ import {
 import { FIRST_STEP_MIN_SIMILARITY, LATER_STEP_MIN_SIMILARITY, TaskMemory, type RememberedTask } from "../functions/toolnet/task-memory";
 import type { ToolDefinition } from "../functions/tools/definition";
 import { fillToK, routeStandIns } from "../functions/toolnet/route-fill";
-import { callableAsAsked, UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
+import { callableAsAsked, needsSaidNumber, UNFIT_PENALTY, withUnfitLower } from "../functions/toolnet/task-fit";
 import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
@@ -216,7 +216,7 @@ function denseRelevance(ctx: Context, text: string, depth: number, weight: numbe
     k: depth,
     weights: [1, weight],
     lexicalLead: lead,
-    canLead: callableAsAsked(text, (tool) => ctx.defs.get(tool)),
+    canLead: callableAsAsked(text, (tool) => needsSaidNumber(ctx.defs.get(tool))),
   });
 }
 
@@ -228,7 +228,7 @@ function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked
   for (const weight of DENSE_WEIGHTS)
     for (const lead of DENSE_LEADS) {
       const embedded = denseRelevance(ctx, text, 30, weight, lead) ?? [];
-      const relevance = withUnfitLower(embedded, text, (tool) => ctx.defs.get(tool), UNFIT);
+      const relevance = withUnfitLower(embedded, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
       variants.push(
         [withWeight("retrieval + embeddings", weight, lead), embedded.map((r) => r.name)],
         [withWeight("cold + embeddings: fused, no history", weight, lead), fuse(relevance, "none")],
@@ -259,7 +259,7 @@ function recall(gold: readonly string[], found: readonly string[]): number {
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const plain = ctx.index.search(text, 30);
   const covering = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
-  const relevance = withUnfitLower(covering, text, (tool) => ctx.defs.get(tool), UNFIT);
+  const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
   const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
@@ -276,7 +276,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   return new Map([
     ["retrieval only", plain.map((r) => r.name)],
     ["retrieval, each clause's ranking fused", covering.map((r) => r.name)],
-    ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => ctx.defs.get(tool), UNFIT).map((r) => r.name)],
+    ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT).map((r) => r.name)],
     [
       "cold: fused, no history, without lowering tools the task cannot call",
       fuseFirstStep({ relevance: covering, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
@@ -377,7 +377,7 @@ function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeo
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => ctx.defs.get(tool), UNFIT);
+  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,

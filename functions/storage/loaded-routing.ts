@@ -13,6 +13,7 @@ import { allRows, run } from "./sql";
 import { LazyDefinitions } from "./lazy-definitions";
 import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { ToolVectors } from "./tool-vectors";
+import { SaidNumberTools, type ParametersOf } from "./said-number-tools";
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
 export interface RoutingHints {
@@ -30,6 +31,7 @@ export interface StateSources {
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
     summaries(names: readonly string[]): Map<string, string>;
     flowRows(): FlowTool[];
+    parametersOf: ParametersOf;
   };
   /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
   routingHints: () => Map<string, string>;
@@ -73,6 +75,8 @@ export interface Loaded {
   families: ApiFamilies | undefined;
   /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
   relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
+  /** Which tools need a number the task must say, as asked so far (forgotten when they change). */
+  saidNumbers: SaidNumberTools;
 }
 
 /**
@@ -190,6 +194,7 @@ export class LoadedRouting {
       hints,
       families: undefined,
       relevance: new Map(),
+      saidNumbers: new SaidNumberTools((names) => this.#sources.catalog.parametersOf(names)),
       get index(): ToolIndex {
         index ??= loadIndex();
         return index;
@@ -379,6 +384,7 @@ export class LoadedRouting {
         state.defs.delete(name);
         state.hints.delete(name);
       }
+      state.saidNumbers.forget(changed);
       if (namesChange) this.#store.saveGraph(state.graph);
       state.loadedFlow = undefined;
       state.flowTools = undefined;

@@ -145,6 +145,13 @@ export class TenantRegistry {
   readonly #sql: SqlStorage;
   readonly #events: TenantEvents;
   #hashes: { generation: number; byName: Map<string, string> } | undefined;
+  /** The tenant's id once read (it never changes after `initialize`). */
+  #tenantId: string | undefined;
+  /**
+   * Hashes of keys found valid this object lifetime: every request checks its key, and each key
+   * change goes through this object, so a revocation clears them before its very next request.
+   */
+  readonly #validKeys = new Set<string>();
 
   constructor(storage: DurableObjectStorage, events: TenantEvents) {
     this.#storage = storage;
@@ -154,7 +161,8 @@ export class TenantRegistry {
 
   /** The tenant's id, or undefined before `initialize`. */
   tenantId(): string | undefined {
-    return oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'id'")?.value;
+    this.#tenantId ??= oneRow<{ value: string }>(this.#sql, "SELECT value FROM tenant_meta WHERE key = 'id'")?.value;
+    return this.#tenantId;
   }
 
   /** Create the tenant in this object; fails when it exists already. */
@@ -182,8 +190,11 @@ export class TenantRegistry {
 
   /** True when a non-revoked key with this hash belongs to this tenant. */
   authenticate(keyHash: string): boolean {
+    if (this.#validKeys.has(keyHash)) return true;
     if (this.tenantId() === undefined) return false;
-    return oneRow<{ id: string }>(this.#sql, "SELECT id FROM tenant_api_keys WHERE key_hash = ? AND revoked_at IS NULL", keyHash) !== undefined;
+    const valid = oneRow<{ id: string }>(this.#sql, "SELECT id FROM tenant_api_keys WHERE key_hash = ? AND revoked_at IS NULL", keyHash) !== undefined;
+    if (valid) this.#validKeys.add(keyHash);
+    return valid;
   }
 
   /** Issue a new API key; the clear key is returned once and never stored. */
@@ -204,6 +215,7 @@ export class TenantRegistry {
 
   /** Revoke a key; effective for the very next request, since every request asks this object. */
   revokeKey(id: string): Outcome<ApiKeySummary> {
+    this.#validKeys.clear();
     const written = run(this.#sql, "UPDATE tenant_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now(), id);
     const row = oneRow<KeyRow>(this.#sql, "SELECT id, prefix, label, created_at, revoked_at FROM tenant_api_keys WHERE id = ?", id);
     if (row === undefined) return failure("not-found", `no API key ${id}`);
@@ -402,16 +414,31 @@ export class TenantRegistry {
     return new Map(this.#hashes.byName);
   }
 
+  /**
+   * The current definition hashes of several tools (registered ones only): from `hashes()`'s
+   * rows when they were read since the last tool change (a tenant with current protocols reads
+   * them for every answer), else in one read of these tools' rows alone (rows as arrays, which
+   * workerd makes faster than objects).
+   */
+  hashesOf(names: readonly string[]): Map<string, string> {
+    const kept = this.#hashes?.generation === this.#events.generation ? this.#hashes.byName : undefined;
+    if (kept !== undefined) return new Map(names.flatMap((name) => (kept.has(name) ? [[name, kept.get(name) as string] as const] : [])));
+    return new Map(
+      this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>(),
+    );
+  }
+
   /** The current definition hash of one tool. */
   hashOf(name: string): string | undefined {
     return oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", name)?.hash;
   }
 
-  /** The current definition hashes of several tools, in one read (registered ones only; rows as arrays, which workerd makes faster than objects). */
-  hashesOf(names: readonly string[]): Map<string, string> {
-    return new Map(
-      this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>(),
-    );
+  /** The parameters of several registered tools, in one read: SQLite reads them out of the stored JSON, and only they are parsed here. */
+  parametersOf(names: readonly string[]): Map<string, ToolDefinition["parameters"]> {
+    const rows = this.#sql
+      .exec("SELECT name, json_extract(definition, '$.parameters') FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names))
+      .raw<[string, string | null]>();
+    return new Map([...rows].map(([name, parameters]) => [name, parameters === null ? [] : (JSON.parse(parameters) as ToolDefinition["parameters"])]));
   }
 
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */

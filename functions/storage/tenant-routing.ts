@@ -35,7 +35,6 @@ import {
 } from "../toolnet/answer-budget";
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
-import { shortDescription } from "../toolnet/short-description";
 import { fuseFirstStep, fuseNextStep, fuseRunCandidates, type FeedersOf, type FusedCandidate, type RunCandidateSet, type Why } from "../toolnet/signal-fusion";
 import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
@@ -94,7 +93,7 @@ export interface RoutingSources {
   /** Run-prompt tokens of current protocols made for the tools' current definitions (schema and example shown). */
   protocolRunTokens: () => Map<string, number>;
   views: ViewsOf;
-  /** `views` of each tool an answer shows, by tool (the unread ones in one read). */
+  /** `views` of each registered tool an answer shows, with its one-line description, by tool (the unread ones in one read). */
   viewsEach: (wanted: readonly ShownTool[]) => Map<string, StoredToolViews>;
   settings: TenantSettings;
   events: TenantEvents;
@@ -256,7 +255,10 @@ export class TenantRouting {
       vectors === undefined || vectors.size === 0 || query === undefined
         ? { ranked: state.index.search(task, depth), embedded: false }
         : {
-            ranked: hybridSearch(state.index, task, query.vector, vectors, { k: depth, canLead: callableAsAsked(task, (tool) => state.defs.get(tool)) }),
+            ranked: hybridSearch(state.index, task, query.vector, vectors, {
+              k: depth,
+              canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
+            }),
             embedded: true,
           };
     if (state.relevance.size >= RELEVANCE_CACHE_SIZE) state.relevance.delete(state.relevance.keys().next().value ?? "");
@@ -359,7 +361,7 @@ export class TenantRouting {
     if (previous === null) {
       const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
       fused = fuseFirstStep({
-        relevance: withUnfitLower(relevance.ranked, task, (tool) => defs.get(tool)),
+        relevance: withUnfitLower(relevance.ranked, task, state.saidNumbers.unfitAmong(relevance.ranked.map((r) => r.name))),
         history,
         ...(mode === "fused"
           ? {
@@ -414,27 +416,26 @@ export class TenantRouting {
   #fitAnswer(state: Loaded, ranked: RankedTool[], previous: string | null, mode: NonNullable<RouteOptions["mode"]>, options: RouteOptions) {
     // A probed (model-written) or optimised description replaces the registered one, as in runs.
     const better = this.#descriptions();
-    const current = (tool: string): ToolDefinition | undefined => shownDefinition(state.defs.get(tool), better.get(tool));
     const defaults = this.#answerDefaults();
-    const shown = ranked.flatMap((r) => {
-      const def = r.tool === END ? undefined : current(r.tool);
-      return def === undefined ? [] : [{ tool: r.tool, shown: def, description: better.get(r.tool) }];
-    });
-    const shownBy = new Map(shown.map((tool) => [tool.tool, tool.shown]));
-    const views = this.#sources.viewsEach(shown);
+    // Stored views and one-line descriptions: a definition is parsed only when its views must be computed.
+    const views = this.#sources.viewsEach(
+      ranked.flatMap((r) =>
+        r.tool === END ? [] : [{ tool: r.tool, description: better.get(r.tool), shown: () => shownDefinition(state.defs.get(r.tool), better.get(r.tool)) }],
+      ),
+    );
     return fitToBudgetAsEntries({
       previous: previous ?? START,
       maxTokens: options.maxTokens ?? defaults.maxTokens,
       weights: mode === "graph" ? "transitions" : "fused",
       include: options.include ?? defaults.include,
       ranked: ranked.map((r) => {
-        const def = shownBy.get(r.tool);
-        const view = views.get(r.tool);
+        const shown = views.get(r.tool);
         return {
           tool: r.tool,
           weight: r.weight,
-          description: shortDescription(def),
-          ...(view === undefined ? {} : { views: view }),
+          // Finish is described by the answer itself (answer-budget.ts).
+          description: shown?.line ?? "",
+          ...(shown === undefined ? {} : { views: shown }),
           ...(r.why === undefined ? {} : { why: r.why }),
         };
       }),
@@ -451,9 +452,10 @@ export class TenantRouting {
     const state = this.#states.load();
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
+    const relevance = state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3));
     return fuseRunCandidates({
       task,
-      relevance: withUnfitLower(state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3)), task, (tool) => state.defs.get(tool)),
+      relevance: withUnfitLower(relevance, task, state.saidNumbers.unfitAmong(relevance.map((r) => r.name))),
       history: state.memory.votes(task, { tools: "all" }),
       seeds: options.seeds,
       learnedAfter: (tool) => learnedSuccessors(state.graph, tool),

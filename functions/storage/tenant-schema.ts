@@ -106,4 +106,8 @@ export const TENANT_MIGRATIONS = [
    CREATE TABLE IF NOT EXISTS import_batches (
      job_id TEXT NOT NULL, batch INTEGER NOT NULL, last_seq INTEGER NOT NULL, operations INTEGER NOT NULL,
      names TEXT NOT NULL, report TEXT NOT NULL, PRIMARY KEY (job_id, batch));`,
+  // A tool's one-line description as route answers list it, stored with its views (same
+  // definition and shown description), so an answer parses no definition; NULL in older rows,
+  // whose views are then made again on first use.
+  `ALTER TABLE tool_views ADD COLUMN line TEXT;`,
 ] as const;

@@ -4,6 +4,7 @@ import type { OpenAiTool } from "../toolnet/openai-tools";
 import type { ToolDefinition } from "../tools/definition";
 import type { TenantEvents } from "./tenant-events";
 import { run } from "./sql";
+import { shortDescription } from "../toolnet/short-description";
 
 /**
  * A tool's stored views (VIEWS's columns in order): rows are read as arrays, since workerd
@@ -19,15 +20,19 @@ type ViewRow = [
   requiredOnly: string | null,
   requiredOnlyTokens: number | null,
   runTokens: number | null,
+  line: string | null,
 ];
 
-const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens FROM tool_views";
+const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens, line FROM tool_views";
 
-/** A tool as an answer shows it: the definition with `description` (undefined: the registered one) in place. */
+/**
+ * A tool an answer may show, with `description` (undefined: the registered one) in place of the
+ * registered text; `shown()` is its definition so shown, asked for only when its views must be computed.
+ */
 export interface ShownTool {
   tool: string;
-  shown: ToolDefinition;
   description: string | undefined;
+  shown: () => ToolDefinition | undefined;
 }
 
 /** Current definition hashes of the registry's tools (the registry owns them): one, or several in one read. */
@@ -46,11 +51,13 @@ export interface ToolHashes {
  */
 export interface StoredToolViews extends ToolViews {
   runTokens: number;
+  /** The one-line description of the tool's entry in a route answer's candidates list (short-description.ts). */
+  line: string;
 }
 
 /** Views and costs of a tool as shown (a probed or optimised description already in place). */
 export function toolCosts(shown: ToolDefinition): StoredToolViews {
-  return { ...toolViews(shown), runTokens: signatureTokens(shown) };
+  return { ...toolViews(shown), runTokens: signatureTokens(shown), line: shortDescription(shown) };
 }
 
 /**
@@ -94,18 +101,36 @@ export class TenantToolViews {
   }
 
   /**
-   * `viewsOf` for each tool an answer shows, by tool: the stored rows of the tools not read yet
-   * this lifetime, and their current hashes, come in one read each instead of two per tool.
+   * `viewsOf` for each registered tool an answer shows, by tool (others are left out). The stored
+   * rows and current hashes of those not read yet this lifetime come in one read each; a
+   * definition is parsed only when its views must be made.
    */
   viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
-    const unread = wanted.filter(({ tool, description }) => this.#remembered(tool, description) === undefined);
-    if (unread.length > 1) {
-      const names = unread.map(({ tool }) => tool);
-      const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
-      const hashes = this.#hashes.hashesOf(names);
-      for (const one of unread) this.#settle(one, hashes.get(one.tool), rows.get(one.tool));
+    const shown = new Map<string, StoredToolViews>();
+    const unread: ShownTool[] = [];
+    for (const one of wanted) {
+      const remembered = this.#remembered(one.tool, one.description);
+      if (remembered !== undefined) shown.set(one.tool, remembered);
+      else unread.push(one);
     }
-    return new Map(wanted.map(({ tool, shown, description }) => [tool, this.viewsOf(tool, shown, description)]));
+    if (unread.length === 0) return shown;
+    const names = unread.map(({ tool }) => tool);
+    const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
+    const hashes = this.#hashes.hashesOf(names);
+    for (const one of unread) {
+      const hash = hashes.get(one.tool);
+      const row = rows.get(one.tool);
+      if (hash === undefined) continue;
+      const stored = row === undefined ? undefined : currentViews(row, hash, one.description ?? null);
+      if (stored !== undefined) {
+        this.#memory.set(one.tool, { description: one.description ?? null, views: stored });
+        shown.set(one.tool, stored);
+        continue;
+      }
+      const definition = one.shown();
+      if (definition !== undefined) shown.set(one.tool, this.#settle({ tool: one.tool, shown: definition, description: one.description }, hash, row));
+    }
+    return shown;
   }
 
   #rows(query: string, binding: string): ViewRow[] {
@@ -118,7 +143,11 @@ export class TenantToolViews {
   }
 
   /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */
-  #settle({ tool, shown, description }: ShownTool, current: string | undefined, row: ViewRow | undefined): StoredToolViews {
+  #settle(
+    { tool, shown, description }: { tool: string; shown: ToolDefinition; description: string | undefined },
+    current: string | undefined,
+    row: ViewRow | undefined,
+  ): StoredToolViews {
     const wanted = description ?? null;
     let views = row === undefined || current === undefined ? undefined : currentViews(row, current, wanted);
     if (views === undefined) {
@@ -140,10 +169,10 @@ export class TenantToolViews {
   #write(tool: string, hash: string, description: string | null, views: StoredToolViews): void {
     run(
       this.#sql,
-      `INSERT INTO tool_views (tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO tool_views (tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tool) DO UPDATE SET hash = excluded.hash, description = excluded.description, rules_version = excluded.rules_version,
          compact = excluded.compact, compact_tokens = excluded.compact_tokens, required_only = excluded.required_only,
-         required_only_tokens = excluded.required_only_tokens, run_tokens = excluded.run_tokens`,
+         required_only_tokens = excluded.required_only_tokens, run_tokens = excluded.run_tokens, line = excluded.line`,
       tool,
       hash,
       description,
@@ -153,6 +182,7 @@ export class TenantToolViews {
       views.requiredOnlyJson ?? JSON.stringify(views.requiredOnly),
       views.requiredOnlyTokens,
       views.runTokens,
+      views.line,
     );
     this.#memory.delete(tool);
   }
@@ -160,17 +190,24 @@ export class TenantToolViews {
 
 /** The row's stored views when they are current: made for the tool's `current` definition hash, `description` and rules. */
 function currentViews(row: ViewRow, current: string, description: string | null): StoredToolViews | undefined {
-  const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens] = row;
+  const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens, line] = row;
   if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
-  if (compact === null || requiredOnly === null || runTokens === null) return undefined;
-  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens);
+  if (compact === null || requiredOnly === null || runTokens === null || line === null) return undefined;
+  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens, line);
 }
 
 /**
  * Views read from their stored JSON text: an answer sent as text uses the text as it is, so each
  * view is parsed only when something asks for the object (`route`'s object answer, a run).
  */
-function storedViews(compactJson: string, compactTokens: number, requiredOnlyJson: string, requiredOnlyTokens: number, runTokens: number): StoredToolViews {
+function storedViews(
+  compactJson: string,
+  compactTokens: number,
+  requiredOnlyJson: string,
+  requiredOnlyTokens: number,
+  runTokens: number,
+  line: string,
+): StoredToolViews {
   let compact: OpenAiTool | undefined;
   let requiredOnly: OpenAiTool | undefined;
   return {
@@ -185,5 +222,6 @@ function storedViews(compactJson: string, compactTokens: number, requiredOnlyJso
     compactJson,
     requiredOnlyJson,
     runTokens,
+    line,
   };
 }

@@ -46,13 +46,10 @@ export function saidNumbers(def: Pick<ToolDefinition, "parameters">): string[] {
     .map((p) => p.name);
 }
 
-/** Whether the task can call each tool as asked: false for one needing a position the task does not say. */
-export function callableAsAsked(task: string, defOf: (tool: string) => Pick<ToolDefinition, "parameters"> | undefined): (tool: string) => boolean {
+/** Whether the task can call each tool as asked: not one that needs a position the task does not say (`isUnfit`, as for `withUnfitLower`). */
+export function callableAsAsked(task: string, isUnfit: (tool: string) => boolean): (tool: string) => boolean {
   if (taskGivesNumber(task)) return () => true;
-  return (tool) => {
-    const def = defOf(tool);
-    return def === undefined || saidNumbers(def).length === 0;
-  };
+  return (tool) => !isUnfit(tool);
 }
 
 /**
@@ -61,19 +58,19 @@ export function callableAsAsked(task: string, defOf: (tool: string) => Pick<Tool
  */
 export const UNFIT_PENALTY = 10;
 
+/** True when a task that gives no number cannot call the tool: it needs a position the user must say (`saidNumbers`). */
+export function needsSaidNumber(def: Pick<ToolDefinition, "parameters"> | undefined): boolean {
+  return def !== undefined && saidNumbers(def).length > 0;
+}
+
 /**
- * `relevance` with every tool that needs a number the task does not give moved `penalty` places
- * down (relative order otherwise kept); unchanged when the task gives a number.
+ * `relevance` with every tool that needs a number the task does not give (`isUnfit`, usually
+ * `needsSaidNumber` of its definition) moved `penalty` places down (relative order otherwise
+ * kept); unchanged when the task gives a number, and then `isUnfit` is not asked.
  */
-export function withUnfitLower(
-  relevance: readonly Ranked[],
-  task: string,
-  defOf: (tool: string) => Pick<ToolDefinition, "parameters"> | undefined,
-  penalty = UNFIT_PENALTY,
-): Ranked[] {
+export function withUnfitLower(relevance: readonly Ranked[], task: string, isUnfit: (tool: string) => boolean, penalty = UNFIT_PENALTY): Ranked[] {
   if (penalty <= 0 || taskGivesNumber(task)) return [...relevance];
-  const callable = callableAsAsked(task, defOf);
-  const keyed = relevance.map((r, i) => ({ r, key: callable(r.name) ? i : i + penalty + 0.5 }));
+  const keyed = relevance.map((r, i) => ({ r, key: isUnfit(r.name) ? i + penalty + 0.5 : i }));
   if (keyed.every((k, i) => k.key === i)) return [...relevance];
   return keyed.sort((a, b) => a.key - b.key).map((k) => k.r);
 }

@@ -25,6 +25,9 @@ export interface TestTenantObject {
   storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
   /** A tool's stored compact view and the version of the rules that made it. */
   storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
+  /** Clear a tool's stored one-line description (as in rows older than migration 19), then an eviction; read it (null: none, undefined: no row). */
+  dropToolViewLine(tool: string): Promise<void>;
+  storedToolViewLine(tool: string): Promise<string | null | undefined>;
   /** What RPC reaches on the production tenant object, its store faces and its admitted surface. */
   rpcSurface(): Promise<{ object: string[]; stores: Record<string, string[]>; surface: string[] }>;
   /** Ages every stored upload chunk by `ms`; how many chunks are stored; when the alarm is set; the alarm handler run now. */
@@ -52,6 +55,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls(): Promise<string[]>;
     storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
     storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
+    dropToolViewLine(tool: string): Promise<void>;
+    storedToolViewLine(tool: string): Promise<string | null | undefined>;
     ageUploads(ms: number): Promise<void>;
     uploadChunks(): Promise<number>;
     alarmAt(): Promise<number | null>;
@@ -69,6 +74,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls: () => stub.takeCalls(),
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),
+    dropToolViewLine: (tool) => stub.dropToolViewLine(tool),
+    storedToolViewLine: (tool) => stub.storedToolViewLine(tool),
     rpcSurface: () => stub.rpcSurface(),
     ageUploads: (ms) => stub.ageUploads(ms),
     uploadChunks: () => stub.uploadChunks(),

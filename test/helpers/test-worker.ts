@@ -85,6 +85,18 @@ export class EvictableTenantObject extends TenantObject {
     this.stores = openTenantStores(this.ctx, this.storeHooks);
   }
 
+  /** Make a tool's stored views look written before rows held their one-line description (migration 19), then an eviction. */
+  dropToolViewLine(tool: string): void {
+    this.ctx.storage.sql.exec("UPDATE tool_views SET line = NULL WHERE tool = ?", tool);
+    this.stores = openTenantStores(this.ctx, this.storeHooks);
+  }
+
+  /** A tool's stored one-line description (null: none stored; undefined: no row). */
+  storedToolViewLine(tool: string): string | null | undefined {
+    const [row] = this.ctx.storage.sql.exec<{ line: string | null }>("SELECT line FROM tool_views WHERE tool = ?", tool).toArray();
+    return row?.line;
+  }
+
   /** A tool's stored compact view and the compaction rules' version that made it (undefined: no row). */
   storedToolView(tool: string): { version: number; compact: unknown } | undefined {
     const [row] = this.ctx.storage.sql

@@ -274,6 +274,49 @@ describe("POST /v1/route within a token budget", () => {
     expect(await shown()).toBe("Provider 7's forecast with UV, optimised.");
   });
 
+  it("lists each candidate with its one-line description as it is now, after a re-import, a protocol and a deletion (none remembered stale)", async () => {
+    const own = await createTenant(service, "candidate-lines-co");
+    const name = "weatherForecast4";
+    const importTools = (source: string, tools: unknown[]) =>
+      service.json("POST", "/v1/tools/import", { key: own.key, body: { format: "list", source, tools } });
+    expect((await importTools("weather", weatherTools)).status).toBe(200);
+    const line = async (): Promise<string | undefined> => {
+      const res = await service.json<RouteAnswer>("POST", "/v1/route", { key: own.key, body: { task: "weather forecast for a city provider 4", k: 12 } });
+      expect(res.status).toBe(200);
+      return res.body.candidates.find((c) => c.name === name)?.description;
+    };
+    expect(await line()).toBe("Weather forecast for a city from provider 4: temperature, wind and rain.");
+    // Shown twice: the second answer reads it from memory.
+    expect(await line()).toBe("Weather forecast for a city from provider 4: temperature, wind and rain.");
+    const changed = { ...weatherTools[4], description: "Provider 4's forecast,\n  now   hourly." };
+    expect((await importTools("weather-4", [changed])).status).toBe(200);
+    expect(await line()).toBe("Provider 4's forecast, now hourly.");
+    const { body } = await service.json<{ hash: string }>("GET", `/v1/tools/${name}`, { key: own.key });
+    const object = await tenantObject(service, own.id);
+    await object.store("protocols").record({
+      tool: name,
+      hash: body.hash,
+      kvKey: `protocol/test/${name}/lines`,
+      source: "optimize",
+      score: 1,
+      jobId: null,
+      description: "Optimised: hourly forecast.",
+    });
+    expect(await line()).toBe("Optimised: hourly forecast.");
+    expect((await service.json("DELETE", `/v1/tools/${name}`, { key: own.key })).status).toBe(204);
+    expect(await line()).toBeUndefined();
+  });
+
+  it("remakes on first use a tool's views stored without their one-line description (rows older than migration 19)", async () => {
+    const name = "weatherForecast9";
+    const object = await tenantObject(service, tenant.id);
+    await object.dropToolViewLine(name);
+    expect(await object.storedToolViewLine(name)).toBeNull();
+    const res = await route({ task: "weather forecast for a city provider 9", k: 12 });
+    expect(res.body.candidates.find((c) => c.name === name)?.description).toBe("Weather forecast for a city from provider 9: temperature, wind and rain.");
+    expect(await object.storedToolViewLine(name)).toBe("Weather forecast for a city from provider 9: temperature, wind and rain.");
+  });
+
   it("a run's candidate set spends each tool's stored run-prompt figure, and routing its stored view's", async () => {
     const routing = (await tenantObject(service, tenant.id)).store("routing");
     const set = await routing.candidates("weather forecast for a city", { seeds: 3, maxTools: 6, tokenBudget: 100_000 });

@@ -104,6 +104,31 @@ describe("routing that is right from a tenant's first request", () => {
     expect(after.body.candidates.map((c) => c.name)).not.toContain("papaReport");
   });
 
+  it("lowers a tool needing a number the task does not say, and follows a change of its parameters at once", async () => {
+    const tenant = await createTenant(service, "said-numbers");
+    const season = (required: boolean) => ({
+      name: "tvSeasonDetails",
+      method: "GET",
+      url: "https://seasons.example.com/season",
+      description: "Season details of a tv show: episodes and air dates.",
+      parameters: [{ name: "season_number", in: "query", required, type: "integer", description: "Which season." }],
+    });
+    const others = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"].map((w) => ({
+      name: `${w}ShowFacts`,
+      method: "GET",
+      url: `https://${w}.example.com/facts`,
+      description: `Facts about a tv show season: ${w}.`,
+    }));
+    const top3 = async () => (await route(tenant.key, { task: "season details and episodes of a tv show", k: 3 })).body.candidates.map((c) => c.name);
+    await importTools(tenant.key, [season(true), ...others]);
+    // The best match by its words, but it needs a season the task does not say: ten places lower.
+    expect(await top3()).not.toContain("tvSeasonDetails");
+    await importTools(tenant.key, [season(false)]);
+    expect((await top3())[0]).toBe("tvSeasonDetails");
+    await importTools(tenant.key, [season(true)]);
+    expect(await top3()).not.toContain("tvSeasonDetails");
+  });
+
   it("does not offer the previous tool's unobserved self-loop first in graph mode", async () => {
     const tenant = await createTenant(service, "self-loop");
     await importTools(tenant.key, twentyTools);
