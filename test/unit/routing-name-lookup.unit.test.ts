@@ -72,12 +72,8 @@ describe("name lookups in data flow", () => {
       ),
     ];
     const producers = new DataFlowIndex(new Map(tools.map((t) => [t.name, t]))).producers("getPerson");
-    expect(producers.map((p) => [p.from, p.byName])).toEqual(
-      expect.arrayContaining([
-        ["searchPerson", true],
-        ["searchPersonElsewhere", false],
-      ]),
-    );
+    // Another API's ids do not fill this API's identifiers at all (data-flow.ts, sameIssuer), by name or otherwise.
+    expect(producers.map((p) => [p.from, p.byName])).toEqual([["searchPerson", true]]);
   });
 });
 
