@@ -55,6 +55,7 @@ import {
   type ToolDocField,
 } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
+import { coverTaskWords, searchCoveringWords, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
 import {
   DEFAULT_FUSION,
   DEFAULT_NEXT_STEP_FUSION,
@@ -133,6 +134,7 @@ function inHalf(group: string): boolean {
 }
 
 /** `--clauses=W`: weight of the task's clauses' rankings fused with the whole task's (0: whole task only); chosen on half a. */
+const WORD_COVERAGE = Number(process.argv.find((a) => a.startsWith("--word-coverage="))?.slice("--word-coverage=".length) ?? WORD_COVERAGE_WEIGHT);
 const CLAUSES = Number(process.argv.find((a) => a.startsWith("--clauses="))?.slice("--clauses=".length) ?? CLAUSE_WEIGHT);
 
 /** `--boost=field:N,…` weighs any fields of tool documents (e.g. `values:0.5,parameterDocs:0.5`; 0 leaves a field out); chosen on half a. */
@@ -258,7 +260,15 @@ function recall(gold: readonly string[], found: readonly string[]): number {
 
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const plain = ctx.index.search(text, 30);
-  const covering = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
+  const clauses = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
+  const covering = coverTaskWords(
+    clauses,
+    ctx.index.termImpacts(
+      text,
+      clauses.map((r) => r.name),
+    ),
+    WORD_COVERAGE,
+  );
   const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
   const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
@@ -377,7 +387,9 @@ function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeo
 }
 
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
-  const relevance = withUnfitLower(ctx.index.search(text, 30), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
+  const unfit = (tool: string) => needsSaidNumber(ctx.defs.get(tool));
+  const plain = withUnfitLower(ctx.index.search(text, 30), text, unfit, UNFIT);
+  const relevance = withUnfitLower(searchCoveringWords(ctx.index, text, 30, WORD_COVERAGE), text, unfit, UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,
@@ -394,7 +406,7 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
     costOf: ctx.cost,
     weights: WEIGHTS,
   };
-  const seeds = relevance.slice(0, 6).map((r) => r.name);
+  const seeds = plain.slice(0, 6).map((r) => r.name);
   // Today's candidate set: retrieval seeds + graph successors, whole definitions priced at 4 chars a token.
   const today = candidateSet(ctx.graph, seeds, {
     hops: 2,
@@ -403,7 +415,7 @@ function candidateSets(ctx: Context, text: string): Map<string, string[]> {
     costOf: (tool) => Math.ceil(JSON.stringify(ctx.defs.get(tool) ?? {}).length / 4),
   }).candidates.map((c) => c.tool);
   return new Map([
-    ["retrieval top 10", relevance.slice(0, MAX_TOOLS).map((r) => r.name)],
+    ["retrieval top 10", plain.slice(0, MAX_TOOLS).map((r) => r.name)],
     ["today: seeds + graph (≤12, 12k est. tokens)", today],
     ["fused: all signals", fuseRunCandidates(base).candidates.map((c) => c.tool)],
     ["fused − history", fuseRunCandidates({ ...base, signals: without("history") }).candidates.map((c) => c.tool)],
@@ -483,7 +495,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
-    const relevance = index.search(task.text, 30);
+    const relevance = searchCoveringWords(index, task.text, 30, WORD_COVERAGE);
     if (FIRST_ONLY) {
       restore(held);
       continue;
@@ -782,6 +794,11 @@ function debugFirstStep(ctx: Context, text: string, gold: readonly string[]): vo
   const fused = rankings.get(variant) ?? [];
   const a = recall(gold, plain.slice(0, 5));
   const b = recall(gold, fused.slice(0, 5));
+  if (process.env.FIRST_DEBUG_MISSES !== undefined) {
+    if (b < 1)
+      console.log(`MISS ${text.slice(0, 200)}\n  gold ${gold.map((g) => `${g}@${fused.indexOf(g) + 1}`).join(", ")}\n  fused ${fused.slice(0, 8).join(", ")}`);
+    return;
+  }
   if (a === b) return;
   console.log(
     `${b > a ? "GAIN" : "LOSS"} ${text.slice(0, 140)}\n  gold ${gold.join(", ")}\n  plain ${plain.slice(0, 6).join(", ")}\n  fused ${fused.slice(0, 6).join(", ")}`,

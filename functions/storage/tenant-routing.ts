@@ -22,7 +22,7 @@ import {
 } from "../toolnet/graph";
 import { applyFeedbackBatch } from "../toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../toolnet/graph/graph-codec";
-import { hybridSearch, type Ranked } from "../toolnet/retrieval";
+import { hybridSearch, type Ranked, searchCoveringWords } from "../toolnet/retrieval";
 import {
   answerJson,
   DEFAULT_ANSWER_PARTS,
@@ -253,7 +253,7 @@ export class TenantRouting {
     const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
     const result =
       vectors === undefined || vectors.size === 0 || query === undefined
-        ? { ranked: state.index.search(task, depth), embedded: false }
+        ? { ranked: searchCoveringWords(state.index, task, depth), embedded: false }
         : {
             ranked: hybridSearch(state.index, task, query.vector, vectors, {
               k: depth,
@@ -452,7 +452,7 @@ export class TenantRouting {
     const state = this.#states.load();
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
-    const relevance = state.index.search(task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3));
+    const relevance = searchCoveringWords(state.index, task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3));
     return fuseRunCandidates({
       task,
       relevance: withUnfitLower(relevance, task, state.saidNumbers.unfitAmong(relevance.map((r) => r.name))),

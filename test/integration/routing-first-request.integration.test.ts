@@ -129,6 +129,24 @@ describe("routing that is right from a tenant's first request", () => {
     expect(await top3()).not.toContain("tvSeasonDetails");
   });
 
+  it("gives a two-need task both needs in the top 5, first step and later step, where one query gives one need's look-alikes", async () => {
+    const tenant = await createTenant(service, "two-needs");
+    const charts = ["bar", "line", "pie", "scatter", "area", "radar"].map((kind) => ({
+      name: `${kind}Chart`,
+      method: "POST",
+      url: `https://charts.example.com/${kind}`,
+      description: `Draw a ${kind} chart of ranking data: chart title, chart colours, chart size.`,
+    }));
+    const pdf = { name: "exportPdf", method: "POST", url: "https://documents.example.com/pdf", description: "Save a document as PDF." };
+    await importTools(tenant.key, [...charts, pdf, ...paraphraseTools]);
+    const task = "Draw a bar chart of the reading ranking with a chart title, chart colours and a chart size, and save it as PDF.";
+    const top5 = (await route(tenant.key, { task, k: 5 })).body.candidates.map((c) => c.name);
+    expect(top5[0]).toBe("barChart");
+    expect(top5).toContain("exportPdf");
+    const later = (await route(tenant.key, { task, previousTool: "barChart", k: 5 })).body.candidates.map((c) => c.name);
+    expect(later).toContain("exportPdf");
+  });
+
   it("does not offer the previous tool's unobserved self-loop first in graph mode", async () => {
     const tenant = await createTenant(service, "self-loop");
     await importTools(tenant.key, twentyTools);

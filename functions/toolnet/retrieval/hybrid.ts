@@ -1,5 +1,6 @@
 import { fuseRankings, rankByCosine, RRF_K, type Vector } from "./fusion";
 import type { Ranked } from "./ranked";
+import { searchCoveringWords } from "./term-coverage";
 import type { ToolIndex } from "./tool-index";
 
 /**
@@ -33,8 +34,9 @@ export interface HybridOptions {
 export const LEXICAL_LEAD = 0.15;
 
 /**
- * Top `k` tools for `text`: BM25 ranking fused by RRF with the cosine ranking of precomputed
- * tool vectors against `queryVector`. Without a query vector this is the lexical ranking alone;
+ * Top `k` tools for `text`: BM25 ranking (its best re-ranked to cover the task's words,
+ * term-coverage.ts) fused by RRF with the cosine ranking of precomputed tool vectors against
+ * `queryVector`. Without a query vector this is the lexical ranking alone;
  * vectors of tools no longer in the index are ignored.
  */
 export function hybridSearch(
@@ -46,7 +48,7 @@ export function hybridSearch(
 ): Ranked[] {
   const k = options.k ?? 10;
   const depth = Math.max(options.depth ?? 100, k);
-  const lexical = index.search(text, depth);
+  const lexical = searchCoveringWords(index, text, depth);
   if (queryVector === undefined) return lexical.slice(0, k);
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);

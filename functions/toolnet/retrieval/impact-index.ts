@@ -234,6 +234,25 @@ export class ImpactIndex {
     return this.#rankExactly(query, candidates, values, limit);
   }
 
+  /**
+   * What each of `names` matches of `text`: one row per name, in the order given, holding its
+   * impact per distinct known term of the text (in the order the text first uses them; as
+   * `search` weighs a repeated term). A name not indexed matches nothing.
+   */
+  termImpacts(text: string, names: readonly string[]): Float64Array[] {
+    this.#prepare();
+    const query = this.#queryTerms(text);
+    const m = query.unique.length;
+    const ids = names.map((name) => this.#ids.get(name) ?? -1);
+    const present = [...new Set(ids.filter((id) => id >= 0))].sort((a, b) => a - b);
+    const values = this.#candidateImpacts(query, present);
+    const rowOf = new Map(present.map((id, row) => [id, row]));
+    return ids.map((id) => {
+      const row = rowOf.get(id);
+      return row === undefined ? new Float64Array(m) : values.slice(row * m, (row + 1) * m);
+    });
+  }
+
   /** The query's known terms: in order (repeats count again, as in MiniSearch); unknown terms match nothing. */
   #queryTerms(text: string): QueryTerms {
     const { impactOffsets, defaultImpact } = this.#arrays;

@@ -92,6 +92,11 @@ export class ToolIndex {
     return this.#index.search(text, k);
   }
 
+  /** Each tool's impact per distinct word of `text` (ImpactIndex.termImpacts): which of the task's words each tool answers. */
+  termImpacts(text: string, names: readonly string[]): Float64Array[] {
+    return this.#index.termImpacts(text, names);
+  }
+
   /**
    * Partial matching for a task none of whose words is indexed as such: words also match the
    * index terms they begin ("direct" → "director") or nearly spell (20% edits).

@@ -1,0 +1,84 @@
+import type { Ranked } from "./ranked";
+
+/**
+ * Coverage of a task's distinct needs, word by word. Ranked as one query, a request that asks
+ * for several things fills its top places with near-identical tools of its wordiest need: they
+ * match the same words. Re-ranked greedily (xQuAD, with the task's words as its aspects), each
+ * next place goes to the tool with the best mix of its own relevance and the task's words it
+ * matches that no tool above it matches; look-alikes add nothing new and wait their turn.
+ */
+
+/**
+ * Share of a place's value that rewards words not matched yet (the rest is the tool's own score
+ * against the best match's). Chosen on half a of every dev set among 0.2–0.7 (docs/benchmarks.md,
+ * "Routing that generalises"): the largest share that lowered no set's cold recall@5.
+ */
+export const WORD_COVERAGE_WEIGHT = 0.4;
+
+/** Only the best this many are re-ranked: coverage reorders good matches, it does not reach far down. */
+export const WORD_COVERAGE_DEPTH = 30;
+
+/** What coverage needs of an index: a ranking and, per tool, its impact per word of the task. */
+export interface WordMatchingIndex {
+  search(text: string, k: number): Ranked[];
+  termImpacts(text: string, names: readonly string[]): Float64Array[];
+}
+
+/** The index's `k` best for `text`, its first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words. */
+export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, weight = WORD_COVERAGE_WEIGHT): Ranked[] {
+  const ranked = index.search(text, k);
+  if (weight <= 0) return ranked;
+  const head = ranked.slice(0, WORD_COVERAGE_DEPTH);
+  const covered = coverTaskWords(
+    head,
+    index.termImpacts(
+      text,
+      head.map((r) => r.name),
+    ),
+    weight,
+  );
+  return [...covered, ...ranked.slice(WORD_COVERAGE_DEPTH)];
+}
+
+/**
+ * `ranked` (best first) re-ranked for coverage of the task's words: `impacts[i]` holds
+ * `ranked[i]`'s impact per distinct word (ToolIndex.termImpacts). The best match stays first. A
+ * word weighs as its strongest impact among the candidates (a rare, telling word more than a
+ * common one); a tool covers the words it matches. Each place keeps the score of the same place
+ * in `ranked`, so scores stay ordered.
+ */
+export function coverTaskWords(ranked: readonly Ranked[], impacts: readonly Float64Array[], weight = WORD_COVERAGE_WEIGHT): Ranked[] {
+  const words = impacts[0]?.length ?? 0;
+  const best = ranked[0]?.score ?? 0;
+  if (weight <= 0 || ranked.length < 3 || words < 2 || best <= 0) return [...ranked];
+  const strongest = new Float64Array(words);
+  for (const row of impacts) for (let w = 0; w < words; w += 1) strongest[w] = Math.max(strongest[w] ?? 0, row[w] ?? 0);
+  const total = strongest.reduce((sum, s) => sum + s, 0);
+  if (total <= 0) return [...ranked];
+  const unmatched = new Set(Array.from({ length: words }, (_, w) => w));
+  const novelty = (i: number) => {
+    let share = 0;
+    for (const w of unmatched) if ((impacts[i]?.[w] ?? 0) > 0) share += (strongest[w] ?? 0) / total;
+    return share;
+  };
+  const take = (i: number) => {
+    for (let w = 0; w < words; w += 1) if ((impacts[i]?.[w] ?? 0) > 0) unmatched.delete(w);
+  };
+  const order = [0];
+  take(0);
+  const left = new Set(ranked.keys());
+  left.delete(0);
+  while (left.size > 0) {
+    let chosen = -1;
+    let chosenValue = -Infinity;
+    // In ranked order, so a tie keeps the better-ranked tool.
+    for (const i of left) {
+      const value = (1 - weight) * ((ranked[i]?.score ?? 0) / best) + weight * novelty(i);
+      if (value > chosenValue) [chosen, chosenValue] = [i, value];
+    }
+    order.push(chosen);
+    left.delete(chosen);
+    take(chosen);
+  }
+  return order.map((i, place) => ({ name: ranked[i]?.name ?? "", score: ranked[place]?.score ?? 0 }));
+}
