@@ -35,6 +35,21 @@ describe("coverage of a task's words", () => {
     expect([...once].reduce((a, b) => a + b, 0) * once.filter((v) => v > 0).length).toBeCloseTo(score, 9);
   });
 
+  it("reads a search's own rescoring for what each ranked tool matches: the same as asking for it afterwards", () => {
+    for (const text of [task, "chart chart pdf", "save the weather report as a document"]) {
+      const { ranked, impacts } = index.searchMatching(text, 30);
+      expect(ranked).toEqual(index.search(text, 30));
+      expect(impacts.map((row) => [...row])).toEqual(
+        index
+          .termImpacts(
+            text,
+            ranked.map((r) => r.name),
+          )
+          .map((row) => [...row]),
+      );
+    }
+  });
+
   it("puts both needs of a two-need task in the top 5, where the plain ranking gives one need's look-alikes", () => {
     const plain = index.search(task, 30);
     expect(top(plain, 5)).not.toContain("exportPdf");

@@ -222,22 +222,38 @@ export class ImpactIndex {
    * saturation says (query-term-weight.ts), as MiniSearch weighs them through `boostTerm`.
    */
   search(text: string, k: number): Ranked[] {
+    return this.searchMatching(text, k).ranked;
+  }
+
+  /**
+   * `search`, with what each ranked tool matches of `text`: `impacts[i]` holds `ranked[i]`'s
+   * impact per distinct known term of the text (in the order the text first uses them; a
+   * repeated term weighted as `search` weighs it), read from the exact rescoring, not computed again.
+   */
+  searchMatching(text: string, k: number): { ranked: Ranked[]; impacts: Float64Array[] } {
     const limit = Math.floor(k);
-    if (limit <= 0 || this.#count === 0) return [];
+    if (limit <= 0 || this.#count === 0) return { ranked: [], impacts: [] };
     this.#prepare();
     const query = this.#queryTerms(text);
-    if (query.unique.length === 0) return [];
+    if (query.unique.length === 0) return { ranked: [], impacts: [] };
     const scratch = this.#scratch(this.#names.length);
     const accumulated = this.#accumulate(query, scratch);
     const candidates = this.#candidates(accumulated, scratch, limit);
     const values = this.#candidateImpacts(query, candidates);
-    return this.#rankExactly(query, candidates, values, limit);
+    const ranked = this.#rankExactly(query, candidates, values, limit);
+    const m = query.unique.length;
+    const rowOf = new Map(candidates.map((id, row) => [this.#names[id], row]));
+    const impacts = ranked.map((r) => {
+      const row = rowOf.get(r.name) ?? 0;
+      return values.slice(row * m, (row + 1) * m);
+    });
+    return { ranked, impacts };
   }
 
   /**
    * What each of `names` matches of `text`: one row per name, in the order given, holding its
-   * impact per distinct known term of the text (in the order the text first uses them; as
-   * `search` weighs a repeated term). A name not indexed matches nothing.
+   * impact per distinct known term of the text (as in `searchMatching`). A name not indexed
+   * matches nothing.
    */
   termImpacts(text: string, names: readonly string[]): Float64Array[] {
     this.#prepare();

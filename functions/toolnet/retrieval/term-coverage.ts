@@ -18,25 +18,17 @@ export const WORD_COVERAGE_WEIGHT = 0.4;
 /** Only the best this many are re-ranked: coverage reorders good matches, it does not reach far down. */
 export const WORD_COVERAGE_DEPTH = 30;
 
-/** What coverage needs of an index: a ranking and, per tool, its impact per word of the task. */
+/** What coverage needs of an index: a ranking with, per ranked tool, its impact per word of the task. */
 export interface WordMatchingIndex {
   search(text: string, k: number): Ranked[];
-  termImpacts(text: string, names: readonly string[]): Float64Array[];
+  searchMatching(text: string, k: number): { ranked: Ranked[]; impacts: Float64Array[] };
 }
 
 /** The index's `k` best for `text`, its first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words. */
 export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, weight = WORD_COVERAGE_WEIGHT): Ranked[] {
-  const ranked = index.search(text, k);
-  if (weight <= 0) return ranked;
-  const head = ranked.slice(0, WORD_COVERAGE_DEPTH);
-  const covered = coverTaskWords(
-    head,
-    index.termImpacts(
-      text,
-      head.map((r) => r.name),
-    ),
-    weight,
-  );
+  if (weight <= 0) return index.search(text, k);
+  const { ranked, impacts } = index.searchMatching(text, k);
+  const covered = coverTaskWords(ranked.slice(0, WORD_COVERAGE_DEPTH), impacts.slice(0, WORD_COVERAGE_DEPTH), weight);
   return [...covered, ...ranked.slice(WORD_COVERAGE_DEPTH)];
 }
 

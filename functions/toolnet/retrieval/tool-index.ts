@@ -92,6 +92,19 @@ export class ToolIndex {
     return this.#index.search(text, k);
   }
 
+  /** `search`, with each ranked tool's impact per distinct word of `text` (which of the task's words it matches). */
+  searchMatching(text: string, k = 10): { ranked: Ranked[]; impacts: Float64Array[] } {
+    if (this.#partialOptions === undefined) return this.#index.searchMatching(text, k);
+    const ranked = this.search(text, k);
+    return {
+      ranked,
+      impacts: this.#index.termImpacts(
+        text,
+        ranked.map((r) => r.name),
+      ),
+    };
+  }
+
   /** Each tool's impact per distinct word of `text` (ImpactIndex.termImpacts): which of the task's words each tool answers. */
   termImpacts(text: string, names: readonly string[]): Float64Array[] {
     return this.#index.termImpacts(text, names);
