@@ -12,6 +12,8 @@ export interface TestTenantObject {
   holdRoutingPreparation(held: boolean): Promise<void>;
   /** Score rows written by the routing store since the object started, and in how many flushes of single updates. */
   routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
+  /** Task rankings the routing store computed since the object started (searches its memo did not answer). */
+  routingRelevanceSearches(): Promise<number>;
   /** Which parts of the routing state are in memory (asking loads none). */
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
   storageBytes(): Promise<number>;
@@ -46,6 +48,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
     holdRoutingPreparation(held: boolean): Promise<void>;
     routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
+    routingRelevanceSearches(): Promise<number>;
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
@@ -67,6 +70,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadReport: () => stub.routingLoadReport(),
     holdRoutingPreparation: (held) => stub.holdRoutingPreparation(held),
     routingScoreWrites: () => stub.routingScoreWrites(),
+    routingRelevanceSearches: () => stub.routingRelevanceSearches(),
     routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),
     runTokensSince: (sinceIso) => stub.runTokensSince(sinceIso),

@@ -50,6 +50,11 @@ export class EvictableTenantObject extends TenantObject {
     return this.stores.routing.loadedParts();
   }
 
+  /** Task rankings the routing store computed since the object started, not found in its memo (its protected count). */
+  routingRelevanceSearches(): number {
+    return (this.stores.routing as unknown as { relevanceSearches: number }).relevanceSearches;
+  }
+
   /** Score rows the routing store has written since the object started, and in how many flushes (coalesced updates share them). */
   routingScoreWrites(): { rows: number; flushes: number } {
     return this.stores.routing.scoreWrites();
