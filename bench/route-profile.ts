@@ -3,13 +3,13 @@
  * Worker and the tenant's Durable Object share it), taken through workerd's inspector.
  *
  *   node bench/run.mjs route-profile [--skip-build] [--size=10000] [--requests=704] [--interval=100] [--top=40]
- *                                    [--kinds=retrieval,fused,fused, same chat,auth only,feedback] [--focus=fn,fn] [--lines=fn]
+ *                                    [--kinds=retrieval,fused,same chat,auth only,feedback] [--focus=fn,fn] [--lines=fn]
  *
  * One tenant of `size` tools is set up as in route-latency (StableToolBench operations and renamed
  * copies, ≈ 10 observed successors per tool; quotas lifted), warmed up, and then each request kind
  * of `--kinds` is profiled alone, `requests` of it: first steps for StableToolBench tasks not routed
- * recently, fused later steps after a random tool (for such a task; "fused, same chat": for the
- * task of one of 200 chats whose first steps were just taken), authenticated no-ops (`GET /v1/tenant`),
+ * recently, fused later steps after a random tool (for such a task; or for the
+ * task of one of 200 chats whose first steps were just taken: "same chat"), authenticated no-ops (`GET /v1/tenant`),
  * single feedback updates (three random tools).
  * Printed per kind: isolate CPU per request (busy samples, each counting the sampler's real period
  * while busy), inclusive time of every function (the top `--top`, or only those named in
@@ -41,7 +41,7 @@ function option(name: string, fallback: string): string {
 
 const IDLE = new Set(["(idle)", "(root)"]);
 
-/** Chats of the "fused, same chat" kind: fewer than the object's memo of task rankings keeps (256). */
+/** Chats of the "same chat" kind: fewer than the object's memo of task rankings keeps (256). */
 const SAME_CHATS = 200;
 
 interface Analysis {
@@ -131,14 +131,14 @@ async function main(): Promise<void> {
     const fresh = taskCycle(queries, random);
     const route = (body: Record<string, unknown>) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify(body) });
     const randomTool = () => names[randomInt(random, names.length)] ?? "";
-    // The chats of "fused, same chat": their first steps are taken before it is profiled, then later steps route their tasks.
+    // The chats of "same chat": their first steps are taken before it is profiled, then later steps route their tasks.
     const chats = shuffle([...queries], random).slice(0, SAME_CHATS);
     let chat = 0;
     const kinds: Record<string, () => Promise<void>> = {
       retrieval: () => route({ task: fresh(), k: 8 }),
       // A later step in the default (fused) mode after a random tool, as route-latency sends it.
       fused: () => route({ task: fresh(), previousTool: randomTool(), k: 8 }),
-      "fused, same chat": () => {
+      "same chat": () => {
         chat = (chat + 1) % chats.length;
         return route({ task: chats[chat] ?? "", previousTool: randomTool(), k: 8 });
       },
@@ -154,14 +154,14 @@ async function main(): Promise<void> {
     };
     const wanted = option("kinds", "retrieval,auth only").split(",");
     for (const kind of Object.keys(kinds)) if (!wanted.includes(kind)) delete kinds[kind];
-    if (kinds["fused, same chat"] !== undefined) await firstSteps();
+    if (kinds["same chat"] !== undefined) await firstSteps();
     for (let i = 0; i < 300; i += 1) {
       for (const run of Object.values(kinds)) await run();
     }
     const inspector = await serviceInspector(port);
     try {
       for (const [kind, run] of Object.entries(kinds)) {
-        if (kind === "fused, same chat") await firstSteps();
+        if (kind === "same chat") await firstSteps();
         const t0 = performance.now();
         const profile = await profiled(inspector, interval, async () => {
           for (let i = 0; i < requests; i += 1) await run();
