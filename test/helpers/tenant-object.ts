@@ -25,6 +25,8 @@ export interface TestTenantObject {
   takeCalls(): Promise<string[]>;
   /** Stamp a tool's stored views as written by older compaction rules (`version`), with `compact` as their compact view; then an eviction. */
   storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
+  /** Make a tool's stored views look made for another definition of it, with `compact` as their compact view; then an eviction. */
+  storeToolViewForOlderDefinition(tool: string, compact: unknown): Promise<void>;
   /** A tool's stored compact view and the version of the rules that made it. */
   storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
   /** Clear a tool's stored one-line description (as in rows older than migration 19), then an eviction; read it (null: none, undefined: no row). */
@@ -58,6 +60,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls(): Promise<string[]>;
     storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
     storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
+    storeToolViewForOlderDefinition(tool: string, compact: unknown): Promise<void>;
     dropToolViewLine(tool: string): Promise<void>;
     storedToolViewLine(tool: string): Promise<string | null | undefined>;
     ageUploads(ms: number): Promise<void>;
@@ -78,6 +81,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls: () => stub.takeCalls(),
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),
+    storeToolViewForOlderDefinition: (tool, compact) => stub.storeToolViewForOlderDefinition(tool, compact),
     dropToolViewLine: (tool) => stub.dropToolViewLine(tool),
     storedToolViewLine: (tool) => stub.storedToolViewLine(tool),
     rpcSurface: () => stub.rpcSurface(),

@@ -90,6 +90,12 @@ export class EvictableTenantObject extends TenantObject {
     this.stores = openTenantStores(this.ctx, this.storeHooks);
   }
 
+  /** Make a tool's stored views look made for another definition (a hash the registry does not hold), `compact` as their compact view, then an eviction. */
+  storeToolViewForOlderDefinition(tool: string, compact: unknown): void {
+    this.ctx.storage.sql.exec("UPDATE tool_views SET hash = 'an older definition', compact = ? WHERE tool = ?", JSON.stringify(compact), tool);
+    this.stores = openTenantStores(this.ctx, this.storeHooks);
+  }
+
   /** Make a tool's stored views look written before rows held their one-line description (migration 19), then an eviction. */
   dropToolViewLine(tool: string): void {
     this.ctx.storage.sql.exec("UPDATE tool_views SET line = NULL WHERE tool = ?", tool);
