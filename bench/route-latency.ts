@@ -13,8 +13,11 @@
  * Then, sequentially (one request in flight), timed on the Node side with performance.now()
  * around Miniflare's dispatchFetch (request out, whole body read as text; every kind alike):
  *   graph      POST /v1/route with previousTool = a random registered tool, mode "graph" (eq. 4 successors)
- *   fused      the same in the default mode (learned successors, task relevance, data flow fused)
- *   retrieval  POST /v1/route without previousTool (BM25 over tool documents)
+ *   fused      the same in the default mode (learned successors, task relevance, data flow fused), for a
+ *              task the tenant did not route recently (each query once per cycle of them all: lib/tool-corpus.ts taskCycle)
+ *   fused, same chat  the same for the task of the last first step, as a chat's later steps route
+ *              the task of its first step (the object remembers recent tasks' rankings: relevance-memo.ts)
+ *   retrieval  POST /v1/route without previousTool (BM25 over tool documents), a task as "fused" gets
  *   auth only  GET /v1/tenant: the fixed cost of the HTTP path, auth and one Durable Object RPC
  *   floor      an empty POST to the one-RPC floor (lib/rpc-floor.ts, a Worker in the same workerd:
  *              one Durable Object RPC adding 1 to a SQLite row), short answer
@@ -58,7 +61,7 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { FLOOR_ORIGIN, rpcFloorWorker } from "./lib/rpc-floor";
-import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems, type ListItem } from "./lib/tool-corpus";
+import { corpusItems, readData, recordedTrajectories, syntheticWalks, taskCycle, toolItems, type ListItem } from "./lib/tool-corpus";
 import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
 
 const DEGREE = 10;
@@ -82,7 +85,7 @@ function edgeCount(names: readonly string[], trajectories: readonly Trajectory[]
   return { edges, transitions: result.transitions };
 }
 
-type Kind = "graph" | "fused" | "retrieval" | "auth only" | "floor" | "floor, route's bytes" | "floor, fused bytes";
+type Kind = "graph" | "fused" | "fused, same chat" | "retrieval" | "auth only" | "floor" | "floor, route's bytes" | "floor, fused bytes";
 
 /** The object's load steps (tenant-routing.ts #load) timed in Node, median of 3, in ms; heap in MB. */
 interface ReloadParts {
@@ -297,6 +300,10 @@ interface Tenant {
   lastRouteAnswerBytes: number;
   /** The same for the last fused later step. */
   lastFusedAnswerBytes: number;
+  /** The task of the last first (retrieval) step: a chat's later steps route the task of its first step. */
+  lastFirstStepTask: string | undefined;
+  /** Tasks this tenant never routed recently (its object's memo of task rankings let them go), for first and fused steps. */
+  freshTask: () => string;
 }
 
 interface SizeResult {
@@ -321,7 +328,7 @@ interface SizeResult {
   inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
 
-const KINDS: readonly Kind[] = ["graph", "fused", "retrieval", "auth only", "floor", "floor, route's bytes", "floor, fused bytes"];
+const KINDS: readonly Kind[] = ["graph", "fused", "fused, same chat", "retrieval", "auth only", "floor", "floor, route's bytes", "floor, fused bytes"];
 
 /** One request timed from sending it to having read its whole answer, as a client does (no copy of the response). */
 async function timed(service: TestService, url: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
@@ -333,7 +340,7 @@ async function timed(service: TestService, url: string, init: RequestInit): Prom
 
 const SERVICE_ORIGIN = "http://atc.test";
 
-async function setUpSize(service: TestService, size: number): Promise<Tenant> {
+async function setUpSize(service: TestService, size: number, queries: readonly string[]): Promise<Tenant> {
   const items = toolItems(size, corpusItems());
   const names = items.map((i) => i.name);
   const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, DEGREE, size)];
@@ -358,6 +365,8 @@ async function setUpSize(service: TestService, size: number): Promise<Tenant> {
     headers,
     lastRouteAnswerBytes: 4_000,
     lastFusedAnswerBytes: 4_000,
+    lastFirstStepTask: undefined,
+    freshTask: taskCycle(queries, seededRandom(size)),
   };
 }
 
@@ -370,7 +379,14 @@ async function request(
   queries: readonly string[],
 ): Promise<{ ms: number; bytes: number }> {
   let result: Awaited<ReturnType<typeof timed>>;
-  const task = queries[randomInt(random, queries.length)] ?? "weather";
+  // First and fused steps route a task not routed recently; a later step of a chat routes the task
+  // of its first step (here the last first step's), after a random tool as "fused" does.
+  const task =
+    kind === "retrieval" || kind === "fused"
+      ? tenant.freshTask()
+      : kind === "fused, same chat"
+        ? (tenant.lastFirstStepTask ?? tenant.freshTask())
+        : (queries[randomInt(random, queries.length)] ?? "weather");
   if (kind === "auth only") {
     result = await timed(service, `${SERVICE_ORIGIN}/v1/tenant`, { headers: { authorization: tenant.headers.authorization ?? "" } });
   } else if (kind === "floor") {
@@ -385,16 +401,19 @@ async function request(
   } else {
     // graph: the paper's eq. 4 alone (today's later step); fused: learned transitions, task relevance and data flow.
     const previousTool = tenant.names[randomInt(random, tenant.names.length)];
-    const body = kind === "graph" ? { task, previousTool, k: 8, mode: "graph" } : kind === "fused" ? { task, previousTool, k: 8 } : { task, k: 8 };
+    const body = kind === "graph" ? { task, previousTool, k: 8, mode: "graph" } : kind === "retrieval" ? { task, k: 8 } : { task, previousTool, k: 8 };
     result = await timed(service, `${SERVICE_ORIGIN}/v1/route`, { method: "POST", headers: tenant.headers, body: JSON.stringify(body) });
   }
   if (result.status !== 200) throw new Error(`${kind}: HTTP ${result.status} ${result.text.slice(0, 300)}`);
-  if (kind === "graph" || kind === "fused" || kind === "retrieval") {
+  if (kind === "graph" || kind === "fused" || kind === "fused, same chat" || kind === "retrieval") {
     const via = (JSON.parse(result.text) as { via?: string }).via;
-    if (via !== kind) throw new Error(`${kind}: answered via ${String(via)}`);
+    if (via !== (kind === "fused, same chat" ? "fused" : kind)) throw new Error(`${kind}: answered via ${String(via)}`);
   }
   const bytes = Buffer.byteLength(result.text);
-  if (kind === "retrieval") tenant.lastRouteAnswerBytes = bytes;
+  if (kind === "retrieval") {
+    tenant.lastRouteAnswerBytes = bytes;
+    tenant.lastFirstStepTask = task;
+  }
   if (kind === "fused") tenant.lastFusedAnswerBytes = bytes;
   return { ms: result.ms, bytes };
 }
@@ -498,7 +517,7 @@ async function main(): Promise<void> {
   let results: SizeResult[];
   try {
     const tenants: Tenant[] = [];
-    for (const size of sizes) tenants.push(await setUpSize(service, size));
+    for (const size of sizes) tenants.push(await setUpSize(service, size, queries));
     console.log(
       `measuring: ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} rounds of ${tenants.length * KINDS.length} requests (every size × request kind, shuffled)…`,
     );
@@ -600,25 +619,28 @@ async function main(): Promise<void> {
   );
 
   console.log(
-    `\nThe fused later step (the step after a random tool, never one routed from before in most requests) against the no-op and the floor that carries its bytes`,
+    `\nThe fused later step (after a random tool, never one routed from before in most requests) against the no-op and the floor that carries its bytes: for a task not routed before ("fused"), and for the task of the chat's first step ("fused, same chat": its ranking is remembered)`,
   );
   console.log(
     table(
-      ["tools", "fused p50", "fused p99", "auth only p50", "fused ÷ auth only", "floor, fused bytes p50", "fused ÷ floor, fused bytes", "fused answer"],
-      results.map((r) => {
-        const fused = summary(r.latencies.get("fused") ?? []);
-        const floor = p50Of(r, "floor, fused bytes");
-        return [
-          int(r.tools),
-          ms(fused.p50),
-          ms(fused.p99),
-          ms(p50Of(r, "auth only")),
-          (fused.p50 / p50Of(r, "auth only")).toFixed(2),
-          ms(floor),
-          (fused.p50 / floor).toFixed(2),
-          `${int((r.bytes.get("fused") ?? 0) / Math.max(1, fused.n))} B`,
-        ];
-      }),
+      ["tools", "request", "p50", "p99", "auth only p50", "÷ auth only", "floor, fused bytes p50", "÷ floor, fused bytes", "answer"],
+      results.flatMap((r) =>
+        (["fused", "fused, same chat"] as const).map((kind) => {
+          const fused = summary(r.latencies.get(kind) ?? []);
+          const floor = p50Of(r, "floor, fused bytes");
+          return [
+            int(r.tools),
+            kind,
+            ms(fused.p50),
+            ms(fused.p99),
+            ms(p50Of(r, "auth only")),
+            (fused.p50 / p50Of(r, "auth only")).toFixed(2),
+            ms(floor),
+            (fused.p50 / floor).toFixed(2),
+            `${int((r.bytes.get(kind) ?? 0) / Math.max(1, fused.n))} B`,
+          ];
+        }),
+      ),
     ),
   );
 

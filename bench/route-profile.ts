@@ -3,19 +3,21 @@
  * Worker and the tenant's Durable Object share it), taken through workerd's inspector.
  *
  *   node bench/run.mjs route-profile [--skip-build] [--size=10000] [--requests=704] [--interval=100] [--top=40]
- *                                    [--kinds=retrieval,fused,auth only,feedback] [--focus=fn,fn] [--lines=fn]
+ *                                    [--kinds=retrieval,fused,same chat,auth only,feedback] [--focus=fn,fn] [--lines=fn]
  *
  * One tenant of `size` tools is set up as in route-latency (StableToolBench operations and renamed
  * copies, ≈ 10 observed successors per tool; quotas lifted), warmed up, and then each request kind
- * of `--kinds` is profiled alone, `requests` of it: first steps for StableToolBench tasks in random
- * order, fused later steps after a random tool, authenticated no-ops (`GET /v1/tenant`), single feedback updates (three random tools).
+ * of `--kinds` is profiled alone, `requests` of it: first steps for StableToolBench tasks not routed
+ * recently, fused later steps after a random tool (for such a task; or for the
+ * task of one of 200 chats whose first steps were just taken: "same chat"), authenticated no-ops (`GET /v1/tenant`),
+ * single feedback updates (three random tools).
  * Printed per kind: isolate CPU per request (busy samples, each counting the sampler's real period
  * while busy), inclusive time of every function (the top `--top`, or only those named in
  * `--focus`), self time by function, and with `--lines` the hot lines of one function. Profiles
  * inflate absolute times (sampling); compare shares and kinds within one run.
  */
 import { setUpTenant, startBenchService } from "./lib/bench-service";
-import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
+import { corpusItems, readData, recordedTrajectories, syntheticWalks, taskCycle, toolItems } from "./lib/tool-corpus";
 import { type Inspector, serviceInspector } from "./lib/inspector";
 import { machineLine, randomInt, seededRandom, shuffle } from "./lib/stats";
 import type { TestService } from "../test/helpers/service";
@@ -38,6 +40,9 @@ function option(name: string, fallback: string): string {
 }
 
 const IDLE = new Set(["(idle)", "(root)"]);
+
+/** Chats of the "same chat" kind: fewer than the object's memo of task rankings keeps (256). */
+const SAME_CHATS = 200;
 
 interface Analysis {
   busyMs: number;
@@ -122,34 +127,46 @@ async function main(): Promise<void> {
       body: JSON.stringify({ rates: { reads: loose, routing: loose, writes: loose } }),
     });
     const random = seededRandom(7);
-    const kinds: Record<string, (task: string) => Promise<void>> = {
-      retrieval: (task) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, k: 8 }) }),
+    // First and fused steps route a task not routed recently (the object remembers recent tasks' rankings).
+    const fresh = taskCycle(queries, random);
+    const route = (body: Record<string, unknown>) => send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify(body) });
+    const randomTool = () => names[randomInt(random, names.length)] ?? "";
+    // The chats of "same chat": their first steps are taken before it is profiled, then later steps route their tasks.
+    const chats = shuffle([...queries], random).slice(0, SAME_CHATS);
+    let chat = 0;
+    const kinds: Record<string, () => Promise<void>> = {
+      retrieval: () => route({ task: fresh(), k: 8 }),
       // A later step in the default (fused) mode after a random tool, as route-latency sends it.
-      fused: (task) => {
-        const previousTool = names[randomInt(random, names.length)] ?? "";
-        return send(service, "http://atc.test/v1/route", { method: "POST", headers, body: JSON.stringify({ task, previousTool, k: 8 }) });
+      fused: () => route({ task: fresh(), previousTool: randomTool(), k: 8 }),
+      "same chat": () => {
+        chat = (chat + 1) % chats.length;
+        return route({ task: chats[chat] ?? "", previousTool: randomTool(), k: 8 });
       },
       "auth only": () => send(service, "http://atc.test/v1/tenant", { headers: { authorization: headers.authorization } }),
       // A single evaluator update, as feedback-throughput sends them: three tools, one score each.
       feedback: () => {
-        const tools = [0, 1, 2].map(() => names[randomInt(random, names.length)] ?? "");
+        const tools = [0, 1, 2].map(() => randomTool());
         return send(service, "http://atc.test/v1/feedback", { method: "POST", headers, body: JSON.stringify({ tools, scores: [1, -1, 2] }) });
       },
     };
+    const firstSteps = async () => {
+      for (const task of chats) await route({ task, k: 8 });
+    };
     const wanted = option("kinds", "retrieval,auth only").split(",");
     for (const kind of Object.keys(kinds)) if (!wanted.includes(kind)) delete kinds[kind];
+    if (kinds["same chat"] !== undefined) await firstSteps();
     for (let i = 0; i < 300; i += 1) {
-      for (const run of Object.values(kinds)) await run(queries[randomInt(random, queries.length)] ?? "");
+      for (const run of Object.values(kinds)) await run();
     }
     const inspector = await serviceInspector(port);
     try {
       for (const [kind, run] of Object.entries(kinds)) {
-        const tasks = shuffle([...queries], random).slice(0, requests);
+        if (kind === "same chat") await firstSteps();
         const t0 = performance.now();
         const profile = await profiled(inspector, interval, async () => {
-          for (const task of tasks) await run(task);
+          for (let i = 0; i < requests; i += 1) await run();
         });
-        const wall = (performance.now() - t0) / tasks.length;
+        const wall = (performance.now() - t0) / requests;
         const { busyMs, self, inclusive, period } = analyse(profile, focus, interval);
         const lines = option("lines", "");
         if (lines !== "") {
@@ -162,17 +179,17 @@ async function main(): Promise<void> {
         }
         const sampled = profile.samples.length * period;
         console.log(
-          `\n${kind}: ${tasks.length} requests, isolate busy ${(busyMs / tasks.length).toFixed(3)} ms per request (wall ${wall.toFixed(2)} ms, profiled; ${(sampled / tasks.length).toFixed(2)} ms sampled, busy or idle; one sample counts ${(period * 1000).toFixed(0)} µs, the sampler's period while busy)`,
+          `\n${kind}: ${requests} requests, isolate busy ${(busyMs / requests).toFixed(3)} ms per request (wall ${wall.toFixed(2)} ms, profiled; ${(sampled / requests).toFixed(2)} ms sampled, busy or idle; one sample counts ${(period * 1000).toFixed(0)} µs, the sampler's period while busy)`,
         );
         console.log("  inclusive, ms per request:");
         const shownInclusive =
           focus.length === 0
             ? [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)
             : focus.flatMap((fn) => (inclusive.has(fn) ? [[fn, inclusive.get(fn) ?? 0] as const] : []));
-        for (const [fn, t] of shownInclusive) console.log(`    ${(t / tasks.length).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${fn}`);
+        for (const [fn, t] of shownInclusive) console.log(`    ${(t / requests).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${fn}`);
         console.log("  self, ms per request:");
         for (const [name, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-          console.log(`    ${(t / tasks.length).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${name}`);
+          console.log(`    ${(t / requests).toFixed(4)}  ${((100 * t) / busyMs).toFixed(1).padStart(5)} %  ${name}`);
         }
       }
     } finally {

@@ -235,3 +235,16 @@ export function batches<T>(items: readonly T[], maxItems: number, maxBytes: numb
   if (current.length > 0) out.push(current);
   return out;
 }
+
+/**
+ * Tasks one at a time, each query once per cycle, in a fresh random order each cycle: a task
+ * comes back only after every other query, long after the tenant object's memo of recent task
+ * rankings (256, tenant-routing.ts) let it go, so a step drawn from here is a task's first.
+ */
+export function taskCycle(queries: readonly string[], random: () => number): () => string {
+  let order: string[] = [];
+  return () => {
+    if (order.length === 0) order = shuffle([...queries], random);
+    return order.pop() ?? "weather";
+  };
+}

@@ -14,6 +14,7 @@ import { LazyDefinitions } from "./lazy-definitions";
 import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { ToolVectors } from "./tool-vectors";
 import { SaidNumberTools, type ParametersOf } from "./said-number-tools";
+import { RelevanceMemo } from "./relevance-memo";
 
 /** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
 export interface RoutingHints {
@@ -73,8 +74,8 @@ export interface Loaded {
   hints: Map<string, RoutingHints>;
   /** Other operations of each tool's API (small APIs only), read from light rows; rebuilt when tools change. */
   families: ApiFamilies | undefined;
-  /** Recent task-relevance rankings by depth, embeddings model and task text (oldest first). */
-  relevance: Map<string, { ranked: Ranked[]; embedded: boolean }>;
+  /** Recent task-relevance rankings by task text, depth and embeddings model, each for the index version it was computed against. */
+  relevance: RelevanceMemo<{ ranked: Ranked[]; embedded: boolean }>;
   /** Which tools need a number the task must say, as asked so far (forgotten when they change). */
   saidNumbers: SaidNumberTools;
 }
@@ -193,7 +194,7 @@ export class LoadedRouting {
       },
       hints,
       families: undefined,
-      relevance: new Map(),
+      relevance: new RelevanceMemo(),
       saidNumbers: new SaidNumberTools((names) => this.#sources.catalog.parametersOf(names)),
       get index(): ToolIndex {
         index ??= loadIndex();

@@ -140,6 +140,12 @@ export interface TenantInfo {
  * Tool changes are announced on the tenant's events inside the same transaction, so routing and
  * tool views follow them.
  */
+/**
+ * Each registered tool's current definition hash (columns `name`, `hash`), as SQL another store
+ * may join its own rows on in one read: the registry's table stays described here, by its owner.
+ */
+export const CURRENT_TOOL_HASHES = "SELECT name, hash FROM tenant_tools";
+
 export class TenantRegistry {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
@@ -412,20 +418,6 @@ export class TenantRegistry {
       this.#hashes = { generation: this.#events.generation, byName: new Map(rows.map((r) => [r.name, r.hash])) };
     }
     return new Map(this.#hashes.byName);
-  }
-
-  /**
-   * The current definition hashes of several tools (registered ones only): from `hashes()`'s
-   * rows when they were read since the last tool change (a tenant with current protocols reads
-   * them for every answer), else in one read of these tools' rows alone (rows as arrays, which
-   * workerd makes faster than objects).
-   */
-  hashesOf(names: readonly string[]): Map<string, string> {
-    const kept = this.#hashes?.generation === this.#events.generation ? this.#hashes.byName : undefined;
-    if (kept !== undefined) return new Map(names.flatMap((name) => (kept.has(name) ? [[name, kept.get(name) as string] as const] : [])));
-    return new Map(
-      this.#sql.exec("SELECT name, hash FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).raw<[string, string]>(),
-    );
   }
 
   /** The current definition hash of one tool. */

@@ -114,7 +114,6 @@ const PREPARATION_RETRY_MS = 10 * 60_000;
 
 /** How deep the task-relevance ranking goes before fusion. */
 const RELEVANCE_DEPTH = 30;
-const RELEVANCE_CACHE_SIZE = 64;
 
 /** A tool as routing and runs show it: a probed or optimised description replaces the registered one. */
 function shownDefinition(def: ToolDefinition | undefined, description: string | undefined): ToolDefinition | undefined {
@@ -141,6 +140,8 @@ export class TenantRouting {
   readonly #vectors: ToolVectors;
   /** Preparations run since the object started (tests and benchmarks). */
   #preparations = 0;
+  /** Task rankings computed (not found in the memo) since the object started: tests count them. */
+  protected relevanceSearches = 0;
 
   constructor(sql: SqlStorage, sources: RoutingSources) {
     this.#sql = sql;
@@ -242,28 +243,25 @@ export class TenantRouting {
   }
 
   /**
-   * Task relevance: BM25, fused with embeddings when the task was embedded. An agent routes the
-   * same task at every step, so recent rankings are kept (until tools or protocols change) and a
-   * later step costs about what eq. 4 alone did.
+   * Task relevance: BM25, fused with embeddings when the task was embedded. A chat routes the
+   * same task at every step, so recent rankings are kept (relevance-memo.ts), each for the index
+   * version it was computed against, and a chat's later step does not search again.
    */
   #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): { ranked: Ranked[]; embedded: boolean } {
-    const key = `${depth}\u0000${query?.model ?? ""}\u0000${task}`;
-    const cached = state.relevance.get(key);
-    if (cached !== undefined) return cached;
-    const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
-    const result =
-      vectors === undefined || vectors.size === 0 || query === undefined
-        ? { ranked: searchCoveringWords(state.index, task, depth), embedded: false }
+    const index = state.index;
+    return state.relevance.ranking({ task, depth, model: query?.model }, index.version, () => {
+      this.relevanceSearches += 1;
+      const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
+      return vectors === undefined || vectors.size === 0 || query === undefined
+        ? { ranked: searchCoveringWords(index, task, depth), embedded: false }
         : {
-            ranked: hybridSearch(state.index, task, query.vector, vectors, {
+            ranked: hybridSearch(index, task, query.vector, vectors, {
               k: depth,
               canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
             }),
             embedded: true,
           };
-    if (state.relevance.size >= RELEVANCE_CACHE_SIZE) state.relevance.delete(state.relevance.keys().next().value ?? "");
-    state.relevance.set(key, result);
-    return result;
+    });
   }
 
   /**

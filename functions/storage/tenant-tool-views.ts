@@ -4,6 +4,7 @@ import type { OpenAiTool } from "../toolnet/openai-tools";
 import type { ToolDefinition } from "../tools/definition";
 import type { TenantEvents } from "./tenant-events";
 import { run } from "./sql";
+import { CURRENT_TOOL_HASHES } from "./tenant-registry";
 import { shortDescription } from "../toolnet/short-description";
 
 /**
@@ -26,6 +27,18 @@ type ViewRow = [
 const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_tokens, required_only, required_only_tokens, run_tokens, line FROM tool_views";
 
 /**
+ * Registered tools among a JSON array of names, each with its current definition hash and its
+ * stored views (VIEWS's columns; null when it has none): what an answer's unread tools need, in
+ * one read instead of one for the views and one for the hashes.
+ */
+const VIEWS_WITH_CURRENT_HASHES = `SELECT t.hash, t.name, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens, v.required_only,
+  v.required_only_tokens, v.run_tokens, v.line FROM (${CURRENT_TOOL_HASHES}) t LEFT JOIN tool_views v ON v.tool = t.name
+  WHERE t.name IN (SELECT value FROM json_each(?))`;
+
+/** A VIEWS_WITH_CURRENT_HASHES row: the current hash, then the tool's stored views (`hash` null when none are stored). */
+type CurrentViewRow = [current: string, tool: string, hash: string | null, ...rest: ViewRow extends [string, string, ...infer Rest] ? Rest : never];
+
+/**
  * A tool an answer may show, with `description` (undefined: the registered one) in place of the
  * registered text; `shown()` is its definition so shown, asked for only when its views must be computed.
  */
@@ -35,10 +48,9 @@ export interface ShownTool {
   shown: () => ToolDefinition | undefined;
 }
 
-/** Current definition hashes of the registry's tools (the registry owns them): one, or several in one read. */
+/** The current definition hash of one of the registry's tools (the registry owns them; several are read with their views, VIEWS_WITH_CURRENT_HASHES). */
 export interface ToolHashes {
   hashOf(tool: string): string | undefined;
-  hashesOf(tools: readonly string[]): Map<string, string>;
 }
 
 /**
@@ -102,7 +114,7 @@ export class TenantToolViews {
 
   /**
    * `viewsOf` for each registered tool an answer shows, by tool (others are left out). The stored
-   * rows and current hashes of those not read yet this lifetime come in one read each; a
+   * rows of those not read yet this lifetime come with their current hashes in one read; a
    * definition is parsed only when its views must be made.
    */
   viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
@@ -114,13 +126,13 @@ export class TenantToolViews {
       else unread.push(one);
     }
     if (unread.length === 0) return shown;
-    const names = unread.map(({ tool }) => tool);
-    const rows = new Map(this.#rows(`${VIEWS} WHERE tool IN (SELECT value FROM json_each(?))`, JSON.stringify(names)).map((row) => [row[0], row]));
-    const hashes = this.#hashes.hashesOf(names);
+    const rows = this.#sql.exec(VIEWS_WITH_CURRENT_HASHES, JSON.stringify(unread.map(({ tool }) => tool))).raw<CurrentViewRow>();
+    const current = new Map<string, { hash: string; row: ViewRow | undefined }>();
+    for (const [hash, ...stored] of rows) current.set(stored[0], { hash, row: stored[1] === null ? undefined : (stored as ViewRow) });
     for (const one of unread) {
-      const hash = hashes.get(one.tool);
-      const row = rows.get(one.tool);
-      if (hash === undefined) continue;
+      const registered = current.get(one.tool);
+      if (registered === undefined) continue;
+      const { hash, row } = registered;
       const stored = row === undefined ? undefined : currentViews(row, hash, one.description ?? null);
       if (stored !== undefined) {
         this.#memory.set(one.tool, { description: one.description ?? null, views: stored });

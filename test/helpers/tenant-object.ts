@@ -12,6 +12,8 @@ export interface TestTenantObject {
   holdRoutingPreparation(held: boolean): Promise<void>;
   /** Score rows written by the routing store since the object started, and in how many flushes of single updates. */
   routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
+  /** Task rankings the routing store computed since the object started (searches its memo did not answer). */
+  routingRelevanceSearches(): Promise<number>;
   /** Which parts of the routing state are in memory (asking loads none). */
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
   storageBytes(): Promise<number>;
@@ -23,6 +25,8 @@ export interface TestTenantObject {
   takeCalls(): Promise<string[]>;
   /** Stamp a tool's stored views as written by older compaction rules (`version`), with `compact` as their compact view; then an eviction. */
   storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
+  /** Make a tool's stored views look made for another definition of it, with `compact` as their compact view; then an eviction. */
+  storeToolViewForOlderDefinition(tool: string, compact: unknown): Promise<void>;
   /** A tool's stored compact view and the version of the rules that made it. */
   storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
   /** Clear a tool's stored one-line description (as in rows older than migration 19), then an eviction; read it (null: none, undefined: no row). */
@@ -46,6 +50,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
     holdRoutingPreparation(held: boolean): Promise<void>;
     routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
+    routingRelevanceSearches(): Promise<number>;
     routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
@@ -55,6 +60,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls(): Promise<string[]>;
     storeToolViewAs(tool: string, version: number, compact: unknown, compactTokens: number): Promise<void>;
     storedToolView(tool: string): Promise<{ version: number; compact: unknown } | undefined>;
+    storeToolViewForOlderDefinition(tool: string, compact: unknown): Promise<void>;
     dropToolViewLine(tool: string): Promise<void>;
     storedToolViewLine(tool: string): Promise<string | null | undefined>;
     ageUploads(ms: number): Promise<void>;
@@ -67,6 +73,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     routingLoadReport: () => stub.routingLoadReport(),
     holdRoutingPreparation: (held) => stub.holdRoutingPreparation(held),
     routingScoreWrites: () => stub.routingScoreWrites(),
+    routingRelevanceSearches: () => stub.routingRelevanceSearches(),
     routingLoadedParts: () => stub.routingLoadedParts(),
     storageBytes: () => stub.storageBytes(),
     runTokensSince: (sinceIso) => stub.runTokensSince(sinceIso),
@@ -74,6 +81,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     takeCalls: () => stub.takeCalls(),
     storeToolViewAs: (tool, version, compact, compactTokens) => stub.storeToolViewAs(tool, version, compact, compactTokens),
     storedToolView: (tool) => stub.storedToolView(tool),
+    storeToolViewForOlderDefinition: (tool, compact) => stub.storeToolViewForOlderDefinition(tool, compact),
     dropToolViewLine: (tool) => stub.dropToolViewLine(tool),
     storedToolViewLine: (tool) => stub.storedToolViewLine(tool),
     rpcSurface: () => stub.rpcSurface(),

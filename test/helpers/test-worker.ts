@@ -50,6 +50,11 @@ export class EvictableTenantObject extends TenantObject {
     return this.stores.routing.loadedParts();
   }
 
+  /** Task rankings the routing store computed since the object started, not found in its memo (its protected count). */
+  routingRelevanceSearches(): number {
+    return (this.stores.routing as unknown as { relevanceSearches: number }).relevanceSearches;
+  }
+
   /** Score rows the routing store has written since the object started, and in how many flushes (coalesced updates share them). */
   routingScoreWrites(): { rows: number; flushes: number } {
     return this.stores.routing.scoreWrites();
@@ -82,6 +87,12 @@ export class EvictableTenantObject extends TenantObject {
       compactTokens,
       tool,
     );
+    this.stores = openTenantStores(this.ctx, this.storeHooks);
+  }
+
+  /** Make a tool's stored views look made for another definition (a hash the registry does not hold), `compact` as their compact view, then an eviction. */
+  storeToolViewForOlderDefinition(tool: string, compact: unknown): void {
+    this.ctx.storage.sql.exec("UPDATE tool_views SET hash = 'an older definition', compact = ? WHERE tool = ?", JSON.stringify(compact), tool);
     this.stores = openTenantStores(this.ctx, this.storeHooks);
   }
 

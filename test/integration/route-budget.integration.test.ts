@@ -247,6 +247,19 @@ describe("POST /v1/route within a token budget", () => {
     expect(await object.storedToolView(name)).toEqual({ version: TOOL_VIEWS_VERSION, compact: current });
   });
 
+  it("recomputes views stored for another definition of the tool (read with the registry's current hash) on first use", async () => {
+    const name = "weatherForecast6";
+    const { body } = await service.json<{ definition: unknown }>("GET", `/v1/tools/${name}`, { key: tenant.key });
+    const current = toolViews(ToolDefinition.parse(body.definition)).compact;
+    const object = await tenantObject(service, tenant.id);
+    const stale = { type: "function", function: { name, description: "What an older definition showed.", parameters: { type: "object", properties: {} } } };
+    await object.storeToolViewForOlderDefinition(name, stale);
+    const res = await route({ task: "weather forecast for a city provider 6", k: 12 });
+    expect(toolsOf(res.body).find((t) => t.function.name === name)).toEqual(current);
+    expectExactCounts(res.body);
+    expect(await object.storedToolView(name)).toEqual({ version: TOOL_VIEWS_VERSION, compact: current });
+  });
+
   it("shows a protocol's description while it is current for the tool's definition, across later versions and tool changes", async () => {
     const name = "weatherForecast7";
     const shown = async () =>

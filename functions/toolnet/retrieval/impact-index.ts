@@ -94,6 +94,7 @@ export class ImpactIndex {
   /** Number of terms the merged raw arrays cover. */
   #mergedTerms: number;
   #dirty: boolean;
+  #version = 0;
   #impactsStale: boolean;
   #loose: MiniSearch<ToolDoc> | undefined;
   /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
@@ -124,6 +125,11 @@ export class ImpactIndex {
   /** Number of tools indexed. */
   get size(): number {
     return this.#count;
+  }
+
+  /** Changes (tools added, replaced or removed) since this index was made or loaded: a search's answer depends on nothing else. */
+  get version(): number {
+    return this.#version;
   }
 
   has(name: string): boolean {
@@ -210,6 +216,7 @@ export class ImpactIndex {
   }
 
   #changed(): void {
+    this.#version += 1;
     this.#dirty = true;
     this.#impactsStale = true;
     this.#loose = undefined;

@@ -66,6 +66,11 @@ export class ToolIndex {
     return this.#index.size;
   }
 
+  /** Changes since this index was made or loaded (tools added, replaced or removed): equal versions of one index search alike. */
+  get version(): number {
+    return this.#index.version;
+  }
+
   /** True when a tool of this name is indexed. */
   has(name: string): boolean {
     return this.#index.has(name);
