@@ -47,30 +47,37 @@ export function coverTaskWords(ranked: readonly Ranked[], impacts: readonly Floa
   for (const row of impacts) for (let w = 0; w < words; w += 1) strongest[w] = Math.max(strongest[w] ?? 0, row[w] ?? 0);
   const total = strongest.reduce((sum, s) => sum + s, 0);
   if (total <= 0) return [...ranked];
-  const unmatched = new Set(Array.from({ length: words }, (_, w) => w));
-  const novelty = (i: number) => {
-    let share = 0;
-    for (const w of unmatched) if ((impacts[i]?.[w] ?? 0) > 0) share += (strongest[w] ?? 0) / total;
-    return share;
-  };
+  // Each candidate's matched words, found once; a word's share of the task is its strongest impact's.
+  const matched = impacts.map((row) => {
+    const found: number[] = [];
+    for (let w = 0; w < words; w += 1) if ((row[w] ?? 0) > 0) found.push(w);
+    return found;
+  });
+  const unmatched = new Uint8Array(words).fill(1);
+  let unmatchedCount = words;
   const take = (i: number) => {
-    for (let w = 0; w < words; w += 1) if ((impacts[i]?.[w] ?? 0) > 0) unmatched.delete(w);
+    for (const w of matched[i] ?? []) if (unmatched[w] === 1) [unmatched[w], unmatchedCount] = [0, unmatchedCount - 1];
   };
+  const placed = new Uint8Array(ranked.length);
   const order = [0];
+  placed[0] = 1;
   take(0);
-  const left = new Set(ranked.keys());
-  left.delete(0);
-  while (left.size > 0) {
+  // Once every word is matched no tool adds anything new: the rest keep their order.
+  while (order.length < ranked.length && unmatchedCount > 0) {
     let chosen = -1;
     let chosenValue = -Infinity;
     // In ranked order, so a tie keeps the better-ranked tool.
-    for (const i of left) {
-      const value = (1 - weight) * ((ranked[i]?.score ?? 0) / best) + weight * novelty(i);
+    for (let i = 0; i < ranked.length; i += 1) {
+      if (placed[i] === 1) continue;
+      let novelty = 0;
+      for (const w of matched[i] ?? []) if (unmatched[w] === 1) novelty += (strongest[w] ?? 0) / total;
+      const value = (1 - weight) * ((ranked[i]?.score ?? 0) / best) + weight * novelty;
       if (value > chosenValue) [chosen, chosenValue] = [i, value];
     }
     order.push(chosen);
-    left.delete(chosen);
+    placed[chosen] = 1;
     take(chosen);
   }
+  for (let i = 0; i < ranked.length; i += 1) if (placed[i] === 0) order.push(i);
   return order.map((i, place) => ({ name: ranked[i]?.name ?? "", score: ranked[place]?.score ?? 0 }));
 }
