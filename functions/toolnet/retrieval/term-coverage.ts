@@ -34,7 +34,7 @@ export function searchCoveringWords(index: WordMatchingIndex, text: string, k: n
 
 /**
  * `ranked` (best first) re-ranked for coverage of the task's words: `impacts[i]` holds
- * `ranked[i]`'s impact per distinct word (ToolIndex.termImpacts). The best match stays first. A
+ * `ranked[i]`'s impact per distinct word (ToolIndex.searchMatching). The best match stays first. A
  * word weighs as its strongest impact among the candidates (a rare, telling word more than a
  * common one); a tool covers the words it matches. Each place keeps the score of the same place
  * in `ranked`, so scores stay ordered.
