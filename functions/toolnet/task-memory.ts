@@ -52,6 +52,9 @@ export const DEFAULT_MIN_SIMILARITY = 0.35;
  * votes lowered TMDB's later-step hit@5 below fusing without them).
  */
 export const LATER_STEP_MIN_SIMILARITY = 0.65;
+/** How many tasks' nearest tasks are remembered (TaskMemory.nearest). */
+const NEAREST_MEMO_SIZE = 64;
+
 /** The same for the first step (votes for the tools similar tasks started with); chosen on half a, as above. */
 export const FIRST_STEP_MIN_SIMILARITY = DEFAULT_MIN_SIMILARITY;
 
@@ -83,6 +86,14 @@ export class TaskMemory {
   /** IDF and task norms depend on the whole memory: cached, and dropped whenever it changes. */
   readonly #idfCache = new Map<string, number>();
   readonly #normCache = new Map<string, number>();
+  /**
+   * The nearest tasks of the tasks asked most recently: a chat asks for its own task at every
+   * step, and with thousands of remembered tasks one lookup costs more than the rest of a route
+   * (0.35 ms at 2,800 tasks, 1.9 ms at 11,000). Dropped whenever the memory changes.
+   */
+  readonly #nearestMemo = new Map<string, readonly NearTask[]>();
+  /** Lookups that scanned the memory (not answered from the memo); a test seam. */
+  protected scans = 0;
 
   /** A memory holding `tasks` (a later task with an id seen before replaces it). */
   static build(tasks: Iterable<RememberedTask>): TaskMemory {
@@ -124,6 +135,7 @@ export class TaskMemory {
   #changed(): void {
     this.#idfCache.clear();
     this.#normCache.clear();
+    this.#nearestMemo.clear();
   }
 
   #idf(term: string): number {
@@ -145,6 +157,21 @@ export class TaskMemory {
   /** The earlier tasks most similar to `task`, most similar first, at least `minSimilarity`. */
   nearest(task: string, neighbours = DEFAULT_NEIGHBOURS, minSimilarity = DEFAULT_MIN_SIMILARITY): NearTask[] {
     if (this.#entries.size === 0) return [];
+    const key = `${neighbours}\u0000${minSimilarity}\u0000${task}`;
+    let near = this.#nearestMemo.get(key);
+    if (near === undefined) {
+      near = this.#scan(task, neighbours, minSimilarity);
+      if (this.#nearestMemo.size >= NEAREST_MEMO_SIZE) this.#nearestMemo.delete(this.#nearestMemo.keys().next().value ?? "");
+    } else {
+      this.#nearestMemo.delete(key);
+    }
+    // Most recently asked last, so the oldest is dropped first.
+    this.#nearestMemo.set(key, near);
+    return [...near];
+  }
+
+  #scan(task: string, neighbours: number, minSimilarity: number): NearTask[] {
+    this.scans += 1;
     const terms = taskTerms(task);
     const queryNorm = this.#norm(terms);
     if (queryNorm === 0) return [];

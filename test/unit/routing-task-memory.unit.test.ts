@@ -60,3 +60,60 @@ describe("task memory compares tasks by their shape, not their argument values",
     expect(memory.votes("movies directed by Greta Gerwig", { tools: { after: "forecast" } })).toEqual([]);
   });
 });
+
+/** Counts the lookups that scanned the memory (the class's seam). */
+class CountingMemory extends TaskMemory {
+  get scanned(): number {
+    return this.scans;
+  }
+}
+
+describe("task memory lookups of a chat's own task", () => {
+  const remembered = [
+    { id: "1", task: "Convert 100 US dollars to euros", tools: ["getRates", "convert"] },
+    { id: "2", task: "Convert 20 pounds to yen", tools: ["getRates", "convert"] },
+    { id: "3", task: "What is the weather in Paris tomorrow?", tools: ["geocode", "forecast"] },
+  ];
+  const counting = () => {
+    const memory = new CountingMemory();
+    for (const task of remembered) memory.add(task);
+    return memory;
+  };
+
+  it("scans the memory once for a task asked at every step, with the same answers", () => {
+    const memory = counting();
+    const fresh = TaskMemory.build(remembered);
+    const task = "Convert 5 US dollars to euros";
+    const first = memory.votes(task, { tools: { after: "getRates" }, minSimilarity: 0.3 });
+    for (let step = 0; step < 5; step += 1) expect(memory.votes(task, { tools: { after: "getRates" }, minSimilarity: 0.3 })).toEqual(first);
+    expect(memory.scanned).toBe(1);
+    expect(first).toEqual(fresh.votes(task, { tools: { after: "getRates" }, minSimilarity: 0.3 }));
+    expect(first.map((v) => v.name)).toEqual(["convert"]);
+    // Another threshold or neighbour count is another lookup.
+    memory.votes(task, { tools: "first", minSimilarity: 0.1 });
+    expect(memory.scanned).toBe(2);
+  });
+
+  it("forgets what it found when a task is added or removed", () => {
+    const memory = counting();
+    const task = "Convert 5 US dollars to euros";
+    expect(memory.votes(task).map((v) => v.name)).toEqual(["getRates"]);
+    memory.add({ id: "4", task: "Convert 5 US dollars to euros today", tools: ["bankRates"] });
+    expect(memory.votes(task).map((v) => v.name)).toContain("bankRates");
+    memory.remove("4");
+    expect(memory.votes(task).map((v) => v.name)).toEqual(["getRates"]);
+    expect(memory.scanned).toBe(3);
+  });
+
+  it("keeps the lookups of the 64 tasks asked most recently", () => {
+    const memory = counting();
+    const tasks = Array.from({ length: 65 }, (_, i) => `Convert ${i} dollars to euros, request ${"x".repeat(i + 1)}`);
+    for (const task of tasks) memory.votes(task);
+    expect(memory.scanned).toBe(65);
+    // The first was dropped (asked longest ago); the last 64 are answered from memory.
+    for (const task of tasks.slice(1)) memory.votes(task);
+    expect(memory.scanned).toBe(65);
+    memory.votes(tasks[0] ?? "");
+    expect(memory.scanned).toBe(66);
+  });
+});
