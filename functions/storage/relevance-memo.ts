@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 /** How many task rankings a tenant object keeps: a chat's later steps route the task of its first step. */
 export const RELEVANCE_MEMO_ENTRIES = 256;
 
@@ -19,30 +21,22 @@ export interface RelevanceAsked {
  * and the index (and the model's tool vectors, whose owner clears the memo when they change).
  */
 export class RelevanceMemo<Ranking> {
-  readonly #entries = new Map<string, { version: number; ranking: Ranking }>();
-  readonly #maxEntries: number;
-  readonly #maxChars: number;
-  #chars = 0;
+  // lru-cache: least recently used dropped first, bounded by entries and by the keys' characters.
+  readonly #entries: LRUCache<string, { version: number; ranking: Ranking }>;
 
   constructor(maxEntries = RELEVANCE_MEMO_ENTRIES, maxChars = RELEVANCE_MEMO_CHARS) {
-    this.#maxEntries = maxEntries;
-    this.#maxChars = maxChars;
+    this.#entries = new LRUCache({ max: maxEntries, maxSize: maxChars, sizeCalculation: (_entry, key) => Math.max(1, key.length) });
   }
 
   /** The ranking remembered for `asked` at index `version`, else `compute()`'s, remembered. */
   ranking(asked: RelevanceAsked, version: number, compute: () => Ranking): Ranking {
     const key = `${asked.depth}\u0000${asked.model ?? ""}\u0000${asked.task}`;
     const kept = this.#entries.get(key);
-    if (kept !== undefined) {
-      this.#drop(key);
-      if (kept.version === version) {
-        // Most recently used last: the map's order is the eviction order.
-        this.#keep(key, kept);
-        return kept.ranking;
-      }
-    }
+    if (kept !== undefined && kept.version === version) return kept.ranking;
     const ranking = compute();
-    if (key.length <= this.#maxChars) this.#keep(key, { version, ranking });
+    // A key longer than the whole bound is not kept (and one of another version is replaced).
+    if (key.length <= this.#entries.maxSize) this.#entries.set(key, { version, ranking });
+    else this.#entries.delete(key);
     return ranking;
   }
 
@@ -54,20 +48,5 @@ export class RelevanceMemo<Ranking> {
   /** Forgets every ranking (the tool vectors, or what decides which tools may lead, changed). */
   clear(): void {
     this.#entries.clear();
-    this.#chars = 0;
-  }
-
-  #keep(key: string, entry: { version: number; ranking: Ranking }): void {
-    while (this.#entries.size > 0 && (this.#entries.size >= this.#maxEntries || this.#chars + key.length > this.#maxChars)) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#drop(oldest);
-    }
-    this.#entries.set(key, entry);
-    this.#chars += key.length;
-  }
-
-  #drop(key: string): void {
-    if (this.#entries.delete(key)) this.#chars -= key.length;
   }
 }
