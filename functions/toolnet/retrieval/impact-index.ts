@@ -229,7 +229,7 @@ export class ImpactIndex {
    * saturation says (query-term-weight.ts), as MiniSearch weighs them through `boostTerm`.
    */
   search(text: string, k: number): Ranked[] {
-    return this.searchMatching(text, k).ranked;
+    return this.#rank(text, k)?.ranked ?? [];
   }
 
   /**
@@ -238,23 +238,29 @@ export class ImpactIndex {
    * repeated term weighted as `search` weighs it), read from the exact rescoring, not computed again.
    */
   searchMatching(text: string, k: number): { ranked: Ranked[]; impacts: Float64Array[] } {
+    const found = this.#rank(text, k);
+    if (found === undefined) return { ranked: [], impacts: [] };
+    const { ranked, candidates, values, terms } = found;
+    const rowOf = new Map(candidates.map((id, row) => [this.#names[id], row]));
+    const impacts = ranked.map((r) => {
+      const row = rowOf.get(r.name) ?? 0;
+      return values.slice(row * terms, (row + 1) * terms);
+    });
+    return { ranked, impacts };
+  }
+
+  /** The k best for `text`, with the candidates rescored and their impacts by candidate × term; undefined when nothing can match. */
+  #rank(text: string, k: number): { ranked: Ranked[]; candidates: number[]; values: Float64Array; terms: number } | undefined {
     const limit = Math.floor(k);
-    if (limit <= 0 || this.#count === 0) return { ranked: [], impacts: [] };
+    if (limit <= 0 || this.#count === 0) return undefined;
     this.#prepare();
     const query = this.#queryTerms(text);
-    if (query.unique.length === 0) return { ranked: [], impacts: [] };
+    if (query.unique.length === 0) return undefined;
     const scratch = this.#scratch(this.#names.length);
     const accumulated = this.#accumulate(query, scratch);
     const candidates = this.#candidates(accumulated, scratch, limit);
     const values = this.#candidateImpacts(query, candidates);
-    const ranked = this.#rankExactly(query, candidates, values, limit);
-    const m = query.unique.length;
-    const rowOf = new Map(candidates.map((id, row) => [this.#names[id], row]));
-    const impacts = ranked.map((r) => {
-      const row = rowOf.get(r.name) ?? 0;
-      return values.slice(row * m, (row + 1) * m);
-    });
-    return { ranked, impacts };
+    return { ranked: this.#rankExactly(query, candidates, values, limit), candidates, values, terms: query.unique.length };
   }
 
   /**
