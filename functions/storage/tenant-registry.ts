@@ -135,17 +135,17 @@ export interface TenantInfo {
 }
 
 /**
- * A tenant's registry: who it is, its API keys, its tools and the credentials that apply to them
- * (tables `tenant_meta` identity rows, `tenant_api_keys`, `tenant_tools`, `tenant_credentials`).
- * Tool changes are announced on the tenant's events inside the same transaction, so routing and
- * tool views follow them.
- */
-/**
  * Each registered tool's current definition hash (columns `name`, `hash`), as SQL another store
  * may join its own rows on in one read: the registry's table stays described here, by its owner.
  */
 export const CURRENT_TOOL_HASHES = "SELECT name, hash FROM tenant_tools";
 
+/**
+ * A tenant's registry: who it is, its API keys, its tools and the credentials that apply to them
+ * (tables `tenant_meta` identity rows, `tenant_api_keys`, `tenant_tools`, `tenant_credentials`).
+ * Tool changes are announced on the tenant's events inside the same transaction, so routing and
+ * tool views follow them.
+ */
 export class TenantRegistry {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
