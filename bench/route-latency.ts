@@ -327,6 +327,8 @@ interface SizeResult {
     fusedReports: string[];
   };
   parts: ReloadParts;
+  /** The object's tool views in memory after the timed rounds (read in the background after an answer's first read). */
+  viewsMemory: { remembered: number; chars: number; complete: boolean };
   inProcess: { graph: number[]; retrieval: number[]; search: SearchTimes };
 }
 
@@ -440,6 +442,12 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
       b?.set(kind, (b.get(kind) ?? 0) + r.bytes);
     }
   }
+  // Read right after the timed rounds: an object left idle while other tenants are measured may be evicted.
+  const warmth = new Map<Tenant, SizeResult["viewsMemory"]>();
+  for (const tenant of tenants) {
+    const { remembered, chars, complete } = await (await tenantObject(service, tenant.setup.tenantId)).toolViewsWarmth();
+    warmth.set(tenant, { remembered, chars, complete });
+  }
   const results: SizeResult[] = [];
   for (const tenant of tenants) {
     const object = await tenantObject(service, tenant.setup.tenantId);
@@ -454,6 +462,7 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
       cpu: { graph: [] as number[], retrieval: [] as number[], fused: [] as number[], rebuilt: 0 },
       fusedReports: [] as string[],
     };
+    const viewsMemory = warmth.get(tenant) ?? { remembered: 0, chars: 0, complete: false };
     const fusedReports = new Set<string>();
     const reports = new Set<string>();
     // workerd's CPU time for the request (10 ms ticks), beside the wall time, which waits for a core.
@@ -498,6 +507,7 @@ async function measure(service: TestService, tenants: readonly Tenant[], rounds:
       latencies: latencies.get(tenant) ?? new Map(),
       bytes: bytes.get(tenant) ?? new Map(),
       reload,
+      viewsMemory,
       parts: reloadParts(tenant.items, tenant.trajectoryList),
       inProcess: inProcessRoute(tenant.items, tenant.trajectoryList, queries, rounds),
     });
@@ -723,11 +733,11 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    `\nWhat a later step reads precomputed, in this Node process: data-flow links (every tool's successors and producers, computed once per catalog change, stored; CPU time) and the prior's positions (once per graph version); heap after a forced collection`,
+    `\nWhat a later step reads precomputed, in this Node process: data-flow links (every tool's successors and producers, computed once per catalog change, stored; CPU time) and the prior's positions (once per graph version); heap after a forced collection. Tool views in the object's memory after the timed rounds (views-memory.ts: characters of view text, each tool counted 200 more; read in the background after an answer's first read)`,
   );
   console.log(
     table(
-      ["tools", "links", "compute", "stored", "read back", "heap: links", "prior positions", "heap"],
+      ["tools", "links", "compute", "stored", "read back", "heap: links", "prior positions", "heap", "views in memory", "characters"],
       results.map((r) => {
         const l = r.parts.laterStep;
         return [
@@ -739,6 +749,8 @@ async function main(): Promise<void> {
           `${l.linksHeap.toFixed(2)} MB`,
           int(l.priorRanks),
           `${l.priorHeap.toFixed(2)} MB`,
+          `${int(r.viewsMemory.remembered)}${r.viewsMemory.complete ? "" : " (reading)"}`,
+          `${(r.viewsMemory.chars / 1e6).toFixed(1)} M`,
         ];
       }),
     ),

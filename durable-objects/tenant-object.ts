@@ -30,12 +30,22 @@ export class TenantObject extends DurableObject<Env> {
    */
   protected stores: TenantStores;
   /** What the stores need of this object. */
-  protected readonly storeHooks: StoreHooks = { armAlarm: () => this.#armAlarm(), learnFromRun: (...run) => this.#learnFromRun(...run) };
+  protected readonly storeHooks: StoreHooks = {
+    armAlarm: () => this.#armAlarm(),
+    learnFromRun: (...run) => this.#learnFromRun(...run),
+    runLater: (task, delayMs) => this.runLater(task, delayMs),
+  };
   /** The stores as the Worker reaches them: only their Worker methods (tenant-stores.ts). */
   readonly #faces = storeFaces(() => this.stores);
   readonly #surface = new TenantApiTarget(this);
   /** Single feedback updates: a lone one applied at once, concurrent ones in order in one transaction per turn of the object. */
   readonly #feedback: FeedbackCoalescer<Evaluation, Outcome<FeedbackResult>>;
+
+  /**
+   * The stores' background work (reading tool views into memory), on a timer after the current
+   * request. A field, so not reachable over RPC; a subclass may drop work of stores it replaced.
+   */
+  protected runLater = (task: () => void, delayMs: number): void => void setTimeout(task, delayMs);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);

@@ -49,7 +49,7 @@ import type { TenantEvents } from "./tenant-events";
 import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingSnapshots, type LoadReport } from "./routing-snapshots";
 import { allRows, oneRow, run } from "./sql";
-import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
+import type { ShownTool, StoredToolViews, ViewsWarmth } from "./tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 
@@ -95,6 +95,8 @@ export interface RoutingSources {
   views: ViewsOf;
   /** `views` of each registered tool an answer shows, with its one-line description, by tool (the unread ones in one read). */
   viewsEach: (wanted: readonly ShownTool[]) => Map<string, StoredToolViews>;
+  /** How much of the catalog's stored views is in memory (tenant-tool-views.ts). */
+  viewsWarmth: () => ViewsWarmth;
   settings: TenantSettings;
   events: TenantEvents;
 }
@@ -224,6 +226,11 @@ export class TenantRouting {
       memory: state?.loadedMemory !== undefined,
       definitions: state?.defs.parsedCount ?? 0,
     };
+  }
+
+  /** How much of the catalog's stored views is in memory now (tests and benchmarks). */
+  viewsWarmth(): ViewsWarmth {
+    return this.#sources.viewsWarmth();
   }
 
   /** Definitions parsed since the in-memory state was loaded, streamed ones included (tests and benchmarks). */

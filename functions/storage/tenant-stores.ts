@@ -14,26 +14,27 @@ import { TenantRegistry } from "./tenant-registry";
 import { TenantRouting } from "./tenant-routing";
 import { TenantRuns } from "./tenant-runs";
 import { TenantSettings } from "./tenant-settings";
-import { TenantToolViews } from "./tenant-tool-views";
+import { TenantToolViews, type RunLater } from "./tenant-tool-views";
 import { TenantWebhooks } from "./tenant-webhooks";
 
-/** What the stores need of the object that holds them: its alarm, and learning from a run (which spans stores). */
+/** What the stores need of the object that holds them: its alarm, learning from a run (which spans stores), and background work. */
 export interface StoreHooks {
   armAlarm(): Promise<void>;
   learnFromRun: RunSources["learnFromRun"];
+  runLater: RunLater;
 }
 
 /**
  * Open a tenant's stores over its SQLite storage, wired to one another only through what each
  * needs. This is where the stores are declared: their names and classes are this function's answer.
  */
-export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromRun }: StoreHooks) {
+export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromRun, runLater }: StoreHooks) {
   const sql = ctx.storage.sql;
   const events = new TenantEvents();
   const registry = new TenantRegistry(ctx.storage, events);
   const settings = new TenantSettings(sql);
   const protocols = new TenantProtocols(sql, () => registry.hashes(), events);
-  const toolViews = new TenantToolViews(sql, registry, events);
+  const toolViews = new TenantToolViews(sql, registry, events, runLater);
   const routing = new TenantRouting(sql, {
     catalog: registry,
     descriptions: () => protocols.descriptions(),
@@ -41,6 +42,7 @@ export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromR
     protocolRunTokens: () => protocols.runTokens(),
     views: (tool, shown, description) => toolViews.viewsOf(tool, shown, description),
     viewsEach: (wanted) => toolViews.viewsOfEach(wanted),
+    viewsWarmth: () => toolViews.warmth(),
     settings,
     events,
     // Inside the change's transaction: the alarm is set once it has committed.

@@ -6,6 +6,7 @@ import type { TenantEvents } from "./tenant-events";
 import { run } from "./sql";
 import { CURRENT_TOOL_HASHES } from "./tenant-registry";
 import { shortDescription } from "../toolnet/short-description";
+import { ViewsMemory } from "./views-memory";
 
 /**
  * A tool's stored views (VIEWS's columns in order): rows are read as arrays, since workerd
@@ -34,6 +35,37 @@ const VIEWS = "SELECT tool, hash, description, rules_version, compact, compact_t
 const VIEWS_WITH_CURRENT_HASHES = `SELECT t.hash, t.name, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens, v.required_only,
   v.required_only_tokens, v.run_tokens, v.line FROM (${CURRENT_TOOL_HASHES}) t LEFT JOIN tool_views v ON v.tool = t.name
   WHERE t.name IN (SELECT value FROM json_each(?))`;
+
+/**
+ * The next stored views after a tool name, in name order (VIEWS_WITH_CURRENT_HASHES's columns):
+ * one slice of reading a catalog's views into memory in the background.
+ */
+const VIEWS_AFTER = `SELECT t.hash, t.name, v.hash, v.description, v.rules_version, v.compact, v.compact_tokens, v.required_only,
+  v.required_only_tokens, v.run_tokens, v.line FROM (${CURRENT_TOOL_HASHES}) t JOIN tool_views v ON v.tool = t.name
+  WHERE t.name > ? ORDER BY t.name LIMIT ?`;
+
+/** Rows one background slice reads: ≈ 1–2 ms of the object's time at 10,000 tools here, so a request arriving meanwhile waits little. */
+export const VIEWS_WARM_SLICE = 250;
+
+/**
+ * Milliseconds between background slices: requests (and, where the Worker shares the object's
+ * isolate, as in local development, the Worker's answers) get the thread between them; a chain of
+ * slices with no gap held a 20,000-tool tenant's first answer back by ≈ 0.25 s.
+ */
+export const VIEWS_WARM_GAP_MS = 10;
+
+/** Runs a task after `delayMs`, once the current request has been answered (the object's timer). */
+export type RunLater = (task: () => void, delayMs: number) => void;
+
+/** How much of a catalog's stored views is in memory. */
+export interface ViewsWarmth {
+  /** Tools whose views are remembered. */
+  remembered: number;
+  /** Characters they hold (views-memory.ts bounds it). */
+  chars: number;
+  /** Every stored view has been read once (or memory is full): no background slice is left. */
+  complete: boolean;
+}
 
 /** A VIEWS_WITH_CURRENT_HASHES row: the current hash, then the tool's stored views (`hash` null when none are stored). */
 type CurrentViewRow = [current: string, tool: string, hash: string | null, ...rest: ViewRow extends [string, string, ...infer Rest] ? Rest : never];
@@ -82,15 +114,23 @@ export function toolCosts(shown: ToolDefinition): StoredToolViews {
  */
 export class TenantToolViews {
   readonly #sql: SqlStorage;
-  /** Views already read this object lifetime, by tool; dropped whenever the tool changes. */
-  readonly #memory = new Map<string, { description: string | null; views: StoredToolViews }>();
-
+  /** Views already read this object lifetime, by tool, within a bound; dropped whenever the tool changes. */
+  readonly #memory: ViewsMemory;
   readonly #hashes: ToolHashes;
+  readonly #runLater: RunLater;
+  /** The last tool name the background reading has passed (null: not started; undefined: done). */
+  #warmedThrough: string | null | undefined = null;
+  #warmScheduled = false;
 
-  /** `hashes`: the registry's current definition hashes; views follow the registry's changes (`events`). */
-  constructor(sql: SqlStorage, hashes: ToolHashes, events: TenantEvents) {
+  /**
+   * `hashes`: the registry's current definition hashes; views follow the registry's changes
+   * (`events`). `runLater` runs the background reading's slices.
+   */
+  constructor(sql: SqlStorage, hashes: ToolHashes, events: TenantEvents, runLater: RunLater, memory = new ViewsMemory()) {
     this.#sql = sql;
     this.#hashes = hashes;
+    this.#runLater = runLater;
+    this.#memory = memory;
     events.onToolsChanged(({ upserted, removed }) => {
       this.forget(removed, true);
       for (const { definition, hash } of upserted) this.store(definition, hash);
@@ -115,7 +155,9 @@ export class TenantToolViews {
   /**
    * `viewsOf` for each registered tool an answer shows, by tool (others are left out). The stored
    * rows of those not read yet this lifetime come with their current hashes in one read; a
-   * definition is parsed only when its views must be made.
+   * definition is parsed only when its views must be made. The first such read starts reading
+   * the rest of the catalog's views into memory in the background (see #warmSlice), so that a later
+   * step, whose successors are often tools no answer showed yet, reads none.
    */
   viewsOfEach(wanted: readonly ShownTool[]): Map<string, StoredToolViews> {
     const shown = new Map<string, StoredToolViews>();
@@ -126,6 +168,7 @@ export class TenantToolViews {
       else unread.push(one);
     }
     if (unread.length === 0) return shown;
+    this.#warmInBackground();
     const rows = this.#sql.exec(VIEWS_WITH_CURRENT_HASHES, JSON.stringify(unread.map(({ tool }) => tool))).raw<CurrentViewRow>();
     const current = new Map<string, { hash: string; row: ViewRow | undefined }>();
     for (const [hash, ...stored] of rows) current.set(stored[0], { hash, row: stored[1] === null ? undefined : (stored as ViewRow) });
@@ -150,8 +193,50 @@ export class TenantToolViews {
   }
 
   #remembered(tool: string, description: string | undefined): StoredToolViews | undefined {
-    const remembered = this.#memory.get(tool);
-    return remembered !== undefined && remembered.description === (description ?? null) ? remembered.views : undefined;
+    return this.#memory.get(tool, description ?? null);
+  }
+
+  /** How much of the catalog's stored views is in memory. */
+  warmth(): ViewsWarmth {
+    return { remembered: this.#memory.size, chars: this.#memory.chars, complete: this.#warmedThrough === undefined };
+  }
+
+  #warmInBackground(): void {
+    if (this.#warmScheduled || this.#warmedThrough === undefined) return;
+    this.#warmScheduled = true;
+    this.#runLater(() => {
+      this.#warmScheduled = false;
+      if (this.#warmSlice()) this.#warmInBackground();
+    }, VIEWS_WARM_GAP_MS);
+  }
+
+  /**
+   * Reads the next VIEWS_WARM_SLICE stored views into memory (those current for their tool's
+   * definition; tools already remembered keep their place); false once every row has been read or
+   * memory is full, so a catalog larger than the bound never churns it.
+   */
+  #warmSlice(): boolean {
+    const after = this.#warmedThrough;
+    if (after === undefined) return false;
+    let last: string | undefined;
+    let read = 0;
+    for (const [hash, ...stored] of this.#sql.exec(VIEWS_AFTER, after ?? "", VIEWS_WARM_SLICE).raw<CurrentViewRow>()) {
+      const row = stored as ViewRow;
+      const [tool, , description] = row;
+      last = tool;
+      read += 1;
+      if (this.#memory.has(tool)) continue;
+      const views = currentViews(row, hash, description);
+      if (views === undefined) continue;
+      const remembered = { description, views };
+      if (!this.#memory.hasRoomFor(this.#memory.charsOf(tool, remembered))) {
+        this.#warmedThrough = undefined;
+        return false;
+      }
+      this.#memory.set(tool, remembered);
+    }
+    this.#warmedThrough = read < VIEWS_WARM_SLICE ? undefined : last;
+    return this.#warmedThrough !== undefined;
   }
 
   /** The views from the stored row when it is current, else computed (and stored when the tool is registered); remembered. */

@@ -32,6 +32,10 @@ export interface TestTenantObject {
   /** Clear a tool's stored one-line description (as in rows older than migration 19), then an eviction; read it (null: none, undefined: no row). */
   dropToolViewLine(tool: string): Promise<void>;
   storedToolViewLine(tool: string): Promise<string | null | undefined>;
+  /** Replace every stored compact view by `compact` in SQLite only, leaving what memory holds (no eviction). */
+  overwriteStoredCompactViews(compact: unknown): Promise<void>;
+  /** How much of the catalog's stored views is in memory (read in the background after an answer's first read). */
+  toolViewsWarmth(): Promise<{ remembered: number; chars: number; complete: boolean }>;
   /** What RPC reaches on the production tenant object, its store faces and its admitted surface. */
   rpcSurface(): Promise<{ object: string[]; stores: Record<string, string[]>; surface: string[] }>;
   /** Ages every stored upload chunk by `ms`; how many chunks are stored; when the alarm is set; the alarm handler run now. */
@@ -63,6 +67,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     storeToolViewForOlderDefinition(tool: string, compact: unknown): Promise<void>;
     dropToolViewLine(tool: string): Promise<void>;
     storedToolViewLine(tool: string): Promise<string | null | undefined>;
+    overwriteStoredCompactViews(compact: unknown): Promise<void>;
+    toolViewsWarmth(): Promise<{ remembered: number; chars: number; complete: boolean }>;
     ageUploads(ms: number): Promise<void>;
     uploadChunks(): Promise<number>;
     alarmAt(): Promise<number | null>;
@@ -84,6 +90,8 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     storeToolViewForOlderDefinition: (tool, compact) => stub.storeToolViewForOlderDefinition(tool, compact),
     dropToolViewLine: (tool) => stub.dropToolViewLine(tool),
     storedToolViewLine: (tool) => stub.storedToolViewLine(tool),
+    overwriteStoredCompactViews: (compact) => stub.overwriteStoredCompactViews(compact),
+    toolViewsWarmth: () => stub.toolViewsWarmth(),
     rpcSurface: () => stub.rpcSurface(),
     ageUploads: (ms) => stub.ageUploads(ms),
     uploadChunks: () => stub.uploadChunks(),

@@ -23,10 +23,24 @@ const COUNTED_MEMBERS = [...STORE_NAMES, ...["applyFeedback", "applyFeedbackBatc
  */
 export class EvictableTenantObject extends TenantObject {
   /** With `olderFormats`, the stored routing index and graph also read as written by an older release. */
+  /** Stores opened so far: background work of stores an eviction dropped is dropped with them, as a real eviction drops it. */
+  #storeGeneration = 0;
+
+  protected override runLater = (task: () => void, delayMs: number): void => {
+    const generation = this.#storeGeneration;
+    setTimeout(() => generation === this.#storeGeneration && task(), delayMs);
+  };
+
+  /** The stores reopened from SQLite, as after an eviction. */
+  #reopenStores(): void {
+    this.#storeGeneration += 1;
+    this.stores = openTenantStores(this.ctx, this.storeHooks);
+  }
+
   simulateEviction(options: { olderFormats?: boolean } = {}): void {
     // Ageing the stored formats reads no trajectories, so the store needs none here.
     if (options.olderFormats === true) new RoutingSnapshots(this.ctx.storage.sql, { after: () => [], lastRow: () => 0 }).ageFormats();
-    this.stores = openTenantStores(this.ctx, this.storeHooks);
+    this.#reopenStores();
   }
 
   #preparationHeld = false;
@@ -87,19 +101,29 @@ export class EvictableTenantObject extends TenantObject {
       compactTokens,
       tool,
     );
-    this.stores = openTenantStores(this.ctx, this.storeHooks);
+    this.#reopenStores();
   }
 
   /** Make a tool's stored views look made for another definition (a hash the registry does not hold), `compact` as their compact view, then an eviction. */
   storeToolViewForOlderDefinition(tool: string, compact: unknown): void {
     this.ctx.storage.sql.exec("UPDATE tool_views SET hash = 'an older definition', compact = ? WHERE tool = ?", JSON.stringify(compact), tool);
-    this.stores = openTenantStores(this.ctx, this.storeHooks);
+    this.#reopenStores();
   }
 
   /** Make a tool's stored views look written before rows held their one-line description (migration 19), then an eviction. */
   dropToolViewLine(tool: string): void {
     this.ctx.storage.sql.exec("UPDATE tool_views SET line = NULL WHERE tool = ?", tool);
-    this.stores = openTenantStores(this.ctx, this.storeHooks);
+    this.#reopenStores();
+  }
+
+  /** Replace every stored compact view by `compact` in SQLite only: what memory holds is not touched (no eviction). */
+  overwriteStoredCompactViews(compact: unknown): void {
+    this.ctx.storage.sql.exec("UPDATE tool_views SET compact = ?", JSON.stringify(compact));
+  }
+
+  /** How much of the catalog's stored views is in memory. */
+  toolViewsWarmth(): { remembered: number; chars: number; complete: boolean } {
+    return this.stores.routing.viewsWarmth();
   }
 
   /** A tool's stored one-line description (null: none stored; undefined: no row). */
