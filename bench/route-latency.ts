@@ -55,6 +55,8 @@ import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { DataFlowLinks } from "../functions/toolnet/data-flow-links";
 import { laterStepPriorRanks } from "../functions/toolnet/later-step-prior";
 import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
+import { toolCosts, viewsFromText } from "../functions/storage/tenant-tool-views";
+import { ViewsMemory } from "../functions/storage/views-memory";
 import { coverTaskWords } from "../functions/toolnet/retrieval/term-coverage";
 import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../functions/toolnet/retrieval/minisearch-engine";
 import { importToolList } from "../functions/tools/list-import";
@@ -100,7 +102,19 @@ interface ReloadParts {
   graphBytes: number;
   heap: { definitions: number; graph: number; index: number };
   /** What a later step reads precomputed: data-flow links (computed once per catalog, stored) and the prior's positions. */
-  laterStep: { links: number; computeLinks: number; loadLinks: number; linksBytes: number; linksHeap: number; priorRanks: number; priorHeap: number };
+  laterStep: {
+    links: number;
+    computeLinks: number;
+    loadLinks: number;
+    linksBytes: number;
+    linksHeap: number;
+    priorRanks: number;
+    priorHeap: number;
+    /** The tool views memory of a tenant object holding every tool's views: tools, characters counted, heap. */
+    views: number;
+    viewsChars: number;
+    viewsHeap: number;
+  };
 }
 
 /** Search alone at the object's relevance depth: impact index vs MiniSearch, same queries, ms. */
@@ -286,7 +300,31 @@ function laterStepParts(defs: readonly ToolDefinition[], graph: ToolGraph): Relo
   const ranks = laterStepPriorRanks(graph);
   kept.push(ranks);
   const priorHeap = heapMb() - before;
-  return { links: links.linkCount, computeLinks, loadLinks, linksBytes: bytes.byteLength, linksHeap, priorRanks: ranks.size, priorHeap };
+  // The tool views a tenant object holds (views-memory.ts), as read back from their stored text.
+  const stored = defs.map((d) => {
+    const v = toolCosts(d);
+    return [d.name, v.compactJson ?? JSON.stringify(v.compact), v.compactTokens, v.requiredOnlyJson ?? JSON.stringify(v.requiredOnly), v.requiredOnlyTokens, v.runTokens, v.line] as const;
+  });
+  before = heapMb();
+  const memory = new ViewsMemory();
+  for (const [name, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens, line] of stored) {
+    memory.set(name, { description: null, views: viewsFromText(compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens, line) });
+  }
+  stored.length = 0;
+  const viewsHeap = heapMb() - before;
+  kept.push(memory);
+  return {
+    links: links.linkCount,
+    computeLinks,
+    loadLinks,
+    linksBytes: bytes.byteLength,
+    linksHeap,
+    priorRanks: ranks.size,
+    priorHeap,
+    views: memory.size,
+    viewsChars: memory.chars,
+    viewsHeap,
+  };
 }
 
 interface Tenant {
@@ -733,11 +771,11 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    `\nWhat a later step reads precomputed, in this Node process: data-flow links (every tool's successors and producers, computed once per catalog change, stored; CPU time) and the prior's positions (once per graph version); heap after a forced collection. Tool views in the object's memory after the timed rounds (views-memory.ts: characters of view text, each tool counted 200 more; read in the background after an answer's first read)`,
+    `\nWhat a later step reads precomputed, in this Node process: data-flow links (every tool's successors and producers, computed once per catalog change, stored; CPU time) and the prior's positions (once per graph version); heap after a forced collection. Tool views: in the object's memory after the timed rounds (views-memory.ts counts characters of view text, 200 more per tool; read in the background after an answer's first read), and every tool's views held the same way in this process, with their heap`,
   );
   console.log(
     table(
-      ["tools", "links", "compute", "stored", "read back", "heap: links", "prior positions", "heap", "views in memory", "characters"],
+      ["tools", "links", "compute", "stored", "read back", "heap: links", "prior positions", "heap", "views in the object", "characters", "views here", "characters", "heap"],
       results.map((r) => {
         const l = r.parts.laterStep;
         return [
@@ -751,6 +789,9 @@ async function main(): Promise<void> {
           `${l.priorHeap.toFixed(2)} MB`,
           `${int(r.viewsMemory.remembered)}${r.viewsMemory.complete ? "" : " (reading)"}`,
           `${(r.viewsMemory.chars / 1e6).toFixed(1)} M`,
+          int(l.views),
+          `${(l.viewsChars / 1e6).toFixed(1)} M`,
+          `${l.viewsHeap.toFixed(1)} MB`,
         ];
       }),
     ),

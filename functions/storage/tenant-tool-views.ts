@@ -290,14 +290,14 @@ function currentViews(row: ViewRow, current: string, description: string | null)
   const [, hash, shownDescription, rulesVersion, compact, compactTokens, requiredOnly, requiredOnlyTokens, runTokens, line] = row;
   if (hash !== current || shownDescription !== description || rulesVersion !== TOOL_VIEWS_VERSION) return undefined;
   if (compact === null || requiredOnly === null || runTokens === null || line === null) return undefined;
-  return storedViews(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens, line);
+  return viewsFromText(compact, compactTokens ?? 0, requiredOnly, requiredOnlyTokens ?? 0, runTokens, line);
 }
 
 /**
  * Views read from their stored JSON text: an answer sent as text uses the text as it is, so each
  * view is parsed only when something asks for the object (`route`'s object answer, a run).
  */
-function storedViews(
+export function viewsFromText(
   compactJson: string,
   compactTokens: number,
   requiredOnlyJson: string,
