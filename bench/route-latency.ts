@@ -303,7 +303,15 @@ function laterStepParts(defs: readonly ToolDefinition[], graph: ToolGraph): Relo
   // The tool views a tenant object holds (views-memory.ts), as read back from their stored text.
   const stored = defs.map((d) => {
     const v = toolCosts(d);
-    return [d.name, v.compactJson ?? JSON.stringify(v.compact), v.compactTokens, v.requiredOnlyJson ?? JSON.stringify(v.requiredOnly), v.requiredOnlyTokens, v.runTokens, v.line] as const;
+    return [
+      d.name,
+      v.compactJson ?? JSON.stringify(v.compact),
+      v.compactTokens,
+      v.requiredOnlyJson ?? JSON.stringify(v.requiredOnly),
+      v.requiredOnlyTokens,
+      v.runTokens,
+      v.line,
+    ] as const;
   });
   before = heapMb();
   const memory = new ViewsMemory();
@@ -775,7 +783,21 @@ async function main(): Promise<void> {
   );
   console.log(
     table(
-      ["tools", "links", "compute", "stored", "read back", "heap: links", "prior positions", "heap", "views in the object", "characters", "views here", "characters", "heap"],
+      [
+        "tools",
+        "links",
+        "compute",
+        "stored",
+        "read back",
+        "heap: links",
+        "prior positions",
+        "heap",
+        "views in the object",
+        "characters",
+        "views here",
+        "characters",
+        "heap",
+      ],
       results.map((r) => {
         const l = r.parts.laterStep;
         return [
