@@ -244,4 +244,21 @@ describe("learned transitions are weighed by their evidence", () => {
       fuseNextStep({ ...input, learned: learnedSuccessors(twice, "getSearchMovie") }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition?.observed,
     ).toBe(2);
   });
+
+  it("keeps a transition seen once when a similar earlier task took it (its task history votes for it)", () => {
+    const task = "Show me the posters of Inception";
+    const once = graphWith([["getSearchMovie", "getMovieMovieIdImages"]]);
+    const input = {
+      previous: "getSearchMovie",
+      learned: learnedSuccessors(once, "getSearchMovie"),
+      relevance: index.search(task, 30),
+      dataFlow: flow.successors("getSearchMovie"),
+    };
+    expect(fuseNextStep(input).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition).toBeUndefined();
+    const similarTaskTookIt = [{ name: "getMovieMovieIdImages", score: 0.8, tasks: 1 }];
+    expect(fuseNextStep({ ...input, history: similarTaskTookIt }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition?.observed).toBe(1);
+    // Another tool's votes do not admit it.
+    const otherVotes = [{ name: "getMovieMovieIdCredits", score: 0.8, tasks: 1 }];
+    expect(fuseNextStep({ ...input, history: otherVotes }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition).toBeUndefined();
+  });
 });
