@@ -3,12 +3,12 @@ import type { StoredToolViews } from "./tenant-tool-views";
 
 /**
  * Characters of view text (compact and required-only JSON, one-line description, shown
- * description) a tenant object keeps in memory: a whole catalog of 20,000 tools (the tenant limit)
- * of ordinary size fits (about 1,000 characters a tool), and a catalog of very long views keeps its
- * most recently shown ones. ASCII text is one byte a character in V8: ≈ 24 MB at most, plus the
- * entries' own objects (see docs/benchmarks.md, "The later step").
+ * description) a tenant object keeps in memory: a catalog of 10,000 ordinary tools fits (about
+ * 800 characters a tool, ≈ 7.4 MB of heap), and a bigger one, or one of long views, keeps its most
+ * recently shown ones. Bounded so that a tenant's routing state stays well within the isolate's
+ * 128 MB beside the index, graph and kept definitions (docs/operations.md, capacity).
  */
-export const VIEWS_MEMORY_CHARS = 24_000_000;
+export const VIEWS_MEMORY_CHARS = 16_000_000;
 
 /** What one remembered tool costs besides its text (the entry, its object and getters), counted as characters. */
 const ENTRY_OVERHEAD_CHARS = 200;
