@@ -75,6 +75,7 @@ import { callableAsAsked, needsSaidNumber, UNFIT_PENALTY, withUnfitLower } from 
 import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
+import { retrievalVariants, type RetrievalVariant } from "./lib/retrieval-variants";
 
 // ---------------------------------------------------------------------------------------------
 // Measuring.
@@ -94,6 +95,8 @@ interface Context {
   memory: TaskMemory;
   siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
+  /** Retrieval variants asked for on the command line (`--prf`, `--api-evidence`; bench/lib/retrieval-variants.ts), by label. */
+  variants: RetrievalVariant[];
   /** With `--embeddings`: every tool's vector (of the text the product embeds) and every measured task's. */
   dense?: { tools: Map<string, Float32Array>; tasks: Map<string, Float32Array> };
 }
@@ -240,6 +243,27 @@ function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked
   return variants;
 }
 
+/** First-step rows of each command-line retrieval variant: its ranking with coverage as routing re-ranks, then cold and warm fusion on it. */
+function variantFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
+  return ctx.variants.flatMap(({ label, search, text: asSeen }): [string, string[]][] => {
+    const ranked = search(text, 30);
+    const covering = coverTaskWords(
+      ranked,
+      ctx.index.termImpacts(
+        asSeen?.(text) ?? text,
+        ranked.map((r) => r.name),
+      ),
+      WORD_COVERAGE,
+    );
+    const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
+    return [
+      [`${label}: retrieval + coverage`, covering.map((r) => r.name)],
+      [`${label}: cold: fused, no history`, fuse(relevance, "none")],
+      [`${label}: warm: fused, first tools of history`, fuse(relevance, "first")],
+    ];
+  });
+}
+
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
 const without = (signal: Signal): Set<Signal> => new Set(SIGNALS.filter((s) => s !== signal));
 
@@ -333,6 +357,11 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       ),
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
+    ...variantFirstSteps(ctx, text, (variant, history) =>
+      fuseFirstStep({ relevance: variant, history: history === "first" ? firstVotes : [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
+        (c) => c.tool,
+      ),
+    ),
     ...embeddedFirstSteps(ctx, text, (embedded, history) =>
       fuseFirstStep({
         relevance: embedded,
@@ -462,7 +491,9 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
   const memory = TaskMemory.build(remembered);
   const coldGraph = createGraph();
   addTools(coldGraph, [...defs.keys()]);
-  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost, dense: await datasetVectors(dataset, vectors) };
+  const boosts = { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST, ...FIELD_BOOSTS };
+  const variants = retrievalVariants({ index, docs: documents, defs, boosts });
+  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost, variants, dense: await datasetVectors(dataset, vectors) };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
