@@ -22,6 +22,10 @@
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
  * `--embeddings=local` adds the variants routing answers when the task is embedded (the offline
  * encoder of `npm run embeddings-server`; or an endpoint URL), beside the lexical ones.
+ * `--prf=…`, `--api-evidence=…`, `--query-stop=…`, `--drop-common=…`, `--coord=…` add first-step
+ * rows of retrieval variants tried and not kept (pseudo-relevance feedback, API-level evidence,
+ * conversational stop words, common-word cut, softer coordination; bench/lib/retrieval-variants.ts),
+ * each with coverage and fusion as routing applies them, against the default in the same run.
  */
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import { countTokens } from "../functions/text/token-count";
@@ -358,9 +362,15 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
     ...variantFirstSteps(ctx, text, (variant, history) =>
-      fuseFirstStep({ relevance: variant, history: history === "first" ? firstVotes : [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
-        (c) => c.tool,
-      ),
+      fuseFirstStep({
+        relevance: variant,
+        history: history === "first" ? firstVotes : [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+      }).map((c) => c.tool),
     ),
     ...embeddedFirstSteps(ctx, text, (embedded, history) =>
       fuseFirstStep({

@@ -1,8 +1,8 @@
 import { apiSiblings } from "../../functions/toolnet/api-siblings";
-import { mixApiScores, withApiEvidence, type ApiScoring } from "../../functions/toolnet/retrieval/api-evidence";
+import { mixApiScores, withApiEvidence, type ApiScoring } from "./api-evidence";
 import { queryWords, termOf } from "../../functions/toolnet/retrieval/analyze";
 import { sortRanked, type Ranked } from "../../functions/toolnet/retrieval/ranked";
-import { searchWithFeedback, type FeedbackIndex, type FeedbackSettings } from "../../functions/toolnet/retrieval/pseudo-feedback";
+import { searchWithFeedback, type FeedbackIndex, type FeedbackSettings } from "./pseudo-feedback";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "../../functions/toolnet/retrieval/tool-document";
 import { ToolIndex } from "../../functions/toolnet/retrieval/tool-index";
 import type { ToolDefinition } from "../../functions/tools/definition";
@@ -12,11 +12,12 @@ import { DocumentTerms } from "./document-terms";
  * Retrieval variants measured beside the default (bench/routing-generalisation.ts), each a
  * search that replaces plain BM25 before coverage and fusion:
  *
- *   --prf=M:N:B[,M:N:B…]         pseudo-relevance feedback: the M best tools' N heaviest words at weight B
+ *   --prf=M:N:B[:diverse][,…]    pseudo-relevance feedback: the M best tools' N heaviest words at weight B (diverse: the M best after coverage)
  *   --prf-max-share=S            words more than share S of tools have are not feedback words (default 0.1)
  *   --api-evidence=L:MODE[,…]    each tool's score mixed with its API's (MODE max, sum, mean, doc; const: the same for all, a control) at weight L
  *   --api-depth=D                how deep the ranking whose APIs are scored reaches (default 100)
  *   --query-stop=W+W+…[,W+W+…]   words left out of the task (search and coverage), each list one variant
+ *   --drop-common=S[,S…]         task words that more than share S of the catalog's tools have are left out (search and coverage)
  *   --coord=G[,G…]               MiniSearch's coordination factor (score × matched terms) as score × matched^G (1: as today)
  */
 
@@ -24,13 +25,15 @@ const arg = (name: string): string | undefined => process.argv.find((a) => a.sta
 
 const FEEDBACK_SPECS: FeedbackSettings[] = (arg("prf")?.split(",") ?? []).map((spec) => {
   const [docs, terms, weight] = spec.split(":").map(Number);
-  return { docs: docs ?? 5, terms: terms ?? 10, weight: weight ?? 0.2, maxToolShare: Number(arg("prf-max-share") ?? 0.1) };
+  const diverse = spec.endsWith(":diverse");
+  return { docs: docs ?? 5, terms: terms ?? 10, weight: weight ?? 0.2, maxToolShare: Number(arg("prf-max-share") ?? 0.1), diverse };
 });
 const API_SPECS: { weight: number; scoring: ApiScoring | "doc" | "const" }[] = (arg("api-evidence")?.split(",") ?? []).map((spec) => {
   const [weight, scoring] = spec.split(":");
   return { weight: Number(weight), scoring: (scoring ?? "max") as ApiScoring | "doc" | "const" };
 });
 const API_DEPTH = Number(arg("api-depth") ?? 100);
+const DROP_COMMON = (arg("drop-common")?.split(",") ?? []).map(Number);
 const COORDINATION = (arg("coord")?.split(",") ?? []).map(Number);
 const QUERY_STOP_LISTS: string[][] = (arg("query-stop")?.split(",") ?? []).map((list) => list.split("+").map((w) => w.toLowerCase()));
 
@@ -48,50 +51,76 @@ export interface VariantContext {
   boosts: Readonly<Record<string, number>>;
 }
 
-/** A search for each variant asked for on the command line, by label (none when none is asked for). */
+/** A search for each variant asked for on the command line (none when none is asked for). */
 export function retrievalVariants(ctx: VariantContext): RetrievalVariant[] {
+  return [...wordVariants(ctx), ...feedbackVariants(ctx), ...apiVariants(ctx)];
+}
+
+/** Variants that change which task words count: `--query-stop`, `--drop-common`, `--coord`. */
+function wordVariants(ctx: VariantContext): RetrievalVariant[] {
   const variants: RetrievalVariant[] = [];
+  const leaving =
+    (out: (word: string) => boolean) =>
+    (task: string): string =>
+      task.replace(/[\p{L}\p{N}']+/gu, (word) => (out(word.toLowerCase()) ? " " : word));
   for (const list of QUERY_STOP_LISTS) {
     const stop = new Set(list);
-    const text = (task: string): string => task.replace(/[\p{L}\p{N}']+/gu, (word) => (stop.has(word.toLowerCase()) ? " " : word));
+    const text = leaving((word) => stop.has(word));
     variants.push({ label: `stop ${list.length} words (${list.slice(0, 3).join(" ")}…)`, search: (t, depth) => ctx.index.search(text(t), depth), text });
   }
-  for (const exponent of COORDINATION) variants.push({ label: `coord ${exponent}`, search: (text, depth) => withCoordination(ctx.index, text, depth, exponent) });
-  if (FEEDBACK_SPECS.length > 0) {
-    const terms = new DocumentTerms(ctx.docs, ctx.boosts);
-    const feedback: FeedbackIndex = {
-      search: (text, k) => ctx.index.search(text, k),
-      termImpacts: (text, names) => ctx.index.termImpacts(text, names),
-      documentTerms: (name) => terms.of(name),
-      documentFrequency: (term) => terms.having(term),
-      size: ctx.index.size,
-    };
-    for (const settings of FEEDBACK_SPECS)
-      variants.push({ label: `prf ${settings.docs}:${settings.terms}:${settings.weight}`, search: (text, depth) => searchWithFeedback(feedback, text, depth, settings) });
+  const terms = DROP_COMMON.length > 0 ? new DocumentTerms(ctx.docs, ctx.boosts) : undefined;
+  for (const share of DROP_COMMON) {
+    const text = leaving((word) => {
+      const term = termOf(word);
+      return term !== null && (terms?.having(term) ?? 0) > share * ctx.index.size;
+    });
+    variants.push({ label: `drop common ${share}`, search: (t, depth) => ctx.index.search(text(t), depth), text });
   }
-  if (API_SPECS.length > 0) {
-    // APIs as routing knows them (api-siblings.ts): a tool alone, or of an API too big to narrow anything, is its own.
-    const siblings = apiSiblings(ctx.defs.values());
-    const apiOf = (tool: string): string => (siblings.has(tool) ? (ctx.defs.get(tool)?.serverUrl ?? tool) : tool);
-    const sizes = new Map<string, number>();
-    for (const def of ctx.defs.values()) sizes.set(apiOf(def.name), (sizes.get(apiOf(def.name)) ?? 0) + 1);
-    const apiIndex = API_SPECS.some((s) => s.scoring === "doc") ? apiDocumentIndex(ctx.docs, apiOf) : undefined;
-    for (const { weight, scoring } of API_SPECS) {
-      const search = (text: string, depth: number): Ranked[] => {
-        const ranked = ctx.index.search(text, Math.max(depth, API_DEPTH));
-        // "const" is a control: every tool gets the same API score (what a mere shift of scores does to coverage).
-        const mixed =
-          scoring === "const"
-            ? mixApiScores(ranked, () => "all", new Map([["all", 1]]), weight)
-            : scoring === "doc"
+  for (const exponent of COORDINATION)
+    variants.push({ label: `coord ${exponent}`, search: (text, depth) => withCoordination(ctx.index, text, depth, exponent) });
+  return variants;
+}
+
+/** `--prf`: pseudo-relevance feedback (pseudo-feedback.ts). */
+function feedbackVariants(ctx: VariantContext): RetrievalVariant[] {
+  if (FEEDBACK_SPECS.length === 0) return [];
+  const terms = new DocumentTerms(ctx.docs, ctx.boosts);
+  const feedback: FeedbackIndex = {
+    search: (text, k) => ctx.index.search(text, k),
+    termImpacts: (text, names) => ctx.index.termImpacts(text, names),
+    documentTerms: (name) => terms.of(name),
+    documentFrequency: (term) => terms.having(term),
+    size: ctx.index.size,
+  };
+  return FEEDBACK_SPECS.map((settings) => ({
+    label: `prf ${settings.docs}:${settings.terms}:${settings.weight}${settings.diverse ? ":diverse" : ""}`,
+    search: (text, depth) => searchWithFeedback(feedback, text, depth, settings),
+  }));
+}
+
+/** `--api-evidence`: each tool's score mixed with its API's (api-evidence.ts). */
+function apiVariants(ctx: VariantContext): RetrievalVariant[] {
+  if (API_SPECS.length === 0) return [];
+  // APIs as routing knows them (api-siblings.ts): a tool alone, or of an API too big to narrow anything, is its own.
+  const siblings = apiSiblings(ctx.defs.values());
+  const apiOf = (tool: string): string => (siblings.has(tool) ? (ctx.defs.get(tool)?.serverUrl ?? tool) : tool);
+  const sizes = new Map<string, number>();
+  for (const def of ctx.defs.values()) sizes.set(apiOf(def.name), (sizes.get(apiOf(def.name)) ?? 0) + 1);
+  const apiIndex = API_SPECS.some((s) => s.scoring === "doc") ? apiDocumentIndex(ctx.docs, apiOf) : undefined;
+  return API_SPECS.map(({ weight, scoring }) => ({
+    label: `api ${weight}:${scoring}`,
+    search: (text: string, depth: number): Ranked[] => {
+      const ranked = ctx.index.search(text, Math.max(depth, API_DEPTH));
+      // "const" is a control: every tool gets the same API score (what a mere shift of scores does to coverage).
+      const mixed =
+        scoring === "const"
+          ? mixApiScores(ranked, () => "all", new Map([["all", 1]]), weight)
+          : scoring === "doc"
             ? mixApiScores(ranked, apiOf, new Map((apiIndex?.search(text, 1000) ?? []).map((r) => [r.name, r.score])), weight)
             : withApiEvidence(ranked, apiOf, (api) => sizes.get(api) ?? 1, { weight, scoring });
-        return mixed.slice(0, depth);
-      };
-      variants.push({ label: `api ${weight}:${scoring}`, search });
-    }
-  }
-  return variants;
+      return mixed.slice(0, depth);
+    },
+  }));
 }
 
 /** The index's best 100 for `text` scored again as Σ impacts × (matched terms)^exponent. */
@@ -110,14 +139,13 @@ function withCoordination(index: ToolIndex, text: string, depth: number, exponen
     known.set(term, (known.get(term) ?? 0) + 1);
   }
   const times = [...known.values()];
-  const unique = times;
   const rescored = ranked.map((r, i) => {
     const row = impacts[i] ?? new Float64Array();
     let sum = 0;
     let matched = 0;
     row.forEach((v, slot) => {
       if (v <= 0) return;
-      sum += v * (row.length === unique.length ? (times[slot] ?? 1) : 1);
+      sum += v * (times[slot] ?? 1);
       matched += 1;
     });
     return { name: r.name, score: sum * matched ** exponent };

@@ -1,4 +1,4 @@
-import { sortRanked, type Ranked } from "./ranked";
+import { sortRanked, type Ranked } from "../../functions/toolnet/retrieval/ranked";
 
 /**
  * Hierarchical evidence: a request about a service often names the service as a whole better

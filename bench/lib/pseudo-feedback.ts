@@ -1,5 +1,6 @@
-import { analyze } from "./analyze";
-import { sortRanked, type Ranked } from "./ranked";
+import { analyze } from "../../functions/toolnet/retrieval/analyze";
+import { sortRanked, type Ranked } from "../../functions/toolnet/retrieval/ranked";
+import { coverTaskWords } from "../../functions/toolnet/retrieval/term-coverage";
 
 /**
  * Pseudo-relevance feedback (RM3-style query expansion). A request worded unlike its tool's
@@ -29,6 +30,8 @@ export interface FeedbackSettings {
   weight: number;
   /** Words more than this share of the catalog's tools have are too common to say anything. */
   maxToolShare: number;
+  /** Feedback from the ranking re-ranked for coverage of the task's words (term-coverage.ts), so every need of the task gives feedback. */
+  diverse?: boolean;
 }
 
 /** How deep the first ranking and the feedback ranking reach. */
@@ -64,7 +67,17 @@ export function feedbackWords(index: FeedbackIndex, text: string, first: readonl
 /** The `k` best for `text` searched again with its feedback words added at `settings.weight`. */
 export function searchWithFeedback(index: FeedbackIndex, text: string, k: number, settings: FeedbackSettings): Ranked[] {
   const first = index.search(text, Math.max(k, FEEDBACK_DEPTH));
-  const words = settings.weight > 0 ? feedbackWords(index, text, first, settings) : [];
+  const givers =
+    settings.diverse === true
+      ? coverTaskWords(
+          first,
+          index.termImpacts(
+            text,
+            first.map((r) => r.name),
+          ),
+        )
+      : first;
+  const words = settings.weight > 0 ? feedbackWords(index, text, givers, settings) : [];
   if (words.length === 0) return first.slice(0, k);
   const expansion = words.map((w) => w.word).join(" ");
   const names = [...new Set([...first.map((r) => r.name), ...index.search(expansion, FEEDBACK_DEPTH).map((r) => r.name)])];
