@@ -249,9 +249,9 @@ function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked
 
 /** First-step rows of each command-line retrieval variant: its ranking with coverage as routing re-ranks, then cold and warm fusion on it. */
 function variantFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
-  return ctx.variants.flatMap(({ label, search, text: asSeen }): [string, string[]][] => {
+  return ctx.variants.flatMap(({ label, search, text: asSeen, afterCoverage }): [string, string[]][] => {
     const ranked = search(text, 30);
-    const covering = coverTaskWords(
+    const covered = coverTaskWords(
       ranked,
       ctx.index.termImpacts(
         asSeen?.(text) ?? text,
@@ -259,6 +259,7 @@ function variantFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[
       ),
       WORD_COVERAGE,
     );
+    const covering = afterCoverage?.(covered, ranked, text) ?? covered;
     const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
     return [
       [`${label}: retrieval + coverage`, covering.map((r) => r.name)],

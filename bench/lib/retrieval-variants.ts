@@ -1,5 +1,5 @@
 import { apiSiblings } from "../../functions/toolnet/api-siblings";
-import { mixApiScores, withApiEvidence, type ApiScoring } from "./api-evidence";
+import { mixApiScores, withApiEvidence, type ApiEvidenceSettings, type ApiMix, type ApiScoring } from "./api-evidence";
 import { queryWords, termOf } from "../../functions/toolnet/retrieval/analyze";
 import { sortRanked, type Ranked } from "../../functions/toolnet/retrieval/ranked";
 import { searchWithFeedback, type FeedbackIndex, type FeedbackSettings } from "./pseudo-feedback";
@@ -14,7 +14,9 @@ import { DocumentTerms } from "./document-terms";
  *
  *   --prf=M:N:B[:diverse][,…]    pseudo-relevance feedback: the M best tools' N heaviest words at weight B (diverse: the M best after coverage)
  *   --prf-max-share=S            words more than share S of tools have are not feedback words (default 0.1)
- *   --api-evidence=L:MODE[,…]    each tool's score mixed with its API's (MODE max, sum, mean, doc; const: the same for all, a control) at weight L
+ *   --api-evidence=L:MODE[:F…][,…] each tool's score mixed with its API's (MODE max, sum, mean, topM, doc; const: the same for all, a control)
+ *                                at weight L; flags F: capped or scaled (how it mixes, api-evidence.ts), first (the best match keeps
+ *                                its place), after (applied to the order coverage chose, APIs scored before coverage)
  *   --api-depth=D                how deep the ranking whose APIs are scored reaches (default 100)
  *   --query-stop=W+W+…[,W+W+…]   words left out of the task (search and coverage), each list one variant
  *   --drop-common=S[,S…]         task words that more than share S of the catalog's tools have are left out (search and coverage)
@@ -28,9 +30,22 @@ const FEEDBACK_SPECS: FeedbackSettings[] = (arg("prf")?.split(",") ?? []).map((s
   const diverse = spec.endsWith(":diverse");
   return { docs: docs ?? 5, terms: terms ?? 10, weight: weight ?? 0.2, maxToolShare: Number(arg("prf-max-share") ?? 0.1), diverse };
 });
-const API_SPECS: { weight: number; scoring: ApiScoring | "doc" | "const" }[] = (arg("api-evidence")?.split(",") ?? []).map((spec) => {
-  const [weight, scoring] = spec.split(":");
-  return { weight: Number(weight), scoring: (scoring ?? "max") as ApiScoring | "doc" | "const" };
+interface ApiSpec extends Omit<ApiEvidenceSettings, "scoring"> {
+  label: string;
+  scoring: ApiScoring | "doc" | "const";
+  afterCoverage: boolean;
+}
+const API_SPECS: ApiSpec[] = (arg("api-evidence")?.split(",") ?? []).map((spec) => {
+  const [weight, scoring, ...flags] = spec.split(":");
+  const mix = flags.find((f): f is ApiMix => f === "capped" || f === "scaled");
+  return {
+    label: `api ${spec}`,
+    weight: Number(weight),
+    scoring: (scoring ?? "max") as ApiScoring | "doc" | "const",
+    ...(mix === undefined ? {} : { mix }),
+    keepFirst: flags.includes("first"),
+    afterCoverage: flags.includes("after"),
+  };
 });
 const API_DEPTH = Number(arg("api-depth") ?? 100);
 const DROP_COMMON = (arg("drop-common")?.split(",") ?? []).map(Number);
@@ -42,6 +57,8 @@ export interface RetrievalVariant {
   label: string;
   search: (text: string, depth: number) => Ranked[];
   text?: (task: string) => string;
+  /** Applied to the order coverage chose (`ranked`: the search's ranking before coverage), instead of in the search. */
+  afterCoverage?: (covering: Ranked[], ranked: Ranked[], text: string) => Ranked[];
 }
 
 export interface VariantContext {
@@ -107,20 +124,28 @@ function apiVariants(ctx: VariantContext): RetrievalVariant[] {
   const sizes = new Map<string, number>();
   for (const def of ctx.defs.values()) sizes.set(apiOf(def.name), (sizes.get(apiOf(def.name)) ?? 0) + 1);
   const apiIndex = API_SPECS.some((s) => s.scoring === "doc") ? apiDocumentIndex(ctx.docs, apiOf) : undefined;
-  return API_SPECS.map(({ weight, scoring }) => ({
-    label: `api ${weight}:${scoring}`,
-    search: (text: string, depth: number): Ranked[] => {
-      const ranked = ctx.index.search(text, Math.max(depth, API_DEPTH));
-      // "const" is a control: every tool gets the same API score (what a mere shift of scores does to coverage).
-      const mixed =
-        scoring === "const"
-          ? mixApiScores(ranked, () => "all", new Map([["all", 1]]), weight)
-          : scoring === "doc"
-            ? mixApiScores(ranked, apiOf, new Map((apiIndex?.search(text, 1000) ?? []).map((r) => [r.name, r.score])), weight)
-            : withApiEvidence(ranked, apiOf, (api) => sizes.get(api) ?? 1, { weight, scoring });
-      return mixed.slice(0, depth);
-    },
-  }));
+  const evidence = (spec: ApiSpec, ranked: Ranked[], text: string, before: Ranked[] = ranked): Ranked[] => {
+    const { scoring } = spec;
+    // "const" is a control: every tool gets the same API score (what a mere shift of scores does to coverage).
+    if (scoring === "const") return mixApiScores(ranked, () => "all", new Map([["all", 1]]), spec);
+    if (scoring === "doc") {
+      const scores = (apiIndex?.search(text, 1000) ?? []).map((r) => [r.name, r.score] as const);
+      const bestApi = Math.max(0, ...scores.map(([, score]) => score));
+      return mixApiScores(ranked, apiOf, new Map(scores.map(([api, score]) => [api, score / bestApi])), spec);
+    }
+    return withApiEvidence(ranked, apiOf, (api) => sizes.get(api) ?? 1, { ...spec, scoring }, before);
+  };
+  return API_SPECS.map((spec): RetrievalVariant => {
+    const deep = (text: string): Ranked[] => ctx.index.search(text, Math.max(30, API_DEPTH));
+    if (spec.afterCoverage)
+      return {
+        label: spec.label,
+        search: (text, depth) => ctx.index.search(text, depth),
+        // The APIs are scored from the deeper ranking before coverage; the order coverage chose is re-weighted.
+        afterCoverage: (covering, _ranked, text) => [...evidence(spec, covering, text, deep(text)).slice(0, covering.length)],
+      };
+    return { label: spec.label, search: (text, depth) => evidence(spec, deep(text), text).slice(0, depth) };
+  });
 }
 
 /** The index's best 100 for `text` scored again as Σ impacts × (matched terms)^exponent. */
