@@ -59,7 +59,8 @@ import {
   type ToolDocField,
 } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
-import { coverTaskWords, searchCoveringWords, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
+import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, withApiEvidence } from "../functions/toolnet/retrieval/api-evidence";
+import { type CoveringOptions, coverTaskWords, searchCoveringWords, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
 import {
   DEFAULT_FUSION,
   DEFAULT_NEXT_STEP_FUSION,
@@ -139,6 +140,9 @@ function inHalf(group: string): boolean {
   for (let i = 0; i < group.length; i += 1) hash = Math.imul(hash ^ group.charCodeAt(i), 16777619);
   return ((hash >>> 0) % 2 === 0) === (HALF === "a");
 }
+
+/** `--api-weight=W`: weight of each tool's API's backing (api-evidence.ts; 0: none); chosen on half a. */
+const API_WEIGHT = Number(process.argv.find((a) => a.startsWith("--api-weight="))?.slice("--api-weight=".length) ?? API_EVIDENCE_WEIGHT);
 
 /** `--clauses=W`: weight of the task's clauses' rankings fused with the whole task's (0: whole task only); chosen on half a. */
 const WORD_COVERAGE = Number(process.argv.find((a) => a.startsWith("--word-coverage="))?.slice("--word-coverage=".length) ?? WORD_COVERAGE_WEIGHT);
@@ -226,8 +230,16 @@ function denseRelevance(ctx: Context, text: string, depth: number, weight: numbe
     weights: [1, weight],
     lexicalLead: lead,
     canLead: callableAsAsked(text, (tool) => needsSaidNumber(ctx.defs.get(tool))),
+    siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
   });
 }
+
+/** The search options routing uses (coverage and API evidence), with this run's weights. */
+const routingSearch = (ctx: Context): CoveringOptions => ({
+  coverage: WORD_COVERAGE,
+  siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
+  apiWeight: API_WEIGHT,
+});
 
 /** First-step variants with embeddings: retrieval fused with them, then cold and warm fusion on that relevance. */
 function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
@@ -287,17 +299,27 @@ function recall(gold: readonly string[], found: readonly string[]): number {
   return gold.filter((g) => set.has(g)).length / gold.length;
 }
 
-function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
-  const plain = ctx.index.search(text, 30);
-  const clauses = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
-  const covering = coverTaskWords(
-    clauses,
+/** BM25 weighed by its APIs' backing, as routing searches (api-evidence.ts; `--api-weight`). */
+function searchWithApis(ctx: Context, text: string, depth: number): Ranked[] {
+  const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
+  return withApiEvidence(ctx.index.search(text, Math.max(depth, API_EVIDENCE_DEPTH)), siblingsOf, API_WEIGHT).slice(0, depth);
+}
+
+/** `ranked` re-ranked for coverage of the task's words, as routing re-ranks. */
+const covered = (ctx: Context, text: string, ranked: Ranked[]): Ranked[] =>
+  coverTaskWords(
+    ranked,
     ctx.index.termImpacts(
       text,
-      clauses.map((r) => r.name),
+      ranked.map((r) => r.name),
     ),
     WORD_COVERAGE,
   );
+
+function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
+  const plain = ctx.index.search(text, 30);
+  const clauses = coverageRanking(text, (t, depth) => searchWithApis(ctx, t, depth), 30, CLAUSES);
+  const covering = covered(ctx, text, clauses);
   const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
   const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
@@ -327,6 +349,18 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["cold: fused, no history", cold.map((c) => c.tool)],
+    [
+      "cold: fused, no history, without API evidence",
+      fuseFirstStep({
+        relevance: withUnfitLower(covered(ctx, text, plain), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT),
+        history: [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+      }).map((c) => c.tool),
+    ],
     [
       "cold: fused, no history, same-API operations raised too",
       fuseFirstStep({
@@ -429,7 +463,7 @@ function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeo
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
   const unfit = (tool: string) => needsSaidNumber(ctx.defs.get(tool));
   const plain = withUnfitLower(ctx.index.search(text, 30), text, unfit, UNFIT);
-  const relevance = withUnfitLower(searchCoveringWords(ctx.index, text, 30, WORD_COVERAGE), text, unfit, UNFIT);
+  const relevance = withUnfitLower(searchCoveringWords(ctx.index, text, 30, routingSearch(ctx)), text, unfit, UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,
@@ -537,7 +571,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
-    const relevance = searchCoveringWords(index, task.text, 30, WORD_COVERAGE);
+    const relevance = searchCoveringWords(index, task.text, 30, routingSearch(ctx));
     if (FIRST_ONLY) {
       restore(held);
       continue;

@@ -1,5 +1,5 @@
 import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../toolnet/graph";
-import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval";
+import { toolDocument, type Ranked, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
 import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
 import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import { TaskMemory } from "../toolnet/task-memory";
@@ -310,6 +310,12 @@ export class LoadedRouting {
   /** Other operations of each tool's API (small APIs only), made once per state. */
   siblings(state: Loaded): Map<string, readonly string[]> {
     return this.families(state).siblings;
+  }
+
+  /** A tool's other operations (small APIs only); undefined when no tool has any, so a search weighs no API evidence. */
+  apiSiblingsOf(state: Loaded): SiblingsOf | undefined {
+    const siblings = this.siblings(state);
+    return siblings.size === 0 ? undefined : (tool) => siblings.get(tool) ?? [];
   }
 
   /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */

@@ -252,12 +252,14 @@ export class TenantRouting {
     return state.relevance.ranking({ task, depth, model: query?.model }, index.version, () => {
       this.relevanceSearches += 1;
       const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
+      const siblingsOf = this.#states.apiSiblingsOf(state);
       return vectors === undefined || vectors.size === 0 || query === undefined
-        ? { ranked: searchCoveringWords(index, task, depth), embedded: false }
+        ? { ranked: searchCoveringWords(index, task, depth, { siblingsOf }), embedded: false }
         : {
             ranked: hybridSearch(index, task, query.vector, vectors, {
               k: depth,
               canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
+              siblingsOf,
             }),
             embedded: true,
           };
@@ -450,7 +452,9 @@ export class TenantRouting {
     const state = this.#states.load();
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
-    const relevance = searchCoveringWords(state.index, task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3));
+    const relevance = searchCoveringWords(state.index, task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3), {
+      siblingsOf: this.#states.apiSiblingsOf(state),
+    });
     return fuseRunCandidates({
       task,
       relevance: withUnfitLower(relevance, task, state.saidNumbers.unfitAmong(relevance.map((r) => r.name))),

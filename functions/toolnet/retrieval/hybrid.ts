@@ -1,3 +1,4 @@
+import type { SiblingsOf } from "./api-evidence";
 import { fuseRankings, rankByCosine, RRF_K, type Vector } from "./fusion";
 import type { Ranked } from "./ranked";
 import { searchCoveringWords } from "./term-coverage";
@@ -22,6 +23,8 @@ export interface HybridOptions {
   lexicalLead?: number;
   /** Whether a lexical match may lead (default: all may); a tool the task cannot call as asked does not (task-fit.ts). */
   canLead?: (tool: string) => boolean;
+  /** The other operations of a tool's API: the lexical ranking weighs its APIs' backing (api-evidence.ts). */
+  siblingsOf?: SiblingsOf;
 }
 
 /**
@@ -34,8 +37,8 @@ export interface HybridOptions {
 export const LEXICAL_LEAD = 0.15;
 
 /**
- * Top `k` tools for `text`: BM25 ranking (its best re-ranked to cover the task's words,
- * term-coverage.ts) fused by RRF with the cosine ranking of precomputed tool vectors against
+ * Top `k` tools for `text`: BM25 ranking (weighed by its APIs' backing, api-evidence.ts, and its
+ * best re-ranked to cover the task's words, term-coverage.ts) fused by RRF with the cosine ranking of precomputed tool vectors against
  * `queryVector`. Without a query vector this is the lexical ranking alone;
  * vectors of tools no longer in the index are ignored.
  */
@@ -48,7 +51,7 @@ export function hybridSearch(
 ): Ranked[] {
   const k = options.k ?? 10;
   const depth = Math.max(options.depth ?? 100, k);
-  const lexical = searchCoveringWords(index, text, depth);
+  const lexical = searchCoveringWords(index, text, depth, options.siblingsOf === undefined ? {} : { siblingsOf: options.siblingsOf });
   if (queryVector === undefined) return lexical.slice(0, k);
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);

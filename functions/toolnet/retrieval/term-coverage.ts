@@ -1,3 +1,4 @@
+import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, type SiblingsOf, withApiEvidence } from "./api-evidence";
 import type { Ranked } from "./ranked";
 
 /**
@@ -24,8 +25,32 @@ export interface WordMatchingIndex {
   searchMatching(text: string, k: number): { ranked: Ranked[]; impacts: Float64Array[] };
 }
 
-/** The index's `k` best for `text`, its first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words. */
-export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, weight = WORD_COVERAGE_WEIGHT): Ranked[] {
+/** How a search weighs a task's words and its tools' APIs; the defaults are routing's. */
+export interface CoveringOptions {
+  /** Share of coverage in each place (`WORD_COVERAGE_WEIGHT`; 0: no coverage). */
+  coverage?: number;
+  /** The other operations of a tool's API; without it, or at weight 0, no API evidence (api-evidence.ts). */
+  siblingsOf?: SiblingsOf;
+  /** Weight of the API's backing (`API_EVIDENCE_WEIGHT`). */
+  apiWeight?: number;
+}
+
+/**
+ * The index's `k` best for `text`, re-scored by their APIs' backing when `siblingsOf` is given
+ * (api-evidence.ts), then the first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words.
+ */
+export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, options: CoveringOptions = {}): Ranked[] {
+  const weight = options.coverage ?? WORD_COVERAGE_WEIGHT;
+  const apiWeight = options.siblingsOf === undefined ? 0 : (options.apiWeight ?? API_EVIDENCE_WEIGHT);
+  if (apiWeight > 0 && options.siblingsOf !== undefined) {
+    const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
+    const ranked = withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k);
+    if (weight <= 0) return ranked;
+    const impactOf = new Map(found.ranked.map((r, i) => [r.name, found.impacts[i] ?? new Float64Array()]));
+    const top = ranked.slice(0, WORD_COVERAGE_DEPTH);
+    const impacts = top.map((r) => impactOf.get(r.name) ?? new Float64Array());
+    return [...coverTaskWords(top, impacts, weight), ...ranked.slice(WORD_COVERAGE_DEPTH)];
+  }
   if (weight <= 0) return index.search(text, k);
   const { ranked, impacts } = index.searchMatching(text, k);
   const covered = coverTaskWords(ranked.slice(0, WORD_COVERAGE_DEPTH), impacts.slice(0, WORD_COVERAGE_DEPTH), weight);
