@@ -50,7 +50,7 @@ import {
   DEFAULT_TUNING,
   EMBEDDINGS_WEIGHT,
   LEXICAL_LEAD,
-  hybridSearch,
+  hybridTwoWays,
   rankByCosine,
   toolDocument,
   toolEmbeddingText,
@@ -60,7 +60,7 @@ import {
 } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
 import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, withApiEvidence } from "../functions/toolnet/retrieval/api-evidence";
-import { type CoveringOptions, coverTaskWords, searchCoveringWords, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
+import { type CoveringOptions, coverTaskWords, searchCoveringWords, searchTwoWays, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
 import {
   DEFAULT_FUSION,
   DEFAULT_NEXT_STEP_FUSION,
@@ -221,17 +221,28 @@ const DENSE_LEADS = (process.argv.find((a) => a.startsWith("--embeddings-lead=")
 const withWeight = (name: string, weight: number, lead: number): string =>
   `${name}${DENSE_WEIGHTS.length > 1 ? ` (weight ${weight})` : ""}${DENSE_LEADS.length > 1 ? ` (lead ${lead})` : ""}`;
 
-/** The task's relevance as routing computes it when the task was embedded: BM25 fused with the embeddings ranking. */
-function denseRelevance(ctx: Context, text: string, depth: number, weight: number, lead = LEXICAL_LEAD): Ranked[] | undefined {
+/**
+ * The task's relevance as routing computes it when the task was embedded: BM25 fused with the
+ * embeddings ranking (a first step's with API evidence, a later step's without: `step`).
+ */
+function denseRelevance(
+  ctx: Context,
+  text: string,
+  depth: number,
+  weight: number,
+  lead = LEXICAL_LEAD,
+  step: "first" | "later" = "first",
+): Ranked[] | undefined {
   const vector = ctx.dense?.tasks.get(text);
   if (ctx.dense === undefined || vector === undefined) return undefined;
-  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, {
+  const both = hybridTwoWays(ctx.index, text, vector, ctx.dense.tools, {
     k: depth,
     weights: [1, weight],
     lexicalLead: lead,
     canLead: callableAsAsked(text, (tool) => needsSaidNumber(ctx.defs.get(tool))),
     siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
   });
+  return step === "first" ? both.withApis : both.plain;
 }
 
 /** The search options routing uses (coverage and API evidence), with this run's weights. */
@@ -452,7 +463,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
 function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
   return DENSE_WEIGHTS.flatMap((weight) =>
     DENSE_LEADS.flatMap((lead): [string, string[]][] => {
-      const embedded = denseRelevance(ctx, text, 30, weight, lead);
+      const embedded = denseRelevance(ctx, text, 30, weight, lead, "later");
       return embedded === undefined
         ? []
         : [[withWeight("fused + embeddings: all signals", weight, lead), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
@@ -571,7 +582,8 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
-    const relevance = searchCoveringWords(index, task.text, 30, routingSearch(ctx));
+    // A later step ranks by the task's words without API evidence (tenant-routing.ts #relevance).
+    const relevance = searchTwoWays(index, task.text, 30, routingSearch(ctx)).plain;
     if (FIRST_ONLY) {
       restore(held);
       continue;

@@ -15,9 +15,11 @@ export type ApiScoring = "max" | "sum" | "mean" | `top${number}`;
 
 /**
  * How a tool's share s of the best score meets its API's score a: `add` s + λ·a; `capped`
- * s + λ·min(a, s) (an API lifts a tool by at most what its own text earns); `scaled` s·(1 + λ·a).
+ * s + λ·min(a, s) (an API lifts a tool by at most what its own text earns); `scaled` s·(1 + λ·a);
+ * `penalty` s − λ / (1 + λ)·max(0, own − a), with `own` the tool's share before coverage (the same
+ * order as `capped` before coverage; after it, coverage's order lowered only by what a tool's API does not back).
  */
-export type ApiMix = "add" | "capped" | "scaled";
+export type ApiMix = "add" | "capped" | "scaled" | "penalty";
 
 export interface ApiEvidenceSettings {
   weight: number;
@@ -48,7 +50,8 @@ export function withApiEvidence(
     if (bestApi <= 0) return [...ranked];
     for (const [api, score] of apiScores) apiScores.set(api, score / bestApi);
   }
-  return mixApiScores(ranked, apiOf, apiScores, settings);
+  const own = new Map(evidence.map((r) => [r.name, r.score / best]));
+  return mixApiScores(ranked, apiOf, apiScores, settings, own);
 }
 
 /** Each API's score from the shares of the best score its ranked tools earn. */
@@ -83,6 +86,7 @@ export function mixApiScores(
   apiOf: (tool: string) => string,
   apiScores: ReadonlyMap<string, number>,
   settings: Pick<ApiEvidenceSettings, "weight" | "mix" | "keepFirst">,
+  own?: ReadonlyMap<string, number>,
 ): Ranked[] {
   const best = ranked[0]?.score ?? 0;
   const { weight } = settings;
@@ -90,8 +94,15 @@ export function mixApiScores(
   const mixed = ranked.map((r) => {
     const share = r.score / best;
     const api = apiScores.get(apiOf(r.name)) ?? 0;
+    const unbacked = Math.max(0, (own?.get(r.name) ?? share) - api);
     const score =
-      settings.mix === "capped" ? share + weight * Math.min(api, share) : settings.mix === "scaled" ? share * (1 + weight * api) : share + weight * api;
+      settings.mix === "penalty"
+        ? share - (weight * unbacked) / (1 + weight)
+        : settings.mix === "capped"
+          ? share + weight * Math.min(api, share)
+          : settings.mix === "scaled"
+            ? share * (1 + weight * api)
+            : share + weight * api;
     return { name: r.name, score };
   });
   const first = mixed[0];

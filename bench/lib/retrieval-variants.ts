@@ -37,7 +37,7 @@ interface ApiSpec extends Omit<ApiEvidenceSettings, "scoring"> {
 }
 const API_SPECS: ApiSpec[] = (arg("api-evidence")?.split(",") ?? []).map((spec) => {
   const [weight, scoring, ...flags] = spec.split(":");
-  const mix = flags.find((f): f is ApiMix => f === "capped" || f === "scaled");
+  const mix = flags.find((f): f is ApiMix => f === "capped" || f === "scaled" || f === "penalty");
   return {
     label: `api ${spec}`,
     weight: Number(weight),

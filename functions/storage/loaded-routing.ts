@@ -50,6 +50,13 @@ export interface StateSources {
 export const PREPARE_DELAY_MS = 1_000;
 
 /** The state one object lifetime works on; parts load on first use. */
+/** A task's relevance: a later step's ranking, a first step's (with API evidence) and whether the task was embedded. */
+export interface TaskRelevance {
+  ranked: Ranked[];
+  firstStep: Ranked[];
+  embedded: boolean;
+}
+
 export interface Loaded {
   graph: ToolGraph;
   /** The graph as loaded: from stored edges (trajectories attached on demand) or rebuilt. */
@@ -75,7 +82,7 @@ export interface Loaded {
   /** Other operations of each tool's API (small APIs only), read from light rows; rebuilt when tools change. */
   families: ApiFamilies | undefined;
   /** Recent task-relevance rankings by task text, depth and embeddings model, each for the index version it was computed against. */
-  relevance: RelevanceMemo<{ ranked: Ranked[]; embedded: boolean }>;
+  relevance: RelevanceMemo<TaskRelevance>;
   /** Which tools need a number the task must say, as asked so far (forgotten when they change). */
   saidNumbers: SaidNumberTools;
 }

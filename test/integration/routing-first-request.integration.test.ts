@@ -178,6 +178,9 @@ describe("routing that is right from a tenant's first request", () => {
       expect(top3).toContain("movieReviews");
       expect(top3).not.toContain("productReviews");
     }
+    // A chat's later step ranks by the task's words alone: there the theatre's and the shop's matches keep their places.
+    const later = (await route(tenant.key, { task, previousTool: "searchMovie", k: 10 })).body.candidates;
+    expect(later.find((c) => c.name === "productReviews")?.why?.relevance?.rank).toBe(2);
     // A run's candidate set weighs it too.
     const routing = (await tenantObject(service, tenant.id)).store("routing");
     const set = await routing.candidates(task, { seeds: 3, maxTools: 3, tokenBudget: 100_000 });

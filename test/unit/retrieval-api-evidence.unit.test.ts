@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { apiSiblings } from "../../functions/toolnet/api-siblings";
-import { hybridSearch, toolDocument, ToolIndex, withApiEvidence } from "../../functions/toolnet/retrieval";
-import { searchCoveringWords } from "../../functions/toolnet/retrieval/term-coverage";
+import { hybridSearch, hybridTwoWays, toolDocument, ToolIndex, withApiEvidence } from "../../functions/toolnet/retrieval";
+import { searchCoveringWords, searchTwoWays } from "../../functions/toolnet/retrieval/term-coverage";
 import { ToolDefinition } from "../../functions/tools/definition";
 
 const op = (api: string, name: string, description: string): ToolDefinition =>
@@ -42,6 +42,20 @@ describe("API evidence", () => {
     // At weight 0 it is the search without it; the lexical part of the hybrid search weighs it too.
     expect(searchCoveringWords(index, task, 10, { siblingsOf, apiWeight: 0 })).toEqual(plain);
     expect(hybridSearch(index, task, undefined, [], { k: 10, siblingsOf })).toEqual(withApis);
+  });
+
+  it("ranks a task both ways from one search: without API evidence (a later step's) and with it", () => {
+    const both = searchTwoWays(index, task, 10, { siblingsOf });
+    expect(both.plain).toEqual(searchCoveringWords(index, task, 10));
+    expect(both.withApis).toEqual(searchCoveringWords(index, task, 10, { siblingsOf }));
+    expect(top(both.plain, 3)).not.toEqual(top(both.withApis, 3));
+    // Fused with embeddings, the same two lexical rankings lead.
+    const vectors: [string, number[]][] = defs.map((d, i) => [d.name, [1, i]]);
+    const fused = hybridTwoWays(index, task, [0, 1], vectors, { k: 10, siblingsOf });
+    expect(fused.plain).toEqual(hybridSearch(index, task, [0, 1], vectors, { k: 10 }));
+    expect(fused.withApis).toEqual(hybridSearch(index, task, [0, 1], vectors, { k: 10, siblingsOf }));
+    expect(top(fused.withApis, 3)).toContain("movieCredits");
+    expect(top(fused.plain, 3)).not.toContain("movieCredits");
   });
 
   it("never lowers a tool alone in its API: its strong match keeps its score and its place", () => {

@@ -40,19 +40,30 @@ export interface CoveringOptions {
  * (api-evidence.ts), then the first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words.
  */
 export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, options: CoveringOptions = {}): Ranked[] {
+  return searchTwoWays(index, text, k, options).withApis;
+}
+
+/**
+ * Both rankings routing keeps for a task, from one search: covering the task's words without
+ * API evidence (`plain`: what a chat's later steps rank by) and with it (`withApis`: a first
+ * step's and a run's; the same ranking when there is no API evidence to weigh).
+ */
+export function searchTwoWays(index: WordMatchingIndex, text: string, k: number, options: CoveringOptions = {}): { plain: Ranked[]; withApis: Ranked[] } {
   const weight = options.coverage ?? WORD_COVERAGE_WEIGHT;
   const apiWeight = options.siblingsOf === undefined ? 0 : (options.apiWeight ?? API_EVIDENCE_WEIGHT);
-  if (apiWeight > 0 && options.siblingsOf !== undefined) {
-    const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
-    const ranked = withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k);
-    if (weight <= 0) return ranked;
-    const impactOf = new Map(found.ranked.map((r, i) => [r.name, found.impacts[i] ?? new Float64Array()]));
-    const top = ranked.slice(0, WORD_COVERAGE_DEPTH);
-    const impacts = top.map((r) => impactOf.get(r.name) ?? new Float64Array());
-    return [...coverTaskWords(top, impacts, weight), ...ranked.slice(WORD_COVERAGE_DEPTH)];
+  if (apiWeight <= 0 || options.siblingsOf === undefined) {
+    const plain = weight <= 0 ? index.search(text, k) : covering(index.searchMatching(text, k), weight);
+    return { plain, withApis: plain };
   }
-  if (weight <= 0) return index.search(text, k);
-  const { ranked, impacts } = index.searchMatching(text, k);
+  const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
+  const impactOf = new Map(found.ranked.map((r, i) => [r.name, found.impacts[i] ?? new Float64Array()]));
+  const cover = (ranked: Ranked[]): Ranked[] =>
+    weight <= 0 ? ranked : covering({ ranked, impacts: ranked.slice(0, WORD_COVERAGE_DEPTH).map((r) => impactOf.get(r.name) ?? new Float64Array()) }, weight);
+  return { plain: cover(found.ranked.slice(0, k)), withApis: cover(withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k)) };
+}
+
+/** `ranked` with its first WORD_COVERAGE_DEPTH (whose impacts are given) re-ranked for coverage of the task's words. */
+function covering({ ranked, impacts }: { ranked: Ranked[]; impacts: Float64Array[] }, weight: number): Ranked[] {
   const covered = coverTaskWords(ranked.slice(0, WORD_COVERAGE_DEPTH), impacts.slice(0, WORD_COVERAGE_DEPTH), weight);
   return [...covered, ...ranked.slice(WORD_COVERAGE_DEPTH)];
 }
