@@ -22,7 +22,7 @@ import {
 } from "../toolnet/graph";
 import { applyFeedbackBatch } from "../toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../toolnet/graph/graph-codec";
-import { hybridTwoWays, searchCoveringWords, searchTwoWays } from "../toolnet/retrieval";
+import { hybridTwoWays, type Ranked, searchCoveringWords, searchTwoWays } from "../toolnet/retrieval";
 import {
   answerJson,
   DEFAULT_ANSWER_PARTS,
@@ -256,14 +256,21 @@ export class TenantRouting {
       const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
       const siblingsOf = this.#states.apiSiblingsOf(state);
       const embedded = vectors !== undefined && vectors.size > 0 && query !== undefined;
-      const { plain, withApis } = embedded
+      const both = embedded
         ? hybridTwoWays(index, task, query.vector, vectors, {
             k: depth,
             canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
             siblingsOf,
           })
         : searchTwoWays(index, task, depth, { siblingsOf });
-      return { ranked: plain, firstStep: withApis, embedded };
+      // A later step's ranking is made when a later step first reads it (memoised with the first step's).
+      return {
+        get ranked(): Ranked[] {
+          return both.plain;
+        },
+        firstStep: both.withApis,
+        embedded,
+      };
     });
   }
 

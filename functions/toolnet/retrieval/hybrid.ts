@@ -67,11 +67,25 @@ export function hybridTwoWays(
   const k = options.k ?? 10;
   const depth = Math.max(options.depth ?? 100, k);
   const lexical = searchTwoWays(index, text, depth, options.siblingsOf === undefined ? {} : { siblingsOf: options.siblingsOf });
-  if (queryVector === undefined) return { plain: lexical.plain.slice(0, k), withApis: lexical.withApis.slice(0, k) };
+  if (queryVector === undefined)
+    return {
+      get plain(): Ranked[] {
+        return lexical.plain.slice(0, k);
+      },
+      withApis: lexical.withApis.slice(0, k),
+    };
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);
-  const plain = fuseWithDense(lexical.plain, dense, k, options);
-  return { plain, withApis: lexical.withApis === lexical.plain ? plain : fuseWithDense(lexical.withApis, dense, k, options) };
+  const withApis = fuseWithDense(lexical.withApis, dense, k, options);
+  let plain: Ranked[] | undefined;
+  return {
+    // A first step reads only `withApis`: the later steps' ranking is fused when first read.
+    get plain(): Ranked[] {
+      plain ??= lexical.plain === lexical.withApis ? withApis : fuseWithDense(lexical.plain, dense, k, options);
+      return plain;
+    },
+    withApis,
+  };
 }
 
 /** The lexical leaders first, then the rest of the lexical ranking fused with the cosine ranking by RRF. */

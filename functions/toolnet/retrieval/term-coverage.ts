@@ -56,10 +56,36 @@ export function searchTwoWays(index: WordMatchingIndex, text: string, k: number,
     return { plain, withApis: plain };
   }
   const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
-  const impactOf = new Map(found.ranked.map((r, i) => [r.name, found.impacts[i] ?? new Float64Array()]));
-  const cover = (ranked: Ranked[]): Ranked[] =>
-    weight <= 0 ? ranked : covering({ ranked, impacts: ranked.slice(0, WORD_COVERAGE_DEPTH).map((r) => impactOf.get(r.name) ?? new Float64Array()) }, weight);
-  return { plain: cover(found.ranked.slice(0, k)), withApis: cover(withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k)) };
+  const impactOf = new Map<string, Float64Array>();
+  for (let i = 0; i < found.ranked.length; i += 1) impactOf.set(found.ranked[i]?.name ?? "", found.impacts[i] ?? new Float64Array());
+  const withApis = coveringWith(withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k), impactOf, weight);
+  // A first step reads only `withApis`: the later steps' ranking is covered when first read, and
+  // until then only what its coverage needs is kept (the first WORD_COVERAGE_DEPTH tools' impacts).
+  let pending: { ranked: Ranked[]; impactOf: Map<string, Float64Array> } | undefined = plainPart(found.ranked.slice(0, k), impactOf);
+  let plain: Ranked[] | undefined;
+  return {
+    get plain(): Ranked[] {
+      if (plain === undefined) {
+        plain = pending === undefined ? [] : coveringWith(pending.ranked, pending.impactOf, weight);
+        pending = undefined;
+      }
+      return plain;
+    },
+    withApis,
+  };
+}
+
+/** `ranked` with the impacts of its first WORD_COVERAGE_DEPTH tools (all coverage reads). */
+function plainPart(ranked: Ranked[], impactOf: ReadonlyMap<string, Float64Array>): { ranked: Ranked[]; impactOf: Map<string, Float64Array> } {
+  const kept = new Map<string, Float64Array>();
+  for (const r of ranked.slice(0, WORD_COVERAGE_DEPTH)) kept.set(r.name, impactOf.get(r.name) ?? new Float64Array());
+  return { ranked, impactOf: kept };
+}
+
+/** `ranked` re-ranked for coverage as `covering`, each tool's impacts looked up by name. */
+function coveringWith(ranked: Ranked[], impactOf: ReadonlyMap<string, Float64Array>, weight: number): Ranked[] {
+  if (weight <= 0) return ranked;
+  return covering({ ranked, impacts: ranked.slice(0, WORD_COVERAGE_DEPTH).map((r) => impactOf.get(r.name) ?? new Float64Array()) }, weight);
 }
 
 /** `ranked` with its first WORD_COVERAGE_DEPTH (whose impacts are given) re-ranked for coverage of the task's words. */
