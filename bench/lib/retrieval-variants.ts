@@ -15,7 +15,7 @@ import { DocumentTerms } from "./document-terms";
  *   --prf=M:N:B[:diverse][,…]    pseudo-relevance feedback: the M best tools' N heaviest words at weight B (diverse: the M best after coverage)
  *   --prf-max-share=S            words more than share S of tools have are not feedback words (default 0.1)
  *   --api-evidence=L:MODE[:F…][,…] each tool's score mixed with its API's (MODE max, sum, mean, topM, doc; const: the same for all, a control)
- *                                at weight L; flags F: capped or scaled (how it mixes, api-evidence.ts), first (the best match keeps
+ *                                at weight L; flags F: capped, scaled or penalty (how it mixes, api-evidence.ts), first (the best match keeps
  *                                its place), after (applied to the order coverage chose, APIs scored before coverage)
  *   --api-depth=D                how deep the ranking whose APIs are scored reaches (default 100)
  *   --query-stop=W+W+…[,W+W+…]   words left out of the task (search and coverage), each list one variant
