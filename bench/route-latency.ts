@@ -54,10 +54,11 @@ import { decodeGraph, encodeGraph } from "../functions/toolnet/graph/graph-codec
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
 import { DataFlowLinks } from "../functions/toolnet/data-flow-links";
 import { laterStepPriorRanks } from "../functions/toolnet/later-step-prior";
+import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
 import { toolCosts, viewsFromText } from "../functions/storage/tenant-tool-views";
 import { ViewsMemory } from "../functions/storage/views-memory";
-import { coverTaskWords } from "../functions/toolnet/retrieval/term-coverage";
+import { coverTaskWords, searchCoveringWords } from "../functions/toolnet/retrieval/term-coverage";
 import { buildEngine, DEFAULT_TUNING, engineSearch, toSearchOptions } from "../functions/toolnet/retrieval/minisearch-engine";
 import { importToolList } from "../functions/tools/list-import";
 import type { ToolDefinition } from "../functions/tools/definition";
@@ -122,6 +123,9 @@ interface SearchTimes {
   impact: number[];
   covering: number[];
   minisearch: number[];
+  /** searchCoveringWords without API evidence, and with it (the APIs of apiSiblings). */
+  routing: number[];
+  withApis: number[];
 }
 
 /**
@@ -165,7 +169,13 @@ function inProcessRoute(
     if (prompt.length === 0 || tools.length > 8) throw new Error("unexpected route result");
     return performance.now() - t;
   };
-  const out = { graph: [] as number[], retrieval: [] as number[], search: { impact: [] as number[], covering: [] as number[], minisearch: [] as number[] } };
+  const out = {
+    graph: [] as number[],
+    retrieval: [] as number[],
+    search: { impact: [] as number[], covering: [] as number[], minisearch: [] as number[], routing: [] as number[], withApis: [] as number[] },
+  };
+  const siblings = apiSiblings(defs);
+  const siblingsOf = (tool: string) => siblings.get(tool) ?? [];
   for (let i = 0; i < 100 + calls; i += 1) {
     const task = queries[randomInt(random, queries.length)] ?? "";
     const g = one(defs[randomInt(random, defs.length)]?.name ?? null, task);
@@ -192,10 +202,19 @@ function inProcessRoute(
     t = ownCpuMs();
     engineSearch(engine, task, SEARCH_DEPTH, options);
     const minisearch = ownCpuMs() - t;
+    // Routing's whole lexical search (search and coverage), and with API evidence (api-evidence.ts: a deeper search, then the APIs' backing).
+    t = ownCpuMs();
+    searchCoveringWords(index, task, SEARCH_DEPTH);
+    const routing = ownCpuMs() - t;
+    t = ownCpuMs();
+    searchCoveringWords(index, task, SEARCH_DEPTH, { siblingsOf });
+    const withApis = ownCpuMs() - t;
     if (i >= 50) {
       out.search.impact.push(impact);
       out.search.covering.push(covering);
       out.search.minisearch.push(minisearch);
+      out.search.routing.push(routing);
+      out.search.withApis.push(withApis);
     }
   }
   return out;
@@ -611,7 +630,7 @@ async function main(): Promise<void> {
   console.log(table(["tools", "request", "p50", "p99", "max", "mean", "response"], rows));
 
   console.log(
-    `\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}, CPU time: impact index (term at a time, exact rescoring), the re-ranking that covers the task's words (what routing adds to it), and MiniSearch, same queries`,
+    `\nThe route work alone, in this Node process (successors or BM25 search + prompt block + tools entries; ${rounds} calls each after 100 warm-up calls; no HTTP, no RPC); search alone at depth ${SEARCH_DEPTH}, CPU time: impact index (term at a time, exact rescoring), the re-ranking that covers the task's words (what routing adds to it), and MiniSearch, same queries; routing's whole lexical search (searchCoveringWords) without and with API evidence`,
   );
   console.log(
     table(
@@ -627,6 +646,9 @@ async function main(): Promise<void> {
         "re-rank p99",
         "MiniSearch p50",
         "MiniSearch p99",
+        "routing search p50",
+        "with API evidence p50",
+        "p99",
       ],
       results.map((r) => {
         const g = summary(r.inProcess.graph);
@@ -634,7 +656,24 @@ async function main(): Promise<void> {
         const s = summary(r.inProcess.search.impact);
         const c = summary(r.inProcess.search.covering);
         const m = summary(r.inProcess.search.minisearch);
-        return [int(r.tools), ms(g.p50), ms(g.p99), ms(q.p50), ms(q.p99), ms(s.p50), ms(s.p99), ms(c.p50), ms(c.p99), ms(m.p50), ms(m.p99)];
+        const plain = summary(r.inProcess.search.routing);
+        const apis = summary(r.inProcess.search.withApis);
+        return [
+          int(r.tools),
+          ms(g.p50),
+          ms(g.p99),
+          ms(q.p50),
+          ms(q.p99),
+          ms(s.p50),
+          ms(s.p99),
+          ms(c.p50),
+          ms(c.p99),
+          ms(m.p50),
+          ms(m.p99),
+          ms(plain.p50),
+          ms(apis.p50),
+          ms(apis.p99),
+        ];
       }),
     ),
   );

@@ -22,6 +22,10 @@
  * share of tasks with every gold tool; tokens. Every variant runs on the same tasks in one run.
  * `--embeddings=local` adds the variants routing answers when the task is embedded (the offline
  * encoder of `npm run embeddings-server`; or an endpoint URL), beside the lexical ones.
+ * `--prf=…`, `--api-evidence=…`, `--query-stop=…`, `--drop-common=…`, `--coord=…` add first-step
+ * rows of retrieval variants tried and not kept (pseudo-relevance feedback, API-level evidence,
+ * conversational stop words, common-word cut, softer coordination; bench/lib/retrieval-variants.ts),
+ * each with coverage and fusion as routing applies them, against the default in the same run.
  */
 import { toolPromptTokens } from "../functions/chain/tool-cost";
 import { countTokens } from "../functions/text/token-count";
@@ -46,7 +50,7 @@ import {
   DEFAULT_TUNING,
   EMBEDDINGS_WEIGHT,
   LEXICAL_LEAD,
-  hybridSearch,
+  hybridTwoWays,
   rankByCosine,
   toolDocument,
   toolEmbeddingText,
@@ -55,7 +59,8 @@ import {
   type ToolDocField,
 } from "../functions/toolnet/retrieval";
 import { CLAUSE_WEIGHT, coverageRanking } from "../functions/toolnet/retrieval/task-clauses";
-import { coverTaskWords, searchCoveringWords, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
+import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, withApiEvidence } from "../functions/toolnet/retrieval/api-evidence";
+import { type CoveringOptions, coverTaskWords, searchCoveringWords, searchTwoWays, WORD_COVERAGE_WEIGHT } from "../functions/toolnet/retrieval/term-coverage";
 import {
   DEFAULT_FUSION,
   DEFAULT_NEXT_STEP_FUSION,
@@ -75,6 +80,7 @@ import { callableAsAsked, needsSaidNumber, UNFIT_PENALTY, withUnfitLower } from 
 import { embeddingsChoice, openEmbeddingVectors, type EmbeddingVectors } from "./lib/embedding-vectors";
 import { apiBank, sealTools, stableToolBench, tmdb, toolAlpaca, type Dataset, type Task } from "./lib/routing-datasets";
 import { machineLine, summary, table } from "./lib/stats";
+import { retrievalVariants, type RetrievalVariant } from "./lib/retrieval-variants";
 
 // ---------------------------------------------------------------------------------------------
 // Measuring.
@@ -94,6 +100,8 @@ interface Context {
   memory: TaskMemory;
   siblings: Map<string, readonly string[]>;
   cost: (tool: string) => number;
+  /** Retrieval variants asked for on the command line (`--prf`, `--api-evidence`; bench/lib/retrieval-variants.ts), by label. */
+  variants: RetrievalVariant[];
   /** With `--embeddings`: every tool's vector (of the text the product embeds) and every measured task's. */
   dense?: { tools: Map<string, Float32Array>; tasks: Map<string, Float32Array> };
 }
@@ -132,6 +140,9 @@ function inHalf(group: string): boolean {
   for (let i = 0; i < group.length; i += 1) hash = Math.imul(hash ^ group.charCodeAt(i), 16777619);
   return ((hash >>> 0) % 2 === 0) === (HALF === "a");
 }
+
+/** `--api-weight=W`: weight of each tool's API's backing (api-evidence.ts; 0: none); chosen on half a. */
+const API_WEIGHT = Number(process.argv.find((a) => a.startsWith("--api-weight="))?.slice("--api-weight=".length) ?? API_EVIDENCE_WEIGHT);
 
 /** `--clauses=W`: weight of the task's clauses' rankings fused with the whole task's (0: whole task only); chosen on half a. */
 const WORD_COVERAGE = Number(process.argv.find((a) => a.startsWith("--word-coverage="))?.slice("--word-coverage=".length) ?? WORD_COVERAGE_WEIGHT);
@@ -210,17 +221,36 @@ const DENSE_LEADS = (process.argv.find((a) => a.startsWith("--embeddings-lead=")
 const withWeight = (name: string, weight: number, lead: number): string =>
   `${name}${DENSE_WEIGHTS.length > 1 ? ` (weight ${weight})` : ""}${DENSE_LEADS.length > 1 ? ` (lead ${lead})` : ""}`;
 
-/** The task's relevance as routing computes it when the task was embedded: BM25 fused with the embeddings ranking. */
-function denseRelevance(ctx: Context, text: string, depth: number, weight: number, lead = LEXICAL_LEAD): Ranked[] | undefined {
+/**
+ * The task's relevance as routing computes it when the task was embedded: BM25 fused with the
+ * embeddings ranking (a first step's with API evidence, a later step's without: `step`).
+ */
+function denseRelevance(
+  ctx: Context,
+  text: string,
+  depth: number,
+  weight: number,
+  lead = LEXICAL_LEAD,
+  step: "first" | "later" = "first",
+): Ranked[] | undefined {
   const vector = ctx.dense?.tasks.get(text);
   if (ctx.dense === undefined || vector === undefined) return undefined;
-  return hybridSearch(ctx.index, text, vector, ctx.dense.tools, {
+  const both = hybridTwoWays(ctx.index, text, vector, ctx.dense.tools, {
     k: depth,
     weights: [1, weight],
     lexicalLead: lead,
     canLead: callableAsAsked(text, (tool) => needsSaidNumber(ctx.defs.get(tool))),
+    siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
   });
+  return step === "first" ? both.withApis : both.plain;
 }
+
+/** The search options routing uses (coverage and API evidence), with this run's weights. */
+const routingSearch = (ctx: Context): CoveringOptions => ({
+  coverage: WORD_COVERAGE,
+  siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
+  apiWeight: API_WEIGHT,
+});
 
 /** First-step variants with embeddings: retrieval fused with them, then cold and warm fusion on that relevance. */
 function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
@@ -238,6 +268,28 @@ function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked
       );
     }
   return variants;
+}
+
+/** First-step rows of each command-line retrieval variant: its ranking with coverage as routing re-ranks, then cold and warm fusion on it. */
+function variantFirstSteps(ctx: Context, text: string, fuse: (relevance: Ranked[], history: "none" | "first") => string[]): [string, string[]][] {
+  return ctx.variants.flatMap(({ label, search, text: asSeen, afterCoverage }): [string, string[]][] => {
+    const ranked = search(text, 30);
+    const covered = coverTaskWords(
+      ranked,
+      ctx.index.termImpacts(
+        asSeen?.(text) ?? text,
+        ranked.map((r) => r.name),
+      ),
+      WORD_COVERAGE,
+    );
+    const covering = afterCoverage?.(covered, ranked, text) ?? covered;
+    const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
+    return [
+      [`${label}: retrieval + coverage`, covering.map((r) => r.name)],
+      [`${label}: cold: fused, no history`, fuse(relevance, "none")],
+      [`${label}: warm: fused, first tools of history`, fuse(relevance, "first")],
+    ];
+  });
 }
 
 const only = (...signals: Signal[]): Set<Signal> => new Set(signals);
@@ -258,17 +310,27 @@ function recall(gold: readonly string[], found: readonly string[]): number {
   return gold.filter((g) => set.has(g)).length / gold.length;
 }
 
-function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
-  const plain = ctx.index.search(text, 30);
-  const clauses = coverageRanking(text, (t, depth) => ctx.index.search(t, depth), 30, CLAUSES);
-  const covering = coverTaskWords(
-    clauses,
+/** BM25 weighed by its APIs' backing, as routing searches (api-evidence.ts; `--api-weight`). */
+function searchWithApis(ctx: Context, text: string, depth: number): Ranked[] {
+  const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
+  return withApiEvidence(ctx.index.search(text, Math.max(depth, API_EVIDENCE_DEPTH)), siblingsOf, API_WEIGHT).slice(0, depth);
+}
+
+/** `ranked` re-ranked for coverage of the task's words, as routing re-ranks. */
+const covered = (ctx: Context, text: string, ranked: Ranked[]): Ranked[] =>
+  coverTaskWords(
+    ranked,
     ctx.index.termImpacts(
       text,
-      clauses.map((r) => r.name),
+      ranked.map((r) => r.name),
     ),
     WORD_COVERAGE,
   );
+
+function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
+  const plain = ctx.index.search(text, 30);
+  const clauses = coverageRanking(text, (t, depth) => searchWithApis(ctx, t, depth), 30, CLAUSES);
+  const covering = covered(ctx, text, clauses);
   const relevance = withUnfitLower(covering, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT);
   const firstVotes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
   const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
@@ -298,6 +360,18 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
     ["cold: fused, no history", cold.map((c) => c.tool)],
+    [
+      "cold: fused, no history, without API evidence",
+      fuseFirstStep({
+        relevance: withUnfitLower(covered(ctx, text, plain), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT),
+        history: [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+      }).map((c) => c.tool),
+    ],
     [
       "cold: fused, no history, same-API operations raised too",
       fuseFirstStep({
@@ -333,6 +407,17 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       ),
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
+    ...variantFirstSteps(ctx, text, (variant, history) =>
+      fuseFirstStep({
+        relevance: variant,
+        history: history === "first" ? firstVotes : [],
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+      }).map((c) => c.tool),
+    ),
     ...embeddedFirstSteps(ctx, text, (embedded, history) =>
       fuseFirstStep({
         relevance: embedded,
@@ -378,7 +463,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
 function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
   return DENSE_WEIGHTS.flatMap((weight) =>
     DENSE_LEADS.flatMap((lead): [string, string[]][] => {
-      const embedded = denseRelevance(ctx, text, 30, weight, lead);
+      const embedded = denseRelevance(ctx, text, 30, weight, lead, "later");
       return embedded === undefined
         ? []
         : [[withWeight("fused + embeddings: all signals", weight, lead), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
@@ -389,7 +474,7 @@ function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeo
 function candidateSets(ctx: Context, text: string): Map<string, string[]> {
   const unfit = (tool: string) => needsSaidNumber(ctx.defs.get(tool));
   const plain = withUnfitLower(ctx.index.search(text, 30), text, unfit, UNFIT);
-  const relevance = withUnfitLower(searchCoveringWords(ctx.index, text, 30, WORD_COVERAGE), text, unfit, UNFIT);
+  const relevance = withUnfitLower(searchCoveringWords(ctx.index, text, 30, routingSearch(ctx)), text, unfit, UNFIT);
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,
@@ -462,7 +547,9 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
   const memory = TaskMemory.build(remembered);
   const coldGraph = createGraph();
   addTools(coldGraph, [...defs.keys()]);
-  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost, dense: await datasetVectors(dataset, vectors) };
+  const boosts = { ...DEFAULT_TUNING.boosts, siblings: SIBLINGS_BOOST, phrases: PHRASES_BOOST, ...FIELD_BOOSTS };
+  const variants = retrievalVariants({ index, docs: documents, defs, boosts });
+  const ctx: Context = { index, flow, defs, graph, coldGraph, memory, siblings, cost, variants, dense: await datasetVectors(dataset, vectors) };
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
 
@@ -495,7 +582,8 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
-    const relevance = searchCoveringWords(index, task.text, 30, WORD_COVERAGE);
+    // A later step ranks by the task's words without API evidence (tenant-routing.ts #relevance).
+    const relevance = searchTwoWays(index, task.text, 30, routingSearch(ctx)).plain;
     if (FIRST_ONLY) {
       restore(held);
       continue;

@@ -1,5 +1,5 @@
 import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../toolnet/graph";
-import { toolDocument, type Ranked, type ToolIndex } from "../toolnet/retrieval";
+import { toolDocument, type Ranked, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
 import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
 import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import { TaskMemory } from "../toolnet/task-memory";
@@ -50,6 +50,13 @@ export interface StateSources {
 export const PREPARE_DELAY_MS = 1_000;
 
 /** The state one object lifetime works on; parts load on first use. */
+/** A task's relevance: a later step's ranking, a first step's (with API evidence) and whether the task was embedded. */
+export interface TaskRelevance {
+  ranked: Ranked[];
+  firstStep: Ranked[];
+  embedded: boolean;
+}
+
 export interface Loaded {
   graph: ToolGraph;
   /** The graph as loaded: from stored edges (trajectories attached on demand) or rebuilt. */
@@ -75,7 +82,7 @@ export interface Loaded {
   /** Other operations of each tool's API (small APIs only), read from light rows; rebuilt when tools change. */
   families: ApiFamilies | undefined;
   /** Recent task-relevance rankings by task text, depth and embeddings model, each for the index version it was computed against. */
-  relevance: RelevanceMemo<{ ranked: Ranked[]; embedded: boolean }>;
+  relevance: RelevanceMemo<TaskRelevance>;
   /** Which tools need a number the task must say, as asked so far (forgotten when they change). */
   saidNumbers: SaidNumberTools;
 }
@@ -310,6 +317,12 @@ export class LoadedRouting {
   /** Other operations of each tool's API (small APIs only), made once per state. */
   siblings(state: Loaded): Map<string, readonly string[]> {
     return this.families(state).siblings;
+  }
+
+  /** A tool's other operations (small APIs only); undefined when no tool has any, so a search weighs no API evidence. */
+  apiSiblingsOf(state: Loaded): SiblingsOf | undefined {
+    const siblings = this.siblings(state);
+    return siblings.size === 0 ? undefined : (tool) => siblings.get(tool) ?? [];
   }
 
   /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */

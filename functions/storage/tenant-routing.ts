@@ -22,7 +22,7 @@ import {
 } from "../toolnet/graph";
 import { applyFeedbackBatch } from "../toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../toolnet/graph/graph-codec";
-import { hybridSearch, type Ranked, searchCoveringWords } from "../toolnet/retrieval";
+import { hybridTwoWays, type Ranked, searchCoveringWords, searchTwoWays } from "../toolnet/retrieval";
 import {
   answerJson,
   DEFAULT_ANSWER_PARTS,
@@ -50,7 +50,7 @@ import type { TenantSettings } from "./tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, RoutingSnapshots, type LoadReport } from "./routing-snapshots";
 import { allRows, oneRow, run } from "./sql";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "./tenant-tool-views";
-import { LoadedRouting, type Loaded, type StateSources } from "./loaded-routing";
+import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 
 /** `fused`: every signal (default); `graph`: the paper's eq. 4, successors by learned weight only. */
@@ -252,22 +252,32 @@ export class TenantRouting {
   /**
    * Task relevance: BM25, fused with embeddings when the task was embedded. A chat routes the
    * same task at every step, so recent rankings are kept (relevance-memo.ts), each for the index
-   * version it was computed against, and a chat's later step does not search again.
+   * version it was computed against, and a chat's later step does not search again. Both rankings
+   * come from one search: `firstStep` weighs API evidence (api-evidence.ts), `ranked` (a later
+   * step's) does not.
    */
-  #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): { ranked: Ranked[]; embedded: boolean } {
+  #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): TaskRelevance {
     const index = state.index;
     return state.relevance.ranking({ task, depth, model: query?.model }, index.version, () => {
       this.relevanceSearches += 1;
       const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
-      return vectors === undefined || vectors.size === 0 || query === undefined
-        ? { ranked: searchCoveringWords(index, task, depth), embedded: false }
-        : {
-            ranked: hybridSearch(index, task, query.vector, vectors, {
-              k: depth,
-              canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
-            }),
-            embedded: true,
-          };
+      const siblingsOf = this.#states.apiSiblingsOf(state);
+      const embedded = vectors !== undefined && vectors.size > 0 && query !== undefined;
+      const both = embedded
+        ? hybridTwoWays(index, task, query.vector, vectors, {
+            k: depth,
+            canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
+            siblingsOf,
+          })
+        : searchTwoWays(index, task, depth, { siblingsOf });
+      // A later step's ranking is made when a later step first reads it (memoised with the first step's).
+      return {
+        get ranked(): Ranked[] {
+          return both.plain;
+        },
+        firstStep: both.withApis,
+        embedded,
+      };
     });
   }
 
@@ -361,12 +371,13 @@ export class TenantRouting {
   ): { ranked: RankedTool[]; via: RouteAnswer["via"]; fallback: RouteFallback | undefined } {
     const { graph, defs } = state;
     const relevance = this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query);
+    const firstStep = relevance.firstStep;
     let fused: FusedCandidate[];
     let via: RouteAnswer["via"];
     if (previous === null) {
       const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
       fused = fuseFirstStep({
-        relevance: withUnfitLower(relevance.ranked, task, state.saidNumbers.unfitAmong(relevance.ranked.map((r) => r.name))),
+        relevance: withUnfitLower(firstStep, task, state.saidNumbers.unfitAmong(firstStep.map((r) => r.name))),
         history,
         ...(mode === "fused"
           ? {
@@ -457,7 +468,9 @@ export class TenantRouting {
     const state = this.#states.load();
     const better = this.#descriptions();
     const protocolTokens = this.#sources.protocolRunTokens();
-    const relevance = searchCoveringWords(state.index, task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3));
+    const relevance = searchCoveringWords(state.index, task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3), {
+      siblingsOf: this.#states.apiSiblingsOf(state),
+    });
     return fuseRunCandidates({
       task,
       relevance: withUnfitLower(relevance, task, state.saidNumbers.unfitAmong(relevance.map((r) => r.name))),

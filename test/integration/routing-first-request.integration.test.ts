@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashEmbedding, createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
+import { tenantObject } from "../helpers/tenant-object";
 import type { RouteAnswer } from "../../functions/storage/tenant-routing";
 
 /** Twenty tools of four small APIs; a task about invoices matches two of them by its words. */
@@ -145,6 +146,45 @@ describe("routing that is right from a tenant's first request", () => {
     expect(top5).toContain("exportPdf");
     const later = (await route(tenant.key, { task, previousTool: "barChart", k: 5 })).body.candidates.map((c) => c.name);
     expect(later).toContain("exportPdf");
+  });
+
+  it("finds a task's tool through its API's other operations, where a bigger API's one stray match ranked above it", async () => {
+    const tenant = await createTenant(service, "api-evidence");
+    const embedder = await createTenant(service, "api-evidence-embedder");
+    expect((await service.json("PUT", "/v1/settings/model", { key: embedder.key, body: { embeddingModel: "scripted-embeddings" } })).status).toBe(200);
+    const op = (api: string, name: string, description: string) => ({ name, method: "GET", url: `https://${api}.example.com/${name}`, description });
+    const catalog = [
+      op("movies", "searchMovie", "Search movies by title."),
+      op("movies", "movieCredits", "Cast and crew of a movie: the cast list."),
+      op("movies", "movieReviews", "User reviews of a movie."),
+      op("theatre", "showCast", "Cast of a theatre show: cast members, cast roles, cast photos."),
+      ...["bookSeat", "listVenues", "cancelBooking", "venueMap", "ticketPrices", "seatPlan"].map((n) => op("theatre", n, `${n} for a venue.`)),
+      op("shop", "productReviews", "Customer reviews of a product: review text, review stars, review date."),
+      ...["addToCart", "checkout", "listOrders", "trackParcel", "applyCoupon", "wishlist", "giftCards", "returns", "storeHours"].map((n) =>
+        op("shop", n, `${n} in the store.`),
+      ),
+    ];
+    const task = "Inception: who is in the cast, and what do reviews say?";
+    // Lexical alone, and fused with the tenant's embeddings (the lexical matches lead in the order API evidence gives them).
+    for (const { key, via } of [
+      { key: tenant.key, via: "retrieval" },
+      { key: embedder.key, via: "retrieval+embeddings" },
+    ]) {
+      await importTools(key, catalog);
+      const answer = (await route(key, { task, k: 3 })).body;
+      expect(answer.via).toBe(via);
+      const top3 = answer.candidates.map((c) => c.name);
+      expect(top3).toContain("movieCredits");
+      expect(top3).toContain("movieReviews");
+      expect(top3).not.toContain("productReviews");
+    }
+    // A chat's later step ranks by the task's words alone: there the theatre's and the shop's matches keep their places.
+    const later = (await route(tenant.key, { task, previousTool: "searchMovie", k: 10 })).body.candidates;
+    expect(later.find((c) => c.name === "productReviews")?.why?.relevance?.rank).toBe(2);
+    // A run's candidate set weighs it too.
+    const routing = (await tenantObject(service, tenant.id)).store("routing");
+    const set = await routing.candidates(task, { seeds: 3, maxTools: 3, tokenBudget: 100_000 });
+    expect(set.candidates.map((c) => c.tool)).toContain("movieCredits");
   });
 
   it("does not offer the previous tool's unobserved self-loop first in graph mode", async () => {

@@ -60,7 +60,7 @@ describe("coverage of a task's words", () => {
     expect(covered.map((r) => r.name).sort()).toEqual(plain.map((r) => r.name).sort());
     expect(covered.map((r) => r.score)).toEqual(plain.map((r) => r.score));
     // Off, it is the plain ranking.
-    expect(searchCoveringWords(index, task, 30, 0)).toEqual(plain);
+    expect(searchCoveringWords(index, task, 30, { coverage: 0 })).toEqual(plain);
   });
 
   it("leaves a one-need task's ranking alone when every candidate matches the same words", () => {

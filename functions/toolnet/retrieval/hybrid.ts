@@ -1,6 +1,7 @@
+import type { SiblingsOf } from "./api-evidence";
 import { fuseRankings, rankByCosine, RRF_K, type Vector } from "./fusion";
 import type { Ranked } from "./ranked";
-import { searchCoveringWords } from "./term-coverage";
+import { searchTwoWays } from "./term-coverage";
 import type { ToolIndex } from "./tool-index";
 
 /**
@@ -22,6 +23,8 @@ export interface HybridOptions {
   lexicalLead?: number;
   /** Whether a lexical match may lead (default: all may); a tool the task cannot call as asked does not (task-fit.ts). */
   canLead?: (tool: string) => boolean;
+  /** The other operations of a tool's API: the lexical ranking weighs its APIs' backing (api-evidence.ts). */
+  siblingsOf?: SiblingsOf;
 }
 
 /**
@@ -34,10 +37,10 @@ export interface HybridOptions {
 export const LEXICAL_LEAD = 0.15;
 
 /**
- * Top `k` tools for `text`: BM25 ranking (its best re-ranked to cover the task's words,
- * term-coverage.ts) fused by RRF with the cosine ranking of precomputed tool vectors against
- * `queryVector`. Without a query vector this is the lexical ranking alone;
- * vectors of tools no longer in the index are ignored.
+ * Top `k` tools for `text`: BM25 ranking (weighed by its APIs' backing, api-evidence.ts, and its
+ * best re-ranked to cover the task's words, term-coverage.ts) fused by RRF with the cosine
+ * ranking of precomputed tool vectors against `queryVector`. Without a query vector this is the
+ * lexical ranking alone; vectors of tools no longer in the index are ignored.
  */
 export function hybridSearch(
   index: ToolIndex,
@@ -46,12 +49,47 @@ export function hybridSearch(
   toolVectors: Iterable<readonly [string, Vector]>,
   options: HybridOptions = {},
 ): Ranked[] {
+  return hybridTwoWays(index, text, queryVector, toolVectors, options).withApis;
+}
+
+/**
+ * `hybridSearch` two ways from one search and one cosine ranking: its lexical part without API
+ * evidence (`plain`: what a chat's later steps rank by) and with it (`withApis`), as
+ * `searchTwoWays`.
+ */
+export function hybridTwoWays(
+  index: ToolIndex,
+  text: string,
+  queryVector: Vector | undefined,
+  toolVectors: Iterable<readonly [string, Vector]>,
+  options: HybridOptions = {},
+): { plain: Ranked[]; withApis: Ranked[] } {
   const k = options.k ?? 10;
   const depth = Math.max(options.depth ?? 100, k);
-  const lexical = searchCoveringWords(index, text, depth);
-  if (queryVector === undefined) return lexical.slice(0, k);
+  const lexical = searchTwoWays(index, text, depth, options.siblingsOf === undefined ? {} : { siblingsOf: options.siblingsOf });
+  if (queryVector === undefined)
+    return {
+      get plain(): Ranked[] {
+        return lexical.plain.slice(0, k);
+      },
+      withApis: lexical.withApis.slice(0, k),
+    };
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);
+  const withApis = fuseWithDense(lexical.withApis, dense, k, options);
+  let plain: Ranked[] | undefined;
+  return {
+    // A first step reads only `withApis`: the later steps' ranking is fused when first read.
+    get plain(): Ranked[] {
+      plain ??= lexical.plain === lexical.withApis ? withApis : fuseWithDense(lexical.plain, dense, k, options);
+      return plain;
+    },
+    withApis,
+  };
+}
+
+/** The lexical leaders first, then the rest of the lexical ranking fused with the cosine ranking by RRF. */
+function fuseWithDense(lexical: readonly Ranked[], dense: readonly Ranked[], k: number, options: HybridOptions): Ranked[] {
   const share = options.lexicalLead ?? LEXICAL_LEAD;
   const lead = share > 0 ? lexicalLeaders(lexical, share, options.canLead ?? (() => true)) : [];
   const leading = new Set(lead.map((r) => r.name));

@@ -1,3 +1,4 @@
+import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, type SiblingsOf, withApiEvidence } from "./api-evidence";
 import type { Ranked } from "./ranked";
 
 /**
@@ -24,10 +25,71 @@ export interface WordMatchingIndex {
   searchMatching(text: string, k: number): { ranked: Ranked[]; impacts: Float64Array[] };
 }
 
-/** The index's `k` best for `text`, its first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words. */
-export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, weight = WORD_COVERAGE_WEIGHT): Ranked[] {
-  if (weight <= 0) return index.search(text, k);
-  const { ranked, impacts } = index.searchMatching(text, k);
+/** How a search weighs a task's words and its tools' APIs; the defaults are routing's. */
+export interface CoveringOptions {
+  /** Share of coverage in each place (`WORD_COVERAGE_WEIGHT`; 0: no coverage). */
+  coverage?: number;
+  /** The other operations of a tool's API; without it, or at weight 0, no API evidence (api-evidence.ts). */
+  siblingsOf?: SiblingsOf;
+  /** Weight of the API's backing (`API_EVIDENCE_WEIGHT`). */
+  apiWeight?: number;
+}
+
+/**
+ * The index's `k` best for `text`, re-scored by their APIs' backing when `siblingsOf` is given
+ * (api-evidence.ts), then the first WORD_COVERAGE_DEPTH re-ranked for coverage of the task's words.
+ */
+export function searchCoveringWords(index: WordMatchingIndex, text: string, k: number, options: CoveringOptions = {}): Ranked[] {
+  return searchTwoWays(index, text, k, options).withApis;
+}
+
+/**
+ * Both rankings routing keeps for a task, from one search: covering the task's words without
+ * API evidence (`plain`: what a chat's later steps rank by) and with it (`withApis`: a first
+ * step's and a run's; the same ranking when there is no API evidence to weigh).
+ */
+export function searchTwoWays(index: WordMatchingIndex, text: string, k: number, options: CoveringOptions = {}): { plain: Ranked[]; withApis: Ranked[] } {
+  const weight = options.coverage ?? WORD_COVERAGE_WEIGHT;
+  const apiWeight = options.siblingsOf === undefined ? 0 : (options.apiWeight ?? API_EVIDENCE_WEIGHT);
+  if (apiWeight <= 0 || options.siblingsOf === undefined) {
+    const plain = weight <= 0 ? index.search(text, k) : covering(index.searchMatching(text, k), weight);
+    return { plain, withApis: plain };
+  }
+  const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
+  const impactOf = new Map<string, Float64Array>();
+  for (let i = 0; i < found.ranked.length; i += 1) impactOf.set(found.ranked[i]?.name ?? "", found.impacts[i] ?? new Float64Array());
+  const withApis = coveringWith(withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k), impactOf, weight);
+  // A first step reads only `withApis`: the later steps' ranking is covered when first read, and
+  // until then only what its coverage needs is kept (the first WORD_COVERAGE_DEPTH tools' impacts).
+  let pending: { ranked: Ranked[]; impactOf: Map<string, Float64Array> } | undefined = plainPart(found.ranked.slice(0, k), impactOf);
+  let plain: Ranked[] | undefined;
+  return {
+    get plain(): Ranked[] {
+      if (plain === undefined) {
+        plain = pending === undefined ? [] : coveringWith(pending.ranked, pending.impactOf, weight);
+        pending = undefined;
+      }
+      return plain;
+    },
+    withApis,
+  };
+}
+
+/** `ranked` with the impacts of its first WORD_COVERAGE_DEPTH tools (all coverage reads). */
+function plainPart(ranked: Ranked[], impactOf: ReadonlyMap<string, Float64Array>): { ranked: Ranked[]; impactOf: Map<string, Float64Array> } {
+  const kept = new Map<string, Float64Array>();
+  for (const r of ranked.slice(0, WORD_COVERAGE_DEPTH)) kept.set(r.name, impactOf.get(r.name) ?? new Float64Array());
+  return { ranked, impactOf: kept };
+}
+
+/** `ranked` re-ranked for coverage as `covering`, each tool's impacts looked up by name. */
+function coveringWith(ranked: Ranked[], impactOf: ReadonlyMap<string, Float64Array>, weight: number): Ranked[] {
+  if (weight <= 0) return ranked;
+  return covering({ ranked, impacts: ranked.slice(0, WORD_COVERAGE_DEPTH).map((r) => impactOf.get(r.name) ?? new Float64Array()) }, weight);
+}
+
+/** `ranked` with its first WORD_COVERAGE_DEPTH (whose impacts are given) re-ranked for coverage of the task's words. */
+function covering({ ranked, impacts }: { ranked: Ranked[]; impacts: Float64Array[] }, weight: number): Ranked[] {
   const covered = coverTaskWords(ranked.slice(0, WORD_COVERAGE_DEPTH), impacts.slice(0, WORD_COVERAGE_DEPTH), weight);
   return [...covered, ...ranked.slice(WORD_COVERAGE_DEPTH)];
 }
