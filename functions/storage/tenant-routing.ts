@@ -22,7 +22,7 @@ import {
 } from "../toolnet/graph";
 import { applyFeedbackBatch } from "../toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../toolnet/graph/graph-codec";
-import { hybridTwoWays, type Ranked, searchCoveringWords, searchTwoWays } from "../toolnet/retrieval";
+import { hybridTwoWays, type Ranked, searchCoveringWords, searchTwoWays, type SiblingsOf } from "../toolnet/retrieval";
 import {
   answerJson,
   DEFAULT_ANSWER_PARTS,
@@ -218,12 +218,13 @@ export class TenantRouting {
   }
 
   /** Which parts of the state are in memory now, without loading any (tests and benchmarks). */
-  loadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
+  loadedParts(): { loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number } {
     const state = this.#states.current;
     return {
       loaded: state !== undefined,
       index: state?.loadedIndex !== undefined,
       memory: state?.loadedMemory !== undefined,
+      apis: state?.families !== undefined,
       definitions: state?.defs.parsedCount ?? 0,
     };
   }
@@ -261,7 +262,12 @@ export class TenantRouting {
     return state.relevance.ranking({ task, depth, model: query?.model }, index.version, () => {
       this.relevanceSearches += 1;
       const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
-      const siblingsOf = this.#states.apiSiblingsOf(state);
+      // The APIs are read only when a first step's ranking is made (a later step's needs none).
+      let apis: SiblingsOf | undefined | null = null;
+      const siblingsOf: SiblingsOf = (tool) => {
+        if (apis === null) apis = this.#states.apiSiblingsOf(state);
+        return apis?.(tool) ?? [];
+      };
       const embedded = vectors !== undefined && vectors.size > 0 && query !== undefined;
       const both = embedded
         ? hybridTwoWays(index, task, query.vector, vectors, {
@@ -275,7 +281,9 @@ export class TenantRouting {
         get ranked(): Ranked[] {
           return both.plain;
         },
-        firstStep: both.withApis,
+        get firstStep(): Ranked[] {
+          return both.withApis;
+        },
         embedded,
       };
     });
@@ -371,10 +379,10 @@ export class TenantRouting {
   ): { ranked: RankedTool[]; via: RouteAnswer["via"]; fallback: RouteFallback | undefined } {
     const { graph, defs } = state;
     const relevance = this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query);
-    const firstStep = relevance.firstStep;
     let fused: FusedCandidate[];
     let via: RouteAnswer["via"];
     if (previous === null) {
+      const firstStep = relevance.firstStep;
       const history = mode === "fused" ? state.memory.votes(task, { tools: "first" }) : [];
       fused = fuseFirstStep({
         relevance: withUnfitLower(firstStep, task, state.saidNumbers.unfitAmong(firstStep.map((r) => r.name))),

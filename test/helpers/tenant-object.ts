@@ -15,7 +15,7 @@ export interface TestTenantObject {
   /** Task rankings the routing store computed since the object started (searches its memo did not answer). */
   routingRelevanceSearches(): Promise<number>;
   /** Which parts of the routing state are in memory (asking loads none). */
-  routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
+  routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
   storageBytes(): Promise<number>;
   /** The run tokens quotas count since `sinceIso` (null: no run), and how many rows SQLite read to count them. */
   runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
@@ -55,7 +55,7 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     holdRoutingPreparation(held: boolean): Promise<void>;
     routingScoreWrites(): Promise<{ rows: number; flushes: number }>;
     routingRelevanceSearches(): Promise<number>;
-    routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
+    routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
     storageBytes(): Promise<number>;
     runTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;
     jobTokensSince(sinceIso: string): Promise<{ tokens: number | null; rowsRead: number }>;

@@ -60,7 +60,7 @@ export class EvictableTenantObject extends TenantObject {
   }
 
   /** Which parts of the routing state are in memory (none is loaded by asking). */
-  routingLoadedParts(): { loaded: boolean; index: boolean; memory: boolean; definitions: number } {
+  routingLoadedParts(): { loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number } {
     return this.stores.routing.loadedParts();
   }
 

@@ -18,7 +18,7 @@ interface TenantStub {
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
   routingLoadReport(): Promise<LoadReport>;
   holdRoutingPreparation(held: boolean): Promise<void>;
-  routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; definitions: number }>;
+  routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
 }
 
 let service: TestService;
@@ -253,7 +253,7 @@ describe("stored routing state", () => {
     const before = await answers(tenant.key, previous);
 
     await stub.simulateEviction();
-    expect(await stub.routingLoadedParts()).toEqual({ loaded: false, index: false, memory: false, definitions: 0 });
+    expect(await stub.routingLoadedParts()).toEqual({ loaded: false, index: false, memory: false, apis: false, definitions: 0 });
     const graphStep = await service.json<{ candidates: unknown[] }>("POST", "/v1/route", {
       key: tenant.key,
       body: { task: TASKS[0], k: 4, previousTool: previous, mode: "graph" },
@@ -261,13 +261,23 @@ describe("stored routing state", () => {
     expect(graphStep.status).toBe(200);
     // The graph step parsed no definition (the shown tools' views and one-line descriptions are
     // stored) and loaded neither the index nor the task memory.
-    expect(await stub.routingLoadedParts()).toEqual({ loaded: true, index: false, memory: false, definitions: 0 });
+    expect(await stub.routingLoadedParts()).toEqual({ loaded: true, index: false, memory: false, apis: false, definitions: 0 });
     expect(await answers(tenant.key, previous)).toEqual(before);
 
     await stub.simulateEviction();
     const fed = await service.json("POST", "/v1/feedback", { key: tenant.key, body: { tools: [previous], scores: [1] } });
     expect(fed.status).toBe(200);
-    expect(await stub.routingLoadedParts()).toEqual({ loaded: true, index: false, memory: false, definitions: 0 });
+    expect(await stub.routingLoadedParts()).toEqual({ loaded: true, index: false, memory: false, apis: false, definitions: 0 });
+
+    // A fused later step ranks by the task's words without API evidence: it reads no tool's API.
+    await stub.simulateEviction();
+    const later = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[1], k: 4, previousTool: previous } });
+    expect(later.status).toBe(200);
+    expect(await stub.routingLoadedParts()).toMatchObject({ index: true, apis: false });
+    const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[2], k: 4 } });
+    expect(first.status).toBe(200);
+    expect((await stub.routingLoadedParts()).apis).toBe(true);
+    await stub.simulateEviction();
 
     // A tool and a task arrive while the index and the memory are not loaded: the first step that needs them sees both.
     const added = await service.json("POST", "/v1/tools/import", {

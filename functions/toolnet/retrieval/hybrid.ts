@@ -72,19 +72,24 @@ export function hybridTwoWays(
       get plain(): Ranked[] {
         return lexical.plain.slice(0, k);
       },
-      withApis: lexical.withApis.slice(0, k),
+      get withApis(): Ranked[] {
+        return lexical.withApis.slice(0, k);
+      },
     };
   const live = [...toolVectors].filter(([name]) => index.has(name));
   const dense = rankByCosine(queryVector, live, depth);
-  const withApis = fuseWithDense(lexical.withApis, dense, k, options);
+  // Each fused when first read: a first step reads only `withApis`, a later step only `plain`.
+  let withApis: Ranked[] | undefined;
   let plain: Ranked[] | undefined;
   return {
-    // A first step reads only `withApis`: the later steps' ranking is fused when first read.
     get plain(): Ranked[] {
-      plain ??= lexical.plain === lexical.withApis ? withApis : fuseWithDense(lexical.plain, dense, k, options);
+      plain ??= fuseWithDense(lexical.plain, dense, k, options);
       return plain;
     },
-    withApis,
+    get withApis(): Ranked[] {
+      withApis ??= fuseWithDense(lexical.withApis, dense, k, options);
+      return withApis;
+    },
   };
 }
 

@@ -58,20 +58,22 @@ export function searchTwoWays(index: WordMatchingIndex, text: string, k: number,
   const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
   const impactOf = new Map<string, Float64Array>();
   for (let i = 0; i < found.ranked.length; i += 1) impactOf.set(found.ranked[i]?.name ?? "", found.impacts[i] ?? new Float64Array());
-  const withApis = coveringWith(withApiEvidence(found.ranked, options.siblingsOf, apiWeight).slice(0, k), impactOf, weight);
-  // A first step reads only `withApis`: the later steps' ranking is covered when first read, and
-  // until then only what its coverage needs is kept (the first WORD_COVERAGE_DEPTH tools' impacts).
-  let pending: { ranked: Ranked[]; impactOf: Map<string, Float64Array> } | undefined = plainPart(found.ranked.slice(0, k), impactOf);
+  const siblingsOf = options.siblingsOf;
+  // Each ranking is made when first read: a first step reads only `withApis` (and only it asks
+  // for the APIs), a later step only `plain`, whose coverage needs only the first
+  // WORD_COVERAGE_DEPTH tools' impacts.
+  let withApis: Ranked[] | undefined;
   let plain: Ranked[] | undefined;
+  const plainPending = plainPart(found.ranked.slice(0, k), impactOf);
   return {
     get plain(): Ranked[] {
-      if (plain === undefined) {
-        plain = pending === undefined ? [] : coveringWith(pending.ranked, pending.impactOf, weight);
-        pending = undefined;
-      }
+      plain ??= coveringWith(plainPending.ranked, plainPending.impactOf, weight);
       return plain;
     },
-    withApis,
+    get withApis(): Ranked[] {
+      withApis ??= coveringWith(withApiEvidence(found.ranked, siblingsOf, apiWeight).slice(0, k), impactOf, weight);
+      return withApis;
+    },
   };
 }
 

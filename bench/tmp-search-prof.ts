@@ -1,0 +1,11 @@
+import { readFileSync } from "node:fs";
+import { toolDocument, ToolIndex, searchCoveringWords } from "../functions/toolnet/retrieval";
+import { importToolList } from "../functions/tools/list-import";
+import { toolItems } from "./lib/tool-corpus";
+const q = (JSON.parse(readFileSync("/work/shared/data/stabletoolbench/retrieval_queries.json", "utf8")) as { query: string }[]).map((x) => x.query);
+const { tools: defs } = importToolList(toolItems(10000));
+const index = ToolIndex.fromBytes(ToolIndex.build(defs.map((d) => toolDocument(d))).toBytes());
+for (let r = 0; r < 2; r++) for (const t of q) searchCoveringWords(index, t, 30);
+const t0 = performance.now();
+for (let r = 0; r < 5; r++) for (const t of q) searchCoveringWords(index, t, 30);
+console.log("per search ms", ((performance.now() - t0) / (5 * q.length)).toFixed(4));
