@@ -338,6 +338,17 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
   const cold = fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
   const warm = fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
+  // Another ranking (a retrieval variant, or with embeddings) fused as the default is, cold or with the first tools of history.
+  const fusedWith = (ranking: Ranked[], history: "none" | "first"): string[] =>
+    fuseFirstStep({
+      relevance: ranking,
+      history: history === "first" ? firstVotes : [],
+      producersOf,
+      siblingsOf,
+      weights: WEIGHTS,
+      task: text,
+      nameLookupLeaders: NAME_LOOKUPS,
+    }).map((c) => c.tool);
   // The route answer at k = 10: the fused ranking filled to k by the stand-ins routing uses.
   const answer = (fused: typeof cold, graph: ToolGraph): string[] =>
     fillToK(
@@ -362,15 +373,10 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ["cold: fused, no history", cold.map((c) => c.tool)],
     [
       "cold: fused, no history, without API evidence",
-      fuseFirstStep({
-        relevance: withUnfitLower(covered(ctx, text, plain), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT),
-        history: [],
-        producersOf,
-        siblingsOf,
-        weights: WEIGHTS,
-        task: text,
-        nameLookupLeaders: NAME_LOOKUPS,
-      }).map((c) => c.tool),
+      fusedWith(
+        withUnfitLower(covered(ctx, text, plain), text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT),
+        "none",
+      ),
     ],
     [
       "cold: fused, no history, same-API operations raised too",
@@ -407,28 +413,8 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       ),
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
-    ...variantFirstSteps(ctx, text, (variant, history) =>
-      fuseFirstStep({
-        relevance: variant,
-        history: history === "first" ? firstVotes : [],
-        producersOf,
-        siblingsOf,
-        weights: WEIGHTS,
-        task: text,
-        nameLookupLeaders: NAME_LOOKUPS,
-      }).map((c) => c.tool),
-    ),
-    ...embeddedFirstSteps(ctx, text, (embedded, history) =>
-      fuseFirstStep({
-        relevance: embedded,
-        history: history === "first" ? firstVotes : [],
-        producersOf,
-        siblingsOf,
-        weights: WEIGHTS,
-        task: text,
-        nameLookupLeaders: NAME_LOOKUPS,
-      }).map((c) => c.tool),
-    ),
+    ...variantFirstSteps(ctx, text, fusedWith),
+    ...embeddedFirstSteps(ctx, text, fusedWith),
   ]);
 }
 

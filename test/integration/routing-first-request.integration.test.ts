@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashEmbedding, createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
+import { apiEvidenceCatalog } from "../helpers/api-evidence-catalog";
 import type { RouteAnswer } from "../../functions/storage/tenant-routing";
 
 /** Twenty tools of four small APIs; a task about invoices matches two of them by its words. */
@@ -153,17 +154,7 @@ describe("routing that is right from a tenant's first request", () => {
     const embedder = await createTenant(service, "api-evidence-embedder");
     expect((await service.json("PUT", "/v1/settings/model", { key: embedder.key, body: { embeddingModel: "scripted-embeddings" } })).status).toBe(200);
     const op = (api: string, name: string, description: string) => ({ name, method: "GET", url: `https://${api}.example.com/${name}`, description });
-    const catalog = [
-      op("movies", "searchMovie", "Search movies by title."),
-      op("movies", "movieCredits", "Cast and crew of a movie: the cast list."),
-      op("movies", "movieReviews", "User reviews of a movie."),
-      op("theatre", "showCast", "Cast of a theatre show: cast members, cast roles, cast photos."),
-      ...["bookSeat", "listVenues", "cancelBooking", "venueMap", "ticketPrices", "seatPlan"].map((n) => op("theatre", n, `${n} for a venue.`)),
-      op("shop", "productReviews", "Customer reviews of a product: review text, review stars, review date."),
-      ...["addToCart", "checkout", "listOrders", "trackParcel", "applyCoupon", "wishlist", "giftCards", "returns", "storeHours"].map((n) =>
-        op("shop", n, `${n} in the store.`),
-      ),
-    ];
+    const catalog = apiEvidenceCatalog(op);
     const task = "Inception: who is in the cast, and what do reviews say?";
     // Lexical alone, and fused with the tenant's embeddings (the lexical matches lead in the order API evidence gives them).
     for (const { key, via } of [

@@ -3,26 +3,12 @@ import { apiSiblings } from "../../functions/toolnet/api-siblings";
 import { hybridSearch, hybridTwoWays, toolDocument, ToolIndex, withApiEvidence } from "../../functions/toolnet/retrieval";
 import { searchCoveringWords, searchTwoWays } from "../../functions/toolnet/retrieval/term-coverage";
 import { ToolDefinition } from "../../functions/tools/definition";
+import { apiEvidenceCatalog } from "../helpers/api-evidence-catalog";
 
 const op = (api: string, name: string, description: string): ToolDefinition =>
   ToolDefinition.parse({ name, method: "GET", serverUrl: `https://${api}.example.com`, path: `/${name}`, operation: `GET /${name}`, description });
 
-/**
- * A movie API whose operations share a request's words between them, and two bigger APIs each
- * with one operation that matches a word of it (a theatre's cast, a shop's reviews) among
- * operations that match nothing.
- */
-const defs = [
-  op("movies", "searchMovie", "Search movies by title."),
-  op("movies", "movieCredits", "Cast and crew of a movie: the cast list."),
-  op("movies", "movieReviews", "User reviews of a movie."),
-  op("theatre", "showCast", "Cast of a theatre show: cast members, cast roles, cast photos."),
-  ...["bookSeat", "listVenues", "cancelBooking", "venueMap", "ticketPrices", "seatPlan"].map((n) => op("theatre", n, `${n} for a venue.`)),
-  op("shop", "productReviews", "Customer reviews of a product: review text, review stars, review date."),
-  ...["addToCart", "checkout", "listOrders", "trackParcel", "applyCoupon", "wishlist", "giftCards", "returns", "storeHours"].map((n) =>
-    op("shop", n, `${n} in the store.`),
-  ),
-];
+const defs = apiEvidenceCatalog(op);
 const byName = new Map(defs.map((d) => [d.name, d]));
 const siblings = apiSiblings(defs);
 const siblingsOf = (tool: string) => siblings.get(tool) ?? [];

@@ -222,15 +222,16 @@ describe("run candidate sets", () => {
 });
 
 describe("learned transitions are weighed by their evidence", () => {
+  /** A later step after getSearchMovie for `task`, with getMovieMovieIdImages observed after it once. */
+  const afterSearchSeenOnce = (task: string) => ({
+    previous: "getSearchMovie",
+    learned: learnedSuccessors(graphWith([["getSearchMovie", "getMovieMovieIdImages"]]), "getSearchMovie"),
+    relevance: index.search(task, 30),
+    dataFlow: flow.successors("getSearchMovie"),
+  });
+
   it("leaves out a transition seen once, which other tasks' habits would otherwise rank first", () => {
-    const task = "Who directed Inception? Get the credits of the movie";
-    const once = graphWith([["getSearchMovie", "getMovieMovieIdImages"]]);
-    const input = {
-      previous: "getSearchMovie",
-      learned: learnedSuccessors(once, "getSearchMovie"),
-      relevance: index.search(task, 30),
-      dataFlow: flow.successors("getSearchMovie"),
-    };
+    const input = afterSearchSeenOnce("Who directed Inception? Get the credits of the movie");
     expect(fuseNextStep({ ...input, minEvidence: 1 }).findIndex((c) => c.tool === "getMovieMovieIdImages")).toBeLessThan(3);
     const fused = fuseNextStep(input);
     expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
@@ -246,14 +247,7 @@ describe("learned transitions are weighed by their evidence", () => {
   });
 
   it("keeps a transition seen once when a similar earlier task took it (its task history votes for it)", () => {
-    const task = "Show me the posters of Inception";
-    const once = graphWith([["getSearchMovie", "getMovieMovieIdImages"]]);
-    const input = {
-      previous: "getSearchMovie",
-      learned: learnedSuccessors(once, "getSearchMovie"),
-      relevance: index.search(task, 30),
-      dataFlow: flow.successors("getSearchMovie"),
-    };
+    const input = afterSearchSeenOnce("Show me the posters of Inception");
     expect(fuseNextStep(input).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition).toBeUndefined();
     const similarTaskTookIt = [{ name: "getMovieMovieIdImages", score: 0.8, tasks: 1 }];
     expect(fuseNextStep({ ...input, history: similarTaskTookIt }).find((c) => c.tool === "getMovieMovieIdImages")?.why.transition?.observed).toBe(1);
