@@ -3,7 +3,8 @@ import { TOOL_DOC_FIELDS } from "./tool-document";
 /**
  * The impact index's stored layout: its typed arrays, the JSON header beside them, and their
  * bytes (a header length, the header, then each array 8-byte aligned, so a load is views into one
- * buffer). What the arrays mean is impact-index.ts's business; this module only keeps them.
+ * buffer). What the arrays mean is the business of impact-index.ts and its
+ * search and rebuild (impact-search.ts, impact-rebuild.ts); this module only keeps them.
  */
 
 const FIELDS = TOOL_DOC_FIELDS.length;

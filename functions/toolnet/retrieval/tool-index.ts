@@ -8,7 +8,7 @@ export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
 
 /**
  * Lexical (BM25) ranking of a tenant's tools for a task text: no model call, MiniSearch's scoring
- * computed from precomputed impacts accumulated term at a time, with exact rescoring of the best (impact-index.ts), well under
+ * computed from precomputed impacts accumulated term at a time, with exact rescoring of the best (impact-index.ts, impact-search.ts), well under
  * a millisecond at 10,000 tools (figures in bench/retrieval-quality.ts). Tools are added,
  * replaced and removed by name as the registry changes, and the index serialises to bytes so a
  * Durable Object can store it and load it instead of rebuilding (storage/routing-snapshots.ts).

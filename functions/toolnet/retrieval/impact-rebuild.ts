@@ -1,0 +1,158 @@
+import type { Arrays } from "./impact-layout";
+import { bm25Score, commonImpact, inverseDocumentFrequency } from "./impact-math";
+import type { RankingTuning } from "./minisearch-engine";
+import { TOOL_DOC_FIELDS } from "./tool-document";
+
+/**
+ * The impact index's rebuild after changes (impact-index.ts records them): the pending term counts
+ * merged into the flat raw arrays, then every impact computed again from them, since impacts
+ * depend on corpus-wide statistics.
+ */
+
+const FIELDS = TOOL_DOC_FIELDS.length;
+
+/** A tool added since the last merge. */
+export interface Pending {
+  id: number;
+  /** (term id, field id, term frequency) triples. */
+  entries: Int32Array;
+}
+
+/** An index with changes not merged yet. */
+export interface Unmerged {
+  arrays: Arrays;
+  /** Tool name by id; undefined for a tool removed since the last merge. */
+  names: readonly (string | undefined)[];
+  /** Tools added since the last merge, in id order. */
+  pending: readonly Pending[];
+  /** A tool's field lengths, pending or merged. */
+  lengthsOf: (id: number) => ArrayLike<number>;
+  /** Number of terms the merged raw arrays cover, and the number of terms now. */
+  mergedTerms: number;
+  termCount: number;
+}
+
+/**
+ * Folds the pending additions and the removals (undefined names) into the raw arrays, which then
+ * cover `termCount` terms (`mergedTerms` before): tool ids become dense again.
+ */
+export function mergePending({ arrays: old, names: oldNames, pending, lengthsOf, mergedTerms, termCount }: Unmerged): { names: string[]; arrays: Arrays } {
+  const newId = new Int32Array(oldNames.length).fill(-1);
+  const names: string[] = [];
+  oldNames.forEach((name, id) => {
+    if (name === undefined) return;
+    newId[id] = names.length;
+    names.push(name);
+  });
+  const counts = new Int32Array(termCount * FIELDS + 1);
+  const mergedSlots = mergedTerms * FIELDS;
+  for (let slot = 0; slot < mergedSlots; slot += 1) {
+    for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1)
+      if ((newId[old.rawDocs[p] ?? 0] ?? -1) >= 0) counts[slot] = (counts[slot] ?? 0) + 1;
+  }
+  const livePending = pending.filter((pending) => (newId[pending.id] ?? -1) >= 0);
+  for (const { entries } of livePending) {
+    for (let i = 0; i < entries.length; i += 3) {
+      const slot = (entries[i] ?? 0) * FIELDS + (entries[i + 1] ?? 0);
+      counts[slot] = (counts[slot] ?? 0) + 1;
+    }
+  }
+  const rawOffsets = new Int32Array(termCount * FIELDS + 1);
+  for (let slot = 0; slot < termCount * FIELDS; slot += 1) rawOffsets[slot + 1] = (rawOffsets[slot] ?? 0) + (counts[slot] ?? 0);
+  const total = rawOffsets[termCount * FIELDS] ?? 0;
+  const rawDocs = new Int32Array(total);
+  const rawTfs = new Int32Array(total);
+  const cursor = rawOffsets.slice(0, termCount * FIELDS);
+  // Merged postings first, then pending ones: ids only grow, so each list stays sorted by id.
+  for (let slot = 0; slot < mergedSlots; slot += 1) {
+    for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1) {
+      const id = newId[old.rawDocs[p] ?? 0] ?? -1;
+      if (id < 0) continue;
+      const at = cursor[slot] ?? 0;
+      rawDocs[at] = id;
+      rawTfs[at] = old.rawTfs[p] ?? 0;
+      cursor[slot] = at + 1;
+    }
+  }
+  for (const { id, entries } of livePending) {
+    for (let i = 0; i < entries.length; i += 3) {
+      const slot = (entries[i] ?? 0) * FIELDS + (entries[i + 1] ?? 0);
+      const at = cursor[slot] ?? 0;
+      rawDocs[at] = newId[id] ?? 0;
+      rawTfs[at] = entries[i + 2] ?? 0;
+      cursor[slot] = at + 1;
+    }
+  }
+  const fieldLengths = new Int32Array(names.length * FIELDS);
+  oldNames.forEach((name, id) => {
+    const to = newId[id] ?? -1;
+    if (name !== undefined && to >= 0) fieldLengths.set(lengthsOf(id), to * FIELDS);
+  });
+  return { names, arrays: { ...old, fieldLengths, rawOffsets, rawDocs, rawTfs } };
+}
+
+/**
+ * `arrays` with the impact of each (term, tool) of its first `termCount` terms computed: Σ over
+ * boosted fields, in field order, of boost × BM25 (MiniSearch's termResults), for `count` tools
+ * whose ids are below `tools`.
+ */
+export function withImpacts(arrays: Arrays, tuning: RankingTuning, count: number, tools: number, termCount: number): Arrays {
+  const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = arrays;
+  const { boosts, bm25 } = tuning;
+  const boosted = TOOL_DOC_FIELDS.flatMap((field, f) => (boosts[field] > 0 ? [[f, boosts[field]] as const] : []));
+  const impactOffsets = new Int32Array(termCount + 1);
+  const impactDocs = new Int32Array(rawDocs.length);
+  const impacts = new Float64Array(rawDocs.length);
+  const defaultImpact = new Float64Array(termCount);
+  const sum = new Float64Array(tools);
+  const seen = new Uint8Array(tools);
+  const touched = new Int32Array(tools);
+  let out = 0;
+  for (let t = 0; t < termCount; t += 1) {
+    let touchedCount = 0;
+    for (const [f, fieldBoost] of boosted) {
+      const from = rawOffsets[t * FIELDS + f] ?? 0;
+      const to = rawOffsets[t * FIELDS + f + 1] ?? 0;
+      const matching = to - from;
+      if (matching === 0) continue;
+      const avg = avgFieldLength[f] ?? 0;
+      const invDocFreq = inverseDocumentFrequency(count, matching);
+      for (let p = from; p < to; p += 1) {
+        const doc = rawDocs[p] ?? 0;
+        const rawScore = bm25Score(invDocFreq, rawTfs[p] ?? 0, fieldLengths[doc * FIELDS + f] ?? 0, avg, bm25);
+        const weighted = fieldBoost * rawScore;
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          sum[doc] = weighted;
+          touched[touchedCount] = doc;
+          touchedCount += 1;
+        } else {
+          sum[doc] = (sum[doc] ?? 0) + weighted;
+        }
+      }
+    }
+    const docs = touched.subarray(0, touchedCount).sort();
+    const common = touchedCount * 2 > tools ? commonImpact(docs, sum, tools) : 0;
+    defaultImpact[t] = common;
+    if (common > 0) {
+      // Only the exceptions: tools with another impact, and tools without the term (impact 0).
+      for (let doc = 0; doc < tools; doc += 1) {
+        const impact = seen[doc] === 1 ? (sum[doc] ?? 0) : 0;
+        seen[doc] = 0;
+        if (impact === common) continue;
+        impactDocs[out] = doc;
+        impacts[out] = impact;
+        out += 1;
+      }
+    } else {
+      for (const doc of docs) {
+        impactDocs[out] = doc;
+        impacts[out] = sum[doc] ?? 0;
+        out += 1;
+        seen[doc] = 0;
+      }
+    }
+    impactOffsets[t + 1] = out;
+  }
+  return { ...arrays, impactOffsets, impactDocs: impactDocs.slice(0, out), impacts: impacts.slice(0, out), defaultImpact };
+}
