@@ -17,9 +17,10 @@ const modules = DIRS.flatMap((dir) =>
     .map((name) => ({ name, text: readFileSync(`${dir}/${name}`, "utf8") })),
 );
 
-/** Modules that make up one store: routing keeps its in-memory state, persisted index, graph and tool vectors in helper modules. */
+/** Modules that make up one store: routing keeps its in-memory state, persisted index, graph, learning and tool vectors in helper modules. */
 const PART_OF: Record<string, string> = {
   "loaded-routing.ts": "tenant-routing.ts",
+  "routing-learning.ts": "tenant-routing.ts",
   "routing-snapshots.ts": "tenant-routing.ts",
   "stored-blobs.ts": "tenant-routing.ts",
   "tool-vectors.ts": "tenant-routing.ts",
