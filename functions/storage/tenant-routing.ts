@@ -1,6 +1,5 @@
 import {
   graphStepSuccessors,
-  learnedSuccessors,
   type Evaluation,
   type FeedbackResult,
   type GraphSettings,
@@ -9,10 +8,10 @@ import {
   ToolGraphError,
   type Trajectory,
 } from "../toolnet/graph";
-import { hybridTwoWays, type Ranked, searchCoveringWords, searchTwoWays, type SiblingsOf } from "../toolnet/retrieval";
+import { hybridTwoWays, type Ranked, searchTwoWays, type SiblingsOf } from "../toolnet/retrieval";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
-import { fuseRunCandidates, type RunCandidateSet } from "../toolnet/signal-fusion";
-import { callableAsAsked, withUnfitLower } from "../toolnet/task-fit";
+import type { RunCandidateSet } from "../toolnet/signal-fusion";
+import { callableAsAsked } from "../toolnet/task-fit";
 import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../tenants/stored-model-override";
@@ -23,18 +22,9 @@ import { allRows, oneRow } from "./sql";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "./tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
-import {
-  feedersOf,
-  fitAnswer,
-  fusedRanking,
-  nameLookupsOf,
-  shownDefinition,
-  type RankingState,
-  type RouteAnswer,
-  type RouteOptions,
-  type TaskVectorWanted,
-} from "./routing-answers";
+import { fitAnswer, fusedRanking, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
 import { RoutingLearning } from "./routing-learning";
+import { runCandidates, type RunCandidateSources } from "./run-candidates";
 
 export type { RouteAnswer, RouteMode, RouteOptions, TaskVectorWanted } from "./routing-answers";
 
@@ -315,40 +305,20 @@ export class TenantRouting {
 
   /**
    * Tools for a run: retrieval, similar earlier tasks, and the learned and data-flow successors of
-   * the best of them, in one fused ranking, taken best first within `maxTools` and `tokenBudget`.
-   * A tool costs the tokens the run prompt shows for it (typed signature and description, and
-   * with a current protocol its response schema and example), as stored.
+   * the best of them, in one fused ranking, taken best first within `maxTools` and `tokenBudget`
+   * (run-candidates.ts).
    */
   candidates(task: string, options: { seeds: number; maxTools: number; tokenBudget: number }): RunCandidateSet {
     const state = this.#states.load();
-    const better = this.#descriptions();
-    const protocolTokens = this.#sources.protocolRunTokens();
-    const relevance = searchCoveringWords(state.index, task, Math.max(RELEVANCE_DEPTH, options.maxTools * 3), {
-      siblingsOf: this.#states.apiSiblingsOf(state),
-    });
-    return fuseRunCandidates({
-      task,
-      relevance: withUnfitLower(relevance, task, state.saidNumbers.unfitAmong(relevance.map((r) => r.name))),
-      history: state.memory.votes(task, { tools: "all" }),
-      seeds: options.seeds,
-      learnedAfter: (tool) => learnedSuccessors(state.graph, tool),
-      dataFlowAfter: (tool) => state.flow.successors(tool),
-      producersOf: (tool) => state.flow.producers(tool),
-      nameLookupsOf: nameLookupsOf(state.flow),
-      feedersOf: feedersOf(state.flow),
+    const sources: RunCandidateSources = {
+      state,
+      better: this.#descriptions(),
+      protocolTokens: this.#sources.protocolRunTokens(),
+      apiSiblingsOf: this.#states.apiSiblingsOf(state),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
-      maxTools: options.maxTools,
-      tokenBudget: options.tokenBudget,
-      // The stored figure of what the run prompt shows: with a current protocol, its signature with
-      // the protocol's schema and example (recorded with the version), else tool_views.run_tokens.
-      costOf: (tool) => {
-        const recorded = protocolTokens.get(tool);
-        if (recorded !== undefined) return recorded;
-        const description = better.get(tool);
-        const def = shownDefinition(state.defs.get(tool), description);
-        return def === undefined ? 0 : this.#views(tool, def, description).runTokens;
-      },
-    });
+      views: (tool, shown, description) => this.#views(tool, shown, description),
+    };
+    return runCandidates(sources, task, options, RELEVANCE_DEPTH);
   }
 
   /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text teaches the first step. */
