@@ -46,7 +46,7 @@ export interface RouteOptions {
 /** A tool of a route answer before it is shown: its weight, and why it was ranked. */
 export type RankedTool = { tool: string; weight: number; why?: Why };
 
-/** What a fused ranking reads: the loaded state, the task's relevance (memoised by the store) and each tool's API siblings. */
+/** What a fused ranking reads: the loaded state, the task's relevance (memoised by the store) and the other operations of each tool's API. */
 export interface RankingState {
   state: Loaded;
   relevance: TaskRelevance;

@@ -16,7 +16,7 @@ export interface RunCandidateSources {
   protocolTokens: Map<string, number>;
   /** Other operations of a tool's API, for the relevance search's API evidence. */
   apiSiblingsOf: SiblingsOf | undefined;
-  /** A tool's siblings, for fusion. */
+  /** Other operations of a tool's API (small APIs only), for fusion. */
   siblingsOf: (tool: string) => readonly string[];
   /** A tool's stored views as shown with a description. */
   views: (tool: string, shown: ToolDefinition, description: string | undefined) => StoredToolViews;
