@@ -56,7 +56,7 @@ export interface LoadReport {
   dataFlow: "stored" | "computed" | "per request" | "not loaded";
 }
 
-/** The graph's trajectory rows, as the routing store needs them (tenant-routing.ts owns the table). */
+/** The graph's trajectory rows, as the routing store needs them (the routing store (tenant-routing.ts, its SQL in routing-learning.ts) owns the table). */
 export interface TrajectoryRows {
   /** Trajectories stored after row `rowid`, in row order. */
   after(rowid: number): Trajectory[];
