@@ -206,7 +206,15 @@ export class TenantToolViews {
     this.#warmScheduled = true;
     this.#runLater(() => {
       this.#warmScheduled = false;
-      if (this.#warmSlice()) this.#warmInBackground();
+      let more = false;
+      try {
+        more = this.#warmSlice();
+      } catch (error) {
+        // Background work outside any request: a failed read stops it (answers read what they show).
+        this.#warmedThrough = undefined;
+        console.warn(`tool views not read into memory: ${String(error)}`);
+      }
+      if (more) this.#warmInBackground();
     }, VIEWS_WARM_GAP_MS);
   }
 

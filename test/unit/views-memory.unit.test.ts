@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TOOL_VIEWS_VERSION } from "../../functions/toolnet/answer-budget";
 import { TenantEvents } from "../../functions/storage/tenant-events";
 import { TenantToolViews, VIEWS_WARM_SLICE, type StoredToolViews } from "../../functions/storage/tenant-tool-views";
@@ -116,6 +116,27 @@ describe("TenantToolViews reads a catalog's views into memory in the background"
     // Done: another first read starts nothing.
     views.viewsOfEach([shownTool("tool0003")]);
     expect(drain()).toBe(0);
+  });
+
+  it("stops quietly when a background read fails, and answers still read what they show", () => {
+    const rows = Array.from({ length: 600 }, (_, i) => row(`tool${String(i).padStart(3, "0")}`));
+    const { sql } = fakeSql(rows);
+    const failing = {
+      exec(query: string, ...bindings: unknown[]) {
+        if (query.includes("ORDER BY t.name LIMIT ?")) throw new Error("storage gone");
+        return sql.exec(query, ...(bindings as SqlStorageValue[]));
+      },
+    } as unknown as SqlStorage;
+    const queued: (() => void)[] = [];
+    const views = new TenantToolViews(failing, { hashOf: (tool) => `hash-${tool}` }, new TenantEvents(), (task) => queued.push(task));
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    views.viewsOfEach([shownTool("tool001")]);
+    expect(() => queued.shift()?.()).not.toThrow();
+    expect(warned).toHaveBeenCalledOnce();
+    warned.mockRestore();
+    expect(queued).toHaveLength(0);
+    expect(views.warmth()).toMatchObject({ remembered: 1, complete: true });
+    expect(views.viewsOfEach([shownTool("tool002")]).get("tool002")?.line).toBe("tool002 line");
   });
 
   it("stops when memory is full, dropping none of what answers read", () => {
