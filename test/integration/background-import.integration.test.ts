@@ -5,6 +5,7 @@ import { generatedDocument } from "../helpers/generated-openapi";
 import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { routingPrepared, tenantObject } from "../helpers/tenant-object";
+import { sendRefusedEarly } from "../helpers/early-refusal";
 
 /**
  * Big documents import in the background, in workerd: a document above the JSON body limit is
@@ -46,11 +47,13 @@ describe("background import of a big document", () => {
   it("refuses the document inline (above the body limit), takes it as an upload, shows progress, and resumes after an eviction without duplicating tools", async () => {
     expect(documentText.length).toBeGreaterThan(100_000);
     const tenant = await createTenant(service, "big-upload");
-    const inline = await service.fetch("/v1/tools/import", {
-      method: "POST",
-      headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ format: "openapi", document: documentText }),
-    });
+    const inline = await sendRefusedEarly(() =>
+      service.fetch("/v1/tools/import", {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ format: "openapi", document: documentText }),
+      }),
+    );
     expect(inline.status).toBe(413);
 
     const upload = await service.fetch("/v1/tools/import/upload?source=generated", {
@@ -181,11 +184,13 @@ describe("background import of a big document", () => {
 
   it("refuses an upload over the import limit with 413", async () => {
     const tenant = await createTenant(service, "big-bad");
-    const tooBig = await service.fetch("/v1/tools/import/upload", {
-      method: "POST",
-      headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
-      body: `{"openapi":"3.0.0","x":"${"x".repeat(2_100_000)}"}`,
-    });
+    const tooBig = await sendRefusedEarly(() =>
+      service.fetch("/v1/tools/import/upload", {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
+        body: `{"openapi":"3.0.0","x":"${"x".repeat(2_100_000)}"}`,
+      }),
+    );
     expect(tooBig.status).toBe(413);
     expect(tooBig.headers.get("content-type")).toMatch(/problem\+json/);
   });

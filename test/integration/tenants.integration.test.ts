@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createTenant, startService, type TestService } from "../helpers/service";
+import { sendRefusedEarly } from "../helpers/early-refusal";
 
 let service: TestService;
 beforeAll(async () => {
@@ -134,7 +135,9 @@ describe("errors", () => {
   it("refuses a body over the limit with 413 before parsing", async () => {
     const tenant = await createTenant(service, "big-co");
     const huge = "x".repeat(9 * 1024 * 1024);
-    const res = await service.json<{ type: string }>("POST", "/v1/tools/import", { key: tenant.key, body: `{"format":"list","tools":"${huge}"}` });
+    const res = await sendRefusedEarly(() =>
+      service.json<{ type: string }>("POST", "/v1/tools/import", { key: tenant.key, body: `{"format":"list","tools":"${huge}"}` }),
+    );
     expect(res.status).toBe(413);
     expect(res.body.type).toBe("https://atc-edge.dev/problems/payload-too-large");
   });
