@@ -82,6 +82,7 @@ interface Contribution {
  * order. Data flow says which tools CAN follow; among them, the task says which it needs.
  */
 function byRelevance(tools: readonly string[], relevance: readonly Ranked[]): string[] {
+  if (tools.length === 0) return [];
   const rank = new Map(relevance.map((r, i) => [r.name, i]));
   return tools
     .map((tool, i) => ({ tool, key: rank.get(tool) ?? relevance.length + i }))
@@ -89,27 +90,54 @@ function byRelevance(tools: readonly string[], relevance: readonly Ranked[]): st
     .map((t) => t.tool);
 }
 
-function fuse(contributions: readonly Contribution[], weights: FusionWeights, enabled: ReadonlySet<Signal>): FusedCandidate[] {
-  const scores = new Map<string, { score: number; why: Why }>();
-  for (const { signal, tools, explain, strength, positions } of contributions) {
+/** A tool's fused score, and where each signal ranked it (contribution index, position), for its reasons. */
+interface FusedEntry {
+  readonly tool: string;
+  score: number;
+  /** The contribution that ranked it last: a tool a signal ranks twice counts once. */
+  lastContribution: number;
+  readonly ranks: number[];
+}
+
+/**
+ * `contributions` fused, best first. Reasons are made for the first `explained` candidates only
+ * (the rest get none): a later step shows k tools of a ranking of dozens, and building every
+ * candidate's reasons cost more than fusing.
+ */
+function fuse(
+  contributions: readonly Contribution[],
+  weights: FusionWeights,
+  enabled: ReadonlySet<Signal>,
+  explained = Number.POSITIVE_INFINITY,
+): FusedCandidate[] {
+  const entries = new Map<string, FusedEntry>();
+  contributions.forEach(({ signal, tools, strength, positions }, contribution) => {
     const weight = weights[signal];
     // A signal of weight 0 is off: it must not add its tools to the ranking with no score.
-    if (!enabled.has(signal) || weight <= 0) continue;
-    const seen = new Set<string>();
-    tools.forEach((tool, index) => {
-      if (seen.has(tool)) return;
-      seen.add(tool);
-      let entry = scores.get(tool);
-      if (entry === undefined) scores.set(tool, (entry = { score: 0, why: {} }));
+    if (!enabled.has(signal) || weight <= 0) return;
+    for (let index = 0; index < tools.length; index += 1) {
+      const tool = tools[index] ?? "";
+      let entry = entries.get(tool);
+      if (entry === undefined) entries.set(tool, (entry = { tool, score: 0, lastContribution: -1, ranks: [] }));
+      else if (entry.lastContribution === contribution) continue;
+      entry.lastContribution = contribution;
       const position = positions?.[index] ?? index;
       entry.score += (weight * (strength === undefined ? 1 : strength(tool))) / (weights.k + position + 1);
-      // Each entry owns its `why` (made here), so reasons merge into it in place, as a spread would.
-      Object.assign(entry.why, explain(tool, position + 1));
-    });
+      entry.ranks.push(contribution, position);
+    }
+  });
+  const sorted = [...entries.values()].sort((a, b) => b.score - a.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  return sorted.map((entry, i) => ({ tool: entry.tool, score: entry.score, why: i < explained ? reasons(entry, contributions) : {} }));
+}
+
+/** A fused tool's reasons, merged in the order of the signals that ranked it. */
+function reasons({ tool, ranks }: FusedEntry, contributions: readonly Contribution[]): Why {
+  const why: Why = {};
+  for (let i = 0; i < ranks.length; i += 2) {
+    const position = ranks[i + 1] ?? 0;
+    Object.assign(why, contributions[ranks[i] ?? 0]?.explain(tool, position + 1));
   }
-  return [...scores]
-    .map(([tool, { score, why }]) => ({ tool, score, why }))
-    .sort((a, b) => b.score - a.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  return why;
 }
 
 export interface FirstStepInput {
@@ -336,6 +364,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
     ],
     input.weights ?? DEFAULT_NEXT_STEP_FUSION,
     signals,
+    input.take,
   );
 }
 
