@@ -179,14 +179,13 @@ export class TenantRouting {
   /**
    * Task relevance: BM25, fused with embeddings when the task was embedded. A chat routes the
    * same task at every step, so recent rankings are kept (relevance-memo.ts), each for the index
-   * version it was computed against, and a chat's later step does not search again. Both rankings
-   * come from one search: `firstStep` weighs API evidence (api-evidence.ts), `ranked` (a later
-   * step's) does not.
+   * version it was computed against, and a chat's later step does not search again. `firstStep`
+   * weighs API evidence (api-evidence.ts), `ranked` (a later step's) does not; a first step's
+   * search gives both.
    */
   #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): TaskRelevance {
     const index = state.index;
     return state.relevance.ranking({ task, depth, model: query?.model }, index.version, () => {
-      this.relevanceSearches += 1;
       const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
       // The APIs are read only when a first step's ranking is made (a later step's needs none).
       let apis: SiblingsOf | undefined | null = null;
@@ -195,19 +194,37 @@ export class TenantRouting {
         return apis?.(tool) ?? [];
       };
       const embedded = vectors !== undefined && vectors.size > 0 && query !== undefined;
-      const both = embedded
-        ? hybridTwoWays(index, task, query.vector, vectors, {
-            k: depth,
-            canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
-            siblingsOf,
-          })
-        : searchTwoWays(index, task, depth, { siblingsOf });
-      // A later step's ranking is made when a later step first reads it (memoised with the first step's).
+      const searched = (): { plain: Ranked[]; withApis: Ranked[] } => {
+        this.relevanceSearches += 1;
+        return embedded
+          ? hybridTwoWays(index, task, query.vector, vectors, {
+              k: depth,
+              canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
+              siblingsOf,
+            })
+          : searchTwoWays(index, task, depth, { siblingsOf });
+      };
+      // Each ranking is made when a step first reads it. A first step's search reaches as deep as
+      // API evidence scores (API_EVIDENCE_DEPTH) and gives a later step's ranking too; a later step
+      // of a task no first step ranked searches only `depth` deep, without the APIs.
+      const searchedForLaterSteps = (): Ranked[] => {
+        this.relevanceSearches += 1;
+        return searchTwoWays(index, task, depth).plain;
+      };
+      let both: { plain: Ranked[]; withApis: Ranked[] } | undefined;
+      let laterOnly: Ranked[] | undefined;
       return {
         get ranked(): Ranked[] {
-          return both.plain;
+          if (laterOnly !== undefined) return laterOnly;
+          if (both !== undefined || embedded) {
+            both ??= searched();
+            return both.plain;
+          }
+          laterOnly = searchedForLaterSteps();
+          return laterOnly;
         },
         get firstStep(): Ranked[] {
+          both ??= searched();
           return both.withApis;
         },
         embedded,

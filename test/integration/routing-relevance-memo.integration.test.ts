@@ -76,4 +76,28 @@ describe("a chat's later steps reuse the ranking of its task", () => {
     expect(await object.routingRelevanceSearches()).toBe(3);
     expect(changed.candidates.find((c) => c.name === "refundInvoice")?.why?.relevance).toBeDefined();
   }, 60_000);
+
+  it("a later step of a task no first step ranked searches only as deep as it reads; a first step for that task searches again, with API evidence", async () => {
+    const tenant = await createTenant(service, "relevance-memo-later-first");
+    const object = await tenantObject(service, tenant.id);
+    await importTools(tenant.key, tools);
+    const task = "List the payments of the invoice I was refunded for";
+    const before = await object.routingRelevanceSearches();
+
+    const later = await route(tenant.key, { task, previousTool: "getInvoice", k: 5 });
+    await route(tenant.key, { task, previousTool: "listInvoices", k: 5 });
+    expect(await object.routingRelevanceSearches()).toBe(before + 1);
+    // The later steps' search gave no ranking with API evidence: the first step makes its own.
+    await route(tenant.key, { task, k: 5 });
+    expect(await object.routingRelevanceSearches()).toBe(before + 2);
+    // And later steps still answer from the first search, as before.
+    expect(await route(tenant.key, { task, previousTool: "getInvoice", k: 5 })).toEqual(later);
+    expect(await object.routingRelevanceSearches()).toBe(before + 2);
+
+    // A fresh object whose first step comes first searches once for both.
+    await object.simulateEviction();
+    await route(tenant.key, { task, k: 5 });
+    expect(await route(tenant.key, { task, previousTool: "getInvoice", k: 5 })).toEqual(later);
+    expect(await object.routingRelevanceSearches()).toBe(1);
+  }, 60_000);
 });
