@@ -2,32 +2,21 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE } from "./bootstrap";
 import { sandboxDiagnostics } from "./diagnostics";
 import { loadQuickJs, unmetered, type SandboxInstance } from "./engine";
-import { FUEL_ALLOWANCE, SandboxStopped, YIELD_EVERY_MS, yieldToEventLoop } from "./fuel";
+import { YIELD_EVERY_MS, yieldToEventLoop } from "./fuel";
+import { MAX_STACK_CHARS, readEnvelope, readThrown } from "./host-reads";
 import { acquireInstance, releaseInstance } from "./instance-pool";
-import { DEFAULT_LIMITS, fuelForMs, STRETCH_FUEL_SHARE_OF_DEADLINE } from "./limits";
 import { errorFromThrown, errorMessage, lineInStack, parseThrownEnvelope, utf8Length, type ThrownValue } from "./outcome";
 import { prepareProgram } from "./program-shape";
+import { DISPOSE_REFUELS, disposeWithin } from "./run-disposal";
+import { resolveLimits, type RunLimits } from "./run-limits";
+import { RunLog } from "./run-log";
+import { RunMeter } from "./run-meter";
 import type { ProgramError, ProgramErrorKind, ProgramResult, RunOptions, ToolCallRecord } from "./types";
-
-/**
- * Fuel allowances a disposal may spend (× FUEL_ALLOWANCE units: 10 M, ≈ 30–150 ms of work here).
- * Freeing a full 64 MiB heap took less than one allowance in Node.
- */
-const DISPOSE_REFUELS = 500;
 
 /** Below this distance from its ceiling, the sandbox's memory counts as exhausted. */
 const EXHAUSTED_MARGIN_BYTES = 8 * 1024 * 1024;
-const MAX_STACK_CHARS = 8_000;
-
-type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: (typeof DEFAULT_LIMITS)[K] extends string ? string : number } & {
-  stretchFuel: number;
-  totalFuel: number;
-};
 
 type Outcome = { index: number; ok: true; text: string | undefined } | { index: number; ok: false; message: string };
-
-/** A hard stop: the host ends the run whatever the program does (it cannot catch these). */
-type StopKind = Extract<ProgramErrorKind, "timeout" | "cpu_budget" | "too_many_calls" | "output_too_large">;
 
 /** The option each kind of stop comes from, when the stop itself does not say more precisely. */
 const LIMIT_OF_KIND: Partial<Record<ProgramErrorKind, string>> = {
@@ -58,28 +47,18 @@ export async function runProgram(js: string, options: RunOptions): Promise<Progr
 class ProgramRun {
   readonly #js: string;
   readonly #options: RunOptions;
-  readonly #limits: Limits;
+  readonly #limits: RunLimits;
   readonly #allowed: ReadonlySet<string>;
   readonly #started = Date.now();
   readonly #abort = new AbortController();
-  readonly #logs: string[] = [];
-  #logBytes = 0;
-  #logTruncated = false;
+  readonly #meter: RunMeter;
+  readonly #log: RunLog;
   readonly #calls: ToolCallRecord[] = [];
   readonly #deferreds = new Map<number, QuickJSDeferredPromise>();
   #inflight = 0;
   readonly #ready: Outcome[] = [];
   #wake: (() => void) | undefined;
-  #stop: { kind: StopKind; message: string; limit: string } | undefined;
-  #stretchChecks = 0;
-  #totalChecks = 0;
-  #stretchFuel = 0;
-  #totalFuel = 0;
-  /** Set once the fuel meter threw through the wasm: the instance must never be touched again. */
-  #meterStopped = false;
   #lastYield = this.#started;
-  /** Fuel handed to the wasm at the last refuel (its fuel starts at 0, so the first refuel comes at once). */
-  #allowance = 0;
   #resultBytes = 0;
   #finished = false;
   #instance: SandboxInstance | undefined;
@@ -87,26 +66,9 @@ class ProgramRun {
   constructor(js: string, options: RunOptions) {
     this.#js = js;
     this.#options = options;
-    const timeoutMs = options.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
-    this.#limits = {
-      memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_LIMITS.memoryLimitBytes,
-      // QuickJS's check runs on the wasm's 5 MB C stack: 0 (no check) or more than that would let
-      // recursion overwrite the heap.
-      maxStackSizeBytes: clamp(options.maxStackSizeBytes ?? DEFAULT_LIMITS.maxStackSizeBytes, 16 * 1024, 1024 * 1024),
-      stretchBudget: options.stretchBudget ?? DEFAULT_LIMITS.stretchBudget,
-      totalBudget: options.totalBudget ?? DEFAULT_LIMITS.totalBudget,
-      stretchFuel: options.stretchFuel ?? fuelForMs(timeoutMs * STRETCH_FUEL_SHARE_OF_DEADLINE),
-      totalFuel: options.totalFuel ?? fuelForMs(timeoutMs),
-      timeoutMs,
-      maxToolCalls: options.maxToolCalls ?? DEFAULT_LIMITS.maxToolCalls,
-      maxArgumentBytes: options.maxArgumentBytes ?? DEFAULT_LIMITS.maxArgumentBytes,
-      maxResultBytes: options.maxResultBytes ?? DEFAULT_LIMITS.maxResultBytes,
-      maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_LIMITS.maxAnswerBytes,
-      maxLogLines: options.maxLogLines ?? DEFAULT_LIMITS.maxLogLines,
-      maxLogBytes: options.maxLogBytes ?? DEFAULT_LIMITS.maxLogBytes,
-      maxLogLineChars: Math.min(DEFAULT_LIMITS.maxLogLineChars, options.maxLogBytes ?? DEFAULT_LIMITS.maxLogBytes),
-      filename: options.filename ?? DEFAULT_LIMITS.filename,
-    };
+    this.#limits = resolveLimits(options);
+    this.#meter = new RunMeter(this.#limits, this.#started);
+    this.#log = new RunLog(this.#limits);
     this.#allowed = new Set(options.tools);
   }
 
@@ -123,10 +85,10 @@ class ProgramRun {
       return this.#failure({ kind: "runtime", message: `the sandbox could not start: ${errorMessage(error)}` });
     }
     this.#instance = instance;
-    instance.refuel = (fuelLeft) => this.#refuel(fuelLeft);
+    instance.refuel = (fuelLeft) => this.#meter.refuel(fuelLeft);
 
     const timer = setTimeout(() => {
-      this.#halt("timeout", this.#timeoutMessage(), "timeoutMs");
+      this.#meter.halt("timeout", this.#meter.timeoutMessage(), "timeoutMs");
       this.#wakeUp();
     }, this.#limits.timeoutMs);
     let runtime: QuickJSRuntime | undefined;
@@ -137,7 +99,7 @@ class ProgramRun {
       runtime = instance.quickjs.newRuntime({
         memoryLimitBytes: this.#limits.memoryLimitBytes,
         maxStackSizeBytes: this.#limits.maxStackSizeBytes,
-        interruptHandler: () => this.#interrupt(),
+        interruptHandler: () => this.#meter.interrupt(),
       });
       runtime.setModuleLoader((name) => ({
         error: new Error(`cannot import "${name}": a program has no modules; its only capability is the global \`tools\` object`),
@@ -154,11 +116,11 @@ class ProgramRun {
       this.#finished = true;
       clearTimeout(timer);
       this.#abort.abort(new Error("the program run ended"));
-      healthy &&= !this.#meterStopped;
+      healthy &&= !this.#meter.meterStopped;
       // After out-of-memory QuickJS's heap may be inconsistent, and freeing it can run without
       // end: such an instance is dropped whole, never disposed. Any other disposal is metered
       // too, with a budget of its own: no wasm work done for a program runs unmetered.
-      const clean = healthy && !this.#memoryExhausted() && this.#disposeWithin(instance, DISPOSE_REFUELS, owned, context, runtime);
+      const clean = healthy && !this.#memoryExhausted() && disposeWithin(instance, DISPOSE_REFUELS, { deferreds: this.#deferreds, owned, context, runtime });
       instance.refuel = unmetered;
       releaseInstance(instance, this.#limits.memoryLimitBytes, this.#options.isolationKey, clean);
     }
@@ -170,18 +132,18 @@ class ProgramRun {
 
     const compiled = context.evalCode(code, this.#limits.filename, { type: "global" });
     if (compiled.error) {
-      const thrown = this.#readThrown(context, compiled.error);
+      const thrown = readThrown(context, compiled.error);
       compiled.error.dispose();
-      return this.#failure(this.#stopError() ?? this.#classify(thrown, true));
+      return this.#failure(this.#meter.stopError() ?? this.#classify(thrown, true));
     }
     const program = compiled.value;
     owned.push(program);
 
     const started = context.callFunction(run, context.undefined, program);
     if (started.error) {
-      const thrown = this.#readThrown(context, started.error);
+      const thrown = readThrown(context, started.error);
       started.error.dispose();
-      return this.#failure(this.#stopError() ?? this.#classify(thrown, false));
+      return this.#failure(this.#meter.stopError() ?? this.#classify(thrown, false));
     }
     const envelope = started.value;
     owned.push(envelope);
@@ -189,21 +151,21 @@ class ProgramRun {
     for (;;) {
       const jobs = runtime.executePendingJobs(-1);
       if (jobs.error) {
-        const thrown = this.#readThrown(context, jobs.error);
+        const thrown = readThrown(context, jobs.error);
         jobs.error.dispose();
-        return this.#failure(this.#stopError() ?? this.#classify(thrown, false));
+        return this.#failure(this.#meter.stopError() ?? this.#classify(thrown, false));
       }
-      const stopped = this.#stopError();
+      const stopped = this.#meter.stopError();
       if (stopped) return this.#failure(stopped);
 
       const state = context.getPromiseState(envelope);
       if (state.type === "fulfilled") {
-        const text = this.#readEnvelope(context, state.value);
+        const text = readEnvelope(context, state.value, this.#limits.maxAnswerBytes);
         state.value.dispose();
         return this.#settle(text);
       }
       if (state.type === "rejected") {
-        const thrown = this.#readThrown(context, state.error);
+        const thrown = readThrown(context, state.error);
         state.error.dispose();
         return this.#failure(this.#classify(thrown, false));
       }
@@ -228,12 +190,11 @@ class ProgramRun {
         await yieldToEventLoop();
         this.#lastYield = Date.now();
       }
-      const late = this.#stopError();
+      const late = this.#meter.stopError();
       if (late) return this.#failure(late);
       this.#deliver(context);
       // The program yielded to await tool results: a new synchronous stretch begins.
-      this.#stretchChecks = 0;
-      this.#stretchFuel = 0;
+      this.#meter.newStretch();
     }
   }
 
@@ -241,7 +202,7 @@ class ProgramRun {
   #bootstrap(context: QuickJSContext): QuickJSHandle {
     const init = context.unwrapResult(context.evalCode(BOOTSTRAP_SOURCE, BOOTSTRAP_FILENAME, { type: "global", strict: true }));
     const hostCall = context.newFunction("hostCall", (name, json, stack) => this.#hostCall(context, name, json, stack));
-    const hostLog = context.newFunction("hostLog", (line) => (this.#hostLog(context, line) ? context.true : context.false));
+    const hostLog = context.newFunction("hostLog", (line) => (this.#log.keep(context, line) ? context.true : context.false));
     const names = context.newString(JSON.stringify([...this.#allowed]));
     const maxLine = context.newNumber(this.#limits.maxLogLineChars);
     try {
@@ -253,12 +214,12 @@ class ProgramRun {
 
   /** `hostCall(name, argumentsJson, callSiteStack)`: a promise handle, or a refusal message. */
   #hostCall(context: QuickJSContext, nameHandle: QuickJSHandle, jsonHandle: QuickJSHandle, stackHandle: QuickJSHandle): QuickJSHandle {
-    if (this.#stop) return context.newString("the run is stopping");
+    if (this.#meter.stopping) return context.newString("the run is stopping");
     const name = context.typeof(nameHandle) === "string" ? context.getString(nameHandle) : "";
     if (!this.#allowed.has(name)) return context.newString(`tool ${name} is not in this run's candidate set`);
     const { maxToolCalls, maxArgumentBytes } = this.#limits;
     if (this.#calls.length >= maxToolCalls) {
-      this.#halt("too_many_calls", `the program tried to make more than ${maxToolCalls} tool calls`, "maxToolCalls");
+      this.#meter.halt("too_many_calls", `the program tried to make more than ${maxToolCalls} tool calls`, "maxToolCalls");
       return context.newString(`too many tool calls: at most ${maxToolCalls} per program`);
     }
     let args: unknown;
@@ -317,7 +278,7 @@ class ProgramRun {
     const bytes = utf8Length(text);
     this.#resultBytes += bytes;
     if (this.#resultBytes > this.#limits.maxResultBytes) {
-      this.#halt(
+      this.#meter.halt(
         "output_too_large",
         `tool results exceed ${this.#limits.maxResultBytes} bytes in total (tools.${name} returned ${bytes} bytes)`,
         "maxResultBytes",
@@ -361,7 +322,7 @@ class ProgramRun {
   }
 
   async #nextOutcome(): Promise<void> {
-    if (this.#ready.length > 0 || this.#stop) return;
+    if (this.#ready.length > 0 || this.#meter.stopping) return;
     await new Promise<void>((resolve) => {
       this.#wake = resolve;
     });
@@ -371,98 +332,6 @@ class ProgramRun {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
-  }
-
-  /** Keep one console line if the log has room; false once it is full (the bootstrap stops logging). */
-  #hostLog(context: QuickJSContext, lineHandle: QuickJSHandle): boolean {
-    const { maxLogLines, maxLogBytes, maxLogLineChars } = this.#limits;
-    if (this.#logs.length >= maxLogLines || this.#logBytes >= maxLogBytes) {
-      this.#logTruncated = true;
-      return false;
-    }
-    if (context.typeof(lineHandle) !== "string") return true;
-    const length = context.getLength(lineHandle) ?? 0;
-    // The bootstrap already cut the line; a longer one means the program bypassed it.
-    const line = length > maxLogLineChars + 1 ? "[log line too long]" : context.getString(lineHandle);
-    const bytes = utf8Length(line);
-    if (this.#logBytes + bytes > maxLogBytes) {
-      this.#logTruncated = true;
-      this.#logBytes = maxLogBytes;
-      return false;
-    }
-    this.#logBytes += bytes;
-    this.#logs.push(line);
-    return true;
-  }
-
-  /** Interrupt handler: counts, never reads a clock. True stops the program (uncatchably). */
-  #interrupt(): boolean {
-    this.#stretchChecks++;
-    this.#totalChecks++;
-    if (this.#stop) return true;
-    const { stretchBudget, totalBudget } = this.#limits;
-    if (this.#stretchChecks > stretchBudget) {
-      this.#halt(
-        "cpu_budget",
-        `the program computed without pause for more than ${stretchBudget} interrupt checks (its CPU budget per stretch between tool calls)`,
-        "stretchBudget",
-      );
-      return true;
-    }
-    if (this.#totalChecks > totalBudget) {
-      this.#halt("cpu_budget", `the program used more than ${totalBudget} interrupt checks in total (its CPU budget for the run)`, "totalBudget");
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * Called by the metered wasm every FUEL_ALLOWANCE units of work, whatever QuickJS is doing
-   * (bytecode, inside a built-in, the regex engine, the GC). Past a limit it throws: the throw
-   * unwinds the wasm, which is the only way to stop work inside one built-in call, and leaves the
-   * instance in an unknown state, so it is dropped. The clock check is what bounds a run by wall
-   * time where clocks advance during computation (local workerd, Node); deployed, clocks stand
-   * still until I/O and the fuel counts are the bound.
-   */
-  #refuel(fuelLeft: number): number {
-    if (this.#meterStopped) throw new SandboxStopped();
-    // What was spent since the last refuel: its allowance, and any debt of a charge by size.
-    const spent = this.#allowance - fuelLeft;
-    this.#allowance = FUEL_ALLOWANCE;
-    this.#stretchFuel += spent;
-    this.#totalFuel += spent;
-    const { stretchFuel, totalFuel, timeoutMs } = this.#limits;
-    if (Date.now() - this.#started >= timeoutMs) this.#halt("timeout", this.#timeoutMessage(), "timeoutMs");
-    else if (this.#stretchFuel > stretchFuel) {
-      this.#halt(
-        "cpu_budget",
-        `the program computed without pause for more than ${stretchFuel} units of fuel (its CPU budget per stretch between tool calls)`,
-        "stretchFuel",
-      );
-    } else if (this.#totalFuel > totalFuel) {
-      this.#halt("cpu_budget", `the program used more than ${totalFuel} units of fuel in total (its CPU budget for the run)`, "totalFuel");
-    } else return FUEL_ALLOWANCE;
-    this.#meterStopped = true;
-    throw new SandboxStopped();
-  }
-
-  #timeoutMessage(): string {
-    return `the program did not finish within its deadline of ${this.#limits.timeoutMs} ms`;
-  }
-
-  #halt(kind: StopKind, message: string, limit: string): void {
-    this.#stop ??= { kind, message, limit };
-  }
-
-  #stopError(): ProgramError | undefined {
-    return this.#stop ? { kind: this.#stop.kind, message: this.#stop.message, limit: this.#stop.limit } : undefined;
-  }
-
-  #readEnvelope(context: QuickJSContext, handle: QuickJSHandle): string | { tooLarge: number } {
-    if (context.typeof(handle) !== "string") return `E${JSON.stringify({ name: "Error", message: "the sandbox returned no result" })}`;
-    const length = context.getLength(handle) ?? 0;
-    if (length > this.#limits.maxAnswerBytes + 1) return { tooLarge: length - 1 };
-    return context.getString(handle);
   }
 
   #settle(envelope: string | { tooLarge: number }): ProgramResult {
@@ -476,29 +345,12 @@ class ProgramRun {
     return this.#failure(errorFromThrown(parseThrownEnvelope(envelope.slice(1)), { filename, compiling: false, memoryExhausted: this.#memoryExhausted() }));
   }
 
-  /** Read an exception handle on the host side (it never runs program code). */
-  #readThrown(context: QuickJSContext, handle: QuickJSHandle): ThrownValue {
-    try {
-      const dumped: unknown = context.dump(handle);
-      if (typeof dumped !== "object" || dumped === null) return { message: `uncaught ${String(dumped)}` };
-      const record = dumped as Record<string, unknown>;
-      return {
-        ...(typeof record.name === "string" ? { name: record.name } : {}),
-        message: typeof record.message === "string" ? record.message : "",
-        ...(typeof record.stack === "string" ? { stack: trimFrames(record.stack) } : {}),
-        ...(typeof record.lineNumber === "number" ? { lineNumber: record.lineNumber } : {}),
-      };
-    } catch {
-      return { message: "an exception the host could not read" };
-    }
-  }
-
   #classify(thrown: ThrownValue, compiling: boolean): ProgramError {
     return errorFromThrown(thrown, { filename: this.#limits.filename, compiling, memoryExhausted: this.#memoryExhausted() });
   }
 
   #hostFailure(error: unknown): ProgramError {
-    const stopped = this.#stopError();
+    const stopped = this.#meter.stopError();
     if (stopped) return stopped;
     const message = errorMessage(error);
     if (error instanceof RangeError && /call stack/i.test(message)) {
@@ -514,68 +366,16 @@ class ProgramRun {
     return instance.memory.buffer.byteLength + EXHAUSTED_MARGIN_BYTES >= instance.maxBytes;
   }
 
-  /** `#dispose`, metered: past `refuels` allowances of fuel it is stopped, and false (the instance is dropped). */
-  #disposeWithin(
-    instance: SandboxInstance,
-    refuels: number,
-    owned: QuickJSHandle[],
-    context: QuickJSContext | undefined,
-    runtime: QuickJSRuntime | undefined,
-  ): boolean {
-    let left = refuels;
-    instance.refuel = () => {
-      if (--left < 0) throw new SandboxStopped();
-      return FUEL_ALLOWANCE;
-    };
-    return this.#dispose(owned, context, runtime);
-  }
-
-  /** Release every QuickJS object of the run; false when QuickJS reports leaked objects. */
-  #dispose(owned: QuickJSHandle[], context: QuickJSContext | undefined, runtime: QuickJSRuntime | undefined): boolean {
-    try {
-      for (const deferred of this.#deferreds.values()) deferred.dispose();
-      this.#deferreds.clear();
-      for (const handle of owned.reverse()) if (handle.alive) handle.dispose();
-      context?.dispose();
-      runtime?.dispose();
-      return runtime !== undefined;
-    } catch {
-      sandboxDiagnostics.disposeFailures++;
-      return false;
-    }
-  }
-
   #success(answer: unknown): ProgramResult {
-    return { ok: true, answer, logs: this.#logLines(), calls: this.#calls, stats: this.#stats() };
+    return { ok: true, answer, logs: this.#log.lines(), calls: this.#calls, stats: this.#stats() };
   }
 
   #failure(error: ProgramError): ProgramResult {
     const limit = error.limit ?? LIMIT_OF_KIND[error.kind];
-    return { ok: false, error: limit === undefined ? error : { ...error, limit }, logs: this.#logLines(), calls: this.#calls, stats: this.#stats() };
-  }
-
-  #logLines(): string[] {
-    const lines = [...this.#logs];
-    if (this.#logTruncated) {
-      lines.push(`[log truncated: at most ${this.#limits.maxLogLines} lines and ${this.#limits.maxLogBytes} bytes are kept]`);
-    }
-    return lines;
+    return { ok: false, error: limit === undefined ? error : { ...error, limit }, logs: this.#log.lines(), calls: this.#calls, stats: this.#stats() };
   }
 
   #stats(): ProgramResult["stats"] {
-    return { toolCalls: this.#calls.length, interruptChecks: this.#totalChecks, fuel: this.#totalFuel, durationMs: Date.now() - this.#started };
+    return { toolCalls: this.#calls.length, interruptChecks: this.#meter.totalChecks, fuel: this.#meter.totalFuel, durationMs: Date.now() - this.#started };
   }
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, value));
-}
-
-/** Drop the bootstrap's frames from a stack and cap its size. */
-function trimFrames(stack: string): string {
-  return stack
-    .split("\n")
-    .filter((line) => !line.includes(BOOTSTRAP_FILENAME) && line.trim() !== "")
-    .join("\n")
-    .slice(0, MAX_STACK_CHARS);
 }

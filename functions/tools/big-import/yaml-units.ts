@@ -15,7 +15,7 @@ import { pointerToken, unitKind, UnitSyntaxError, type DocumentUnit } from "./do
  * instead when it is small enough.
  */
 
-/** As openapi-import.ts parses YAML: aliases expanded at most this often (a "billion laughs" guard). */
+/** As openapi-loading.ts parses YAML: aliases expanded at most this often (a "billion laughs" guard). */
 export const YAML_PARSE_OPTIONS = { maxAliasCount: 100 } as const;
 
 /** Top-level maps whose entries are units (or, for `components`, maps of units). */
