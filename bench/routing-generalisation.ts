@@ -180,27 +180,6 @@ const MIN_EVIDENCE = Number(process.argv.find((a) => a.startsWith("--min-evidenc
 /** `--evidence-prior=C`: a transition observed n times weighs n / (n + C) at later steps (0: all of it); chosen on half a. */
 const EVIDENCE = Number(process.argv.find((a) => a.startsWith("--evidence-prior="))?.slice("--evidence-prior=".length) ?? EVIDENCE_PRIOR);
 
-/** `--strong-share=S[,S…]`: later-step rows whose transitions lift a tool only up to below the strong matches (signal-bounds.ts). */
-const STRONG_SHARES = (process.argv.find((a) => a.startsWith("--strong-share="))?.slice("--strong-share=".length) ?? "")
-  .split(",")
-  .filter((v) => v !== "")
-  .map(Number);
-
-/** `--full-share=S[,S…]`: later-step rows whose transitions weigh min(1, share of departures / S). */
-const FULL_SHARES = (process.argv.find((a) => a.startsWith("--full-share="))?.slice("--full-share=".length) ?? "")
-  .split(",")
-  .filter((v) => v !== "")
-  .map(Number);
-
-/** `--history-full=N[,…]`: first-step rows where a tool voted by n earlier tasks gets min(1, n / N) of history's weight. */
-const HISTORY_FULL = (process.argv.find((a) => a.startsWith("--history-full="))?.slice("--history-full=".length) ?? "1").split(",").map(Number);
-
-/** `--history-leads=SHARE:TASKS[,…]`: first-step rows where history may displace the best match only when its vote is concentrated. */
-const HISTORY_LEADS = (process.argv.find((a) => a.startsWith("--history-leads="))?.slice("--history-leads=".length) ?? "")
-  .split(",")
-  .filter((v) => v !== "")
-  .map((pair) => pair.split(":").map(Number) as [number, number]);
-
 /** `--skip-sets` leaves run candidate sets out (tuning runs). */
 const SKIP_SETS = process.argv.includes("--skip-sets");
 
@@ -427,41 +406,6 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
     ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
-    ...[0, 2].flatMap((agreed): [string, string[]][] => {
-      const contrast = contrastStrength(ctx, text, 0);
-      const tasks = new Map(firstVotes.map((v) => [v.name, v.tasks]));
-      const strength = (tool: string) => (agreed > 0 && (tasks.get(tool) ?? 0) >= agreed ? 1 : contrast(tool));
-      return [false, true].map((leads): [string, string[]] => [
-        `warm: votes by similarity above the crowd${agreed > 0 ? `, full when ${agreed} agree` : ""}${leads ? ", best match leads unless 2 agree" : ""}`,
-        fuseFirstStep({
-          relevance,
-          history: firstVotes,
-          producersOf,
-          siblingsOf,
-          weights: WEIGHTS,
-          task: text,
-          nameLookupLeaders: NAME_LOOKUPS,
-          historyStrengthOf: strength,
-          ...(leads ? { historyLeadsWhen: [0, 2] as const } : {}),
-        }).map((c) => c.tool),
-      ]);
-    }),
-    ...HISTORY_FULL.flatMap((full) =>
-      HISTORY_LEADS.map(([share, tasks]): [string, string[]] => [
-        `warm: history leads when concentrated (${share}, ${tasks} tasks), full weight at ${full} tasks`,
-        fuseFirstStep({
-          historyTasksFull: full,
-          relevance,
-          history: firstVotes,
-          producersOf,
-          siblingsOf,
-          weights: WEIGHTS,
-          task: text,
-          nameLookupLeaders: NAME_LOOKUPS,
-          historyLeadsWhen: [share, tasks],
-        }).map((c) => c.tool),
-      ]),
-    ),
     [
       "warm: fused: all signals (all tools of history)",
       fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
@@ -492,20 +436,6 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
     ["fused: all signals", fuseNextStep(input).map((c) => c.tool)],
     ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
-    ...FULL_SHARES.map((share): [string, string[]] => [
-      `fused, transitions weighed by share of departures (full at ${share})`,
-      fuseNextStep({ ...input, fullShare: share }).map((c) => c.tool),
-    ]),
-    ...FULL_SHARES.flatMap((full) =>
-      STRONG_SHARES.map((share): [string, string[]] => [
-        `fused, by share (${full}) and below strong matches (${share})`,
-        fuseNextStep({ ...input, fullShare: full, strongMatchShare: share }).map((c) => c.tool),
-      ]),
-    ),
-    ...STRONG_SHARES.map((share): [string, string[]] => [
-      `fused, transitions below strong matches (${share})`,
-      fuseNextStep({ ...input, strongMatchShare: share }).map((c) => c.tool),
-    ]),
     ["fused, transitions seen once too", fuseNextStep({ ...input, minEvidence: 1 }).map((c) => c.tool)],
     ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
     ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
@@ -638,7 +568,6 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
-    if (process.env.HISTORY_DEBUG !== undefined) debugHistory(ctx, dataset.label, task.text, firstGold);
     // A later step ranks by the task's words without API evidence (tenant-routing.ts #relevance).
     const relevance = searchTwoWays(index, task.text, 30, routingSearch(ctx)).plain;
     if (FIRST_ONLY) {
@@ -962,7 +891,7 @@ function debugLaterStep(ctx: Context, text: string, relevance: readonly Ranked[]
   const learned = learnedSuccessors(ctx.graph, previous);
   const departures = learned.reduce((sum, l) => sum + l.observed, 0);
   console.log(
-    `LOST ${previous} > ${next} | ${text.slice(0, 160)}\n  base ${base.slice(0, 6).join(", ")}\n  variant ${variant.slice(0, 6).join(", ")}` +
+    `HOLDS ${previous} > ${next} | ${text.slice(0, 160)}\n  base ${base.slice(0, 6).join(", ")}\n  variant ${variant.slice(0, 6).join(", ")}` +
       `\n  rel ${relevance
         .slice(0, 8)
         .map((r) => `${r.name}:${(r.score / (relevance.find((b) => b.name !== previous)?.score ?? 1)).toFixed(2)}`)
@@ -984,51 +913,4 @@ function relatedness(ctx: Context, text: string, previous: string, next: string)
     if (near.tools.some((tool, i) => tool === previous && near.tools[i + 1] === next)) return near.similarity;
   }
   return 0;
-}
-
-/** HISTORY_DEBUG=1: one tab-separated line per task: how concentrated its first-step vote is, and whether the vote's or relevance's first is gold. */
-function debugHistory(ctx: Context, label: string, text: string, gold: readonly string[]): void {
-  const votes = ctx.memory.votes(text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY });
-  const near = ctx.memory.nearest(text, 8, FIRST_MIN_SIMILARITY);
-  const rankings = firstStepRankings(ctx, text);
-  const cold = rankings.get("cold: fused, no history") ?? [];
-  const warm = rankings.get("warm: fused: all signals (first tools of history)") ?? [];
-  const total = votes.reduce((sum, v) => sum + v.score, 0);
-  const top = votes[0];
-  const plain = searchWithApis(ctx, text, 10);
-  const sims = near.map((n) => n.similarity);
-  console.log(
-    [
-      "HIST",
-      label.split(" ")[0],
-      votes.length,
-      top?.tasks ?? 0,
-      total > 0 ? ((top?.score ?? 0) / total).toFixed(2) : "0",
-      (sims[0] ?? 0).toFixed(2),
-      (sims[sims.length - 1] ?? 0).toFixed(2),
-      near.length,
-      gold.includes(top?.name ?? "") ? 1 : 0,
-      gold.includes(cold[0] ?? "") ? 1 : 0,
-      gold.includes(warm[0] ?? "") ? 1 : 0,
-      ((plain[1]?.score ?? 0) / (plain[0]?.score ?? 1)).toFixed(3),
-      votes.findIndex((v) => v.name === cold[0]) + 1,
-      (votes.find((v) => v.name === cold[0])?.score ?? 0) / (total || 1),
-    ].join("\t"),
-  );
-}
-
-/**
- * Experiment: a voted tool's strength, Σ over its voters of how far each stands above the crowd
- * (the first nearest task that does not vote, else the similarity floor), ÷ (1 − crowd) or ÷ scale.
- */
-function contrastStrength(ctx: Context, text: string, scale: number): (tool: string) => number {
-  const near = ctx.memory.nearest(text, 9, FIRST_MIN_SIMILARITY);
-  const crowd = near.length > 8 ? (near[8]?.similarity ?? FIRST_MIN_SIMILARITY) : FIRST_MIN_SIMILARITY;
-  const strength = new Map<string, number>();
-  for (const n of near.slice(0, 8)) {
-    const first = n.tools[0];
-    if (first === undefined) continue;
-    strength.set(first, (strength.get(first) ?? 0) + (n.similarity - crowd) / (scale === 0 ? 1 - crowd : scale));
-  }
-  return (tool) => Math.min(1, strength.get(tool) ?? 0);
 }

@@ -2,7 +2,6 @@ import { isOpaqueInput, type DataFlowLink, type DataFlowSource } from "./data-fl
 import type { PriorTool } from "./later-step-prior";
 import { withNameLookups } from "./name-lookup";
 import type { Ranked } from "./retrieval/ranked";
-import { boundedByStrongMatches, concentratedVote, strongMatches } from "./signal-bounds";
 import type { Vote } from "./task-memory";
 
 /**
@@ -137,12 +136,6 @@ export interface FirstStepInput {
   readonly bestMatchLeads?: boolean;
   /** Same-API operations only join the ranking, not raise those relevance ranks (default true; false: the ablation). */
   readonly siblingsWidenOnly?: boolean;
-  /** Experiment: each voted tool's share of history's weight. */
-  readonly historyStrengthOf?: (tool: string) => number;
-  /** A tool voted for by n earlier tasks gets min(1, n / this) of history's weight (default 1: all of it). */
-  readonly historyTasksFull?: number;
-  /** With history, the best match still leads unless the vote is concentrated: [share, tasks] (concentratedVote; default: history always may lead). */
-  readonly historyLeadsWhen?: readonly [number, number];
 }
 
 /** Only the most relevant tool lends its API's other operations (with itself first among them). */
@@ -222,23 +215,15 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
   const fused = fuse(
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
-      {
-        signal: "history",
-        tools: input.history.map((v) => v.name),
-        explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }),
-        strength: (tool) => Math.min(1, (votes.get(tool) ?? 0) / (input.historyTasksFull ?? 1)) * (input.historyStrengthOf?.(tool) ?? 1),
-      },
+      { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
       { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
       { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
     ],
     input.weights ?? DEFAULT_FUSION,
     signals,
   );
-  const unclearVote =
-    input.history.length === 0 ||
-    !signals.has("history") ||
-    (input.historyLeadsWhen !== undefined && !concentratedVote(input.history, input.historyLeadsWhen[0], input.historyLeadsWhen[1]));
-  const led = (input.bestMatchLeads ?? true) && unclearVote ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
+  const led =
+    (input.bestMatchLeads ?? true) && (input.history.length === 0 || !signals.has("history")) ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
   return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow")
     ? led
     : withNameLookups(led, input.task, input.nameLookupsOf ?? input.producersOf, input.nameLookupLeaders);
@@ -279,10 +264,6 @@ export interface NextStepInput {
   readonly minEvidence?: number;
   /** A transition observed n times gets n / (n + evidencePrior) of its weight (default EVIDENCE_PRIOR; 0: all of it). */
   readonly evidencePrior?: number;
-  /** A transition taking share s of the previous tool's departures weighs min(1, s / this) (0: all of it). */
-  readonly fullShare?: number;
-  /** A transition lifts a tool only up to below the strong matches (this share of the best; strongMatches; 0: no bound). */
-  readonly strongMatchShare?: number;
 }
 
 /**
@@ -316,10 +297,6 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
   const related = (tool: string) => signals.has("history") && votes.has(tool);
   const evident = input.learned.filter((l) => l.observed >= minEvidence || related(l.tool));
   const learned = new Map(evident.map((l) => [l.tool, l]));
-  const departures = Math.max(
-    1,
-    input.learned.reduce((sum, l) => sum + l.observed, 0),
-  );
   const flows = new Map(input.dataFlow.map((d) => [d.to, d]));
   const dataFlow = byRelevance(
     input.dataFlow.map((d) => d.to),
@@ -327,7 +304,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
   );
   const relevant = input.relevance.map((r) => r.name);
   const prior = priorSignal(input, [...history.map((v) => v.name), ...evident.map((l) => l.tool), ...dataFlow, ...relevant]);
-  const fused = fuse(
+  return fuse(
     [
       { signal: "prior", tools: prior.tools, positions: prior.positions, explain: (tool) => ({ prior: { observed: prior.observed(tool) } }) },
       { signal: "history", tools: history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
@@ -336,9 +313,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
         tools: evident.map((l) => l.tool),
         strength: (tool) => {
           const observed = learned.get(tool)?.observed ?? 0;
-          const full = input.fullShare ?? 0;
-          const share = full > 0 ? Math.min(1, observed / departures / full) : 1;
-          return (observed / (observed + (input.evidencePrior ?? EVIDENCE_PRIOR)) || 0) * share;
+          return observed / (observed + (input.evidencePrior ?? EVIDENCE_PRIOR)) || 0;
         },
         explain: (tool) => {
           const step = learned.get(tool);
@@ -362,12 +337,6 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
     input.weights ?? DEFAULT_NEXT_STEP_FUSION,
     signals,
   );
-  const share = input.strongMatchShare ?? 0;
-  if (share <= 0 || !signals.has("transition") || evident.length === 0) return fused;
-  const strong = strongMatches(input.relevance, input.previous, share);
-  if (strong.size === 0) return fused;
-  const base = fuseNextStep({ ...input, signals: new Set([...signals].filter((s) => s !== "transition")), strongMatchShare: 0 });
-  return boundedByStrongMatches(fused, base, strong);
 }
 
 /**
