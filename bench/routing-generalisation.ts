@@ -587,6 +587,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
         for (const [variant, ranking] of rankings) {
           for (const k of K) add(report.later, `${variant}|${k}`, ranking.slice(0, k).includes(next) ? 1 : 0);
         }
+        if (process.env.LATER_DEBUG !== undefined) debugLaterStep(ctx, task.text, relevance, previous, next, rankings);
         if (process.env.ROUTING_DEBUG !== undefined && !(rankings.get("fused: all signals") ?? []).slice(0, 5).includes(next)) {
           console.log(
             `LATER ${previous} > ${next} | ${task.text.slice(0, 100)}\n  fused ${(rankings.get("fused: all signals") ?? []).slice(0, 6).join(", ")}\n  rel ${relevance
@@ -877,4 +878,39 @@ function debugFirstStep(ctx: Context, text: string, gold: readonly string[]): vo
   console.log(
     `${b > a ? "GAIN" : "LOSS"} ${text.slice(0, 140)}\n  gold ${gold.join(", ")}\n  plain ${plain.slice(0, 6).join(", ")}\n  fused ${fused.slice(0, 6).join(", ")}`,
   );
+}
+
+/**
+ * LATER_DEBUG=VARIANT: later steps where that variant's top 5 holds the gold next tool and
+ * LATER_DEBUG_BASE's (default "fused: all signals") misses it, with what each signal offered.
+ */
+function debugLaterStep(ctx: Context, text: string, relevance: readonly Ranked[], previous: string, next: string, rankings: Map<string, string[]>): void {
+  const base = rankings.get(process.env.LATER_DEBUG_BASE ?? "fused: all signals") ?? [];
+  const variant = rankings.get(process.env.LATER_DEBUG ?? "") ?? [];
+  if (!variant.slice(0, 5).includes(next) || base.slice(0, 5).includes(next)) return;
+  const learned = learnedSuccessors(ctx.graph, previous);
+  const departures = learned.reduce((sum, l) => sum + l.observed, 0);
+  console.log(
+    `HOLDS ${previous} > ${next} | ${text.slice(0, 160)}\n  base ${base.slice(0, 6).join(", ")}\n  variant ${variant.slice(0, 6).join(", ")}` +
+      `\n  rel ${relevance
+        .slice(0, 8)
+        .map((r) => `${r.name}:${(r.score / (relevance.find((b) => b.name !== previous)?.score ?? 1)).toFixed(2)}`)
+        .join(", ")} (gold at ${relevance.findIndex((r) => r.name === next) + 1})` +
+      `\n  learned (${departures} departures) ${learned
+        .slice(0, 8)
+        .map((l) => `${l.tool}×${l.observed}@${relevance.findIndex((r) => r.name === l.tool) + 1}~${relatedness(ctx, text, previous, l.tool).toFixed(2)}`)
+        .join(", ")}` +
+      `\n  history ${ctx.memory
+        .votes(text, { tools: { after: previous }, minSimilarity: LATER_MIN_SIMILARITY })
+        .map((v) => `${v.name}×${v.tasks}`)
+        .join(", ")}`,
+  );
+}
+
+/** The similarity of the task to the most similar remembered task that took previous → next (debugging). */
+function relatedness(ctx: Context, text: string, previous: string, next: string): number {
+  for (const near of ctx.memory.nearest(text, 1_000_000, 0)) {
+    if (near.tools.some((tool, i) => tool === previous && near.tools[i + 1] === next)) return near.similarity;
+  }
+  return 0;
 }
