@@ -1,130 +1,29 @@
 import { failure, success, type Outcome } from "../common/failures";
-import { generateApiKey, sha256Hex } from "../tenants/api-keys";
 import type { ToolDefinition } from "../tools/definition";
 import { toolLimitMessage } from "../tools/tool-limit";
 import type { TenantEvents } from "./tenant-events";
 import { allRows, oneRow, run } from "./sql";
-import { cachedToken, cacheToken, forgetOrphanTokens, type SealedToken } from "./oauth-token-cache";
+import { cachedToken, cacheToken, type SealedToken } from "./oauth-token-cache";
+import { isActiveKey, issueKey, keySummaries, revokeKeyRow, type ApiKeySummary } from "./registry-keys";
+import {
+  credentialForTool,
+  credentialSummaries,
+  deleteCredentialRow,
+  replaceCredential,
+  withoutSecret,
+  type CredentialSummary,
+  type SealedCredential,
+} from "./registry-credentials";
+import { toolCountAfter, writeTools, type ToolUpsert, type UpsertReport } from "./registry-tool-writes";
+import { apiRows, flowRows, parametersOf, summariesOf, toolRecord, toolRecords, toolSummaries, type ToolRecord, type ToolSummary } from "./registry-tool-reads";
 
-/** What lists show of an API key (never the key or its hash). */
-export interface ApiKeySummary {
-  id: string;
-  prefix: string;
-  label: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-export interface ToolRecord {
-  definition: ToolDefinition;
-  hash: string;
-  source: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ToolUpsert {
-  definition: ToolDefinition;
-  hash: string;
-}
-
-export interface UpsertReport {
-  created: string[];
-  updated: string[];
-  unchanged: string[];
-  removed: string[];
-}
-
-/** `oauth2ClientCredentials`: the sealed value is a client id, secret and token URL (JSON); calls send a fetched token. */
-export type CredentialScheme = "apiKey" | "bearer" | "oauth2ClientCredentials";
-
-export type CredentialScope = { kind: "tool"; value: string } | { kind: "server"; value: string };
-
-/** A stored credential as the API may show it: where it applies and a masked hint. */
-export interface CredentialSummary {
-  id: string;
-  scope: CredentialScope;
-  scheme: CredentialScheme;
-  in: "header" | "query";
-  name: string | null;
-  hint: string;
-  createdAt: string;
-}
-
-/** A credential with its sealed secret; only the Worker's call path decrypts it. */
-export interface SealedCredential extends CredentialSummary {
-  ciphertext: string;
-  iv: string;
-}
-
-interface KeyRow {
-  id: string;
-  prefix: string;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export interface ToolSummary {
-  name: string;
-  operation: string;
-  summary?: string;
-  hash: string;
-  source: string;
-  updatedAt: string;
-}
-
-interface ToolRow {
-  name: string;
-  definition: string;
-  hash: string;
-  source: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface CredentialRow {
-  id: string;
-  scope_kind: "tool" | "server";
-  scope_value: string;
-  scheme: CredentialScheme;
-  location: "header" | "query";
-  param_name: string | null;
-  ciphertext: string;
-  iv: string;
-  hint: string;
-  created_at: string;
-}
+// The registry's records keep the names their callers import from here.
+export type { ApiKeySummary } from "./registry-keys";
+export type { CredentialScheme, CredentialScope, CredentialSummary, SealedCredential } from "./registry-credentials";
+export type { ToolRecord, ToolSummary } from "./registry-tool-reads";
+export type { ToolUpsert, UpsertReport } from "./registry-tool-writes";
 
 const now = (): string => new Date().toISOString();
-
-function toolFromRow(row: ToolRow): ToolRecord {
-  return {
-    definition: JSON.parse(row.definition) as ToolDefinition,
-    hash: row.hash,
-    source: row.source,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function credentialFromRow(row: CredentialRow): SealedCredential {
-  return {
-    id: row.id,
-    scope: { kind: row.scope_kind, value: row.scope_value },
-    scheme: row.scheme,
-    in: row.location,
-    name: row.param_name,
-    hint: row.hint,
-    createdAt: row.created_at,
-    ciphertext: row.ciphertext,
-    iv: row.iv,
-  };
-}
-
-function withoutSecret({ ciphertext: _c, iv: _i, ...summary }: SealedCredential): CredentialSummary {
-  return summary;
-}
 
 /** The tenant's identity as stored in `tenant_meta`. */
 export interface TenantInfo {
@@ -142,8 +41,9 @@ export const CURRENT_TOOL_HASHES = "SELECT name, hash FROM tenant_tools";
 
 /**
  * A tenant's registry: who it is, its API keys, its tools and the credentials that apply to them
- * (tables `tenant_meta` identity rows, `tenant_api_keys`, `tenant_tools`, `tenant_credentials`).
- * Tool changes are announced on the tenant's events inside the same transaction, so routing and
+ * (tables `tenant_meta` identity rows, `tenant_api_keys`, `tenant_tools`, `tenant_credentials`;
+ * their SQL in registry-keys.ts, registry-tool-reads.ts, registry-tool-writes.ts, registry-credentials.ts
+ * and oauth-token-cache.ts). This object keeps the caches, the transactions and the events. Tool changes are announced on the tenant's events inside the same transaction, so routing and
  * tool views follow them.
  */
 export class TenantRegistry {
@@ -198,7 +98,7 @@ export class TenantRegistry {
   authenticate(keyHash: string): boolean {
     if (this.#validKeys.has(keyHash)) return true;
     if (this.tenantId() === undefined) return false;
-    const valid = oneRow<{ id: string }>(this.#sql, "SELECT id FROM tenant_api_keys WHERE key_hash = ? AND revoked_at IS NULL", keyHash) !== undefined;
+    const valid = isActiveKey(this.#sql, keyHash);
     if (valid) this.#validKeys.add(keyHash);
     return valid;
   }
@@ -207,35 +107,22 @@ export class TenantRegistry {
   async createKey(label: string | null): Promise<Outcome<ApiKeySummary & { key: string }>> {
     const tenantId = this.tenantId();
     if (tenantId === undefined) return failure("not-found", "no such tenant");
-    const { key, prefix } = generateApiKey(tenantId);
-    const keyHash = await sha256Hex(key);
-    const id = `key_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    const createdAt = now();
-    run(this.#sql, "INSERT INTO tenant_api_keys (id, prefix, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)", id, prefix, keyHash, label, createdAt);
-    return success({ id, prefix, label, createdAt, revokedAt: null, key });
+    return success(await issueKey(this.#sql, tenantId, label));
   }
 
   listKeys(): ApiKeySummary[] {
-    return allRows<KeyRow>(this.#sql, "SELECT id, prefix, label, created_at, revoked_at FROM tenant_api_keys ORDER BY created_at, id").map(keyFromRow);
+    return keySummaries(this.#sql);
   }
 
   /** Revoke a key; effective for the very next request, since every request asks this object. */
   revokeKey(id: string): Outcome<ApiKeySummary> {
     this.#validKeys.clear();
-    const written = run(this.#sql, "UPDATE tenant_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now(), id);
-    const row = oneRow<KeyRow>(this.#sql, "SELECT id, prefix, label, created_at, revoked_at FROM tenant_api_keys WHERE id = ?", id);
-    if (row === undefined) return failure("not-found", `no API key ${id}`);
-    if (written === 0 && row.revoked_at === null) return failure("internal", "revocation did not apply");
-    return success(keyFromRow(row));
+    return revokeKeyRow(this.#sql, id);
   }
 
   /** How many tools the tenant would hold after upsertTools(names, source, prune) (tools/tool-limit.ts). */
   toolCountAfter(names: string[], source: string, prune: boolean): number {
-    const after = new Set(names);
-    for (const row of allRows<{ name: string; source: string }>(this.#sql, "SELECT name, source FROM tenant_tools")) {
-      if (!prune || row.source !== source) after.add(row.name);
-    }
-    return after.size;
+    return toolCountAfter(this.#sql, names, source, prune);
   }
 
   /**
@@ -258,50 +145,13 @@ export class TenantRegistry {
       prune,
     );
     if (total > maxTools) return failure("invalid-document", toolLimitMessage(total, maxTools));
-    const report: UpsertReport = { created: [], updated: [], unchanged: [], removed: [] };
     const stamp = now();
-    this.#storage.transactionSync(() => {
-      for (const { definition, hash } of tools) {
-        const existing = oneRow<{ hash: string }>(this.#sql, "SELECT hash FROM tenant_tools WHERE name = ?", definition.name);
-        if (existing === undefined) {
-          run(
-            this.#sql,
-            "INSERT INTO tenant_tools (name, definition, hash, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-            definition.name,
-            JSON.stringify(definition),
-            hash,
-            source,
-            stamp,
-            stamp,
-          );
-          report.created.push(definition.name);
-        } else if (existing.hash !== hash) {
-          run(
-            this.#sql,
-            "UPDATE tenant_tools SET definition = ?, hash = ?, source = ?, updated_at = ? WHERE name = ?",
-            JSON.stringify(definition),
-            hash,
-            source,
-            stamp,
-            definition.name,
-          );
-          report.updated.push(definition.name);
-        } else {
-          report.unchanged.push(definition.name);
-        }
-      }
-      if (prune) {
-        const keep = new Set(tools.map((t) => t.definition.name));
-        for (const { name } of allRows<{ name: string }>(this.#sql, "SELECT name FROM tenant_tools WHERE source = ?", source)) {
-          if (!keep.has(name)) {
-            run(this.#sql, "DELETE FROM tenant_tools WHERE name = ?", name);
-            report.removed.push(name);
-          }
-        }
-      }
-      const changed = new Set([...report.created, ...report.updated]);
-      this.#events.toolsChanged({ upserted: tools.filter((t) => changed.has(t.definition.name)), removed: report.removed });
-      alsoInTransaction?.(report);
+    const report = this.#storage.transactionSync(() => {
+      const written = writeTools(this.#sql, tools, source, prune, stamp);
+      const changed = new Set([...written.created, ...written.updated]);
+      this.#events.toolsChanged({ upserted: tools.filter((t) => changed.has(t.definition.name)), removed: written.removed });
+      alsoInTransaction?.(written);
+      return written;
     });
     return success(report);
   }
@@ -312,26 +162,15 @@ export class TenantRegistry {
    * is listed without parsing, or sending over RPC, a single definition.
    */
   toolSummaries(): ToolSummary[] {
-    return allRows<{ name: string; operation: string; summary: string | null; hash: string; source: string; updated_at: string }>(
-      this.#sql,
-      "SELECT name, json_extract(definition, '$.operation') AS operation, json_extract(definition, '$.summary') AS summary, hash, source, updated_at FROM tenant_tools ORDER BY name",
-    ).map((r) => ({
-      name: r.name,
-      operation: r.operation,
-      ...(typeof r.summary === "string" ? { summary: r.summary } : {}),
-      hash: r.hash,
-      source: r.source,
-      updatedAt: r.updated_at,
-    }));
+    return toolSummaries(this.#sql);
   }
 
   listTools(): ToolRecord[] {
-    return allRows<ToolRow>(this.#sql, "SELECT * FROM tenant_tools ORDER BY name").map(toolFromRow);
+    return toolRecords(this.#sql);
   }
 
   getTool(name: string): ToolRecord | undefined {
-    const row = oneRow<ToolRow>(this.#sql, "SELECT * FROM tenant_tools WHERE name = ?", name);
-    return row === undefined ? undefined : toolFromRow(row);
+    return toolRecord(this.#sql, name);
   }
 
   deleteTool(name: string): boolean {
@@ -369,24 +208,12 @@ export class TenantRegistry {
    * siblings need), without parsing a definition in the isolate.
    */
   apiRows(): { name: string; serverUrl: string; summary?: string }[] {
-    const rows = this.#sql
-      .exec("SELECT name, json_extract(definition, '$.serverUrl'), json_extract(definition, '$.summary') FROM tenant_tools ORDER BY name")
-      .raw<[string, string, string | null]>();
-    return [...rows].map(([name, serverUrl, summary]) => (summary === null ? { name, serverUrl } : { name, serverUrl, summary }));
+    return apiRows(this.#sql);
   }
 
   /** The summaries of `names` (those that have one), read by SQLite out of the stored JSON. */
   summaries(names: readonly string[]): Map<string, string> {
-    const out = new Map<string, string>();
-    // A Durable Object's SQLite binds at most 100 values per statement.
-    for (let at = 0; at < names.length; at += 100) {
-      const chunk = names.slice(at, at + 100);
-      const rows = this.#sql
-        .exec(`SELECT name, json_extract(definition, '$.summary') FROM tenant_tools WHERE name IN (${chunk.map(() => "?").join(", ")})`, ...chunk)
-        .raw<[string, string | null]>();
-      for (const [name, summary] of rows) if (summary !== null) out.set(name, summary);
-    }
-    return out;
+    return summariesOf(this.#sql, names);
   }
 
   /**
@@ -394,17 +221,7 @@ export class TenantRegistry {
    * by SQLite out of the stored JSON: only the parameters are parsed here.
    */
   flowRows(): Pick<ToolDefinition, "name" | "path" | "serverUrl" | "parameters">[] {
-    const rows = this.#sql
-      .exec(
-        "SELECT name, json_extract(definition, '$.path'), json_extract(definition, '$.serverUrl'), json_extract(definition, '$.parameters') FROM tenant_tools ORDER BY name",
-      )
-      .raw<[string, string, string, string | null]>();
-    return [...rows].map(([name, path, serverUrl, parameters]) => ({
-      name,
-      path,
-      serverUrl,
-      parameters: parameters === null ? [] : (JSON.parse(parameters) as ToolDefinition["parameters"]),
-    }));
+    return flowRows(this.#sql);
   }
 
   /**
@@ -427,44 +244,21 @@ export class TenantRegistry {
 
   /** The parameters of several registered tools, in one read: SQLite reads them out of the stored JSON, and only they are parsed here. */
   parametersOf(names: readonly string[]): Map<string, ToolDefinition["parameters"]> {
-    const rows = this.#sql
-      .exec("SELECT name, json_extract(definition, '$.parameters') FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names))
-      .raw<[string, string | null]>();
-    return new Map([...rows].map(([name, parameters]) => [name, parameters === null ? [] : (JSON.parse(parameters) as ToolDefinition["parameters"])]));
+    return parametersOf(this.#sql, names);
   }
 
   /** Store (or replace) the credential for a scope; the secret arrives sealed by the Worker. */
   putCredential(credential: SealedCredential): CredentialSummary {
-    this.#storage.transactionSync(() => {
-      run(this.#sql, "DELETE FROM tenant_credentials WHERE scope_kind = ? AND scope_value = ?", credential.scope.kind, credential.scope.value);
-      run(
-        this.#sql,
-        `INSERT INTO tenant_credentials (id, scope_kind, scope_value, scheme, location, param_name, ciphertext, iv, hint, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        credential.id,
-        credential.scope.kind,
-        credential.scope.value,
-        credential.scheme,
-        credential.in,
-        credential.name,
-        credential.ciphertext,
-        credential.iv,
-        credential.hint,
-        credential.createdAt,
-      );
-      forgetOrphanTokens(this.#sql);
-    });
+    this.#storage.transactionSync(() => replaceCredential(this.#sql, credential));
     return withoutSecret(credential);
   }
 
   listCredentials(): CredentialSummary[] {
-    return allRows<CredentialRow>(this.#sql, "SELECT * FROM tenant_credentials ORDER BY created_at, id").map((row) => withoutSecret(credentialFromRow(row)));
+    return credentialSummaries(this.#sql);
   }
 
   deleteCredential(id: string): boolean {
-    const deleted = run(this.#sql, "DELETE FROM tenant_credentials WHERE id = ?", id) > 0;
-    forgetOrphanTokens(this.#sql);
-    return deleted;
+    return deleteCredentialRow(this.#sql, id);
   }
 
   /** The sealed access token last fetched for a client-credentials credential. */
@@ -484,16 +278,6 @@ export class TenantRegistry {
   toolForCall(name: string): { tool: ToolRecord; credential: SealedCredential | undefined } | undefined {
     const tool = this.getTool(name);
     if (tool === undefined) return undefined;
-    const byTool = oneRow<CredentialRow>(this.#sql, "SELECT * FROM tenant_credentials WHERE scope_kind = 'tool' AND scope_value = ?", name);
-    if (byTool !== undefined) return { tool, credential: credentialFromRow(byTool) };
-    const servers = allRows<CredentialRow>(this.#sql, "SELECT * FROM tenant_credentials WHERE scope_kind = 'server'")
-      .filter((row) => tool.definition.serverUrl === row.scope_value || tool.definition.serverUrl.startsWith(`${row.scope_value}/`))
-      .sort((a, b) => b.scope_value.length - a.scope_value.length);
-    const server = servers[0];
-    return { tool, credential: server === undefined ? undefined : credentialFromRow(server) };
+    return { tool, credential: credentialForTool(this.#sql, name, tool.definition.serverUrl) };
   }
-}
-
-function keyFromRow(row: KeyRow): ApiKeySummary {
-  return { id: row.id, prefix: row.prefix, label: row.label, createdAt: row.created_at, revokedAt: row.revoked_at };
 }

@@ -17,7 +17,10 @@ const modules = DIRS.flatMap((dir) =>
     .map((name) => ({ name, text: readFileSync(`${dir}/${name}`, "utf8") })),
 );
 
-/** Modules that make up one store: routing keeps its in-memory state, persisted index, graph, learning and tool vectors in helper modules. */
+/**
+ * Modules that make up one store: routing keeps its in-memory state, persisted index, graph, learning and tool vectors in helper
+ * modules; the registry its keys, tool reads and writes, credentials and tokens.
+ */
 const PART_OF: Record<string, string> = {
   "loaded-routing.ts": "tenant-routing.ts",
   "routing-learning.ts": "tenant-routing.ts",
@@ -25,6 +28,10 @@ const PART_OF: Record<string, string> = {
   "stored-blobs.ts": "tenant-routing.ts",
   "tool-vectors.ts": "tenant-routing.ts",
   "oauth-token-cache.ts": "tenant-registry.ts",
+  "registry-keys.ts": "tenant-registry.ts",
+  "registry-tool-reads.ts": "tenant-registry.ts",
+  "registry-tool-writes.ts": "tenant-registry.ts",
+  "registry-credentials.ts": "tenant-registry.ts",
 };
 
 function modulesNaming(table: string): string[] {

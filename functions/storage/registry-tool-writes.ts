@@ -1,0 +1,75 @@
+import type { ToolDefinition } from "../tools/definition";
+import { allRows, oneRow, run } from "./sql";
+
+/**
+ * Writing the tenant's tools (`tenant_tools`), part of the registry: the rows an upsert inserts,
+ * updates and prunes, and the count a change would leave (the tool limit is checked on it).
+ */
+
+export interface ToolUpsert {
+  definition: ToolDefinition;
+  hash: string;
+}
+
+export interface UpsertReport {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  removed: string[];
+}
+
+/** How many tools the tenant would hold after writing `names` of `source` (with `prune`, its other tools removed). */
+export function toolCountAfter(sql: SqlStorage, names: string[], source: string, prune: boolean): number {
+  const after = new Set(names);
+  for (const row of allRows<{ name: string; source: string }>(sql, "SELECT name, source FROM tenant_tools")) {
+    if (!prune || row.source !== source) after.add(row.name);
+  }
+  return after.size;
+}
+
+/**
+ * Insert new tools and update changed ones (an unchanged hash leaves the row as it is); with
+ * `prune`, delete the tools of `source` the set no longer has. The caller holds the transaction.
+ */
+export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string, prune: boolean, stamp: string): UpsertReport {
+  const report: UpsertReport = { created: [], updated: [], unchanged: [], removed: [] };
+  for (const { definition, hash } of tools) {
+    const existing = oneRow<{ hash: string }>(sql, "SELECT hash FROM tenant_tools WHERE name = ?", definition.name);
+    if (existing === undefined) {
+      run(
+        sql,
+        "INSERT INTO tenant_tools (name, definition, hash, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        definition.name,
+        JSON.stringify(definition),
+        hash,
+        source,
+        stamp,
+        stamp,
+      );
+      report.created.push(definition.name);
+    } else if (existing.hash !== hash) {
+      run(
+        sql,
+        "UPDATE tenant_tools SET definition = ?, hash = ?, source = ?, updated_at = ? WHERE name = ?",
+        JSON.stringify(definition),
+        hash,
+        source,
+        stamp,
+        definition.name,
+      );
+      report.updated.push(definition.name);
+    } else {
+      report.unchanged.push(definition.name);
+    }
+  }
+  if (prune) {
+    const keep = new Set(tools.map((t) => t.definition.name));
+    for (const { name } of allRows<{ name: string }>(sql, "SELECT name FROM tenant_tools WHERE source = ?", source)) {
+      if (!keep.has(name)) {
+        run(sql, "DELETE FROM tenant_tools WHERE name = ?", name);
+        report.removed.push(name);
+      }
+    }
+  }
+  return report;
+}
