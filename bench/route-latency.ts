@@ -11,7 +11,8 @@
  * completed gpt-3.5 runs of StableToolBench plus seeded random walks; see lib/tool-corpus.ts).
  *
  * Then, sequentially (one request in flight), timed on the Node side with performance.now()
- * around Miniflare's dispatchFetch (request out, whole body read as text; every kind alike):
+ * around Miniflare's dispatchFetch (request out with its Content-Length, as clients send JSON,
+ * lib/sized-request.ts; whole body read as text; every kind alike):
  *   graph      POST /v1/route with previousTool = a random registered tool, mode "graph" (eq. 4 successors)
  *   fused      the same in the default mode (learned successors, task relevance, data flow fused), for a
  *              task the tenant did not route recently (each query once per cycle of them all: lib/tool-corpus.ts taskCycle)
@@ -65,6 +66,7 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import type { TestService } from "../test/helpers/service";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { FLOOR_ORIGIN, rpcFloorWorker } from "./lib/rpc-floor";
+import { withContentLength } from "./lib/sized-request";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, taskCycle, toolItems, type ListItem } from "./lib/tool-corpus";
 import { descendantCpuMs, int, machineLine, ms, ownCpuMs, randomInt, seconds, seededRandom, shuffle, summary, table } from "./lib/stats";
 
@@ -402,7 +404,7 @@ const KINDS: readonly Kind[] = ["graph", "fused", "fused, same chat", "retrieval
 /** One request timed from sending it to having read its whole answer, as a client does (no copy of the response). */
 async function timed(service: TestService, url: string, init: RequestInit): Promise<{ ms: number; status: number; text: string }> {
   const t0 = performance.now();
-  const response = await service.mf.dispatchFetch(url, init as never);
+  const response = await service.mf.dispatchFetch(url, withContentLength(init) as never);
   const text = await response.text();
   return { ms: performance.now() - t0, status: response.status, text };
 }

@@ -17,6 +17,7 @@
  * inflate absolute times (sampling); compare shares and kinds within one run.
  */
 import { setUpTenant, startBenchService } from "./lib/bench-service";
+import { withContentLength } from "./lib/sized-request";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, taskCycle, toolItems } from "./lib/tool-corpus";
 import { type Inspector, serviceInspector } from "./lib/inspector";
 import { machineLine, randomInt, seededRandom, shuffle } from "./lib/stats";
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
 }
 
 async function send(service: TestService, url: string, init: RequestInit): Promise<void> {
-  const response = await service.mf.dispatchFetch(url, init as never);
+  const response = await service.mf.dispatchFetch(url, withContentLength(init) as never);
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status} ${text.slice(0, 300)}`);
 }
