@@ -1,6 +1,6 @@
 import { failure, success, type Outcome } from "../common/failures";
 import { generateApiKey, sha256Hex } from "../tenants/api-keys";
-import { allRows, oneRow, run } from "./sql";
+import { allRows, oneRow, run, storedNow } from "./sql";
 
 /**
  * The tenant's API keys (`tenant_api_keys`), part of the registry: issuing, listing, revoking and
@@ -24,8 +24,6 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-const now = (): string => new Date().toISOString();
-
 /** True when a non-revoked key has this hash. */
 export function isActiveKey(sql: SqlStorage, keyHash: string): boolean {
   return oneRow<{ id: string }>(sql, "SELECT id FROM tenant_api_keys WHERE key_hash = ? AND revoked_at IS NULL", keyHash) !== undefined;
@@ -36,7 +34,7 @@ export async function issueKey(sql: SqlStorage, tenantId: string, label: string 
   const { key, prefix } = generateApiKey(tenantId);
   const keyHash = await sha256Hex(key);
   const id = `key_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  const createdAt = now();
+  const createdAt = storedNow();
   run(sql, "INSERT INTO tenant_api_keys (id, prefix, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)", id, prefix, keyHash, label, createdAt);
   return { id, prefix, label, createdAt, revokedAt: null, key };
 }
@@ -47,7 +45,7 @@ export function keySummaries(sql: SqlStorage): ApiKeySummary[] {
 
 /** Mark a key revoked (a revoked one stays as it was). */
 export function revokeKeyRow(sql: SqlStorage, id: string): Outcome<ApiKeySummary> {
-  const written = run(sql, "UPDATE tenant_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now(), id);
+  const written = run(sql, "UPDATE tenant_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", storedNow(), id);
   const row = oneRow<KeyRow>(sql, "SELECT id, prefix, label, created_at, revoked_at FROM tenant_api_keys WHERE id = ?", id);
   if (row === undefined) return failure("not-found", `no API key ${id}`);
   if (written === 0 && row.revoked_at === null) return failure("internal", "revocation did not apply");

@@ -31,3 +31,8 @@ export function migrate(sql: SqlStorage, migrations: readonly string[]): void {
   if (current === 0) sql.exec("INSERT INTO schema_version (version) VALUES (?)", migrations.length);
   else if (current < migrations.length) sql.exec("UPDATE schema_version SET version = ?", migrations.length);
 }
+
+/** The current time as rows store it: ISO 8601 text, which sorts as time does. */
+export function storedNow(): string {
+  return new Date().toISOString();
+}

@@ -1,4 +1,4 @@
-import { allRows, oneRow, run } from "./sql";
+import { allRows, oneRow, run, storedNow } from "./sql";
 import { Waiters } from "./waiters";
 
 export type JobKind = "probe" | "optimize" | "import";
@@ -38,7 +38,6 @@ export const FINAL_JOB_STATES: ReadonlySet<JobStatus> = new Set(["succeeded", "f
 
 /** How many times a job is started again after its run failed, before it is marked failed. */
 export const MAX_JOB_ATTEMPTS = 4;
-const now = (): string => new Date().toISOString();
 
 /**
  * Background jobs of one tenant (probing, prompt optimisation): a table of due work that the
@@ -73,7 +72,7 @@ export class TenantJobs {
       if (existing !== undefined) return { id: existing.id, created: false };
     }
     const id = `job_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
-    const stamp = now();
+    const stamp = storedNow();
     run(
       this.#sql,
       "INSERT INTO jobs (id, kind, status, dedupe_key, request, next_at, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
@@ -150,16 +149,16 @@ export class TenantJobs {
 
   /** Mark a job as started; if the process dies now, the alarm finds it running and resumes it. */
   start(id: string): void {
-    run(this.#sql, "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?", now(), id);
+    run(this.#sql, "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?", storedNow(), id);
   }
 
   /** A job that ended its time slice with work left: due again at once, its attempts counted afresh (it made progress). */
   continueLater(id: string): void {
-    run(this.#sql, "UPDATE jobs SET status = 'running', attempts = 0, next_at = ?, updated_at = ? WHERE id = ?", Date.now(), now(), id);
+    run(this.#sql, "UPDATE jobs SET status = 'running', attempts = 0, next_at = ?, updated_at = ? WHERE id = ?", Date.now(), storedNow(), id);
   }
 
   progress(id: string, progress: Record<string, unknown>, usage: Record<string, unknown>): void {
-    run(this.#sql, "UPDATE jobs SET progress = ?, usage = ?, updated_at = ? WHERE id = ?", JSON.stringify(progress), JSON.stringify(usage), now(), id);
+    run(this.#sql, "UPDATE jobs SET progress = ?, usage = ?, updated_at = ? WHERE id = ?", JSON.stringify(progress), JSON.stringify(usage), storedNow(), id);
   }
 
   setItem(jobId: string, tool: string, status: string, detail: unknown): void {
@@ -170,7 +169,7 @@ export class TenantJobs {
       tool,
       status,
       JSON.stringify(detail),
-      now(),
+      storedNow(),
     );
   }
 
@@ -181,14 +180,14 @@ export class TenantJobs {
   }
 
   finish(id: string, status: "succeeded" | "failed", result: unknown): void {
-    run(this.#sql, "UPDATE jobs SET status = ?, result = ?, updated_at = ? WHERE id = ?", status, JSON.stringify(result), now(), id);
+    run(this.#sql, "UPDATE jobs SET status = ?, result = ?, updated_at = ? WHERE id = ?", status, JSON.stringify(result), storedNow(), id);
     this.#finished.wake(id);
   }
 
   /** A transient failure: try again later with exponential backoff, or give up after the limit. */
   retryLater(id: string, attempts: number, error: string): void {
     if (attempts >= MAX_JOB_ATTEMPTS) {
-      run(this.#sql, "UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?", error.slice(0, 1_000), now(), id);
+      run(this.#sql, "UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?", error.slice(0, 1_000), storedNow(), id);
       this.#finished.wake(id);
       return;
     }
@@ -197,7 +196,7 @@ export class TenantJobs {
       "UPDATE jobs SET status = 'queued', last_error = ?, next_at = ?, updated_at = ? WHERE id = ?",
       error.slice(0, 1_000),
       Date.now() + 2 ** attempts * 1_000,
-      now(),
+      storedNow(),
       id,
     );
   }

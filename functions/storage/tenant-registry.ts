@@ -2,7 +2,7 @@ import { failure, success, type Outcome } from "../common/failures";
 import type { ToolDefinition } from "../tools/definition";
 import { toolLimitMessage } from "../tools/tool-limit";
 import type { TenantEvents } from "./tenant-events";
-import { allRows, oneRow, run } from "./sql";
+import { allRows, oneRow, run, storedNow } from "./sql";
 import { cachedToken, cacheToken, type SealedToken } from "./oauth-token-cache";
 import { isActiveKey, issueKey, keySummaries, revokeKeyRow, type ApiKeySummary } from "./registry-keys";
 import {
@@ -22,8 +22,6 @@ export type { ApiKeySummary } from "./registry-keys";
 export type { CredentialScheme, CredentialScope, CredentialSummary, SealedCredential } from "./registry-credentials";
 export type { ToolRecord, ToolSummary } from "./registry-tool-reads";
 export type { ToolUpsert, UpsertReport } from "./registry-tool-writes";
-
-const now = (): string => new Date().toISOString();
 
 /** The tenant's identity as stored in `tenant_meta`. */
 export interface TenantInfo {
@@ -74,7 +72,7 @@ export class TenantRegistry {
   /** Create the tenant in this object; fails when it exists already. */
   initialize(tenantId: string, name: string): Outcome<{ id: string; name: string; createdAt: string }> {
     if (this.tenantId() !== undefined) return failure("conflict", `tenant ${tenantId} exists already`);
-    const createdAt = now();
+    const createdAt = storedNow();
     this.#storage.transactionSync(() => {
       run(this.#sql, "INSERT INTO tenant_meta (key, value) VALUES ('id', ?), ('name', ?), ('created_at', ?)", tenantId, name, createdAt);
     });
@@ -145,7 +143,7 @@ export class TenantRegistry {
       prune,
     );
     if (total > maxTools) return failure("invalid-document", toolLimitMessage(total, maxTools));
-    const stamp = now();
+    const stamp = storedNow();
     const report = this.#storage.transactionSync(() => {
       const written = writeTools(this.#sql, tools, source, prune, stamp);
       const changed = new Set([...written.created, ...written.updated]);

@@ -1,8 +1,7 @@
 import type { EvaluationRequest } from "../chain/evaluator";
-import { allRows, oneRow, run } from "./sql";
+import { allRows, oneRow, run, storedNow } from "./sql";
 
 const MAX_EVALUATION_ATTEMPTS = 5;
-const now = (): string => new Date().toISOString();
 
 /**
  * The model tokens of runs started since a time (`?`, ISO): answered from the index on
@@ -30,7 +29,7 @@ export class TenantRuns {
       `INSERT INTO runs (id, created_at, status, task, record, total_tokens) VALUES (?1, ?2, ?3, ?4, ?5, json_extract(?5, '$.usage.totalTokens'))
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, total_tokens = excluded.total_tokens`,
       id,
-      now(),
+      storedNow(),
       status,
       task,
       recordJson,
@@ -89,7 +88,13 @@ export class TenantRuns {
     for (const item of due) {
       try {
         const scores = await evaluate(JSON.parse(item.payload) as EvaluationRequest);
-        run(this.#sql, "UPDATE evaluation_queue SET done_at = ?, scores = ?, attempts = attempts + 1 WHERE id = ?", now(), JSON.stringify(scores), item.id);
+        run(
+          this.#sql,
+          "UPDATE evaluation_queue SET done_at = ?, scores = ?, attempts = attempts + 1 WHERE id = ?",
+          storedNow(),
+          JSON.stringify(scores),
+          item.id,
+        );
       } catch (error) {
         const attempts = item.attempts + 1;
         const message = error instanceof Error ? error.message : String(error);
@@ -99,7 +104,7 @@ export class TenantRuns {
           attempts,
           message.slice(0, 500),
           Date.now() + 2 ** attempts * 1_000,
-          attempts >= MAX_EVALUATION_ATTEMPTS ? now() : null,
+          attempts >= MAX_EVALUATION_ATTEMPTS ? storedNow() : null,
           item.id,
         );
       }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AuthRequirement, HttpMethod, JsonSchema } from "./definition";
 import { ToolImportError } from "./import-error";
-import { stripTrailingSlash } from "./list-location";
+import { stripTrailingSlash } from "./url-template";
 import { isRecord, type Json } from "./schema-copier";
 
 /**

@@ -1,7 +1,8 @@
 import { apiTitleOf } from "./api-info";
 import type { AuthRequirement, ToolParameter } from "./definition";
 import type { ItemInput } from "./list-input";
-import { pathTemplateNames, resolveLocation } from "./list-location";
+import { resolveLocation } from "./list-location";
+import { pathTemplateNames } from "./url-template";
 import { toParameter } from "./list-parameters";
 import { documentedResponse } from "./openapi-responses";
 import { requestBodyParameters } from "./request-body";

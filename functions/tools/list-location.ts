@@ -1,3 +1,4 @@
+import { stripTrailingSlash } from "./url-template";
 /**
  * Where a listed tool is called (list-import.ts): its server URL and path, from a `url` template or
  * from `serverUrl` and `path` given apart, and the path parameters its template names.
@@ -43,15 +44,6 @@ export function resolveLocation(item: ItemLocation, servers: string[], report: (
     return undefined;
   }
   return { serverUrl: stripTrailingSlash(base.origin + base.rest), path };
-}
-
-/** The names of the `{x}` placeholders of a path template. */
-export function pathTemplateNames(path: string): string[] {
-  return [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1] ?? "").filter((n) => n !== "");
-}
-
-export function stripTrailingSlash(url: string): string {
-  return url.replace(/\/+$/, "");
 }
 
 /** `https://host:port` and the rest, without parsing the rest: `new URL` would escape `{`/`}`. */

@@ -1,3 +1,4 @@
+import { pathTemplateNames } from "./url-template";
 import type { HttpMethod, ToolParameter } from "./definition";
 import { asArray, ownExample, type DocumentContext } from "./openapi-document";
 import { successResponse } from "./openapi-responses";
@@ -98,10 +99,6 @@ function tagsOf(tags: unknown, label: string, warnings: Warnings): string[] {
   const list = asArray(tags).filter((t): t is string => typeof t === "string");
   if (list.length > LIMITS.tags) warnings.add(`${label}: only the first ${LIMITS.tags} tags are kept.`);
   return list.slice(0, LIMITS.tags);
-}
-
-function pathTemplateNames(path: string): string[] {
-  return [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1] ?? "").filter((n) => n !== "");
 }
 
 function firstMediaSchema(content: unknown): unknown {

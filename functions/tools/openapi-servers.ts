@@ -1,3 +1,4 @@
+import { stripTrailingSlash } from "./url-template";
 import { ToolImportError } from "./import-error";
 import type { DocumentContext } from "./openapi-document";
 import { isRecord, type Json } from "./schema-copier";
@@ -83,8 +84,4 @@ export function isAbsoluteHttpUrl(url: string): boolean {
   } catch {
     return false;
   }
-}
-
-function stripTrailingSlash(url: string): string {
-  return url.replace(/\/+$/, "");
 }
