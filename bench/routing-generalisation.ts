@@ -44,6 +44,7 @@ import {
 } from "../functions/toolnet/graph";
 import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
+import { historyLeads } from "../functions/toolnet/history-calibration";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import {
@@ -327,6 +328,11 @@ const covered = (ctx: Context, text: string, ranked: Ranked[]): Ranked[] =>
     WORD_COVERAGE,
   );
 
+/** Warm first steps: history always may overrule the best match, never, and as routing decides it per tenant (history-calibration.ts). */
+const WARM_ALWAYS = "warm: fused, history always may lead";
+const WARM_BEST_FIRST = "warm: fused, the best match first";
+const WARM = "warm: fused: all signals (first tools of history)";
+
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const plain = ctx.index.search(text, 30);
   const clauses = coverageRanking(text, (t, depth) => searchWithApis(ctx, t, depth), 30, CLAUSES);
@@ -405,7 +411,7 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       }).map((c) => c.tool),
     ],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
-    ["warm: fused: all signals (first tools of history)", warm.map((c) => c.tool)],
+    [WARM_ALWAYS, warm.map((c) => c.tool)],
     [
       "warm: fused: all signals (all tools of history)",
       fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
@@ -413,6 +419,19 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
       ),
     ],
     ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
+    [
+      WARM_BEST_FIRST,
+      fuseFirstStep({
+        relevance,
+        history: firstVotes,
+        producersOf,
+        siblingsOf,
+        weights: WEIGHTS,
+        task: text,
+        nameLookupLeaders: NAME_LOOKUPS,
+        historyLeads: false,
+      }).map((c) => c.tool),
+    ],
     ...variantFirstSteps(ctx, text, fusedWith),
     ...embeddedFirstSteps(ctx, text, fusedWith),
   ]);
@@ -550,6 +569,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
     }
   };
   const report: Report = { misses: new Map(), first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
+  const calibration: CalibrationRow[] = [];
   for (const task of dataset.tasks) {
     if (!inHalf(task.group)) continue;
     // Hold out the task (and its group): nothing it taught may help it.
@@ -561,12 +581,22 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
     const gold = task.gold;
     const firstGold = dataset.ordered ? gold.slice(0, 1) : gold;
     const distinctGold = [...new Set(gold.filter((g) => defs.has(g)))];
-    for (const [variant, ranking] of firstStepRankings(ctx, task.text)) {
+    const rankings = firstStepRankings(ctx, task.text);
+    for (const [variant, ranking] of rankings) {
       add(report.first, `${variant}|1`, recall(firstGold, ranking.slice(0, 1)));
       for (const k of K) add(report.first, `${variant}|${k}`, recall(firstGold, ranking.slice(0, k)));
       if (distinctGold.length >= 2) add(report.first, `${variant}|all10`, recall(distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
       add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
     }
+    calibration.push({
+      group: task.group,
+      voted: ctx.memory.votes(task.text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY })[0]?.name ?? null,
+      best: rankings.get("cold: fused, no history")?.[0] ?? null,
+      firstGold,
+      distinctGold,
+      leads: rankings.get(WARM_ALWAYS) ?? [],
+      bestFirst: rankings.get(WARM_BEST_FIRST) ?? [],
+    });
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
     // A later step ranks by the task's words without API evidence (tenant-routing.ts #relevance).
     const relevance = searchTwoWays(index, task.text, 30, routingSearch(ctx)).plain;
@@ -645,7 +675,53 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
     timeSteps(ctx, task, report.timing);
     restore(held);
   }
+  addCalibrated(report, calibration);
   return report;
+}
+
+/** One measured task's first step as the calibrated variant reads it. */
+interface CalibrationRow {
+  group: string;
+  /** History's first vote (null: no similar task voted) and the cold ranking's first tool. */
+  voted: string | null;
+  best: string | null;
+  firstGold: readonly string[];
+  distinctGold: readonly string[];
+  /** The warm ranking as today (history may overrule the best match) and with the best match first. */
+  leads: readonly string[];
+  bestFirst: readonly string[];
+}
+
+/**
+ * The warm first step as routing makes it: history may overrule the best match only where the
+ * tenant's other tasks (the task's group left out; routing samples its 64 most recent) show its
+ * first vote right more often than the words' first choice (history-calibration.ts). Scored
+ * after the pass, once every task's two outcomes are known.
+ */
+function addCalibrated(report: Report, rows: readonly CalibrationRow[]): void {
+  type Tally = { voted: number; history: number; words: number };
+  const plus = (a: Tally, b: Tally): Tally => ({ voted: a.voted + b.voted, history: a.history + b.history, words: a.words + b.words });
+  const none: Tally = { voted: 0, history: 0, words: 0 };
+  // Right: the choice is the first gold tool (StableToolBench: one of its gold set).
+  const outcome = (row: CalibrationRow): Tally =>
+    row.voted === null
+      ? none
+      : { voted: 1, history: row.firstGold.includes(row.voted) ? 1 : 0, words: row.best !== null && row.firstGold.includes(row.best) ? 1 : 0 };
+  const byGroup = new Map<string, Tally>();
+  let total = none;
+  for (const row of rows) {
+    byGroup.set(row.group, plus(byGroup.get(row.group) ?? none, outcome(row)));
+    total = plus(total, outcome(row));
+  }
+  for (const row of rows) {
+    const own = byGroup.get(row.group) ?? none;
+    const others = { voted: total.voted - own.voted, history: total.history - own.history, words: total.words - own.words };
+    const ranking = historyLeads(others) ? row.leads : row.bestFirst;
+    add(report.first, `${WARM}|1`, recall(row.firstGold, ranking.slice(0, 1)));
+    for (const k of K) add(report.first, `${WARM}|${k}`, recall(row.firstGold, ranking.slice(0, k)));
+    if (row.distinctGold.length >= 2) add(report.first, `${WARM}|all10`, recall(row.distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
+    add(report.first, `${WARM}|length`, Math.min(ANSWER_K, ranking.length));
+  }
 }
 
 /** Every tool's vector, of the text the product embeds (toolEmbeddingText), and every measured task's. */
@@ -864,7 +940,7 @@ await main();
 function debugFirstStep(ctx: Context, text: string, gold: readonly string[]): void {
   const rankings = firstStepRankings(ctx, text);
   const asked = process.env.FIRST_DEBUG ?? "";
-  const variant = rankings.has(asked) ? asked : asked === "warm" ? "warm: fused: all signals (first tools of history)" : "cold: fused, no history";
+  const variant = rankings.has(asked) ? asked : asked === "warm" ? WARM_ALWAYS : "cold: fused, no history";
   const plain = rankings.get(process.env.FIRST_DEBUG_BASE ?? "retrieval only") ?? [];
   const fused = rankings.get(variant) ?? [];
   const a = recall(gold, plain.slice(0, 5));

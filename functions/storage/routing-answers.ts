@@ -51,6 +51,8 @@ export interface RankingState {
   state: Loaded;
   relevance: TaskRelevance;
   siblingsOf: (tool: string) => readonly string[];
+  /** Whether similar earlier tasks may overrule the best match here (routing-calibration.ts); read only when some voted. */
+  historyLeads: () => boolean;
 }
 
 /** What an answer reads of the tenant's other stores (see RoutingSources in tenant-routing.ts). */
@@ -84,7 +86,7 @@ function answerDefaults(settings: TenantSettings): { maxTokens: number; include:
 
 /** The fused ranking of a first or later step, filled to k with stand-ins, weights scaled; a later step ends with END. */
 export function fusedRanking(
-  { state, relevance, siblingsOf }: RankingState,
+  { state, relevance, siblingsOf, historyLeads }: RankingState,
   task: string,
   previous: string | null,
   k: number,
@@ -99,6 +101,7 @@ export function fusedRanking(
     fused = fuseFirstStep({
       relevance: withUnfitLower(firstStep, task, state.saidNumbers.unfitAmong(firstStep.map((r) => r.name))),
       history,
+      historyLeads: history.length === 0 || historyLeads(),
       ...(mode === "fused"
         ? {
             task,

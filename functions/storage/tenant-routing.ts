@@ -23,6 +23,7 @@ import type { ShownTool, StoredToolViews, ViewsWarmth } from "./tenant-tool-view
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "./tool-vectors";
 import { fitAnswer, fusedRanking, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
+import { RoutingCalibration } from "./routing-calibration";
 import { RoutingLearning } from "./routing-learning";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
 
@@ -71,6 +72,8 @@ export class TenantRouting {
   readonly #states: LoadedRouting;
   /** Trajectories, scores, the graph's settings, export and import (routing-learning.ts). */
   readonly #learning: RoutingLearning;
+  /** Whether history may overrule the words at first steps, from the tenant's own tasks. */
+  readonly #calibration: RoutingCalibration;
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
   /** Preparations run since the object started (tests and benchmarks). */
@@ -91,6 +94,11 @@ export class TenantRouting {
     });
     this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
     this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
+    // The words' first choice for a sampled task, searched apart from the memo of rankings (which holds chats' tasks).
+    this.#calibration = new RoutingCalibration(sql, (state, task) => {
+      const siblingsOf = this.#states.apiSiblingsOf(state);
+      return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf === undefined ? {} : { siblingsOf }).withApis[0]?.name;
+    });
   }
 
   #descriptions(): Map<string, string> {
@@ -317,6 +325,7 @@ export class TenantRouting {
       state,
       relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
+      historyLeads: () => this.#calibration.historyLeads(state),
     };
   }
 

@@ -162,6 +162,13 @@ export interface FirstStepInput {
    * same API) may widen the choice, but only evidence from use may overrule the task's own words.
    */
   readonly bestMatchLeads?: boolean;
+  /**
+   * Whether similar earlier tasks may overrule the best match (default true). False: the best
+   * match stays first and history only widens the rest — the better choice for a tenant whose
+   * own tasks show the words pick the first tool more often than history does
+   * (bench/routing-generalisation.ts measures that choice made per tenant).
+   */
+  readonly historyLeads?: boolean;
   /** Same-API operations only join the ranking, not raise those relevance ranks (default true; false: the ablation). */
   readonly siblingsWidenOnly?: boolean;
 }
@@ -250,8 +257,8 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
     input.weights ?? DEFAULT_FUSION,
     signals,
   );
-  const led =
-    (input.bestMatchLeads ?? true) && (input.history.length === 0 || !signals.has("history")) ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
+  const historyOverrules = input.history.length > 0 && signals.has("history") && (input.historyLeads ?? true);
+  const led = (input.bestMatchLeads ?? true) && !historyOverrules ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
   return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow")
     ? led
     : withNameLookups(led, input.task, input.nameLookupsOf ?? input.producersOf, input.nameLookupLeaders);

@@ -37,6 +37,8 @@ export interface VoteOptions {
    * do not vote), the step a similar task took from where the caller is now.
    */
   readonly tools?: "first" | "all" | { readonly after: string };
+  /** A remembered task that does not vote (its own id, to ask what the others would have said). */
+  readonly excluding?: string;
 }
 
 /** A tool with the votes it got and from how many earlier tasks. */
@@ -93,6 +95,7 @@ export class TaskMemory {
    * (0.35 ms at 2,800 tasks, 1.9 ms at 11,000). Dropped whenever the memory changes.
    */
   readonly #nearestMemo = new LRUCache<string, readonly NearTask[]>({ max: NEAREST_MEMO_SIZE });
+  #version = 0;
   /** Lookups that scanned the memory (not answered from the memo); a test seam. */
   protected scans = 0;
 
@@ -105,6 +108,11 @@ export class TaskMemory {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Additions and removals since the memory was built: what a result computed from it is valid for. */
+  get version(): number {
+    return this.#version;
   }
 
   /** Remembers a task; tasks without tools or without meaningful words are not kept. */
@@ -134,6 +142,7 @@ export class TaskMemory {
   }
 
   #changed(): void {
+    this.#version += 1;
     this.#idfCache.clear();
     this.#normCache.clear();
     this.#nearestMemo.clear();
@@ -189,7 +198,14 @@ export class TaskMemory {
 
   /** Tools voted for by the nearest earlier tasks, most votes first; empty for an unfamiliar task. */
   votes(task: string, options: VoteOptions = {}): Vote[] {
-    const near = this.nearest(task, options.neighbours ?? DEFAULT_NEIGHBOURS, options.minSimilarity ?? DEFAULT_MIN_SIMILARITY);
+    const neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
+    const excluding = options.excluding;
+    const near =
+      excluding === undefined
+        ? this.nearest(task, neighbours, options.minSimilarity ?? DEFAULT_MIN_SIMILARITY)
+        : this.nearest(task, neighbours + 1, options.minSimilarity ?? DEFAULT_MIN_SIMILARITY)
+            .filter((n) => n.id !== excluding)
+            .slice(0, neighbours);
     const score = new Map<string, { score: number; tasks: number }>();
     for (const { similarity, tools } of near) {
       const voted = votedTools(tools, options.tools ?? "first");

@@ -150,6 +150,23 @@ describe("first step", () => {
     expect(rank(unrelated, true)).toEqual(rank(unrelated, false));
   });
 
+  it("with historyLeads false, similar tasks widen the ranking but the best match stays first", () => {
+    const memory = TaskMemory.build([
+      { id: "a", task: "Who wrote the screenplay of Alien?", tools: ["getSearchMovie", "getMovieMovieIdCredits"] },
+      { id: "b", task: "Who wrote the screenplay of Heat?", tools: ["getSearchMovie", "getMovieMovieIdCredits"] },
+    ]);
+    const task = "Who wrote the screenplay of the movie Jaws?";
+    const relevance = index.search(task, 30);
+    const history = memory.votes(task);
+    const leading = fuseFirstStep({ relevance, history }).map((c) => c.tool);
+    const bestFirst = fuseFirstStep({ relevance, history, historyLeads: false }).map((c) => c.tool);
+    // History overrules the words by default; held back, the words' best match leads.
+    expect(leading[0]).toBe("getSearchMovie");
+    expect(relevance[0]?.name).not.toBe("getSearchMovie");
+    expect(bestFirst[0]).toBe(relevance[0]?.name);
+    expect(bestFirst.slice(0, 3)).toContain("getSearchMovie");
+  });
+
   it("offers the other operations of the most relevant tool's API (small APIs only)", () => {
     const def = (name: string, serverUrl: string, summary: string): ToolDefinition => ({
       name,
