@@ -2,8 +2,17 @@ import { CALIBRATION_SAMPLE, calibrate, historyLeads, type HistoryCalibration } 
 import { allRows } from "./sql";
 import type { Loaded } from "./loaded-routing";
 
-/** The calibration is made again once the task memory has changed this many times (tasks remembered or forgotten). */
+/**
+ * The calibration is made again once the task memory has changed this many times (tasks remembered
+ * or forgotten), or a 64th of its size if more: its cost grows with the memory (a vote scans the
+ * tasks sharing words; 23 ms at 704 remembered tasks, 146 ms at 11,000, in Node at 10,000 tools),
+ * so a large memory pays it about once per 170 tasks learned.
+ */
 export const RECALIBRATE_AFTER = 16;
+
+function recalibrateAfter(memorySize: number): number {
+  return Math.max(RECALIBRATE_AFTER, Math.floor(memorySize / 64));
+}
 
 /** What a calibration was made from: the loaded state, its memory's version and its index's. */
 interface Made {
@@ -17,7 +26,7 @@ interface Made {
  * A tenant's history calibration (history-calibration.ts), from its CALIBRATION_SAMPLE most
  * recently remembered tasks: for each, what the other tasks vote for first and what the words put
  * first, against the tool it started with. Kept until the tools change or the memory has changed
- * RECALIBRATE_AFTER times, so its cost (a search and a vote per sampled task) is paid once per
+ * enough (recalibrateAfter), so its cost (a search and a vote per sampled task) is paid once per
  * that many remembered tasks, not per route.
  */
 export class RoutingCalibration {
@@ -41,7 +50,7 @@ export class RoutingCalibration {
   calibration(state: Loaded): HistoryCalibration {
     const made = this.#made;
     const memory = state.memory;
-    if (made !== undefined && made.state === state && made.index === state.index.version && memory.version - made.memory < RECALIBRATE_AFTER) {
+    if (made !== undefined && made.state === state && made.index === state.index.version && memory.version - made.memory < recalibrateAfter(memory.size)) {
       return made.calibration;
     }
     const rows = allRows<{ id: string; task: string; tools: string }>(
