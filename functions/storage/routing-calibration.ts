@@ -11,6 +11,8 @@ import type { Loaded } from "./loaded-routing";
 export const RECALIBRATE_AFTER = 16;
 
 function recalibrateAfter(memorySize: number): number {
+  // A memory no bigger than the sample is judged again at every change: each new task is a large part of the evidence, and cheap to replay.
+  if (memorySize <= CALIBRATION_SAMPLE) return 1;
   return Math.max(RECALIBRATE_AFTER, Math.floor(memorySize / 64));
 }
 

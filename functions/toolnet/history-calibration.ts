@@ -38,9 +38,10 @@ export function calibrate(samples: Iterable<CalibrationSample>): HistoryCalibrat
 }
 
 /**
- * History leads (may overrule the best match) only where it was right more often than the words;
- * with no evidence either way the best match stays first, as with no history at all.
+ * History leads (may overrule the best match) where it was right more often than the words; on a
+ * tie the best match stays first. Before any remembered task could be judged (none had a vote
+ * from the others), history leads: a tenant's first sessions teach its first steps at once.
  */
 export function historyLeads(calibration: HistoryCalibration): boolean {
-  return calibration.history > calibration.words;
+  return calibration.voted === 0 || calibration.history > calibration.words;
 }

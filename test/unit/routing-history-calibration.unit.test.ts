@@ -13,11 +13,11 @@ describe("history calibration", () => {
     expect(calibration).toEqual({ voted: 3, history: 2, words: 2 });
   });
 
-  it("lets history lead only where it was right more often; a tie or no evidence keeps the best match first", () => {
+  it("lets history lead where it was right more often; a tie keeps the best match first; with nothing judged yet history leads", () => {
     expect(historyLeads({ voted: 4, history: 3, words: 1 })).toBe(true);
     expect(historyLeads({ voted: 4, history: 2, words: 2 })).toBe(false);
     expect(historyLeads({ voted: 4, history: 1, words: 3 })).toBe(false);
-    expect(historyLeads({ voted: 0, history: 0, words: 0 })).toBe(false);
+    expect(historyLeads({ voted: 0, history: 0, words: 0 })).toBe(true);
   });
 
   it("asks what the other remembered tasks vote for (a task does not vote for itself), and counts the memory's changes", () => {
