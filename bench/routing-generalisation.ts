@@ -44,7 +44,7 @@ import {
 } from "../functions/toolnet/graph";
 import { apiSiblings } from "../functions/toolnet/api-siblings";
 import { DataFlowIndex } from "../functions/toolnet/data-flow";
-import { historyLeads } from "../functions/toolnet/history-calibration";
+import { historyLeads, transitionsHelp } from "../functions/toolnet/history-calibration";
 import { laterStepPrior } from "../functions/toolnet/later-step-prior";
 import { openAiTool } from "../functions/toolnet/openai-tools";
 import {
@@ -328,6 +328,10 @@ const covered = (ctx: Context, text: string, ranked: Ranked[]): Ranked[] =>
     WORD_COVERAGE,
   );
 
+/** Later steps: learned transitions always fused, and as routing decides it per tenant (history-calibration.ts transitionsHelp). */
+const LATER_ALWAYS = "fused, learned transitions always";
+const LATER = "fused: all signals";
+
 /** Warm first steps: history always may overrule the best match, never, and as routing decides it per tenant (history-calibration.ts). */
 const WARM_ALWAYS = "warm: fused, history always may lead";
 const WARM_BEST_FIRST = "warm: fused, the best match first";
@@ -453,7 +457,7 @@ function laterStepRankings(ctx: Context, text: string, relevance: readonly Ranke
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
-    ["fused: all signals", fuseNextStep(input).map((c) => c.tool)],
+    [LATER_ALWAYS, fuseNextStep(input).map((c) => c.tool)],
     ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
     ["fused, transitions seen once too", fuseNextStep({ ...input, minEvidence: 1 }).map((c) => c.tool)],
     ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
@@ -570,6 +574,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
   };
   const report: Report = { misses: new Map(), first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
   const calibration: CalibrationRow[] = [];
+  const transitionSteps: TransitionStep[] = [];
   for (const task of dataset.tasks) {
     if (!inHalf(task.group)) continue;
     // Hold out the task (and its group): nothing it taught may help it.
@@ -617,10 +622,11 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
         for (const [variant, ranking] of rankings) {
           for (const k of K) add(report.later, `${variant}|${k}`, ranking.slice(0, k).includes(next) ? 1 : 0);
         }
+        transitionSteps.push({ group: task.group, next, with: rankings.get(LATER_ALWAYS) ?? [], without: rankings.get("fused − transition") ?? [] });
         if (process.env.LATER_DEBUG !== undefined) debugLaterStep(ctx, task.text, relevance, previous, next, rankings);
-        if (process.env.ROUTING_DEBUG !== undefined && !(rankings.get("fused: all signals") ?? []).slice(0, 5).includes(next)) {
+        if (process.env.ROUTING_DEBUG !== undefined && !(rankings.get(LATER_ALWAYS) ?? []).slice(0, 5).includes(next)) {
           console.log(
-            `LATER ${previous} > ${next} | ${task.text.slice(0, 100)}\n  fused ${(rankings.get("fused: all signals") ?? []).slice(0, 6).join(", ")}\n  rel ${relevance
+            `LATER ${previous} > ${next} | ${task.text.slice(0, 100)}\n  fused ${(rankings.get(LATER_ALWAYS) ?? []).slice(0, 6).join(", ")}\n  rel ${relevance
               .slice(0, 6)
               .map((r) => r.name)
               .join(", ")}\n  learned ${learnedSuccessors(ctx.graph, previous)
@@ -633,7 +639,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
               .join(", ")}`,
           );
         }
-        add(report.misses, missReason(ctx, relevance, previous, next, rankings.get("fused: all signals") ?? []), 1);
+        add(report.misses, missReason(ctx, relevance, previous, next, rankings.get(LATER_ALWAYS) ?? []), 1);
       }
     }
     if (SKIP_SETS) {
@@ -676,7 +682,42 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
     restore(held);
   }
   addCalibrated(report, calibration);
+  addTransitionsPerTenant(report, transitionSteps);
   return report;
+}
+
+/** A later step as the per-tenant transitions variant reads it: the gold next tool, fused with and without learned transitions. */
+interface TransitionStep {
+  group: string;
+  next: string;
+  with: readonly string[];
+  without: readonly string[];
+}
+
+/**
+ * The later step as routing makes it: learned transitions take part unless the tenant's other
+ * tasks' later steps (the task's group left out; routing replays its 64 most recent) hit less
+ * often at k = 5 with them than without (history-calibration.ts transitionsHelp).
+ */
+function addTransitionsPerTenant(report: Report, steps: readonly TransitionStep[]): void {
+  const hits = (ranking: readonly string[], next: string) => (ranking.slice(0, 5).includes(next) ? 1 : 0);
+  const byGroup = new Map<string, { steps: number; with: number; without: number }>();
+  const total = { steps: 0, with: 0, without: 0 };
+  for (const step of steps) {
+    const own = byGroup.get(step.group) ?? { steps: 0, with: 0, without: 0 };
+    for (const tally of [own, total]) {
+      tally.steps += 1;
+      tally.with += hits(step.with, step.next);
+      tally.without += hits(step.without, step.next);
+    }
+    byGroup.set(step.group, own);
+  }
+  for (const step of steps) {
+    const own = byGroup.get(step.group) ?? { steps: 0, with: 0, without: 0 };
+    const others = { steps: total.steps - own.steps, with: total.with - own.with, without: total.without - own.without };
+    const ranking = transitionsHelp(others) ? step.with : step.without;
+    for (const k of K) add(report.later, `${LATER}|${k}`, ranking.slice(0, k).includes(step.next) ? 1 : 0);
+  }
 }
 
 /** One measured task's first step as the calibrated variant reads it. */
@@ -958,10 +999,10 @@ function debugFirstStep(ctx: Context, text: string, gold: readonly string[]): vo
 
 /**
  * LATER_DEBUG=VARIANT: later steps where that variant's top 5 holds the gold next tool and
- * LATER_DEBUG_BASE's (default "fused: all signals") misses it, with what each signal offered.
+ * LATER_DEBUG_BASE's (default LATER_ALWAYS) misses it, with what each signal offered.
  */
 function debugLaterStep(ctx: Context, text: string, relevance: readonly Ranked[], previous: string, next: string, rankings: Map<string, string[]>): void {
-  const base = rankings.get(process.env.LATER_DEBUG_BASE ?? "fused: all signals") ?? [];
+  const base = rankings.get(process.env.LATER_DEBUG_BASE ?? LATER_ALWAYS) ?? [];
   const variant = rankings.get(process.env.LATER_DEBUG ?? "") ?? [];
   if (!variant.slice(0, 5).includes(next) || base.slice(0, 5).includes(next)) return;
   const learned = learnedSuccessors(ctx.graph, previous);

@@ -2,7 +2,8 @@ import { END, learnedSuccessors, promptWeight, START, transitionWeight } from ".
 import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudgetAsEntries, type AnswerPart, type BudgetedAnswer } from "../toolnet/answer-budget";
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
-import { fuseFirstStep, fuseNextStep, type FeedersOf, type FusedCandidate, type Why } from "../toolnet/signal-fusion";
+import { fuseFirstStep, fuseNextStep, SIGNALS, type FeedersOf, type FusedCandidate, type NextStepInput, type Signal, type Why } from "../toolnet/signal-fusion";
+import type { Ranked } from "../toolnet/retrieval";
 import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
@@ -53,6 +54,43 @@ export interface RankingState {
   siblingsOf: (tool: string) => readonly string[];
   /** Whether similar earlier tasks may overrule the best match here (routing-calibration.ts); read only when some voted. */
   historyLeads: () => boolean;
+  /** Whether learned transitions take part in later steps here (routing-calibration.ts). */
+  transitionsHelp: () => boolean;
+}
+
+/** A later step's signals without learned transitions: for a tenant whose own steps show them misleading. */
+export const WITHOUT_TRANSITIONS: ReadonlySet<Signal> = new Set(SIGNALS.filter((signal) => signal !== "transition"));
+
+/**
+ * What a later step fuses (signal-fusion.ts fuseNextStep), as routing builds it: `take` the
+ * tools shown; `history` whether similar tasks vote, `excluding` a remembered task that does not
+ * (routing-calibration.ts replays a task's own steps).
+ */
+export function nextStepInput(
+  state: Loaded,
+  task: string,
+  relevance: readonly Ranked[],
+  previous: string,
+  take: number,
+  options: { history: boolean; excluding?: string },
+): NextStepInput {
+  const { graph } = state;
+  return {
+    previous,
+    learned: learnedSuccessors(graph, previous),
+    relevance,
+    dataFlow: state.flow.successors(previous),
+    history: options.history
+      ? state.memory.votes(task, {
+          tools: { after: previous },
+          minSimilarity: LATER_STEP_MIN_SIMILARITY,
+          ...(options.excluding === undefined ? {} : { excluding: options.excluding }),
+        })
+      : [],
+    prior: laterStepPrior(graph),
+    priorRanks: laterStepPriorRanks(graph),
+    take,
+  };
 }
 
 /** What an answer reads of the tenant's other stores (see RoutingSources in tenant-routing.ts). */
@@ -86,7 +124,7 @@ function answerDefaults(settings: TenantSettings): { maxTokens: number; include:
 
 /** The fused ranking of a first or later step, filled to k with stand-ins, weights scaled; a later step ends with END. */
 export function fusedRanking(
-  { state, relevance, siblingsOf, historyLeads }: RankingState,
+  { state, relevance, siblingsOf, historyLeads, transitionsHelp }: RankingState,
   task: string,
   previous: string | null,
   k: number,
@@ -114,18 +152,9 @@ export function fusedRanking(
     });
     via = relevance.embedded ? "retrieval+embeddings" : "retrieval";
   } else {
-    const history = mode === "fused" ? state.memory.votes(task, { tools: { after: previous }, minSimilarity: LATER_STEP_MIN_SIMILARITY }) : [];
-    fused = fuseNextStep({
-      previous,
-      learned: learnedSuccessors(graph, previous),
-      relevance: relevance.ranked,
-      dataFlow: state.flow.successors(previous),
-      history,
-      prior: laterStepPrior(graph),
-      priorRanks: laterStepPriorRanks(graph),
-      // The answer shows the best k (fillToK reads no further): at 10,000 tools the prior holds nearly all of them.
-      take: k,
-    });
+    // The answer shows the best k (fillToK reads no further): at 10,000 tools the prior holds nearly all of them.
+    const input = nextStepInput(state, task, relevance.ranked, previous, k, { history: mode === "fused" });
+    fused = fuseNextStep(transitionsHelp() ? input : { ...input, signals: WITHOUT_TRANSITIONS });
     via = "fused";
   }
   // Never fewer than k (or every tool): stand-ins fill what the task's words did not.

@@ -95,9 +95,12 @@ export class TenantRouting {
     this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
     this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
     // The words' first choice for a sampled task, searched apart from the memo of rankings (which holds chats' tasks).
-    this.#calibration = new RoutingCalibration(sql, (state, task) => {
-      const siblingsOf = this.#states.apiSiblingsOf(state);
-      return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf === undefined ? {} : { siblingsOf }).withApis[0]?.name;
+    this.#calibration = new RoutingCalibration(sql, {
+      wordsFirst: (state, task) => {
+        const siblingsOf = this.#states.apiSiblingsOf(state);
+        return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf === undefined ? {} : { siblingsOf }).withApis[0]?.name;
+      },
+      laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
     });
   }
 
@@ -326,6 +329,7 @@ export class TenantRouting {
       relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       historyLeads: () => this.#calibration.historyLeads(state),
+      transitionsHelp: () => this.#calibration.transitionsHelp(state),
     };
   }
 
