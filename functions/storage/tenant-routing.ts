@@ -8,10 +8,9 @@ import {
   ToolGraphError,
   type Trajectory,
 } from "../toolnet/graph";
-import { hybridTwoWays, type Ranked, searchTwoWays, type SiblingsOf } from "../toolnet/retrieval";
+import { searchTwoWays } from "../toolnet/retrieval";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
 import type { RunCandidateSet } from "../toolnet/signal-fusion";
-import { callableAsAsked } from "../toolnet/task-fit";
 import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../tenants/stored-model-override";
@@ -25,6 +24,7 @@ import { ToolVectors } from "./tool-vectors";
 import { fitAnswer, fusedRanking, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
 import { RoutingCalibration } from "./routing-calibration";
 import { RoutingLearning } from "./routing-learning";
+import { taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
 
 export type { RouteAnswer, RouteMode, RouteOptions, TaskVectorWanted } from "./routing-answers";
@@ -187,60 +187,17 @@ export class TenantRouting {
     this.#states.current?.relevance.clear();
   }
 
-  /**
-   * Task relevance: BM25, fused with embeddings when the task was embedded. A chat routes the
-   * same task at every step, so recent rankings are kept (relevance-memo.ts), each for the index
-   * version it was computed against, and a chat's later step does not search again. `firstStep`
-   * weighs API evidence (api-evidence.ts), `ranked` (a later step's) does not; a first step's
-   * search gives both.
-   */
+  /** A task's relevance (task-relevance.ts), remembered per task for the index version (relevance-memo.ts). */
   #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): TaskRelevance {
-    const index = state.index;
-    return state.relevance.ranking({ task, depth, model: query?.model }, index.version, () => {
-      const vectors = query === undefined ? undefined : this.#vectors.of(query.model);
-      // The APIs are read only when a first step's ranking is made (a later step's needs none).
-      let apis: SiblingsOf | undefined | null = null;
-      const siblingsOf: SiblingsOf = (tool) => {
-        if (apis === null) apis = this.#states.apiSiblingsOf(state);
-        return apis?.(tool) ?? [];
-      };
-      const embedded = vectors !== undefined && vectors.size > 0 && query !== undefined;
-      const searched = (): { plain: Ranked[]; withApis: Ranked[] } => {
-        this.relevanceSearches += 1;
-        return embedded
-          ? hybridTwoWays(index, task, query.vector, vectors, {
-              k: depth,
-              canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
-              siblingsOf,
-            })
-          : searchTwoWays(index, task, depth, { siblingsOf });
-      };
-      // Each ranking is made when a step first reads it. A first step's search reaches as deep as
-      // API evidence scores (API_EVIDENCE_DEPTH) and gives a later step's ranking too; a later step
-      // of a task no first step ranked searches only `depth` deep, without the APIs.
-      const searchedForLaterSteps = (): Ranked[] => {
-        this.relevanceSearches += 1;
-        return searchTwoWays(index, task, depth).plain;
-      };
-      let both: { plain: Ranked[]; withApis: Ranked[] } | undefined;
-      let laterOnly: Ranked[] | undefined;
-      return {
-        get ranked(): Ranked[] {
-          if (laterOnly !== undefined) return laterOnly;
-          if (both !== undefined || embedded) {
-            both ??= searched();
-            return both.plain;
-          }
-          laterOnly = searchedForLaterSteps();
-          return laterOnly;
+    return state.relevance.ranking({ task, depth, model: query?.model }, state.index.version, () =>
+      taskRelevance(state, task, depth, query, {
+        vectorsOf: (model) => this.#vectors.of(model),
+        apiSiblingsOf: () => this.#states.apiSiblingsOf(state),
+        searched: () => {
+          this.relevanceSearches += 1;
         },
-        get firstStep(): Ranked[] {
-          both ??= searched();
-          return both.withApis;
-        },
-        embedded,
-      };
-    });
+      }),
+    );
   }
 
   /**
