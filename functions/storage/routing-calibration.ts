@@ -15,15 +15,15 @@ import type { Loaded } from "./loaded-routing";
 /**
  * The calibration is made again once the task memory has changed this many times (tasks remembered
  * or forgotten), or a 64th of its size if more: its cost grows with the memory (a vote scans the
- * tasks sharing words; 23 ms at 704 remembered tasks, 146 ms at 11,000, in Node at 10,000 tools),
- * so a large memory pays it about once per 170 tasks learned.
+ * tasks sharing words; each replay 22–23 ms at 704 remembered tasks, 146–151 ms at 11,000, in Node
+ * at 10,000 tools), so a large memory pays it about once per 170 tasks learned.
  */
 export const RECALIBRATE_AFTER = 16;
 
 /** How deep a replayed later step's task ranking goes (tenant-routing.ts RELEVANCE_DEPTH). */
 const LATER_RELEVANCE_DEPTH = 30;
 
-/** Later steps are judged at the answer size routing shows by default's neighbourhood: the gold next tool among the first 5. */
+/** A replayed later step counts as a hit when its next tool is among the first 5 (the figure the dev sets judge by). */
 const JUDGED_AT = 5;
 
 function recalibrateAfter(memorySize: number): number {
@@ -59,8 +59,6 @@ export class RoutingCalibration {
   readonly #rankings: ReplayRankings;
   #history: Made<boolean> | undefined;
   #transitions: Made<boolean> | undefined;
-  /** Calibrations made since the object started (tests). */
-  made = 0;
 
   constructor(sql: SqlStorage, rankings: ReplayRankings) {
     this.#sql = sql;
@@ -87,7 +85,6 @@ export class RoutingCalibration {
   }
 
   #made<T>(state: Loaded, value: T): Made<T> {
-    this.made += 1;
     return { state, memory: state.memory.version, index: state.index.version, value };
   }
 
