@@ -336,6 +336,14 @@ const LATER = "fused: all signals";
 const WARM_ALWAYS = "warm: fused, history always may lead";
 const WARM_BEST_FIRST = "warm: fused, the best match first";
 const WARM = "warm: fused: all signals (first tools of history)";
+/** The same, calibrated alike, without the weaker votes for the tools similar tasks used after their first. */
+const WARM_FIRST_VOTES_ONLY = "warm: fused, without votes for tools used later";
+const WARM_ALWAYS_FIRST_VOTES = "warm: fused, history always may lead, first votes only";
+const WARM_BEST_FIRST_FIRST_VOTES = "warm: fused, the best match first, first votes only";
+/** The route answer at k = 10 as routing makes it (calibrated as WARM), and its two forms. */
+const WARM_ANSWER = "warm: route answer (fused, filled to k)";
+const WARM_ANSWER_ALWAYS = "warm: route answer, history always may lead";
+const WARM_ANSWER_BEST_FIRST = "warm: route answer, the best match first";
 
 function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const plain = ctx.index.search(text, 30);
@@ -347,7 +355,9 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const producersOf = (tool: string) => ctx.flow.producers(tool);
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
   const cold = fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
-  const warm = fuseFirstStep({ relevance, history: firstVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
+  const warmInput = { relevance, history: firstVotes, usedVotes: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS };
+  const warm = fuseFirstStep(warmInput);
+  const warmBestFirst = fuseFirstStep({ ...warmInput, historyLeads: false });
   // Another ranking (a retrieval variant, or with embeddings) fused as the default is, cold or with the first tools of history.
   const fusedWith = (ranking: Ranked[], history: "none" | "first"): string[] =>
     fuseFirstStep({
@@ -416,26 +426,17 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
     ],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
     [WARM_ALWAYS, warm.map((c) => c.tool)],
+    [WARM_ALWAYS_FIRST_VOTES, fuseFirstStep({ ...warmInput, usedVotes: [] }).map((c) => c.tool)],
+    [WARM_BEST_FIRST_FIRST_VOTES, fuseFirstStep({ ...warmInput, usedVotes: [], historyLeads: false }).map((c) => c.tool)],
     [
       "warm: fused: all signals (all tools of history)",
       fuseFirstStep({ relevance, history: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS }).map(
         (c) => c.tool,
       ),
     ],
-    ["warm: route answer (fused, filled to k)", answer(warm, ctx.graph)],
-    [
-      WARM_BEST_FIRST,
-      fuseFirstStep({
-        relevance,
-        history: firstVotes,
-        producersOf,
-        siblingsOf,
-        weights: WEIGHTS,
-        task: text,
-        nameLookupLeaders: NAME_LOOKUPS,
-        historyLeads: false,
-      }).map((c) => c.tool),
-    ],
+    [WARM_ANSWER_ALWAYS, answer(warm, ctx.graph)],
+    [WARM_ANSWER_BEST_FIRST, answer(warmBestFirst, ctx.graph)],
+    [WARM_BEST_FIRST, warmBestFirst.map((c) => c.tool)],
     ...variantFirstSteps(ctx, text, fusedWith),
     ...embeddedFirstSteps(ctx, text, fusedWith),
   ]);
@@ -587,12 +588,7 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
     const firstGold = dataset.ordered ? gold.slice(0, 1) : gold;
     const distinctGold = [...new Set(gold.filter((g) => defs.has(g)))];
     const rankings = firstStepRankings(ctx, task.text);
-    for (const [variant, ranking] of rankings) {
-      add(report.first, `${variant}|1`, recall(firstGold, ranking.slice(0, 1)));
-      for (const k of K) add(report.first, `${variant}|${k}`, recall(firstGold, ranking.slice(0, k)));
-      if (distinctGold.length >= 2) add(report.first, `${variant}|all10`, recall(distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
-      add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
-    }
+    for (const [variant, ranking] of rankings) addFirstStep(report, variant, { firstGold, distinctGold }, ranking);
     calibration.push({
       group: task.group,
       voted: ctx.memory.votes(task.text, { tools: "first", minSimilarity: FIRST_MIN_SIMILARITY })[0]?.name ?? null,
@@ -601,6 +597,10 @@ async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | undefined)
       distinctGold,
       leads: rankings.get(WARM_ALWAYS) ?? [],
       bestFirst: rankings.get(WARM_BEST_FIRST) ?? [],
+      leadsFirstVotes: rankings.get(WARM_ALWAYS_FIRST_VOTES) ?? [],
+      bestFirstFirstVotes: rankings.get(WARM_BEST_FIRST_FIRST_VOTES) ?? [],
+      answerLeads: rankings.get(WARM_ANSWER_ALWAYS) ?? [],
+      answerBestFirst: rankings.get(WARM_ANSWER_BEST_FIRST) ?? [],
     });
     if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
     // A later step ranks by the task's words without API evidence (tenant-routing.ts #relevance).
@@ -731,6 +731,12 @@ interface CalibrationRow {
   /** The warm ranking as today (history may overrule the best match) and with the best match first. */
   leads: readonly string[];
   bestFirst: readonly string[];
+  /** The same two without votes for the tools similar tasks used after their first (the ablation). */
+  leadsFirstVotes: readonly string[];
+  bestFirstFirstVotes: readonly string[];
+  /** The route answer at k = 10 from `leads` and from `bestFirst`. */
+  answerLeads: readonly string[];
+  answerBestFirst: readonly string[];
 }
 
 /**
@@ -757,12 +763,18 @@ function addCalibrated(report: Report, rows: readonly CalibrationRow[]): void {
   for (const row of rows) {
     const own = byGroup.get(row.group) ?? none;
     const others = { voted: total.voted - own.voted, history: total.history - own.history, words: total.words - own.words };
-    const ranking = historyLeads(others) ? row.leads : row.bestFirst;
-    add(report.first, `${WARM}|1`, recall(row.firstGold, ranking.slice(0, 1)));
-    for (const k of K) add(report.first, `${WARM}|${k}`, recall(row.firstGold, ranking.slice(0, k)));
-    if (row.distinctGold.length >= 2) add(report.first, `${WARM}|all10`, recall(row.distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
-    add(report.first, `${WARM}|length`, Math.min(ANSWER_K, ranking.length));
+    const leads = historyLeads(others);
+    addFirstStep(report, WARM, row, leads ? row.leads : row.bestFirst);
+    addFirstStep(report, WARM_FIRST_VOTES_ONLY, row, leads ? row.leadsFirstVotes : row.bestFirstFirstVotes);
+    addFirstStep(report, WARM_ANSWER, row, leads ? row.answerLeads : row.answerBestFirst);
   }
+}
+
+function addFirstStep(report: Report, variant: string, row: Pick<CalibrationRow, "firstGold" | "distinctGold">, ranking: readonly string[]): void {
+  add(report.first, `${variant}|1`, recall(row.firstGold, ranking.slice(0, 1)));
+  for (const k of K) add(report.first, `${variant}|${k}`, recall(row.firstGold, ranking.slice(0, k)));
+  if (row.distinctGold.length >= 2) add(report.first, `${variant}|all10`, recall(row.distinctGold, ranking.slice(0, ANSWER_K)) === 1 ? 1 : 0);
+  add(report.first, `${variant}|length`, Math.min(ANSWER_K, ranking.length));
 }
 
 /** Every tool's vector, of the text the product embeds (toolEmbeddingText), and every measured task's. */

@@ -139,6 +139,8 @@ export function fusedRanking(
     fused = fuseFirstStep({
       relevance: withUnfitLower(firstStep, task, state.saidNumbers.unfitAmong(firstStep.map((r) => r.name))),
       history,
+      // The same similar tasks (memoised): what they used after their first tool, weaker.
+      usedVotes: history.length === 0 ? [] : state.memory.votes(task, { tools: "all" }),
       historyLeads: history.length === 0 || historyLeads(),
       ...(mode === "fused"
         ? {

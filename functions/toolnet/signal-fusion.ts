@@ -16,6 +16,12 @@ export interface FirstStepInput {
   readonly nameLookupLeaders?: number;
   readonly relevance: readonly Ranked[];
   readonly history: readonly Vote[];
+  /**
+   * Votes of the same similar tasks for every tool they used (TaskMemory `tools: "all"`), at
+   * USED_TOOL_VOTE_STRENGTH of a first vote: a task that needs several tools gets candidates for
+   * its later needs too, without pushing out the tools similar tasks started with.
+   */
+  readonly usedVotes?: readonly Vote[];
   /** Data-flow producers of a tool's required inputs; with it, the best relevant tools' producers join. */
   readonly producersOf?: (tool: string) => readonly DataFlowSource[];
   /** `producersOf` narrowed to those that find an identifier by name (what name lookups read; cheaper in a big catalog). */
@@ -41,6 +47,14 @@ export interface FirstStepInput {
   /** Same-API operations only join the ranking, not raise those relevance ranks (default true; false: the ablation). */
   readonly siblingsWidenOnly?: boolean;
 }
+
+/**
+ * How much a similar task's vote for a tool it used at any step weighs against its vote for its
+ * first tool. Chosen on half a of bench/routing-generalisation.ts among 0.15–0.75: 0.25 kept the
+ * best warm recall@5 on four sets and raised all gold in the top 10 on every set with multi-tool
+ * tasks (TMDB 0.729 → 0.771); from 0.35 Seal-Tools' recall@5 fell, from 0.5 TMDB's on half b.
+ */
+export const USED_TOOL_VOTE_STRENGTH = 0.25;
 
 /** Only the most relevant tool lends its API's other operations (with itself first among them). */
 export const SIBLING_SEEDS = 1;
@@ -105,6 +119,8 @@ function producersFor(
 /** The first step: retrieval for the task, the producers of the most relevant tools' inputs, and the votes of similar earlier tasks. */
 export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
+  const used = input.usedVotes ?? [];
+  const usedBy = new Map(used.map((v) => [v.name, v.tasks]));
   const producers =
     input.producersOf === undefined
       ? { tools: [], why: new Map<string, Why>() }
@@ -120,6 +136,13 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
       { signal: "history", tools: input.history.map((v) => v.name), explain: (tool) => ({ history: { tasks: votes.get(tool) ?? 0 } }) },
+      {
+        signal: "history",
+        tools: used.map((v) => v.name),
+        strength: () => USED_TOOL_VOTE_STRENGTH,
+        // How many similar tasks used it at all (at least as many as started with it).
+        explain: (tool) => ({ history: { tasks: usedBy.get(tool) ?? 0 } }),
+      },
       { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
       { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
     ],

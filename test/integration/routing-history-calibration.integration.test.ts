@@ -61,3 +61,24 @@ describe("history leads the first step where the tenant's own tasks show it pick
     expect(kept.candidates.map((c) => c.name)).toContain("getForecast");
   }, 60_000);
 });
+
+describe("the first step offers what similar tasks used after their first tool", () => {
+  it("ranks the tool similar tasks went on to, which the task's words do not name, among the first k", async () => {
+    const catalog = [
+      ...tools,
+      { name: "getAirQuality", method: "GET", url: "https://air.example.com/index", description: "Pollution index of a place." },
+      { name: "getPollen", method: "GET", url: "https://air.example.com/pollen", description: "Pollen count in a region." },
+      { name: "getTides", method: "GET", url: "https://sea.example.com/tides", description: "Tide times of a harbour." },
+      { name: "getSunrise", method: "GET", url: "https://sky.example.com/sun", description: "Sunrise and sunset times." },
+    ];
+    const tenant = await createTenant(service, "used-votes");
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: catalog } })).status).toBe(200);
+    const trajectories = ["Rome", "Oslo"].map((city) => ({ id: `walk-${city}`, task: `weather in ${city} for a walk`, tools: ["getWeather", "getAirQuality"] }));
+    expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } })).status).toBe(200);
+    const answer = await firstStep(tenant.key, "weather in Paris for a walk");
+    const names = answer.candidates.map((c) => c.name);
+    expect(names[0]).toBe("getWeather");
+    expect(names).toContain("getAirQuality");
+    expect(answer.candidates.find((c) => c.name === "getAirQuality")?.why?.history?.tasks).toBe(2);
+  }, 60_000);
+});

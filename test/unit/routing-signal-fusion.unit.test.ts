@@ -167,6 +167,27 @@ describe("first step", () => {
     expect(bestFirst.slice(0, 3)).toContain("getSearchMovie");
   });
 
+  it("offers, weaker, what similar tasks used after their first tool: a task's later needs get candidates too", () => {
+    // Similar tasks started with the search and went on to the movie's keywords, which this task's words do not name.
+    const memory = TaskMemory.build([
+      { id: "a", task: "What is the movie Alien about?", tools: ["getSearchMovie", "getMovieMovieIdKeywords"] },
+      { id: "b", task: "What is the movie Heat about?", tools: ["getSearchMovie", "getMovieMovieIdKeywords"] },
+    ]);
+    const task = "What is the movie Jaws about?";
+    const relevance = index.search(task, 30);
+    const history = memory.votes(task, { tools: "first" });
+    const usedVotes = memory.votes(task, { tools: "all" });
+    const firstOnly = fuseFirstStep({ relevance, history }).map((c) => c.tool);
+    const withUsed = fuseFirstStep({ relevance, history, usedVotes });
+    const tools = withUsed.map((c) => c.tool);
+    const at = (list: string[], tool: string) => (list.includes(tool) ? list.indexOf(tool) : Infinity);
+    expect(at(firstOnly, "getMovieMovieIdKeywords")).toBeGreaterThanOrEqual(5);
+    expect(at(tools, "getMovieMovieIdKeywords")).toBeLessThan(5);
+    // The tool similar tasks started with still leads; a later tool is a weaker vote.
+    expect(tools[0]).toBe(firstOnly[0]);
+    expect(withUsed.find((c) => c.tool === "getMovieMovieIdKeywords")?.why.history?.tasks).toBe(2);
+  });
+
   it("offers the other operations of the most relevant tool's API (small APIs only)", () => {
     const def = (name: string, serverUrl: string, summary: string): ToolDefinition => ({
       name,
