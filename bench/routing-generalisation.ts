@@ -355,7 +355,16 @@ function firstStepRankings(ctx: Context, text: string): Map<string, string[]> {
   const producersOf = (tool: string) => ctx.flow.producers(tool);
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
   const cold = fuseFirstStep({ relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS });
-  const warmInput = { relevance, history: firstVotes, usedVotes: allVotes, producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS };
+  const warmInput = {
+    relevance,
+    history: firstVotes,
+    usedVotes: allVotes,
+    producersOf,
+    siblingsOf,
+    weights: WEIGHTS,
+    task: text,
+    nameLookupLeaders: NAME_LOOKUPS,
+  };
   const warm = fuseFirstStep(warmInput);
   const warmBestFirst = fuseFirstStep({ ...warmInput, historyLeads: false });
   // Another ranking (a retrieval variant, or with embeddings) fused as the default is, cold or with the first tools of history.

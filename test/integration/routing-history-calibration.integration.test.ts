@@ -73,7 +73,11 @@ describe("the first step offers what similar tasks used after their first tool",
     ];
     const tenant = await createTenant(service, "used-votes");
     expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools: catalog } })).status).toBe(200);
-    const trajectories = ["Rome", "Oslo"].map((city) => ({ id: `walk-${city}`, task: `weather in ${city} for a walk`, tools: ["getWeather", "getAirQuality"] }));
+    const trajectories = ["Rome", "Oslo"].map((city) => ({
+      id: `walk-${city}`,
+      task: `weather in ${city} for a walk`,
+      tools: ["getWeather", "getAirQuality"],
+    }));
     expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } })).status).toBe(200);
     const answer = await firstStep(tenant.key, "weather in Paris for a walk");
     const names = answer.candidates.map((c) => c.name);
