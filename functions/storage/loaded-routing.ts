@@ -1,46 +1,22 @@
-import { addTool, addTools, addTrajectories, createGraph, removeTool, type GraphSettings, type ToolGraph } from "../toolnet/graph";
-import { toolDocument, type Ranked, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
-import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
-import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
-import { TaskMemory } from "../toolnet/task-memory";
+import { addTool, removeTool, type GraphSettings } from "../toolnet/graph";
+import { toolDocument, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
+import type { DataFlowLookup } from "../toolnet/data-flow-links";
+import type { TaskMemory } from "../toolnet/task-memory";
 import { ApiFamilies, apiSiblings, withSiblings } from "../toolnet/api-siblings";
-import type { SampleValue } from "../probing/protocol";
 import type { ToolDefinition } from "../tools/definition";
-import type { TenantEvents, ToolsChange } from "./tenant-events";
-import type { TenantSettings } from "./tenant-settings";
+import type { ToolsChange } from "./tenant-events";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "./routing-snapshots";
-import { allRows, run } from "./sql";
+import { run } from "./sql";
 import { LazyDefinitions } from "./lazy-definitions";
-import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { ToolVectors } from "./tool-vectors";
-import { SaidNumberTools, type ParametersOf } from "./said-number-tools";
+import { SaidNumberTools } from "./said-number-tools";
 import { RelevanceMemo } from "./relevance-memo";
+import { type Loaded, parseHints, type RoutingHints, type StateSources } from "./routing-state";
+import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
+import { loadDataFlow } from "./loaded-data-flow";
 
-/** What use has taught about a tool: queries it answered, fields it returned (current protocol). */
-export interface RoutingHints {
-  queries: string[];
-  outputs: SampleValue[];
-}
-
-/** What the routing state reads from the tenant's other stores. */
-export interface StateSources {
-  /** The registry's tools: names, stored definitions (one, or all one at a time), and each tool's server and summary. */
-  catalog: {
-    toolNames(): string[];
-    definitionText(name: string): string | undefined;
-    eachDefinitionText(): Iterable<string>;
-    apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
-    summaries(names: readonly string[]): Map<string, string>;
-    flowRows(): FlowTool[];
-    parametersOf: ParametersOf;
-  };
-  /** Routing hints (JSON) of current protocols made for the tools' current definitions. */
-  routingHints: () => Map<string, string>;
-  settings: TenantSettings;
-  events: TenantEvents;
-  /** A preparation of the routing state was noted as due (the tenant object arms its alarm). */
-  preparationNoted?: () => void;
-}
+// The state's shape is routing-state.ts's; its callers import it from here with LoadedRouting.
+export type { Loaded, RoutingHints, StateSources, TaskRelevance } from "./routing-state";
 
 /**
  * How long after a catalog change its preparation waits: changes that come together (a list of
@@ -49,49 +25,12 @@ export interface StateSources {
  */
 export const PREPARE_DELAY_MS = 1_000;
 
-/** The state one object lifetime works on; parts load on first use. */
-/** A task's relevance: a later step's ranking, a first step's (with API evidence) and whether the task was embedded. */
-export interface TaskRelevance {
-  ranked: Ranked[];
-  firstStep: Ranked[];
-  embedded: boolean;
-}
-
-export interface Loaded {
-  graph: ToolGraph;
-  /** The graph as loaded: from stored edges (trajectories attached on demand) or rebuilt. */
-  stored: LoadedGraph;
-  /** How this state was loaded (for tests and benchmarks). */
-  report: LoadReport;
-  /** Loaded on first use (a graph step or feedback never needs it). */
-  readonly index: ToolIndex;
-  /** The index if it has been loaded, else undefined (changes are then noted for its load). */
-  readonly loadedIndex: ToolIndex | undefined;
-  /** Parsed on demand, the most recently used kept: an answer parses the tools it shows; computing data flow streams them all. */
-  defs: LazyDefinitions;
-  /** Every tool's data-flow successors and producers: read back or computed on first use, once per catalog change. */
-  readonly flow: DataFlowLookup;
-  /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
-  loadedFlow: DataFlowLookup | undefined;
-  /** Every tool's compact form, when data flow is served per request and loaded (dropped with it). */
-  flowTools: ReadonlyMap<string, FlowTool> | undefined;
-  /** Built from the stored tasks on first use. */
-  readonly memory: TaskMemory;
-  readonly loadedMemory: TaskMemory | undefined;
-  hints: Map<string, RoutingHints>;
-  /** Other operations of each tool's API (small APIs only), read from light rows; rebuilt when tools change. */
-  families: ApiFamilies | undefined;
-  /** Recent task-relevance rankings by task text, depth and embeddings model, each for the index version it was computed against. */
-  relevance: RelevanceMemo<TaskRelevance>;
-  /** Which tools need a number the task must say, as asked so far (forgotten when they change). */
-  saidNumbers: SaidNumberTools;
-}
-
 /**
  * A tenant's ToolNet state in memory — graph, retrieval index, data flow, task memory — loaded
  * once per object lifetime from its stored form (routing-snapshots.ts) or rebuilt from the rows, and
  * kept in step with the registry and the protocols as they change. Every method is synchronous,
- * so within the Durable Object no request sees a half-loaded or half-changed state.
+ * so within the Durable Object no request sees a half-loaded or half-changed state. The graph and
+ * the task memory are made by loaded-graph.ts, data flow by loaded-data-flow.ts.
  */
 export class LoadedRouting {
   readonly #sql: SqlStorage;
@@ -149,36 +88,10 @@ export class LoadedRouting {
       eachText: () => catalog.eachDefinitionText(),
     });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
-    const stored = this.#storedOrRebuiltGraph(new Set(defs.keys()), report);
-    this.#applyStoredScores(stored.graph);
+    const stored = storedOrRebuiltGraph(this.#sql, this.#store, new Set(defs.keys()), this.#settings(), report);
+    applyStoredScores(this.#sql, stored.graph);
     this.#state = this.#lazyState(stored, report, defs, this.#hints());
     return this.#state;
-  }
-
-  /** The stored graph edges when they are current, else the graph rebuilt from the trajectory rows, and stored. */
-  #storedOrRebuiltGraph(names: Set<string>, report: LoadReport): LoadedGraph {
-    const settings = this.#settings();
-    const stored = this.#store.loadGraph(names, settings);
-    if (stored !== undefined) return stored;
-    report.graph = "rebuilt";
-    const graph = createGraph(settings);
-    addTools(graph, [...names]);
-    const rows = allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories ORDER BY rowid");
-    // Stored trajectories may name tools deleted since; their transitions simply do not count.
-    addTrajectories(
-      graph,
-      rows.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
-      { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER },
-    );
-    this.#store.saveGraph(graph);
-    return { graph, complete: true, pendingTrajectories: 0 };
-  }
-
-  #applyStoredScores(graph: ToolGraph): void {
-    for (const row of allRows<{ tool: string; score: number }>(this.#sql, "SELECT tool, score FROM graph_scores")) {
-      const node = graph.tools.get(row.tool);
-      if (node !== undefined) node.score = row.score;
-    }
   }
 
   /** The state whose index, task memory and data flow load on first use. */
@@ -186,8 +99,8 @@ export class LoadedRouting {
     let index: ToolIndex | undefined;
     let memory: TaskMemory | undefined;
     const loadIndex = () => this.#loadIndex(state);
-    const loadFlow = () => this.#loadFlow(state);
-    const loadMemory = () => this.#loadMemory();
+    const loadFlow = () => loadDataFlow(state, this.#store, this.#sources.catalog);
+    const loadMemory = () => loadTaskMemory(this.#sql);
     const state: Loaded = {
       graph: stored.graph,
       stored,
@@ -243,75 +156,6 @@ export class LoadedRouting {
     );
     state.report.index = loaded.how;
     return loaded.index;
-  }
-
-  #loadMemory(): TaskMemory {
-    const tasks = allRows<{ id: string; tools: string; task: string }>(
-      this.#sql,
-      "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid",
-    );
-    return TaskMemory.build(tasks.map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] })));
-  }
-
-  /**
-   * The stored links when nothing changed since they were computed, else computed from every
-   * definition (outputs include probed samples) and stored for the next load. A catalog with
-   * more links than the table holds is served per request by the index, as before the table;
-   * what that index is made of is stored instead, so it is made again without the definitions.
-   */
-  #loadFlow(state: Loaded): DataFlowLookup {
-    const { defs, report } = state;
-    const stored = this.#store.loadDataFlow(defs.size);
-    if (stored !== undefined && stored !== "too many") {
-      report.dataFlow = "stored";
-      return stored;
-    }
-    const storedState = stored === "too many" ? this.#store.loadFlowState(defs.size) : undefined;
-    const { index, flowState } = this.#flowIndex(state, storedState);
-    // Past the bound once: noted, so later loads of the same catalog do not look again.
-    const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
-    if (links === undefined) {
-      state.flowTools = flowState.tools;
-      if (stored === undefined) this.#store.saveDataFlow("too many", defs.size);
-      if (storedState === undefined) this.#store.saveFlowState(flowState, defs.size);
-      report.dataFlow = "per request";
-      return index;
-    }
-    this.#store.saveDataFlow(links, defs.size);
-    report.dataFlow = "computed";
-    return links;
-  }
-
-  /**
-   * The data-flow index over every tool's compact form (name, path, server and parameters, read
-   * by SQLite from the stored JSON) and per tool only the output samples data flow can offer
-   * (FlowSamples), the definitions streamed once, one at a time, for them; or both as `stored`.
-   * No definition is kept, and none is parsed again to link a tool. The output index is made from
-   * the offerable samples alone: it is read only for fields named like a required input, and
-   * identifiers, which are exactly the ones FlowSamples keeps.
-   */
-  #flowIndex(state: Loaded, stored: FlowState | undefined): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
-    const flowState = stored ?? this.#streamedFlowState(state);
-    const { tools, samples } = flowState;
-    const outputs = new OutputIndex();
-    for (const [name, kept] of samples) {
-      const tool = tools.get(name);
-      if (tool !== undefined) outputs.add(tool, kept);
-    }
-    return { index: new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs), flowState };
-  }
-
-  #streamedFlowState(state: Loaded): FlowState {
-    const { defs, hints } = state;
-    const tools = new Map<string, FlowTool>();
-    for (const row of this.#sources.catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
-    const offerable = new FlowSamples(tools.values());
-    const samples = new Map<string, SampleValue[]>();
-    for (const def of defs.values()) {
-      const kept = offerable.offerable(outputFields(def, hints.get(def.name)?.outputs));
-      if (kept.length > 0) samples.set(def.name, kept);
-    }
-    return { tools, samples };
   }
 
   /** Other operations of each tool's API (small APIs only), made once per state. */
@@ -447,21 +291,5 @@ export class LoadedRouting {
     state.loadedFlow = undefined;
     state.flowTools = undefined;
     state.relevance.clear();
-  }
-}
-
-function parseHints(json: string): RoutingHints {
-  try {
-    const value = JSON.parse(json) as Partial<RoutingHints>;
-    const queries = Array.isArray(value.queries) ? value.queries.filter((q): q is string => typeof q === "string") : [];
-    const outputs = Array.isArray(value.outputs)
-      ? value.outputs.filter(
-          (o): o is SampleValue =>
-            typeof o === "object" && o !== null && typeof o.path === "string" && ["string", "number", "boolean"].includes(typeof o.value),
-        )
-      : [];
-    return { queries, outputs };
-  } catch {
-    return { queries: [], outputs: [] };
   }
 }

@@ -1,16 +1,24 @@
-import { dataFlowCandidates, observeValues, type ProbedOutput } from "../probing";
+import { dataFlowCandidates, type ProbedOutput } from "../probing";
 import type { SampleValue } from "../probing/protocol";
 import { ID_WORDS, isIdLike, nameWords, normalized, parameterEntity } from "../probing/vocabulary";
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
+import { type FlowTool, GENERIC_FIELD_SHARE, isFillable, isOpaqueInput, MIN_GENERIC_PRODUCERS, sameIssuer } from "./flow-rules";
+import { outputFields } from "./output-fields";
+import { OutputIndex } from "./output-index";
 
 /**
  * Data-flow edges between tools, from what is known of their outputs: a tool whose required
  * input can be filled from a field of another tool's output follows it (`results[].id` of
  * `searchPerson` → `person_id` of `getPersonMovieCredits`), whether or not that transition was
  * ever observed. The matching itself is probing's (instance discovery's data-flow score); this
- * module only supplies output fields (documented response schema or example, or probed samples)
- * and an index so that one tool's successors are found without scoring every pair.
+ * module is the index that finds one tool's successors and producers without scoring every pair.
+ * What a tool returns (documented response schema or example, or probed samples) is
+ * output-fields.ts's; which inputs may be linked, flow-rules.ts's; the blocking indexes over the
+ * outputs, output-index.ts's. Callers import all of data flow from here.
  */
+export { type FlowTool, flowTool, GENERIC_FIELD_SHARE, isOpaqueInput } from "./flow-rules";
+export { MAX_ROUTING_SAMPLES, outputFields, schemaFields } from "./output-fields";
+export { FlowSamples, OutputIndex } from "./output-index";
 
 /** One data-flow successor: `to` takes `parameter` from `field` of the producer's output. */
 export interface DataFlowLink {
@@ -21,55 +29,6 @@ export interface DataFlowLink {
   readonly score: number;
 }
 
-const MAX_FIELDS = 200;
-/** Probed samples kept for routing per protocol version (paths matter, not values). */
-export const MAX_ROUTING_SAMPLES = 100;
-const MAX_SCHEMA_DEPTH = 6;
-
-/**
- * The scalar fields a JSON Schema promises, as sample paths (`results[0].id`) with a neutral
- * value: only names and nesting decide a data-flow match, and a number coerces to any scalar type.
- */
-export function schemaFields(schema: unknown, maxFields = MAX_FIELDS): SampleValue[] {
-  const out: SampleValue[] = [];
-  let level: { path: string; schema: unknown }[] = [{ path: "", schema }];
-  for (let depth = 0; depth <= MAX_SCHEMA_DEPTH && level.length > 0 && out.length < maxFields; depth += 1) {
-    const next: { path: string; schema: unknown }[] = [];
-    for (const { path, schema: node } of level) {
-      if (out.length >= maxFields) break;
-      if (typeof node !== "object" || node === null) continue;
-      const s = node as Record<string, unknown>;
-      const variants = [s.anyOf, s.oneOf, s.allOf].find(Array.isArray) as unknown[] | undefined;
-      if (variants !== undefined) {
-        for (const variant of variants) next.push({ path, schema: variant });
-        continue;
-      }
-      const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
-      if (type === "array" || (type === undefined && s.items !== undefined)) {
-        next.push({ path: `${path}[0]`, schema: s.items });
-      } else if (type === "object" || (type === undefined && typeof s.properties === "object" && s.properties !== null)) {
-        for (const [key, child] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
-          next.push({ path: path === "" ? key : `${path}.${key}`, schema: child });
-        }
-      } else if (type !== "boolean" && path !== "") {
-        out.push({ path, value: 1 });
-      }
-    }
-    level = next;
-  }
-  return out;
-}
-
-/** What a tool is known to return: probed samples first, else its documented schema, else its example. */
-export function outputFields(def: ToolDefinition, probed: readonly SampleValue[] = []): SampleValue[] {
-  if (probed.length > 0) return [...probed];
-  if (def.responseSchema !== undefined) {
-    const fields = schemaFields(def.responseSchema);
-    if (fields.length > 0) return fields;
-  }
-  return def.responseExample === undefined ? [] : observeValues(def.responseExample, { maxValues: MAX_FIELDS });
-}
-
 /** One data-flow predecessor: `from`'s output `field` fills the consumer's `parameter`. */
 export interface DataFlowSource {
   readonly from: string;
@@ -78,24 +37,6 @@ export interface DataFlowSource {
   readonly score: number;
   /** `from` finds what the identifier `parameter` identifies by name: it takes only text inputs and its name or path names that entity (a search). */
   readonly byName: boolean;
-}
-
-/**
- * What data flow reads of a tool besides its outputs: its name, path, server and parameters —
- * the required ones whole, the others by name only (they are the producer's inputs, nothing more).
- */
-export type FlowTool = Pick<ToolDefinition, "name" | "path" | "serverUrl" | "parameters">;
-
-/** A tool's compact form for data flow (flowTool(def) links exactly as def does). */
-export function flowTool(def: FlowTool): FlowTool {
-  return {
-    name: def.name,
-    path: def.path,
-    serverUrl: def.serverUrl,
-    parameters: def.parameters.map((p) =>
-      isFillable(p) ? { name: p.name, in: p.in, required: p.required, schema: p.schema } : { name: p.name, in: p.in, required: p.required, schema: {} },
-    ),
-  };
 }
 
 interface Consumer {
@@ -111,107 +52,8 @@ type OfferRule = (
   offer: (consumer: Consumer, sample: SampleValue) => void,
 ) => void;
 
-/**
- * Which tools return what, for blocking: output leaf name → producing tools; owner word of an id
- * field (its keys, the tool's name and path) → producing tools. Filled one tool at a time, so its
- * maker need not hold every tool's outputs (or definition) at once.
- */
-export class OutputIndex {
-  readonly byLeaf = new Map<string, Set<string>>();
-  readonly byOwner = new Map<string, Set<string>>();
-
-  add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
-    const toolWords = nameWords(`${tool.name} ${tool.path}`);
-    for (const sample of samples) {
-      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      const leaf = keys[keys.length - 1] ?? "";
-      addTo(this.byLeaf, normalized(leaf), tool.name);
-      const leafWords = nameWords(leaf);
-      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
-      for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
-    }
-  }
-}
-
-/**
- * The output samples data flow can ever offer, per tool: those whose field is named like some
- * tool's required input, and identifier fields (offered by their owners' words). The others are
- * never offered to a consumer (see DataFlowIndex `#link`), so a tool's links are the same from
- * these alone. Equal samples are shared between tools (Graph's `value[0].id` is everyone's).
- */
-export class FlowSamples {
-  readonly #inputNames = new Set<string>();
-  readonly #shared = new Map<string, SampleValue>();
-
-  constructor(tools: Iterable<FlowTool>) {
-    for (const tool of tools) for (const p of tool.parameters) if (isFillable(p)) this.#inputNames.add(normalized(p.name));
-  }
-
-  /** The samples of `samples` that can be offered, each once. */
-  offerable(samples: readonly SampleValue[]): SampleValue[] {
-    const kept = new Set<SampleValue>();
-    for (const sample of samples) {
-      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      const leaf = keys[keys.length - 1] ?? "";
-      const leafWords = nameWords(leaf);
-      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
-      if (!isId && !this.#inputNames.has(normalized(leaf))) continue;
-      const key = `${sample.path}\u0000${typeof sample.value}:${String(sample.value)}`;
-      let shared = this.#shared.get(key);
-      if (shared === undefined) this.#shared.set(key, (shared = sample));
-      kept.add(shared);
-    }
-    return [...kept];
-  }
-}
-
 /** `DataFlowIndex`'s start ranks of a producer, best first: takes text, needs nothing, needs an identifier. */
 const START_RANKS = [0, 1, 2] as const;
-
-function addTo(map: Map<string, Set<string>>, key: string, tool: string): void {
-  const set = map.get(key);
-  if (set === undefined) map.set(key, new Set([tool]));
-  else set.add(tool);
-}
-
-/**
- * A field that at least this share of a tenant's tools return (`status`, `message`) names no
- * record: passing it on is not data flow, so it links tools only when it is an identifier
- * (identifiers link through their entity word, `person_id` ← `id` of a person search).
- */
-export const GENERIC_FIELD_SHARE = 0.25;
-/** With few tools every field is "common"; below this many producers no field is generic. */
-const MIN_GENERIC_PRODUCERS = 3;
-
-/** Words of inputs whose values a task never writes out: only another tool's output supplies them. */
-const OPAQUE_WORDS = new Set(["token"]);
-
-/** True for an input a task cannot supply itself: an identifier (`person_id`) or a token. */
-export function isOpaqueInput(name: string): boolean {
-  return isIdLike(name) || nameWords(name).some((w) => OPAQUE_WORDS.has(w));
-}
-
-/**
- * An identifier is issued by its own API (its host): another API's `campaign_id` names a record
- * the consumer's API has never seen (StableToolBench's Fomo campaigns offered to Nexweave's
- * campaign lookup, pushing the task's own tools out). The host, not the whole server URL, is the
- * API: a tool listed later as `https://host/tmdb/person/{id}/awards` belongs with the tools of
- * `https://host/tmdb`. Tokens may cross: one API's login can serve others.
- */
-function sameIssuer(producer: FlowTool, consumer: FlowTool, parameter: string): boolean {
-  return producer.serverUrl === consumer.serverUrl || !isIdLike(parameter) || hostOf(producer.serverUrl) === hostOf(consumer.serverUrl);
-}
-
-/** The host of a server URL (the URL itself when it has none). */
-function hostOf(serverUrl: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(serverUrl);
-  return match?.[1]?.toLowerCase() ?? serverUrl;
-}
-
-function isFillable(parameter: ToolParameter): boolean {
-  // Headers are credentials or fixed values; optional inputs do not make a tool depend on another.
-  return parameter.required && parameter.in !== "header";
-}
 
 /**
  * Data-flow successors of every tool of a tenant, computed on demand and cached per producer.

@@ -12,7 +12,7 @@ beforeAll(async () => {
   tmdb = await tmdbTools();
 });
 
-/** The per-request index as routing makes it from the definitions (loaded-routing.ts), and what it stores of it. */
+/** The per-request index as routing makes it from the definitions (loaded-data-flow.ts), and what it stores of it. */
 function streamed(defs: Map<string, ToolDefinition>): { tools: Map<string, FlowTool>; samples: Map<string, SampleValue[]> } {
   const tools = new Map([...defs.values()].map((def) => [def.name, flowTool(def)]));
   const offerable = new FlowSamples(tools.values());

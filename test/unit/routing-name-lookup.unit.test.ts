@@ -72,7 +72,7 @@ describe("name lookups in data flow", () => {
       ),
     ];
     const producers = new DataFlowIndex(new Map(tools.map((t) => [t.name, t]))).producers("getPerson");
-    // Another API's ids do not fill this API's identifiers at all (data-flow.ts, sameIssuer), by name or otherwise.
+    // Another API's ids do not fill this API's identifiers at all (flow-rules.ts, sameIssuer), by name or otherwise.
     expect(producers.map((p) => [p.from, p.byName])).toEqual([["searchPerson", true]]);
   });
 });

@@ -23,6 +23,7 @@ const modules = DIRS.flatMap((dir) =>
  */
 const PART_OF: Record<string, string> = {
   "loaded-routing.ts": "tenant-routing.ts",
+  "loaded-graph.ts": "tenant-routing.ts",
   "routing-learning.ts": "tenant-routing.ts",
   "routing-calibration.ts": "tenant-routing.ts",
   "routing-snapshots.ts": "tenant-routing.ts",

@@ -1,0 +1,75 @@
+import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
+import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
+import type { FlowState } from "../toolnet/flow-samples-codec";
+import type { SampleValue } from "../probing/protocol";
+import type { RoutingSnapshots } from "./routing-snapshots";
+import type { Loaded, StateSources } from "./routing-state";
+
+/**
+ * The routing state's data flow (loaded-routing.ts), made on first use: read back, computed from
+ * every definition into a table, or served per request by an index made from compact forms.
+ */
+
+/** What data flow's loading reads of the registry: every tool's compact form. */
+type FlowRows = Pick<StateSources["catalog"], "flowRows">;
+
+/**
+ * The stored links when nothing changed since they were computed, else computed from every
+ * definition (outputs include probed samples) and stored for the next load. A catalog with
+ * more links than the table holds is served per request by the index, as before the table;
+ * what that index is made of is stored instead, so it is made again without the definitions.
+ */
+export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: FlowRows): DataFlowLookup {
+  const { defs, report } = state;
+  const stored = store.loadDataFlow(defs.size);
+  if (stored !== undefined && stored !== "too many") {
+    report.dataFlow = "stored";
+    return stored;
+  }
+  const storedState = stored === "too many" ? store.loadFlowState(defs.size) : undefined;
+  const { index, flowState } = flowIndex(state, storedState, catalog);
+  // Past the bound once: noted, so later loads of the same catalog do not look again.
+  const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
+  if (links === undefined) {
+    state.flowTools = flowState.tools;
+    if (stored === undefined) store.saveDataFlow("too many", defs.size);
+    if (storedState === undefined) store.saveFlowState(flowState, defs.size);
+    report.dataFlow = "per request";
+    return index;
+  }
+  store.saveDataFlow(links, defs.size);
+  report.dataFlow = "computed";
+  return links;
+}
+
+/**
+ * The data-flow index over every tool's compact form (name, path, server and parameters, read
+ * by SQLite from the stored JSON) and per tool only the output samples data flow can offer
+ * (FlowSamples), the definitions streamed once, one at a time, for them; or both as `stored`.
+ * No definition is kept, and none is parsed again to link a tool. The output index is made from
+ * the offerable samples alone: it is read only for fields named like a required input, and
+ * identifiers, which are exactly the ones FlowSamples keeps.
+ */
+function flowIndex(state: Loaded, stored: FlowState | undefined, catalog: FlowRows): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
+  const flowState = stored ?? streamedFlowState(state, catalog);
+  const { tools, samples } = flowState;
+  const outputs = new OutputIndex();
+  for (const [name, kept] of samples) {
+    const tool = tools.get(name);
+    if (tool !== undefined) outputs.add(tool, kept);
+  }
+  return { index: new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs), flowState };
+}
+
+function streamedFlowState(state: Loaded, catalog: FlowRows): FlowState {
+  const { defs, hints } = state;
+  const tools = new Map<string, FlowTool>();
+  for (const row of catalog.flowRows()) if (defs.has(row.name)) tools.set(row.name, flowTool(row));
+  const offerable = new FlowSamples(tools.values());
+  const samples = new Map<string, SampleValue[]>();
+  for (const def of defs.values()) {
+    const kept = offerable.offerable(outputFields(def, hints.get(def.name)?.outputs));
+    if (kept.length > 0) samples.set(def.name, kept);
+  }
+  return { tools, samples };
+}

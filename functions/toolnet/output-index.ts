@@ -1,0 +1,68 @@
+import type { SampleValue } from "../probing/protocol";
+import { ID_WORDS, nameWords, normalized } from "../probing/vocabulary";
+import { type FlowTool, isFillable } from "./flow-rules";
+
+/**
+ * The outputs data flow blocks on (data-flow.ts): which tools return which fields (OutputIndex),
+ * and which of a tool's output samples can ever be offered to a consumer (FlowSamples).
+ */
+
+/**
+ * Which tools return what, for blocking: output leaf name → producing tools; owner word of an id
+ * field (its keys, the tool's name and path) → producing tools. Filled one tool at a time, so its
+ * maker need not hold every tool's outputs (or definition) at once.
+ */
+export class OutputIndex {
+  readonly byLeaf = new Map<string, Set<string>>();
+  readonly byOwner = new Map<string, Set<string>>();
+
+  add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
+    const toolWords = nameWords(`${tool.name} ${tool.path}`);
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      const leaf = keys[keys.length - 1] ?? "";
+      addTo(this.byLeaf, normalized(leaf), tool.name);
+      const leafWords = nameWords(leaf);
+      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
+      for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
+    }
+  }
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, tool: string): void {
+  const set = map.get(key);
+  if (set === undefined) map.set(key, new Set([tool]));
+  else set.add(tool);
+}
+
+/**
+ * The output samples data flow can ever offer, per tool: those whose field is named like some
+ * tool's required input, and identifier fields (offered by their owners' words). The others are
+ * never offered to a consumer (see DataFlowIndex `#link`), so a tool's links are the same from
+ * these alone. Equal samples are shared between tools (Graph's `value[0].id` is everyone's).
+ */
+export class FlowSamples {
+  readonly #inputNames = new Set<string>();
+  readonly #shared = new Map<string, SampleValue>();
+
+  constructor(tools: Iterable<FlowTool>) {
+    for (const tool of tools) for (const p of tool.parameters) if (isFillable(p)) this.#inputNames.add(normalized(p.name));
+  }
+
+  /** The samples of `samples` that can be offered, each once. */
+  offerable(samples: readonly SampleValue[]): SampleValue[] {
+    const kept = new Set<SampleValue>();
+    for (const sample of samples) {
+      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
+      const leaf = keys[keys.length - 1] ?? "";
+      const leafWords = nameWords(leaf);
+      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      if (!isId && !this.#inputNames.has(normalized(leaf))) continue;
+      const key = `${sample.path}\u0000${typeof sample.value}:${String(sample.value)}`;
+      let shared = this.#shared.get(key);
+      if (shared === undefined) this.#shared.set(key, (shared = sample));
+      kept.add(shared);
+    }
+    return [...kept];
+  }
+}
