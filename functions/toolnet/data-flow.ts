@@ -3,7 +3,7 @@ import type { SampleValue } from "../probing/protocol";
 import { ID_WORDS, isIdLike, nameWords, normalized, parameterEntity } from "../probing/vocabulary";
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
 import { type FlowTool, GENERIC_FIELD_SHARE, isFillable, isOpaqueInput, MIN_GENERIC_PRODUCERS, sameIssuer } from "./flow-rules";
-import { outputFields } from "./output-fields";
+import { outputFields, samplePath } from "./output-fields";
 import { OutputIndex } from "./output-index";
 
 /**
@@ -204,8 +204,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     const { byLeaf } = this.#outputs();
     const limit = Math.max(MIN_GENERIC_PRODUCERS, GENERIC_FIELD_SHARE * this.#defs.size);
     return (path) => {
-      const keys = path.replace(/\[\d+\]/g, "").split(".");
-      return (byLeaf.get(normalized(keys[keys.length - 1] ?? ""))?.size ?? 0) >= limit;
+      return (byLeaf.get(normalized(samplePath(path).leaf))?.size ?? 0) >= limit;
     };
   }
 
@@ -315,9 +314,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
       else if (list[list.length - 1] !== sample) list.push(sample);
     };
     for (const sample of samples) {
-      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      const leafWords = nameWords(keys[keys.length - 1] ?? "");
-      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      const { keys, isId } = samplePath(sample.path);
       offers(sample, keys, isId ? new Set([...producerWords, ...keys.flatMap((key) => nameWords(key))]) : undefined, offer);
     }
     const inputs = producer.parameters.map((p) => p.name);

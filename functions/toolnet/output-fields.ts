@@ -1,5 +1,6 @@
 import { observeValues } from "../probing";
 import type { SampleValue } from "../probing/protocol";
+import { ID_WORDS, nameWords } from "../probing/vocabulary";
 import type { ToolDefinition } from "../tools/definition";
 
 /**
@@ -54,4 +55,19 @@ export function outputFields(def: ToolDefinition, probed: readonly SampleValue[]
     if (fields.length > 0) return fields;
   }
   return def.responseExample === undefined ? [] : observeValues(def.responseExample, { maxValues: MAX_FIELDS });
+}
+
+/** An output sample's path read for data flow: its keys without array indexes, its leaf field, and whether that leaf is an identifier. */
+export interface SamplePath {
+  readonly keys: readonly string[];
+  readonly leaf: string;
+  readonly isId: boolean;
+}
+
+/** `results[0].id` → keys results, id; leaf id; an identifier. */
+export function samplePath(path: string): SamplePath {
+  const keys = path.replace(/\[\d+\]/g, "").split(".");
+  const leaf = keys[keys.length - 1] ?? "";
+  const leafWords = nameWords(leaf);
+  return { keys, leaf, isId: leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w)) };
 }

@@ -1,6 +1,7 @@
 import type { SampleValue } from "../probing/protocol";
-import { ID_WORDS, nameWords, normalized } from "../probing/vocabulary";
+import { nameWords, normalized } from "../probing/vocabulary";
 import { type FlowTool, isFillable } from "./flow-rules";
+import { samplePath } from "./output-fields";
 
 /**
  * The outputs data flow blocks on (data-flow.ts): which tools return which fields (OutputIndex),
@@ -19,11 +20,9 @@ export class OutputIndex {
   add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
     const toolWords = nameWords(`${tool.name} ${tool.path}`);
     for (const sample of samples) {
-      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      const leaf = keys[keys.length - 1] ?? "";
+      const { keys, leaf, isId } = samplePath(sample.path);
       addTo(this.byLeaf, normalized(leaf), tool.name);
-      const leafWords = nameWords(leaf);
-      if (leafWords.length === 0 || !leafWords.every((w) => ID_WORDS.has(w))) continue;
+      if (!isId) continue;
       for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
     }
   }
@@ -53,10 +52,7 @@ export class FlowSamples {
   offerable(samples: readonly SampleValue[]): SampleValue[] {
     const kept = new Set<SampleValue>();
     for (const sample of samples) {
-      const keys = sample.path.replace(/\[\d+\]/g, "").split(".");
-      const leaf = keys[keys.length - 1] ?? "";
-      const leafWords = nameWords(leaf);
-      const isId = leafWords.length > 0 && leafWords.every((w) => ID_WORDS.has(w));
+      const { leaf, isId } = samplePath(sample.path);
       if (!isId && !this.#inputNames.has(normalized(leaf))) continue;
       const key = `${sample.path}\u0000${typeof sample.value}:${String(sample.value)}`;
       let shared = this.#shared.get(key);
