@@ -52,7 +52,9 @@ export function missReason(ctx: Context, relevance: readonly Ranked[], previous:
 
 /**
  * LATER_DEBUG=VARIANT: later steps where that variant's top 5 holds the gold next tool and
- * LATER_DEBUG_BASE's (default LATER_ALWAYS) misses it, with what each signal offered.
+ * LATER_DEBUG_BASE's (default LATER_ALWAYS) misses it, with what each signal offered. Only the
+ * rows ranked per step can be named: the per-tenant default ("fused: all signals") is scored
+ * after the pass, so name LATER_ALWAYS or "fused − transition" instead.
  */
 export function debugLaterStep(
   ctx: Context,
