@@ -52,8 +52,9 @@ export interface ProbeWorld {
   stats: { directCalls: number; programRuns: number; programToolCalls: number; clippedResults: number };
 }
 
+/** The dev data: $ATC_DATA, as the other benches read it, else ../shared/data beside the project. */
 export function sharedDataDir(root = process.cwd()): string {
-  return join(root, "..", "shared", "data");
+  return process.env.ATC_DATA ?? join(root, "..", "shared", "data");
 }
 
 function readJson(path: string): unknown {
