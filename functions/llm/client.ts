@@ -8,6 +8,7 @@ import type { ModelConfig } from "./config";
 import { modelCallError, ModelCallError, refusedByGuard, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
 import { WORKERS_AI, WORKERS_AI_SDK_BASE_URL, workersAiFetch, type AiRunner } from "./workers-ai";
+import { CallDeadline, retryAfterMs } from "./call-deadline";
 
 /**
  * The product's only door to the model endpoint: chat and embeddings over the official
@@ -180,6 +181,7 @@ function guardedModelFetch(
   onRefused: (refusal: GuardedFetchError) => void,
   viaBinding: boolean,
   resolveName: NameResolver | undefined,
+  deadlineAt: number,
 ): typeof fetch {
   // The Workers AI binding is reached through a placeholder origin that no DNS answers: it is the
   // binding's own route, never a name to look up.
@@ -188,7 +190,7 @@ function guardedModelFetch(
     const body = init?.body ?? undefined;
     const text = body === undefined || body === null || typeof body === "string" ? body : await new Response(body).text();
     try {
-      return await guardedFetch({
+      const response = await guardedFetch({
         fetch: network,
         signal: init?.signal ?? new AbortController().signal,
         maxResponseBytes: MAX_MODEL_RESPONSE_BYTES,
@@ -197,11 +199,25 @@ function guardedModelFetch(
         resolveName,
         credentialHeader: "Authorization",
       })(input, { ...init, ...(text === undefined || text === null ? {} : { body: text }) });
+      return waitsWithinDeadline(response, deadlineAt);
     } catch (error) {
       if (refusedByGuard(error)) onRefused(error);
       throw error;
     }
   };
+}
+
+/**
+ * An answer asking to be retried later than the call's deadline is final at once: the SDK would
+ * otherwise sleep as long as `Retry-After` says (100 s and more), holding the run and its slot.
+ * `x-should-retry: false` is the SDK's own switch; the wait stays on the error (`retryAfterSeconds`).
+ */
+function waitsWithinDeadline(response: Response, deadlineAt: number): Response {
+  const waitMs = retryAfterMs(response.headers);
+  if (waitMs === undefined || Date.now() + waitMs <= deadlineAt) return response;
+  const headers = new Headers(response.headers);
+  headers.set("x-should-retry", "false");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -211,17 +227,25 @@ function guardedModelFetch(
  */
 async function refusalIsFinal<T>(
   sdk: OpenAI,
-  fetchThroughGuard: (onRefused: (refusal: GuardedFetchError) => void) => typeof fetch,
+  timeoutMs: number,
+  fetchThroughGuard: (onRefused: (refusal: GuardedFetchError) => void, deadlineAt: number) => typeof fetch,
   callerSignal: AbortSignal | undefined,
   call: (client: OpenAI, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const refused = new AbortController();
-  const client = sdk.withOptions({ fetch: fetchThroughGuard((refusal) => refused.abort(refusal)) });
-  const signal = callerSignal === undefined ? refused.signal : AbortSignal.any([callerSignal, refused.signal]);
+  const deadline = new CallDeadline(timeoutMs);
+  const client = sdk.withOptions({ fetch: fetchThroughGuard((refusal) => refused.abort(refusal), deadline.at) });
+  const signal = AbortSignal.any([refused.signal, deadline.signal, ...(callerSignal === undefined ? [] : [callerSignal])]);
   try {
-    return await call(client, signal);
+    // Raced too: a body that stalls after its headers ends here even where the transport's body
+    // read does not listen to the signal.
+    return await deadline.race(call(client, signal));
   } catch (error) {
-    throw refused.signal.aborted ? (refused.signal.reason as unknown) : error;
+    if (refused.signal.aborted) throw refused.signal.reason as unknown;
+    if (deadline.signal.aborted && callerSignal?.aborted !== true) throw deadline.signal.reason as unknown;
+    throw error;
+  } finally {
+    deadline.clear();
   }
 }
 
@@ -249,7 +273,13 @@ export function createModelClient(config: ModelConfig, options: ModelClientOptio
   const context: ClientContext = {
     config,
     guarded: (signal, call) =>
-      refusalIsFinal(sdk, (onRefused) => guardedModelFetch(network, check, onRefused, config.baseUrl === WORKERS_AI, options.resolveName), signal, call),
+      refusalIsFinal(
+        sdk,
+        config.timeoutMs,
+        (onRefused, deadlineAt) => guardedModelFetch(network, check, onRefused, config.baseUrl === WORKERS_AI, options.resolveName, deadlineAt),
+        signal,
+        call,
+      ),
     ledger: options.ledger,
   };
   return {

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { GuardedFetchError } from "../tools/safe-call/guarded-fetch";
 import { redactSecret } from "./redact";
+import { CallDeadlineExceeded, retryAfterMs } from "./call-deadline";
 
 /**
  * One error type for every way a model call can fail, so callers branch on `kind`
@@ -46,6 +47,8 @@ export class ModelCallError extends Error {
   readonly purpose: string;
   /** The endpoint's request id, when it sent one; useful in support requests. */
   readonly requestId: string | undefined;
+  /** How long the endpoint asked to be left alone (`Retry-After`), when it said. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(init: {
     kind: ModelCallErrorKind;
@@ -53,6 +56,7 @@ export class ModelCallError extends Error {
     purpose: string;
     status?: number | undefined;
     requestId?: string | undefined;
+    retryAfterSeconds?: number | undefined;
   }) {
     super(init.message);
     this.kind = init.kind;
@@ -60,6 +64,7 @@ export class ModelCallError extends Error {
     this.retryable = RETRYABLE.has(init.kind);
     this.purpose = init.purpose;
     this.requestId = init.requestId;
+    this.retryAfterSeconds = init.retryAfterSeconds;
   }
 
   toJSON(): { kind: ModelCallErrorKind; message: string; status: number | null; retryable: boolean; purpose: string } {
@@ -91,7 +96,7 @@ function clip(text: string): string {
 export function modelCallError(
   kind: ModelCallErrorKind,
   detail: string,
-  context: { purpose: string; apiKey: string; status?: number | undefined; requestId?: string | undefined },
+  context: { purpose: string; apiKey: string; status?: number | undefined; requestId?: string | undefined; retryAfterSeconds?: number | undefined },
 ): ModelCallError {
   const status = context.status === undefined ? "" : ` (HTTP ${context.status})`;
   const safeDetail = clip(redactSecret(detail, context.apiKey));
@@ -101,6 +106,7 @@ export function modelCallError(
     purpose: context.purpose,
     status: context.status,
     requestId: context.requestId ?? undefined,
+    retryAfterSeconds: context.retryAfterSeconds,
   });
 }
 
@@ -112,6 +118,7 @@ export function refusedByGuard(err: unknown): err is GuardedFetchError {
 /** Maps whatever the SDK (or response parsing) threw to a ModelCallError. */
 export function toModelCallError(err: unknown, context: { purpose: string; apiKey: string }): ModelCallError {
   if (err instanceof ModelCallError) return err;
+  if (err instanceof CallDeadlineExceeded) return modelCallError("timeout", err.message, context);
   // Subclasses first: all three extend APIConnectionError, which extends APIError.
   if (err instanceof APIConnectionTimeoutError) return modelCallError("timeout", "no answer before the timeout", context);
   if (err instanceof APIUserAbortError) return modelCallError("aborted", "the call was aborted", context);
@@ -122,10 +129,12 @@ export function toModelCallError(err: unknown, context: { purpose: string; apiKe
   if (refusedByGuard(err)) return modelCallError("blocked_destination", (err as Error).message, context);
   if (err instanceof APIError && typeof err.status === "number") {
     // The SDK prefixes its message with the status, which ours already shows.
+    const waitMs = err.headers === undefined ? undefined : retryAfterMs(err.headers);
     return modelCallError(kindForStatus(err.status), err.message.replace(/^\d{3}\s+/, ""), {
       ...context,
       status: err.status,
       requestId: err.requestID ?? undefined,
+      ...(waitMs === undefined ? {} : { retryAfterSeconds: Math.ceil(waitMs / 1000) }),
     });
   }
   // The SDK parses JSON bodies itself and lets the parser's error through.

@@ -204,6 +204,42 @@ describe("createModelClient().chat", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it("ends a call whose answer stalls after its headers at the call's deadline (body included)", async () => {
+    // Headers and the first bytes arrive at once; the rest of the body never does.
+    const stalling: typeof fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"choices":['));
+          },
+        }),
+        { status: 200, headers: { "content-type": "application/json" } },
+      );
+    const client = createModelClient({ ...config, timeoutMs: 300 }, { fetch: stalling, maxRetries: 0 });
+    const started = Date.now();
+    const error = await failure(client.chat({ messages: user("x"), purpose: "p" }));
+    expect(error.kind).toBe("timeout");
+    expect(error.message).toContain("MODEL_TIMEOUT_MS");
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("fails at once on a Retry-After beyond the call's deadline, and keeps the wait on the error", async () => {
+    const model = createScriptedModel({ rules: [{ answers: [{ status: 429, headers: { "retry-after": "100" } }, { text: "too late" }] }] });
+    const started = Date.now();
+    const error = await failure(clientFor(model, { maxRetries: 2 }, { timeoutMs: 5_000 }).chat({ messages: user("x"), purpose: "p" }));
+    expect(error.kind).toBe("rate_limited");
+    expect(error.retryAfterSeconds).toBe(100);
+    expect(model.requests).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("still obeys a Retry-After the call can afford", async () => {
+    const model = createScriptedModel({ rules: [{ answers: [{ status: 429, headers: { "retry-after-ms": "10" } }, { text: "ok now" }] }] });
+    const result = await clientFor(model, { maxRetries: 1 }).chat({ messages: user("x"), purpose: "p" });
+    expect(result.content).toBe("ok now");
+    expect(model.requests).toHaveLength(2);
+  });
+
   it("reports the caller's abort as kind aborted", async () => {
     const model = createScriptedModel({ rules: [{ answer: { hang: true } }] });
     const controller = new AbortController();
