@@ -7,6 +7,9 @@ import type { ToolDefinition } from "../tools/definition";
 import { attributeFailure, parseAttributionAnswer } from "./attribution";
 import { attributionMessages, generationMessages, revisionMessages, type EarlierAttempt } from "./prompts";
 import type { ProtocolOverrides } from "./typed-api";
+import { declinedError, declinedReason, emptyAnswer, exhaustedError, interruptedError, noAnswerError, type RunError, type RunStatus } from "./run-ending";
+
+export type { RunError, RunStatus } from "./run-ending";
 
 /**
  * One Automatic Tool Chain run (§3): generate a program for the task, execute it, and on failure
@@ -83,7 +86,9 @@ export interface ModelCallRecord {
 }
 
 export interface RunOutcome {
-  status: "succeeded" | "failed";
+  status: RunStatus;
+  /** Why a run that did not succeed ended so (run-ending.ts); absent on success. */
+  error?: RunError;
   answer?: unknown;
   finalProgram?: string;
   attempts: AttemptRecord[];
@@ -99,6 +104,22 @@ export interface RunTaskInput {
   overrides: Map<string, ProtocolOverrides>;
   maxAttempts: number;
   feedbackTokenBudget: number;
+  /** Named in the run's error. */
+  runId?: string;
+}
+
+/**
+ * A run stopped by its dependencies (the model endpoint failed, …) before it ended: `outcome`
+ * keeps every attempt made so far, to be stored; `cause` is what failed.
+ */
+export class RunInterrupted extends Error {
+  override readonly name = "RunInterrupted";
+  constructor(
+    readonly outcome: RunOutcome,
+    override readonly cause: unknown,
+  ) {
+    super(outcome.error?.message ?? "the run stopped");
+  }
 }
 
 function describeError(error: ProgramError, trace: readonly TraceEntry[]): string {
@@ -127,11 +148,18 @@ export async function runTask(input: RunTaskInput, deps: RunDependencies): Promi
 
 async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<RunOutcome> {
   const run = new AttemptRun(input, deps);
-  for (let attempt = 1; attempt <= input.maxAttempts; attempt++) {
-    const outcome = await run.attempt(attempt);
-    if (outcome !== undefined) return outcome;
+  try {
+    for (let attempt = 1; attempt <= input.maxAttempts; attempt++) {
+      const outcome = await run.attempt(attempt);
+      if (outcome !== undefined) return outcome;
+    }
+  } catch (error) {
+    // Whatever failed, the attempts made so far stay with the run.
+    const reason = error instanceof Error ? error.message : String(error);
+    const code = typeof (error as { kind?: unknown }).kind === "string" ? `model:${(error as { kind: string }).kind}` : "interrupted";
+    throw new RunInterrupted(run.failed(interruptedError(input.runId, code, reason)), error);
   }
-  return run.failed();
+  return run.failed(exhaustedError(input.runId, input.maxAttempts, run.lastError()));
 }
 
 /** What a run has gathered across its attempts: records, model calls, usage and side effects to replay. */
@@ -169,7 +197,8 @@ class AttemptRun {
       attempt === 1
         ? generationMessages(input.task, input.tools, input.overrides)
         : revisionMessages(input.task, input.tools, input.overrides, this.earlier, this.attributed, input.feedbackTokenBudget);
-    const program = extractProgram(await this.ask(messages, attempt === 1 ? "generate" : "revise", attempt)).trim();
+    const answer = await this.ask(messages, attempt === 1 ? "generate" : "revise", attempt);
+    const program = extractProgram(answer).trim();
     deps.emit?.({ type: "program", attempt, program });
     await deps.yieldTurn?.();
     const execution = await deps.execute(program, [...this.replay]);
@@ -186,13 +215,42 @@ class AttemptRun {
       durationMs: execution.durationMs,
       ...(execution.firstCallMs === undefined ? {} : { firstCallMs: execution.firstCallMs }),
     };
-    const noAnswer = execution.ok && (execution.answer === undefined || execution.answer === null || execution.answer === "");
-    if (execution.ok && !noAnswer) return this.succeeded(record, execution);
-    const error: ProgramError = noAnswer
+    if (execution.ok && emptyAnswer(execution.answer)) return this.ended(record, execution, "no_answer", noAnswerError(input.runId, execution.answer));
+    if (execution.ok && execution.answer !== undefined) return this.succeeded(record, execution);
+    const error: ProgramError = execution.ok
       ? { kind: "runtime", message: "the program finished without returning a final answer (end it with `return <answer>`)" }
       : (execution.error ?? { kind: "runtime", message: "the program failed" });
+    const declined = declinedReason(answer, program, error, execution.trace.length);
+    if (declined !== undefined) {
+      record.error = error;
+      this.attempts.push(record);
+      deps.emit?.({ type: "error", attempt, error });
+      return this.failed(declinedError(input.runId, declined));
+    }
     await this.recordFailure(record, error, execution.trace);
     return undefined;
+  }
+
+  /** A program that ran to its end without an answer: kept as an attempt, the run ends `status`. */
+  private ended(record: AttemptRecord, execution: AttemptExecution, status: RunStatus, error: RunError): RunOutcome {
+    record.ok = true;
+    record.answer = execution.answer;
+    this.attempts.push(record);
+    return {
+      status,
+      error,
+      answer: execution.answer,
+      finalProgram: record.program,
+      attempts: this.attempts,
+      modelCalls: this.modelCalls,
+      usage: this.usage,
+      trajectory: execution.trace.filter((t) => t.ok).map((t) => t.tool),
+    };
+  }
+
+  /** The last attempt's error, for the run's own. */
+  lastError(): ProgramError | undefined {
+    return this.attempts.at(-1)?.error;
   }
 
   private succeeded(record: AttemptRecord, execution: AttemptExecution): RunOutcome {
@@ -215,6 +273,8 @@ class AttemptRun {
   private async recordFailure(record: AttemptRecord, error: ProgramError, trace: TraceEntry[]): Promise<void> {
     const { attempt, program } = record;
     record.error = error;
+    // Kept before the attribution call: should that call fail, the attempt stays with the run.
+    this.attempts.push(record);
     let attribution = attributeFailure(program, error, trace, this.known);
     let attributedBy: AttemptRecord["attributedBy"] = attribution?.how;
     if (attribution === undefined && attempt < this.input.maxAttempts && error.kind !== "syntax") {
@@ -229,7 +289,6 @@ class AttemptRun {
       if (attributedBy !== undefined) record.attributedBy = attributedBy;
     }
     this.attributed = attribution === undefined ? undefined : this.byName.get(attribution.tool);
-    this.attempts.push(record);
     this.deps.emit?.({ type: "error", attempt, error, attributedTool: record.attributedTool });
     this.earlier.push({ program, error: describeError(error, trace), attributedTool: record.attributedTool });
   }
@@ -245,11 +304,12 @@ class AttemptRun {
     return parseAttributionAnswer(answer, [...this.known]);
   }
 
-  /** The outcome when every attempt failed: the last program stands as the final one. */
-  failed(): RunOutcome {
+  /** The outcome when the run ended without an answer: the last program stands as the final one. */
+  failed(error: RunError): RunOutcome {
     const last = this.attempts[this.attempts.length - 1];
     return {
       status: "failed",
+      error,
       ...(last === undefined ? {} : { finalProgram: last.program }),
       attempts: this.attempts,
       modelCalls: this.modelCalls,

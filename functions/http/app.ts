@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, AppVariables } from "./app-env";
 import { ModelCallError } from "../llm/errors";
+import { RunStopped } from "../services/start-run";
 import { limitRequestBody } from "./middleware/request-body";
 import { IMPORT_UPLOAD_PATH } from "./routes/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";
@@ -36,8 +37,12 @@ export function toProblem(error: unknown): ProblemData {
   }
   if (error instanceof Failure) return error.toData();
   // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
-  if (error instanceof ModelCallError) {
-    return { kind: error.kind === "rate_limited" ? "rate-limited" : "upstream-error", detail: `The model endpoint failed: ${error.message}` };
+  if (error instanceof ModelCallError) return modelProblem(error, `The model endpoint failed: ${error.message}`);
+  // A run the model endpoint stopped: the same problem, naming the run (stored with its attempts).
+  if (error instanceof RunStopped) {
+    if (error.cause instanceof ModelCallError) return modelProblem(error.cause, error.message);
+    logUnhandled(error.cause);
+    return { kind: "internal", detail: error.message };
   }
   if (error instanceof HTTPException) {
     if (error.status === 400 && /malformed json/i.test(error.message)) {
@@ -51,9 +56,22 @@ export function toProblem(error: unknown): ProblemData {
     const byStatus = PROBLEM_KIND_BY_STATUS.get(error.status);
     if (byStatus !== undefined) return { kind: byStatus, detail: error.message };
   }
+  logUnhandled(error);
+  return { kind: "internal", detail: "Something went wrong on our side." };
+}
+
+function logUnhandled(error: unknown): void {
   // Logs never carry a credential: URLs, bearer values and key shapes are scrubbed first.
   console.error("unhandled error", redactText(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)));
-  return { kind: "internal", detail: "Something went wrong on our side." };
+}
+
+/** When the model endpoint gave no `Retry-After` of its own, a caller is asked to wait this long. */
+const MODEL_RETRY_AFTER_SECONDS = 10;
+
+/** A failed model call as the service's problem: 429 with `Retry-After` when rate-limited, else 502. */
+function modelProblem(error: ModelCallError, detail: string): ProblemData {
+  if (error.kind !== "rate_limited") return { kind: "upstream-error", detail };
+  return { kind: "rate-limited", detail, retryAfter: error.retryAfterSeconds ?? MODEL_RETRY_AFTER_SECONDS };
 }
 
 /**

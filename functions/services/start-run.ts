@@ -8,7 +8,8 @@ import { protocolOverrides } from "./protocol-overrides";
 import { evaluationFromRun } from "../chain/run-learning";
 import { runAttemptInIsolate, type AttemptLimits } from "../sandbox/host/isolate-executor";
 import { runTurns } from "./run-turns";
-import { runTask, type RunEvent, type RunOutcome } from "../chain/run-task";
+import { RunInterrupted, runTask, type RunError, type RunEvent, type RunOutcome } from "../chain/run-task";
+import { ZERO_USAGE } from "../llm/usage";
 import type { StoredRun } from "../chain/stored-run";
 
 export interface RunSettings {
@@ -17,22 +18,39 @@ export interface RunSettings {
   limits: AttemptLimits;
 }
 
-/** The stored record of a run that stopped before it had an outcome. */
-function unfinishedRun(id: string, task: string, candidates: string[], candidateSource: StoredRun["candidateSource"], started: number, error: unknown) {
-  const reason =
-    error instanceof ModelCallError
-      ? { kind: `model:${error.kind}`, message: `The model endpoint failed: ${error.message}` }
-      : { kind: "internal", message: "The run failed on our side." };
+/**
+ * A run that stopped before it ended (the model endpoint failed, …), stored with every attempt it
+ * made; `cause` is what failed (a ModelCallError keeps its status and `Retry-After` for the answer).
+ */
+export class RunStopped extends Error {
+  override readonly name = "RunStopped";
+  constructor(
+    readonly run: StoredRun,
+    override readonly cause: unknown,
+  ) {
+    super(run.error?.message ?? `Run ${run.id} stopped.`);
+  }
+}
+
+/** What stopped a run, as its top-level error, naming the run. */
+function stopReason(id: string, error: unknown): RunError {
+  if (error instanceof ModelCallError) return { code: `model:${error.kind}`, message: `Run ${id} stopped: the model endpoint failed: ${error.message}` };
+  return { code: "internal", message: `Run ${id} stopped: the run failed on our side.` };
+}
+
+/** The stored record of a run that stopped before it ended: what it had done so far, and why it stopped. */
+function stoppedRun(base: Omit<StoredRun, keyof RunOutcome>, error: unknown): StoredRun {
+  const partial = error instanceof RunInterrupted ? error.outcome : undefined;
+  const cause = error instanceof RunInterrupted ? error.cause : error;
   return {
-    id,
-    task,
+    ...base,
     status: "failed",
-    error: reason,
-    attempts: [],
-    candidates,
-    candidateSource,
-    createdAt: new Date(started).toISOString(),
-    timings: { totalMs: Date.now() - started },
+    attempts: partial?.attempts ?? [],
+    modelCalls: partial?.modelCalls ?? [],
+    usage: partial?.usage ?? { ...ZERO_USAGE },
+    trajectory: partial?.trajectory ?? [],
+    ...(partial?.finalProgram === undefined ? {} : { finalProgram: partial.finalProgram }),
+    error: stopReason(base.id, cause),
   };
 }
 
@@ -96,10 +114,11 @@ export async function startRun(
   const overrides = await protocolOverrides(protocolStore(env, tenantId), protocols);
   const names = tools.map((t) => t.name);
   const id = `run_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  const base = () => ({ id, task: request.task, candidates: names, candidateSource: source, createdAt: new Date(started).toISOString() });
   let outcome: RunOutcome;
   try {
     outcome = await runTask(
-      { task: request.task, tools, overrides, maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget },
+      { task: request.task, tools, overrides, maxAttempts: settings.maxAttempts, feedbackTokenBudget: settings.feedbackTokenBudget, runId: id },
       {
         async chat(messages, purpose) {
           const answer = await client.chat({ messages, purpose, temperature: 0 });
@@ -124,24 +143,12 @@ export async function startRun(
       },
     );
   } catch (error) {
-    // A run that could not finish (the model endpoint failed, …) is listed too, with what failed.
-    await lease.finish({
-      id,
-      task: request.task,
-      status: "failed",
-      recordJson: JSON.stringify(unfinishedRun(id, request.task, names, source, started, error)),
-    });
-    throw error;
+    // A run that could not finish (the model endpoint failed, …) is listed too, with what it did and what failed.
+    const run = stoppedRun({ ...base(), timings: { totalMs: Date.now() - started } }, error);
+    await lease.finish({ id, task: request.task, status: run.status, recordJson: JSON.stringify(run) });
+    throw new RunStopped(run, error instanceof RunInterrupted ? error.cause : error);
   }
-  const stored: StoredRun = {
-    id,
-    task: request.task,
-    candidates: names,
-    candidateSource: source,
-    createdAt: new Date(started).toISOString(),
-    ...outcome,
-    timings: { totalMs: Date.now() - started },
-  };
+  const stored: StoredRun = { ...base(), ...outcome, timings: { totalMs: Date.now() - started } };
   const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));
   await lease.finish({
     id,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { runTask, type AttemptExecution, type RunDependencies, type RunEvent, type RunTaskInput } from "../../functions/chain/run-task";
+import { RunInterrupted, runTask, type AttemptExecution, type RunDependencies, type RunEvent, type RunTaskInput } from "../../functions/chain/run-task";
 import type { ChatMessage } from "../../functions/llm/client";
 import { executeProgram, loadQuickJs, type QuickJsEngine } from "../../functions/sandbox/index";
 import type { ProgramError } from "../../functions/sandbox/types";
@@ -216,22 +216,108 @@ describe("runTask: attributable reflection", () => {
     expect(last).not.toContain("full protocol");
   });
 
-  it('treats a program that ends without an answer (undefined, null or "") as a failure to revise', async () => {
-    const model = scriptedModel({
-      generate: ["await tools.getMovie({ id: 1 });"],
-      attribute: ["no idea", "no idea", "no idea"],
-      revise: ["return null;", "return '';", "return 0;"],
-    });
-    const run = executions(ok(undefined, [entry(0, "getMovie")]), ok(null), ok(""), ok(0));
-    const outcome = await runTask(input({ maxAttempts: 4 }), { chat: model.chat, execute: run.execute });
+  it("treats a program that ends without a return (undefined) as a failure to revise", async () => {
+    const model = scriptedModel({ generate: ["await tools.getMovie({ id: 1 });"], attribute: ["no idea"], revise: ["return 0;"] });
+    const run = executions(ok(undefined, [entry(0, "getMovie")]), ok(0));
+    const outcome = await runTask(input(), { chat: model.chat, execute: run.execute });
 
     expect(outcome).toMatchObject({ status: "succeeded", answer: 0 });
-    expect(outcome.attempts.map((a) => a.ok)).toEqual([false, false, false, true]);
-    for (const attempt of outcome.attempts.slice(0, 3)) {
-      expect(attempt.error?.kind).toBe("runtime");
-      expect(attempt.error?.message).toContain("without returning a final answer");
-    }
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.attempts.map((a) => a.ok)).toEqual([false, true]);
+    expect(outcome.attempts[0]?.error?.message).toContain("without returning a final answer");
     expect(text(model.calls.at(-1)?.messages.at(-1))).toContain("without returning a final answer");
+  });
+
+  it.each<[string, unknown]>([
+    ["null", null],
+    ['""', ""],
+    ["[]", []],
+    ["{answer: null, note}", { answer: null, note: "The search found nothing named Nobody Atall." }],
+  ])("ends no_answer, not succeeded, when the program returns %s, with one model call and an error naming the run", async (_label, answer) => {
+    const model = scriptedModel({ generate: ["const found = await tools.searchMovie({ id: 1 });\nreturn found.results[0] ?? null;"] });
+    const run = executions(ok(answer, [entry(0, "searchMovie")]));
+    const outcome = await runTask(input({ runId: "run_abc" }), { chat: model.chat, execute: run.execute });
+
+    expect(outcome.status).toBe("no_answer");
+    expect(outcome.error?.code).toBe("no_answer");
+    expect(outcome.error?.message).toContain("run_abc");
+    expect(model.calls).toHaveLength(1);
+    expect(outcome.attempts).toHaveLength(1);
+  });
+});
+
+describe("runTask: a model that cannot do the task", () => {
+  const demoRefusal =
+    'throw new Error("The demo model (npm start -- --demo-model) cannot answer this task: it writes programs only for questions like count of movies acted in.");';
+
+  it("is not revised when its program only throws: one model call, a top-level error with its words and the run's id", async () => {
+    const model = scriptedModel({
+      generate: [`\`\`\`ts\n${demoRefusal}\n\`\`\``],
+      revise: [demoRefusal, demoRefusal],
+      attribute: ["searchMovie", "searchMovie"],
+    });
+    const run = executions(
+      failed({ kind: "runtime", message: "Error: The demo model (npm start -- --demo-model) cannot answer this task: it writes programs only for …", line: 1 }),
+    );
+    const outcome = await runTask(input({ runId: "run_refused" }), { chat: model.chat, execute: run.execute });
+
+    expect(outcome.status).toBe("failed");
+    expect(model.calls.map((c) => c.purpose)).toEqual(["generate"]);
+    expect(outcome.attempts).toHaveLength(1);
+    expect(outcome.error?.code).toBe("model_declined");
+    expect(outcome.error?.message).toContain("run_refused");
+    expect(outcome.error?.message).toContain("cannot answer this task");
+  });
+
+  it("is not revised when it answers in sentences instead of a program", async () => {
+    const words = "I'm sorry, but none of these tools can tell the weather on Mars.";
+    const model = scriptedModel({ generate: [words], revise: [words, words], attribute: ["searchMovie", "searchMovie"] });
+    const run = executions(failed({ kind: "syntax", message: "SyntaxError: unexpected token", line: 1 }));
+    const outcome = await runTask(input(), { chat: model.chat, execute: run.execute });
+
+    expect(model.calls).toHaveLength(1);
+    expect(outcome).toMatchObject({ status: "failed", error: { code: "model_declined" } });
+    expect(outcome.error?.message).toContain("weather on Mars");
+  });
+});
+
+describe("runTask: what a failed run keeps and says", () => {
+  it("a failed run has a top-level error naming the run and the last attempt's error", async () => {
+    const model = scriptedModel({
+      generate: ["return tools.getMovie({ id: 1 }).x.y;"],
+      revise: ["return tools.getMovie({ id: 2 }).x.y;"],
+      attribute: ["getMovie"],
+    });
+    const typeError: ProgramError = { kind: "runtime", message: "TypeError: cannot read property 'y' of undefined", line: 1 };
+    const run = executions(failed(typeError), failed(typeError));
+    const outcome = await runTask(input({ maxAttempts: 2, runId: "run_xyz" }), { chat: model.chat, execute: run.execute });
+
+    expect(outcome.status).toBe("failed");
+    expect(outcome.error?.code).toBe("attempts_exhausted");
+    expect(outcome.error?.message).toContain("run_xyz");
+    expect(outcome.error?.message).toContain("TypeError");
+  });
+
+  it("keeps attempt 1 when the revise call then fails", async () => {
+    const model = scriptedModel({ generate: ["return tools.getMovie({ id: 1 }).x.y;"], attribute: ["getMovie"] });
+    const run = executions(failed({ kind: "runtime", message: "TypeError: boom", line: 1 }, [entry(0, "getMovie")]));
+    const stopped = await runTask(input({ runId: "run_kept" }), { chat: model.chat, execute: run.execute }).catch((e: unknown) => e);
+
+    expect(stopped).toBeInstanceOf(RunInterrupted);
+    const { outcome } = stopped as RunInterrupted;
+    expect(outcome.attempts).toHaveLength(1);
+    expect(outcome.attempts[0]).toMatchObject({ attempt: 1, program: "return tools.getMovie({ id: 1 }).x.y;", error: { message: "TypeError: boom" } });
+    expect(outcome.attempts[0]?.trace).toHaveLength(1);
+    expect(outcome.modelCalls.map((c) => c.purpose)).toEqual(["generate"]);
+    expect(outcome.error?.message).toContain("run_kept");
+    expect(outcome.error?.message).toContain("unscripted revise call");
+  });
+
+  it("keeps attempt 1 when the attribution call fails", async () => {
+    const model = scriptedModel({ generate: ["return x.y;"] });
+    const run = executions(failed({ kind: "runtime", message: "ReferenceError: x is not defined", line: 1 }));
+    const stopped = await runTask(input(), { chat: model.chat, execute: run.execute }).catch((e: unknown) => e);
+    expect((stopped as RunInterrupted).outcome.attempts.map((a) => a.program)).toEqual(["return x.y;"]);
   });
 });
 
