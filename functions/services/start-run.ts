@@ -34,7 +34,7 @@ export class RunStopped extends Error {
 
 /** What stopped a run, as its top-level error, naming the run. */
 function stopReason(id: string, error: unknown): RunError {
-  if (error instanceof ModelCallError) return { code: `model:${error.kind}`, message: `Run ${id} stopped: the model endpoint failed: ${error.message}` };
+  if (error instanceof ModelCallError) return { code: `model:${error.kind}`, message: `Run ${id} stopped. The model endpoint failed: ${error.message}` };
   return { code: "internal", message: `Run ${id} stopped: the run failed on our side.` };
 }
 

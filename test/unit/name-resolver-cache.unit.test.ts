@@ -102,6 +102,12 @@ describe("the program host as the service's resolver", () => {
     ]);
   });
 
+  it("hands on the addresses a name resolves to, for the destination guard", async () => {
+    const host = programHost(() => Response.json({ resolves: true, addresses: ["127.0.0.1", "::1"] }));
+    const resolve = new ProgramHostNames().resolver(host.fetcher, "s3cret-0123456789abcdef");
+    expect(await resolve("127.0.0.1.nip.io")).toEqual(["127.0.0.1", "::1"]);
+  });
+
   it("cannot tell when the host's resolver cannot, or the host fails", async () => {
     const host = programHost((name) => (name === "odd.com" ? new Response("boom", { status: 500 }) : Response.json({ resolves: null })));
     const resolve = new ProgramHostNames().resolver(host.fetcher, "s3cret-0123456789abcdef");

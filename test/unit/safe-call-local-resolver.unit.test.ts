@@ -49,6 +49,32 @@ describe("a tool call with a local resolver", () => {
     expect(network.asked).toEqual(["https://api.example.com/x"]);
   });
 
+  it.each([
+    ["loopback", "127.0.0.1.nip.io", ["127.0.0.1"]],
+    ["IPv6 loopback", "v6.localtest.example", ["::1"]],
+    ["a private network", "intranet.example.com", ["93.184.216.34", "10.0.0.5"]],
+    ["link-local (cloud metadata)", "metadata.example.com", ["169.254.169.254"]],
+  ])("refuses a name that resolves to %s, and nothing reaches the network", async (_label, name, addresses) => {
+    const network = recordingNetwork();
+    const result = await callTool(tool(`http://${name}`), {}, { fetch: network.fetch, resolveName: async () => addresses });
+    expect(result).toMatchObject({ ok: false, error: { kind: "blocked_destination", message: expect.stringContaining(`"${name}" resolves to`) } });
+    expect(network.asked).toEqual([]);
+  });
+
+  it("calls a name that resolves to public addresses", async () => {
+    const network = recordingNetwork();
+    const result = await callTool(tool("https://api.example.com"), {}, { fetch: network.fetch, resolveName: async () => ["93.184.216.34"] });
+    expect(result).toMatchObject({ ok: true, body: { fine: true } });
+  });
+
+  it("refuses a redirect to a name that resolves to loopback", async () => {
+    const network = recordingNetwork("http://127.0.0.1.nip.io/admin");
+    const resolveName: NameResolver = async (name) => (name === "127.0.0.1.nip.io" ? ["127.0.0.1"] : ["93.184.216.34"]);
+    const result = await callTool(tool("https://api.example.com"), {}, { fetch: network.fetch, resolveName });
+    expect(result).toMatchObject({ ok: false, error: { kind: "blocked_destination" } });
+    expect(network.asked).toEqual(["https://api.example.com/x"]);
+  });
+
   it.each<[string, NameResolver]>([
     ["cannot tell", async () => undefined],
     ["throws", async () => Promise.reject(new Error("resolver gone"))],

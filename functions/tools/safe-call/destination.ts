@@ -8,11 +8,14 @@ import ipaddr from "ipaddr.js";
  * first (it turns `2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1` into `127.0.0.1` and compresses
  * IPv6), then classifying the canonical address with ipaddr.js. We never parse hosts ourselves.
  *
- * What this cannot see: DNS. A public-looking name may resolve to a private address (DNS
- * rebinding, `127.0.0.1.nip.io`). Workers have no DNS API, so that cannot be checked before the
- * fetch; it is tolerable because a deployed Worker's fetch only reaches the public internet and
- * cannot open connections into private networks or the host's loopback anyway. This guard is the
- * layer that stops literal addresses and well-known internal names, which also protects local dev.
+ * Names: a public-looking name may resolve to a private address (`127.0.0.1.nip.io`, DNS
+ * rebinding). Where the service sees a name's resolution (local development: the program host's
+ * resolver, name-lookup.ts and local-name-resolver.ts), redirects.ts passes every address it
+ * resolves to through this same check. Deployed, Workers have no DNS API; there the platform's
+ * fetch reaches the public internet only: private networks are reached through Workers VPC
+ * bindings and Cloudflare Tunnel, "not accessible from the public Internet" otherwise
+ * (https://developers.cloudflare.com/workers-vpc/), and a Worker has no loopback of its own
+ * machine to reach. docs/api.md ("Calling a tool") says the same to users.
  */
 
 export type DestinationCheck = { ok: true; url: URL } | { ok: false; reason: string };

@@ -1,6 +1,6 @@
 import { PROGRAM_HOST_RESOLVE_PATH, PROGRAM_HOST_SECRET_HEADER, type ResolveAnswer } from "../../common/program-host";
 import { NameCache } from "./name-cache";
-import type { NameResolver } from "./types";
+import type { NameAnswer, NameResolver } from "./types";
 
 /**
  * Name lookups for tool calls in local development, asked of the program host (its Node side
@@ -35,7 +35,7 @@ export class ProgramHostNames {
     return (name) => (this.#now() < this.#unavailableUntil ? Promise.resolve(undefined) : this.#cache.lookup(name, (asked) => this.#ask(host, secret, asked)));
   }
 
-  async #ask(host: Fetcher, secret: string, name: string): Promise<boolean | undefined> {
+  async #ask(host: Fetcher, secret: string, name: string): Promise<NameAnswer | undefined> {
     const url = `http://program-host${PROGRAM_HOST_RESOLVE_PATH}?host=${encodeURIComponent(name)}`;
     const response = await host.fetch(url, { headers: { [PROGRAM_HOST_SECRET_HEADER]: secret }, signal: AbortSignal.timeout(RESOLVE_TIMEOUT_MS) });
     if (!response.ok) {
@@ -45,6 +45,8 @@ export class ProgramHostNames {
       return undefined;
     }
     const answer = (await response.json()) as Partial<ResolveAnswer>;
+    // The addresses go back too: the destination guard checks what the name resolves to.
+    if (answer.resolves === true && Array.isArray(answer.addresses)) return answer.addresses.filter((a): a is string => typeof a === "string");
     return typeof answer.resolves === "boolean" ? answer.resolves : undefined;
   }
 }

@@ -1,4 +1,4 @@
-import type { NameResolver } from "./types";
+import type { NameAnswer, NameResolver } from "./types";
 
 /**
  * Remembers a resolver's answers for a while, so that a tool called again and again is looked up
@@ -17,7 +17,7 @@ export interface NameCacheOptions {
 }
 
 export class NameCache {
-  readonly #answers = new Map<string, { resolves: boolean; until: number }>();
+  readonly #answers = new Map<string, { resolves: NameAnswer; until: number }>();
   readonly #options: NameCacheOptions;
 
   constructor(options: NameCacheOptions) {
@@ -30,7 +30,7 @@ export class NameCache {
   }
 
   /** `resolve`'s answer for `name`, from memory while it is fresh. */
-  lookup(name: string, resolve: NameResolver): Promise<boolean | undefined> {
+  lookup(name: string, resolve: NameResolver): Promise<NameAnswer | undefined> {
     const now = (this.#options.now ?? Date.now)();
     const known = this.#answers.get(name);
     if (known !== undefined && known.until > now) return Promise.resolve(known.resolves);
@@ -43,7 +43,7 @@ export class NameCache {
       });
   }
 
-  #remember(name: string, resolves: boolean): void {
+  #remember(name: string, resolves: NameAnswer): void {
     this.#answers.delete(name); // re-inserted last: Map order is the age order
     while (this.#answers.size >= this.#options.maxEntries) {
       const oldest = this.#answers.keys().next().value;

@@ -9,7 +9,7 @@
  * allows (RFC 1035 §2.3.4: 63 octets a label, 253 a name) cannot even be put in a query.
  * Names that merely happen not to exist go to the platform deployed (Cloudflare answers them
  * with 530 `error code: 1016`, see failure-cause.ts); locally a resolver, when one is given
- * (`deniedByResolver`), answers them before the platform is asked.
+ * (`askResolver`), answers them before the platform is asked, and says where the others point.
  */
 import type { NameResolver } from "./types";
 
@@ -37,22 +37,32 @@ export function unresolvableName(hostname: string): string | null {
   return null;
 }
 
+/** What the local resolver says of a host name: it does not resolve (`denied`), its addresses, or nothing it can tell. */
+export type ResolverVerdict = { denied: string } | { addresses: readonly string[] } | undefined;
+
 /**
- * Why the resolver says `hostname` does not resolve, or null when it resolves or cannot tell (a
- * resolver that fails or is slow never makes a call fail: the platform's fetch decides then).
- * Local development only (functions/services/local-name-resolver.ts): there workerd would fail
- * the lookup as an unexplained internal error with a stack in its log.
+ * What the resolver says of `hostname`: why it does not resolve, the addresses it resolves to, or
+ * undefined when it resolves without saying where, or cannot tell (a resolver that fails or is
+ * slow never makes a call fail: the platform's fetch decides then). Local development only
+ * (local-name-resolver.ts): there workerd would fail the lookup as an unexplained internal error
+ * with a stack in its log, and would connect to whatever address the name has.
  */
-export async function deniedByResolver(hostname: string, resolveName: NameResolver | undefined): Promise<string | null> {
-  if (resolveName === undefined || isAddressLiteral(hostname)) return null;
+export async function askResolver(hostname: string, resolveName: NameResolver | undefined): Promise<ResolverVerdict> {
+  if (resolveName === undefined || isAddressLiteral(hostname)) return undefined;
   const name = lookupName(hostname);
-  let resolves: boolean | undefined;
+  let answer: Awaited<ReturnType<NameResolver>>;
   try {
-    resolves = await resolveName(name);
+    answer = await resolveName(name);
   } catch {
-    return null;
+    return undefined;
   }
-  return resolves === false ? `"${hostname}" does not resolve (the local resolver has no address for it)` : null;
+  if (answer === false) return { denied: `"${hostname}" does not resolve (the local resolver has no address for it)` };
+  return Array.isArray(answer) ? { addresses: answer } : undefined;
+}
+
+/** An address as a URL's host: IPv6 in brackets. */
+export function addressAsHost(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { checkDestination, parseWebUrl, type DestinationCheck } from "./destination";
-import { deniedByResolver, unresolvableName } from "./name-lookup";
+import { addressAsHost, askResolver, unresolvableName } from "./name-lookup";
 import type { PreparedRequest } from "./request";
 import type { FetchFn, NameResolver } from "./types";
 
@@ -101,11 +101,17 @@ async function routeFor(url: URL, transport: Transport): Promise<Route> {
   if (!web.ok) return { ok: false, kind: "blocked_destination", message: `refused ${url.protocol}//${url.host}: ${web.reason}` };
   const allowed = transport.allowed.get(web.url.origin);
   if (allowed !== undefined) return { ok: true, fetch: allowed };
-  const check = (transport.check ?? checkDestination)(url.href);
+  const checkUrl = transport.check ?? checkDestination;
+  const check = checkUrl(url.href);
   if (!check.ok) return { ok: false, kind: "blocked_destination", message: `refused destination: ${check.reason}` };
   const unresolvable = unresolvableName(url.hostname);
   if (unresolvable !== null) return { ok: false, kind: "network", cause: "name_lookup", message: unresolvable };
-  const denied = await transport.guard(deniedByResolver(url.hostname, transport.resolveName));
-  if (denied !== null) return { ok: false, kind: "network", cause: "name_lookup", message: denied };
+  const verdict = await transport.guard(askResolver(url.hostname, transport.resolveName));
+  if (verdict !== undefined && "denied" in verdict) return { ok: false, kind: "network", cause: "name_lookup", message: verdict.denied };
+  // Where the service sees the name's addresses, each passes the same guard as a literal would.
+  for (const address of verdict?.addresses ?? []) {
+    const byAddress = checkUrl(`${url.protocol}//${addressAsHost(address)}/`);
+    if (!byAddress.ok) return { ok: false, kind: "blocked_destination", message: `refused destination: "${url.hostname}" resolves to ${byAddress.reason}` };
+  }
   return { ok: true, fetch: transport.fetch };
 }

@@ -10,11 +10,16 @@ import type { FailureCause } from "./failure-cause";
 export type FetchFn = typeof fetch;
 
 /**
- * Looks a host name up before the platform's fetch is asked to: true when it resolves, false when
- * the resolver answers definitively that it does not (the call then fails with cause
- * `name_lookup` without touching the network), undefined when it cannot tell (the call proceeds).
+ * Looks a host name up before the platform's fetch is asked to: true (or the addresses) when it
+ * resolves, false when the resolver answers definitively that it does not (the call then fails
+ * with cause `name_lookup` without touching the network), undefined when it cannot tell (the call
+ * proceeds). Addresses, when given, pass the destination guard too: a public-looking name that
+ * resolves to a private or loopback address is refused (`127.0.0.1.nip.io`).
  */
-export type NameResolver = (hostname: string) => Promise<boolean | undefined>;
+export type NameResolver = (hostname: string) => Promise<NameAnswer | undefined>;
+
+/** A resolver's answer: resolves or not, or the addresses the name resolves to. */
+export type NameAnswer = boolean | readonly string[];
 
 /** A decrypted secret and where it goes; injected only at call time, never echoed back. */
 export interface InjectedCredential {
