@@ -110,4 +110,7 @@ export const TENANT_MIGRATIONS = [
   // definition and shown description), so an answer parses no definition; NULL in older rows,
   // whose views are then made again on first use.
   `ALTER TABLE tool_views ADD COLUMN line TEXT;`,
+  // The SHA-256 of a webhook delivery's body: a reused `webhook-id` with another body is refused,
+  // not taken for a redelivery (NULL in older rows: any body matches them).
+  `ALTER TABLE webhook_deliveries ADD COLUMN body_hash TEXT;`,
 ] as const;

@@ -53,23 +53,31 @@ export class TenantWebhooks {
   /**
    * Claim a delivery id. Exactly one caller at a time gets `claimed`; the others learn how the
    * first one is doing: `succeeded` (a duplicate of a delivery that worked, with its job),
-   * `in-flight` (still being handled: retry later). A delivery whose handling failed, or whose
-   * handler vanished (lease expired), is claimed again, so a retry after a failure is processed.
-   * Synchronous, so concurrent claims serialise.
+   * `in-flight` (still being handled: retry later), or `other-body` (the id was used for another
+   * body: a sender's bug or a forgery with a leaked secret, never a redelivery). A delivery whose
+   * handling failed, or whose handler vanished (lease expired), is claimed again, so a retry after
+   * a failure is processed. Synchronous, so concurrent claims serialise.
    */
-  claimDelivery(id: string, nowMs = Date.now()): DeliveryClaim {
+  claimDelivery(id: string, bodyHash: string | null = null, nowMs = Date.now()): DeliveryClaim {
     const receivedAt = new Date(nowMs).toISOString();
-    const written = run(this.#sql, "INSERT INTO webhook_deliveries (id, received_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, receivedAt);
-    if (written > 0) return { state: "claimed" };
-    const row = oneRow<{ job_id: string | null; outcome: string | null; received_at: string }>(
+    const written = run(
       this.#sql,
-      "SELECT job_id, outcome, received_at FROM webhook_deliveries WHERE id = ?",
+      "INSERT INTO webhook_deliveries (id, received_at, body_hash) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      id,
+      receivedAt,
+      bodyHash,
+    );
+    if (written > 0) return { state: "claimed" };
+    const row = oneRow<{ job_id: string | null; outcome: string | null; received_at: string; body_hash: string | null }>(
+      this.#sql,
+      "SELECT job_id, outcome, received_at, body_hash FROM webhook_deliveries WHERE id = ?",
       id,
     );
+    if (row?.body_hash != null && bodyHash !== null && row.body_hash !== bodyHash && row.outcome !== FAILED) return { state: "other-body" };
     if (row?.outcome === "accepted") return { state: "succeeded", jobId: row.job_id };
     const abandoned = row !== undefined && row.outcome === null && nowMs - Date.parse(row.received_at) > DELIVERY_LEASE_MS;
     if (row?.outcome === FAILED || abandoned) {
-      run(this.#sql, "UPDATE webhook_deliveries SET outcome = NULL, job_id = NULL, received_at = ? WHERE id = ?", receivedAt, id);
+      run(this.#sql, "UPDATE webhook_deliveries SET outcome = NULL, job_id = NULL, received_at = ?, body_hash = ? WHERE id = ?", receivedAt, bodyHash, id);
       return { state: "claimed" };
     }
     return { state: "in-flight" };
@@ -89,4 +97,4 @@ const FAILED = "failed";
 /** A delivery still "in flight" after this long lost its handler (an evicted Worker): claim it again. */
 export const DELIVERY_LEASE_MS = 120_000;
 
-export type DeliveryClaim = { state: "claimed" } | { state: "in-flight" } | { state: "succeeded"; jobId: string | null };
+export type DeliveryClaim = { state: "claimed" } | { state: "in-flight" } | { state: "succeeded"; jobId: string | null } | { state: "other-body" };

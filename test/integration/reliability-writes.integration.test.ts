@@ -55,6 +55,26 @@ describe("6. webhook redeliveries", () => {
   });
 });
 
+describe("6. a webhook-id reused with another body (issue 46, item 6)", () => {
+  it("is refused 409 conflict and imports nothing; the same body stays 202 duplicate", async () => {
+    const first = JSON.stringify({ tools: [{ name: "getGadget", method: "GET", url: "https://api.example.com/gadgets/{id}" }] });
+    const other = JSON.stringify({ tools: [{ name: "getSmuggled", method: "GET", url: "https://api.example.com/smuggled/{id}" }] });
+    const original = await deliver("msg_reused", first);
+    expect(original.status).toBe(202);
+    expect(original.body.duplicate).toBe(false);
+
+    const reused = await deliver("msg_reused", other);
+    expect(reused.status).toBe(409);
+    expect(reused.body.type).toBe("https://atc-edge.dev/problems/conflict");
+    expect((reused.body as { detail?: string }).detail).toContain("msg_reused");
+    expect((await service.json("GET", "/v1/tools/getSmuggled", { key: tenant.key })).status).toBe(404);
+
+    const again = await deliver("msg_reused", first);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ duplicate: true, jobId: original.body.jobId });
+  });
+});
+
 describe("6. webhook redeliveries while the original is in flight (issue 32, item 3)", () => {
   const body = JSON.stringify({ tools: [{ name: "getWidget", method: "GET", url: "https://api.example.com/widgets/{id}" }] });
 

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
+import { sha256Hex, TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import { openSecret, sealSecret } from "../../tenants/credential-crypto";
 import { credentialsKey } from "../../tenants/credentials-key";
 import { importChangedTools, WebhookBody } from "../../jobs/webhook-import";
@@ -94,7 +94,7 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["webhooks"],
       summary: "Signed webhook: tools changed (Standard Webhooks signature)",
       description:
-        'Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job. A redelivery is answered by the state of its original when the service gets to it: 409 `request-in-progress` with `Retry-After` while the original is still being handled; 202 `duplicate: true` once it has succeeded (with the original\'s job id); processed again after the original failed. A redelivery sent during the original may be held until the original has finished (locally one workerd thread serves every request, and a large import holds it) and then gets 202 `duplicate: true`. A sender should treat 409 as "retry after `Retry-After`" and 202 as delivered; never 2xx for an original that failed or has not finished.',
+        'Headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `id.timestamp.body`). The body carries an OpenAPI document or a list of tools; the registry is updated and one probe job is started for what changed. The same `webhook-id` starts at most one job. A redelivery is answered by the state of its original when the service gets to it: 409 `request-in-progress` with `Retry-After` while the original is still being handled; 202 `duplicate: true` once it has succeeded (with the original\'s job id); processed again after the original failed. A redelivery sent during the original may be held until the original has finished (locally one workerd thread serves every request, and a large import holds it) and then gets 202 `duplicate: true`. A sender should treat 409 as "retry after `Retry-After`" and 202 as delivered; never 2xx for an original that failed or has not finished. A `webhook-id` used again with a different (validly signed) body is refused 409 `conflict` and nothing is imported: a new message needs a new id.',
       // The body is validated after the signature is, so it is not declared for the validator here.
       request: { params: z.object({ tenant: z.string().regex(TENANT_ID_PATTERN) }) },
       responses: { 202: { description: "Accepted", content: { "application/json": { schema: Accepted } } }, ...problems(400, 401, 409, 422, 503) },
@@ -132,7 +132,10 @@ export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
         );
       }
       const body = parsed.data;
-      const claim = await tenant.webhooks.claimDelivery(verification.id);
+      const claim = await tenant.webhooks.claimDelivery(verification.id, await sha256Hex(raw));
+      if (claim.state === "other-body") {
+        throw new ApiError("conflict", `The webhook-id ${verification.id} was already delivered with another body; a new message needs a new webhook-id.`);
+      }
       // 2xx for a duplicate only once the original worked; while it runs, retry later.
       if (claim.state === "succeeded") return c.json({ jobId: claim.jobId, duplicate: true, changed: [], unchanged: 0 }, 202);
       if (claim.state === "in-flight") {
