@@ -24,12 +24,19 @@ export function serviceToolLimits(env: { TOOL_TIMEOUT_MS?: string | undefined; T
 /**
  * CPU budget of a program, in QuickJS interrupt checks (one per 10,000 polls: backward jumps and
  * calls), never a clock. Local workerd runs program isolates on the thread that serves requests,
- * so a stretch of synchronous work delays everyone: the budget is sized for slow-polling code (a
- * counting loop polls ~15× less often per ms than `while(true){}`; measured ~50–70 ms for 60
- * checks in a warm program isolate here), not for the tight loop (~4 ms). 60 checks are 600,000
- * loop iterations between two tool results, ample for programs that reshape tool responses.
+ * so a stretch of synchronous work delays everyone; yet a program that reshapes tool responses
+ * must get its ordinary work done. 150 checks are 1.5 million polls: an empty counting loop polls
+ * twice an iteration, so 550,000 iterations between two tool results (111 checks, measured) pass
+ * with room to spare. A runaway `while (true) {}` polls fastest and is stopped after the same 150
+ * checks: about 8 ms of a warm isolate here (1,800 checks per 100 ms, sandbox/limits.ts), 2.5×
+ * the 60 checks this was before, still far inside one request's share of the thread. The whole
+ * run gets ten such stretches. A run request may set both (`limits.stretchBudget`,
+ * `limits.totalBudget`), up to the sandbox's own ceiling (sandbox/limits.ts: ≈100 ms of a tight loop).
  */
-export const PROGRAM_CPU_BUDGET = { stretchBudget: 60, totalBudget: 600 } as const;
+export const PROGRAM_CPU_BUDGET = { stretchBudget: 150, totalBudget: 1_500 } as const;
+
+/** The most a run request may ask for: the sandbox's default budget (≈100 ms, ≈0.5 s of a tight loop). */
+export const PROGRAM_CPU_CEILING = { stretchBudget: 1_800, totalBudget: 9_000 } as const;
 
 /** One attempt of a run (`POST /v1/runs`, MCP `run_task`) when the request does not choose. */
 export const RUN_LIMITS = {
@@ -39,6 +46,7 @@ export const RUN_LIMITS = {
   toolTimeoutMs: TOOL_CALL_DEFAULTS.timeoutMs,
   maxToolResponseBytes: TOOL_CALL_DEFAULTS.maxResponseBytes,
   memoryLimitBytes: 64 * 1024 * 1024,
+  ...PROGRAM_CPU_BUDGET,
 } as const;
 
 /** A run when the request does not choose: programs per run (the paper's α) and tokens fed back. */

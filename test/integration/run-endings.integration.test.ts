@@ -52,7 +52,7 @@ interface RunBody {
   status: string;
   error?: { code: string; message: string };
   answer?: unknown;
-  attempts: { program: string; error?: { message: string }; trace: unknown[] }[];
+  attempts: { program: string; error?: { kind?: string; limit?: string; message: string }; trace: unknown[] }[];
   modelCalls: { purpose: string }[];
 }
 
@@ -146,4 +146,27 @@ describe("a model endpoint that misbehaves", () => {
     expect(stored.error?.code).toBe("model:timeout");
     expect(res.body.detail).toContain(stored.id);
   }, 120_000);
+});
+
+describe("a program's CPU budget", () => {
+  it("lets 550,000 empty loop iterations between two tool calls through, and still stops a runaway", async () => {
+    model.reset();
+    const program = [
+      'await tools.getSearchPerson({ query: "Bradley Cooper" });',
+      "let i = 0;",
+      "for (; i < 550000; i++) {}",
+      'await tools.getSearchPerson({ query: "Christopher Nolan" });',
+      "return { answer: i };",
+    ].join("\n");
+    model.on({ name: "generate", answer: { text: fence(program) } });
+    const res = await run("Count to 550,000 between two searches");
+    expect(res.status).toBe(201);
+    expect(res.body.attempts[0]?.error, JSON.stringify(res.body.attempts[0]?.error)).toBeUndefined();
+    expect(res.body).toMatchObject({ status: "succeeded", answer: { answer: 550_000 } });
+
+    model.reset();
+    model.on({ name: "generate", answer: { text: fence('await tools.getSearchPerson({ query: "x" });\nwhile (true) {}') } });
+    const runaway = await service.json<RunBody>("POST", "/v1/runs", { key: tenant.key, body: { task: "Spin", tools: TOOLS, maxAttempts: 1 } });
+    expect(runaway.body.attempts[0]?.error).toMatchObject({ kind: "cpu_budget", limit: "stretchBudget" });
+  });
 });

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { startRun, type RunSettings } from "../../services/start-run";
-import { PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS } from "../../common/run-defaults";
+import { PROGRAM_CPU_CEILING, RUN_DEFAULTS, RUN_LIMITS } from "../../common/run-defaults";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
@@ -26,6 +26,20 @@ const Limits = z
       .min(8 * 1024 * 1024)
       .max(128 * 1024 * 1024)
       .default(RUN_LIMITS.memoryLimitBytes),
+    stretchBudget: z
+      .number()
+      .int()
+      .min(10)
+      .max(PROGRAM_CPU_CEILING.stretchBudget)
+      .default(RUN_LIMITS.stretchBudget)
+      .describe("CPU budget between two tool results, in interrupt checks (10,000 polls each; an empty loop polls twice an iteration)"),
+    totalBudget: z
+      .number()
+      .int()
+      .min(10)
+      .max(PROGRAM_CPU_CEILING.totalBudget)
+      .default(RUN_LIMITS.totalBudget)
+      .describe("CPU budget of one attempt, in interrupt checks"),
   })
   .strict();
 
@@ -52,11 +66,11 @@ const Run = z.record(z.string(), z.unknown()).openapi("Run", {
 
 /** The settings of a run from a validated request (the MCP face's run_task uses the same). */
 export function runSettings(body: z.infer<typeof CreateRun>): RunSettings {
-  const { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes } = body.limits;
+  const { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes, stretchBudget, totalBudget } = body.limits;
   return {
     maxAttempts: body.maxAttempts,
     feedbackTokenBudget: body.feedbackTokenBudget,
-    limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes, ...PROGRAM_CPU_BUDGET },
+    limits: { deadlineMs, maxToolCalls, toolTimeoutMs, maxToolResponseBytes, memoryLimitBytes, stretchBudget, totalBudget },
   };
 }
 
