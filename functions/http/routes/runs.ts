@@ -61,7 +61,8 @@ export const CreateRun = z
   .openapi("CreateRun");
 
 const Run = z.record(z.string(), z.unknown()).openapi("Run", {
-  description: "answer, finalProgram, attempts (program, error, attributed tool, trace), modelCalls with token usage, usage, timings",
+  description:
+    "id, status (`succeeded`, `no_answer`: a program ran to its end without an answer, `failed`), error {code, message} when it did not succeed (code `no_answer`, `model_declined`, `attempts_exhausted` or `model:<kind>`; the message names the run), answer, finalProgram, attempts (program, error, attributed tool, trace), modelCalls with token usage, usage, timings",
 });
 
 /** The settings of a run from a validated request (the MCP face's run_task uses the same). */
@@ -85,7 +86,7 @@ const runRoute = createRoute({
   request: { body: jsonBody(CreateRun) },
   responses: {
     201: { description: "The finished run", content: { "application/json": { schema: Run }, "text/event-stream": { schema: z.string() } } },
-    ...problems(400, 401, 429, 503),
+    ...problems(400, 401, 429, 502, 503),
   },
 });
 
