@@ -126,6 +126,7 @@ const runTask = defineTool({
       run_id: run.id,
       status: run.status,
       answer: run.answer ?? null,
+      error: run.error ?? null,
       tools_called: run.trajectory,
       attempts: run.attempts.length,
       usage: run.usage,

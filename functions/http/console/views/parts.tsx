@@ -43,6 +43,7 @@ const STATUS_TONE: Record<string, "ok" | "bad" | "warn" | "muted"> = {
   failed: "bad",
   broken: "bad",
   running: "warn",
+  no_answer: "warn",
   probing: "warn",
   queued: "muted",
   never: "muted",
