@@ -105,9 +105,10 @@ describe("a run whose model endpoint fails", () => {
     expect(listed.body.runs).toHaveLength(1);
     const [failed] = listed.body.runs;
     expect(failed).toMatchObject({ status: "failed", task: "find my notes about taxes" });
-    const record = await service.json<{ status: string; error: { kind: string; message: string } }>("GET", `/v1/runs/${failed?.id}`, { key: other.key });
+    const record = await service.json<{ status: string; error: { code: string; message: string } }>("GET", `/v1/runs/${failed?.id}`, { key: other.key });
     expect(record.body.status).toBe("failed");
-    expect(record.body.error.kind).toBe("model:auth");
+    expect(record.body.error.code).toBe("model:auth");
+    expect(record.body.error.message).toContain(failed?.id ?? "no id");
     expect(record.body.error.message).not.toContain("sk-wrong-key");
   });
 });
