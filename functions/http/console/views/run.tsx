@@ -109,6 +109,14 @@ export function RunPage(props: { session: Session; run: StoredRun }) {
         <dd>
           <Badge status={run.status} />
         </dd>
+        {run.error === undefined ? null : (
+          <>
+            <dt>Why</dt>
+            <dd id="run-error">
+              <code>{run.error.code}</code> {run.error.message}
+            </dd>
+          </>
+        )}
         <dt>Started</dt>
         <dd>{formatTime(run.createdAt)}</dd>
         <dt>Duration</dt>
@@ -125,7 +133,7 @@ export function RunPage(props: { session: Session; run: StoredRun }) {
       </dl>
       <h2>Answer</h2>
       {run.answer === undefined ? (
-        <p class="muted">No answer: every attempt failed.</p>
+        <p class="muted">No answer{run.error === undefined ? ": every attempt failed." : ` (${run.error.code}).`}</p>
       ) : (
         <pre id="answer">
           <code>{raw(highlightJson(run.answer))}</code>
