@@ -7,6 +7,7 @@ declare namespace Cloudflare {
   }
   interface LocalEnv {
     PROTOCOLS: KVNamespace;
+    OAUTH_KV: KVNamespace;
     LOADER: WorkerLoader;
     SIMULATED_WORLD_ORIGIN: string;
     TENANTS: DurableObjectNamespace<import("./functions/index").TenantObject>;
@@ -16,6 +17,7 @@ declare namespace Cloudflare {
   }
   interface ProductionEnv {
     PROTOCOLS: KVNamespace;
+    OAUTH_KV: KVNamespace;
     LOADER: WorkerLoader;
     AI: Ai;
     MODEL_BASE_URL: string;
@@ -26,6 +28,7 @@ declare namespace Cloudflare {
   }
   interface Env {
     PROTOCOLS: KVNamespace;
+    OAUTH_KV: KVNamespace;
     LOADER: WorkerLoader;
     SIMULATED_WORLD_ORIGIN?: string;
     TENANTS: DurableObjectNamespace<import("./functions/index").TenantObject>;

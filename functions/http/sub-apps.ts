@@ -3,6 +3,7 @@ import { createRouter } from "./app";
 import type { AppEnv } from "./app-env";
 import { requireAdmin, requireTenant } from "./auth";
 import { idempotency } from "./middleware/idempotency";
+import { challengeUnauthorized, requireKeyOrToken } from "./oauth/mcp-access";
 
 /**
  * The service's routes are grouped by how a caller proves who it is, and a route is authenticated
@@ -34,9 +35,13 @@ export function signedWebhookApp(): Router {
   return createRouter();
 }
 
-/** The tenant's MCP server: the API key, like the tenant API, but JSON-RPC bodies (no Idempotency-Key). */
+/**
+ * The tenant's MCP server: the API key, like the tenant API, or an OAuth access token issued for
+ * `/mcp` (oauth/mcp-access.ts); every 401 names where to authorise. JSON-RPC bodies (no Idempotency-Key).
+ */
 export function mcpApp(): Router {
   const app = createRouter();
-  app.use("*", requireTenant);
+  app.use("*", challengeUnauthorized);
+  app.use("*", requireKeyOrToken);
   return app;
 }

@@ -130,7 +130,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
           TENANTS: { className: "EvictableTenantObject", useSQLite: true },
           DIRECTORY: { className: "DirectoryObject", useSQLite: true },
         },
-        kvNamespaces: ["PROTOCOLS"],
+        kvNamespaces: ["PROTOCOLS", "OAUTH_KV"],
         workerLoaders: { LOADER: {} },
         serviceBindings: {
           SIMULATED_WORLD: "atc-edge-world",

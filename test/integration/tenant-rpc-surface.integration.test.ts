@@ -61,7 +61,7 @@ const STORE_METHODS: Record<string, string[]> = {
 const STORES = Object.keys(STORE_METHODS);
 const OPERATIONS = ["applyFeedback", "applyFeedbackBatch", "storageBytes"];
 /** `alarm` is the runtime's handler of the object's alarm, not a method the Worker calls. */
-const OBJECT_MEMBERS = [...STORES, ...OPERATIONS, "admit", "admitted", "alarm"].sort();
+const OBJECT_MEMBERS = [...STORES, ...OPERATIONS, "admit", "admitGranted", "admitted", "alarm"].sort();
 
 let service: TestService;
 beforeAll(async () => {
