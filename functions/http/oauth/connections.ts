@@ -42,11 +42,8 @@ export async function listConnections(oauth: OAuthHelpers, env: Env, tenantId: s
   return connections.sort((a, b) => b.approvedAt.localeCompare(a.approvedAt));
 }
 
-/** Revoke one of the tenant's grants: its access and refresh tokens stop working at once. */
-export async function revokeConnection(oauth: OAuthHelpers, env: Env, tenantId: string, grantId: string): Promise<boolean> {
-  const grant = (await listConnections(oauth, env, tenantId)).find((g) => g.grantId === grantId);
-  if (grant === undefined) return false;
-  await oauth.revokeGrant(grantId, tenantId);
-  await forgetLastUse(env, tenantId, grant.clientId);
-  return true;
+/** Revoke one of the tenant's connections: its access and refresh tokens stop working at once. */
+export async function revokeConnection(oauth: OAuthHelpers, env: Env, tenantId: string, connection: Connection): Promise<void> {
+  await oauth.revokeGrant(connection.grantId, tenantId);
+  await forgetLastUse(env, tenantId, connection.clientId);
 }
