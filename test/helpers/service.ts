@@ -124,7 +124,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
         scriptPath: bundlePath(".test-build/main"),
         ...assetsOptions(),
         compatibilityDate: "2026-04-20",
-        compatibilityFlags: ["nodejs_compat"],
+        compatibilityFlags: ["nodejs_compat", "global_fetch_strictly_public"],
         durableObjects: {
           // The shipped TenantObject plus a test-only eviction hook (test/helpers/test-worker.ts).
           TENANTS: { className: "EvictableTenantObject", useSQLite: true },
