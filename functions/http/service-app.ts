@@ -22,7 +22,8 @@ import { registerAdminRoutes, registerTenantKeyRoutes } from "./routes/tenants";
 import { registerToolExportRoutes } from "./routes/tool-export";
 import { registerToolRoutes } from "./routes/tools";
 import { registerSignedWebhookRoutes, registerWebhookSecretRoutes } from "./routes/webhooks";
-import { adminApp, mcpApp, signedWebhookApp, tenantApp } from "./sub-apps";
+import { adminApp, signedWebhookApp, tenantApp } from "./sub-apps";
+import { mcpApp } from "./mcp/mcp-app";
 
 /** The tenant API under /v1: every route here is reached only with a valid API key. */
 function tenantApi(): OpenAPIHono<AppEnv> {

@@ -3,15 +3,15 @@ import { createRouter } from "./app";
 import type { AppEnv } from "./app-env";
 import { requireAdmin, requireTenant } from "./auth";
 import { idempotency } from "./middleware/idempotency";
-import { challengeUnauthorized, requireKeyOrToken } from "./oauth/mcp-access";
 
 /**
  * The service's routes are grouped by how a caller proves who it is, and a route is authenticated
  * by the sub-app it is registered on: every route of a sub-app passes its middleware, so a new
  * route needs no list or exemption. service-app.ts joins them to the root app with `app.route()`:
  * admin at `/admin`, signed webhooks at `/v1/webhooks`, the tenant API at `/v1`, the MCP server at
- * `/mcp`. Public routes (health, the OpenAPI document, /docs, the console with its own session)
- * are registered on the root app itself.
+ * `/mcp` (its sub-app is in mcp/mcp-app.ts: a key or an OAuth access token). Public routes
+ * (health, the OpenAPI document, /docs, OAuth discovery and tokens, the console with its own
+ * session) are registered on the root app itself.
  */
 export type Router = OpenAPIHono<AppEnv>;
 
@@ -33,15 +33,4 @@ export function tenantApp(): Router {
 /** Routes that authenticate the delivery itself: no key; each handler verifies its signature first. */
 export function signedWebhookApp(): Router {
   return createRouter();
-}
-
-/**
- * The tenant's MCP server: the API key, like the tenant API, or an OAuth access token issued for
- * `/mcp` (oauth/mcp-access.ts); every 401 names where to authorise. JSON-RPC bodies (no Idempotency-Key).
- */
-export function mcpApp(): Router {
-  const app = createRouter();
-  app.use("*", challengeUnauthorized);
-  app.use("*", requireKeyOrToken);
-  return app;
 }

@@ -87,7 +87,7 @@ class BrowserDrivenProvider implements OAuthClientProvider {
     await this.page.fill("#api-key", this.tenantKey);
     await this.page.click("#sign-in button[type=submit]");
     await this.page.waitForSelector("#consent");
-    this.consentText = await this.page.innerText("main");
+    this.consentText = (await this.page.textContent("main")) ?? "";
     await this.page.click("#consent button[value=approve]");
     this.code = await callback;
   }
