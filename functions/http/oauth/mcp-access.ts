@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { admitGrantedRequest, tenantStub } from "../../storage/tenant-api";
+import { admitGrantedRequest, tenantStub } from "../../tenant-api/tenant-api";
 import { tenantOfKey } from "../../tenants/api-keys";
 import { routeFamily } from "../../quotas/route-family";
 import type { AppEnv } from "../app-env";
