@@ -5,7 +5,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { Browser, Page } from "playwright-core";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser";
+import { accessibilityViolations, launchChromium } from "../helpers/browser";
 import { freePort } from "../helpers/ports";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -152,5 +152,29 @@ describe("the MCP SDK client's OAuth flow", () => {
     expect(provider.saved?.access_token).not.toBe(first?.access_token);
     expect(provider.saved?.refresh_token).not.toBe(first?.refresh_token);
     await again.close();
+  });
+
+  it("shows a consent page without accessibility violations", async () => {
+    // bypassCSP only so axe-core can be injected (the flow above runs under the page's real policy).
+    const page = await (await browser.newContext({ bypassCSP: true })).newPage();
+    const registered = await fetch(`${base}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Accessible client", redirect_uris: [redirectUrl], token_endpoint_auth_method: "none" }),
+    });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: redirectUrl,
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state: "s",
+    });
+    await page.goto(`${base}/console/authorize?${query}`);
+    await page.fill("#api-key", tenant.key);
+    await page.click("#sign-in button[type=submit]");
+    await page.waitForSelector("#consent");
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 });
