@@ -14,7 +14,7 @@ import type { TenantSettings } from "../storage/tenant-settings";
 import type { TenantWebhooks } from "../storage/tenant-webhooks";
 
 /**
- * One tenant's stores by name, each the owner of its tables (see STORAGE.md); the routing store
+ * One tenant's stores by name, each the owner of its tables (see docs/storage.md); the routing store
  * is the routing engine's (functions/routing/). durable-objects/tenant-stores.ts opens them.
  */
 export interface TenantStores {
