@@ -109,6 +109,7 @@ export const WORKER_METHODS = {
     "toolCountAfter",
     "toolForCall",
     "toolSummaries",
+    "toolsOfOtherSources",
     "upsertTools",
   ],
   settings: ["get", "put", "runSettings", "sideEffects", "updateRunSettings", "updateSideEffects"],

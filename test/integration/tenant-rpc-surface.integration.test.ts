@@ -37,6 +37,7 @@ const STORE_METHODS: Record<string, string[]> = {
     "toolCountAfter",
     "toolForCall",
     "toolSummaries",
+    "toolsOfOtherSources",
     "upsertTools",
   ],
   routing: [

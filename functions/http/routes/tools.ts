@@ -111,7 +111,7 @@ const importRoute = createRoute({
   responses: {
     200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
     202: { description: "Importing in the background", content: { "application/json": { schema: ImportAccepted } } },
-    ...problems(400, 401, 413, 422, 502),
+    ...problems(400, 401, 413, 409, 422, 502),
   },
 });
 
@@ -182,7 +182,17 @@ const replaceTool: RouteHandler<typeof replaceRoute, AppEnv> = async (c) => {
   const definition = c.req.valid("json");
   if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
   assertWithinToolLimit(await c.var.tenant.registry.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
-  const report = unwrap(await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false, toolLimit(c.env)));
+  const report = unwrap(
+    await c.var.tenant.registry.upsertTools(
+      [{ definition, hash: await contentHash(definition) }],
+      "api",
+      false,
+      toolLimit(c.env),
+      undefined,
+      // The path names the tool this replaces, whatever its source: no silent replacement.
+      true,
+    ),
+  );
   const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
   return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
 };
