@@ -1,3 +1,4 @@
+import { quotaFamily } from "../quota-family";
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
@@ -221,6 +222,7 @@ const callRoute = createRoute({
   description:
     "Arguments are validated against the tool's parameters first; the destination is checked on every redirect hop; the tenant's credential is injected and never returned. Upstream failures come back as `ok: false` with the upstream status and body.",
   security: tenantSecurity,
+  middleware: quotaFamily("toolCalls"),
   request: { params: NameParam, body: jsonBody(CallTool), headers: ConversationHeaders },
   responses: {
     200: { description: "The call was made", content: { "application/json": { schema: ToolCallResult } } },
