@@ -10,7 +10,7 @@ import { tenantExists } from "./tenant-directory";
 import type { RouteFamily } from "../quotas/settings";
 import { requestFamily } from "./quota-family";
 
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match?.[1];
 }
