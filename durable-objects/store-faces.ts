@@ -100,6 +100,9 @@ export class RegistryRpc extends RpcTarget implements RegistryFace {
   toolSummaries(...args: Args<TenantRegistry, "toolSummaries">) {
     return this.#store().toolSummaries(...args);
   }
+  toolsOfOtherSources(...args: Args<TenantRegistry, "toolsOfOtherSources">) {
+    return this.#store().toolsOfOtherSources(...args);
+  }
   upsertTools(...args: Args<TenantRegistry, "upsertTools">) {
     return this.#store().upsertTools(...args);
   }

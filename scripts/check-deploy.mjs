@@ -31,8 +31,11 @@ for (const localOnly of [
 ]) {
   if (bindings(localOnly)) problems.push(`production binds ${localOnly} (local-only, or a secret that belongs in wrangler secret put)`);
 }
+// wrangler's size line (`Total Upload: … KiB / gzip: … KiB`): the figure the plan limits apply to.
+const totalUpload = /Total Upload:.*$/m.exec(output)?.[0];
+if (result.status === 0 && totalUpload === undefined) problems.push("wrangler printed no Total Upload line");
 if (problems.length > 0) {
   console.error(`${output}\nnpm run build (wrangler deploy --dry-run --env production):\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`production build in ${outdir}/: no warnings; bindings as expected`);
+console.log(`${totalUpload.trim()}\nproduction build in ${outdir}/: no warnings; bindings as expected`);

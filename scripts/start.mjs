@@ -8,7 +8,10 @@
 //   npm start -- --demo-model      # runs, evaluator and Play2Prompt answered by the demo model
 //
 // Each option may come from the environment instead: PORT, INSPECTOR_PORT, ATC_STATE_DIR.
-import { execFileSync, spawn } from "node:child_process";
+//
+// Whatever ends it (Ctrl-C, SIGINT, SIGTERM or SIGHUP to this script alone, an error, its parent
+// dying), it stops everything it started before it exits (scripts/process-lifetime.mjs). A port
+// already in use is said in one line before anything starts.
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { redactText } from "../functions/tools/safe-call/log-redaction.mjs";
@@ -16,6 +19,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
+import { portIsFree, processLifetime } from "./process-lifetime.mjs";
 import { seedDemo } from "./seed-demo.mjs";
 import { startProgramHost } from "./program-host-process.mjs";
 import { startSimulatedWorld } from "./world-process.mjs";
@@ -43,6 +47,17 @@ for (const [name, value] of [
     process.exit(2);
   }
 }
+// Checked before anything starts: wrangler would print workerd's native stack trace for it.
+for (const [name, value, given] of [
+  ["--port", port, true],
+  ["--inspector-port", inspectorPort, options["inspector-port"] !== ""],
+]) {
+  if (given && !(await portIsFree(value, "127.0.0.1"))) {
+    console.error(`port ${value} (${name}) is already in use on 127.0.0.1: stop what listens there, or choose another with ${name}`);
+    process.exit(1);
+  }
+}
+const lifetime = processLifetime();
 const stateDir = resolve(root, options.state);
 const baseUrl = `http://127.0.0.1:${port}`;
 // Documented local-development defaults; deployed, these are secrets (wrangler secret put).
@@ -57,6 +72,7 @@ if (options["demo-model"] && process.env.MODEL_BASE_URL) {
   process.exit(2);
 }
 const demoModel = options["demo-model"] ? await startDemoModel(root, stateDir) : undefined;
+if (demoModel !== undefined) lifetime.onStop(() => demoModel.close());
 const modelSettings =
   demoModel?.vars ??
   Object.fromEntries(
@@ -79,23 +95,28 @@ const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_H
 const programHostDir = resolve(stateDir, "program-host");
 const worldDir = resolve(stateDir, "world");
 await Promise.all([bundle("wrangler.program-host.toml", programHostDir), bundle("wrangler.world.toml", worldDir)]);
-execFileSync(process.execPath, ["scripts/build-console.mjs"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+await finished(lifetime.spawn(process.execPath, ["scripts/build-console.mjs"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] }), "the console build");
 // This instance's own dev registry, so two `npm start`s on one machine never bind each other's workers.
 const devRegistryPath = resolve(stateDir, "dev-registry");
 const world = await startSimulatedWorld({ scriptPath: resolve(worldDir, "worker.js"), devRegistryPath });
+lifetime.onStop(() => world.dispose());
 const programHost = await startProgramHost({
   scriptPath: resolve(programHostDir, "entry.js"),
   secret: randomBytes(24).toString("hex"),
   devRegistryPath,
-  onRestart: (error) =>
+  onRestart: (error) => {
+    lifetime.ownSignals();
     console.error(
       error === undefined
         ? "program host stopped answering: restarted (its attempts in flight failed with limit programHost)"
         : `program host restart failed: ${error}`,
-    ),
+    );
+  },
 });
+lifetime.onStop(() => programHost.dispose());
+lifetime.ownSignals();
 
-const wrangler = spawn(
+const wrangler = lifetime.spawn(
   resolve(root, "node_modules/.bin/wrangler"),
   [
     "dev",
@@ -134,21 +155,26 @@ for (const [from, to, shown] of [
     for (const kept of shown(line)) to.write(`${redactText(kept)}\n`);
   });
 }
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
-wrangler.on("exit", (code) => {
-  void Promise.allSettled([programHost.dispose(), world.dispose(), demoModel?.close()]).finally(() => process.exit(code ?? 0));
-});
+// wrangler ending by itself ends the rest too.
+wrangler.on("exit", (code) => void lifetime.stop(code ?? 0));
 
 /** Bundle a Worker with wrangler (the same bundling as a deploy) into `outdir`; its errors reach the terminal. */
 function bundle(config, outdir) {
   return new Promise((resolveBundle, reject) => {
-    const build = spawn(resolve(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
+    const build = lifetime.spawn(resolve(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--env", "", "-c", config, "--outdir", outdir], {
       cwd: root,
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...wranglerEnv, CI: "true" },
     });
-    build.once("error", reject);
-    build.once("exit", (code) => (code === 0 ? resolveBundle() : reject(new Error(`wrangler could not bundle ${config} (exit ${code})`))));
+    finished(build, `wrangler's bundle of ${config}`).then(resolveBundle, reject);
+  });
+}
+
+/** Resolves when `child` exits with 0; rejects, naming `what`, otherwise. */
+function finished(child, what) {
+  return new Promise((resolveDone, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolveDone() : reject(new Error(`${what} failed (exit ${code})`))));
   });
 }
 
@@ -188,7 +214,9 @@ try {
   console.log(`demo tenant API key (also in ${keyFile}):\n  ${key}`);
   console.log(`try: curl -H "Authorization: Bearer ${key}" ${baseUrl}/v1/tools\n`);
 } catch (error) {
-  console.error(`demo seeding failed: ${error instanceof Error ? error.message : String(error)}`);
-  wrangler.kill("SIGTERM");
-  process.exitCode = 1;
+  // Not when it is stopping anyway (a signal during the seeding).
+  if (!lifetime.stopping) {
+    console.error(`demo seeding failed: ${error instanceof Error ? error.message : String(error)}`);
+    void lifetime.stop(1);
+  }
 }

@@ -7,7 +7,8 @@ import type { AppEnv } from "./app-env";
 import { authFailure, blockedAddress, clientAddress } from "./middleware/auth-failures";
 import { ApiError } from "./problem";
 import { tenantExists } from "./tenant-directory";
-import { routeFamily } from "../quotas/route-family";
+import type { RouteFamily } from "../quotas/settings";
+import { requestFamily } from "./quota-family";
 
 export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
@@ -21,11 +22,12 @@ export function bearerToken(header: string | undefined): string | undefined {
  * request (tool calls, runs, jobs, imports, MCP) waits for its admission first: those may reach
  * the network or a model, parse large bodies, stream, or use the tenant after the response.
  */
-function admissionTravelsWithAction(method: string, path: string): boolean {
+function admissionTravelsWithAction(method: string, path: string, family: RouteFamily): boolean {
   // Only the REST API: the MCP server's GET is a long-lived stream.
   if (!path.startsWith("/v1/")) return false;
   if (method === "GET" || method === "HEAD") return true;
-  return method === "POST" && (path === "/v1/route" || path === "/v1/feedback" || path === "/v1/feedback/batch" || path === "/v1/graph/trajectories");
+  // The routes that declare `routing` (http/routes/graph.ts): route, feedback, trajectories.
+  return method === "POST" && family === "routing";
 }
 
 /**
@@ -53,9 +55,10 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (tenantId === undefined) throw await refuse(invalid());
   const keyHash = await sha256Hex(key);
   if (!(await tenantExists(c.env, tenantId))) throw await refuse(invalid());
-  const family = routeFamily(c.req.method, c.req.path);
+  // Declared with the route (quota-family.ts).
+  const family = requestFamily(c);
   c.set("tenantId", tenantId);
-  if (!admissionTravelsWithAction(c.req.method, c.req.path)) {
+  if (!admissionTravelsWithAction(c.req.method, c.req.path, family)) {
     const admission = await admitTenantRequest(c.env, tenantId, keyHash, family, Date.now());
     if (!admission.ok) throw admission.problem === null ? await refuse(invalid()) : overQuota(admission.problem);
     c.set("tenant", tenantStub(c.env, tenantId));

@@ -6,6 +6,7 @@ import { assembleBatchDocument, collectRefUnits } from "../tools/big-import/batc
 import { UnitCache } from "../tools/big-import/unit-cache";
 import { contentHash } from "../tools/content-hash";
 import { importOpenApi, ToolImportError } from "../tools/openapi-import";
+import { keepOtherSourcesTools } from "../tools/source-clash";
 import { toolLimit } from "../tools/tool-limit";
 
 /**
@@ -121,7 +122,10 @@ export async function runImportJob(
       request.source,
       settings.maxTools,
     );
-    if (!outcome.ok) return fail(store, jobs, job.id, "tool_limit", outcome.problem.detail ?? "The import would exceed the tenant's tool limit.");
+    if (!outcome.ok) {
+      const code = outcome.problem.kind === "conflict" ? "name_clash" : "tool_limit";
+      return fail(store, jobs, job.id, code, outcome.problem.detail ?? "The import would exceed the tenant's tool limit.");
+    }
     for (const tool of result.tools) names.add(tool.definition.name);
     embedding = await embedBatch(store, job.id, batches, embedding, changedTools(result.tools, outcome.value));
     batches += 1;
@@ -170,7 +174,7 @@ class BatchImporter {
   async run(
     paths: PathUnit[],
     names: ReadonlySet<string>,
-    where: Pick<ImportJobRequest, "serverUrl" | "documentUrl">,
+    where: Pick<ImportJobRequest, "serverUrl" | "documentUrl" | "source">,
   ): Promise<{ tools: ToolUpsert[]; warnings: string[] }> {
     const items = paths.map((p) => ({ key: p.key, value: JSON.parse(p.text) as unknown }));
     const components = this.#reachedComponents(items.map((i) => i.value));
@@ -189,8 +193,9 @@ class BatchImporter {
       if (error instanceof ToolImportError && error.code === "no_operations") return { tools: [], warnings: error.issues };
       throw error;
     }
-    const tools = await Promise.all(imported.tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
-    return { tools, warnings: imported.warnings };
+    const separated = keepOtherSourcesTools(imported.tools, where.source, this.#store.toolsOfOtherSources(where.source));
+    const tools = await Promise.all(separated.tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
+    return { tools, warnings: [...imported.warnings, ...separated.warnings] };
   }
 
   /** The components reachable from `values`, following references between components too. */

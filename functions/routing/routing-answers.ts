@@ -1,4 +1,4 @@
-import { END, learnedSuccessors, promptWeight, START, transitionWeight } from "../toolnet/graph";
+import { END, learnedSuccessors, promptWeight, START, transitionWeight, type ToolGraph } from "../toolnet/graph";
 import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudgetAsEntries, type AnswerPart, type BudgetedAnswer } from "../toolnet/answer-budget";
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
@@ -178,8 +178,18 @@ export function fusedRanking(
     others,
   );
   const ranked: RankedTool[] = scaleWeights(filled.ranked.slice(0, k));
-  if (previous !== null) ranked.push({ tool: END, weight: promptWeight(transitionWeight(graph, previous, END)) });
+  if (previous !== null) ranked.push(finishCandidate(graph, previous));
   return { ranked, via, fallback: filled.fallback };
+}
+
+/**
+ * Finish after `previous`, always offered at a later step: its weight is the learned transition
+ * previous → end (eq. 6), and it says so, like every candidate says why it is there.
+ */
+function finishCandidate(graph: ToolGraph, previous: string): RankedTool {
+  const exact = transitionWeight(graph, previous, END);
+  const observed = graph.tools.get(previous)?.out.get(END)?.count ?? 0;
+  return { tool: END, weight: promptWeight(exact), why: { transition: { from: previous, weight: Math.round(exact * 1000), observed } } };
 }
 
 /** The last step: the ranked tools as shown (probed or optimised descriptions first), within the token budget (answer-budget.ts). */

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "../tools/definition";
 import { importToolList } from "../tools/list-import";
 import { credentialFromHeaders, importMcpServer, McpImportError, type McpSource } from "../tools/mcp-import";
 import { importOpenApi, ToolImportError } from "../tools/openapi-import";
+import { keepOtherSourcesTools } from "../tools/source-clash";
 import { storeCredential } from "./store-credential";
 import { assertWithinToolLimit, toolLimit } from "../tools/tool-limit";
 
@@ -46,7 +47,8 @@ export async function parseToolSource(source: ToolSource): Promise<{ tools: Tool
 }
 
 /**
- * Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched.
+ * Register (create or update) the tools of a source for a tenant; unchanged tools stay untouched,
+ * and another source's tools keep their names (tools/source-clash.ts: a clashing tool is renamed, with a warning).
  * When an embeddings model is configured, new and changed tools are embedded here, once.
  */
 export async function registerTools(
@@ -57,7 +59,10 @@ export async function registerTools(
   label: string,
   prune: boolean,
 ): Promise<RegisterReport> {
-  const { tools, warnings } = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
+  const parsed = source.format === "mcp" ? await listMcpServer(env, tenantId, tenant, source) : await parseToolSource(source);
+  const separated = keepOtherSourcesTools(parsed.tools, label, await tenant.registry.toolsOfOtherSources(label));
+  const tools = separated.tools;
+  const warnings = [...parsed.warnings, ...separated.warnings];
   const upserts = await Promise.all(tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
   const limit = toolLimit(env);
   assertWithinToolLimit(

@@ -27,6 +27,25 @@ export function toolCountAfter(sql: SqlStorage, names: string[], source: string,
   return after.size;
 }
 
+/** The tenant's tools that another source than `source` holds: tool name → its source. */
+export function toolsOfOtherSources(sql: SqlStorage, source: string): Record<string, string> {
+  const rows = allRows<{ name: string; source: string }>(sql, "SELECT name, source FROM tenant_tools WHERE source != ?", source);
+  return Object.fromEntries(rows.map((row) => [row.name, row.source]));
+}
+
+/**
+ * The names of `tools` that another source than `source` holds. An import renames its tools away
+ * from these first (tools/source-clash.ts); one found here came in meanwhile, and the write is refused.
+ */
+export function namesHeldByOtherSources(sql: SqlStorage, tools: ToolUpsert[], source: string): string[] {
+  return tools
+    .map((tool) => tool.definition.name)
+    .filter((name) => {
+      const row = oneRow<{ source: string }>(sql, "SELECT source FROM tenant_tools WHERE name = ?", name);
+      return row !== undefined && row.source !== source;
+    });
+}
+
 /**
  * Insert new tools and update changed ones (an unchanged hash leaves the row as it is); with
  * `prune`, delete the tools of `source` the set no longer has. The caller holds the transaction.

@@ -202,6 +202,10 @@ export class TenantImports implements ImportJobStore {
     };
   }
 
+  toolsOfOtherSources(source: string): Record<string, string> {
+    return this.#registry.toolsOfOtherSources(source);
+  }
+
   /** The batch's tools and its row, in one transaction; a tool limit reached refuses both. */
   commitBatch(
     jobId: string,

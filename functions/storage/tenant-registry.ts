@@ -14,7 +14,7 @@ import {
   type CredentialSummary,
   type SealedCredential,
 } from "./registry-credentials";
-import { toolCountAfter, writeTools, type ToolUpsert, type UpsertReport } from "./registry-tool-writes";
+import { namesHeldByOtherSources, toolCountAfter, toolsOfOtherSources, writeTools, type ToolUpsert, type UpsertReport } from "./registry-tool-writes";
 import { apiRows, flowRows, parametersOf, summariesOf, toolRecord, toolRecords, toolSummaries, type ToolRecord, type ToolSummary } from "./registry-tool-reads";
 
 // The registry's records keep the names their callers import from here.
@@ -123,11 +123,18 @@ export class TenantRegistry {
     return toolCountAfter(this.#sql, names, source, prune);
   }
 
+  /** The tools another source than `source` holds, tool name → source: an import names its own tools around them. */
+  toolsOfOtherSources(source: string): Record<string, string> {
+    return toolsOfOtherSources(this.#sql, source);
+  }
+
   /**
    * Create or update tools in one transaction. A tool whose hash is unchanged is not touched, so
    * re-registering the same document changes nothing. With `prune`, tools of the same source
    * that the new set no longer has are removed. A change that would leave more than `maxTools`
-   * is refused whole, here, where no other import can interleave with the count.
+   * is refused whole, here, where no other import can interleave with the count. A tool of
+   * another source is replaced only when `replaceOtherSources` says so (PUT /v1/tools/{name}
+   * names the tool it replaces); otherwise its name in `tools` refuses the whole change.
    */
   upsertTools(
     tools: ToolUpsert[],
@@ -136,7 +143,10 @@ export class TenantRegistry {
     maxTools = Number.POSITIVE_INFINITY,
     /** Written in the same transaction (a background import's cursor), so neither lands without the other. */
     alsoInTransaction?: (report: UpsertReport) => void,
+    replaceOtherSources = false,
   ): Outcome<UpsertReport> {
+    const held = replaceOtherSources ? [] : namesHeldByOtherSources(this.#sql, tools, source);
+    if (held.length > 0) return failure("conflict", `Tools of another source hold these names: ${held.join(", ")}. Import again: they get names of their own.`);
     const total = this.toolCountAfter(
       tools.map((t) => t.definition.name),
       source,

@@ -63,6 +63,7 @@ export interface RegistryFace
     | "toolCountAfter"
     | "toolForCall"
     | "toolSummaries"
+    | "toolsOfOtherSources"
     | "upsertTools"
   > {}
 

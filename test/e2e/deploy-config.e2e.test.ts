@@ -11,6 +11,8 @@ describe("the production deployment", () => {
     try {
       const result = spawnSync(process.execPath, ["scripts/check-deploy.mjs", outdir], { encoding: "utf8" });
       expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+      // docs/deployment.md promises wrangler's size line.
+      expect(result.stdout).toMatch(/^Total Upload: [\d.,]+ KiB \/ gzip: [\d.,]+ KiB$/m);
       // The console's and the API reference's static files are assets ([assets]), not modules of the Worker.
       const modules = readdirSync(outdir);
       expect(modules.some((name) => name.startsWith("index.js"))).toBe(true);

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveLocally, type LocalModelServer } from "../helpers/local-model-server";
 import { freePort, startService, stopService, type Started } from "../helpers/npm-start";
-import { readmeExamples, type ReadmeExample } from "../helpers/readme-examples";
+import { missingFigures, readmeExamples, type ReadmeExample } from "../helpers/readme-examples";
 import { createScriptedModel } from "../helpers/scripted-model";
 
 /**
@@ -104,6 +104,13 @@ describe("README and guide shell examples", () => {
         "```",
       ].join("\n"),
     );
+    expect(
+      missingFigures(
+        '{name:"getSearchMovie", view:"compact"|"required-only", kvKey:"p/<tenant>", count: 87, tokens: 1,234}',
+        '{"name":"getSearchMovie","count":87,"tokens":1234}',
+      ),
+    ).toEqual([]);
+    expect(missingFigures('{name:"getMovieMovieIdCredits…", count: 87}', '{"name":"getTv","count":88}')).toEqual(["getMovieMovieIdCredits", "count: 87"]);
     expect(parsed.map((e) => [e.line, e.kind, e.expectedStatuses])).toEqual([
       [3, "run", [404]],
       [4, "run", [202]],
@@ -157,6 +164,9 @@ describe("README and guide shell examples against npm start", () => {
         appendFileSync(process.env.README_TEST_LOG, `\n### ${describeExample(example)}\n${outcome.stdout.slice(0, 3000)}\n${outcome.stderr.slice(0, 1000)}`);
       const allowed = example.expectedStatuses.length > 0 ? example.expectedStatuses : undefined;
       const wrongStatus = outcome.statuses.filter((s) => (allowed === undefined ? s < 200 || s > 299 : !allowed.includes(s)));
+      // The figures the README gives for the answer, where the command prints one (not into a variable or a file).
+      const missing = outcome.stdout.trim() === "" ? [] : missingFigures(example.answer, outcome.stdout);
+      if (missing.length > 0) failures.push(`${describeExample(example)}\n  says ${missing.join("; ")}, not printed:\n  ${outcome.stdout.slice(0, 800)}`);
       if (outcome.rc !== 0 || wrongStatus.length > 0) {
         failures.push(
           `${describeExample(example)}\n  exit ${outcome.rc}, HTTP ${outcome.statuses.join(", ") || "none"}` +

@@ -86,6 +86,11 @@ export class MemoryImportStore implements ImportJobStore {
     };
   }
 
+  /** Tools this store holds come from one source: none of another. */
+  toolsOfOtherSources(_source: string): Record<string, string> {
+    return {};
+  }
+
   commitBatch(
     jobId: string,
     batch: { index: number; lastSeq: number; operations: number; tools: ToolUpsert[]; warnings: string[] },

@@ -10,7 +10,9 @@
  * - ```` ```sh setup ```` on the fence: commands that start or install the service; the test
  *   performs them itself (it starts the service exactly as `npm start` does) and does not run them.
  * - `# → 404 …` after a command (same or next line): the HTTP status it is expected to answer;
- *   without one, every HTTP answer must be 2xx.
+ *   without one, every HTTP answer must be 2xx. The figures the arrow's text gives are checked
+ *   against what the command printed (`documentedFigures`): each quoted string (up to a `…`) and
+ *   each `key: number` pair must be in it.
  */
 
 export type BlockKind = "run" | "remote" | "setup";
@@ -25,6 +27,8 @@ export interface ReadmeExample {
   kind: BlockKind;
   /** HTTP statuses the command is documented to answer; empty: every answer is 2xx. */
   expectedStatuses: number[];
+  /** What the comments say it answers: the text after each `→`, joined. */
+  answer: string;
 }
 
 const FENCE = /^```(\S*)\s*(.*)$/;
@@ -65,7 +69,12 @@ export function readmeExamples(markdown: string): ReadmeExample[] {
     if (trimmed === "") continue;
     if (trimmed.startsWith("#")) {
       // A comment line after a command describes that command (its answer, its status).
-      if (pending !== undefined) pending.expectedStatuses.push(...statusesIn(trimmed));
+      if (pending !== undefined) {
+        pending.expectedStatuses.push(...statusesIn(trimmed));
+        // A comment continuing an answer (`#    …`, indented) belongs to it.
+        if (trimmed.includes("→")) pending.answer += ` ${afterArrow(trimmed)}`;
+        else if (pending.answer !== "" && /^#\s{2,}/.test(trimmed)) pending.answer += ` ${trimmed.replace(/^#\s+/, "")}`;
+      }
       continue;
     }
     let command = text;
@@ -74,7 +83,8 @@ export function readmeExamples(markdown: string): ReadmeExample[] {
       i += 1;
       command += `\n${lines[i] ?? ""}`;
     }
-    pending = { command, line: start, section, kind: block?.kind ?? "run", expectedStatuses: statusesIn(trailingComment(command)) };
+    const comment = trailingComment(command);
+    pending = { command, line: start, section, kind: block?.kind ?? "run", expectedStatuses: statusesIn(comment), answer: afterArrow(comment) };
     examples.push(pending);
   }
   return examples;
@@ -97,4 +107,40 @@ function trailingComment(command: string): string {
   const last = command.split("\n").at(-1) ?? "";
   const at = last.search(/\s#\s/);
   return at === -1 ? "" : last.slice(at);
+}
+
+/** The text after the first `→` of a comment, or "" without one. */
+function afterArrow(comment: string): string {
+  const at = comment.indexOf("→");
+  return at === -1 ? "" : comment.slice(at + 1).trim();
+}
+
+/**
+ * The figures an answer's text gives, to check against what the command printed: quoted strings
+ * (cut at a `…`, which marks the rest as left out; not alternatives or `<placeholders>`) and
+ * `key: number` pairs.
+ */
+export function documentedFigures(answer: string): { strings: string[]; numbers: { key: string; value: string }[] } {
+  // Left out: alternatives (`"compact"|"required-only"`: either may be printed) and placeholders (`"<tenant>"`).
+  const strings = [...answer.replace(/"[^"]*"(?:\|"[^"]*")+/g, "").matchAll(/"([^"]*)"/g)]
+    .filter((m) => !/<[^>]+>/.test(m[1] ?? ""))
+    .map((m) => (m[1] ?? "").split("…")[0] ?? "")
+    .filter((text) => text.trim() !== "");
+  const outsideStrings = answer.replace(/"[^"]*"/g, '""');
+  const numbers = [...outsideStrings.matchAll(/\b([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*[A-Za-z%…])/g)].map((m) => ({
+    key: m[1] ?? "",
+    value: (m[2] ?? "").replaceAll(",", ""),
+  }));
+  return { strings, numbers };
+}
+
+/** The figures of `answer` that `printed` does not show (printed JSON is compared without whitespace). */
+export function missingFigures(answer: string, printed: string): string[] {
+  const { strings, numbers } = documentedFigures(answer);
+  const compact = printed.replace(/\s+/g, "");
+  const missing = strings.filter((text) => !printed.includes(text) && !compact.includes(text.replace(/\s+/g, "")));
+  for (const { key, value } of numbers) {
+    if (!new RegExp(`"?${key}"?:${value.replace(".", "\\.")}(?![\\d.])`).test(compact)) missing.push(`${key}: ${value}`);
+  }
+  return missing;
 }

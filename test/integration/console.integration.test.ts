@@ -163,3 +163,17 @@ describe("console sessions", () => {
     expect((await get("/console/admin", cookie)).status).toBe(403);
   });
 });
+
+describe("console counts", () => {
+  it("says one tool, not one tools", async () => {
+    const single = await createTenant(service, "console-single");
+    const tools = [{ name: "ping", method: "GET", url: "https://api.example.com/ping" }];
+    expect((await service.json("POST", "/v1/tools/import", { key: single.key, body: { format: "list", tools } })).status).toBe(200);
+    const { cookie } = await signIn(single.key);
+    const pages = await Promise.all(["/console/tools", "/console/graph"].map(async (path) => (await get(path, cookie)).text()));
+    for (const html of pages) {
+      expect(html).toContain("1 tool,");
+      expect(html).not.toMatch(/\b1 (tools|calls|learned transitions|model calls)\b/);
+    }
+  });
+});

@@ -176,3 +176,30 @@ describe("POST /v1/feedback/batch", () => {
     ]);
   });
 });
+
+describe("the quota family of feedback batches", () => {
+  it("counts five feedback batches as routing traffic: a writes rate of 1/s refuses none, and still limits writes", async () => {
+    const t = await tenantWithTools("batch-quota-family");
+    const limited = await service.json("PUT", "/v1/settings/quotas", { key: t.key, body: { rates: { writes: { perSecond: 1, burst: 1 } } } });
+    expect(limited.status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const batch = await service.json("POST", "/v1/feedback/batch", { key: t.key, body: { updates: updates(3) } });
+      statuses.push(batch.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    // The writes bucket itself still holds: four imports at once cannot all get one of its tokens (1/s).
+    const list = { format: "list", tools: [{ name: "epsilon", method: "GET", url: "https://api.example.com/epsilon" }] };
+    const writes = await Promise.all([0, 1, 2, 3].map(() => service.json("POST", "/v1/tools/import", { key: t.key, body: list })));
+    expect(writes.map((w) => w.status)).toContain(429);
+  });
+
+  it("still counts tool calls in their own family, declared with their route", async () => {
+    const t = await tenantWithTools("call-quota-family");
+    await service.json("PUT", "/v1/settings/quotas", { key: t.key, body: { rates: { toolCalls: { perSecond: 1, burst: 1 } } } });
+    const calls = await Promise.all([0, 1, 2, 3].map(() => service.json("POST", "/v1/tools/alpha/call", { key: t.key, body: { arguments: {} } })));
+    expect(calls.map((call) => call.status)).toContain(429);
+    // Writes keep their default room meanwhile.
+    expect((await service.json("PUT", "/v1/settings/quotas", { key: t.key, body: { maxConcurrentJobs: 4 } })).status).toBe(200);
+  });
+});

@@ -1,11 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import { admitGrantedRequest, tenantStub } from "../../tenant-api/tenant-api";
 import { tenantOfKey } from "../../tenants/api-keys";
-import { routeFamily } from "../../quotas/route-family";
 import type { AppEnv } from "../app-env";
 import { bearerToken, requireTenant } from "../auth";
 import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";
 import { logRefusal } from "../middleware/refusal-log";
+import { requestFamily } from "../quota-family";
 import { ApiError } from "../problem";
 import { tenantExists } from "../tenant-directory";
 import { recordLastUse } from "./last-use";
@@ -33,7 +33,7 @@ export const requireKeyOrToken: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw await refuse("The access token is not valid (expired, revoked or not issued for /mcp): authorise again.");
   }
   if (!(await tenantExists(c.env, tenantId))) throw await refuse("The access token's tenant does not exist.");
-  const admission = await admitGrantedRequest(c.env, tenantId, routeFamily(c.req.method, c.req.path), Date.now());
+  const admission = await admitGrantedRequest(c.env, tenantId, requestFamily(c), Date.now());
   if (!admission.ok) throw logRefusal(c.req, ApiError.from(admission.problem ?? { kind: "forbidden" }), tenantId);
   c.set("tenantId", tenantId);
   c.set("tenant", tenantStub(c.env, tenantId));

@@ -1,3 +1,4 @@
+import { quotaFamily } from "../quota-family";
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
@@ -103,6 +104,7 @@ const routeStepRoute = createRoute({
   tags: ["routing"],
   summary: "Which tools next? Ranked candidates, without a model call",
   security: tenantSecurity,
+  middleware: quotaFamily("routing"),
   request: { body: jsonBody(RouteRequest), headers: ConversationHeaders },
   responses: { 200: { description: "Candidates", content: { "application/json": { schema: RouteAnswer } } }, ...problems(400, 401, 404) },
 });
@@ -143,6 +145,7 @@ const trajectoryImportRoute = createRoute({
   tags: ["routing"],
   summary: "Static construction: import tool-call sequences (idempotent per id)",
   security: tenantSecurity,
+  middleware: quotaFamily("routing"),
   request: { body: jsonBody(TrajectoryImport) },
   responses: {
     200: { description: "Imported", content: { "application/json": { schema: ImportResult } } },
@@ -162,6 +165,7 @@ const feedbackRoute = createRoute({
   tags: ["routing"],
   summary: "Dynamic construction: evaluator scores for the tools of one trajectory",
   security: tenantSecurity,
+  middleware: quotaFamily("routing"),
   request: { body: jsonBody(Feedback), headers: ConversationHeaders },
   responses: {
     200: { description: "Scores applied", content: { "application/json": { schema: FeedbackResult } } },
@@ -183,6 +187,7 @@ const feedbackBatchRoute = createRoute({
   tags: ["routing"],
   summary: "Many feedback items in one request, applied in one transaction: all or none",
   security: tenantSecurity,
+  middleware: quotaFamily("routing"),
   request: { body: jsonBody(FeedbackBatch) },
   responses: {
     200: { description: "Every update applied", content: { "application/json": { schema: FeedbackBatchResult } } },

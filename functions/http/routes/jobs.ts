@@ -1,3 +1,4 @@
+import { quotaFamily } from "../quota-family";
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { jobAfterWait, MAX_JOB_WAIT_SECONDS } from "../../jobs/job-after-wait";
 import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
@@ -50,6 +51,7 @@ const optimizeRoute = createRoute({
   tags: ["prompt play"],
   summary: "Improve a tool's description and examples by tool play (Play2Prompt), in the background",
   security: tenantSecurity,
+  middleware: quotaFamily("jobs"),
   request: { params: z.object({ name: ToolName }), body: jsonBody(OptimizeRequest) },
   responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401, 404, 503) },
 });
@@ -88,6 +90,7 @@ const probeRoute = createRoute({
   tags: ["probing"],
   summary: "Probe tools in the background (black-box probing, chain of probing)",
   security: tenantSecurity,
+  middleware: quotaFamily("jobs"),
   request: { body: jsonBody(ProbeRequest) },
   responses: { 202: { description: "Job started", content: { "application/json": { schema: JobAccepted } } }, ...problems(400, 401) },
 });

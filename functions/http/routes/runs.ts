@@ -1,3 +1,4 @@
+import { quotaFamily } from "../quota-family";
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { startRun, type RunSettings } from "../../services/start-run";
@@ -83,6 +84,7 @@ const runRoute = createRoute({
   description:
     "With `Accept: text/event-stream` the run streams its progress (attempt_started, program, tool_called, error, answer) and ends with a `run` event.",
   security: tenantSecurity,
+  middleware: quotaFamily("runs"),
   request: { body: jsonBody(CreateRun) },
   responses: {
     201: { description: "The finished run", content: { "application/json": { schema: Run }, "text/event-stream": { schema: z.string() } } },

@@ -1,3 +1,4 @@
+import { quotaFamily } from "../quota-family";
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { contentHash } from "../../tools/content-hash";
 import { ToolDefinition, ToolName } from "../../tools/definition";
@@ -111,7 +112,7 @@ const importRoute = createRoute({
   responses: {
     200: { description: "What changed", content: { "application/json": { schema: UpsertReport } } },
     202: { description: "Importing in the background", content: { "application/json": { schema: ImportAccepted } } },
-    ...problems(400, 401, 413, 422, 502),
+    ...problems(400, 401, 413, 409, 422, 502),
   },
 });
 
@@ -182,7 +183,17 @@ const replaceTool: RouteHandler<typeof replaceRoute, AppEnv> = async (c) => {
   const definition = c.req.valid("json");
   if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
   assertWithinToolLimit(await c.var.tenant.registry.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
-  const report = unwrap(await c.var.tenant.registry.upsertTools([{ definition, hash: await contentHash(definition) }], "api", false, toolLimit(c.env)));
+  const report = unwrap(
+    await c.var.tenant.registry.upsertTools(
+      [{ definition, hash: await contentHash(definition) }],
+      "api",
+      false,
+      toolLimit(c.env),
+      undefined,
+      // The path names the tool this replaces, whatever its source: no silent replacement.
+      true,
+    ),
+  );
   const embedded = await embedNewTools(c.env, c.var.tenantId, c.var.tenant);
   return c.json({ ...report, warnings: embedded.warning === undefined ? [] : [embedded.warning] }, 200);
 };
@@ -211,6 +222,7 @@ const callRoute = createRoute({
   description:
     "Arguments are validated against the tool's parameters first; the destination is checked on every redirect hop; the tenant's credential is injected and never returned. Upstream failures come back as `ok: false` with the upstream status and body.",
   security: tenantSecurity,
+  middleware: quotaFamily("toolCalls"),
   request: { params: NameParam, body: jsonBody(CallTool), headers: ConversationHeaders },
   responses: {
     200: { description: "The call was made", content: { "application/json": { schema: ToolCallResult } } },

@@ -1,6 +1,6 @@
 import type { Session } from "../session";
 import { Layout } from "./layout";
-import { EmptyState, JsonData } from "./parts";
+import { counted, EmptyState, JsonData } from "./parts";
 
 /** What the browser draws: every tool, observed transitions with their weights, and each tool's recent feedback. */
 export interface GraphView {
@@ -29,9 +29,9 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
     <Layout title="Graph" section="graph" session={props.session} scripts={["/console/assets/graph.js"]}>
       <h1>Tool graph</h1>
       <p class="muted">
-        {tools} tools, {props.graph.edges.length} learned transitions. The learned transitions are drawn first, from start (left) to end (right); edge width is
-        the transition weight; tools drawn in red are broken (negative evaluator score, most recent calls failing, or probing failed). Select a tool (click, or
-        Tab and Enter) to see its successors and feedback.
+        {counted(tools, "tool")}, {counted(props.graph.edges.length, "learned transition")}. The learned transitions are drawn first, from start (left) to end
+        (right); edge width is the transition weight; tools drawn in red are broken (negative evaluator score, most recent calls failing, or probing failed).
+        Select a tool (click, or Tab and Enter) to see its successors and feedback.
       </p>
       {props.graph.edges.length === 0 ? (
         <p class="message info" role="status">
@@ -42,7 +42,7 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
         <label for="graph-search">Find a tool</label>
         <input id="graph-search" type="search" placeholder="name, then Enter" />
         <button type="button" id="show-all" class="secondary">
-          {`Show all ${tools} tools`}
+          {`Show all ${counted(tools, "tool")}`}
         </button>
         <button type="button" id="download-svg" class="secondary">
           Download SVG
@@ -50,7 +50,7 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
       </div>
       <div class="graph-wrap">
         {/* biome-ignore lint/a11y/useSemanticElements: an SVG drawing cannot be a <fieldset>; "group" names its selectable nodes as one widget */}
-        <svg id="graph" role="group" aria-label={`ToolNet graph of ${tools} tools`} xmlns="http://www.w3.org/2000/svg"></svg>
+        <svg id="graph" role="group" aria-label={`ToolNet graph of ${counted(tools, "tool")}`} xmlns="http://www.w3.org/2000/svg"></svg>
         <aside id="graph-panel" aria-live="polite">
           <h2>Tool</h2>
           <p class="muted">Nothing selected.</p>

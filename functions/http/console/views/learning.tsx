@@ -1,7 +1,7 @@
 import type { Session } from "../session";
 import type { LearningChart } from "../learning-chart";
 import { CsrfField, Layout } from "./layout";
-import { EmptyState, ErrorMessage, Notice } from "./parts";
+import { counted, EmptyState, ErrorMessage, Notice } from "./parts";
 
 export interface ObservedSummary {
   id: string;
@@ -21,7 +21,7 @@ function Chart(props: { chart: LearningChart }) {
   const summary =
     last === undefined
       ? "No data."
-      : `Last day ${last.day}: ${last.share === null ? "no search followed by a call" : `${percent(last.share)} of ${last.searches} searches offered the tool called next`}.`;
+      : `Last day ${last.day}: ${last.share === null ? "no search followed by a call" : `${percent(last.share)} of ${counted(last.searches, "search", "searches")} offered the tool called next`}.`;
   return (
     <svg
       id="learning-chart"
@@ -45,14 +45,14 @@ function Chart(props: { chart: LearningChart }) {
       })}
       {chart.bars.map((bar) => (
         <rect class="sessions" x={bar.x} y={bar.y} width={bar.width} height={bar.height} fill="#d8b9ff" data-day={bar.day} data-sessions={bar.sessions}>
-          <title>{`${bar.day}: learned from ${bar.sessions} conversations`}</title>
+          <title>{`${bar.day}: learned from ${counted(bar.sessions, "conversation")}`}</title>
         </rect>
       ))}
       {chart.line === "" ? null : <polyline points={chart.line} fill="none" stroke="#0550ae" stroke-width="2.5" />}
       {chart.points.map((p) =>
         p.y === null || p.share === null ? null : (
           <circle class="share" cx={p.x} cy={p.y} r="4" fill="#0550ae" data-day={p.day} data-share={p.share.toFixed(3)}>
-            <title>{`${p.day}: ${percent(p.share)} of ${p.searches} searches offered the tool called next`}</title>
+            <title>{`${p.day}: ${percent(p.share)} of ${counted(p.searches, "search", "searches")} offered the tool called next`}</title>
           </circle>
         ),
       )}

@@ -60,6 +60,11 @@ export function formatMs(ms: number | null | undefined): string {
   return ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(1)} s`;
 }
 
+/** `1 call`, `2 calls`: a count with its noun in the number it takes (`plural` when not the noun + s). */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
 export function formatCount(n: number | null | undefined): string {
   return n === null || n === undefined ? "–" : n.toLocaleString("en-US");
 }

@@ -3,7 +3,7 @@ import type { StoredRun } from "../../../chain/stored-run";
 import { highlightJson, highlightProgram } from "../highlight";
 import type { Session } from "../session";
 import { Layout } from "./layout";
-import { Badge, formatCount, formatMs, formatTime } from "./parts";
+import { Badge, counted, formatCount, formatMs, formatTime } from "./parts";
 
 type Attempt = StoredRun["attempts"][number];
 
@@ -83,7 +83,7 @@ function AttemptSection(props: { attempt: Attempt }) {
       )}
       {attempt.logs.length === 0 ? null : (
         <details>
-          <summary>Program log ({attempt.logs.length} lines)</summary>
+          <summary>Program log ({counted(attempt.logs.length, "line")})</summary>
           <pre class="log">{attempt.logs.join("\n")}</pre>
         </details>
       )}
@@ -124,7 +124,7 @@ export function RunPage(props: { session: Session; run: StoredRun }) {
         <dt>Tokens</dt>
         <dd>
           {formatCount(run.usage.totalTokens)} ({formatCount(run.usage.promptTokens)} prompt, {formatCount(run.usage.completionTokens)} completion) in{" "}
-          {run.modelCalls.length} model calls
+          {counted(run.modelCalls.length, "model call")}
         </dd>
         <dt>Candidate tools</dt>
         <dd>

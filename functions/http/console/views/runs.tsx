@@ -29,7 +29,7 @@ export function RunsPage(props: { session: Session; runs: RunSummary[]; error?: 
         </EmptyState>
       ) : (
         <table id="runs">
-          <caption>The {props.runs.length} newest runs</caption>
+          <caption>{props.runs.length === 1 ? "The newest run" : `The ${props.runs.length} newest runs`}</caption>
           <thead>
             <tr>
               <th scope="col">Task</th>

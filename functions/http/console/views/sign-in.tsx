@@ -1,6 +1,6 @@
 import type { Session } from "../session";
 import { Layout } from "./layout";
-import { EmptyState, ErrorMessage, formatTime } from "./parts";
+import { counted, EmptyState, ErrorMessage, formatTime } from "./parts";
 
 /** Sign in with a tenant API key, or with the admin token for the tenant list. */
 export function SignInPage(props: { error?: string; signedOut?: boolean; next?: string }) {
@@ -62,7 +62,7 @@ export function AdminPage(props: { session: Session; tenants: { id: string; name
         </EmptyState>
       ) : (
         <table id="tenants">
-          <caption>{props.tenants.length} tenants. Sign in with a tenant's API key to see its tools, graph, runs and jobs.</caption>
+          <caption>{counted(props.tenants.length, "tenant")}. Sign in with a tenant's API key to see its tools, graph, runs and jobs.</caption>
           <thead>
             <tr>
               <th scope="col">Tenant</th>

@@ -6,7 +6,7 @@ import { highlightJson } from "../highlight";
 import type { Session } from "../session";
 import type { ToolStatusRow } from "../tool-status";
 import { CsrfField, Layout } from "./layout";
-import { Badge, ErrorMessage, formatPercent, formatTime, Notice } from "./parts";
+import { Badge, counted, ErrorMessage, formatPercent, formatTime, Notice } from "./parts";
 
 /** One protocol version with the value stored for it in KV (null when the value is gone or malformed; `problem` says which). */
 export interface VersionView {
@@ -170,7 +170,7 @@ function ToolFacts(props: { definition: ToolDefinition; status: ToolStatusRow | 
       </dd>
       <dt>Recent calls</dt>
       <dd>
-        {status?.calls ?? 0} calls, {formatPercent(status?.successRate)} succeeded
+        {counted(status?.calls ?? 0, "call")}, {formatPercent(status?.successRate)} succeeded
       </dd>
       <dt>Recent evaluator scores</dt>
       <dd>{status === undefined || status.recentScores.length === 0 ? "none yet" : status.recentScores.join(", ")}</dd>

@@ -1,7 +1,7 @@
 import type { Session } from "../session";
 import type { ToolStatusRow } from "../tool-status";
 import { CsrfField, Layout } from "./layout";
-import { Badge, EmptyState, ErrorMessage, formatPercent, Notice } from "./parts";
+import { Badge, counted, EmptyState, ErrorMessage, formatPercent, Notice } from "./parts";
 
 export const IMPORT_COMMAND = `curl -X POST $BASE/v1/tools/import -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\
      -d '{"format":"list","source":"things","tools":[{"name":"getThing","method":"GET","url":"https://api.example.com/v1/things/{thing_id}"}]}'`;
@@ -25,13 +25,13 @@ export function ToolsPage(props: { session: Session; rows: ToolStatusRow[]; erro
             <form method="post" action="/console/probe">
               <CsrfField session={props.session} />
               <button type="submit" disabled={unprobed === 0}>
-                {unprobed === 0 ? "Every tool is documented" : `Probe ${unprobed} undocumented tools`}
+                {unprobed === 0 ? "Every tool is documented" : `Probe ${counted(unprobed, "undocumented tool")}`}
               </button>
             </form>
           </div>
           <table id="tools">
             <caption>
-              {rows.length} tools, {rows.length - unprobed} documented. Success rate is over tool calls in the last 200 runs.
+              {counted(rows.length, "tool")}, {rows.length - unprobed} documented. Success rate is over tool calls in the last 200 runs.
             </caption>
             <thead>
               <tr>
