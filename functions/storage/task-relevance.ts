@@ -7,6 +7,8 @@ export interface RelevanceSources {
   vectorsOf: (model: string) => ReadonlyMap<string, number[]> | undefined;
   apiSiblingsOf: () => SiblingsOf | undefined;
   searched: () => void;
+  /** The task's learned-field ranking and its weight (absent: no learned field). */
+  learned?: { ranking: () => Ranked[]; weight: number } | undefined;
 }
 
 /**
@@ -38,8 +40,9 @@ export function taskRelevance(
           k: depth,
           canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
           siblingsOf,
+          ...(sources.learned === undefined ? {} : { learned: sources.learned }),
         })
-      : searchTwoWays(index, task, depth, { siblingsOf });
+      : searchTwoWays(index, task, depth, { siblingsOf, ...(sources.learned === undefined ? {} : { learned: sources.learned }) });
   };
   let both: { plain: Ranked[]; withApis: Ranked[] } | undefined;
   let laterOnly: Ranked[] | undefined;

@@ -26,6 +26,10 @@ import { RoutingCalibration } from "./routing-calibration";
 import { RoutingLearning } from "./routing-learning";
 import { taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
+import { LearnedWords, type LearnedWordsView } from "./learned-words";
+import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
+import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
+import type { Ranked } from "../toolnet/retrieval";
 
 export type { RouteAnswer, RouteMode, RouteOptions, TaskVectorWanted } from "./routing-answers";
 
@@ -76,6 +80,10 @@ export class TenantRouting {
   readonly #calibration: RoutingCalibration;
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
+  /** Each tool's learned field: the words of the requests that chose it (learned-words.ts). */
+  readonly #words: LearnedWords;
+  /** The learned field's weight as last parsed, by the stored setting's text. */
+  #fieldWeight: { json: string | undefined; weight: number } | undefined;
   /** Preparations run since the object started (tests and benchmarks). */
   #preparations = 0;
   /** Task rankings computed (not found in the memo) since the object started: tests count them. */
@@ -94,6 +102,7 @@ export class TenantRouting {
     });
     this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
     this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
+    this.#words = new LearnedWords(sql, () => this.#states.current?.relevance.clear());
     // The words' first choice for a sampled task, searched apart from the memo of rankings (which holds chats' tasks).
     this.#calibration = new RoutingCalibration(sql, {
       wordsFirst: (state, task) => {
@@ -196,6 +205,7 @@ export class TenantRouting {
         searched: () => {
           this.relevanceSearches += 1;
         },
+        learned: this.#learnedFor(state, task),
       }),
     );
   }
@@ -304,13 +314,58 @@ export class TenantRouting {
       apiSiblingsOf: this.#states.apiSiblingsOf(state),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       views: (tool, shown, description) => this.#views(tool, shown, description),
+      learned: this.#learnedFor(state, task),
     };
     return runCandidates(sources, task, options, RELEVANCE_DEPTH);
   }
 
-  /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text teaches the first step. */
-  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
-    return this.#learning.importTrajectories(trajectories, unknownTools);
+  /**
+   * Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text
+   * teaches the first step, and each tool its words (explicit evidence, unless `words` is false:
+   * observed conversations teach theirs themselves, with their calls' outcomes).
+   */
+  importTrajectories(
+    trajectories: (Trajectory & { task?: string | undefined })[],
+    unknownTools: "error" | "skip",
+    words = true,
+  ): Outcome<StaticImportResult> {
+    const result = this.#learning.importTrajectories(trajectories, unknownTools);
+    if (result.ok && words) for (const t of trajectories) if (t.task !== undefined) this.learnWords(t.id, t.task, t.tools, "explicit");
+    return result;
+  }
+
+  /** `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its part of the task's words (learned-attribution.ts). */
+  learnWords(source: string, task: string, tools: readonly string[], kind: EvidenceKind, failed?: ReadonlySet<string>): void {
+    const state = this.#states.load();
+    const known = tools.filter((tool) => state.defs.has(tool));
+    if (known.length === 0) return;
+    const affinity = (part: string, chosen: readonly string[]) =>
+      state.index.termImpacts(part, chosen).map((impacts) => impacts.reduce((sum, impact) => sum + impact, 0));
+    this.#words.learn(source, attributeRequest(task, { tools: known, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
+  }
+
+  /** An explicit score for `tool` in `source` raises (positive) or takes away (negative) the words the source taught it. */
+  scoreWords(source: string, tool: string, score: number): void {
+    this.#words.score(source, tool, score);
+  }
+
+  /** Take away the words `sources` taught. */
+  forgetWords(sources: readonly string[]): void {
+    this.#words.forget(sources);
+  }
+
+  /** A tool's strongest learned words, and from how many conversations and trajectories. */
+  learnedWords(tool: string, count?: number): LearnedWordsView {
+    return this.#words.view(tool, count);
+  }
+
+  /** The learned field for a task's first step at this tenant's weight, or undefined when it is off. */
+  #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
+    const json = this.#sources.settings.get(LEARNING_SETTING);
+    const parsed = this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
+    this.#fieldWeight = parsed;
+    const weight = parsed.weight;
+    return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
   }
 
   /** Replace the task texts of stored trajectories; task memory forgets the old text at once. */
@@ -320,6 +375,7 @@ export class TenantRouting {
 
   /** Remove trajectories (their transitions and task texts) from what routing learned; returns how many were known. */
   forgetTrajectories(ids: readonly string[]): number {
+    this.#words.forget(ids);
     return this.#learning.forgetTrajectories(ids);
   }
 

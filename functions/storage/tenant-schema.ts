@@ -110,4 +110,11 @@ export const TENANT_MIGRATIONS = [
   // definition and shown description), so an answer parses no definition; NULL in older rows,
   // whose views are then made again on first use.
   `ALTER TABLE tool_views ADD COLUMN line TEXT;`,
+  // Each tool's learned field (learned-words.ts): the index terms of the requests that chose it,
+  // weighed, kept per source of evidence (an observed conversation, a posted trajectory), so that
+  // deleting the source takes its words away again. Terms only: no request text.
+  `CREATE TABLE IF NOT EXISTS learned_terms (
+     source TEXT NOT NULL, tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, learned_at INTEGER NOT NULL,
+     PRIMARY KEY (source, tool, term));
+   CREATE INDEX IF NOT EXISTS learned_terms_order ON learned_terms (learned_at);`,
 ] as const;

@@ -114,6 +114,7 @@ export const WORKER_METHODS = {
   settings: ["get", "put", "runSettings", "sideEffects", "updateRunSettings", "updateSideEffects"],
   routing: [
     "importTrajectories",
+    "learnedWords",
     "replaceWith",
     "route",
     "routeJson",
