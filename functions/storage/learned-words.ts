@@ -36,7 +36,10 @@ export class LearnedWords {
   #loaded(): LearnedField {
     if (this.#field !== undefined) return this.#field;
     const field = new LearnedField();
-    const rows = allRows<TermRow & { learned_at: number }>(this.#sql, "SELECT source, tool, term, weight, learned_at FROM learned_terms ORDER BY learned_at, source, tool");
+    const rows = allRows<TermRow & { learned_at: number }>(
+      this.#sql,
+      "SELECT source, tool, term, weight, learned_at FROM learned_terms ORDER BY learned_at, source, tool",
+    );
     const grouped = new Map<string, { source: string; tool: string; weights: Map<string, number> }>();
     for (const row of rows) {
       const key = `${row.source}\u0000${row.tool}`;

@@ -324,11 +324,7 @@ export class TenantRouting {
    * teaches the first step, and each tool its words (explicit evidence, unless `words` is false:
    * observed conversations teach theirs themselves, with their calls' outcomes).
    */
-  importTrajectories(
-    trajectories: (Trajectory & { task?: string | undefined })[],
-    unknownTools: "error" | "skip",
-    words = true,
-  ): Outcome<StaticImportResult> {
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip", words = true): Outcome<StaticImportResult> {
     const result = this.#learning.importTrajectories(trajectories, unknownTools);
     if (result.ok && words) for (const t of trajectories) if (t.task !== undefined) this.learnWords(t.id, t.task, t.tools, "explicit");
     return result;
@@ -362,7 +358,8 @@ export class TenantRouting {
   /** The learned field for a task's first step at this tenant's weight, or undefined when it is off. */
   #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
     const json = this.#sources.settings.get(LEARNING_SETTING);
-    const parsed = this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
+    const parsed =
+      this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
     this.#fieldWeight = parsed;
     const weight = parsed.weight;
     return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
