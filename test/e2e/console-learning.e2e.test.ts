@@ -92,6 +92,19 @@ describe("the console's learning pages in Chromium", () => {
     await screenshot(page, "learning");
   });
 
+  it("shows the words a tool learned on its page, and from how many conversations", async () => {
+    const learned = await service.json<{ sources: number; terms: { term: string }[] }>("GET", "/v1/tools/searchMovie/learned-words", { key });
+    expect(learned.body.terms.length).toBeGreaterThan(0);
+    await page.goto(`${base}/console/tools/searchMovie`);
+    const section = page.getByRole("region", { name: "Learned words" });
+    expect(await section.locator("li code").allTextContents()).toEqual(learned.body.terms.map((t) => t.term));
+    expect(await section.textContent()).toContain(`From ${learned.body.sources} conversation`);
+    await a11y(page);
+    await screenshot(page, "tool-learned-words");
+    // The next test starts on the learning page.
+    await page.goto(`${base}/console/learning`);
+  });
+
   it("turns implicit learning off and on from the learning page", async () => {
     await page.getByRole("button", { name: "Turn implicit learning off" }).click();
     await page.waitForURL(/changed/);
