@@ -1,7 +1,7 @@
 import { EVIDENCE_WEIGHT } from "../toolnet/learned-attribution";
 import { LearnedField, type LearnedTerm, type TermWeights } from "../toolnet/retrieval/learned-field";
 import type { Ranked } from "../toolnet/retrieval";
-import { allRows, run } from "./sql";
+import { allRows, run } from "../storage/sql";
 
 interface TermRow {
   source: string;
