@@ -51,14 +51,20 @@ export function attributeRequest(task: string, chosen: ChosenTools, kind: Eviden
   const parts = tools.length < 2 ? [task] : task.split(PART_BREAK).filter((part) => shapeTerms(part).length > 0);
   const owners = tools.length < 2 ? [0] : partOwners(parts, tools, affinity);
   const learned = new Map<string, Map<string, number>>();
-  parts.forEach((part, i) => {
-    const tool = tools[owners[i] ?? 0];
-    if (tool === undefined) return;
+  const teach = (tool: string, part: string): void => {
     const weight = EVIDENCE_WEIGHT[kind] * (tool === tools[0] ? 1 : LATER_TOOL_SHARE) * (chosen.failed?.has(tool) ? FAILED_CALL_SHARE : 1);
     let words = learned.get(tool);
     if (words === undefined) learned.set(tool, (words = new Map()));
-    for (const term of shapeTerms(part)) if (words.size < TERMS_PER_REQUEST) words.set(term, weight);
+    for (const term of shapeTerms(part)) if (words.size < TERMS_PER_REQUEST && !words.has(term)) words.set(term, weight);
+  };
+  parts.forEach((part, i) => {
+    const tool = tools[owners[i] ?? 0];
+    if (tool !== undefined) teach(tool, part);
   });
+  // A first tool that no part names (a sign-in before the action asked for) was still what the
+  // request led to first: it learns the whole request, as a one-tool request's tool does.
+  const first = tools[0];
+  if (first !== undefined && !learned.has(first)) for (const part of parts) teach(first, part);
   return learned;
 }
 

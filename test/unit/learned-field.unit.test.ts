@@ -30,6 +30,12 @@ describe("attribution of a request's words", () => {
     });
   });
 
+  it("teaches a first tool that no part names the whole request (a sign-in before the action)", () => {
+    const words = attributeRequest("Set an alarm for tomorrow", { tools: ["getUserToken", "addAlarm"] }, "observed", affinityFrom({ addAlarm: ["alarm"] }));
+    expect([...(words.get("getUserToken")?.keys() ?? [])].sort()).toEqual(["alarm", "set", "tomorrow"]);
+    expect(words.get("addAlarm")?.get("alarm")).toBe(LATER_TOOL_SHARE);
+  });
+
   it("weighs a tool whose calls all failed less", () => {
     const words = attributeRequest("dig up the flick", { tools: ["searchMovie"], failed: new Set(["searchMovie"]) }, "observed", () => []);
     expect(words.get("searchMovie")?.get("flick")).toBe(EVIDENCE_WEIGHT.observed * FAILED_CALL_SHARE);
