@@ -17,10 +17,19 @@ import { sortRanked, type Ranked } from "./ranked";
  * on half a of the dev streams (docs/routing.md, "The learned field"); a tenant's setting
  * `learning.fieldWeight` overrides it (0: the field is off).
  */
-export const LEARNED_FIELD_WEIGHT = 0.5;
+export const LEARNED_FIELD_WEIGHT = 1;
 
 /** Each tool's field keeps its strongest this many terms: a bounded field, whatever the traffic. */
 export const TERMS_PER_TOOL = 64;
+
+/**
+ * A tool's learned score counts sources / (sources + LEARNED_CONFIDENCE) of itself: a field one
+ * conversation taught is weak evidence, a field many taught is strong (chosen on half a, docs/routing.md).
+ */
+export const LEARNED_CONFIDENCE = 2;
+
+/** Whether a learned term's IDF counts the learned fields (true) or the whole catalog (false); chosen on half a. */
+export const LEARNED_IDF_OVER_FIELDS = true;
 
 /** Each tool keeps the words of its newest this many sources; older evidence fades out. */
 export const SOURCES_PER_TOOL = 200;
@@ -46,8 +55,10 @@ interface ToolField {
 
 export class LearnedField {
   readonly #tools = new Map<string, ToolField>();
-  /** Term → tools whose budgeted field holds it; made again for a tool when its field changes. */
-  readonly #postings = new Map<string, Set<string>>();
+  /** Term → the tools whose budgeted field holds it, with its weight there; made again for a tool when its field changes. */
+  readonly #postings = new Map<string, Map<string, number>>();
+  /** Each budgeted field's length (Σ of its weights), by tool. */
+  readonly #lengths = new Map<string, number>();
   #totalLength = 0;
   #fields = 0;
   #version = 0;
@@ -95,21 +106,26 @@ export class LearnedField {
   /** Tools with a learned word for `text`, best first, scored as a BM25 field over a catalog of `catalogSize` tools. */
   search(text: string, catalogSize: number, limit = 50): Ranked[] {
     if (this.#fields === 0) return [];
-    const documents = Math.max(catalogSize, this.#fields);
+    // A term's rarity among the learned fields, not the catalog: words of how people ask ("tell",
+    // "help") are learned by many tools and say little, though no tool's own text has them.
+    const documents = LEARNED_IDF_OVER_FIELDS ? this.#fields : Math.max(catalogSize, this.#fields);
     const average = this.#totalLength / this.#fields;
     const scores = new Map<string, number>();
     for (const term of new Set(queryTerms(text))) {
       const tools = this.#postings.get(term);
       if (tools === undefined) continue;
       const idf = inverseDocumentFrequency(documents, tools.size);
-      for (const tool of tools) {
-        const entry = this.#tools.get(tool);
-        const weight = entry?.field?.get(term) ?? 0;
-        const score = bm25Score(idf, weight, entry?.length ?? 0, average, DEFAULT_TUNING.bm25);
-        scores.set(tool, (scores.get(tool) ?? 0) + score);
+      for (const [tool, weight] of tools) {
+        const length = this.#lengths.get(tool) ?? 0;
+        scores.set(tool, (scores.get(tool) ?? 0) + bm25Score(idf, weight, length, average, DEFAULT_TUNING.bm25));
       }
     }
-    return sortRanked([...scores].map(([name, score]) => ({ name, score }))).slice(0, limit);
+    const ranked: Ranked[] = [];
+    for (const [name, score] of scores) {
+      const sources = this.#tools.get(name)?.sources.size ?? 0;
+      ranked.push({ name, score: (score * sources) / (sources + LEARNED_CONFIDENCE) });
+    }
+    return sortRanked(ranked).slice(0, limit);
   }
 
   /** A tool's strongest learned terms, and from how many sources they came. */
@@ -142,6 +158,7 @@ export class LearnedField {
       tools?.delete(tool);
       if (tools?.size === 0) this.#postings.delete(term);
     }
+    this.#lengths.delete(tool);
     this.#totalLength -= entry.length;
     this.#fields -= 1;
     entry.field = undefined;
@@ -159,10 +176,11 @@ export class LearnedField {
     entry.field = new Map(kept.slice(0, TERMS_PER_TOOL));
     for (const [term, weight] of entry.field) {
       let tools = this.#postings.get(term);
-      if (tools === undefined) this.#postings.set(term, (tools = new Set()));
-      tools.add(tool);
+      if (tools === undefined) this.#postings.set(term, (tools = new Map()));
+      tools.set(tool, weight);
       entry.length += weight;
     }
+    this.#lengths.set(tool, entry.length);
     this.#totalLength += entry.length;
     this.#fields += 1;
   }
