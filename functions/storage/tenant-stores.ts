@@ -113,6 +113,7 @@ export const WORKER_METHODS = {
   ],
   settings: ["get", "put", "runSettings", "sideEffects", "updateRunSettings", "updateSideEffects"],
   routing: [
+    "calibration",
     "importTrajectories",
     "replaceWith",
     "route",
