@@ -12,7 +12,8 @@
  * tool at the first step and each next gold tool after its previous one). Folds: task i is in fold
  * i mod 5 (`--folds=blocks`: tasks 0–19, 20–39, …). Deterministic: the same figures on every run.
  */
-import { startBenchService } from "./lib/bench-service";
+import type { CalibrationReport } from "../functions/storage/routing-calibration";
+import { startBenchService, tenantObject } from "./lib/bench-service";
 import { tmdb } from "./lib/routing-datasets";
 import { readData } from "./lib/tool-corpus";
 import { machineLine } from "./lib/stats";
@@ -51,7 +52,28 @@ async function foldTenant(service: TestService, fold: number, taught: readonly T
   const trajectories = taught.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
   const answer = await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories, unknownTools: "skip" } });
   if (answer.status !== 200) throw new Error(`trajectories: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  await calibrated(service, `tmdb-fold-${fold}`, key);
   return key;
+}
+
+/**
+ * The tenant's signal weights made before it is measured, as its alarm makes them after the
+ * teaching (asked for, then the alarm run slice after slice), and printed.
+ */
+async function calibrated(service: TestService, tenantId: string, key: string): Promise<void> {
+  const object = await tenantObject(service, tenantId);
+  for (let slice = 0; slice < 100; slice += 1) {
+    const report = await service.json<CalibrationReport>("GET", "/v1/routing/calibration", { key });
+    if (report.status !== 200) throw new Error(`calibration: ${report.status}`);
+    if (!report.body.stale) {
+      const { weights, replays } = report.body;
+      const judged = (signal: keyof typeof replays) => `${replays[signal].judged} judged, hits ${replays[signal].hits.join("/")}`;
+      console.log(`${tenantId}: weights ${JSON.stringify(weights)}; history ${judged("history")}; transitions ${judged("transitions")}`);
+      return;
+    }
+    await object.runAlarm();
+  }
+  throw new Error("the calibration was not made in 100 alarm slices");
 }
 
 async function measureTask(service: TestService, key: string, task: Task, tally: Tally): Promise<void> {

@@ -176,12 +176,7 @@ export class RoutingCalibration {
   #fresh(state: Loaded): boolean {
     const made = this.#made;
     const memory = state.memory;
-    return (
-      made !== undefined &&
-      made.state === state &&
-      made.index === state.index.version &&
-      memory.version - made.memory < recalibrateAfter(memory.size)
-    );
+    return made !== undefined && made.state === state && made.index === state.index.version && memory.version - made.memory < recalibrateAfter(memory.size);
   }
 
   #started(state: Loaded): Run {

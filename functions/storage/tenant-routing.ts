@@ -140,6 +140,8 @@ export class TenantRouting {
 
   /** The tenant's signal weights, what its replay judged, and whether a recalibration is due (the calibration API). */
   calibration(): CalibrationReport {
+    // Asking is one way to find the weights stale (a route is the other): a recalibration is then noted as due.
+    this.#calibration.weights(this.#states.load());
     return this.#calibration.report();
   }
 

@@ -43,6 +43,12 @@ export function addTransitionsPerTenant(report: Report, steps: readonly Transiti
     }
     byGroup.set(step.group, own);
   }
+  if (process.env.TRANSITIONS_DEBUG !== undefined) {
+    const only = (a: "with" | "without", b: "with" | "without") => steps.filter((s) => hits(s[a], s.next) === 1 && hits(s[b], s.next) === 0).length;
+    console.log(
+      `transitions replay: ${total.steps} steps, with ${total.with}, without ${total.without}; only with ${only("with", "without")}, only without ${only("without", "with")}`,
+    );
+  }
   for (const step of steps) {
     const own = byGroup.get(step.group) ?? { steps: 0, with: 0, without: 0 };
     const others = { steps: total.steps - own.steps, with: total.with - own.with, without: total.without - own.without };
