@@ -12,7 +12,7 @@
  * tool at the first step and each next gold tool after its previous one). Folds: task i is in fold
  * i mod 5 (`--folds=blocks`: tasks 0–19, 20–39, …). Deterministic: the same figures on every run.
  */
-import type { CalibrationReport } from "../functions/storage/routing-calibration";
+import type { CalibrationReport } from "../functions/routing/routing-calibration";
 import { startBenchService, tenantObject } from "./lib/bench-service";
 import { tmdb } from "./lib/routing-datasets";
 import { readData } from "./lib/tool-corpus";

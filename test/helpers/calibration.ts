@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { CalibrationReport } from "../../functions/storage/routing-calibration";
+import type { CalibrationReport } from "../../functions/routing/routing-calibration";
 import type { TestService } from "./service";
 import { tenantObject } from "./tenant-object";
 

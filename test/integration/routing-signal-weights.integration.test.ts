@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CalibrationReport } from "../../functions/storage/routing-calibration";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { CalibrationReport } from "../../functions/routing/routing-calibration";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 import { calibrated } from "../helpers/calibration";
 import { createScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calibrated } from "../helpers/calibration";
 import { createTenant, startService, type TestService } from "../helpers/service";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 /**
  * Whether learned transitions take part in later steps is decided per tenant, from its own

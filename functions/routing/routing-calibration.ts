@@ -12,8 +12,8 @@ import {
 } from "../toolnet/signal-calibration";
 import type { Ranked } from "../toolnet/retrieval";
 import { nextStepInput, WITHOUT_TRANSITIONS } from "./routing-answers";
-import { allRows } from "./sql";
-import { StoredBlobs } from "./stored-blobs";
+import { allRows } from "../storage/sql";
+import { StoredBlobs } from "../storage/stored-blobs";
 import type { Loaded } from "./loaded-routing";
 
 /**
