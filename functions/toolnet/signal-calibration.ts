@@ -23,6 +23,12 @@ export interface CalibratedSignalEntry {
   readonly fallback: number;
   /** Judged tasks (or steps) needed before the replay's choice replaces the fallback. */
   readonly minJudged: number;
+  /**
+   * How many more judged tasks another weight must hold than the fallback to replace it (0: any
+   * weight holding as many replaces it, the lowest first). Above 0 where the replay is noisier
+   * than the choice is worth: a near tie keeps the default.
+   */
+  readonly margin: number;
 }
 
 /**
@@ -31,7 +37,12 @@ export interface CalibratedSignalEntry {
  *   first vote against the words' first choice. Before any task can be judged, history leads, so
  *   a tenant's first sessions teach at once.
  * - `transitions`: the weight of learned transitions at later steps (0: left out). Judged on the
- *   replayed later steps, the next tool in the first 5; with fewer than 8 steps they take part.
+ *   replayed later steps, the next tool in the first 5; with fewer than 8 steps they take part,
+ *   and they are left out only when the replay holds at least 2 more steps without them. On
+ *   RestBench TMDB taught four folds over HTTP, the 64 replayed tasks' steps came out within one
+ *   step either way (65/64, 70/69, 64/67, 69/71, 66/66 without/with), so three folds of five left
+ *   them out and the held-out steps lost 3 of 126 at hit@5 (0.833 → 0.810); Seal-Tools' replay,
+ *   where they do push the right tool out, is 9 steps apart.
  * - `embeddings`: the weight of the embeddings ranking against BM25's in the task's relevance
  *   (0: the words alone). Judged on replayed tasks whose text was embedded (the first tool in the
  *   first 5). A small encoder reads some catalogs of look-alike tools poorly and lowers their
@@ -40,9 +51,9 @@ export interface CalibratedSignalEntry {
  *   service's weight (1).
  */
 export const CALIBRATED_SIGNALS: readonly CalibratedSignalEntry[] = [
-  { signal: "history", grid: [0, 1], fallback: 1, minJudged: 1 },
-  { signal: "transitions", grid: [0, 1], fallback: 1, minJudged: 8 },
-  { signal: "embeddings", grid: [0, 0.25, 0.5, 1], fallback: 1, minJudged: 16 },
+  { signal: "history", grid: [0, 1], fallback: 1, minJudged: 1, margin: 0 },
+  { signal: "transitions", grid: [0, 1], fallback: 1, minJudged: 8, margin: 2 },
+  { signal: "embeddings", grid: [0, 0.25, 0.5, 1], fallback: 1, minJudged: 16, margin: 0 },
 ];
 
 /** One signal's replay: how many tasks (or steps) were judged, and how many of them held the right tool at each weight of its grid. */
@@ -65,12 +76,15 @@ export function emptyReplay(entry: CalibratedSignalEntry): SignalReplay {
 /**
  * The weight the replay chose for `entry`: the fallback with fewer than `minJudged` judged;
  * otherwise the weight with the most hits, the lowest among ties — a signal must earn its weight,
- * so one whose replay hurts (or does not help) is muted or weakened.
+ * so one whose replay hurts (or does not help) is muted or weakened — unless it holds fewer than
+ * `margin` more than the fallback.
  */
 export function chosenWeight(entry: CalibratedSignalEntry, replay: SignalReplay): number {
   if (replay.judged < entry.minJudged) return entry.fallback;
   let best = 0;
   for (let i = 1; i < entry.grid.length; i += 1) if ((replay.hits[i] ?? 0) > (replay.hits[best] ?? 0)) best = i;
+  const fallbackHits = replay.hits[entry.grid.indexOf(entry.fallback)] ?? 0;
+  if (entry.margin > 0 && (replay.hits[best] ?? 0) - fallbackHits < entry.margin) return entry.fallback;
   return entry.grid[best] ?? entry.fallback;
 }
 

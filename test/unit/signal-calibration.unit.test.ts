@@ -66,6 +66,9 @@ describe("signal weights chosen from a tenant's replayed tasks", () => {
         replayOf(transitions, 8, (weight) => weight === 0),
       ),
     ).toBe(0);
+    // Transitions are left out only when the replay holds 2 more steps without them: a near tie keeps them.
+    expect(chosenWeight(transitions, { judged: 80, hits: [65, 64] })).toBe(1);
+    expect(chosenWeight(transitions, { judged: 80, hits: [66, 64] })).toBe(0);
     // Nothing replayed: every default.
     expect(chooseWeights({})).toEqual(DEFAULT_SIGNAL_WEIGHTS);
     expect(chooseWeights({ embeddings: few })).toEqual(DEFAULT_SIGNAL_WEIGHTS);
