@@ -22,7 +22,7 @@ export function taskRelevance(
   state: Loaded,
   task: string,
   depth: number,
-  query: { model: string; vector: number[] } | undefined,
+  query: { model: string; vector: number[]; weight?: number } | undefined,
   sources: RelevanceSources,
 ): TaskRelevance {
   const index = state.index;
@@ -38,6 +38,8 @@ export function taskRelevance(
     return embedded
       ? hybridTwoWays(index, task, query.vector, vectors, {
           k: depth,
+          // The tenant's calibrated weight of the embeddings ranking against BM25's 1 (routing-calibration.ts).
+          ...(query.weight === undefined ? {} : { weights: [1, query.weight] as const }),
           canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
           siblingsOf,
           ...(sources.learned === undefined ? {} : { learned: sources.learned }),

@@ -64,6 +64,7 @@ export const WORKER_METHODS = {
   ],
   settings: ["get", "put", "runSettings", "sideEffects", "updateRunSettings", "updateSideEffects"],
   routing: [
+    "calibration",
     "importTrajectories",
     "learnedWords",
     "replaceWith",

@@ -88,6 +88,11 @@ describe("the console's learning pages in Chromium", () => {
     expect(await page.locator("svg#learning-chart rect.sessions").first().getAttribute("data-sessions")).toBe("2");
     expect(await page.locator("svg#learning-chart desc").textContent()).toContain("searches offered the tool called next");
     expect(await page.locator("#observed-sessions").textContent()).toContain("searchMovie → movieCredits");
+    // How much each signal counts for this tenant, as the calibration API gives it.
+    const calibration = await service.json<{ weights: Record<string, number> }>("GET", "/v1/routing/calibration", { key });
+    expect(await page.locator("#signal-weights tbody tr").count()).toBe(Object.keys(calibration.body.weights).length);
+    for (const [signal, weight] of Object.entries(calibration.body.weights))
+      expect(await page.locator(`#signal-weights tr[data-signal="${signal}"] .weight`).textContent()).toMatch(new RegExp(`^${weight}\\b`));
     await a11y(page);
     await screenshot(page, "learning");
   });
