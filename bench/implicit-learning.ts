@@ -10,6 +10,14 @@
  *                                         sides get two processes' share of a loaded machine); the
  *                                         process that finishes second prints both sides' table;
  *     [--report --results=DIR]            that table from what such runs have kept so far
+ *     [--sides=off,today,on]              which tenants replay the stream: learning off; today's
+ *                                         learning (similar tasks and transitions, no learned field:
+ *                                         `fieldWeight` 0); on (with the learned field, issue 45)
+ *     [--field-weight=W]                  the learned field's weight on the `on` side (default the product's)
+ *     [--careless=0.25]                   a careless chatbot: that share of conversations (seeded)
+ *                                         calls another offered tool first instead of the gold one
+ *     [--half=a|b]                        only the tasks of one half (split by a hash of the task's
+ *                                         text): constants are chosen on a and reported on b
  *
  * Figures per window of the stream (first 50 tasks, then every 100), on tasks the tenant has not
  * seen: first-step recall@5 (the first gold tool among the 5 candidates find_tools offers) and
@@ -31,6 +39,7 @@ import { connectMcp } from "../test/helpers/mcp-client";
 import { createTenant, WORLD_ORIGIN, type TestService } from "../test/helpers/service";
 import { startBenchService } from "./lib/bench-service";
 import { machineLine, ms, seededRandom, shuffle, summary, table } from "./lib/stats";
+import { toolAlpacaItems } from "./lib/routing-datasets";
 import { batches, corpusItems, readData } from "./lib/tool-corpus";
 
 const K = 5;
@@ -146,7 +155,18 @@ async function restBench(): Promise<Dataset> {
   };
 }
 
+function toolAlpaca(): Dataset {
+  const { raw, items } = toolAlpacaItems();
+  const { tools } = importToolList(items);
+  const byName = new Map(raw.map((t, i) => [t.name, tools[i]?.name ?? ""]));
+  const queries = readData("toolalpaca-eval/queries.json") as { query: string; gold: string[] }[];
+  const imports = [{ format: "list", source: "toolalpaca", tools: items }];
+  const tasks = queries.map((q) => ({ text: q.query, gold: q.gold.map((g) => byName.get(g) ?? "") }));
+  return { label: "ToolAlpaca eval", imports, defs: tools, tasks: tasks.filter((t) => t.gold.length > 0 && t.gold.every((g) => g !== "")) };
+}
+
 const DATASETS: Record<string, () => Dataset | Promise<Dataset>> = {
+  toolalpaca: toolAlpaca,
   "api-bank": apiBank,
   stabletoolbench: stableToolBench,
   "seal-tools": sealTools,
@@ -183,7 +203,7 @@ async function findTools(client: Client, task: string, previous: string | null):
 }
 
 /** One conversation of the simulated chatbot: search, call the gold tools in order, end the session. */
-async function converse(service: TestService, key: string, task: Task, defs: ReadonlyMap<string, ToolDefinition>): Promise<Conversation> {
+async function converse(service: TestService, key: string, task: Task, defs: ReadonlyMap<string, ToolDefinition>, careless = false): Promise<Conversation> {
   const started = performance.now();
   const client = await connectMcp(service, key);
   const result: Conversation = { firstHit: false, laterHits: [], callMs: [], connectMs: performance.now() - started, findMs: [], endMs: 0 };
@@ -195,8 +215,10 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
       result.findMs.push(performance.now() - searched);
       if (step === 0) result.firstHit = offered.includes(tool);
       else result.laterHits.push(offered.includes(tool));
+      // A careless chatbot starts with another offered tool (the first that is not the gold one).
+      const called = careless && step === 0 ? (offered.find((name) => name !== tool) ?? tool) : tool;
       const t0 = performance.now();
-      await client.callTool({ name: "call_tool", arguments: { name: tool, arguments: placeholderArguments(defs.get(tool)) } }, CallToolResultSchema);
+      await client.callTool({ name: "call_tool", arguments: { name: called, arguments: placeholderArguments(defs.get(called)) } }, CallToolResultSchema);
       result.callMs.push(performance.now() - t0);
       previous = tool;
     }
@@ -209,13 +231,13 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
   return result;
 }
 
-async function freshTenant(service: TestService, id: string, dataset: Dataset, implicit: boolean): Promise<string> {
+async function freshTenant(service: TestService, id: string, dataset: Dataset, implicit: boolean, fieldWeight?: number): Promise<string> {
   const { key } = await createTenant(service, id);
   for (const body of dataset.imports) {
     const answer = await service.json("POST", "/v1/tools/import", { key, body });
     if (answer.status !== 200) throw new Error(`${id}: tool import answered ${answer.status}`);
   }
-  const settings = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit } });
+  const settings = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit, ...(fieldWeight === undefined ? {} : { fieldWeight }) } });
   if (settings.status !== 200) throw new Error(`${id}: learning settings answered ${settings.status}`);
   // The replay runs as fast as the machine allows; on a quiet one it passes the default rates
   // (session ends count as writes, 10/s), which a real chatbot's pace does not.
@@ -248,10 +270,50 @@ function firstToolSeenBefore(stream: readonly Task[]): boolean[] {
 
 const share = (values: readonly boolean[]): string => (values.length === 0 ? "–" : (values.filter(Boolean).length / values.length).toFixed(3));
 
-type Side = "on" | "off";
+/** The tenants replaying a stream: learning off, today's learning (no learned field), and on (with it). */
+type Side = "on" | "off" | "today";
+const SIDES: readonly Side[] = ["off", "today", "on"];
+
+/** The sides this process replays: `--sides=…`, or `--learning=on|off` (one side), or on and off. */
+function chosenSides(): Side[] {
+  const listed = option("sides", "");
+  if (listed !== "") return SIDES.filter((side) => listed.split(",").includes(side));
+  const learning = option("learning", "both");
+  return learning === "on" || learning === "off" || learning === "today" ? [learning] : ["on", "off"];
+}
+
+/** The field weight each side's tenant gets (undefined: the product's default). */
+function fieldWeightOf(side: Side): number | undefined {
+  if (side === "today") return 0;
+  const given = option("field-weight", "");
+  return side === "on" && given !== "" ? Number(given) : undefined;
+}
+
+/** `--half=a|b`: whether a task is in the half measured (a hash of its text decides; no half: every task). */
+function inHalf(task: Task): boolean {
+  const half = option("half", "");
+  if (half === "") return true;
+  let hash = 2166136261;
+  for (let i = 0; i < task.text.length; i += 1) hash = Math.imul(hash ^ task.text.charCodeAt(i), 16777619);
+  return ((hash >>> 0) % 2 === 0) === (half === "a");
+}
+
+/** Which conversations of the stream are careless (`--careless=share`, seeded apart from the stream's order). */
+function carelessMask(length: number, seed: number): boolean[] {
+  const share = Number(option("careless", "0"));
+  const random = seededRandom(seed + 7919);
+  return Array.from({ length }, () => random() < share);
+}
 
 /** Where one side's conversations are kept, so the two sides can run in separate processes (`--learning=on|off --results=DIR`). */
-const resultsFile = (dir: string, name: string, seed: number, limit: number, side: Side): string => join(dir, `${name}-seed${seed}-limit${limit}-${side}.json`);
+const resultsFile = (dir: string, name: string, seed: number, limit: number, side: Side): string => {
+  const variant = ["half", "careless", ...(side === "on" ? ["field-weight"] : [])]
+    .map((name) => [name, option(name, "")])
+    .filter(([, value]) => value !== "")
+    .map(([name, value]) => `-${name}${value}`)
+    .join("");
+  return join(dir, `${name}-seed${seed}-limit${limit}${variant}-${side}.json`);
+};
 
 /** One tenant's pass over the stream, in order: each conversation has ended (and been learned from) before the next begins. */
 async function replay(
@@ -265,13 +327,14 @@ async function replay(
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const t0 = performance.now();
   const keys: string[] = [];
-  for (const side of sides) keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side === "on"));
+  for (const side of sides) keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side !== "off", fieldWeightOf(side)));
+  const careless = carelessMask(stream.length, Number(option("seed", "30")));
   const setupMs = performance.now() - t0;
   const runs = new Map<Side, Conversation[]>(sides.map((side) => [side, []]));
   const t1 = performance.now();
   for (const [i, task] of stream.entries()) {
     // The tenants are separate Durable Objects: their conversations run side by side.
-    const answers = await Promise.all(keys.map((key) => converse(service, key, task, defs)));
+    const answers = await Promise.all(keys.map((key) => converse(service, key, task, defs, careless[i] === true)));
     sides.forEach((side, j) => runs.get(side)?.push(answers[j] as Conversation));
     if ((i + 1) % 50 === 0) {
       const last = sides.map((side) => `${side} ${share((runs.get(side) ?? []).slice(-50).map((c) => c.firstHit))}`).join(", ");
@@ -283,9 +346,8 @@ async function replay(
 }
 
 async function runSet(service: TestService, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
-  const stream = shuffle([...dataset.tasks], seededRandom(seed)).slice(0, limit);
-  const learningOption = option("learning", "both");
-  const sides: Side[] = learningOption === "on" || learningOption === "off" ? [learningOption] : ["on", "off"];
+  const stream = streamOf(dataset, seed, limit);
+  const sides = chosenSides();
   const dir = option("results", "");
   const save = (runs: ReadonlyMap<Side, Conversation[]>): void => {
     if (dir === "") return;
@@ -297,7 +359,7 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
   console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools; setup ${ms(setupMs)}, stream ${ms(streamMs)}`);
   if (dir !== "") {
     // The other side, when another process has replayed it already.
-    for (const side of ["on", "off"] as const) {
+    for (const side of SIDES) {
       const file = resultsFile(dir, name, seed, limit, side);
       if (!runs.has(side) && existsSync(file)) runs.set(side, JSON.parse(readFileSync(file, "utf8")) as Conversation[]);
     }
@@ -305,32 +367,58 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
   report(dataset, stream, seed, runs, sides);
 }
 
-/** The windows table (over the tasks both sides have replayed when both are there) and where a conversation's time went. */
+/** The seeded stream of a set's tasks (one half of them with `--half`), at most `limit` long. */
+function streamOf(dataset: Dataset, seed: number, limit: number): Task[] {
+  return shuffle(
+    dataset.tasks.filter((task) => inHalf(task)),
+    seededRandom(seed),
+  ).slice(0, limit);
+}
+
+/** The windows table (over the tasks every side has replayed so far), the whole stream per side, and where a conversation's time went. */
 function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: ReadonlyMap<Side, Conversation[]>, sides: readonly Side[]): void {
   const lengths = [...runs.values()].map((r) => r.length);
   const stream = whole.slice(0, Math.min(whole.length, ...lengths));
   if (stream.length < whole.length) console.log(`${dataset.label}: the first ${stream.length} of ${whole.length} tasks (seed ${seed}) replayed so far`);
-  const on = (runs.get("on") ?? []).slice(0, stream.length);
-  const off = (runs.get("off") ?? []).slice(0, stream.length);
+  const present = SIDES.filter((side) => runs.has(side));
+  const of = (side: Side): Conversation[] => (runs.get(side) ?? []).slice(0, stream.length);
   const firstSeen = firstToolSeenBefore(stream);
-  const rows = windows(stream.length).map(([from, to]) => {
-    const [a, b] = [on.slice(from, to), off.slice(from, to)];
-    return [
-      `${from + 1}–${to}`,
-      share(a.map((c) => c.firstHit)),
-      share(b.map((c) => c.firstHit)),
-      share(firstSeen.slice(from, to)),
-      share(b.map((c, i) => c.firstHit || firstSeen[from + i] === true)),
-      share(a.flatMap((c) => c.laterHits)),
-      share(b.flatMap((c) => c.laterHits)),
-    ];
-  });
-  console.log(table(["tasks", "first-step recall@5 on", "off", "first tool seen before", "off or seen before", "later-step hit@5 on", "off"], rows));
-  const phases = (runs: Conversation[]): string =>
-    runs.length === 0
+  const rows = windows(stream.length).map(([from, to]) => [
+    `${from + 1}–${to}`,
+    ...present.map((side) =>
+      share(
+        of(side)
+          .slice(from, to)
+          .map((c) => c.firstHit),
+      ),
+    ),
+    share(firstSeen.slice(from, to)),
+    ...present.map((side) =>
+      share(
+        of(side)
+          .slice(from, to)
+          .flatMap((c) => c.laterHits),
+      ),
+    ),
+  ]);
+  rows.push([
+    "whole stream",
+    ...present.map((side) => share(of(side).map((c) => c.firstHit))),
+    share(firstSeen),
+    ...present.map((side) => share(of(side).flatMap((c) => c.laterHits))),
+  ]);
+  console.log(
+    table(
+      ["tasks", ...present.map((side) => `first-step recall@5 ${side}`), "first tool seen before", ...present.map((side) => `later-step hit@5 ${side}`)],
+      rows,
+    ),
+  );
+  const phases = (conversations: Conversation[]): string =>
+    conversations.length === 0
       ? "–"
-      : `connect ${ms(summary(runs.map((c) => c.connectMs)).p50)}, find_tools ${ms(summary(runs.flatMap((c) => c.findMs)).p50)}, call_tool ${ms(summary(runs.flatMap((c) => c.callMs)).p50)}, end ${ms(summary(runs.map((c) => c.endMs)).p50)}`;
-  console.log(`p50 per conversation phase (this process: ${[...sides].join(", ")}), learning on: ${phases(on)}; off: ${phases(off)}`);
+      : `connect ${ms(summary(conversations.map((c) => c.connectMs)).p50)}, find_tools ${ms(summary(conversations.flatMap((c) => c.findMs)).p50)}, call_tool ${ms(summary(conversations.flatMap((c) => c.callMs)).p50)}, end ${ms(summary(conversations.map((c) => c.endMs)).p50)}`;
+  console.log(`p50 per conversation phase (this process: ${[...sides].join(", ")}): ${present.map((side) => `${side}: ${phases(of(side))}`).join("; ")}`);
+  const [on, off] = [of("on"), of("off")];
   if (on.length === 0 || off.length === 0) return;
   const [withRecording, without] = [summary(on.flatMap((c) => c.callMs)), summary(off.flatMap((c) => c.callMs))];
   console.log(
@@ -390,9 +478,9 @@ async function main(): Promise<void> {
       const load = DATASETS[name];
       if (load === undefined) throw new Error(`unknown set ${name}`);
       const dataset = await load();
-      const stream = shuffle([...dataset.tasks], seededRandom(seed)).slice(0, limit);
+      const stream = streamOf(dataset, seed, limit);
       const runs = new Map<Side, Conversation[]>();
-      for (const side of ["on", "off"] as const) {
+      for (const side of SIDES) {
         const file = resultsFile(option("results", "."), name, seed, limit, side);
         if (existsSync(file)) runs.set(side, JSON.parse(readFileSync(file, "utf8")) as Conversation[]);
       }

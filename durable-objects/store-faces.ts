@@ -142,8 +142,14 @@ export class RoutingRpc extends RpcTarget implements RoutingFace {
     super();
     this.#store = store;
   }
+  calibration(...args: Args<TenantRouting, "calibration">) {
+    return this.#store().calibration(...args);
+  }
   importTrajectories(...args: Args<TenantRouting, "importTrajectories">) {
     return this.#store().importTrajectories(...args);
+  }
+  learnedWords(...args: Args<TenantRouting, "learnedWords">) {
+    return this.#store().learnedWords(...args);
   }
   replaceWith(...args: Args<TenantRouting, "replaceWith">) {
     return this.#store().replaceWith(...args);

@@ -140,7 +140,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
     const resolved = resolveFeedback(item, (id) => this.core.stores.runs.get(id));
     if ("refused" in resolved) return { ok: false, problem: resolved.refused };
     // Sent in an observed conversation: it wins over that conversation's implicit outcome.
-    if (conversation !== undefined) this.core.stores.observed.noteExplicit(conversation, resolved.evaluation.tools);
+    if (conversation !== undefined) this.core.stores.observed.noteExplicit(conversation, resolved.evaluation.tools, resolved.evaluation.scores);
     return this.#feedback.submit(resolved.evaluation);
   }
 

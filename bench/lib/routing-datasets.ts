@@ -166,6 +166,15 @@ export async function sealTools(): Promise<Dataset> {
  * API's functions are siblings), its name and category as tags; 208 chatty requests, gold ordered.
  */
 export async function toolAlpaca(): Promise<Dataset> {
+  const { raw, items } = toolAlpacaItems();
+  const { tools } = importToolList(items);
+  const byName = new Map(raw.map((t, i) => [t.name, tools[i]?.name ?? `missing:${t.name}`]));
+  const tasks = tasksOf("alpaca", read("toolalpaca-eval/queries.json") as { id: string; query: string; gold: string[] }[], byName);
+  return { label: "ToolAlpaca eval", defs: tools, tasks, ordered: true, background: [] };
+}
+
+/** ToolAlpaca's functions as list-import items (`raw`: as the set has them, in the same order). */
+export function toolAlpacaItems() {
   const raw = read("toolalpaca-eval/tools.json") as {
     name: string;
     description: string;
@@ -188,8 +197,5 @@ export async function toolAlpaca(): Promise<Dataset> {
     })),
     tags: [t.api, ...(t.category === undefined ? [] : [t.category])],
   }));
-  const { tools } = importToolList(items);
-  const byName = new Map(raw.map((t, i) => [t.name, tools[i]?.name ?? `missing:${t.name}`]));
-  const tasks = tasksOf("alpaca", read("toolalpaca-eval/queries.json") as { id: string; query: string; gold: string[] }[], byName);
-  return { label: "ToolAlpaca eval", defs: tools, tasks, ordered: true, background: [] };
+  return { raw, items };
 }

@@ -4,6 +4,7 @@ import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
 import { fuseFirstStep, fuseNextStep, SIGNALS, type FeedersOf, type FusedCandidate, type NextStepInput, type Signal, type Why } from "../toolnet/signal-fusion";
 import type { Ranked } from "../toolnet/retrieval";
+import type { SignalWeights } from "../toolnet/signal-calibration";
 import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
@@ -52,10 +53,12 @@ export interface RankingState {
   state: Loaded;
   relevance: TaskRelevance;
   siblingsOf: (tool: string) => readonly string[];
-  /** Whether similar earlier tasks may overrule the best match here (routing-calibration.ts); read only when some voted. */
-  historyLeads: () => boolean;
-  /** Whether learned transitions take part in later steps here (routing-calibration.ts). */
-  transitionsHelp: () => boolean;
+  /**
+   * The tenant's signal weights (routing-calibration.ts): whether similar earlier tasks may
+   * overrule the best match (read only when some voted), and whether learned transitions take part
+   * in later steps.
+   */
+  weights: () => SignalWeights;
 }
 
 /** A later step's signals without learned transitions: for a tenant whose own steps show them misleading. */
@@ -124,7 +127,7 @@ function answerDefaults(settings: TenantSettings): { maxTokens: number; include:
 
 /** The fused ranking of a first or later step, filled to k with stand-ins, weights scaled; a later step ends with END. */
 export function fusedRanking(
-  { state, relevance, siblingsOf, historyLeads, transitionsHelp }: RankingState,
+  { state, relevance, siblingsOf, weights }: RankingState,
   task: string,
   previous: string | null,
   k: number,
@@ -141,7 +144,7 @@ export function fusedRanking(
       history,
       // The same similar tasks (memoised): what they used after their first tool, weaker.
       usedVotes: history.length === 0 ? [] : state.memory.votes(task, { tools: "all" }),
-      historyLeads: history.length === 0 || historyLeads(),
+      historyLeads: history.length === 0 || weights().history > 0,
       ...(mode === "fused"
         ? {
             task,
@@ -156,7 +159,7 @@ export function fusedRanking(
   } else {
     // The answer shows the best k (fillToK reads no further): at 10,000 tools the prior holds nearly all of them.
     const input = nextStepInput(state, task, relevance.ranked, previous, k, { history: mode === "fused" });
-    fused = fuseNextStep(transitionsHelp() ? input : { ...input, signals: WITHOUT_TRANSITIONS });
+    fused = fuseNextStep(weights().transitions > 0 ? input : { ...input, signals: WITHOUT_TRANSITIONS });
     via = "fused";
   }
   // Never fewer than k (or every tool): stand-ins fill what the task's words did not.

@@ -1,15 +1,19 @@
 import { fuseNextStep, type LearnedStep } from "../toolnet/signal-fusion";
+import { CALIBRATION_SAMPLE } from "../toolnet/history-calibration";
 import {
-  CALIBRATION_SAMPLE,
-  calibrate,
-  historyLeads,
-  transitionsHelp,
-  type CalibrationSample,
-  type TransitionsCalibration,
-} from "../toolnet/history-calibration";
+  calibratedEntry,
+  chooseWeights,
+  DEFAULT_SIGNAL_WEIGHTS,
+  emptyReplay,
+  judge,
+  type CalibratedSignal,
+  type SignalReplay,
+  type SignalWeights,
+} from "../toolnet/signal-calibration";
 import type { Ranked } from "../toolnet/retrieval";
 import { nextStepInput, WITHOUT_TRANSITIONS } from "./routing-answers";
 import { allRows } from "../storage/sql";
+import { StoredBlobs } from "../storage/stored-blobs";
 import type { Loaded } from "./loaded-routing";
 
 /**
@@ -20,11 +24,21 @@ import type { Loaded } from "./loaded-routing";
  */
 export const RECALIBRATE_AFTER = 16;
 
+/**
+ * Sampled tasks replayed per slice of the tenant object's alarm. A Durable Object runs one thing at
+ * a time, so a slice must stay short (tens of ms); Workers' clocks stand still while code runs, so
+ * the slice is bounded by tasks, not time (docs/routing.md gives its measured cost).
+ */
+export const CALIBRATION_SLICE_TASKS = 8;
+
 /** How deep a replayed later step's task ranking goes (tenant-routing.ts RELEVANCE_DEPTH). */
 const LATER_RELEVANCE_DEPTH = 30;
 
-/** A replayed later step counts as a hit when its next tool is among the first 5 (the figure the dev sets judge by). */
+/** A replayed step counts as a hit when its tool is among the first 5 (the figure the dev sets judge by). */
 const JUDGED_AT = 5;
+
+const CALIBRATION_BLOB = "routing-calibration";
+const CALIBRATION_FORMAT = "signal-weights/1";
 
 function recalibrateAfter(memorySize: number): number {
   // A memory no bigger than the sample is judged again at every change: each new task is a large part of the evidence, and cheap to replay.
@@ -32,63 +46,165 @@ function recalibrateAfter(memorySize: number): number {
   return Math.max(RECALIBRATE_AFTER, Math.floor(memorySize / 64));
 }
 
-/** What a calibration was made from: the loaded state, its memory's version and its index's. */
-interface Made<T> {
+/** A task's vector as the tenant's embeddings model made it when the task was routed. */
+export interface TaskVector {
+  model: string;
+  vector: number[];
+}
+
+/** The rankings a replay needs: a first step's relevance (embedded at `weight`, or by the words alone), and a later step's ranking. */
+export interface ReplayRankings {
+  firstRanking: (state: Loaded, task: string, embedded: { vector: TaskVector; weight: number } | undefined) => Ranked[];
+  laterRanking: (state: Loaded, task: string, depth: number) => Ranked[];
+  /** The vector of a task routed with embeddings, when the object still remembers it. */
+  taskVector: (task: string) => TaskVector | undefined;
+}
+
+type Replays = Record<CalibratedSignal, SignalReplay>;
+type Sampled = { id: string; task: string; tools: string[] };
+
+/** What a calibration was made from (its loaded state, memory and index versions), and what it chose. */
+interface Made {
+  readonly state: Loaded | undefined;
+  readonly memory: number;
+  readonly index: number;
+  readonly weights: SignalWeights;
+  readonly replays: Replays;
+  readonly madeAt: number;
+}
+
+/** A replay in progress, a slice at a time. */
+interface Run {
   readonly state: Loaded;
   readonly memory: number;
   readonly index: number;
-  readonly value: T;
+  readonly samples: readonly Sampled[];
+  next: number;
+  readonly replays: Replays;
 }
 
-/** The words' rankings a replay needs: the first step's first choice, and a later step's ranking. */
-export interface ReplayRankings {
-  wordsFirst: (state: Loaded, task: string) => string | undefined;
-  laterRanking: (state: Loaded, task: string, depth: number) => Ranked[];
+/** What the calibration API shows an operator. */
+export interface CalibrationReport {
+  weights: SignalWeights;
+  /** Per signal: tasks (or later steps) judged, and hits at each weight of its grid. */
+  replays: Record<CalibratedSignal, { judged: number; grid: number[]; hits: number[] }>;
+  /** When the weights were chosen (ISO time), null for the defaults of a tenant never calibrated. */
+  madeAt: string | null;
+  /** A recalibration is due or under way; meanwhile routing uses these weights. */
+  stale: boolean;
 }
+
+const emptyReplays = (): Replays => ({
+  history: emptyReplay(calibratedEntry("history")),
+  transitions: emptyReplay(calibratedEntry("transitions")),
+  embeddings: emptyReplay(calibratedEntry("embeddings")),
+});
 
 /**
- * A tenant's calibrations (history-calibration.ts), from its CALIBRATION_SAMPLE most recently
- * remembered tasks (the trajectories that carry a task text): whether similar earlier tasks may
- * overrule the words at first steps, and whether learned transitions take part in later steps.
- * Each is kept until the tools change or the memory has changed enough (recalibrateAfter), so its
- * cost (a search, votes and fusions per sampled task) is paid once per that many remembered
- * tasks, not per route.
+ * A tenant's signal weights (signal-calibration.ts), from its CALIBRATION_SAMPLE most recently
+ * remembered tasks (the trajectories that carry a task text), replayed each with its own
+ * contribution left out. A route never replays: it reads the last weights made (kept in SQLite, so
+ * an eviction keeps them), and when it finds them stale it notes a recalibration as due; the tenant
+ * object's alarm then replays CALIBRATION_SLICE_TASKS tasks per slice until the weights are made.
  */
 export class RoutingCalibration {
   readonly #sql: SqlStorage;
+  readonly #blobs: StoredBlobs;
   readonly #rankings: ReplayRankings;
-  #history: Made<boolean> | undefined;
-  #transitions: Made<boolean> | undefined;
+  readonly #noteDue: () => void;
+  #made: Made | undefined;
+  #run: Run | undefined;
+  #dueSince: number | null = null;
 
-  constructor(sql: SqlStorage, rankings: ReplayRankings) {
+  constructor(sql: SqlStorage, rankings: ReplayRankings, noteDue: () => void) {
     this.#sql = sql;
+    this.#blobs = new StoredBlobs(sql);
     this.#rankings = rankings;
+    this.#noteDue = noteDue;
   }
 
-  /** Whether similar earlier tasks may overrule the best match at this tenant's first steps. */
-  historyLeads(state: Loaded): boolean {
-    this.#history = this.#fresh(this.#history, state) ?? this.#made(state, historyLeads(calibrate(this.#historySamples(state))));
-    return this.#history.value;
+  /** The weights routing uses now (the request path: never a replay). A stale calibration is used as it is, and its remaking noted as due. */
+  weights(state: Loaded): SignalWeights {
+    this.#made ??= this.#stored();
+    if (!this.#fresh(state)) this.#due();
+    return this.#made?.weights ?? DEFAULT_SIGNAL_WEIGHTS;
   }
 
-  /** Whether learned transitions take part in this tenant's later steps. */
-  transitionsHelp(state: Loaded): boolean {
-    this.#transitions = this.#fresh(this.#transitions, state) ?? this.#made(state, transitionsHelp(this.#replayLaterSteps(state)));
-    return this.#transitions.value;
+  /** When a recalibration is due (ms since the epoch), or null. */
+  dueAt(): number | null {
+    return this.#dueSince;
   }
 
-  #fresh<T>(made: Made<T> | undefined, state: Loaded): Made<T> | undefined {
+  /**
+   * One slice of the recalibration (the alarm's): replays up to `tasks` sampled tasks; once every
+   * sample is replayed, the weights are chosen and stored. True when more slices are needed.
+   */
+  slice(state: Loaded, tasks = CALIBRATION_SLICE_TASKS): boolean {
+    if (this.#dueSince === null) return false;
+    if (this.#run === undefined || this.#run.state !== state) this.#run = this.#started(state);
+    const run = this.#run;
+    const end = Math.min(run.samples.length, run.next + tasks);
+    for (; run.next < end; run.next += 1) {
+      const sample = run.samples[run.next];
+      if (sample !== undefined) this.#replay(state, sample, run.replays);
+    }
+    if (run.next < run.samples.length) return true;
+    this.#finish(run);
+    return false;
+  }
+
+  /** What the calibration API shows: the weights routing uses, what the replay judged, and whether a remaking is due. */
+  report(): CalibrationReport {
+    this.#made ??= this.#stored();
+    const made = this.#made;
+    const replays = made?.replays ?? emptyReplays();
+    const shown = (signal: CalibratedSignal) => ({ judged: replays[signal].judged, grid: [...calibratedEntry(signal).grid], hits: replays[signal].hits });
+    return {
+      weights: made?.weights ?? DEFAULT_SIGNAL_WEIGHTS,
+      replays: { history: shown("history"), transitions: shown("transitions"), embeddings: shown("embeddings") },
+      madeAt: made === undefined ? null : new Date(made.madeAt).toISOString(),
+      stale: this.#dueSince !== null,
+    };
+  }
+
+  #due(): void {
+    if (this.#dueSince !== null) return;
+    this.#dueSince = Date.now();
+    this.#noteDue();
+  }
+
+  #fresh(state: Loaded): boolean {
+    const made = this.#made;
     const memory = state.memory;
-    const fresh =
-      made !== undefined && made.state === state && made.index === state.index.version && memory.version - made.memory < recalibrateAfter(memory.size);
-    return fresh ? made : undefined;
+    return made !== undefined && made.state === state && made.index === state.index.version && memory.version - made.memory < recalibrateAfter(memory.size);
   }
 
-  #made<T>(state: Loaded, value: T): Made<T> {
-    return { state, memory: state.memory.version, index: state.index.version, value };
+  #started(state: Loaded): Run {
+    return { state, memory: state.memory.version, index: state.index.version, samples: this.#recentTasks(), next: 0, replays: emptyReplays() };
   }
 
-  #recentTasks(): { id: string; task: string; tools: string[] }[] {
+  #finish(run: Run): void {
+    this.#run = undefined;
+    // A change while the run went on (another Loaded state) restarts it at the next slice; here the run is whole.
+    const previous = this.#made?.replays.embeddings;
+    const replays = { ...run.replays };
+    // With no embedded task remembered (none routed with a vector since the object started), the last judgement of embeddings stands.
+    if (replays.embeddings.judged === 0 && previous !== undefined) replays.embeddings = previous;
+    const weights = chooseWeights(replays);
+    this.#made = { state: run.state, memory: run.memory, index: run.index, weights, replays, madeAt: Date.now() };
+    this.#dueSince = null;
+    this.#blobs.write(CALIBRATION_BLOB, CALIBRATION_FORMAT, new TextEncoder().encode(JSON.stringify({ weights, replays })), String(this.#made.madeAt));
+  }
+
+  /** The last weights stored (an earlier lifetime of the object made them); they must be made again for this state. */
+  #stored(): Made | undefined {
+    const blob = this.#blobs.read(CALIBRATION_BLOB, CALIBRATION_FORMAT);
+    if (blob === undefined) return undefined;
+    const { weights, replays } = JSON.parse(new TextDecoder().decode(blob.bytes)) as { weights: SignalWeights; replays: Replays };
+    return { state: undefined, memory: -1, index: -1, weights: { ...DEFAULT_SIGNAL_WEIGHTS, ...weights }, replays, madeAt: Number(blob.stamp) };
+  }
+
+  #recentTasks(): Sampled[] {
     return allRows<{ id: string; task: string; tools: string }>(
       this.#sql,
       "SELECT id, task, tools FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid DESC LIMIT ?",
@@ -96,12 +212,30 @@ export class RoutingCalibration {
     ).map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] }));
   }
 
-  #historySamples(state: Loaded): CalibrationSample[] {
-    return this.#recentTasks().map((row) => ({
-      started: row.tools[0] ?? "",
-      voted: state.memory.votes(row.task, { tools: "first", excluding: row.id })[0]?.name,
-      words: this.#rankings.wordsFirst(state, row.task),
-    }));
+  /** One sampled task replayed for every signal. */
+  #replay(state: Loaded, sample: Sampled, replays: Replays): void {
+    const started = sample.tools[0] ?? "";
+    const words = this.#rankings.firstRanking(state, sample.task, undefined);
+    this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
+    this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
+    this.#replayLaterSteps(state, sample, replays.transitions);
+  }
+
+  /** History's first vote (the task's own text left out) against the words' first choice, where some other task voted. */
+  #replayHistory(state: Loaded, sample: Sampled, started: string, wordsFirst: string | undefined, replay: SignalReplay): void {
+    const voted = state.memory.votes(sample.task, { tools: "first", excluding: sample.id })[0]?.name;
+    if (voted === undefined) return;
+    judge(calibratedEntry("history"), replay, (weight) => (weight > 0 ? voted : wordsFirst) === started);
+  }
+
+  /** The task's first tool in the first 5 of its relevance at each embeddings weight (0: the words alone), for a task routed with a vector. */
+  #replayEmbeddings(state: Loaded, task: string, started: string, words: readonly Ranked[], replay: SignalReplay): void {
+    const vector = this.#rankings.taskVector(task);
+    if (vector === undefined) return;
+    judge(calibratedEntry("embeddings"), replay, (weight) => {
+      const ranking = weight > 0 ? this.#rankings.firstRanking(state, task, { vector, weight }) : words;
+      return topHolds(ranking, started);
+    });
   }
 
   /**
@@ -109,28 +243,24 @@ export class RoutingCalibration {
    * transitions, the task's own transitions taken out of what was learned (its own steps must not
    * teach it) and its own text out of the votes.
    */
-  #replayLaterSteps(state: Loaded): TransitionsCalibration {
-    const judged = { steps: 0, with: 0, without: 0 };
-    for (const row of this.#recentTasks()) {
-      if (row.tools.length < 2) continue;
-      const relevance = this.#rankings.laterRanking(state, row.task, LATER_RELEVANCE_DEPTH);
-      for (let i = 1; i < row.tools.length; i += 1) {
-        const previous = row.tools[i - 1] ?? "";
-        const next = row.tools[i] ?? "";
-        if (previous === next || !state.graph.tools.has(previous) || !state.graph.tools.has(next)) continue;
-        const input = nextStepInput(state, row.task, relevance, previous, JUDGED_AT, { history: true, excluding: row.id });
-        const learned = withoutOwnSteps(input.learned, row.tools, previous);
-        judged.steps += 1;
-        if (topHolds(fuseNextStep({ ...input, learned }), next)) judged.with += 1;
-        if (topHolds(fuseNextStep({ ...input, learned, signals: WITHOUT_TRANSITIONS }), next)) judged.without += 1;
-      }
+  #replayLaterSteps(state: Loaded, sample: Sampled, replay: SignalReplay): void {
+    const tools = sample.tools;
+    if (tools.length < 2) return;
+    const relevance = this.#rankings.laterRanking(state, sample.task, LATER_RELEVANCE_DEPTH);
+    for (let i = 1; i < tools.length; i += 1) {
+      const previous = tools[i - 1] ?? "";
+      const next = tools[i] ?? "";
+      if (previous === next || !state.graph.tools.has(previous) || !state.graph.tools.has(next)) continue;
+      const input = nextStepInput(state, sample.task, relevance, previous, JUDGED_AT, { history: true, excluding: sample.id });
+      const learned = withoutOwnSteps(input.learned, tools, previous);
+      const fused = (weight: number) => fuseNextStep(weight > 0 ? { ...input, learned } : { ...input, learned, signals: WITHOUT_TRANSITIONS });
+      judge(calibratedEntry("transitions"), replay, (weight) => topHolds(fused(weight), next));
     }
-    return judged;
   }
 }
 
-function topHolds(fused: readonly { tool: string }[], tool: string): boolean {
-  return fused.slice(0, JUDGED_AT).some((c) => c.tool === tool);
+function topHolds(ranked: readonly ({ tool: string } | { name: string })[], tool: string): boolean {
+  return ranked.slice(0, JUDGED_AT).some((c) => ("tool" in c ? c.tool : c.name) === tool);
 }
 
 /** `learned` successors of `previous` less what `tools` (one trajectory) contributed to their counts. */

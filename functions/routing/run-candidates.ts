@@ -1,5 +1,5 @@
 import { learnedSuccessors } from "../toolnet/graph";
-import { searchCoveringWords, type SiblingsOf } from "../toolnet/retrieval";
+import { searchCoveringWords, type Ranked, type SiblingsOf } from "../toolnet/retrieval";
 import { fuseRunCandidates, type RunCandidateSet } from "../toolnet/signal-fusion";
 import { withUnfitLower } from "../toolnet/task-fit";
 import type { ToolDefinition } from "../tools/definition";
@@ -20,6 +20,8 @@ export interface RunCandidateSources {
   siblingsOf: (tool: string) => readonly string[];
   /** A tool's stored views as shown with a description. */
   views: (tool: string, shown: ToolDefinition, description: string | undefined) => StoredToolViews;
+  /** The task's learned-field ranking and its weight (learned-words.ts; absent: none). */
+  learned?: { ranking: () => Ranked[]; weight: number } | undefined;
 }
 
 /**
@@ -29,13 +31,14 @@ export interface RunCandidateSources {
  * signature and description, and with a current protocol its response schema and example), as stored.
  */
 export function runCandidates(
-  { state, better, protocolTokens, apiSiblingsOf, siblingsOf, views }: RunCandidateSources,
+  { state, better, protocolTokens, apiSiblingsOf, siblingsOf, views, learned }: RunCandidateSources,
   task: string,
   options: { seeds: number; maxTools: number; tokenBudget: number },
   minDepth: number,
 ): RunCandidateSet {
   const relevance = searchCoveringWords(state.index, task, Math.max(minDepth, options.maxTools * 3), {
     siblingsOf: apiSiblingsOf,
+    ...(learned === undefined ? {} : { learned }),
   });
   return fuseRunCandidates({
     task,

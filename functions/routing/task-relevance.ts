@@ -7,6 +7,8 @@ export interface RelevanceSources {
   vectorsOf: (model: string) => ReadonlyMap<string, number[]> | undefined;
   apiSiblingsOf: () => SiblingsOf | undefined;
   searched: () => void;
+  /** The task's learned-field ranking and its weight (absent: no learned field). */
+  learned?: { ranking: () => Ranked[]; weight: number } | undefined;
 }
 
 /**
@@ -20,7 +22,7 @@ export function taskRelevance(
   state: Loaded,
   task: string,
   depth: number,
-  query: { model: string; vector: number[] } | undefined,
+  query: { model: string; vector: number[]; weight?: number } | undefined,
   sources: RelevanceSources,
 ): TaskRelevance {
   const index = state.index;
@@ -36,10 +38,13 @@ export function taskRelevance(
     return embedded
       ? hybridTwoWays(index, task, query.vector, vectors, {
           k: depth,
+          // The tenant's calibrated weight of the embeddings ranking against BM25's 1 (routing-calibration.ts).
+          ...(query.weight === undefined ? {} : { weights: [1, query.weight] as const }),
           canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
           siblingsOf,
+          ...(sources.learned === undefined ? {} : { learned: sources.learned }),
         })
-      : searchTwoWays(index, task, depth, { siblingsOf });
+      : searchTwoWays(index, task, depth, { siblingsOf, ...(sources.learned === undefined ? {} : { learned: sources.learned }) });
   };
   let both: { plain: Ranked[]; withApis: Ranked[] } | undefined;
   let laterOnly: Ranked[] | undefined;

@@ -8,7 +8,8 @@ import {
   ToolGraphError,
   type Trajectory,
 } from "../toolnet/graph";
-import { searchTwoWays } from "../toolnet/retrieval";
+import { hybridTwoWays, searchTwoWays } from "../toolnet/retrieval";
+import { callableAsAsked } from "../toolnet/task-fit";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
 import type { RunCandidateSet } from "../toolnet/signal-fusion";
 import type { ToolDefinition } from "../tools/definition";
@@ -23,10 +24,15 @@ import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "../storage/tool-vectors";
 import { fitAnswer, fusedRanking, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
-import { RoutingCalibration } from "./routing-calibration";
+import { RoutingCalibration, type CalibrationReport } from "./routing-calibration";
+import { RoutedTaskVectors } from "./routed-task-vectors";
 import { RoutingLearning } from "./routing-learning";
 import { taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
+import { LearnedWords, type LearnedWordsView } from "./learned-words";
+import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
+import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
+import type { Ranked } from "../toolnet/retrieval";
 
 export type { RouteAnswer, RouteMode, RouteOptions, TaskVectorWanted } from "./routing-answers";
 
@@ -73,10 +79,16 @@ export class TenantRouting implements ObservedLearning {
   readonly #states: LoadedRouting;
   /** Trajectories, scores, the graph's settings, export and import (routing-learning.ts). */
   readonly #learning: RoutingLearning;
-  /** Whether history may overrule the words at first steps, from the tenant's own tasks. */
+  /** How much each signal counts for this tenant, from its own tasks replayed (off the request path). */
   readonly #calibration: RoutingCalibration;
+  /** Vectors of recently routed tasks, for the calibration's replay of embeddings. */
+  readonly #taskVectors = new RoutedTaskVectors();
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
+  /** Each tool's learned field: the words of the requests that chose it (learned-words.ts). */
+  readonly #words: LearnedWords;
+  /** The learned field's weight as last parsed, by the stored setting's text. */
+  #fieldWeight: { json: string | undefined; weight: number } | undefined;
   /** Preparations run since the object started (tests and benchmarks). */
   #preparations = 0;
   /** Task rankings computed (not found in the memo) since the object started: tests count them. */
@@ -95,14 +107,31 @@ export class TenantRouting implements ObservedLearning {
     });
     this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
     this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
-    // The words' first choice for a sampled task, searched apart from the memo of rankings (which holds chats' tasks).
-    this.#calibration = new RoutingCalibration(sql, {
-      wordsFirst: (state, task) => {
-        const siblingsOf = this.#states.apiSiblingsOf(state);
-        return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf === undefined ? {} : { siblingsOf }).withApis[0]?.name;
+    this.#words = new LearnedWords(sql, () => this.#states.current?.relevance.clear());
+    // A sampled task's rankings, searched apart from the memo of rankings (which holds chats' tasks).
+    this.#calibration = new RoutingCalibration(
+      sql,
+      {
+        firstRanking: (state, task, embedded) => this.#replayedFirstRanking(state, task, embedded),
+        laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
+        taskVector: (task) => this.#taskVectors.of(task),
       },
-      laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
-    });
+      () => sources.preparationNoted?.(),
+    );
+  }
+
+  /** A sampled task's first-step relevance as routing ranks it: by the words, or fused with its embeddings at `weight`. */
+  #replayedFirstRanking(state: Loaded, task: string, embedded: { vector: { model: string; vector: number[] }; weight: number } | undefined) {
+    const apiSiblings = this.#states.apiSiblingsOf(state);
+    const siblingsOf = apiSiblings === undefined ? {} : { siblingsOf: apiSiblings };
+    const vectors = embedded === undefined ? undefined : this.#vectors.of(embedded.vector.model);
+    if (embedded === undefined || vectors === undefined || vectors.size === 0) return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf).withApis;
+    return hybridTwoWays(state.index, task, embedded.vector.vector, vectors, {
+      k: RELEVANCE_DEPTH,
+      weights: [1, embedded.weight],
+      canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
+      ...siblingsOf,
+    }).withApis;
   }
 
   #descriptions(): Map<string, string> {
@@ -113,9 +142,29 @@ export class TenantRouting implements ObservedLearning {
     return this.#sources.views(tool, shown, description);
   }
 
-  /** When preparing the routing state after a catalog change is due (ms since the epoch), or null when it is not. */
+  /** When preparing the routing state after a catalog change, or a slice of its calibration, is due (ms since the epoch), or null when neither is. */
   preparationDue(): number | null {
-    return this.#store.preparationDue();
+    const times = [this.#store.preparationDue(), this.#calibration.dueAt()].filter((t): t is number => t !== null);
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  /** The tenant's signal weights, what its replay judged, and whether a recalibration is due (the calibration API). */
+  calibration(): CalibrationReport {
+    // Asking is one way to find the weights stale (a route is the other): a recalibration is then noted as due.
+    this.#calibration.weights(this.#states.load());
+    return this.#calibration.report();
+  }
+
+  /** One slice of a due recalibration (the alarm's); true when more slices are needed. */
+  #calibrateIfDue(now: number): boolean {
+    const due = this.#calibration.dueAt();
+    if (due === null || due > now) return false;
+    try {
+      return this.#calibration.slice(this.#states.load());
+    } catch (error) {
+      console.warn(`routing calibration failed, the last weights kept: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
   }
 
   /**
@@ -125,7 +174,10 @@ export class TenantRouting implements ObservedLearning {
    */
   prepareIfDue(now: number): LoadReport | undefined {
     const due = this.#store.preparationDue();
-    if (due === null || due > now) return undefined;
+    if (due === null || due > now) {
+      this.#calibrateIfDue(now);
+      return undefined;
+    }
     try {
       return this.prepare();
     } catch (error) {
@@ -189,14 +241,17 @@ export class TenantRouting implements ObservedLearning {
   }
 
   /** A task's relevance (task-relevance.ts), remembered per task for the index version (relevance-memo.ts). */
-  #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[] } | undefined): TaskRelevance {
-    return state.relevance.ranking({ task, depth, model: query?.model }, state.index.version, () =>
+  #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[]; weight: number } | undefined): TaskRelevance {
+    // The weight is part of what was asked: a recalibration that changes it must not meet a ranking fused at the old one.
+    const model = query === undefined ? undefined : `${query.model}@${query.weight}`;
+    return state.relevance.ranking({ task, depth, model }, state.index.version, () =>
       taskRelevance(state, task, depth, query, {
         vectorsOf: (model) => this.#vectors.of(model),
         apiSiblingsOf: () => this.#states.apiSiblingsOf(state),
         searched: () => {
           this.relevanceSearches += 1;
         },
+        learned: this.#learnedFor(state, task),
       }),
     );
   }
@@ -282,12 +337,14 @@ export class TenantRouting implements ObservedLearning {
 
   /** What a fused ranking reads (routing-answers.ts): the task's relevance, ranked as deep as k needs, and the tools' API siblings. */
   #rankingState(state: Loaded, task: string, k: number, query: { model: string; vector: number[] } | undefined): RankingState {
+    if (query !== undefined) this.#taskVectors.remember(task, query);
+    // Embeddings at the weight this tenant's replay chose; muted (0), the task ranks by its words alone.
+    const weight = query === undefined ? 0 : this.#calibration.weights(state).embeddings;
     return {
       state,
-      relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), query),
+      relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), weight > 0 && query !== undefined ? { ...query, weight } : undefined),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
-      historyLeads: () => this.#calibration.historyLeads(state),
-      transitionsHelp: () => this.#calibration.transitionsHelp(state),
+      weights: () => this.#calibration.weights(state),
     };
   }
 
@@ -305,13 +362,55 @@ export class TenantRouting implements ObservedLearning {
       apiSiblingsOf: this.#states.apiSiblingsOf(state),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       views: (tool, shown, description) => this.#views(tool, shown, description),
+      learned: this.#learnedFor(state, task),
     };
     return runCandidates(sources, task, options, RELEVANCE_DEPTH);
   }
 
-  /** Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text teaches the first step. */
-  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult> {
-    return this.#learning.importTrajectories(trajectories, unknownTools);
+  /**
+   * Static construction (eq. 5): import trajectories; idempotent per trajectory id. A task text
+   * teaches the first step, and each tool its words (explicit evidence, unless `words` is false:
+   * observed conversations teach theirs themselves, with their calls' outcomes).
+   */
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip", words = true): Outcome<StaticImportResult> {
+    const result = this.#learning.importTrajectories(trajectories, unknownTools);
+    if (result.ok && words) for (const t of trajectories) if (t.task !== undefined) this.learnWords(t.id, t.task, t.tools, "explicit");
+    return result;
+  }
+
+  /** `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its part of the task's words (learned-attribution.ts). */
+  learnWords(source: string, task: string, tools: readonly string[], kind: EvidenceKind, failed?: ReadonlySet<string>): void {
+    const state = this.#states.load();
+    const known = tools.filter((tool) => state.defs.has(tool));
+    if (known.length === 0) return;
+    const affinity = (part: string, chosen: readonly string[]) =>
+      state.index.termImpacts(part, chosen).map((impacts) => impacts.reduce((sum, impact) => sum + impact, 0));
+    this.#words.learn(source, attributeRequest(task, { tools: known, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
+  }
+
+  /** An explicit score for `tool` in `source` raises (positive) or takes away (negative) the words the source taught it. */
+  scoreWords(source: string, tool: string, score: number): void {
+    this.#words.score(source, tool, score);
+  }
+
+  /** Take away the words `sources` taught. */
+  forgetWords(sources: readonly string[]): void {
+    this.#words.forget(sources);
+  }
+
+  /** A tool's strongest learned words, and from how many conversations and trajectories. */
+  learnedWords(tool: string, count?: number): LearnedWordsView {
+    return this.#words.view(tool, count);
+  }
+
+  /** The learned field for a task's first step at this tenant's weight, or undefined when it is off. */
+  #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
+    const json = this.#sources.settings.get(LEARNING_SETTING);
+    const parsed =
+      this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
+    this.#fieldWeight = parsed;
+    const weight = parsed.weight;
+    return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
   }
 
   /** Replace the task texts of stored trajectories; task memory forgets the old text at once. */
@@ -321,6 +420,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** Remove trajectories (their transitions and task texts) from what routing learned; returns how many were known. */
   forgetTrajectories(ids: readonly string[]): number {
+    this.#words.forget(ids);
     return this.#learning.forgetTrajectories(ids);
   }
 

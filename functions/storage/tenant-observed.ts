@@ -73,6 +73,15 @@ interface TrajectoryRow {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The source a conversation's words are kept under: one per conversation, so it counts once however often it repeats. */
+const wordsSource = (conversation: string): string => `observed:${conversation}`;
+
+/** The tools of a trajectory whose every call failed (they still show the chatbot's choice, with less weight). */
+function failedTools(trajectory: ObservedTrajectory): Set<string> {
+  const ok = new Set(trajectory.tools.filter((_tool, i) => trajectory.outcomes[i] !== "failure"));
+  return new Set(trajectory.tools.filter((tool) => !ok.has(tool)));
+}
 const dayOf = (ms: number): string => iso(ms).slice(0, 10);
 
 /**
@@ -81,7 +90,17 @@ const dayOf = (ms: number): string => iso(ms).slice(0, 10);
  * texts reduced after the retention period, and trajectories forgotten.
  */
 export interface ObservedLearning {
-  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult>;
+  /** `words` false: the trajectories teach no learned words (the conversation teaches its own, with its outcomes). */
+  importTrajectories(
+    trajectories: (Trajectory & { task?: string | undefined })[],
+    unknownTools: "error" | "skip",
+    words?: boolean,
+  ): Outcome<StaticImportResult>;
+  /** Each tool of `tools` learns its part of `task`'s words from `source` (the routing store's learned field). */
+  learnWords(source: string, task: string, tools: readonly string[], kind: "observed", failed?: ReadonlySet<string>): void;
+  /** An explicit score weighs the words `source` taught `tool` (a negative one takes them away). */
+  scoreWords(source: string, tool: string, score: number): void;
+  forgetWords(sources: readonly string[]): void;
   applyScores(evaluation: Evaluation): Outcome<FeedbackResult>;
   replaceTaskTexts(entries: readonly { id: string; task: string }[]): void;
   forgetTrajectories(ids: readonly string[]): number;
@@ -180,7 +199,8 @@ export class TenantObserved {
     );
     const learned = session?.learned ?? 0;
     const id = `observed:${conversation}:${learned + 1}`;
-    this.#routing.importTrajectories([{ id, tools: trajectory.tools, task: trajectory.task }], "skip");
+    this.#routing.importTrajectories([{ id, tools: trajectory.tools, task: trajectory.task }], "skip", false);
+    this.#routing.learnWords(wordsSource(conversation), trajectory.task, trajectory.tools, "observed", failedTools(trajectory));
     const explicit = new Set(JSON.parse(session?.explicit_tools ?? "[]") as string[]);
     const applied = this.#applyImplicit(implicitScores(trajectory, explicit));
     run(
@@ -222,9 +242,11 @@ export class TenantObserved {
    * get no implicit score from the conversation, and implicit scores already applied to them
    * from it are taken back.
    */
-  noteExplicit(conversation: string, tools: readonly string[]): void {
+  noteExplicit(conversation: string, tools: readonly string[], scores: readonly number[] = []): void {
     const row = oneRow<SessionRow>(this.#sql, "SELECT * FROM observed_sessions WHERE id = ?", conversation);
     if (row === undefined) return;
+    // The score also weighs the words the conversation taught each tool (a negative one takes them away).
+    tools.forEach((tool, i) => this.#routing.scoreWords(wordsSource(conversation), tool, scores[i] ?? 0));
     const named = new Set(tools);
     const explicit = new Set([...(JSON.parse(row.explicit_tools) as string[]), ...named]);
     run(this.#sql, "UPDATE observed_sessions SET explicit_tools = ? WHERE id = ?", JSON.stringify([...explicit]), conversation);
@@ -332,6 +354,7 @@ export class TenantObserved {
       run(this.#sql, "DELETE FROM observed_sessions WHERE id = ?", id);
     }
     this.#routing.forgetTrajectories(forgotten);
+    this.#routing.forgetWords(sessions.map(({ id }) => wordsSource(id)));
     return sessions.length;
   }
 

@@ -113,4 +113,11 @@ export const TENANT_MIGRATIONS = [
   // The SHA-256 of a webhook delivery's body: a reused `webhook-id` with another body is refused,
   // not taken for a redelivery (NULL in older rows: any body matches them).
   `ALTER TABLE webhook_deliveries ADD COLUMN body_hash TEXT;`,
+  // Each tool's learned field (learned-words.ts): the index terms of the requests that chose it,
+  // weighed, kept per source of evidence (an observed conversation, a posted trajectory), so that
+  // deleting the source takes its words away again. Terms only: no request text.
+  `CREATE TABLE IF NOT EXISTS learned_terms (
+     source TEXT NOT NULL, tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, learned_at INTEGER NOT NULL,
+     PRIMARY KEY (source, tool, term));
+   CREATE INDEX IF NOT EXISTS learned_terms_order ON learned_terms (learned_at);`,
 ] as const;

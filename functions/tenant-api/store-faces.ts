@@ -70,11 +70,13 @@ export interface RegistryFace
 /** The settings store as the Worker reaches it: tenant settings. */
 export interface SettingsFace extends Pick<TenantSettings, "get" | "put" | "runSettings" | "sideEffects" | "updateRunSettings" | "updateSideEffects"> {}
 
-/** The routing store as the Worker reaches it: route answers, the graph, trajectories and embeddings. */
+/** The routing store as the Worker reaches it: route answers, the graph, trajectories, embeddings and the signal weights. */
 export interface RoutingFace
   extends Pick<
     TenantRouting,
+    | "calibration"
     | "importTrajectories"
+    | "learnedWords"
     | "replaceWith"
     | "route"
     | "routeJson"

@@ -45,24 +45,3 @@ export function calibrate(samples: Iterable<CalibrationSample>): HistoryCalibrat
 export function historyLeads(calibration: HistoryCalibration): boolean {
   return calibration.voted === 0 || calibration.history > calibration.words;
 }
-
-/** Later steps of the tenant's sampled tasks replayed: how many, and how many held the next tool in the first 5 with and without learned transitions. */
-export interface TransitionsCalibration {
-  readonly steps: number;
-  readonly with: number;
-  readonly without: number;
-}
-
-/** Fewer later steps replayed than this are too few to judge transitions by: a young tenant keeps them. */
-export const MIN_JUDGED_STEPS = 8;
-
-/**
- * Learned transitions take part in later steps where the tenant's own steps hit more often with
- * them than without. Where they do not (Seal-Tools and ToolAlpaca, whose requests string
- * unrelated tools together: a step seen twice after a tool is another task's habit), they only
- * add another task's habit, so they are left out. With fewer than MIN_JUDGED_STEPS replayed, they
- * take part (a tenant's first sessions teach its later steps at once).
- */
-export function transitionsHelp(calibration: TransitionsCalibration): boolean {
-  return calibration.steps < MIN_JUDGED_STEPS || calibration.with > calibration.without;
-}

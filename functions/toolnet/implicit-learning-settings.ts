@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LEARNED_FIELD_WEIGHT } from "./retrieval/learned-field";
 
 /** A tenant's implicit learning options (tenant setting `learning`), defaults filled. */
 export const LearningSettings = z
@@ -9,6 +10,12 @@ export const LearningSettings = z
       .describe("Learn from what callers search for and then call (observed sessions); false stops recording at the next request"),
     retentionDays: z.number().int().min(1).max(3650).default(30).describe("Days an observed task's text is kept; after that only its index terms stay"),
     idleMinutes: z.number().int().min(1).max(1440).default(30).describe("A conversation with no search or call for this long is closed and learned from"),
+    fieldWeight: z
+      .number()
+      .min(0)
+      .max(4)
+      .default(LEARNED_FIELD_WEIGHT)
+      .describe("Weight of each tool's learned words (the requests that chose it) against its own text at first steps and in run candidate sets; 0: off"),
   })
   .strict();
 export type LearningSettings = z.infer<typeof LearningSettings>;

@@ -4,6 +4,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessibilityViolations, launchChromium, screenshot } from "../helpers/browser";
+import { calibrated } from "../helpers/calibration";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -81,6 +82,8 @@ describe("the console's learning pages in Chromium", () => {
     const curve = await service.json<{ days: { searches: number; offeredHits: number; sessions: number }[] }>("GET", "/v1/learning-curve", { key });
     const [today] = curve.body.days;
     expect(today?.sessions).toBe(2);
+    // The calibration made first: otherwise the alarm may make it between the API's read and the page's.
+    await calibrated(service, "learning-console", key);
     await page.goto(`${base}/console/learning`);
     const points = page.locator("svg#learning-chart circle.share");
     expect(await points.count()).toBe(1);
@@ -88,8 +91,26 @@ describe("the console's learning pages in Chromium", () => {
     expect(await page.locator("svg#learning-chart rect.sessions").first().getAttribute("data-sessions")).toBe("2");
     expect(await page.locator("svg#learning-chart desc").textContent()).toContain("searches offered the tool called next");
     expect(await page.locator("#observed-sessions").textContent()).toContain("searchMovie → movieCredits");
+    // How much each signal counts for this tenant, as the calibration API gives it.
+    const calibration = await service.json<{ weights: Record<string, number> }>("GET", "/v1/routing/calibration", { key });
+    expect(await page.locator("#signal-weights tbody tr").count()).toBe(Object.keys(calibration.body.weights).length);
+    for (const [signal, weight] of Object.entries(calibration.body.weights))
+      expect(await page.locator(`#signal-weights tr[data-signal="${signal}"] .weight`).textContent()).toMatch(new RegExp(`^${weight}\\b`));
     await a11y(page);
     await screenshot(page, "learning");
+  });
+
+  it("shows the words a tool learned on its page, and from how many conversations", async () => {
+    const learned = await service.json<{ sources: number; terms: { term: string }[] }>("GET", "/v1/tools/searchMovie/learned-words", { key });
+    expect(learned.body.terms.length).toBeGreaterThan(0);
+    await page.goto(`${base}/console/tools/searchMovie`);
+    const section = page.getByRole("region", { name: "Learned words" });
+    expect(await section.locator("li code").allTextContents()).toEqual(learned.body.terms.map((t) => t.term));
+    expect(await section.textContent()).toContain(`From ${learned.body.sources} conversation`);
+    await a11y(page);
+    await screenshot(page, "tool-learned-words");
+    // The next test starts on the learning page.
+    await page.goto(`${base}/console/learning`);
   });
 
   it("turns implicit learning off and on from the learning page", async () => {

@@ -3,6 +3,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ObservedSessionView } from "../../functions/storage/tenant-observed";
+import { LEARNED_FIELD_WEIGHT } from "../../functions/toolnet/retrieval/learned-field";
 import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
@@ -150,7 +151,7 @@ describe("implicit learning from observed conversations", () => {
     const client = await connect(key);
     await call(client, "find_tools", { task: TASK, k: 5 });
     const off = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit: false } });
-    expect(off.body).toEqual({ implicit: false, retentionDays: 30, idleMinutes: 30 });
+    expect(off.body).toEqual({ implicit: false, retentionDays: 30, idleMinutes: 30, fieldWeight: LEARNED_FIELD_WEIGHT });
     await call(client, "call_tool", { name: "searchMovie", arguments: {} });
     await endSession(client);
     expect((await sessions(key))[0]?.trajectories).toEqual([]);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { calibrated } from "../helpers/calibration";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
@@ -34,6 +35,8 @@ async function tenantWith(name: string, trajectories: { id: string; task: string
   const tenant = await createTenant(service, name);
   expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", tools } })).status).toBe(200);
   expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories } })).status).toBe(200);
+  // The calibration is made off the request path (the alarm's): made here before the tenant is routed.
+  await calibrated(service, name, tenant.key);
   return tenant.key;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { calibrate, historyLeads, MIN_JUDGED_STEPS, transitionsHelp } from "../../functions/toolnet/history-calibration";
+import { calibrate, historyLeads } from "../../functions/toolnet/history-calibration";
 import { TaskMemory } from "../../functions/toolnet/task-memory";
 
 describe("history calibration", () => {
@@ -36,13 +36,5 @@ describe("history calibration", () => {
     ).toEqual(["getForecast", "getWeather"]);
     memory.remove("x");
     expect(memory.version).toBe(version + 1);
-  });
-
-  it("keeps learned transitions where the tenant's replayed steps hit more often with them, or too few were replayed to judge", () => {
-    expect(transitionsHelp({ steps: 20, with: 15, without: 12 })).toBe(true);
-    expect(transitionsHelp({ steps: 20, with: 12, without: 12 })).toBe(false);
-    expect(transitionsHelp({ steps: 20, with: 10, without: 12 })).toBe(false);
-    expect(transitionsHelp({ steps: MIN_JUDGED_STEPS - 1, with: 0, without: 5 })).toBe(true);
-    expect(transitionsHelp({ steps: 0, with: 0, without: 0 })).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 /** The calibrated rows, scored after the pass: history leading the first step and learned transitions at later steps, as routing decides them per tenant. */
-import { historyLeads, transitionsHelp } from "../../../functions/toolnet/history-calibration";
+import { historyLeads } from "../../../functions/toolnet/history-calibration";
+import { calibratedEntry, chosenWeight } from "../../../functions/toolnet/signal-calibration";
 import type { Task } from "../routing-datasets";
 import type { Context } from "./context";
 import {
@@ -28,7 +29,7 @@ export interface TransitionStep {
 /**
  * The later step as routing makes it: learned transitions take part unless the tenant's other
  * tasks' later steps (the task's group left out; routing replays its 64 most recent) hit less
- * often at k = 5 with them than without (history-calibration.ts transitionsHelp).
+ * often at k = 5 with them than without, by 2 steps or more (signal-calibration.ts).
  */
 export function addTransitionsPerTenant(report: Report, steps: readonly TransitionStep[]): void {
   const hits = (ranking: readonly string[], next: string) => (ranking.slice(0, 5).includes(next) ? 1 : 0);
@@ -43,10 +44,17 @@ export function addTransitionsPerTenant(report: Report, steps: readonly Transiti
     }
     byGroup.set(step.group, own);
   }
+  if (process.env.TRANSITIONS_DEBUG !== undefined) {
+    const only = (a: "with" | "without", b: "with" | "without") => steps.filter((s) => hits(s[a], s.next) === 1 && hits(s[b], s.next) === 0).length;
+    console.log(
+      `transitions replay: ${total.steps} steps, with ${total.with}, without ${total.without}; only with ${only("with", "without")}, only without ${only("without", "with")}`,
+    );
+  }
   for (const step of steps) {
     const own = byGroup.get(step.group) ?? { steps: 0, with: 0, without: 0 };
     const others = { steps: total.steps - own.steps, with: total.with - own.with, without: total.without - own.without };
-    const ranking = transitionsHelp(others) ? step.with : step.without;
+    // As routing chooses it (signal-calibration.ts): left out only when the replay holds 2 more steps without them.
+    const ranking = chosenWeight(calibratedEntry("transitions"), { judged: others.steps, hits: [others.without, others.with] }) > 0 ? step.with : step.without;
     for (const k of K) add(report.later, `${LATER}|${k}`, ranking.slice(0, k).includes(step.next) ? 1 : 0);
   }
 }

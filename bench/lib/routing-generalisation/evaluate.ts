@@ -6,6 +6,7 @@ import type { EmbeddingVectors } from "../embedding-vectors";
 import type { Dataset, Task } from "../routing-datasets";
 import { asTrajectory, buildContext } from "./build-context";
 import { addCalibrated, addFirstStep, addTransitionsPerTenant, calibrationRow, type CalibrationRow, type TransitionStep } from "./calibration";
+import { addEmbeddingsPerTenant, embeddingsRow, type EmbeddingsRow } from "./embeddings-calibration";
 import { addCandidateSets, candidateSets, debugCandidateSetMiss } from "./candidate-sets";
 import { type Context, routingSearch } from "./context";
 import { debugFirstStep, firstStepRankings } from "./first-step";
@@ -17,6 +18,7 @@ import { routingStepTokens, timeSteps } from "./step-cost";
 /** What the pass collects for the calibrated rows, scored once every task is measured. */
 interface Pending {
   calibration: CalibrationRow[];
+  embeddings: EmbeddingsRow[];
   transitionSteps: TransitionStep[];
 }
 
@@ -25,7 +27,7 @@ export async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | und
   const byGroup = new Map<string, Task[]>();
   for (const t of dataset.tasks) byGroup.set(t.group, [...(byGroup.get(t.group) ?? []), t]);
   const report: Report = { misses: new Map(), first: new Map(), later: new Map(), sets: new Map(), tokens: new Map(), timing: new Map() };
-  const pending: Pending = { calibration: [], transitionSteps: [] };
+  const pending: Pending = { calibration: [], embeddings: [], transitionSteps: [] };
   for (const task of dataset.tasks) {
     if (!inHalf(task.group)) continue;
     // Hold out the task (and its group): nothing it taught may help it.
@@ -38,6 +40,7 @@ export async function evaluate(dataset: Dataset, vectors: EmbeddingVectors | und
     restore(ctx, dataset, held);
   }
   addCalibrated(report, pending.calibration);
+  if (pending.embeddings.length > 0) addEmbeddingsPerTenant(report, pending.embeddings);
   addTransitionsPerTenant(report, pending.transitionSteps);
   return report;
 }
@@ -61,6 +64,8 @@ function measureTask(ctx: Context, dataset: Dataset, task: Task, report: Report,
   const rankings = firstStepRankings(ctx, task.text);
   for (const [variant, ranking] of rankings) addFirstStep(report, variant, { firstGold, distinctGold }, ranking);
   pending.calibration.push(calibrationRow(ctx, task, { firstGold, distinctGold }, rankings));
+  const embedded = embeddingsRow(ctx, task, { firstGold, distinctGold }, rankings);
+  if (embedded !== undefined) pending.embeddings.push(embedded);
   if (process.env.FIRST_DEBUG !== undefined) debugFirstStep(ctx, task.text, firstGold);
   // A later step ranks by the task's words without API evidence (tenant-routing.ts #relevance).
   const relevance = searchTwoWays(ctx.index, task.text, 30, routingSearch(ctx)).plain;

@@ -8,7 +8,7 @@ import { laterWithEmbeddings } from "./embeddings";
 import { EVIDENCE, LATER_MIN_SIMILARITY, MIN_EVIDENCE, NEXT_WEIGHTS } from "./options";
 import { without } from "./signal-sets";
 
-/** Later steps: learned transitions always fused, and as routing decides it per tenant (history-calibration.ts transitionsHelp). */
+/** Later steps: learned transitions always fused, and as routing decides it per tenant (signal-calibration.ts, transitions). */
 export const LATER_ALWAYS = "fused, learned transitions always";
 export const LATER = "fused: all signals";
 

@@ -51,6 +51,7 @@ input[type=number] { width: 6rem; }
 .card.current { border-color: var(--accent); box-shadow: 0 0 0 1px var(--accent); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
+ul.learned-words { display: flex; flex-wrap: wrap; gap: .3rem 1rem; list-style: none; margin: 0; padding: 0; }
 ins { background: #dafbe1; color: #0a3d1a; text-decoration: none; } del { background: #ffebe9; color: #6e0b17; }
 progress { width: 12rem; height: 1rem; vertical-align: middle; }
 .bar { display: flex; align-items: center; gap: .5rem; }

@@ -5,7 +5,7 @@ import type { ToolDefinition } from "../../tools/definition";
 import { tenantOf, type ConsoleContext, type ConsoleEnv } from "./context";
 import { toolStatusRows, type ToolStatusRow } from "./tool-status";
 import { MessagePage } from "./views/message";
-import { ToolPage, type VersionView } from "./views/tool";
+import { type LearnedWordsView, ToolPage, type VersionView } from "./views/tool";
 import { ToolsPage } from "./views/tools";
 
 /** How many recent runs the success rates are computed over. */
@@ -40,7 +40,10 @@ async function renderTool(
   const tool = await api.call<{ definition: ToolDefinition; hash: string }>("GET", `/v1/tools/${encodeURIComponent(name)}`);
   if (!tool.ok)
     return c.html(<MessagePage session={session} title="Tool not found" message={tool.message} back={{ href: "/console/tools", label: "All tools" }} />, 404);
-  const listed = await api.call<Versions>("GET", `/v1/tools/${encodeURIComponent(name)}/protocol/versions`);
+  const [listed, learned] = await Promise.all([
+    api.call<Versions>("GET", `/v1/tools/${encodeURIComponent(name)}/protocol/versions`),
+    api.call<LearnedWordsView>("GET", `/v1/tools/${encodeURIComponent(name)}/learned-words`),
+  ]);
   const { current, versions } = listed.ok ? listed.data : { current: null, versions: [] };
   // The protocol values are immutable KV entries at keys the tenant's own object handed out.
   const store = protocolStore(c.env, tenantOf(c).session.tenantId);
@@ -64,6 +67,7 @@ async function renderTool(
       hash={tool.data.hash}
       status={rows.find((r) => r.name === name)}
       versions={views}
+      learned={learned.ok ? learned.data : undefined}
       {...(listed.ok ? {} : { error: listed.message })}
       {...message}
     />,

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { LearningSettings } from "../../toolnet/implicit-learning-settings";
+import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
@@ -136,7 +137,39 @@ const learningCurveRoute = createRoute({
 const readLearningCurve: RouteHandler<typeof learningCurveRoute, AppEnv> = async (c) =>
   c.json({ days: await c.var.tenant.observed.curve(c.req.valid("query").days) }, 200);
 
-/** Implicit learning: its settings, the observed conversations (read, delete) and the learning curve. */
+const LearnedWords = z
+  .object({
+    tool: z.string(),
+    sources: z.number().int().describe("How many conversations and trajectories taught it words (its newest 200 count)"),
+    terms: z
+      .array(z.object({ term: z.string().describe("An index term (stemmed word)"), weight: z.number().describe("Its weight in the tool's learned field") }))
+      .describe("The strongest learned terms, strongest first"),
+  })
+  .openapi("LearnedWords");
+
+const learnedWordsRoute = createRoute({
+  method: "get",
+  path: "/tools/{name}/learned-words",
+  tags: ["routing"],
+  summary: "The words a tool learned from the requests that chose it (its learned field), strongest first",
+  security: tenantSecurity,
+  request: {
+    params: z.object({ name: ToolName }),
+    query: z.object({ limit: z.coerce.number().int().min(1).max(64).default(20) }),
+  },
+  responses: {
+    200: { description: "Its learned words", content: { "application/json": { schema: LearnedWords } } },
+    ...problems(400, 401, 404, 429),
+  },
+});
+
+const readLearnedWords: RouteHandler<typeof learnedWordsRoute, AppEnv> = async (c) => {
+  const { name } = c.req.valid("param");
+  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  return c.json(await c.var.tenant.routing.learnedWords(name, c.req.valid("query").limit), 200);
+};
+
+/** Implicit learning: its settings, the observed conversations (read, delete), the learning curve and each tool's learned words. */
 export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(learningSettingsRoute, readLearningSettings);
   app.openapi(learningSettingsChangeRoute, changeLearningSettings);
@@ -144,4 +177,5 @@ export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(sessionDeleteRoute, deleteSession);
   app.openapi(sessionsDeleteRoute, deleteSessions);
   app.openapi(learningCurveRoute, readLearningCurve);
+  app.openapi(learnedWordsRoute, readLearnedWords);
 }

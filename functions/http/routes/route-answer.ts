@@ -117,8 +117,43 @@ const RoutingSettings = z
 
 const SETTING = "routing";
 
+const SignalWeights = z
+  .object({
+    history: z.number().describe("1: similar earlier tasks may overrule the words' best match at a first step; 0: they only widen the rest"),
+    transitions: z.number().describe("Weight of learned transitions at later steps (0: muted)"),
+    embeddings: z.number().describe("Weight of the embeddings ranking against BM25's 1 (0: muted, the words alone); used when an embeddings model is set"),
+  })
+  .openapi("SignalWeights");
+
+const SignalReplay = z.object({
+  judged: z.number().int().describe("Replayed tasks (later steps, for transitions) this signal was judged on"),
+  grid: z.array(z.number()).describe("The weights tried"),
+  hits: z.array(z.number().int()).describe("Per weight of `grid`: judged tasks whose tool the replay held in the first 5"),
+});
+
+const RoutingCalibration = z
+  .object({
+    weights: SignalWeights,
+    replays: z.object({ history: SignalReplay, transitions: SignalReplay, embeddings: SignalReplay }),
+    madeAt: z.string().nullable().describe("When the weights were chosen; null: never, the defaults apply"),
+    stale: z.boolean().describe("A recalibration is due or under way (in the background); meanwhile routing uses `weights`"),
+  })
+  .openapi("RoutingCalibration");
+
 /** The tenant's default routing budget and answer parts (`setting:routing`); the service's when unset. */
 export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/routing/calibration",
+      tags: ["routing"],
+      summary: "How much each routing signal counts for this tenant, chosen from its own tasks replayed",
+      security: tenantSecurity,
+      responses: { 200: { description: "Calibration", content: { "application/json": { schema: RoutingCalibration } } }, ...problems(401, 429) },
+    }),
+    async (c) => c.json(await c.var.tenant.routing.calibration(), 200),
+  );
+
   app.openapi(
     createRoute({
       method: "get",

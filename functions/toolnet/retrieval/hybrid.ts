@@ -1,7 +1,7 @@
 import type { SiblingsOf } from "./api-evidence";
 import { fuseRankings, rankByCosine, RRF_K, type Vector } from "./fusion";
 import type { Ranked } from "./ranked";
-import { searchTwoWays } from "./term-coverage";
+import { searchTwoWays, type CoveringOptions } from "./term-coverage";
 import type { ToolIndex } from "./tool-index";
 
 /**
@@ -25,6 +25,8 @@ export interface HybridOptions {
   canLead?: (tool: string) => boolean;
   /** The other operations of a tool's API: the lexical ranking weighs its APIs' backing (api-evidence.ts). */
   siblingsOf?: SiblingsOf;
+  /** The learned field, added to the lexical first-step ranking before the embeddings join (term-coverage.ts). */
+  learned?: CoveringOptions["learned"];
 }
 
 /**
@@ -66,7 +68,10 @@ export function hybridTwoWays(
 ): { plain: Ranked[]; withApis: Ranked[] } {
   const k = options.k ?? 10;
   const depth = Math.max(options.depth ?? 100, k);
-  const lexical = searchTwoWays(index, text, depth, options.siblingsOf === undefined ? {} : { siblingsOf: options.siblingsOf });
+  const lexical = searchTwoWays(index, text, depth, {
+    ...(options.siblingsOf === undefined ? {} : { siblingsOf: options.siblingsOf }),
+    ...(options.learned === undefined ? {} : { learned: options.learned }),
+  });
   if (queryVector === undefined)
     return {
       get plain(): Ranked[] {

@@ -1,4 +1,5 @@
 import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, type SiblingsOf, withApiEvidence } from "./api-evidence";
+import { withLearnedField } from "./learned-field";
 import type { Ranked } from "./ranked";
 
 /**
@@ -33,6 +34,12 @@ export interface CoveringOptions {
   siblingsOf?: SiblingsOf;
   /** Weight of the API's backing (`API_EVIDENCE_WEIGHT`). */
   apiWeight?: number;
+  /**
+   * The task's learned-field ranking and its weight (learned-field.ts), added to the first step's
+   * (`withApis`) scores after coverage: coverage weighs the tools' own words, which a learned
+   * word is not. A later step's (`plain`) ranking is left as it is.
+   */
+  learned?: { ranking: () => readonly Ranked[]; weight: number };
 }
 
 /**
@@ -51,9 +58,12 @@ export function searchCoveringWords(index: WordMatchingIndex, text: string, k: n
 export function searchTwoWays(index: WordMatchingIndex, text: string, k: number, options: CoveringOptions = {}): { plain: Ranked[]; withApis: Ranked[] } {
   const weight = options.coverage ?? WORD_COVERAGE_WEIGHT;
   const apiWeight = options.siblingsOf === undefined ? 0 : (options.apiWeight ?? API_EVIDENCE_WEIGHT);
+  const learned = options.learned;
+  const withLearned = (ranked: Ranked[]): Ranked[] =>
+    learned === undefined || learned.weight <= 0 ? ranked : withLearnedField(ranked, learned.ranking(), learned.weight).slice(0, k);
   if (apiWeight <= 0 || options.siblingsOf === undefined) {
     const plain = weight <= 0 ? index.search(text, k) : covering(index.searchMatching(text, k), weight);
-    return { plain, withApis: plain };
+    return { plain, withApis: withLearned(plain) };
   }
   const found = index.searchMatching(text, Math.max(k, API_EVIDENCE_DEPTH));
   const impactOf = new Map<string, Float64Array>();
@@ -71,7 +81,7 @@ export function searchTwoWays(index: WordMatchingIndex, text: string, k: number,
       return plain;
     },
     get withApis(): Ranked[] {
-      withApis ??= coveringWith(withApiEvidence(found.ranked, siblingsOf, apiWeight).slice(0, k), impactOf, weight);
+      withApis ??= withLearned(coveringWith(withApiEvidence(found.ranked, siblingsOf, apiWeight).slice(0, k), impactOf, weight));
       return withApis;
     },
   };

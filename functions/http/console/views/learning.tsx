@@ -12,6 +12,58 @@ export interface ObservedSummary {
 
 const percent = (share: number): string => `${Math.round(share * 100)} %`;
 
+/** GET /v1/routing/calibration as the page reads it. */
+export interface SignalCalibration {
+  weights: Record<string, number>;
+  replays: Record<string, { judged: number; grid: number[]; hits: number[] }>;
+  madeAt: string | null;
+  stale: boolean;
+}
+
+const SIGNAL_NAMES: Record<string, string> = {
+  history: "Similar earlier tasks lead the first step",
+  transitions: "Learned transitions (later steps)",
+  embeddings: "Embeddings (when a model is set)",
+};
+
+/** Each signal's weight for this tenant, and what its replay judged (weight 0: muted). */
+function SignalWeightsTable(props: { calibration: SignalCalibration }) {
+  const { weights, replays, madeAt, stale } = props.calibration;
+  return (
+    <>
+      <h2>How much each signal counts</h2>
+      <p class="muted">
+        Chosen from this tenant's own recent tasks, replayed with each signal at every weight (the tool's text counts 1).{" "}
+        {madeAt === null ? "Not judged yet: the defaults apply." : `Chosen ${madeAt}.`}
+        {stale ? " Being judged again in the background." : ""}
+      </p>
+      <table id="signal-weights">
+        <thead>
+          <tr>
+            <th>Signal</th>
+            <th>Weight</th>
+            <th>Judged on</th>
+            <th>Held the right tool (per weight tried)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(weights).map(([signal, weight]) => {
+            const replay = replays[signal];
+            return (
+              <tr data-signal={signal}>
+                <td>{SIGNAL_NAMES[signal] ?? signal}</td>
+                <td class="weight">{weight === 0 ? "0 (muted)" : String(weight)}</td>
+                <td>{replay?.judged ?? 0}</td>
+                <td>{replay === undefined ? "" : replay.grid.map((w, i) => `${w}: ${replay.hits[i] ?? 0}`).join(", ")}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 /** The chart itself: plain SVG, drawn on the server, readable without a script. */
 function Chart(props: { chart: LearningChart }) {
   const { chart } = props;
@@ -74,6 +126,7 @@ export function LearningPage(props: {
   chart: LearningChart;
   implicit: boolean;
   sessions: ObservedSummary[];
+  calibration?: SignalCalibration;
   error?: string;
   notice?: string;
 }) {
@@ -103,6 +156,7 @@ export function LearningPage(props: {
           {props.implicit ? "Turn implicit learning off" : "Turn implicit learning on"}
         </button>
       </form>
+      {props.calibration === undefined ? null : <SignalWeightsTable calibration={props.calibration} />}
       <h2>Latest conversations</h2>
       {props.sessions.length === 0 ? (
         <p class="muted">None.</p>

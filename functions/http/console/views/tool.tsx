@@ -121,8 +121,39 @@ interface ToolPageProps {
   hash: string;
   status: ToolStatusRow | undefined;
   versions: VersionView[];
+  /** Its learned words (GET /v1/tools/{name}/learned-words); undefined when they could not be read. */
+  learned?: LearnedWordsView | undefined;
   error?: string;
   notice?: string;
+}
+
+/** A tool's learned words as the API returns them. */
+export interface LearnedWordsView {
+  sources: number;
+  terms: { term: string; weight: number }[];
+}
+
+/** The words the tool learned from the requests that chose it: its strongest terms, and from how many conversations. */
+function LearnedWords(props: { learned: LearnedWordsView | undefined }) {
+  const { learned } = props;
+  if (learned === undefined) return <p class="muted">Its learned words could not be read.</p>;
+  if (learned.terms.length === 0)
+    return <p class="muted">Nothing learned yet: a request after which this tool is called (or a trajectory starting with it) teaches it its words.</p>;
+  return (
+    <section aria-label="Learned words">
+      <p>
+        From {learned.sources} {learned.sources === 1 ? "conversation or trajectory" : "conversations and trajectories"}; strongest first (index terms: words
+        reduced to their stems).
+      </p>
+      <ul class="learned-words">
+        {learned.terms.map((t) => (
+          <li>
+            <code>{t.term}</code> <span class="muted">{t.weight.toFixed(1)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }
 
 /** A tool: definition, status, protocol versions side by side, and the actions on it. */
@@ -141,6 +172,9 @@ export function ToolPage(props: ToolPageProps) {
 
       <h2>Actions</h2>
       <ToolActions session={session} versions={versions} base={base} />
+
+      <h2>Learned words</h2>
+      <LearnedWords learned={props.learned} />
 
       <h2>Protocol versions</h2>
       <ProtocolVersions definition={definition} versions={versions} hash={props.hash} />

@@ -1,0 +1,128 @@
+/**
+ * RestBench TMDB routed over HTTP, five folds: for each fold, a fresh tenant imports the TMDB
+ * OpenAPI document, is taught the gold paths (with their task texts) of the other four folds
+ * through `POST /v1/graph/trajectories`, and routes every task of the held-out fold with
+ * `POST /v1/route`: its first step, then each later step after the gold previous tool, at k = 5
+ * and k = 10.
+ *
+ *   npm run bench -- tmdb-folds [--skip-build] [--folds=mod|blocks]
+ *
+ * Figures: first-step recall@5 / @10 (the first gold tool), later-step hit@5 / @10 (the gold next
+ * tool, Finish not counted), and the share of tasks with every step in the top 10 (the first gold
+ * tool at the first step and each next gold tool after its previous one). Folds: task i is in fold
+ * i mod 5 (`--folds=blocks`: tasks 0–19, 20–39, …). Deterministic: the same figures on every run.
+ */
+import type { CalibrationReport } from "../functions/routing/routing-calibration";
+import { startBenchService, tenantObject } from "./lib/bench-service";
+import { tmdb } from "./lib/routing-datasets";
+import { readData } from "./lib/tool-corpus";
+import { machineLine } from "./lib/stats";
+import { createTenant, type TestService } from "../test/helpers/service";
+
+const FOLDS = 5;
+const BLOCKS = process.argv.includes("--folds=blocks");
+
+interface Tally {
+  firstAt5: number;
+  firstAt10: number;
+  tasks: number;
+  laterAt5: number;
+  laterAt10: number;
+  steps: number;
+  allIn10: number;
+}
+
+type Task = { id: string; text: string; gold: string[] };
+
+const foldOf = (i: number, count: number): number => (BLOCKS ? Math.floor((i * FOLDS) / count) : i % FOLDS);
+
+async function routeNames(service: TestService, key: string, body: Record<string, unknown>): Promise<string[]> {
+  const answer = await service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key, body });
+  if (answer.status !== 200) throw new Error(`route: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  return answer.body.candidates.map((c) => c.name);
+}
+
+async function foldTenant(service: TestService, fold: number, taught: readonly Task[]): Promise<string> {
+  const { key } = await createTenant(service, `tmdb-fold-${fold}`);
+  const imported = await service.json("POST", "/v1/tools/import", {
+    key,
+    body: { format: "openapi", source: "tmdb", serverUrl: "http://world.atc.test/tmdb", document: readData("restbench-tmdb/openapi.json") },
+  });
+  if (imported.status !== 200) throw new Error(`TMDB import: ${imported.status}`);
+  const trajectories = taught.map((t) => ({ id: t.id, task: t.text, tools: t.gold }));
+  const answer = await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories, unknownTools: "skip" } });
+  if (answer.status !== 200) throw new Error(`trajectories: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  await calibrated(service, `tmdb-fold-${fold}`, key);
+  return key;
+}
+
+/**
+ * The tenant's signal weights made before it is measured, as its alarm makes them after the
+ * teaching (asked for, then the alarm run slice after slice), and printed.
+ */
+async function calibrated(service: TestService, tenantId: string, key: string): Promise<void> {
+  const object = await tenantObject(service, tenantId);
+  for (let slice = 0; slice < 100; slice += 1) {
+    const report = await service.json<CalibrationReport>("GET", "/v1/routing/calibration", { key });
+    if (report.status !== 200) throw new Error(`calibration: ${report.status}`);
+    if (!report.body.stale) {
+      const { weights, replays } = report.body;
+      const judged = (signal: keyof typeof replays) => `${replays[signal].judged} judged, hits ${replays[signal].hits.join("/")}`;
+      console.log(`${tenantId}: weights ${JSON.stringify(weights)}; history ${judged("history")}; transitions ${judged("transitions")}`);
+      return;
+    }
+    await object.runAlarm();
+  }
+  throw new Error("the calibration was not made in 100 alarm slices");
+}
+
+async function measureTask(service: TestService, key: string, task: Task, tally: Tally): Promise<void> {
+  const [first, ...later] = task.gold;
+  if (first === undefined) return;
+  const firstTen = await routeNames(service, key, { task: task.text, k: 10 });
+  const firstFive = await routeNames(service, key, { task: task.text, k: 5 });
+  tally.tasks += 1;
+  tally.firstAt5 += firstFive.includes(first) ? 1 : 0;
+  tally.firstAt10 += firstTen.includes(first) ? 1 : 0;
+  let every = firstTen.includes(first);
+  let previous = first;
+  for (const next of later) {
+    // A repeated call (the same tool twice) is a step too: routing offers a repeat it has observed.
+    const five = await routeNames(service, key, { task: task.text, previousTool: previous, k: 5 });
+    const ten = await routeNames(service, key, { task: task.text, previousTool: previous, k: 10 });
+    tally.steps += 1;
+    tally.laterAt5 += five.includes(next) ? 1 : 0;
+    tally.laterAt10 += ten.includes(next) ? 1 : 0;
+    every &&= ten.includes(next);
+    previous = next;
+  }
+  tally.allIn10 += every ? 1 : 0;
+}
+
+async function main(): Promise<void> {
+  console.log(`# tmdb-folds — ${machineLine()}`);
+  const dataset = await tmdb();
+  const tasks: Task[] = dataset.tasks;
+  const { service } = await startBenchService();
+  const tally: Tally = { firstAt5: 0, firstAt10: 0, tasks: 0, laterAt5: 0, laterAt10: 0, steps: 0, allIn10: 0 };
+  try {
+    for (let fold = 0; fold < FOLDS; fold += 1) {
+      const held = tasks.filter((_, i) => foldOf(i, tasks.length) === fold);
+      const key = await foldTenant(
+        service,
+        fold,
+        tasks.filter((_, i) => foldOf(i, tasks.length) !== fold),
+      );
+      for (const task of held) await measureTask(service, key, task, tally);
+    }
+  } finally {
+    await service.dispose();
+  }
+  const f = (n: number, d: number) => (d === 0 ? "–" : (n / d).toFixed(3));
+  console.log(`\nRestBench TMDB over HTTP, ${FOLDS} folds (${BLOCKS ? "blocks" : "i mod 5"}), ${tally.tasks} tasks, ${tally.steps} later steps`);
+  console.log(`first step recall@5 / @10: ${f(tally.firstAt5, tally.tasks)} / ${f(tally.firstAt10, tally.tasks)}`);
+  console.log(`later step hit@5 / @10:    ${f(tally.laterAt5, tally.steps)} / ${f(tally.laterAt10, tally.steps)}`);
+  console.log(`every step in the top 10:  ${f(tally.allIn10, tally.tasks)}`);
+}
+
+await main();

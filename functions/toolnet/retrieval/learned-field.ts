@@ -1,0 +1,202 @@
+import { queryTerms } from "./analyze";
+import { bm25Score, inverseDocumentFrequency } from "./impact-math";
+import { DEFAULT_TUNING } from "./minisearch-engine";
+import { sortRanked, type Ranked } from "./ranked";
+
+/**
+ * A tool's learned field: the words of the requests that chose it (query-log document
+ * expansion), kept as term weights per source of evidence (a conversation, a trajectory), so a
+ * source's words can be taken away again exactly. Searched as a BM25 field of its own, with the
+ * catalog's size as its number of documents (a tool that learned nothing is an empty document),
+ * and added to the tool's own-text score at `LEARNED_FIELD_WEIGHT`. Pure and in memory; the
+ * tenant object keeps the contributions in SQLite (storage/learned-words.ts).
+ */
+
+/**
+ * Weight of the learned field against the tool's own text (1) in the summed BM25 score. Chosen
+ * on half a of the dev streams (docs/routing.md, "The learned field"); a tenant's setting
+ * `learning.fieldWeight` overrides it (0: the field is off).
+ */
+export const LEARNED_FIELD_WEIGHT = 1;
+
+/** Each tool's field keeps its strongest this many terms: a bounded field, whatever the traffic. */
+export const TERMS_PER_TOOL = 64;
+
+/**
+ * A tool's learned score counts sources / (sources + LEARNED_CONFIDENCE) of itself: a field one
+ * conversation taught is weak evidence, a field many taught is strong (chosen on half a, docs/routing.md).
+ */
+export const LEARNED_CONFIDENCE = 2;
+
+/** Whether a learned term's IDF counts the learned fields (true) or the whole catalog (false); chosen on half a. */
+export const LEARNED_IDF_OVER_FIELDS = true;
+
+/** Each tool keeps the words of its newest this many sources; older evidence fades out. */
+export const SOURCES_PER_TOOL = 200;
+
+/** One source's words for one tool: term → weight (negative: the source takes the word away). */
+export type TermWeights = ReadonlyMap<string, number>;
+
+/** A learned term as the API shows it. */
+export interface LearnedTerm {
+  term: string;
+  weight: number;
+}
+
+interface ToolField {
+  /** Contributions by source, oldest first (Map keeps insertion order). */
+  readonly sources: Map<string, TermWeights>;
+  /** Σ of the sources' weights per term. */
+  readonly totals: Map<string, number>;
+  /** The budgeted field (positive totals, strongest TERMS_PER_TOOL), made when first read. */
+  field: Map<string, number> | undefined;
+  length: number;
+}
+
+export class LearnedField {
+  readonly #tools = new Map<string, ToolField>();
+  /** Term → the tools whose budgeted field holds it, with its weight there; made again for a tool when its field changes. */
+  readonly #postings = new Map<string, Map<string, number>>();
+  /** Each budgeted field's length (Σ of its weights), by tool. */
+  readonly #lengths = new Map<string, number>();
+  #totalLength = 0;
+  #fields = 0;
+  #version = 0;
+
+  /** Changes since the field was made: a ranking made for one version holds until the next. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Set (replace) what `source` says of `tool`; empty weights remove it. Returns the sources that faded out to keep the tool's bound. */
+  set(source: string, tool: string, weights: TermWeights): string[] {
+    const entry = this.#entry(tool);
+    this.#unpost(tool, entry);
+    const old = entry.sources.get(source);
+    if (old !== undefined) this.#add(entry.totals, old, -1);
+    entry.sources.delete(source);
+    if (weights.size > 0) {
+      entry.sources.set(source, weights);
+      this.#add(entry.totals, weights, 1);
+    }
+    const faded: string[] = [];
+    for (const [oldest, words] of entry.sources) {
+      if (entry.sources.size <= SOURCES_PER_TOOL) break;
+      this.#add(entry.totals, words, -1);
+      entry.sources.delete(oldest);
+      faded.push(oldest);
+    }
+    this.#post(tool, entry);
+    return faded;
+  }
+
+  /** Take everything `source` taught away; returns the tools it had taught. */
+  remove(source: string): string[] {
+    const touched: string[] = [];
+    for (const [tool, entry] of this.#tools) if (entry.sources.has(source)) touched.push(tool);
+    for (const tool of touched) this.set(source, tool, new Map());
+    return touched;
+  }
+
+  /** What `source` says of `tool` (undefined: nothing). */
+  contribution(source: string, tool: string): TermWeights | undefined {
+    return this.#tools.get(tool)?.sources.get(source);
+  }
+
+  /** Tools with a learned word for `text`, best first, scored as a BM25 field over a catalog of `catalogSize` tools. */
+  search(text: string, catalogSize: number, limit = 50): Ranked[] {
+    if (this.#fields === 0) return [];
+    // A term's rarity among the learned fields, not the catalog: words of how people ask ("tell",
+    // "help") are learned by many tools and say little, though no tool's own text has them.
+    const documents = LEARNED_IDF_OVER_FIELDS ? this.#fields : Math.max(catalogSize, this.#fields);
+    const average = this.#totalLength / this.#fields;
+    const scores = new Map<string, number>();
+    for (const term of new Set(queryTerms(text))) {
+      const tools = this.#postings.get(term);
+      if (tools === undefined) continue;
+      const idf = inverseDocumentFrequency(documents, tools.size);
+      for (const [tool, weight] of tools) {
+        const length = this.#lengths.get(tool) ?? 0;
+        scores.set(tool, (scores.get(tool) ?? 0) + bm25Score(idf, weight, length, average, DEFAULT_TUNING.bm25));
+      }
+    }
+    const ranked: Ranked[] = [];
+    for (const [name, score] of scores) {
+      const sources = this.#tools.get(name)?.sources.size ?? 0;
+      ranked.push({ name, score: (score * sources) / (sources + LEARNED_CONFIDENCE) });
+    }
+    return sortRanked(ranked).slice(0, limit);
+  }
+
+  /** A tool's strongest learned terms, and from how many sources they came. */
+  strongest(tool: string, count: number): { terms: LearnedTerm[]; sources: number } {
+    const entry = this.#tools.get(tool);
+    if (entry === undefined) return { terms: [], sources: 0 };
+    const terms = [...(entry.field ?? new Map<string, number>())].map(([term, weight]) => ({ term, weight: round(weight) }));
+    return { terms: terms.slice(0, count), sources: entry.sources.size };
+  }
+
+  #entry(tool: string): ToolField {
+    let entry = this.#tools.get(tool);
+    if (entry === undefined) this.#tools.set(tool, (entry = { sources: new Map(), totals: new Map(), field: undefined, length: 0 }));
+    return entry;
+  }
+
+  #add(totals: Map<string, number>, weights: TermWeights, sign: 1 | -1): void {
+    for (const [term, weight] of weights) {
+      const total = (totals.get(term) ?? 0) + sign * weight;
+      // Sums of fractions drift: a total this close to nothing is nothing.
+      if (Math.abs(total) < 1e-9) totals.delete(term);
+      else totals.set(term, total);
+    }
+  }
+
+  #unpost(tool: string, entry: ToolField): void {
+    if (entry.field === undefined) return;
+    for (const term of entry.field.keys()) {
+      const tools = this.#postings.get(term);
+      tools?.delete(tool);
+      if (tools?.size === 0) this.#postings.delete(term);
+    }
+    this.#lengths.delete(tool);
+    this.#totalLength -= entry.length;
+    this.#fields -= 1;
+    entry.field = undefined;
+    entry.length = 0;
+  }
+
+  /** The tool's budgeted field from its totals: positive terms only, the strongest TERMS_PER_TOOL. */
+  #post(tool: string, entry: ToolField): void {
+    this.#version += 1;
+    const kept = [...entry.totals].filter(([, weight]) => weight > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (kept.length === 0) {
+      if (entry.sources.size === 0) this.#tools.delete(tool);
+      return;
+    }
+    entry.field = new Map(kept.slice(0, TERMS_PER_TOOL));
+    for (const [term, weight] of entry.field) {
+      let tools = this.#postings.get(term);
+      if (tools === undefined) this.#postings.set(term, (tools = new Map()));
+      tools.set(tool, weight);
+      entry.length += weight;
+    }
+    this.#lengths.set(tool, entry.length);
+    this.#totalLength += entry.length;
+    this.#fields += 1;
+  }
+}
+
+const round = (value: number): number => Math.round(value * 1000) / 1000;
+
+/**
+ * `ranked` (own-text BM25, best first) with each tool's learned-field score added at `weight`;
+ * a tool only the learned field knows joins with its learned score alone. Both are BM25 sums
+ * over the same catalog, so the sum is a two-field BM25 (the fields scored apart, as BM25F's
+ * simpler cousin).
+ */
+export function withLearnedField(ranked: readonly Ranked[], learned: readonly Ranked[], weight: number): Ranked[] {
+  if (learned.length === 0 || weight <= 0) return [...ranked];
+  const scores = new Map(ranked.map((r) => [r.name, r.score]));
+  for (const r of learned) scores.set(r.name, (scores.get(r.name) ?? 0) + weight * r.score);
+  return sortRanked([...scores].map(([name, score]) => ({ name, score })));
+}
