@@ -111,6 +111,16 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
   }
 
   /**
+   * Admit one request under the tenant's quota whose caller the Worker has already authenticated
+   * by other means than an API key: an OAuth access token on `/mcp`, which the authorization
+   * server's KV record binds to this tenant (functions/http/oauth/). Quota only; no key to check.
+   */
+  admitGranted(family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData } {
+    const refused = this.core.stores.quotas.admit(family, nowMs);
+    return refused === undefined ? { ok: true } : { ok: false, problem: refused };
+  }
+
+  /**
    * `admit`, then the tenant's surface (tenant-api-target.ts), for a request whose action travels
    * with the key check: the Worker pipelines the action on `.surface`, one round trip in all. A
    * refusal has no surface, so the pipelined action fails and never runs. The refusal is returned,

@@ -17,7 +17,7 @@ const problems = [];
 if (result.status !== 0) problems.push(`wrangler exited with ${result.status}`);
 if (/WARNING|\[warn\]/i.test(output)) problems.push("wrangler printed a warning");
 const bindings = (name) => new RegExp(`env\\.${name}\\b`).test(output);
-for (const needed of ["TENANTS", "DIRECTORY", "PROTOCOLS", "LOADER", "AI", "MODEL_BASE_URL", "MODEL_NAME"]) {
+for (const needed of ["TENANTS", "DIRECTORY", "PROTOCOLS", "OAUTH_KV", "LOADER", "AI", "MODEL_BASE_URL", "MODEL_NAME"]) {
   if (!bindings(needed)) problems.push(`production lacks the ${needed} binding`);
 }
 for (const localOnly of [

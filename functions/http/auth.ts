@@ -9,7 +9,7 @@ import { ApiError } from "./problem";
 import { tenantExists } from "./tenant-directory";
 import { routeFamily } from "../quotas/route-family";
 
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match?.[1];
 }

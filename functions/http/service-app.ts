@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createConsole } from "./console";
 import { registerApiDocs } from "./console/api-docs";
 import { registerMcpServerRoutes, registerMcpSettingsRoutes } from "./mcp/routes";
+import { registerOAuthRoutes } from "./oauth/routes";
 import { SERVICE_NAME, SERVICE_VERSION } from "../common/service-version";
 import { createApp } from "./app";
 import { runRequestsTakeTurns } from "./middleware/run-turns";
@@ -21,7 +22,8 @@ import { registerAdminRoutes, registerTenantKeyRoutes } from "./routes/tenants";
 import { registerToolExportRoutes } from "./routes/tool-export";
 import { registerToolRoutes } from "./routes/tools";
 import { registerSignedWebhookRoutes, registerWebhookSecretRoutes } from "./routes/webhooks";
-import { adminApp, mcpApp, signedWebhookApp, tenantApp } from "./sub-apps";
+import { adminApp, signedWebhookApp, tenantApp } from "./sub-apps";
+import { mcpApp } from "./mcp/mcp-app";
 
 /** The tenant API under /v1: every route here is reached only with a valid API key. */
 function tenantApi(): OpenAPIHono<AppEnv> {
@@ -48,6 +50,8 @@ function tenantApi(): OpenAPIHono<AppEnv> {
 export function createServiceApp(): OpenAPIHono<AppEnv> {
   const app = createApp();
   registerHealthRoutes(app);
+  // Public: MCP clients discover, register and exchange codes here before they hold a credential.
+  registerOAuthRoutes(app);
   // Before the tenant API's key check (middleware/run-turns.ts).
   app.use("/v1/runs", runRequestsTakeTurns);
 

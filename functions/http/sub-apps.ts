@@ -9,8 +9,9 @@ import { idempotency } from "./middleware/idempotency";
  * by the sub-app it is registered on: every route of a sub-app passes its middleware, so a new
  * route needs no list or exemption. service-app.ts joins them to the root app with `app.route()`:
  * admin at `/admin`, signed webhooks at `/v1/webhooks`, the tenant API at `/v1`, the MCP server at
- * `/mcp`. Public routes (health, the OpenAPI document, /docs, the console with its own session)
- * are registered on the root app itself.
+ * `/mcp` (its sub-app is in mcp/mcp-app.ts: a key or an OAuth access token). Public routes
+ * (health, the OpenAPI document, /docs, OAuth discovery and tokens, the console with its own
+ * session) are registered on the root app itself.
  */
 export type Router = OpenAPIHono<AppEnv>;
 
@@ -32,11 +33,4 @@ export function tenantApp(): Router {
 /** Routes that authenticate the delivery itself: no key; each handler verifies its signature first. */
 export function signedWebhookApp(): Router {
   return createRouter();
-}
-
-/** The tenant's MCP server: the API key, like the tenant API, but JSON-RPC bodies (no Idempotency-Key). */
-export function mcpApp(): Router {
-  const app = createRouter();
-  app.use("*", requireTenant);
-  return app;
 }

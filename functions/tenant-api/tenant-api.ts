@@ -50,6 +50,14 @@ export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, 
   return admissionStub(env, tenantId).admit(keyHash, family, nowMs);
 }
 
+/**
+ * Admit, under the tenant's quota, a request the Worker authenticated without an API key (an OAuth
+ * access token bound to this tenant): the same admission as `admitTenantRequest`, less the key check.
+ */
+export function admitGrantedRequest(env: Env, tenantId: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+  return admissionStub(env, tenantId).admitGranted(family, nowMs);
+}
+
 /** How a request's admission ended: undefined when admitted, `problem` null for a key that is not valid. */
 export type AdmissionRefusal = { problem: FailureData | null } | undefined;
 
@@ -85,6 +93,7 @@ function admissionStub(
   tenantId: string,
 ): {
   admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
+  admitGranted(family: RouteFamily, nowMs: number): Promise<Admission>;
   admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedAnswer;
 } {
   return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;

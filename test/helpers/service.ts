@@ -124,13 +124,13 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
         scriptPath: bundlePath(".test-build/main"),
         ...assetsOptions(),
         compatibilityDate: "2026-04-20",
-        compatibilityFlags: ["nodejs_compat"],
+        compatibilityFlags: ["nodejs_compat", "global_fetch_strictly_public"],
         durableObjects: {
           // The shipped TenantObject plus a test-only eviction hook (test/helpers/test-worker.ts).
           TENANTS: { className: "EvictableTenantObject", useSQLite: true },
           DIRECTORY: { className: "DirectoryObject", useSQLite: true },
         },
-        kvNamespaces: ["PROTOCOLS"],
+        kvNamespaces: ["PROTOCOLS", "OAUTH_KV"],
         workerLoaders: { LOADER: {} },
         serviceBindings: {
           SIMULATED_WORLD: "atc-edge-world",

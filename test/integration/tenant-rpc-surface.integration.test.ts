@@ -15,7 +15,7 @@ import { tenantObject } from "../helpers/tenant-object";
 const DECLARED = declaredSurface();
 const STORES = Object.keys(DECLARED.stores);
 /** `alarm` is the runtime's handler of the object's alarm, not a method the Worker calls. */
-const OBJECT_MEMBERS = [...STORES, ...DECLARED.operations, "admit", "admitted", "alarm"].sort();
+const OBJECT_MEMBERS = [...STORES, ...DECLARED.operations, "admit", "admitGranted", "admitted", "alarm"].sort();
 
 let service: TestService;
 beforeAll(async () => {

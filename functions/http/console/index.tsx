@@ -13,6 +13,9 @@ import { registerRunPages } from "./run-pages";
 import { ServiceApi, type ServiceFetcher } from "./service-api";
 import { adminSession, csrfTokenMatches, endSession, readSession, sessionStillValid, startSession, tenantSession } from "./session";
 import { registerToolPages } from "./tool-pages";
+import { registerAuthorizePage } from "./authorize";
+import { registerConnectionsPage } from "./connections-page";
+import { AUTHORIZE_PATH } from "../oauth/oauth-roles";
 import { MessagePage } from "./views/message";
 import { AdminPage, SignInPage } from "./views/sign-in";
 
@@ -21,6 +24,19 @@ const ASSETS_PREFIX = "/console/assets/";
 
 /** Pages that need no session. */
 const PUBLIC_PATHS = new Set(["/console/sign-in"]);
+
+/**
+ * Sign-in, then back where the person was going when that was an app's authorization request
+ * (an MCP client sent them to approve it). Nothing else is returned to: no open redirect.
+ */
+function signInUrl(requestUrl: string): string {
+  const url = new URL(requestUrl);
+  return url.pathname === AUTHORIZE_PATH ? `/console/sign-in?next=${encodeURIComponent(url.pathname + url.search)}` : "/console/sign-in";
+}
+
+function afterSignIn(next: unknown): string | undefined {
+  return typeof next === "string" && next.startsWith(`${AUTHORIZE_PATH}?`) ? next : undefined;
+}
 
 /** A signed-in session (re-checked: a revoked key ends it), a CSRF token on every form post, and the in-process API. */
 function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> {
@@ -32,7 +48,7 @@ function requireSession(service: ServiceFetcher): MiddlewareHandler<ConsoleEnv> 
       if (c.req.path.startsWith(`${API_PROXY_PREFIX}/`)) {
         return problemResponse({ kind: "unauthorized", detail: "Sign in at /console first, or call the API directly with your key." }, c.req.path);
       }
-      if (c.req.method === "GET") return c.redirect("/console/sign-in", 303);
+      if (c.req.method === "GET") return c.redirect(signInUrl(c.req.url), 303);
       return c.html(<SignInPage error="Your session has ended; sign in again." />, 401);
     }
     if (c.req.path.startsWith(`${API_PROXY_PREFIX}/`)) {
@@ -69,7 +85,9 @@ const requireTenantSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
  */
 export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  app.use("*", pageSecurityHeaders(CONSOLE_POLICY));
+  const consoleHeaders = pageSecurityHeaders(CONSOLE_POLICY);
+  // The consent page sets its own (its form leads to the client's redirect URI: authorize.tsx).
+  app.use("*", (c, next) => (c.req.path === AUTHORIZE_PATH ? next() : consoleHeaders(c, next)));
   // Form posts must come from this origin (Origin / Sec-Fetch-Site), on top of SameSite=Strict and the token.
   app.use("*", csrf());
   app.use("*", requireSession(service));
@@ -92,8 +110,9 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
 
   app.get("/sign-in", async (c) => {
     const session = await readSession(c);
-    if (session !== undefined && (await sessionStillValid(c.env, session))) return c.redirect("/console", 303);
-    return c.html(<SignInPage signedOut={c.req.query("signed-out") !== undefined} />);
+    const next = afterSignIn(c.req.query("next"));
+    if (session !== undefined && (await sessionStillValid(c.env, session))) return c.redirect(next ?? "/console", 303);
+    return c.html(<SignInPage signedOut={c.req.query("signed-out") !== undefined} {...(next === undefined ? {} : { next })} />);
   });
 
   app.post("/sign-in", async (c) => {
@@ -103,10 +122,11 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
     const session = key === "" ? undefined : asAdmin ? adminSession(c.env, key) : await tenantSession(c.env, key);
     if (session === undefined) {
       const error = asAdmin ? "That is not the admin token." : "That API key is not valid: check it, or ask an administrator for a new one.";
-      return c.html(<SignInPage error={error} />, 401);
+      const next = afterSignIn(form["next"]);
+      return c.html(<SignInPage error={error} {...(next === undefined ? {} : { next })} />, 401);
     }
     await startSession(c, session);
-    return c.redirect(session.kind === "tenant" ? "/console/tools" : "/console/admin", 303);
+    return c.redirect(afterSignIn(form["next"]) ?? (session.kind === "tenant" ? "/console/tools" : "/console/admin"), 303);
   });
 
   app.post("/sign-out", (c) => {
@@ -125,6 +145,7 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
   });
 
   registerApiProxy(app);
+  registerAuthorizePage(app);
   const tenantPages = new Hono<ConsoleEnv>();
   tenantPages.use("*", requireTenantSession);
   registerToolPages(tenantPages);
@@ -133,6 +154,7 @@ export function createConsole(service: ServiceFetcher): Hono<ConsoleEnv> {
   registerLearningPage(tenantPages);
   registerRunPages(tenantPages);
   registerJobPages(tenantPages);
+  registerConnectionsPage(tenantPages);
   app.route("/", tenantPages);
 
   app.all("*", (c) => c.html(<MessagePage session={c.var.session} title="Not found" message={`There is no console page at ${c.req.path}.`} />, 404));

@@ -1,7 +1,7 @@
 import type { Child } from "hono/jsx";
 import type { Session } from "../session";
 
-export type Section = "tools" | "graph" | "route" | "learning" | "runs" | "jobs" | "admin" | "sign-in";
+export type Section = "tools" | "graph" | "route" | "learning" | "runs" | "jobs" | "connections" | "admin" | "sign-in";
 
 const SECTIONS: { id: Section; href: string; label: string }[] = [
   { id: "tools", href: "/console/tools", label: "Tools" },
@@ -10,6 +10,7 @@ const SECTIONS: { id: Section; href: string; label: string }[] = [
   { id: "learning", href: "/console/learning", label: "Learning" },
   { id: "runs", href: "/console/runs", label: "Runs" },
   { id: "jobs", href: "/console/jobs", label: "Jobs" },
+  { id: "connections", href: "/console/connections", label: "Connections" },
 ];
 
 /** The form field every state-changing form carries (checked against the session). */

@@ -3,7 +3,8 @@ import { Layout } from "./layout";
 import { EmptyState, ErrorMessage, formatTime } from "./parts";
 
 /** Sign in with a tenant API key, or with the admin token for the tenant list. */
-export function SignInPage(props: { error?: string; signedOut?: boolean }) {
+export function SignInPage(props: { error?: string; signedOut?: boolean; next?: string }) {
+  const next = props.next === undefined ? null : <input type="hidden" name="next" value={props.next} />;
   return (
     <Layout title="Sign in" section="sign-in">
       <h1>Sign in</h1>
@@ -13,7 +14,13 @@ export function SignInPage(props: { error?: string; signedOut?: boolean }) {
           You are signed out.
         </p>
       ) : null}
+      {props.next === undefined ? null : (
+        <p class="message info" role="status">
+          An app asks to connect to your tools: sign in to approve or deny it.
+        </p>
+      )}
       <form method="post" action="/console/sign-in" id="sign-in">
+        {next}
         <label for="api-key">Tenant API key</label>
         <input id="api-key" name="key" type="password" autocomplete="off" required placeholder="atc_<tenant>_…" aria-describedby="api-key-help" />
         <p id="api-key-help" class="muted">
@@ -28,6 +35,7 @@ export function SignInPage(props: { error?: string; signedOut?: boolean }) {
         <summary>Administrators</summary>
         <form method="post" action="/console/sign-in" id="admin-sign-in">
           <input type="hidden" name="as" value="admin" />
+          {next}
           <label for="admin-token">Admin token</label>
           <input id="admin-token" name="key" type="password" autocomplete="off" required />
           <div class="actions">
