@@ -1,5 +1,6 @@
 import { END, learnedSuccessors, promptWeight, START, transitionWeight, type ToolGraph } from "../toolnet/graph";
 import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudgetAsEntries, type AnswerPart, type BudgetedAnswer } from "../toolnet/answer-budget";
+import type { WeightKind } from "../toolnet/answer-prompt";
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
 import { fuseFirstStep, fuseNextStep, SIGNALS, type FeedersOf, type FusedCandidate, type NextStepInput, type Signal, type Why } from "../toolnet/signal-fusion";
@@ -8,7 +9,7 @@ import type { SignalWeights } from "../toolnet/signal-calibration";
 import type { RouteFallback } from "../toolnet/route-fallback";
 import type { DataFlowSource } from "../toolnet/data-flow";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
-import { fillToK, routeStandIns } from "../toolnet/route-fill";
+import { fillToK, routeStandIns } from "../toolnet/fill-to-k";
 import { withUnfitLower } from "../toolnet/task-fit";
 import { LATER_STEP_MIN_SIMILARITY } from "../toolnet/task-memory";
 import type { ToolDefinition } from "../tools/definition";
@@ -196,14 +197,7 @@ function finishCandidate(graph: ToolGraph, previous: string): RankedTool {
 }
 
 /** The last step: the ranked tools as shown (probed or optimised descriptions first), within the token budget (answer-budget.ts). */
-export function fitAnswer(
-  sources: AnswerSources,
-  state: Loaded,
-  ranked: RankedTool[],
-  previous: string | null,
-  mode: NonNullable<RouteOptions["mode"]>,
-  options: RouteOptions,
-) {
+export function fitAnswer(sources: AnswerSources, state: Loaded, ranked: RankedTool[], previous: string | null, weights: WeightKind, options: RouteOptions) {
   // A probed (model-written) or optimised description replaces the registered one, as in runs.
   const better = sources.descriptions();
   const defaults = answerDefaults(sources.settings);
@@ -216,7 +210,7 @@ export function fitAnswer(
   return fitToBudgetAsEntries({
     previous: previous ?? START,
     maxTokens: options.maxTokens ?? defaults.maxTokens,
-    weights: mode === "graph" ? "transitions" : "fused",
+    weights,
     include: options.include ?? defaults.include,
     ranked: ranked.map((r) => {
       const shown = views.get(r.tool);

@@ -1,5 +1,4 @@
 import {
-  graphStepSuccessors,
   type Evaluation,
   type FeedbackResult,
   type GraphSettings,
@@ -23,7 +22,8 @@ import { allRows, oneRow } from "../storage/sql";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "../storage/tool-vectors";
-import { fitAnswer, fusedRanking, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
+import { fitAnswer, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
+import { RANKING_MODES } from "./ranking-modes";
 import { RoutingCalibration, type CalibrationReport } from "./routing-calibration";
 import { RoutedTaskVectors } from "./routed-task-vectors";
 import { RoutingLearning } from "./routing-learning";
@@ -320,17 +320,12 @@ export class TenantRouting implements ObservedLearning {
     query: { model: string; vector: number[] } | undefined,
     options: RouteOptions,
   ): RouteAnswer<ShownEntry> | { unknownPrevious: string } | { budgetTooSmall: string } {
-    const mode = options.mode ?? "fused";
+    const mode = RANKING_MODES[options.mode ?? "fused"];
     const state = this.#states.load();
     if (previous !== null && !state.graph.tools.has(previous)) return { unknownPrevious: previous };
-    const { ranked, via, fallback } =
-      previous !== null && mode === "graph"
-        ? {
-            ranked: graphStepSuccessors(state.graph, previous, k, { includeEnd: true }).map((r) => ({ tool: r.tool, weight: r.weight })),
-            via: "graph" as const,
-          }
-        : fusedRanking(this.#rankingState(state, task, k, query), task, previous, k, mode);
-    const fitted = fitAnswer(this.#sources, state, ranked, previous, mode, options);
+    const rankingState = () => this.#rankingState(state, task, k, query);
+    const { ranked, via, fallback } = mode.rank({ state, task, previous, k, rankingState });
+    const fitted = fitAnswer(this.#sources, state, ranked, previous, mode.weights, options);
     if (!fitted.ok) return { budgetTooSmall: fitted.message };
     return { previous, via, ...(fallback === undefined ? {} : { fallback }), ...fitted.answer };
   }

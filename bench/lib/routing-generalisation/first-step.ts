@@ -5,7 +5,7 @@ import type { ToolGraph } from "../../../functions/toolnet/graph";
 import type { Ranked } from "../../../functions/toolnet/retrieval";
 import { coverageRanking } from "../../../functions/toolnet/retrieval/task-clauses";
 import { coverTaskWords } from "../../../functions/toolnet/retrieval/term-coverage";
-import { fillToK, routeStandIns } from "../../../functions/toolnet/route-fill";
+import { fillToK, routeStandIns } from "../../../functions/toolnet/fill-to-k";
 import type { Vote } from "../../../functions/toolnet/task-memory";
 import { needsSaidNumber, withUnfitLower } from "../../../functions/toolnet/task-fit";
 import { type Context, covered, searchWithApis } from "./context";

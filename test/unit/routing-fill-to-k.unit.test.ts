@@ -3,7 +3,7 @@ import { DataFlowIndex } from "../../functions/toolnet/data-flow";
 import { addTools, addTrajectories, applyFeedback, createGraph, graphStepSuccessors, successors } from "../../functions/toolnet/graph";
 import { toolDocument, ToolIndex } from "../../functions/toolnet/retrieval";
 import { startingTools } from "../../functions/toolnet/route-fallback";
-import { fillToK, routeStandIns } from "../../functions/toolnet/route-fill";
+import { fillToK, routeStandIns } from "../../functions/toolnet/fill-to-k";
 import type { FusedCandidate } from "../../functions/toolnet/signal-fusion";
 import { ToolDefinition } from "../../functions/tools/definition";
 
