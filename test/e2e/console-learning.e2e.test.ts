@@ -4,6 +4,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessibilityViolations, launchChromium, screenshot } from "../helpers/browser";
+import { calibrated } from "../helpers/calibration";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -81,6 +82,8 @@ describe("the console's learning pages in Chromium", () => {
     const curve = await service.json<{ days: { searches: number; offeredHits: number; sessions: number }[] }>("GET", "/v1/learning-curve", { key });
     const [today] = curve.body.days;
     expect(today?.sessions).toBe(2);
+    // The signal weights made first (the alarm's work), so the page and the API show the same ones.
+    const calibration = await calibrated(service, "learning-console", key);
     await page.goto(`${base}/console/learning`);
     const points = page.locator("svg#learning-chart circle.share");
     expect(await points.count()).toBe(1);
@@ -89,9 +92,8 @@ describe("the console's learning pages in Chromium", () => {
     expect(await page.locator("svg#learning-chart desc").textContent()).toContain("searches offered the tool called next");
     expect(await page.locator("#observed-sessions").textContent()).toContain("searchMovie → movieCredits");
     // How much each signal counts for this tenant, as the calibration API gives it.
-    const calibration = await service.json<{ weights: Record<string, number> }>("GET", "/v1/routing/calibration", { key });
-    expect(await page.locator("#signal-weights tbody tr").count()).toBe(Object.keys(calibration.body.weights).length);
-    for (const [signal, weight] of Object.entries(calibration.body.weights))
+    expect(await page.locator("#signal-weights tbody tr").count()).toBe(Object.keys(calibration.weights).length);
+    for (const [signal, weight] of Object.entries(calibration.weights))
       expect(await page.locator(`#signal-weights tr[data-signal="${signal}"] .weight`).textContent()).toMatch(new RegExp(`^${weight}\\b`));
     await a11y(page);
     await screenshot(page, "learning");
