@@ -62,16 +62,21 @@ async function foldTenant(service: TestService, fold: number, taught: readonly T
  */
 async function calibrated(service: TestService, tenantId: string, key: string): Promise<void> {
   const object = await tenantObject(service, tenantId);
+  const slices: number[] = [];
   for (let slice = 0; slice < 100; slice += 1) {
     const report = await service.json<CalibrationReport>("GET", "/v1/routing/calibration", { key });
     if (report.status !== 200) throw new Error(`calibration: ${report.status}`);
     if (!report.body.stale) {
       const { weights, replays } = report.body;
       const judged = (signal: keyof typeof replays) => `${replays[signal].judged} judged, hits ${replays[signal].hits.join("/")}`;
-      console.log(`${tenantId}: weights ${JSON.stringify(weights)}; history ${judged("history")}; transitions ${judged("transitions")}`);
+      const ms = slices.map((t) => t.toFixed(1)).join(", ");
+      console.log(`${tenantId}: weights ${JSON.stringify(weights)}; history ${judged("history")}; transitions ${judged("transitions")}; alarm slices ${ms} ms`);
       return;
     }
+    // Wall time of one alarm run from Node (RPC included): an upper bound of the slice's own work.
+    const started = performance.now();
     await object.runAlarm();
+    slices.push(performance.now() - started);
   }
   throw new Error("the calibration was not made in 100 alarm slices");
 }

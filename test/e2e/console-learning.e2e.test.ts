@@ -82,8 +82,8 @@ describe("the console's learning pages in Chromium", () => {
     const curve = await service.json<{ days: { searches: number; offeredHits: number; sessions: number }[] }>("GET", "/v1/learning-curve", { key });
     const [today] = curve.body.days;
     expect(today?.sessions).toBe(2);
-    // The calibration made first: otherwise the alarm may make it between the API's read and the page's.
-    await calibrated(service, "learning-console", key);
+    // The signal weights made first (the alarm's work), so the page and the API show the same ones.
+    const calibration = await calibrated(service, "learning-console", key);
     await page.goto(`${base}/console/learning`);
     const points = page.locator("svg#learning-chart circle.share");
     expect(await points.count()).toBe(1);
@@ -92,9 +92,8 @@ describe("the console's learning pages in Chromium", () => {
     expect(await page.locator("svg#learning-chart desc").textContent()).toContain("searches offered the tool called next");
     expect(await page.locator("#observed-sessions").textContent()).toContain("searchMovie → movieCredits");
     // How much each signal counts for this tenant, as the calibration API gives it.
-    const calibration = await service.json<{ weights: Record<string, number> }>("GET", "/v1/routing/calibration", { key });
-    expect(await page.locator("#signal-weights tbody tr").count()).toBe(Object.keys(calibration.body.weights).length);
-    for (const [signal, weight] of Object.entries(calibration.body.weights))
+    expect(await page.locator("#signal-weights tbody tr").count()).toBe(Object.keys(calibration.weights).length);
+    for (const [signal, weight] of Object.entries(calibration.weights))
       expect(await page.locator(`#signal-weights tr[data-signal="${signal}"] .weight`).textContent()).toMatch(new RegExp(`^${weight}\\b`));
     await a11y(page);
     await screenshot(page, "learning");

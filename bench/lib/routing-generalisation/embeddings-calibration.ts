@@ -16,7 +16,7 @@ import { DENSE_LEADS, DENSE_WEIGHTS } from "./options";
 
 const ENTRY = calibratedEntry("embeddings");
 export const COLD_PER_TENANT = "cold + embeddings: fused, no history (weight per tenant)";
-export const WARM_PER_TENANT = "warm + embeddings: fused: all signals (weight per tenant)";
+export const WARM_PER_TENANT = "warm + embeddings: fused, history always may lead (weight per tenant)";
 
 /** One measured task: whether its relevance held its first gold tool at each weight of the grid, and its first steps at each. */
 export interface EmbeddingsRow {
@@ -54,7 +54,7 @@ export function embeddingsRow(
     warm: ENTRY.grid.map(
       (w) =>
         rankings.get(
-          w === 0 ? "warm: fused: all signals (first tools of history)" : withWeight("warm + embeddings: fused: all signals (first tools of history)", w, lead),
+          w === 0 ? "warm: fused, history always may lead" : withWeight("warm + embeddings: fused: all signals (first tools of history)", w, lead),
         ) ?? [],
     ),
   };
