@@ -1,6 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { TenantApi } from "../functions/storage/tenant-api";
-import { STORE_NAMES } from "../functions/storage/tenant-stores";
+import type { TenantApi } from "../functions/tenant-api/tenant-api";
+import { STORE_NAMES } from "../functions/tenant-api/store-faces";
 
 /** The members of the tenant's surface: its stores (sub-objects) and the operations that span them. */
 const OPERATIONS = ["applyFeedback", "applyFeedbackBatch", "storageBytes"] as const satisfies readonly (keyof TenantApi)[];

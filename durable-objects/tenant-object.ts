@@ -7,10 +7,11 @@ import type { RouteFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { FeedbackCoalescer } from "./feedback-coalescer";
-import { asLocal, type Remote, type TenantApi } from "../functions/storage/tenant-api";
-import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/storage/tenant-feedback";
+import { asLocal, type Remote, type TenantApi } from "../functions/tenant-api/tenant-api";
+import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/routing/tenant-feedback";
 import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
-import { openTenantStores, STORE_NAMES, storeFaces, type StoreFaces, type StoreHooks, type TenantStores } from "../functions/storage/tenant-stores";
+import { STORE_NAMES, type StoreFaces, type TenantStores } from "../functions/tenant-api/store-faces";
+import { openTenantStores, storeFaces, type StoreHooks } from "./tenant-stores";
 import { migrate } from "../functions/storage/sql";
 import { TenantApiTarget } from "./tenant-api-target";
 
@@ -124,7 +125,7 @@ export class TenantObject extends DurableObject<Env> {
     return this.#feedback.submit(resolved.evaluation);
   }
 
-  /** Batched feedback: every item resolved against its run and applied in one transaction, or none (storage/tenant-feedback.ts). */
+  /** Batched feedback: every item resolved against its run and applied in one transaction, or none (routing/tenant-feedback.ts). */
   applyFeedbackBatch(items: FeedbackInput[]): Outcome<FeedbackResult[]> {
     const { runs, routing } = this.stores;
     const resolved = batchEvaluations(items, (id) => runs.get(id));

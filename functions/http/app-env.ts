@@ -1,4 +1,4 @@
-import type { AdmissionRefusal, TenantApi } from "../storage/tenant-api";
+import type { AdmissionRefusal, TenantApi } from "../tenant-api/tenant-api";
 
 /** Per-request variables set by middleware. */
 export interface AppVariables {

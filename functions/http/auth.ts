@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { admitTenantRequest, admittedTenant, tenantStub } from "../storage/tenant-api";
+import { admitTenantRequest, admittedTenant, tenantStub } from "../tenant-api/tenant-api";
 import type { FailureData } from "../common/failures";
 import { logRefusal } from "./middleware/refusal-log";
 import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
@@ -35,7 +35,7 @@ function admissionTravelsWithAction(method: string, path: string): boolean {
  * exactly like a wrong key. Failed attempts count against the client address (429 past the
  * limit, for refused keys only: a valid key from that address is still admitted). The same call to the tenant's object admits the request under the tenant's quota (429
  * with Retry-After) and hands out the tenant's surface; where the action may travel with it, the
- * handler's calls are pipelined behind that admission (storage/tenant-api.ts), and the
+ * handler's calls are pipelined behind that admission (tenant-api/tenant-api.ts), and the
  * answer still waits for it, so no response leaves before the key is known to be good.
  */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "./app-env";
-import { tenantStub } from "../storage/tenant-api";
+import { tenantStub } from "../tenant-api/tenant-api";
 import { callOutcome } from "../toolnet/observed-session";
 import type { ToolCallResult } from "../tools/safe-call";
 

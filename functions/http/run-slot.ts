@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { beginRun, type RunLease } from "../services/start-run";
 import { problemResponse, type ProblemData } from "./problem";
 

@@ -1,6 +1,6 @@
-import type { Remote } from "../storage/tenant-api";
+import type { Remote } from "../tenant-api/tenant-api";
 import type { TenantJobs } from "../storage/tenant-jobs";
-import type { TenantStores } from "../storage/tenant-stores";
+import type { TenantStores } from "../tenant-api/store-faces";
 import type { ImportJobStore } from "./import-job";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { registerTools } from "../services/register";
 
 /** What a tool-change webhook may carry: a document, a list, and/or names of changed tools. */

@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import type { SealedCredential } from "../storage/tenant-registry";
 import { openSecret, sealSecret } from "../tenants/credential-crypto";
 import { credentialsKey } from "../tenants/credentials-key";

@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { unwrap } from "../common/failures";
 import { modelClientFor } from "./model-client";
 import { evaluatorMessages, parseEvaluatorAnswer, type EvaluationRequest } from "../chain/evaluator";

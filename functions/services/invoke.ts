@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { serviceToolLimits } from "../common/run-defaults";
 import type { ToolDefinition } from "../tools/definition";
 import { allowedOrigins } from "../tools/safe-call/allowed-origins";

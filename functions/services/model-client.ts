@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { failure, success, type Outcome } from "../common/failures";
 import { createModelClient, modelTransport, type ModelClient } from "../llm/client";
 import { localNameResolver } from "../tools/safe-call/local-name-resolver";

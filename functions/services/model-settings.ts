@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { modelLoopbackAllowed, resolveModelConfig, TenantModelOverride, type ResolveModelConfigResult } from "../llm/config";
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { checkDestination } from "../tools/safe-call";
 import { maskedHint, openSecret, sealSecret } from "../tenants/credential-crypto";
 import { credentialsKey } from "../tenants/credentials-key";

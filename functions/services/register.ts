@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import { Failure, unwrap } from "../common/failures";
 import { embedNewTools } from "./tool-embeddings";
 import { contentHash } from "../tools/content-hash";

@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import type { RunEnd, RunStart, SlotRefused } from "../storage/run-slots";
 import { unwrap } from "../common/failures";
 import { ModelCallError } from "../llm/errors";

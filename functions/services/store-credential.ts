@@ -1,4 +1,4 @@
-import type { TenantApi } from "../storage/tenant-api";
+import type { TenantApi } from "../tenant-api/tenant-api";
 import type { CredentialScheme } from "../storage/tenant-registry";
 import { Failure } from "../common/failures";
 import { maskedHint, sealSecret } from "../tenants/credential-crypto";

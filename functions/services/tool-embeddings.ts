@@ -1,5 +1,5 @@
-import type { TenantApi } from "../storage/tenant-api";
-import type { TaskVectorWanted } from "../storage/tenant-routing";
+import type { TenantApi } from "../tenant-api/tenant-api";
+import type { TaskVectorWanted } from "../routing/tenant-routing";
 import type { ToolUpsert } from "../storage/tenant-registry";
 import type { ToolDefinition } from "../tools/definition";
 import { success, type Outcome } from "../common/failures";

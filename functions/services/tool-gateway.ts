@@ -1,5 +1,5 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { tenantStub } from "../storage/tenant-api";
+import { tenantStub } from "../tenant-api/tenant-api";
 import { runTurns } from "./run-turns";
 import { invokeTool } from "./invoke";
 import { callKey, type CallContext, type GatewayProps, type ToolCallAnswer } from "../sandbox/wire";

@@ -1,3 +1,5 @@
+import type { Outcome } from "../common/failures";
+import type { Evaluation, FeedbackResult, StaticImportResult, Trajectory } from "../toolnet/graph";
 import { learningSettingsOf, LEARNING_SETTING, type LearningSettings } from "../toolnet/implicit-learning-settings";
 import {
   boundedDelta,
@@ -12,7 +14,6 @@ import {
   type SessionState,
 } from "../toolnet/observed-session";
 import { allRows, oneRow, run } from "./sql";
-import type { TenantRouting } from "./tenant-routing";
 import type { TenantSettings } from "./tenant-settings";
 
 /** However much implicit evidence a tool gets, its implicit share of the score stays within ±2 (one explicit score reaches 3). */
@@ -75,6 +76,18 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const dayOf = (ms: number): string => iso(ms).slice(0, 10);
 
 /**
+ * What observed conversations teach the routing store (functions/routing/tenant-routing.ts, a
+ * layer above, which implements this): their trajectories, their implicit scores, their task
+ * texts reduced after the retention period, and trajectories forgotten.
+ */
+export interface ObservedLearning {
+  importTrajectories(trajectories: (Trajectory & { task?: string | undefined })[], unknownTools: "error" | "skip"): Outcome<StaticImportResult>;
+  applyScores(evaluation: Evaluation): Outcome<FeedbackResult>;
+  replaceTaskTexts(entries: readonly { id: string; task: string }[]): void;
+  forgetTrajectories(ids: readonly string[]): number;
+}
+
+/**
  * Implicit learning from use: the conversations the service observes (MCP sessions, REST calls
  * with a `Conversation-Id`), joined into trajectories (observed-session.ts) and learned from as
  * posted trajectories are (first-step history and transitions), with the calls' outcomes as weak
@@ -84,12 +97,12 @@ const dayOf = (ms: number): string => iso(ms).slice(0, 10);
 export class TenantObserved {
   readonly #sql: SqlStorage;
   readonly #settings: TenantSettings;
-  readonly #routing: TenantRouting;
+  readonly #routing: ObservedLearning;
   readonly #armAlarm: () => Promise<void>;
   /** The settings as last parsed, by their stored text: every recorded event reads them. */
   #parsed: { json: string | undefined; settings: LearningSettings } | undefined;
 
-  constructor(sql: SqlStorage, settings: TenantSettings, routing: TenantRouting, armAlarm: () => Promise<void>) {
+  constructor(sql: SqlStorage, settings: TenantSettings, routing: ObservedLearning, armAlarm: () => Promise<void>) {
     this.#sql = sql;
     this.#settings = settings;
     this.#routing = routing;

@@ -1,4 +1,4 @@
-import type { TenantApi } from "../../functions/storage/tenant-api";
+import type { TenantApi } from "../../functions/tenant-api/tenant-api";
 
 /**
  * A tenant stub for unit tests: settings in a map plus the registry methods a test passes; calling any

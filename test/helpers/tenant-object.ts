@@ -1,5 +1,5 @@
-import type { Remote } from "../../functions/storage/tenant-api";
-import type { StoreName, TenantStores } from "../../functions/storage/tenant-stores";
+import type { Remote } from "../../functions/tenant-api/tenant-api";
+import type { StoreName, TenantStores } from "../../functions/tenant-api/store-faces";
 import type { TestService } from "./service";
 
 /** A tenant's Durable Object as a Node test drives it (see test-worker.ts for the hooks). */

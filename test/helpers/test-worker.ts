@@ -9,7 +9,8 @@ export { default } from "../../functions/index";
 import { RoutingSnapshots, type LoadReport } from "../../functions/storage/routing-snapshots";
 import { TenantObject } from "../../durable-objects/tenant-object";
 import { TenantApiTarget } from "../../durable-objects/tenant-api-target";
-import { openTenantStores, STORE_NAMES } from "../../functions/storage/tenant-stores";
+import { openTenantStores } from "../../durable-objects/tenant-stores";
+import { STORE_NAMES } from "../../functions/tenant-api/store-faces";
 import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
 

@@ -3,7 +3,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ObservedSessionView } from "../../functions/storage/tenant-observed";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";

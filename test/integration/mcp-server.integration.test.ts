@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcp, serviceFetch, MCP_URL } from "../helpers/mcp-client";
 import { createScriptedModel, type ScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 const fence = (code: string) => `Here is the program.\n\`\`\`ts\n${code}\n\`\`\``;

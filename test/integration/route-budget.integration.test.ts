@@ -6,7 +6,7 @@ import { TOOL_VIEWS_VERSION, toolViews } from "../../functions/toolnet/answer-bu
 import { COMPACT_LIMITS, compactView } from "../../functions/toolnet/compact-view";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { createTenant, startService, type TestService } from "../helpers/service";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 const encoding = getEncoding("o200k_base");
 const tokens = (text: string): number => encoding.encode(text).length;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolViews } from "../../functions/toolnet/answer-budget";
 import { ToolDefinition } from "../../functions/tools/definition";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
 

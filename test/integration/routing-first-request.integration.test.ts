@@ -3,7 +3,7 @@ import { hashEmbedding, createScriptedModel, type ScriptedModel } from "../helpe
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
 import { apiEvidenceCatalog } from "../helpers/api-evidence-catalog";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 /** Twenty tools of four small APIs; a task about invoices matches two of them by its words. */
 const twentyTools = [

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 const demo = JSON.parse(readFileSync("kv-seed/demo-tenant.json", "utf8")) as {
   imports: { format: "openapi" | "list"; source: string; documentFile?: string; toolsFile?: string; serverUrl?: string }[];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 /**
  * A chat routes the task of its first step at every later step: the tenant object remembers a

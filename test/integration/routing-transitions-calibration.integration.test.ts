@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, type TestService } from "../helpers/service";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 /**
  * Whether learned transitions take part in later steps is decided per tenant, from its own

@@ -8,7 +8,7 @@ import { tenantObject } from "../helpers/tenant-object";
  * operations that span stores, admission, and per store only the methods the Worker uses. The
  * object's own steps (starting a job, saving a run, queueing an evaluation, the registry's hashes,
  * unbatched score writes) stay inside it. A method added to a store is private until it is listed
- * in storage/tenant-stores.ts; this list and the docs' list must change with it.
+ * in tenant-api/store-faces.ts; this list and the docs' list must change with it.
  */
 const STORE_METHODS: Record<string, string[]> = {
   activity: ["runs", "tools"],

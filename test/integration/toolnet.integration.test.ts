@@ -2,7 +2,7 @@ import { tenantObject } from "../helpers/tenant-object";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
-import type { RouteAnswer } from "../../functions/storage/tenant-routing";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
 

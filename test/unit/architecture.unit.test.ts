@@ -14,8 +14,9 @@ import { crossFolderCycles, folderOf, importGraph, loopThrough } from "../../scr
  * The folders from the bottom up (docs/architecture.md draws the same order). A folder imports
  * only folders listed before it, type imports included. Pure code first: shared basics, the
  * domain (tool definitions and their safe call, the model client and the program sandbox the
- * algorithms use, then the algorithms of the three papers); then storage (the tenant object's
- * stores and the KV protocol store), services (operations on one tenant through its API: runs,
+ * algorithms use, then the algorithms of the three papers); then storage (SQL persistence: the
+ * tenant object's stores and the KV protocol store), the routing engine (its store over storage),
+ * the tenant's API (the object's RPC surface, declared once), services (operations on one tenant through its API: runs,
  * tool calls, registration, credentials, embeddings), background jobs, the Durable Objects that
  * hold it all, and the entry points: the HTTP app and the Worker's entry (`functions`).
  */
@@ -36,6 +37,8 @@ const LAYERS: Record<string, string[]> = {
     "functions/demo-model",
   ],
   storage: ["functions/storage"],
+  routing: ["functions/routing"],
+  "tenant API": ["functions/tenant-api"],
   services: ["functions/services", "functions/jobs"],
   objects: ["durable-objects"],
   entry: ["functions/http", "functions"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LazyDefinitions } from "../../functions/storage/lazy-definitions";
+import { LazyDefinitions } from "../../functions/routing/lazy-definitions";
 import { ApiFamilies, apiSiblings } from "../../functions/toolnet/api-siblings";
 import { ToolDefinition } from "../../functions/tools/definition";
 

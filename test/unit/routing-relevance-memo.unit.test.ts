@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RelevanceMemo } from "../../functions/storage/relevance-memo";
+import { RelevanceMemo } from "../../functions/routing/relevance-memo";
 import { ToolIndex, toolDocument } from "../../functions/toolnet/retrieval";
 import { ToolDefinition } from "../../functions/tools/definition";
 

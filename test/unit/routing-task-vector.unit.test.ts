@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TenantApi } from "../../functions/storage/tenant-api";
-import type { RouteAnswer, TaskVectorWanted } from "../../functions/storage/tenant-routing";
+import type { TenantApi } from "../../functions/tenant-api/tenant-api";
+import type { RouteAnswer, TaskVectorWanted } from "../../functions/routing/tenant-routing";
 import { failure, success, type Outcome } from "../../functions/common/failures";
 import { routeWithTaskVector, type TaskVector } from "../../functions/services/tool-embeddings";
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
  * is split by key: the registry owns the identity rows, the settings store the `setting:*` rows.
  * A store may keep its SQL in helper modules of its own (PART_OF).
  */
-/** The stores, and the objects that hold them. */
-const DIRS = ["functions/storage", "durable-objects"];
+/** The stores, the routing engine (whose store is one of them), and the objects that hold them. */
+const DIRS = ["functions/storage", "functions/routing", "durable-objects"];
 const schema = readFileSync("functions/storage/tenant-schema.ts", "utf8");
 const tables = [...new Set([...schema.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string))];
 const modules = DIRS.flatMap((dir) =>

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { TenantApi } from "../../storage/tenant-api";
+import type { TenantApi } from "../../tenant-api/tenant-api";
 import type { ServiceApi } from "./service-api";
 import type { Session } from "./session";
 

@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { constantTimeEqual, randomBase62, sha256Hex, tenantOfKey } from "../../tenants/api-keys";
 import { openSecret, sealSecret } from "../../tenants/credential-crypto";
 import { credentialsKey, credentialsKeyIfSet } from "../../tenants/credentials-key";
-import { tenantStub } from "../../storage/tenant-api";
+import { tenantStub } from "../../tenant-api/tenant-api";
 
 /**
  * The console's session: the tenant API key (or the admin token) the operator signed in with,

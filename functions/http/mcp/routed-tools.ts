@@ -1,6 +1,6 @@
 import { START } from "../../toolnet/graph/node-ids";
 import { openAiTool, type OpenAiTool } from "../../toolnet/openai-tools";
-import type { TenantApi } from "../../storage/tenant-api";
+import type { TenantApi } from "../../tenant-api/tenant-api";
 
 /**
  * The tools a tenant's routing uses most, for clients that cannot search: ranked by the

@@ -2,7 +2,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { beginRun, startRun } from "../../services/start-run";
-import type { TenantApi } from "../../storage/tenant-api";
+import type { TenantApi } from "../../tenant-api/tenant-api";
 import { unwrap } from "../../common/failures";
 import { runSlotsTaken } from "../run-slot";
 import { MaxTokens } from "../routes/route-answer";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TenantApi } from "../../storage/tenant-api";
+import type { TenantApi } from "../../tenant-api/tenant-api";
 
 /** A tenant's MCP options, stored as the tenant setting `mcp`. */
 export const McpSettings = z

@@ -1,4 +1,4 @@
-import type { TenantApi } from "../../storage/tenant-api";
+import type { TenantApi } from "../../tenant-api/tenant-api";
 import { bodyLimitBytes, issuesToErrors } from "../app";
 import { ApiError } from "../problem";
 import { Failure } from "../../common/failures";

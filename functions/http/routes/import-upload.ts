@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { TenantApi } from "../../storage/tenant-api";
+import type { TenantApi } from "../../tenant-api/tenant-api";
 import type { ImportJobRequest } from "../../jobs/import-job";
 import { importUrlLimits } from "../../tools/import-by-url";
 import type { AppEnv } from "../app-env";

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { RouteAnswer as RouteAnswerType } from "../../storage/tenant-routing";
+import type { RouteAnswer as RouteAnswerType } from "../../routing/tenant-routing";
 import { ANSWER_PARTS, DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS } from "../../toolnet/answer-budget";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
-import { tenantStub } from "../../storage/tenant-api";
+import { tenantStub } from "../../tenant-api/tenant-api";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { unwrap } from "../../common/failures";

@@ -5,7 +5,7 @@ import { credentialsKey } from "../../tenants/credentials-key";
 import { importChangedTools, WebhookBody } from "../../jobs/webhook-import";
 import { generateWebhookSecret, verifyWebhook } from "../../webhooks/standard-webhooks";
 import type { AppEnv } from "../app-env";
-import { tenantStub } from "../../storage/tenant-api";
+import { tenantStub } from "../../tenant-api/tenant-api";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { ApiError } from "../problem";
 import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";

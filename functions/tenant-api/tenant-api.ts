@@ -2,8 +2,8 @@ import type { RpcTarget } from "cloudflare:workers";
 import type { FailureData, Outcome } from "../common/failures";
 import type { RouteFamily } from "../quotas/settings";
 import type { FeedbackResult } from "../toolnet/graph";
-import type { FeedbackInput } from "./tenant-feedback";
-import type { StoreFace, StoreName } from "./tenant-stores";
+import type { FeedbackInput } from "../routing/tenant-feedback";
+import type { StoreFace, StoreName } from "./store-faces";
 
 /**
  * An object as another Worker sees it over RPC: every method returns a promise, and a sub-object

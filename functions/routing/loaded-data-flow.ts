@@ -2,7 +2,7 @@ import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type F
 import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { SampleValue } from "../probing/protocol";
-import type { RoutingSnapshots } from "./routing-snapshots";
+import type { RoutingSnapshots } from "../storage/routing-snapshots";
 import type { Loaded, StateSources } from "./routing-state";
 
 /**

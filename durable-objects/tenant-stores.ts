@@ -1,21 +1,22 @@
 import { RpcTarget } from "cloudflare:workers";
-import { MODEL_SETTING } from "../tenants/stored-model-override";
-import { RunSlots, type RunSources } from "./run-slots";
-import { TenantActivity } from "./tenant-activity";
-import { TenantEvents } from "./tenant-events";
-import { TenantIdempotency } from "./tenant-idempotency";
-import { TenantImports } from "./tenant-imports";
-import { TenantJobs } from "./tenant-jobs";
-import { TenantObserved } from "./tenant-observed";
-import { TenantOptimization } from "./tenant-optimization";
-import { TenantProtocols } from "./tenant-protocols";
-import { TenantQuotas } from "./tenant-quotas";
-import { TenantRegistry } from "./tenant-registry";
-import { TenantRouting } from "./tenant-routing";
-import { TenantRuns } from "./tenant-runs";
-import { TenantSettings } from "./tenant-settings";
-import { TenantToolViews, type RunLater } from "./tenant-tool-views";
-import { TenantWebhooks } from "./tenant-webhooks";
+import { MODEL_SETTING } from "../functions/tenants/stored-model-override";
+import { RunSlots, type RunSources } from "../functions/storage/run-slots";
+import { TenantActivity } from "../functions/storage/tenant-activity";
+import { TenantEvents } from "../functions/storage/tenant-events";
+import { TenantIdempotency } from "../functions/storage/tenant-idempotency";
+import { TenantImports } from "../functions/storage/tenant-imports";
+import { TenantJobs } from "../functions/storage/tenant-jobs";
+import { TenantObserved } from "../functions/storage/tenant-observed";
+import { TenantOptimization } from "../functions/storage/tenant-optimization";
+import { TenantProtocols } from "../functions/storage/tenant-protocols";
+import { TenantQuotas } from "../functions/storage/tenant-quotas";
+import { TenantRegistry } from "../functions/storage/tenant-registry";
+import { TenantRouting } from "../functions/routing/tenant-routing";
+import { TenantRuns } from "../functions/storage/tenant-runs";
+import { TenantSettings } from "../functions/storage/tenant-settings";
+import { TenantToolViews, type RunLater } from "../functions/storage/tenant-tool-views";
+import { TenantWebhooks } from "../functions/storage/tenant-webhooks";
+import { STORE_NAMES, WORKER_METHODS, type StoreFaces, type StoreName, type TenantStores } from "../functions/tenant-api/store-faces";
 
 /** What the stores need of the object that holds them: its alarm, learning from a run (which spans stores), and background work. */
 export interface StoreHooks {
@@ -28,7 +29,7 @@ export interface StoreHooks {
  * Open a tenant's stores over its SQLite storage, wired to one another only through what each
  * needs. This is where the stores are declared: their names and classes are this function's answer.
  */
-export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromRun, runLater }: StoreHooks) {
+export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromRun, runLater }: StoreHooks): TenantStores {
   const sql = ctx.storage.sql;
   const events = new TenantEvents();
   const registry = new TenantRegistry(ctx.storage, events);
@@ -79,71 +80,6 @@ export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromR
     observed,
   };
 }
-
-/** One tenant's stores, each the owner of its tables (see STORAGE.md). */
-export type TenantStores = ReturnType<typeof openTenantStores>;
-export type StoreName = keyof TenantStores;
-
-/**
- * The methods of each store that the Worker calls over RPC: the only ones reachable from outside
- * the object. Everything else a store offers (starting a job, saving a run, queueing an
- * evaluation, the registry's hashes, unbatched score writes) is for the object and its other
- * stores. docs/architecture.md lists the same methods; a test compares both with what RPC reaches.
- */
-export const WORKER_METHODS = {
-  registry: [
-    "authenticate",
-    "cacheToken",
-    "cachedToken",
-    "createKey",
-    "deleteCredential",
-    "deleteTool",
-    "getTool",
-    "info",
-    "initialize",
-    "listCredentials",
-    "listKeys",
-    "listTools",
-    "putCredential",
-    "revokeKey",
-    "toolCountAfter",
-    "toolForCall",
-    "toolSummaries",
-    "upsertTools",
-  ],
-  settings: ["get", "put", "runSettings", "sideEffects", "updateRunSettings", "updateSideEffects"],
-  routing: [
-    "importTrajectories",
-    "replaceWith",
-    "route",
-    "routeJson",
-    "routeJsonUnlessEmbedded",
-    "routeUnlessEmbedded",
-    "settings",
-    "snapshot",
-    "storeEmbeddings",
-    "toolsNeedingEmbeddings",
-    "updateSettings",
-    "weightedEdges",
-  ],
-  runs: ["evaluationStatus", "get", "list"],
-  runSlots: ["begin", "finish", "release"],
-  jobs: ["create", "get", "list", "waitFor"],
-  imports: ["appendUpload", "discardUpload"],
-  protocols: ["currentMany", "pin", "versions"],
-  webhooks: ["addSecret", "claimDelivery", "completeDelivery", "failDelivery", "listSecrets", "validSecrets"],
-  quotas: ["modelTokensToday", "settings", "update"],
-  idempotency: ["abandon", "begin", "complete"],
-  optimization: ["settings", "update"],
-  activity: ["runs", "tools"],
-  observed: ["close", "curve", "delete", "learningSettings", "list", "recordCall", "recordSearch", "updateLearningSettings"],
-} as const satisfies { readonly [K in StoreName]: readonly (keyof TenantStores[K] & string)[] };
-
-export const STORE_NAMES = Object.keys(WORKER_METHODS) as StoreName[];
-
-/** A store as the Worker reaches it: an RPC target with only the store's Worker methods. */
-export type StoreFace<K extends StoreName> = RpcTarget & Pick<TenantStores[K], Extract<(typeof WORKER_METHODS)[K][number], keyof TenantStores[K]>>;
-export type StoreFaces = { readonly [K in StoreName]: StoreFace<K> };
 
 /**
  * The RPC faces of a tenant's stores: each forwards its Worker methods to the store current at

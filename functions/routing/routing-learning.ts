@@ -18,9 +18,9 @@ import {
 import { applyFeedbackBatch } from "../toolnet/graph/feedback-batch";
 import { attachTrajectories } from "../toolnet/graph/graph-codec";
 import { failure, success, type Outcome } from "../common/failures";
-import type { TenantSettings } from "./tenant-settings";
-import { MAX_PENDING_TRAJECTORIES, type RoutingSnapshots } from "./routing-snapshots";
-import { allRows, oneRow, run } from "./sql";
+import type { TenantSettings } from "../storage/tenant-settings";
+import { MAX_PENDING_TRAJECTORIES, type RoutingSnapshots } from "../storage/routing-snapshots";
+import { allRows, oneRow, run } from "../storage/sql";
 import type { LoadedRouting } from "./loaded-routing";
 
 /**

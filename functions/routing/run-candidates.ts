@@ -5,7 +5,7 @@ import { withUnfitLower } from "../toolnet/task-fit";
 import type { ToolDefinition } from "../tools/definition";
 import type { Loaded } from "./loaded-routing";
 import { feedersOf, nameLookupsOf, shownDefinition } from "./routing-answers";
-import type { StoredToolViews } from "./tenant-tool-views";
+import type { StoredToolViews } from "../storage/tenant-tool-views";
 
 /** What a run's candidate set reads (the routing store, tenant-routing.ts, gathers it). */
 export interface RunCandidateSources {

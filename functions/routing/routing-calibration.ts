@@ -9,7 +9,7 @@ import {
 } from "../toolnet/history-calibration";
 import type { Ranked } from "../toolnet/retrieval";
 import { nextStepInput, WITHOUT_TRANSITIONS } from "./routing-answers";
-import { allRows } from "./sql";
+import { allRows } from "../storage/sql";
 import type { Loaded } from "./loaded-routing";
 
 /**

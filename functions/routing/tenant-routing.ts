@@ -14,13 +14,14 @@ import type { RunCandidateSet } from "../toolnet/signal-fusion";
 import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../tenants/stored-model-override";
-import type { TenantEvents } from "./tenant-events";
-import type { TenantSettings } from "./tenant-settings";
-import { RoutingSnapshots, type LoadReport } from "./routing-snapshots";
-import { allRows, oneRow } from "./sql";
-import type { ShownTool, StoredToolViews, ViewsWarmth } from "./tenant-tool-views";
+import type { TenantEvents } from "../storage/tenant-events";
+import type { ObservedLearning } from "../storage/tenant-observed";
+import type { TenantSettings } from "../storage/tenant-settings";
+import { RoutingSnapshots, type LoadReport } from "../storage/routing-snapshots";
+import { allRows, oneRow } from "../storage/sql";
+import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
-import { ToolVectors } from "./tool-vectors";
+import { ToolVectors } from "../storage/tool-vectors";
 import { fitAnswer, fusedRanking, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
 import { RoutingCalibration } from "./routing-calibration";
 import { RoutingLearning } from "./routing-learning";
@@ -66,7 +67,7 @@ const RELEVANCE_DEPTH = 30;
  * answer is ranked and fitted by routing-answers.ts, and learning is routing-learning.ts's. Every
  * method is synchronous, so within the Durable Object no two updates interleave.
  */
-export class TenantRouting {
+export class TenantRouting implements ObservedLearning {
   readonly #sources: RoutingSources;
   readonly #store: RoutingSnapshots;
   readonly #states: LoadedRouting;

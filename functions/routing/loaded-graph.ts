@@ -1,7 +1,7 @@
 import { addTools, addTrajectories, createGraph, type GraphSettings, type ToolGraph } from "../toolnet/graph";
 import { TaskMemory } from "../toolnet/task-memory";
-import type { LoadedGraph, LoadReport, RoutingSnapshots } from "./routing-snapshots";
-import { allRows } from "./sql";
+import type { LoadedGraph, LoadReport, RoutingSnapshots } from "../storage/routing-snapshots";
+import { allRows } from "../storage/sql";
 
 /**
  * The parts of the routing state (loaded-routing.ts) made from the learning rows: the graph from

@@ -11,8 +11,8 @@ import { fillToK, routeStandIns } from "../toolnet/route-fill";
 import { withUnfitLower } from "../toolnet/task-fit";
 import { LATER_STEP_MIN_SIMILARITY } from "../toolnet/task-memory";
 import type { ToolDefinition } from "../tools/definition";
-import type { TenantSettings } from "./tenant-settings";
-import type { ShownTool, StoredToolViews } from "./tenant-tool-views";
+import type { TenantSettings } from "../storage/tenant-settings";
+import type { ShownTool, StoredToolViews } from "../storage/tenant-tool-views";
 import type { Loaded, TaskRelevance } from "./loaded-routing";
 
 /**
