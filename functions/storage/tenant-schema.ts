@@ -110,4 +110,7 @@ export const TENANT_MIGRATIONS = [
   // definition and shown description), so an answer parses no definition; NULL in older rows,
   // whose views are then made again on first use.
   `ALTER TABLE tool_views ADD COLUMN line TEXT;`,
+  // What the starting-tools fallback reads of each tool (toolnet/route-fallback.ts), written with
+  // the tool, so the fallback parses no definition; tools written before it are added on first use.
+  `CREATE TABLE IF NOT EXISTS tool_starts (name TEXT PRIMARY KEY, needs_id INTEGER NOT NULL, words TEXT NOT NULL);`,
 ] as const;
