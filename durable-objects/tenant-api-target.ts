@@ -1,47 +1,78 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { TenantApi } from "../functions/tenant-api/tenant-api";
-import { STORE_NAMES } from "../functions/tenant-api/store-faces";
-
-/** The members of the tenant's surface: its stores (sub-objects) and the operations that span them. */
-const OPERATIONS = ["applyFeedback", "applyFeedbackBatch", "storageBytes"] as const satisfies readonly (keyof TenantApi)[];
-
-/** Compile-time proof that the two lists name every member of the surface, and nothing else. */
-type Listed = (typeof STORE_NAMES)[number] | (typeof OPERATIONS)[number];
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const MEMBERS_LISTED: Same<Listed, keyof TenantApi> = true;
+import type { TenantSurface } from "../functions/tenant-api/tenant-api";
 
 /**
  * One tenant's surface as an RPC target of its own, handed out by `TenantObject.admitted(…)` once
  * the caller's key and quota are checked, so that a call pipelined on it (`admitted(…)` and,
  * without waiting, `.routing.route(…)`) travels in the same round trip as the key check. It is a
- * view of the object, not a copy: each member reads the object's current store or calls its
- * operation (generated below from the lists, so there is no hand-written forwarding to drift).
+ * view of the object, not a copy: each member reads the object's current store face or calls its
+ * operation. It implements the declared surface (functions/tenant-api/tenant-api.ts), and
+ * `MEMBERS_EXACT` proves it offers nothing more.
  */
-export class TenantApiTarget extends RpcTarget {
-  readonly #object: TenantApiLocal;
+export class TenantApiTarget extends RpcTarget implements TenantSurface {
+  readonly #object: TenantSurface;
 
-  constructor(object: TenantApiLocal) {
+  constructor(object: TenantSurface) {
     super();
     this.#object = object;
   }
 
-  static {
-    for (const name of STORE_NAMES) {
-      Object.defineProperty(TenantApiTarget.prototype, name, {
-        get(this: TenantApiTarget) {
-          return this.#object[name];
-        },
-      });
-    }
-    for (const name of OPERATIONS) {
-      Object.defineProperty(TenantApiTarget.prototype, name, {
-        value(this: TenantApiTarget, ...args: unknown[]) {
-          return (this.#object[name] as (...a: unknown[]) => unknown).apply(this.#object, args);
-        },
-      });
-    }
+  get registry(): TenantSurface["registry"] {
+    return this.#object.registry;
+  }
+  get settings(): TenantSurface["settings"] {
+    return this.#object.settings;
+  }
+  get routing(): TenantSurface["routing"] {
+    return this.#object.routing;
+  }
+  get runs(): TenantSurface["runs"] {
+    return this.#object.runs;
+  }
+  get runSlots(): TenantSurface["runSlots"] {
+    return this.#object.runSlots;
+  }
+  get jobs(): TenantSurface["jobs"] {
+    return this.#object.jobs;
+  }
+  get imports(): TenantSurface["imports"] {
+    return this.#object.imports;
+  }
+  get protocols(): TenantSurface["protocols"] {
+    return this.#object.protocols;
+  }
+  get webhooks(): TenantSurface["webhooks"] {
+    return this.#object.webhooks;
+  }
+  get quotas(): TenantSurface["quotas"] {
+    return this.#object.quotas;
+  }
+  get idempotency(): TenantSurface["idempotency"] {
+    return this.#object.idempotency;
+  }
+  get optimization(): TenantSurface["optimization"] {
+    return this.#object.optimization;
+  }
+  get activity(): TenantSurface["activity"] {
+    return this.#object.activity;
+  }
+  get observed(): TenantSurface["observed"] {
+    return this.#object.observed;
+  }
+
+  applyFeedback(...args: Parameters<TenantSurface["applyFeedback"]>): ReturnType<TenantSurface["applyFeedback"]> {
+    return this.#object.applyFeedback(...args);
+  }
+
+  applyFeedbackBatch(...args: Parameters<TenantSurface["applyFeedbackBatch"]>): ReturnType<TenantSurface["applyFeedbackBatch"]> {
+    return this.#object.applyFeedbackBatch(...args);
+  }
+
+  storageBytes(): number {
+    return this.#object.storageBytes();
   }
 }
 
-/** The tenant object as its own code sees it: the surface's members, synchronous where they are. */
-export type TenantApiLocal = { readonly [K in keyof TenantApi]: unknown };
+/** Compile-time proof that the target's RPC members are the declared surface's, no more. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const MEMBERS_EXACT: Same<Exclude<keyof TenantApiTarget, keyof RpcTarget>, keyof TenantSurface> = true;

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import { MODEL_SETTING } from "../functions/tenants/stored-model-override";
 import { RunSlots, type RunSources } from "../functions/storage/run-slots";
 import { TenantActivity } from "../functions/storage/tenant-activity";
@@ -16,7 +15,7 @@ import { TenantRuns } from "../functions/storage/tenant-runs";
 import { TenantSettings } from "../functions/storage/tenant-settings";
 import { TenantToolViews, type RunLater } from "../functions/storage/tenant-tool-views";
 import { TenantWebhooks } from "../functions/storage/tenant-webhooks";
-import { STORE_NAMES, WORKER_METHODS, type StoreFaces, type StoreName, type TenantStores } from "../functions/tenant-api/store-faces";
+import type { TenantStores } from "../functions/tenant-api/store-faces";
 
 /** What the stores need of the object that holds them: its alarm, learning from a run (which spans stores), and background work. */
 export interface StoreHooks {
@@ -79,25 +78,4 @@ export function openTenantStores(ctx: DurableObjectState, { armAlarm, learnFromR
     activity: new TenantActivity(runs, jobs),
     observed,
   };
-}
-
-/**
- * The RPC faces of a tenant's stores: each forwards its Worker methods to the store current at
- * the call (`current()`: after an eviction, the reopened one), and has no other method.
- */
-export function storeFaces(current: () => TenantStores): StoreFaces {
-  const faces: Partial<Record<StoreName, RpcTarget>> = {};
-  for (const name of STORE_NAMES) {
-    const face = class extends RpcTarget {};
-    for (const method of WORKER_METHODS[name] as readonly string[]) {
-      Object.defineProperty(face.prototype, method, {
-        value(...args: unknown[]) {
-          const store = current()[name] as unknown as Record<string, (...a: unknown[]) => unknown>;
-          return (store[method] as (...a: unknown[]) => unknown).apply(store, args);
-        },
-      });
-    }
-    faces[name] = new face();
-  }
-  return faces as StoreFaces;
 }

@@ -5,7 +5,7 @@ import { ToolName } from "../tools/definition";
 import { ProbedProtocol } from "../probing/protocol";
 
 /**
- * The documented protocols of a tenant's tools in KV (`PROTOCOLS`; see STORAGE.md): the only
+ * The documented protocols of a tenant's tools in KV (`PROTOCOLS`; see docs/storage.md): the only
  * module that knows the keys, the shape of a stored value and how to read and write one. Values
  * are immutable and written before the tenant object points at them; every value read is parsed,
  * and one that does not parse is reported (logged, and returned as `malformed`), never used.

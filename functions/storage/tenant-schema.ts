@@ -1,6 +1,6 @@
 /**
  * SQL layout of a tenant's Durable Object. Append new migrations; never edit a shipped one.
- * The whole layout is described in STORAGE.md.
+ * The whole layout is described in docs/storage.md.
  */
 export const TENANT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS tenant_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,4 +1,3 @@
-import type { RpcTarget } from "cloudflare:workers";
 import type { TenantRouting } from "../routing/tenant-routing";
 import type { RunSlots } from "../storage/run-slots";
 import type { TenantActivity } from "../storage/tenant-activity";
@@ -15,7 +14,7 @@ import type { TenantSettings } from "../storage/tenant-settings";
 import type { TenantWebhooks } from "../storage/tenant-webhooks";
 
 /**
- * One tenant's stores by name, each the owner of its tables (see STORAGE.md); the routing store
+ * One tenant's stores by name, each the owner of its tables (see docs/storage.md); the routing store
  * is the routing engine's (functions/routing/). durable-objects/tenant-stores.ts opens them.
  */
 export interface TenantStores {
@@ -35,63 +34,108 @@ export interface TenantStores {
   observed: TenantObserved;
 }
 export type StoreName = keyof TenantStores;
-/**
- * The methods of each store that the Worker calls over RPC: the only ones reachable from outside
- * the object. Everything else a store offers (starting a job, saving a run, queueing an
+/*
+ * What the Worker may call on each store, declared once: the only store methods reachable from
+ * outside the object. Everything else a store offers (starting a job, saving a run, queueing an
  * evaluation, the registry's hashes, unbatched score writes) is for the object and its other
- * stores. docs/architecture.md lists the same methods; a test compares both with what RPC reaches.
+ * stores. The object's RPC faces (durable-objects/store-faces.ts) implement exactly these;
+ * docs/architecture.md lists the same methods, and a test compares all three.
  */
-export const WORKER_METHODS = {
-  registry: [
-    "authenticate",
-    "cacheToken",
-    "cachedToken",
-    "createKey",
-    "deleteCredential",
-    "deleteTool",
-    "getTool",
-    "info",
-    "initialize",
-    "listCredentials",
-    "listKeys",
-    "listTools",
-    "putCredential",
-    "revokeKey",
-    "toolCountAfter",
-    "toolForCall",
-    "toolSummaries",
-    "upsertTools",
-  ],
-  settings: ["get", "put", "runSettings", "sideEffects", "updateRunSettings", "updateSideEffects"],
-  routing: [
-    "importTrajectories",
-    "replaceWith",
-    "route",
-    "routeJson",
-    "routeJsonUnlessEmbedded",
-    "routeUnlessEmbedded",
-    "settings",
-    "snapshot",
-    "storeEmbeddings",
-    "toolsNeedingEmbeddings",
-    "updateSettings",
-    "weightedEdges",
-  ],
-  runs: ["evaluationStatus", "get", "list"],
-  runSlots: ["begin", "finish", "release"],
-  jobs: ["create", "get", "list", "waitFor"],
-  imports: ["appendUpload", "discardUpload"],
-  protocols: ["currentMany", "pin", "versions"],
-  webhooks: ["addSecret", "claimDelivery", "completeDelivery", "failDelivery", "listSecrets", "validSecrets"],
-  quotas: ["modelTokensToday", "settings", "update"],
-  idempotency: ["abandon", "begin", "complete"],
-  optimization: ["settings", "update"],
-  activity: ["runs", "tools"],
-  observed: ["close", "curve", "delete", "learningSettings", "list", "recordCall", "recordSearch", "updateLearningSettings"],
-} as const satisfies { readonly [K in StoreName]: readonly (keyof TenantStores[K] & string)[] };
 
-export const STORE_NAMES = Object.keys(WORKER_METHODS) as StoreName[];
+/** The registry store as the Worker reaches it: identity, keys, tools, credentials and token caches. */
+export interface RegistryFace
+  extends Pick<
+    TenantRegistry,
+    | "authenticate"
+    | "cacheToken"
+    | "cachedToken"
+    | "createKey"
+    | "deleteCredential"
+    | "deleteTool"
+    | "getTool"
+    | "info"
+    | "initialize"
+    | "listCredentials"
+    | "listKeys"
+    | "listTools"
+    | "putCredential"
+    | "revokeKey"
+    | "toolCountAfter"
+    | "toolForCall"
+    | "toolSummaries"
+    | "upsertTools"
+  > {}
 
-/** A store as the Worker reaches it: an RPC target with only the store's Worker methods. */
-export type StoreFace<K extends StoreName> = RpcTarget & Pick<TenantStores[K], Extract<(typeof WORKER_METHODS)[K][number], keyof TenantStores[K]>>;
-export type StoreFaces = { readonly [K in StoreName]: StoreFace<K> };
+/** The settings store as the Worker reaches it: tenant settings. */
+export interface SettingsFace extends Pick<TenantSettings, "get" | "put" | "runSettings" | "sideEffects" | "updateRunSettings" | "updateSideEffects"> {}
+
+/** The routing store as the Worker reaches it: route answers, the graph, trajectories and embeddings. */
+export interface RoutingFace
+  extends Pick<
+    TenantRouting,
+    | "importTrajectories"
+    | "replaceWith"
+    | "route"
+    | "routeJson"
+    | "routeJsonUnlessEmbedded"
+    | "routeUnlessEmbedded"
+    | "settings"
+    | "snapshot"
+    | "storeEmbeddings"
+    | "toolsNeedingEmbeddings"
+    | "updateSettings"
+    | "weightedEdges"
+  > {}
+
+/** The runs store as the Worker reaches it: stored runs and their evaluation. */
+export interface RunsFace extends Pick<TenantRuns, "evaluationStatus" | "get" | "list"> {}
+
+/** The runSlots store as the Worker reaches it: a run's slot: its begin, finish and release. */
+export interface RunSlotsFace extends Pick<RunSlots, "begin" | "finish" | "release"> {}
+
+/** The jobs store as the Worker reaches it: background jobs. */
+export interface JobsFace extends Pick<TenantJobs, "create" | "get" | "list" | "waitFor"> {}
+
+/** The imports store as the Worker reaches it: a big document's upload chunks. */
+export interface ImportsFace extends Pick<TenantImports, "appendUpload" | "discardUpload"> {}
+
+/** The protocols store as the Worker reaches it: probed protocols and their pinned versions. */
+export interface ProtocolsFace extends Pick<TenantProtocols, "currentMany" | "pin" | "versions"> {}
+
+/** The webhooks store as the Worker reaches it: signing secrets and deliveries. */
+export interface WebhooksFace
+  extends Pick<TenantWebhooks, "addSecret" | "claimDelivery" | "completeDelivery" | "failDelivery" | "listSecrets" | "validSecrets"> {}
+
+/** The quotas store as the Worker reaches it: quota settings and model tokens today. */
+export interface QuotasFace extends Pick<TenantQuotas, "modelTokensToday" | "settings" | "update"> {}
+
+/** The idempotency store as the Worker reaches it: Idempotency-Key records. */
+export interface IdempotencyFace extends Pick<TenantIdempotency, "abandon" | "begin" | "complete"> {}
+
+/** The optimization store as the Worker reaches it: description optimisation settings. */
+export interface OptimizationFace extends Pick<TenantOptimization, "settings" | "update"> {}
+
+/** The activity store as the Worker reaches it: the console's reads of runs and tools. */
+export interface ActivityFace extends Pick<TenantActivity, "runs" | "tools"> {}
+
+/** The observed store as the Worker reaches it: observed conversations and implicit learning. */
+export interface ObservedFace
+  extends Pick<TenantObserved, "close" | "curve" | "delete" | "learningSettings" | "list" | "recordCall" | "recordSearch" | "updateLearningSettings"> {}
+
+/** Every store as the Worker reaches it, by name: the object's store getters (`tenant.registry`, …). */
+export interface StoreFaces {
+  readonly registry: RegistryFace;
+  readonly settings: SettingsFace;
+  readonly routing: RoutingFace;
+  readonly runs: RunsFace;
+  readonly runSlots: RunSlotsFace;
+  readonly jobs: JobsFace;
+  readonly imports: ImportsFace;
+  readonly protocols: ProtocolsFace;
+  readonly webhooks: WebhooksFace;
+  readonly quotas: QuotasFace;
+  readonly idempotency: IdempotencyFace;
+  readonly optimization: OptimizationFace;
+  readonly activity: ActivityFace;
+  readonly observed: ObservedFace;
+}

@@ -3,7 +3,7 @@ import type { FailureData, Outcome } from "../common/failures";
 import type { RouteFamily } from "../quotas/settings";
 import type { FeedbackResult } from "../toolnet/graph";
 import type { FeedbackInput } from "../routing/tenant-feedback";
-import type { StoreFace, StoreName } from "./store-faces";
+import type { StoreFaces } from "./store-faces";
 
 /**
  * An object as another Worker sees it over RPC: every method returns a promise, and a sub-object
@@ -22,20 +22,20 @@ export type Remote<T> = {
 };
 
 /**
- * The tenant object's RPC surface: its stores as sub-objects (each with only the methods the Worker
- * calls, tenant-stores.ts), and the operations that span them. Typed from the stores, not from the
- * object's class, so code that calls the object never imports it; durable-objects/tenant-object.ts checks at
- * compile time that the class offers exactly this.
+ * The tenant object's RPC surface, declared once: its stores as sub-objects, each with only the
+ * methods the Worker calls (store-faces.ts), and the operations that span them. The object
+ * (durable-objects/tenant-object.ts) and the admitted surface (tenant-api-target.ts) implement
+ * it, synchronous where they are; callers see it as `TenantApi`, so they never import the object.
  */
-export type TenantApi = { readonly [K in StoreName]: Remote<StoreFace<K>> } & TenantOperations;
-
-/** The operations of the tenant object that span its stores. */
-export interface TenantOperations {
+export interface TenantSurface extends StoreFaces {
   /** `conversation`: the observed conversation the feedback was sent in (it overrides that conversation's implicit scores). */
   applyFeedback(item: FeedbackInput, conversation?: string): Promise<Outcome<FeedbackResult>>;
-  applyFeedbackBatch(items: FeedbackInput[]): Promise<Outcome<FeedbackResult[]>>;
-  storageBytes(): Promise<number>;
+  applyFeedbackBatch(items: FeedbackInput[]): Outcome<FeedbackResult[]>;
+  storageBytes(): number;
 }
+
+/** The tenant's surface as another Worker reaches it over RPC (every call answers a promise). */
+export type TenantApi = { readonly [K in keyof StoreFaces]: Remote<StoreFaces[K]> } & Remote<Omit<TenantSurface, keyof StoreFaces>>;
 
 /** The tenant's Durable Object stub. */
 export function tenantStub(env: Env, tenantId: string): TenantApi {

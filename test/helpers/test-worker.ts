@@ -9,13 +9,42 @@ export { default } from "../../functions/index";
 import { RoutingSnapshots, type LoadReport } from "../../functions/storage/routing-snapshots";
 import { TenantObject } from "../../durable-objects/tenant-object";
 import { TenantApiTarget } from "../../durable-objects/tenant-api-target";
-import { openTenantStores } from "../../durable-objects/tenant-stores";
-import { STORE_NAMES } from "../../functions/tenant-api/store-faces";
+import { TenantCore } from "../../durable-objects/tenant-core";
 import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
 
-/** The object's members a call from the Worker goes through: its stores, operations and admission. */
-const COUNTED_MEMBERS = [...STORE_NAMES, ...["applyFeedback", "applyFeedbackBatch", "storageBytes", "admit", "admitted"]] as const;
+/** The object's members a call from the Worker goes through: its store getters, operations and admission (all but the runtime's alarm handler). */
+const COUNTED_MEMBERS = Object.getOwnPropertyNames(TenantObject.prototype).filter((name) => name !== "constructor" && name !== "alarm");
+/** The production object's store getters: one per store, answering the store's RPC face. */
+const STORE_GETTERS = Object.getOwnPropertyNames(TenantObject.prototype).filter(
+  (name) => Object.getOwnPropertyDescriptor(TenantObject.prototype, name)?.get !== undefined,
+);
+
+/**
+ * The tenant object's inside with the tests' seams, which RPC cannot reach (TenantCore is never
+ * handed out): stores reopened on demand, their background work dropped with them, and routing's
+ * preparation held.
+ */
+class EvictableCore extends TenantCore {
+  /** Stores opened so far: background work of stores an eviction dropped is dropped with them, as a real eviction drops it. */
+  #storeGeneration = 0;
+  /** While held, routing's preparation after catalog changes waits, so a test sees the state a request meets before it. */
+  preparationHeld = false;
+
+  override runLater(task: () => void, delayMs: number): void {
+    const generation = this.#storeGeneration;
+    setTimeout(() => generation === this.#storeGeneration && task(), delayMs);
+  }
+
+  override reopenStores(): void {
+    this.#storeGeneration += 1;
+    super.reopenStores();
+  }
+
+  override prepareRouting(now: number): void {
+    if (!this.preparationHeld) super.prepareRouting(now);
+  }
+}
 
 /**
  * The tenant object with two test hooks: an eviction on demand (its stores are reopened from
@@ -23,56 +52,54 @@ const COUNTED_MEMBERS = [...STORE_NAMES, ...["applyFeedback", "applyFeedbackBatc
  * from Node, where Miniflare's stubs reach top-level methods only, not sub-objects.
  */
 export class EvictableTenantObject extends TenantObject {
-  /** With `olderFormats`, the stored routing index and graph also read as written by an older release. */
-  /** Stores opened so far: background work of stores an eviction dropped is dropped with them, as a real eviction drops it. */
-  #storeGeneration = 0;
+  readonly #core: EvictableCore;
 
-  protected override runLater = (task: () => void, delayMs: number): void => {
-    const generation = this.#storeGeneration;
-    setTimeout(() => generation === this.#storeGeneration && task(), delayMs);
-  };
+  constructor(ctx: DurableObjectState, env: Env) {
+    const core = new EvictableCore(ctx, env);
+    super(ctx, env, core);
+    this.#core = core;
+  }
+
+  /** The stores as the object holds them now. */
+  get #stores() {
+    return this.#core.stores;
+  }
 
   /** The stores reopened from SQLite, as after an eviction. */
   #reopenStores(): void {
-    this.#storeGeneration += 1;
-    this.stores = openTenantStores(this.ctx, this.storeHooks);
+    this.#core.reopenStores();
   }
 
+  /** With `olderFormats`, the stored routing index and graph also read as written by an older release. */
   simulateEviction(options: { olderFormats?: boolean } = {}): void {
     // Ageing the stored formats reads no trajectories, so the store needs none here.
     if (options.olderFormats === true) new RoutingSnapshots(this.ctx.storage.sql, { after: () => [], lastRow: () => 0 }).ageFormats();
     this.#reopenStores();
   }
 
-  #preparationHeld = false;
-
   /** Holds (or lets go) routing's preparation after catalog changes, so a test sees the state a request meets before it. */
   holdRoutingPreparation(held: boolean): void {
-    this.#preparationHeld = held;
+    this.#core.preparationHeld = held;
   }
-
-  protected override prepareRouting = (now: number): void => {
-    if (!this.#preparationHeld) this.stores.routing.prepareIfDue(now);
-  };
 
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): LoadReport {
-    return this.stores.routing.loadReport();
+    return this.#stores.routing.loadReport();
   }
 
   /** Which parts of the routing state are in memory (none is loaded by asking). */
   routingLoadedParts(): { loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number } {
-    return this.stores.routing.loadedParts();
+    return this.#stores.routing.loadedParts();
   }
 
   /** Task rankings the routing store computed since the object started, not found in its memo (its protected count). */
   routingRelevanceSearches(): number {
-    return (this.stores.routing as unknown as { relevanceSearches: number }).relevanceSearches;
+    return (this.#stores.routing as unknown as { relevanceSearches: number }).relevanceSearches;
   }
 
   /** Score rows the routing store has written since the object started, and in how many flushes (coalesced updates share them). */
   routingScoreWrites(): { rows: number; flushes: number } {
-    return this.stores.routing.scoreWrites();
+    return this.#stores.routing.scoreWrites();
   }
 
   /** The run tokens quotas count since `sinceIso`, with how many rows SQLite read to count them. */
@@ -124,7 +151,7 @@ export class EvictableTenantObject extends TenantObject {
 
   /** How much of the catalog's stored views is in memory. */
   toolViewsWarmth(): { remembered: number; chars: number; complete: boolean } {
-    return this.stores.routing.viewsWarmth();
+    return this.#stores.routing.viewsWarmth();
   }
 
   /** A tool's stored one-line description (null: none stored; undefined: no row). */
@@ -202,7 +229,7 @@ export class EvictableTenantObject extends TenantObject {
         .filter((name) => name !== "constructor")
         .sort();
     const stores = Object.fromEntries(
-      STORE_NAMES.map((name) => {
+      STORE_GETTERS.map((name) => {
         const face = Object.getOwnPropertyDescriptor(TenantObject.prototype, name)?.get?.call(this) as object;
         return [name, ownMethods(Object.getPrototypeOf(face) as object)];
       }),
@@ -212,7 +239,7 @@ export class EvictableTenantObject extends TenantObject {
 
   /** A call into one store with all its methods, as the object's own code makes it (tests set state up this way). */
   storeCall(store: string, method: string, args: unknown[]): unknown {
-    const target = (this.stores as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
+    const target = (this.#stores as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[store];
     const fn = target?.[method];
     if (typeof fn !== "function") throw new Error(`no store method ${store}.${method}`);
     return fn.apply(target, args);

@@ -60,7 +60,7 @@ afterEach(() => {
 });
 
 describe("protocol store keys", () => {
-  it("follow STORAGE.md: protocol/<tenant>/<tool>/<hash> and …/optimized/<job id>", () => {
+  it("follow docs/storage.md: protocol/<tenant>/<tool>/<hash> and …/optimized/<job id>", () => {
     const store = protocolStore({ PROTOCOLS: memoryKv() }, "acme");
     expect(store.probedKey("getMovie", HASH)).toBe(`protocol/acme/getMovie/${HASH}`);
     expect(store.optimizedKey("getMovie", HASH, "job_1")).toBe(`protocol/acme/getMovie/${HASH}/optimized/job_1`);

@@ -1,0 +1,124 @@
+import { evaluateTrajectory } from "../functions/services/evaluate-trajectory";
+import type { EvaluationRequest } from "../functions/chain/evaluator";
+import { runJob } from "../functions/jobs/run-job";
+import { migrate } from "../functions/storage/sql";
+import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
+import type { TenantStores } from "../functions/tenant-api/store-faces";
+import { asLocal } from "../functions/tenant-api/tenant-api";
+import { openTenantStores, type StoreHooks } from "./tenant-stores";
+
+/**
+ * The tenant object's inside: its stores, what they need of the object (its alarm, learning from
+ * a run, background work), and the alarm's work. A plain class, not an RPC target and never
+ * handed out, so none of its methods is reachable over RPC whatever it is named: the seams a test
+ * holds (background work, routing's preparation, reopening the stores) are ordinary methods here,
+ * which the test worker's subclass overrides (test/helpers/test-worker.ts).
+ */
+export class TenantCore {
+  /** The stores, as opened over the object's SQLite storage (reopened after a simulated eviction). */
+  stores: TenantStores;
+  protected readonly ctx: DurableObjectState;
+  readonly #env: Env;
+  /** What the stores need of the object; calls go through this core's methods, so a subclass's overrides apply. */
+  readonly #hooks: StoreHooks = {
+    armAlarm: () => this.armAlarm(),
+    learnFromRun: (...run) => this.#learnFromRun(...run),
+    runLater: (task, delayMs) => this.runLater(task, delayMs),
+  };
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    this.ctx = ctx;
+    this.#env = env;
+    // Synchronous SQL in the constructor runs before any request reaches the object.
+    migrate(ctx.storage.sql, TENANT_MIGRATIONS);
+    this.stores = openTenantStores(ctx, this.#hooks);
+  }
+
+  /** The stores opened again from SQLite, as after an eviction. */
+  reopenStores(): void {
+    this.stores = openTenantStores(this.ctx, this.#hooks);
+  }
+
+  /** The stores' background work (reading tool views into memory), on a timer after the current request. */
+  runLater(task: () => void, delayMs: number): void {
+    setTimeout(task, delayMs);
+  }
+
+  /** Routing's derived state prepared after a catalog change, when due (tests hold it to see the unprepared path). */
+  prepareRouting(now: number): void {
+    this.stores.routing.prepareIfDue(now);
+  }
+
+  /**
+   * A finished run teaches the graph (called by the run's `finish`, inside the object, never over
+   * RPC): its tool sequence is a trajectory (static counts, eq. 5), and it is queued for the
+   * evaluator, whose scores arrive later through the alarm (eq. 6–8). Failures attributed to
+   * tools count toward their automatic optimisation.
+   */
+  async #learnFromRun(runId: string, trajectory: string[], evaluation: EvaluationRequest | undefined, attributedFailures: string[]): Promise<void> {
+    const { routing, optimization, jobs, runs } = this.stores;
+    if (trajectory.length > 0) routing.importTrajectories([{ id: `run:${runId}`, tools: trajectory, task: evaluation?.task }], "skip");
+    for (const tool of optimization.recordFailures(attributedFailures)) {
+      await jobs.create("optimize", { tool, settings: {}, reason: "auto: failures attributed in recent runs" }, null);
+    }
+    if (evaluation !== undefined && evaluation.steps.length > 0) {
+      runs.enqueueEvaluation(runId, evaluation);
+      await this.armAlarm();
+    }
+  }
+
+  /** The alarm set to the earliest due work of any store, or cleared when none is due. */
+  async armAlarm(): Promise<void> {
+    const { runs, jobs, observed, routing, imports } = this.stores;
+    const times = [runs.nextEvaluationDue(), jobs.nextDue(), observed.nextDue(), routing.preparationDue(), imports.nextDue()].filter(
+      (t): t is number => t !== null,
+    );
+    if (times.length === 0) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.min(...times));
+  }
+
+  /**
+   * One alarm drains the queues of due work, closes idle observed conversations, drops abandoned
+   * uploads, and prepares routing after a catalog change; all idempotent, as alarms are at-least-once.
+   */
+  async alarm(): Promise<void> {
+    // The stores as the alarm began: its evaluations and jobs are theirs.
+    const current = this.stores;
+    const { registry, routing, runs, settings, observed } = current;
+    const tenantId = registry.tenantId() ?? "";
+    observed.alarmWork(Date.now());
+    this.stores.imports.dropAbandonedUploads(Date.now());
+    await runs.processEvaluations(async (request) => {
+      const scores = await evaluateTrajectory(this.#env, tenantId, { settings: asLocal(settings) }, request);
+      routing.applyScores({ tools: request.steps.map((s) => s.tool), scores });
+      return scores;
+    });
+    await this.#runDueJobs(current, tenantId);
+    // Not while a job goes on at once (a background import's every batch changes the catalog): once, after its last slice.
+    // The stores as they are now (a test's simulated eviction may have reopened them meanwhile).
+    const nextJob = this.stores.jobs.nextDue();
+    if (nextJob === null || nextJob > Date.now()) this.prepareRouting(Date.now());
+    await this.armAlarm();
+  }
+
+  /** Every job due now, each started, run, and retried later when it fails. */
+  async #runDueJobs(current: TenantStores, tenantId: string): Promise<void> {
+    const { registry, routing, jobs, protocols, settings } = current;
+    const stores = {
+      registry: asLocal(registry),
+      protocols: asLocal(protocols),
+      settings: asLocal(settings),
+      routing: asLocal(routing),
+      jobs,
+      imports: this.stores.imports,
+    };
+    for (const job of jobs.due(Date.now())) {
+      jobs.start(job.id);
+      try {
+        await runJob(this.#env, tenantId, stores, job.id);
+      } catch (error) {
+        jobs.retryLater(job.id, job.attempts + 1, error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+}
