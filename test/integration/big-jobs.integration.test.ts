@@ -123,8 +123,8 @@ describe("a big background import beside routing", () => {
       `before the job: ${before.length} requests, median ${usual.median.toFixed(0)} ms, worst ${usual.worst.toFixed(0)} ms; during it: ${during.length}, median ${seen.median.toFixed(0)} ms, worst ${seen.worst.toFixed(0)} ms; long-poll ?wait=2 answered in ${longPoll?.ms.toFixed(0)} ms; phases seen ${[...phases].join(", ")}`,
     );
     for (const request of during) expect(request.status).toBe(200);
-    // The job was seen cutting and importing, so the requests above were sent while it ran.
-    expect(phases).toContain("cutting");
+    // The job was seen importing, so the requests above were sent while it ran (the cut of so small a
+    // document may be over before the first poll; test/unit/big-import.unit.test.ts shows it sliced).
     expect(phases).toContain("importing");
     // Generous bounds (a noisy shared machine): a few hundred ms over the usual pace, never seconds.
     expect(seen.median).toBeLessThan(usual.median + 500);
