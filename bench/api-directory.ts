@@ -62,7 +62,14 @@ async function importInBackground(text: string): Promise<ImportResult> {
   store.uploads.set("upload", chunks);
   const jobs = new MemoryJobProgress();
   const job = { id: "job", request: { uploadId: "upload", source: "bench", bytes: bytes.length } };
-  await runImportJob(store, jobs, job, { batchOperations: 400, sliceMs: Number.POSITIVE_INFINITY, cacheChars: 8_000_000, maxTools: 1_000_000 });
+  await runImportJob(store, jobs, job, {
+    batchOperations: 400,
+    sliceMs: Number.POSITIVE_INFINITY,
+    slicePieces: Number.POSITIVE_INFINITY,
+    cutPieceBytes: Number.POSITIVE_INFINITY,
+    cacheChars: 8_000_000,
+    maxTools: 1_000_000,
+  });
   const result = jobs.result as { error?: { code: string; message: string } };
   if (jobs.status !== "succeeded") throw new ToolImportError((result.error?.code ?? "unparseable") as never, result.error?.message ?? "the job failed");
   return { tools: [...store.tools.values()].map((t) => t.definition), warnings: [...warnings] };

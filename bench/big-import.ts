@@ -20,6 +20,8 @@ import { fileURLToPath } from "node:url";
 import { createTenant, type TestService } from "../test/helpers/service";
 import { apiDirectoryRoot } from "./lib/api-directory";
 import { startBenchService, tenantObject } from "./lib/bench-service";
+import { probeDuringJob, probeLine } from "./lib/job-probes";
+import { stringify as stringifyYaml } from "yaml";
 import { machineLine } from "./lib/stats";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -93,7 +95,10 @@ const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 async function main(): Promise<void> {
   const file = option("file") ?? join(apiDirectoryRoot(root), "microsoft.com", "graph.json");
-  const document = readFileSync(file);
+  // --yaml: the same document sent as YAML (cutting YAML costs far more CPU than JSON).
+  const document = process.argv.includes("--yaml")
+    ? Buffer.from(stringifyYaml(JSON.parse(readFileSync(file, "utf8")), { aliasDuplicateObjects: false, lineWidth: 0 }))
+    : readFileSync(file);
   const port = 9300 + Math.floor(Math.random() * 500);
   const batch = option("batch");
   console.log(`Background import in workerd — ${machineLine()}`);
@@ -122,6 +127,8 @@ async function main(): Promise<void> {
   try {
     const idle = { heap: await inspector.heap(), rss: workerdResident() };
     const { key, id: tenantId } = await createTenant(service, "big-import");
+    const small = await smallTenant(service);
+    const task = "list the events in my calendar for next week";
     const t0 = performance.now();
     const upload = await service.fetch("/v1/tools/import/upload?source=graph", {
       method: "POST",
@@ -131,25 +138,10 @@ async function main(): Promise<void> {
     if (upload.status !== 202) throw new Error(`upload answered ${upload.status}: ${await upload.text()}`);
     const { jobId } = (await upload.json()) as { jobId: string };
     const uploadMs = performance.now() - t0;
-    let job: {
-      status: string;
-      lastError?: string | null;
-      progress: { operations?: { done: number; total: number } };
-      result: { created?: string[]; warnings?: string[]; warningsOmitted?: number; error?: unknown };
-    };
-    let lastLine = 0;
-    for (;;) {
-      job = (await service.json<typeof job>("GET", `/v1/jobs/${jobId}?wait=5`, { key })).body;
-      if (job.status === "succeeded" || job.status === "failed") break;
-      if (performance.now() - lastLine > 10_000) {
-        lastLine = performance.now();
-        const ops = job.progress.operations;
-        console.log(
-          `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${ops?.done ?? 0} of ${ops?.total ?? "?"} operations; heap peak ${mib(peak.used)}, rss peak ${mib(peak.rss)}`,
-        );
-      }
-    }
+    const probes = probeDuringJob(service, key, small.key, jobId, task);
+    const job = await followJob(service, key, jobId, t0, peak);
     const jobMs = performance.now() - t0;
+    const during = await probes.stop();
     if (job.status !== "succeeded") throw new Error(`job failed: ${JSON.stringify(job.result).slice(0, 2_000)}; last error: ${job.lastError}`);
     const atEnd = { ...peak };
     console.log(`document            ${file.replace(`${root}/`, "")} (${mib(document.byteLength)})`);
@@ -163,9 +155,19 @@ async function main(): Promise<void> {
       `isolate heap        idle ${mib(idle.heap.usedSize)}; to the job's end: peak used ${mib(atEnd.used)} (garbage included), peak allocated ${mib(atEnd.total)}, peak live after a full collection (every 2 s) ${mib(atEnd.live)}`,
     );
     console.log(`workerd resident    idle ${mib(idle.rss)}; peak to the job's end ${mib(atEnd.rss)}`);
+    console.log("during the job, every 2 s (a route of each tenant and a progress poll, sent together):");
+    console.log(probeLine("route, importing tenant", during.importing));
+    console.log(probeLine(`route, another (${small.tools} tools)`, during.other));
+    console.log(probeLine("progress poll", during.progress));
+    console.log(probeLine("long-poll ?wait=5 (over 5 s)", job.longPolls));
+    for (const [phase, f] of during.slices)
+      console.log(
+        `  slices ${phase.padEnd(10)} ${f.slices} seen; longest ${f.longestSliceMs} ms; longest piece ${f.longestPieceMs} ms (wall time in the alarm)`,
+      );
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
     await routeTheTenant(service, key, tenantId, peak, inspector);
+    await coldAndWarm(service, { key, id: tenantId }, small, task);
   } finally {
     sampling = false;
     // An inspector call left unanswered (the session can stall through minutes-long requests) must not keep the bench alive.
@@ -173,6 +175,66 @@ async function main(): Promise<void> {
     inspector.close();
     await service.dispose();
   }
+}
+
+type Job = {
+  status: string;
+  lastError?: string | null;
+  progress: { operations?: { done: number; total: number } };
+  result: { created?: string[]; warnings?: string[]; warningsOmitted?: number; error?: unknown };
+};
+
+/** Follows the job with `?wait=5` long-polls to its end; how long each long-poll that came back unfinished took. */
+async function followJob(service: TestService, key: string, jobId: string, t0: number, peak: { used: number; rss: number }) {
+  let job: Job;
+  let lastLine = 0;
+  const waits: { ms: number; ok: boolean }[] = [];
+  for (;;) {
+    const asked = performance.now();
+    const answer = await service.json<Job>("GET", `/v1/jobs/${jobId}?wait=5`, { key });
+    job = answer.body;
+    if (job.status === "succeeded" || job.status === "failed") break;
+    waits.push({ ms: performance.now() - asked - 5_000, ok: answer.status === 200 });
+    if (performance.now() - lastLine > 10_000) {
+      lastLine = performance.now();
+      const ops = job.progress.operations;
+      console.log(
+        `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${ops?.done ?? 0} of ${ops?.total ?? "?"} operations; heap peak ${mib(peak.used)}, rss peak ${mib(peak.rss)}`,
+      );
+    }
+  }
+  const sorted = waits.map((w) => w.ms).sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  return { ...job, longPolls: { sent: waits.length, failed: waits.filter((w) => !w.ok).length, p50: at(50), p99: at(99), worst: sorted.at(-1) ?? 0 } };
+}
+
+/** A small tenant beside the big one: RestBench's TMDB document (54 tools). */
+async function smallTenant(service: TestService): Promise<{ key: string; id: string; tools: number }> {
+  const tenant = await createTenant(service, "small");
+  const tmdb = JSON.parse(readFileSync(join(root, "kv-seed/world/restbench-tmdb/openapi.json"), "utf8")) as unknown;
+  const imported = await service.json<{ created: string[] }>("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb } });
+  return { ...tenant, tools: imported.body.created.length };
+}
+
+/** After an eviction of both (objects cold), the first route of each, then warm routes (median of 5), the big tenant beside the small one. */
+async function coldAndWarm(service: TestService, big: { key: string; id: string }, small: { key: string; id: string }, task: string): Promise<void> {
+  const route = async (key: string, what: string): Promise<number> => {
+    const started = performance.now();
+    const answer = await service.json<{ candidates?: unknown[] }>("POST", "/v1/route", { key, body: { task: what, k: 8 } });
+    if (answer.status !== 200) throw new Error(`route answered ${answer.status}`);
+    return performance.now() - started;
+  };
+  for (const tenant of [big, small]) await (await tenantObject(service, tenant.id)).simulateEviction();
+  const cold = { big: await route(big.key, task), small: await route(small.key, "list movie genres") };
+  const warm = { big: [] as number[], small: [] as number[] };
+  for (let i = 0; i < 5; i += 1) {
+    warm.big.push(await route(big.key, task));
+    warm.small.push(await route(small.key, "list movie genres"));
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? 0;
+  console.log(
+    `cold and warm       first route after an eviction: big ${cold.big.toFixed(0)} ms, small ${cold.small.toFixed(0)} ms (${(cold.big / cold.small).toFixed(1)}×); warm median of 5: big ${median(warm.big).toFixed(0)} ms, small ${median(warm.small).toFixed(0)} ms (${(median(warm.big) / median(warm.small)).toFixed(1)}×)`,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../tools/definition";
+import type { StartingTool, StartingToolSource } from "../toolnet/route-fallback";
 
 /** Where a tenant's tool definitions are read from (the registry's rows), as stored JSON text. */
 export interface DefinitionRows {
@@ -8,6 +9,8 @@ export interface DefinitionRows {
   text(name: string): string | undefined;
   /** Every tool's stored definition, one row at a time (in the registry's order). */
   eachText(): Iterable<string>;
+  /** Every tool's starting form, stored with the tool (the starting-tools fallback reads it, no definition). */
+  startingList(): StartingTool[];
 }
 
 /**
@@ -25,7 +28,7 @@ export const MAX_KEPT_DEFINITION_CHARS = 2_000_000;
  * keeps none of them. Registry changes are mirrored with `set` and `delete`, inside the change's
  * transaction, so the map always agrees with the rows.
  */
-export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition> {
+export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition>, StartingToolSource {
   readonly #rows: DefinitionRows;
   readonly #names: Set<string>;
   readonly #maxChars: number;
@@ -42,6 +45,11 @@ export class LazyDefinitions implements ReadonlyMap<string, ToolDefinition> {
 
   get size(): number {
     return this.#names.size;
+  }
+
+  /** Every tool's starting form, from the stored list: the fallback parses no definition. */
+  startingList(): StartingTool[] {
+    return this.#rows.startingList().filter((tool) => this.#names.has(tool.name));
   }
 
   /** How many definitions are held parsed now (tests and benchmarks). */

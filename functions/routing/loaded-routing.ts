@@ -86,6 +86,7 @@ export class LoadedRouting {
       names: () => catalog.toolNames(),
       text: (name) => catalog.definitionText(name),
       eachText: () => catalog.eachDefinitionText(),
+      startingList: () => catalog.startingList(),
     });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
     const stored = storedOrRebuiltGraph(this.#sql, this.#store, new Set(defs.keys()), this.#settings(), report);

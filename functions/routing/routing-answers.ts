@@ -172,7 +172,7 @@ export function fusedRanking(
     routeStandIns({
       index: state.index,
       graph,
-      defs,
+      starting: defs,
       flow: state.flow,
       siblingsOf,
       task,

@@ -1,3 +1,4 @@
+import type { StartingTool } from "../toolnet/route-fallback";
 import type { ToolGraph } from "../toolnet/graph";
 import type { Ranked, ToolIndex } from "../toolnet/retrieval";
 import type { FlowTool } from "../toolnet/data-flow";
@@ -31,6 +32,8 @@ export interface StateSources {
     toolNames(): string[];
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
+    /** Every tool's starting form (the starting-tools fallback), stored with the tools. */
+    startingList(): StartingTool[];
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
     summaries(names: readonly string[]): Map<string, string>;
     flowRows(): FlowTool[];

@@ -6,21 +6,27 @@
  * phase is granted only in a timer that was armed after the previous grant, so whatever arrived
  * on the socket meanwhile is served between any two run phases.
  *
- * Every timer is armed from the waiting run's own code (in workerd, its own request context): a
- * phase costs one timer when the queue is free, and a wake-up and a second (stall-check) timer when
- * it waited behind others. A waiter whose request went away (workerd cancels its continuations, so
- * it never takes its grant) cannot block the queue: the others check every `STALLED_HEAD_MS`
- * whether the head has been waiting that long, and pass it by.
+ * Every promise a waiter awaits is its own: it is resolved by a timer the waiter armed, in its own
+ * request context, never by another request's code. Workerd cancels the continuations of a request
+ * that ended, and a promise of such a request resolved from another one makes it log "A promise was
+ * resolved or rejected from a different request context" (deployed, such a promise can hang or
+ * throw); a run whose client gave up, or whose tool call was left queued at its deadline, leaves
+ * such a waiter behind. So a waiter looks at the queue from its own timers: at once while the head
+ * is fresh, then every `IDLE_POLL_MS` until it is its turn, or the head has gone `STALLED_HEAD_MS`
+ * without taking its grant and is passed by (its request went away).
  */
 
 /** How long the head of the queue may go without taking its grant before the others pass it by. */
 export const STALLED_HEAD_MS = 100;
 
+/** How often a waiter looks at the queue while its head is slow to take its grant (ms). */
+export const IDLE_POLL_MS = 5;
+/** How long a new head is looked at every macrotask: it takes its grant in its next one. */
+const FRESH_HEAD_MS = 2;
+
 interface Waiter {
   /** Since when this waiter has been at the head of the queue (ms). */
   headSince: number;
-  /** Wakes the waiter when it reaches the head. */
-  wake: () => void;
 }
 
 /** One FIFO queue of run phases; the service has one per isolate (`runTurns`). */
@@ -43,7 +49,7 @@ export class RunTurns {
    * before it, and never in the same macrotask as the previous grant.
    */
   async take(): Promise<void> {
-    const waiter: Waiter = { headSince: Date.now(), wake: () => undefined };
+    const waiter: Waiter = { headSince: Date.now() };
     this.#queue.push(waiter);
     for (;;) {
       if (this.#queue[0] === waiter) {
@@ -54,11 +60,7 @@ export class RunTurns {
           return;
         }
       } else {
-        // Armed in the same synchronous stretch as the check above, so no wake-up is missed.
-        const woken = new Promise<void>((resolve) => {
-          waiter.wake = resolve;
-        });
-        await wokenOrStalled(woken);
+        await sleep(this.#pollDelay());
         if (this.#queue[0] !== waiter) this.#passStalledHead();
       }
       // Passed by as stalled while it was in fact only late: it goes on, it was in line long enough.
@@ -66,36 +68,31 @@ export class RunTurns {
     }
   }
 
-  /** The head took its grant: the next waiter becomes the head. */
+  /** The head took its grant: the next waiter becomes the head (it sees so from its own timer). */
   #pass(): void {
     this.#queue.shift();
     const next = this.#queue[0];
-    if (next === undefined) return;
-    next.headSince = Date.now();
-    next.wake();
+    if (next !== undefined) next.headSince = Date.now();
   }
 
   #passStalledHead(): void {
     const head = this.#queue[0];
     if (head !== undefined && Date.now() - head.headSince >= STALLED_HEAD_MS) this.#pass();
   }
+
+  /** At once while the head is fresh (it is about to take its grant), less often while it is slow. */
+  #pollDelay(): number {
+    const head = this.#queue[0];
+    return head === undefined || Date.now() - head.headSince < FRESH_HEAD_MS ? 0 : IDLE_POLL_MS;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function nextMacrotask(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/** `woken`, or `STALLED_HEAD_MS` later, whichever comes first (the timer does not outlive it). */
-async function wokenOrStalled(woken: Promise<void>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, STALLED_HEAD_MS);
-  });
-  try {
-    await Promise.race([woken, stalled]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** This isolate's queue: every run phase of the service goes through it. */

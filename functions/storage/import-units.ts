@@ -16,7 +16,8 @@ export interface PathUnit {
 
 /** What the background import job (jobs/import-job.ts) needs of the tenant's storage (tenant-imports.ts; tests give their own). */
 export interface ImportJobStore {
-  split(jobId: string, uploadId: string): { operations: number; paths: number; components: number };
+  /** Cuts at most `maxBytes` more of the upload into units; `done` once all of it is cut (the upload is then dropped). */
+  cutSome(jobId: string, uploadId: string, maxBytes: number): CutProgress;
   isSplit(jobId: string): boolean;
   head(jobId: string): StoredUnit[];
   securitySchemes(jobId: string): StoredUnit[];
@@ -35,6 +36,15 @@ export interface ImportJobStore {
   /** Adds warnings to a committed batch's report (what happened after its commit, e.g. embeddings that failed). */
   addWarnings(jobId: string, batch: number, warnings: string[]): void;
   discard(jobId: string): void;
+}
+/** How far the cut of an upload has come. */
+export interface CutProgress {
+  done: boolean;
+  bytesCut: number;
+  bytes: number;
+  operations: number;
+  paths: number;
+  components: number;
 }
 export interface BatchReport {
   created: string[];

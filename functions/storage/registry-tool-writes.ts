@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../tools/definition";
+import { startingToolOf, type StartingTool } from "../toolnet/route-fallback";
 import { allRows, oneRow, run } from "./sql";
 
 /**
@@ -65,6 +66,7 @@ export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string,
         stamp,
         stamp,
       );
+      writeStartingForm(sql, definition);
       report.created.push(definition.name);
     } else if (existing.hash !== hash) {
       run(
@@ -76,6 +78,7 @@ export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string,
         stamp,
         definition.name,
       );
+      writeStartingForm(sql, definition);
       report.updated.push(definition.name);
     } else {
       report.unchanged.push(definition.name);
@@ -85,10 +88,36 @@ export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string,
     const keep = new Set(tools.map((t) => t.definition.name));
     for (const { name } of allRows<{ name: string }>(sql, "SELECT name FROM tenant_tools WHERE source = ?", source)) {
       if (!keep.has(name)) {
-        run(sql, "DELETE FROM tenant_tools WHERE name = ?", name);
+        deleteToolRow(sql, name);
         report.removed.push(name);
       }
     }
   }
   return report;
+}
+
+/** A tool's starting form (what the starting-tools fallback reads), written with the tool. */
+export function writeStartingForm(sql: SqlStorage, definition: ToolDefinition): void {
+  const start = startingToolOf(definition);
+  run(sql, "INSERT OR REPLACE INTO tool_starts (name, needs_id, words) VALUES (?, ?, ?)", start.name, start.needsId ? 1 : 0, start.words);
+}
+
+/** Deletes a tool's row and its starting form; whether there was one. */
+export function deleteToolRow(sql: SqlStorage, name: string): boolean {
+  run(sql, "DELETE FROM tool_starts WHERE name = ?", name);
+  return run(sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;
+}
+
+/**
+ * Every tool's starting form. Tools written before the forms were stored get theirs here, once
+ * (their definitions read this one time); after that the list is read alone.
+ */
+export function startingForms(sql: SqlStorage): StartingTool[] {
+  const missing = sql.exec<{ definition: string }>("SELECT definition FROM tenant_tools WHERE name NOT IN (SELECT name FROM tool_starts)");
+  for (const row of [...missing]) writeStartingForm(sql, JSON.parse(row.definition) as ToolDefinition);
+  return allRows<{ name: string; needs_id: number; words: string }>(sql, "SELECT name, needs_id, words FROM tool_starts").map((row) => ({
+    name: row.name,
+    needsId: row.needs_id === 1,
+    words: row.words,
+  }));
 }

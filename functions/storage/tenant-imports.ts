@@ -1,7 +1,7 @@
 import type { Outcome } from "../common/failures";
 import type { DocumentUnit } from "../tools/big-import/document-units";
-import { splitUpload } from "../tools/big-import/upload-splitter";
-import type { ImportJobStore, PathUnit, StoredUnit } from "./import-units";
+import { UploadCut } from "../tools/big-import/upload-splitter";
+import type { CutProgress, ImportJobStore, PathUnit, StoredUnit } from "./import-units";
 import { allRows, oneRow, run } from "./sql";
 import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
 
@@ -26,6 +26,8 @@ export class TenantImports implements ImportJobStore {
   readonly #registry: TenantRegistry;
 
   readonly #armAlarm: () => Promise<void>;
+  /** Cuts under way, by job: the splitter's state between two pieces (memory only). */
+  readonly #cuts = new Map<string, HeldCut>();
 
   constructor(storage: DurableObjectStorage, registry: TenantRegistry, armAlarm: () => Promise<void>) {
     this.#storage = storage;
@@ -68,50 +70,65 @@ export class TenantImports implements ImportJobStore {
   }
 
   /**
-   * Cuts the uploaded document into units, all in one transaction (a split interrupted half-way
-   * leaves nothing, and runs again whole), then drops the upload. Reads one chunk at a time.
+   * Cuts a piece (at most `maxBytes`) more of the uploaded document into units, in one
+   * transaction; once the whole document is cut, drops the upload. A row of kind `cutting` marks
+   * a cut under way: the splitter's state lives in this object's memory, so a cut found marked
+   * but not held (after an eviction) starts again from the top.
    */
-  split(jobId: string, uploadId: string): { operations: number; paths: number; components: number } {
+  cutSome(jobId: string, uploadId: string, maxBytes: number): CutProgress {
     return this.#storage.transactionSync(() => {
-      run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
-      const counts = { operations: 0, paths: 0, components: 0 };
-      let seq = 0;
-      const chunks = oneRow<{ n: number; bytes: number | null }>(
-        this.#sql,
-        "SELECT COUNT(*) AS n, SUM(LENGTH(data)) AS bytes FROM import_uploads WHERE upload_id = ?",
-        uploadId,
-      );
-      // A job whose upload was dropped (its job did not start within the upload's lifetime) has nothing to read.
-      if ((chunks?.n ?? 0) === 0)
-        throw new Error(`the uploaded document is gone: an upload not imported within ${ABANDONED_UPLOAD_MS / 60_000} minutes is dropped`);
-      const upload = {
-        count: chunks?.n ?? 0,
-        bytes: chunks?.bytes ?? 0,
-        read: (index: number): Uint8Array => {
-          const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
-          if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
-          return new Uint8Array(row.data);
-        },
-      };
-      splitUpload(upload, {
-        unit: (unit) => {
-          const operations = unit.kind === "path" ? countOperations(unit) : 0;
-          counts.operations += operations;
-          if (unit.kind === "path") counts.paths += 1;
-          if (unit.kind === "component") counts.components += 1;
-          this.#storeUnit(jobId, unit, seq, operations);
-          seq += 1;
-        },
-        // A YAML document read whole after all (aliases across its parts): the units so far go.
-        restart: () => {
-          run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
-          Object.assign(counts, { operations: 0, paths: 0, components: 0 });
-          seq = 0;
-        },
-      });
-      this.discardUpload(uploadId);
-      return counts;
+      const cut = this.#cuts.get(jobId) ?? this.#startCut(jobId, uploadId);
+      const done = cut.cut.advance(maxBytes);
+      if (done) {
+        this.#cuts.delete(jobId);
+        run(this.#sql, "DELETE FROM import_units WHERE job_id = ? AND kind = 'cutting'", jobId);
+        this.discardUpload(uploadId);
+      }
+      return { done, bytesCut: cut.cut.bytesCut, bytes: cut.bytes, ...cut.counts };
     });
+  }
+
+  #startCut(jobId: string, uploadId: string): HeldCut {
+    run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
+    run(this.#sql, "INSERT INTO import_units (job_id, pointer, kind, seq, unit_key, text) VALUES (?, '', 'cutting', -1, '', '')", jobId);
+    const chunks = oneRow<{ n: number; bytes: number | null }>(
+      this.#sql,
+      "SELECT COUNT(*) AS n, SUM(LENGTH(data)) AS bytes FROM import_uploads WHERE upload_id = ?",
+      uploadId,
+    );
+    // A job whose upload was dropped (its job did not start within the upload's lifetime) has nothing to read.
+    if ((chunks?.n ?? 0) === 0)
+      throw new Error(`the uploaded document is gone: an upload not imported within ${ABANDONED_UPLOAD_MS / 60_000} minutes is dropped`);
+    const upload = {
+      count: chunks?.n ?? 0,
+      bytes: chunks?.bytes ?? 0,
+      read: (index: number): Uint8Array => {
+        const row = oneRow<{ data: ArrayBuffer }>(this.#sql, "SELECT data FROM import_uploads WHERE upload_id = ? AND seq = ?", uploadId, index);
+        if (row === undefined) throw new Error(`upload ${uploadId} lacks chunk ${index}`);
+        return new Uint8Array(row.data);
+      },
+    };
+    const counts = { operations: 0, paths: 0, components: 0 };
+    let seq = 0;
+    const cut = new UploadCut(upload, {
+      unit: (unit) => {
+        const operations = unit.kind === "path" ? countOperations(unit) : 0;
+        counts.operations += operations;
+        if (unit.kind === "path") counts.paths += 1;
+        if (unit.kind === "component") counts.components += 1;
+        this.#storeUnit(jobId, unit, seq, operations);
+        seq += 1;
+      },
+      // A YAML document read whole after all (aliases across its parts): the units so far go.
+      restart: () => {
+        run(this.#sql, "DELETE FROM import_units WHERE job_id = ? AND kind <> 'cutting'", jobId);
+        Object.assign(counts, { operations: 0, paths: 0, components: 0 });
+        seq = 0;
+      },
+    });
+    const held = { cut, bytes: upload.bytes, counts };
+    this.#cuts.set(jobId, held);
+    return held;
   }
 
   #storeUnit(jobId: string, unit: DocumentUnit, seq: number, operations: number): void {
@@ -129,8 +146,14 @@ export class TenantImports implements ImportJobStore {
     );
   }
 
+  /** The whole document is cut: units stored, no cut under way. */
   isSplit(jobId: string): boolean {
-    return oneRow(this.#sql, "SELECT 1 AS one FROM import_units WHERE job_id = ? LIMIT 1", jobId) !== undefined;
+    const row = oneRow<{ units: number; cutting: number }>(
+      this.#sql,
+      "SELECT COUNT(*) AS units, SUM(kind = 'cutting') AS cutting FROM import_units WHERE job_id = ?",
+      jobId,
+    );
+    return (row?.units ?? 0) > 0 && (row?.cutting ?? 0) === 0;
   }
 
   head(jobId: string): StoredUnit[] {
@@ -251,6 +274,12 @@ export interface BatchReport {
   updated: string[];
   unchanged: string[];
   warnings: string[];
+}
+
+interface HeldCut {
+  cut: UploadCut;
+  bytes: number;
+  counts: { operations: number; paths: number; components: number };
 }
 
 export class UnitTooLargeError extends Error {

@@ -14,7 +14,8 @@ import {
   type CredentialSummary,
   type SealedCredential,
 } from "./registry-credentials";
-import { namesHeldByOtherSources, toolCountAfter, toolsOfOtherSources, writeTools, type ToolUpsert, type UpsertReport } from "./registry-tool-writes";
+import { deleteToolRow, namesHeldByOtherSources, startingForms, toolCountAfter, toolsOfOtherSources, writeTools, type ToolUpsert, type UpsertReport } from "./registry-tool-writes";
+import type { StartingTool } from "../toolnet/route-fallback";
 import { apiRows, flowRows, parametersOf, summariesOf, toolRecord, toolRecords, toolSummaries, type ToolRecord, type ToolSummary } from "./registry-tool-reads";
 
 // The registry's records keep the names their callers import from here.
@@ -183,10 +184,15 @@ export class TenantRegistry {
 
   deleteTool(name: string): boolean {
     return this.#storage.transactionSync(() => {
-      const deleted = run(this.#sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;
+      const deleted = deleteToolRow(this.#sql, name);
       if (deleted) this.#events.toolsChanged({ upserted: [], removed: [name] });
       return deleted;
     });
+  }
+
+  /** Every tool's starting form (the starting-tools fallback), without reading definitions once stored. */
+  startingList(): StartingTool[] {
+    return startingForms(this.#sql);
   }
 
   /** Every tool's name, without reading definitions. */

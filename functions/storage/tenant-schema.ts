@@ -120,4 +120,7 @@ export const TENANT_MIGRATIONS = [
      source TEXT NOT NULL, tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, learned_at INTEGER NOT NULL,
      PRIMARY KEY (source, tool, term));
    CREATE INDEX IF NOT EXISTS learned_terms_order ON learned_terms (learned_at);`,
+  // What the starting-tools fallback reads of each tool (toolnet/route-fallback.ts), written with
+  // the tool, so the fallback parses no definition; tools written before it are added on first use.
+  `CREATE TABLE IF NOT EXISTS tool_starts (name TEXT PRIMARY KEY, needs_id INTEGER NOT NULL, words TEXT NOT NULL);`,
 ] as const;

@@ -1,10 +1,9 @@
 import type { DataFlowLookup } from "./data-flow-links";
 import { learnedSuccessors, START, type ToolGraph } from "./graph";
 import { laterStepPrior } from "./later-step-prior";
-import { startingTools, type RouteFallback } from "./route-fallback";
+import { startingTools, type RouteFallback, type StartingToolSource } from "./route-fallback";
 import type { ToolIndex } from "./retrieval";
 import type { FusedCandidate, Why } from "./signal-fusion";
-import type { ToolDefinition } from "../tools/definition";
 
 /**
  * An answer of k tools even when fewer match the task as written: a caller asked for k choices,
@@ -60,7 +59,8 @@ export function fillToK(ranked: readonly FusedCandidate[], k: number, standIns: 
 export interface StandInSources {
   readonly index: Pick<ToolIndex, "looseSearch">;
   readonly graph: ToolGraph;
-  readonly defs: ReadonlyMap<string, ToolDefinition>;
+  /** Every tool's starting form, read as a stored list (no definition is parsed). */
+  readonly starting: StartingToolSource;
   readonly flow: DataFlowLookup;
   /** The other operations of a tool's API (small APIs only). */
   readonly siblingsOf: (tool: string) => readonly string[];
@@ -79,7 +79,7 @@ const PARTIAL_REASON = "No tool matched the task's words as written; tools match
  * with (after a tool: what tasks most often go on to), then tools that start chains.
  */
 export function routeStandIns(sources: StandInSources): StandIn[] {
-  const { index, graph, defs, flow, siblingsOf, task, previous, best } = sources;
+  const { index, graph, starting, flow, siblingsOf, task, previous, best } = sources;
   const inOrder = (tools: readonly string[], why: (tool: string) => Why): FusedCandidate[] =>
     tools.map((tool, i) => ({ tool, score: tools.length - i, why: why(tool) }));
   return [
@@ -106,7 +106,7 @@ export function routeStandIns(sources: StandInSources): StandIn[] {
     {
       method: "starting-tools",
       reason: "No tool matched the task's words and no run history exists; tools that need no other tool's output, and feed the most others, are shown.",
-      rank: (wanted) => inOrder(startingTools(defs, flow, wanted, task), () => ({})),
+      rank: (wanted) => inOrder(startingTools(starting, flow, wanted, task), () => ({})),
     },
   ];
 }

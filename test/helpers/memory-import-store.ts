@@ -1,8 +1,8 @@
 import type { ToolUpsert, UpsertReport } from "../../functions/storage/tenant-registry";
 import { failure, success, type Outcome } from "../../functions/common/failures";
-import type { BatchReport, ImportJobProgress, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
+import type { BatchReport, CutProgress, ImportJobProgress, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
 import type { DocumentUnit } from "../../functions/tools/big-import/document-units";
-import { splitUpload } from "../../functions/tools/big-import/upload-splitter";
+import { UploadCut } from "../../functions/tools/big-import/upload-splitter";
 
 /**
  * The background import's storage in memory, for Node tests: the same contract as the tenant
@@ -20,25 +20,42 @@ export class MemoryImportStore implements ImportJobStore {
   readonly #batches = new Map<string, { lastSeq: number; operations: number; names: string[]; report: BatchReport }[]>();
   failCommitAt: number | undefined;
 
-  split(jobId: string, uploadId: string): { operations: number; paths: number; components: number } {
-    let units: (DocumentUnit & { seq: number; operations: number })[] = [];
+  /** Cuts under way: the units so far and the cut, as the tenant object holds them between pieces. */
+  readonly #cutting = new Map<string, { cut: UploadCut; units: (DocumentUnit & { seq: number; operations: number })[]; bytes: number }>();
+  /** How many pieces were cut (each `cutSome` call). */
+  cutPieces = 0;
+
+  cutSome(jobId: string, uploadId: string, maxBytes: number): CutProgress {
+    this.cutPieces += 1;
+    const held = this.#cutting.get(jobId) ?? this.#startCut(jobId, uploadId);
+    const done = held.cut.advance(maxBytes);
+    const paths = held.units.filter((u) => u.kind === "path");
+    const counts = { operations: paths.reduce((n, u) => n + u.operations, 0), paths: paths.length, components: held.units.length - paths.length };
+    if (done) {
+      this.#cutting.delete(jobId);
+      this.#units.set(jobId, held.units);
+      this.#byPointer.set(jobId, new Map(held.units.map((u) => [u.pointer, u])));
+      this.uploads.delete(uploadId);
+    }
+    return { done, bytesCut: held.cut.bytesCut, bytes: held.bytes, ...counts };
+  }
+
+  #startCut(jobId: string, uploadId: string): { cut: UploadCut; units: (DocumentUnit & { seq: number; operations: number })[]; bytes: number } {
     const chunks = this.uploads.get(uploadId) ?? [];
     const upload = { count: chunks.length, bytes: chunks.reduce((n, c) => n + c.byteLength, 0), read: (index: number) => chunks[index] as Uint8Array };
-    splitUpload(upload, {
+    const held = { units: [] as (DocumentUnit & { seq: number; operations: number })[], bytes: upload.bytes, cut: undefined as unknown as UploadCut };
+    held.cut = new UploadCut(upload, {
       unit: (unit) => {
         const operations =
           unit.kind === "path" ? Object.keys(JSON.parse(unit.text) as object).filter((k) => ["get", "put", "post", "delete", "patch"].includes(k)).length : 0;
-        units.push({ ...unit, seq: units.length, operations });
+        held.units.push({ ...unit, seq: held.units.length, operations });
       },
       restart: () => {
-        units = [];
+        held.units.length = 0;
       },
     });
-    this.#units.set(jobId, units);
-    this.#byPointer.set(jobId, new Map(units.map((u) => [u.pointer, u])));
-    this.uploads.delete(uploadId);
-    const paths = units.filter((u) => u.kind === "path");
-    return { operations: paths.reduce((n, u) => n + u.operations, 0), paths: paths.length, components: units.length - paths.length };
+    this.#cutting.set(jobId, held);
+    return held;
   }
 
   isSplit(jobId: string): boolean {

@@ -41,6 +41,8 @@ export interface ServiceOptions {
   lookupOnlyNetwork?: boolean;
   /** Receives what the workerd process writes (its log), instead of the test's output. */
   onRuntimeOutput?: (text: string) => void;
+  /** workerd's `--verbose`: its warnings about the Worker's code (such as cross-request promises) reach `onRuntimeOutput` too. */
+  runtimeWarnings?: boolean;
 }
 
 export interface TestService {
@@ -112,6 +114,7 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
     ...(options.port === undefined ? {} : { host: "127.0.0.1", port: options.port }),
     ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort }),
     ...(options.onRuntimeOutput === undefined ? {} : { handleRuntimeStdio: captureRuntimeOutput(options.onRuntimeOutput) }),
+    ...(options.runtimeWarnings === true ? { verbose: true } : {}),
     workers: [
       {
         name: "atc-edge",

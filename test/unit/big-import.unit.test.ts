@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_REPORT_WARNINGS, runImportJob, type ImportJobSettings } from "../../functions/jobs/import-job";
 import { DocumentUnitSplitter, type DocumentUnit } from "../../functions/tools/big-import/document-units";
 import { importOpenApi } from "../../functions/tools/openapi-import";
@@ -12,7 +12,14 @@ import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-s
  * mid-batch resumes after its last committed batch without writing any tool twice.
  */
 
-const SETTINGS: ImportJobSettings = { batchOperations: 150, sliceMs: 60_000, cacheChars: 20_000, maxTools: 20_000 };
+const SETTINGS: ImportJobSettings = {
+  batchOperations: 150,
+  sliceMs: 60_000,
+  slicePieces: 1_000_000,
+  cutPieceBytes: 1 << 30,
+  cacheChars: 20_000,
+  maxTools: 20_000,
+};
 
 function chunked(text: string, size: number): Uint8Array[] {
   const bytes = new TextEncoder().encode(text);
@@ -127,6 +134,36 @@ describe("a background import", () => {
     expect(jobs.status).toBe("succeeded");
     expect(jobs.slices).toBeGreaterThan(3);
     expect(store.tools.size).toBe(operations);
+  });
+
+  it("counts its work, not only the clock: with the clock standing still (as deployed), a slice that would overrun its pieces continues in the next, the cut too", async () => {
+    const store = new MemoryImportStore();
+    store.uploads.set("u7", chunked(text, 100_000));
+    const jobs = new MemoryJobProgress();
+    const job = { id: "job7", request: { uploadId: "u7", source: "gen", bytes: text.length } };
+    // 8 KiB pieces of the cut, 60 operations a batch, 4 pieces a slice; the clock never moves.
+    const settings = { ...SETTINGS, sliceMs: 60_000, slicePieces: 4, cutPieceBytes: 8 * 1024, batchOperations: 60 };
+    const frozen = vi.spyOn(Date, "now").mockReturnValue(1_700_000_000_000);
+    const piecesPerSlice: number[] = [];
+    try {
+      for (let run = 0; run < 1_000 && jobs.status === "running"; run += 1) {
+        const before = store.cutPieces;
+        await runImportJob(store, jobs, job, settings);
+        piecesPerSlice.push(store.cutPieces - before);
+      }
+    } finally {
+      frozen.mockRestore();
+    }
+    expect(jobs.status).toBe("succeeded");
+    expect(store.tools.size).toBe(operations);
+    // The cut alone needs more than one slice: text.length / 8 KiB pieces, at most 4 a slice.
+    expect(Math.max(...piecesPerSlice)).toBeLessThanOrEqual(settings.slicePieces);
+    expect(piecesPerSlice.filter((n) => n > 0).length).toBeGreaterThanOrEqual(Math.floor(text.length / settings.cutPieceBytes / settings.slicePieces));
+    expect(jobs.progressLog.some((p) => p.phase === "cutting")).toBe(true);
+    // Batches too: at most 4 a slice, so the 2,100 operations take at least 9 slices after the cut.
+    const batchesPerSlice = jobs.progressLog.filter((p) => p.phase === "importing" && p.slice !== undefined).map((p) => (p.slice as { pieces: number }).pieces);
+    expect(Math.max(...batchesPerSlice)).toBeLessThanOrEqual(settings.slicePieces);
+    expect(jobs.slices).toBeGreaterThan(Math.ceil(operations / 60 / settings.slicePieces));
   });
 
   it("keeps at most 2,000 warnings in its report (one stored row), and says how many it left out", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DataFlowIndex } from "../../functions/toolnet/data-flow";
 import { addTools, addTrajectories, applyFeedback, createGraph, graphStepSuccessors, successors } from "../../functions/toolnet/graph";
 import { toolDocument, ToolIndex } from "../../functions/toolnet/retrieval";
-import { startingTools } from "../../functions/toolnet/route-fallback";
+import { startingListOf, startingTools } from "../../functions/toolnet/route-fallback";
 import { fillToK, routeStandIns } from "../../functions/toolnet/fill-to-k";
 import type { FusedCandidate } from "../../functions/toolnet/signal-fusion";
 import { ToolDefinition } from "../../functions/tools/definition";
@@ -41,7 +41,7 @@ describe("route answers are filled to k by stand-ins, never by name order", () =
     const standIns = routeStandIns({
       index,
       graph,
-      defs,
+      starting: startingListOf(defs),
       flow: new DataFlowIndex(defs),
       siblingsOf: (t) => (t === "listInvoices" ? ["getInvoice", "refundPayment", "listPayments"] : []),
       task,
@@ -85,10 +85,10 @@ describe("route answers are filled to k by stand-ins, never by name order", () =
       ].map((d) => [d.name, d]),
     );
     const flow = new DataFlowIndex(defs);
-    expect(startingTools(defs, flow, 3, "temprature now")[0]).toBe("currentTemperature");
-    expect(startingTools(defs, flow, 3, "zebras")[0]).toBe("zebraFacts");
+    expect(startingTools(startingListOf(defs), flow, 3, "temprature now")[0]).toBe("currentTemperature");
+    expect(startingTools(startingListOf(defs), flow, 3, "zebras")[0]).toBe("zebraFacts");
     // A tool that needs an identifier from another tool still comes last.
-    expect(startingTools(defs, flow, 4, "one reading").at(-1)).toBe("getReading");
+    expect(startingTools(startingListOf(defs), flow, 4, "one reading").at(-1)).toBe("getReading");
   });
 });
 

@@ -27,6 +27,7 @@ function rows(defs: ToolDefinition[]) {
         reads.one += 1;
         return texts.get(name);
       },
+      startingList: () => [],
       *eachText() {
         for (const text of texts.values()) {
           reads.streamed += 1;

@@ -165,7 +165,14 @@ describe("cutting a YAML document into units", () => {
 });
 
 describe("a background import of a YAML document", () => {
-  const SETTINGS: ImportJobSettings = { batchOperations: 400, sliceMs: 60_000, cacheChars: 200_000, maxTools: 20_000 };
+  const SETTINGS: ImportJobSettings = {
+    batchOperations: 400,
+    sliceMs: 60_000,
+    slicePieces: 1_000_000,
+    cutPieceBytes: 1 << 30,
+    cacheChars: 200_000,
+    maxTools: 20_000,
+  };
   const RESOURCES = 1_000;
   const document = generatedDocument(RESOURCES);
 

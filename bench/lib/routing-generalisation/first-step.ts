@@ -5,6 +5,7 @@ import type { ToolGraph } from "../../../functions/toolnet/graph";
 import type { Ranked } from "../../../functions/toolnet/retrieval";
 import { coverageRanking } from "../../../functions/toolnet/retrieval/task-clauses";
 import { coverTaskWords } from "../../../functions/toolnet/retrieval/term-coverage";
+import { startingListOf } from "../../../functions/toolnet/route-fallback";
 import { fillToK, routeStandIns } from "../../../functions/toolnet/fill-to-k";
 import type { Vote } from "../../../functions/toolnet/task-memory";
 import { needsSaidNumber, withUnfitLower } from "../../../functions/toolnet/task-fit";
@@ -89,7 +90,16 @@ function firstStepInputs(ctx: Context, text: string): FirstStepInputs {
     fillToK(
       fused,
       ANSWER_K,
-      routeStandIns({ index: ctx.index, graph, defs: ctx.defs, flow: ctx.flow, siblingsOf, task: text, previous: null, best: fused[0]?.tool }),
+      routeStandIns({
+        index: ctx.index,
+        graph,
+        starting: startingListOf(ctx.defs),
+        flow: ctx.flow,
+        siblingsOf,
+        task: text,
+        previous: null,
+        best: fused[0]?.tool,
+      }),
     ).ranked.map((c) => c.tool);
   return {
     text,
