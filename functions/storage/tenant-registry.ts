@@ -14,7 +14,16 @@ import {
   type CredentialSummary,
   type SealedCredential,
 } from "./registry-credentials";
-import { deleteToolRow, namesHeldByOtherSources, startingForms, toolCountAfter, toolsOfOtherSources, writeTools, type ToolUpsert, type UpsertReport } from "./registry-tool-writes";
+import {
+  deleteToolRow,
+  namesHeldByOtherSources,
+  startingForms,
+  toolCountAfter,
+  toolsOfOtherSources,
+  writeTools,
+  type ToolUpsert,
+  type UpsertReport,
+} from "./registry-tool-writes";
 import type { StartingTool } from "../toolnet/route-fallback";
 import { apiRows, flowRows, parametersOf, summariesOf, toolRecord, toolRecords, toolSummaries, type ToolRecord, type ToolSummary } from "./registry-tool-reads";
 
