@@ -115,6 +115,12 @@ describe("the console, readable at first sight", () => {
     )) as number[];
     expect(sizes.length).toBe(nodes);
     for (const size of sizes) expect(size).toBeGreaterThanOrEqual(10);
+    // No label drawn over another.
+    const boxes = (await page.evaluate(
+      `[...document.querySelectorAll("svg#graph g.node text")].map((label) => { const r = label.getBoundingClientRect(); return [label.textContent, r.left, r.top, r.right, r.bottom]; })`,
+    )) as [string, number, number, number, number][];
+    for (const a of boxes)
+      for (const b of boxes) if (a !== b) expect(a[3] <= b[1] || b[3] <= a[1] || a[4] <= b[2] || b[4] <= a[2], `${a[0]} overlaps ${b[0]}`).toBe(true);
     await screenshot(page, "graph-labels");
     // Wider than the page, the drawing scrolls: the last column's labels are reachable.
     const last = page.locator(`svg#graph g.node[data-tool="shelterRoute"]`);
