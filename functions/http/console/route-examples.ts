@@ -33,11 +33,33 @@ export function exampleTasks(tools: readonly CatalogTool[], count = 4): string[]
     seen.add(task.toLowerCase());
     bySource.set(tool.source, [...(bySource.get(tool.source) ?? []), task]);
   }
-  const perSource = [...bySource.values()].map((tasks) => spread(tasks, Math.ceil(count / bySource.size)));
+  const perSource = [...bySource.values()];
+  const shares = fairShares(
+    perSource.map((tasks) => tasks.length),
+    count,
+  );
+  const chosen = perSource.map((tasks, i) => spread(tasks, shares[i] ?? 0));
   const picked: string[] = [];
-  for (let round = 0; picked.length < count && perSource.some((tasks) => round < tasks.length); round++)
-    for (const tasks of perSource) if (round < tasks.length && picked.length < count) picked.push(tasks[round] as string);
+  // Interleaved, so the first examples already show different sources.
+  for (let round = 0; round < count; round++) for (const tasks of chosen) if (round < tasks.length) picked.push(tasks[round] as string);
   return picked;
+}
+
+/** How many examples each source gives: one each in turn, while it has tasks left, up to `count` in all. */
+function fairShares(available: readonly number[], count: number): number[] {
+  const shares = available.map(() => 0);
+  let left = Math.min(
+    count,
+    available.reduce((sum, n) => sum + n, 0),
+  );
+  while (left > 0)
+    available.forEach((n, i) => {
+      if (left > 0 && (shares[i] ?? 0) < n) {
+        shares[i] = (shares[i] ?? 0) + 1;
+        left -= 1;
+      }
+    });
+  return shares;
 }
 
 /** `count` items evenly spaced over the list (all of it when shorter), so examples are not all one kind of call. */
