@@ -41,8 +41,9 @@ export interface LearningChart {
   maxSessions: number;
 }
 
-const SIZE = { width: 760, height: 280 };
-const PLOT = { left: 56, top: 16, right: SIZE.width - 56, bottom: SIZE.height - 40 };
+const SIZE = { width: 760, height: 300 };
+// The bottom 60 units hold the day labels and, below them, the legend (inside the drawing, never past its right edge).
+const PLOT = { left: 56, top: 16, right: SIZE.width - 56, bottom: SIZE.height - 60 };
 
 export function learningChart(days: readonly CurveDay[]): LearningChart {
   const span = PLOT.right - PLOT.left;

@@ -1,9 +1,16 @@
 import type { Hono } from "hono";
 import { sha256Hex } from "../../tenants/api-keys";
-import type { ConsoleEnv } from "./context";
+import { type ConsoleContext, type ConsoleEnv, tenantOf } from "./context";
+import { exampleTasks } from "./route-examples";
 import { RoutePage, type RouteCandidate } from "./views/route";
 
 const CANDIDATES = 10;
+
+/** Tasks to try, from the tenant's own tools' descriptions (so they match its catalog). */
+async function catalogExamples(c: ConsoleContext): Promise<string[]> {
+  const tools = await tenantOf(c).tenant.registry.listTools();
+  return exampleTasks(tools.map((t) => ({ name: t.definition.name, description: t.definition.description, source: t.source })));
+}
 
 /**
  * The routing page: an operator types a task and sees the ranked candidates with their `why`
@@ -15,7 +22,7 @@ export function registerRoutePage(app: Hono<ConsoleEnv>): void {
     const task = (c.req.query("task") ?? "").trim();
     const marked = c.req.query("marked");
     const notice = marked === undefined ? undefined : `Learned: ${marked} is the right tool for this task.`;
-    if (task === "") return c.html(<RoutePage session={c.var.session} task="" candidates={[]} />);
+    if (task === "") return c.html(<RoutePage session={c.var.session} task="" candidates={[]} examples={await catalogExamples(c)} />);
     const answer = await c.var.api.call<{ via: string; candidates: RouteCandidate[] }>("POST", "/v1/route", { task, k: CANDIDATES });
     if (!answer.ok) return c.html(<RoutePage session={c.var.session} task={task} candidates={[]} error={answer.message} />, answer.status === 400 ? 400 : 502);
     return c.html(

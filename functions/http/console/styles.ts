@@ -55,14 +55,15 @@ ul.learned-words { display: flex; flex-wrap: wrap; gap: .3rem 1rem; list-style: 
 ins { background: #dafbe1; color: #0a3d1a; text-decoration: none; } del { background: #ffebe9; color: #6e0b17; }
 progress { width: 12rem; height: 1rem; vertical-align: middle; }
 .bar { display: flex; align-items: center; gap: .5rem; }
-.graph-wrap { display: grid; grid-template-columns: 1fr 320px; gap: 1rem; }
-.graph-wrap svg { width: 100%; height: 70vh; border: 1px solid var(--line); background: #fff; }
+.graph-wrap { display: grid; grid-template-columns: minmax(0, 1fr) 320px; gap: 1rem; }
+.graph-canvas { height: 70vh; overflow: auto; border: 1px solid var(--line); background: #fff; }
+.graph-canvas svg { display: block; }
 svg .edge { stroke: #57606a; stroke-opacity: .55; fill: none; }
 svg .node circle { fill: #ddf4ff; stroke: #0550ae; stroke-width: 1.5; }
 svg .node.broken circle { fill: #ffebe9; stroke: var(--bad); stroke-width: 2.5; }
 svg .node.special circle { fill: #0d1117; }
 svg .node.selected circle { stroke: #bf5700; stroke-width: 4; }
-svg .node text { font: 10px system-ui, sans-serif; fill: var(--fg); pointer-events: none; }
+svg .node text { font: 12px system-ui, sans-serif; fill: var(--fg); pointer-events: none; }
 .hljs-keyword, .hljs-built_in { color: #8250df; } .hljs-string { color: #0a3069; } .hljs-number, .hljs-literal { color: #0550ae; }
 .hljs-comment { color: #57606a; font-style: italic; } .hljs-title, .hljs-title.function_ { color: #6639ba; } .hljs-attr, .hljs-property { color: #953800; }
 .trace td { font-size: .92em; }

@@ -76,6 +76,19 @@ export function columns(data) {
   return column;
 }
 
+/**
+ * Pushes nodes of one column at least a row apart, in the simulation's order: nodes started on one
+ * spot can end up side by side (apart in x, which the fixed columns then undo), their labels on top of each other.
+ */
+function separateRows(placed) {
+  const byColumn = new Map();
+  for (const spot of placed.values()) byColumn.set(spot.x, [...(byColumn.get(spot.x) ?? []), spot]);
+  for (const spots of byColumn.values()) {
+    spots.sort((a, b) => a.y - b.y);
+    for (let i = 1; i < spots.length; i++) spots[i].y = Math.max(spots[i].y, spots[i - 1].y + ROW_HEIGHT);
+  }
+}
+
 /** Positions {index → {x, y}} of the learned nodes, and of every other tool too when `all`. */
 export function positions(data, all) {
   const column = columns(data);
@@ -93,8 +106,9 @@ export function positions(data, all) {
     .stop()
     .tick(200);
   const placed = new Map();
-  // Columns are fixed; only the rows come from the simulation.
+  // Columns are fixed; only the rows come from the simulation, kept a row apart within a column.
   for (const n of nodes) placed.set(n.node, { x: n.col * COLUMN_WIDTH, y: n.y });
+  separateRows(placed);
   if (all) {
     const bottom = nodes.length === 0 ? 0 : Math.max(...nodes.map((n) => n.y)) + ROW_HEIGHT * 3;
     let slot = 0;

@@ -30,9 +30,24 @@ function draw(svg, data, all) {
   const minX = Math.min(0, ...xs) - pad;
   const minY = Math.min(0, ...ys) - pad;
   // Room on the right for the last column's labels.
-  svg.setAttribute("viewBox", `${minX} ${minY} ${Math.max(0, ...xs) - minX + COLUMN_WIDTH} ${Math.max(0, ...ys) - minY + pad}`);
+  const width = Math.max(0, ...xs) - minX + COLUMN_WIDTH;
+  const height = Math.max(0, ...ys) - minY + pad;
+  svg.setAttribute("viewBox", `${minX} ${minY} ${width} ${height}`);
+  // Drawn at its own size (one unit, one pixel) in a scrolling box: shrunk to fit, a large graph's labels were too small to read.
+  svg.setAttribute("width", String(Math.round(width)));
+  svg.setAttribute("height", String(Math.round(height)));
   const defs = svgElement("defs", {});
-  const marker = svgElement("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 18, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" });
+  // Sized in drawing units, not by stroke width: at one unit per pixel a heavy edge's arrow would hide the labels.
+  const marker = svgElement("marker", {
+    id: "arrow",
+    viewBox: "0 0 10 10",
+    refX: 18,
+    refY: 5,
+    markerUnits: "userSpaceOnUse",
+    markerWidth: 10,
+    markerHeight: 10,
+    orient: "auto-start-reverse",
+  });
   marker.append(svgElement("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: COLOURS.edge }));
   defs.append(marker);
   svg.append(defs);
@@ -72,7 +87,7 @@ function draw(svg, data, all) {
       "data-tool": node.id,
     });
     const circle = svgElement("circle", { r: special ? 9 : 7, fill: colour.fill, stroke: colour.stroke, "stroke-width": node.broken ? 2.5 : 1.5 });
-    const label = svgElement("text", { x: 10, y: 4, "font-size": 11, "font-family": "system-ui, sans-serif", fill: COLOURS.text });
+    const label = svgElement("text", { x: 10, y: 4, "font-size": 12, "font-family": "system-ui, sans-serif", fill: COLOURS.text });
     label.textContent = special ? node.id.replace(/[<>]/g, "") : node.id;
     group.append(circle, label);
     nodeLayer.append(group);

@@ -49,8 +49,10 @@ export function GraphPage(props: { session: Session; graph: GraphView }) {
         </button>
       </div>
       <div class="graph-wrap">
-        {/* biome-ignore lint/a11y/useSemanticElements: an SVG drawing cannot be a <fieldset>; "group" names its selectable nodes as one widget */}
-        <svg id="graph" role="group" aria-label={`ToolNet graph of ${counted(tools, "tool")}`} xmlns="http://www.w3.org/2000/svg"></svg>
+        <div class="graph-canvas">
+          {/* biome-ignore lint/a11y/useSemanticElements: an SVG drawing cannot be a <fieldset>; "group" names its selectable nodes as one widget */}
+          <svg id="graph" role="group" aria-label={`ToolNet graph of ${counted(tools, "tool")}`} xmlns="http://www.w3.org/2000/svg"></svg>
+        </div>
         <aside id="graph-panel" aria-live="polite">
           <h2>Tool</h2>
           <p class="muted">Nothing selected.</p>

@@ -115,7 +115,14 @@ function Chart(props: { chart: LearningChart }) {
           </text>
         ) : null,
       )}
-      <text x={plot.right + 8} y={plot.bottom} font-size="11" fill="#8250df">{`bars: conversations learned (max ${chart.maxSessions})`}</text>
+      <g id="learning-chart-legend" font-size="11" fill="#57606a">
+        <line x1={plot.left} x2={plot.left + 20} y1={chart.height - 14} y2={chart.height - 14} stroke="#0550ae" stroke-width="2.5" />
+        <text x={plot.left + 26} y={chart.height - 10}>
+          line: share of searches that offered the tool called next
+        </text>
+        <rect x={plot.left + 370} y={chart.height - 20} width="12" height="12" fill="#d8b9ff" />
+        <text x={plot.left + 388} y={chart.height - 10}>{`bars: conversations learned (max ${chart.maxSessions})`}</text>
+      </g>
     </svg>
   );
 }

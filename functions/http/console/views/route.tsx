@@ -23,8 +23,34 @@ export function whyPhrases(why: RouteCandidate["why"]): string[] {
   return phrases;
 }
 
+/** Example tasks as links: following one fills the task field and shows its candidates, no script needed. */
+function Examples(props: { tasks: string[] }) {
+  if (props.tasks.length === 0) return null;
+  return (
+    <section aria-label="Example tasks">
+      <p class="muted">Try a task from your catalog:</p>
+      <ul id="route-examples">
+        {props.tasks.map((task) => (
+          <li>
+            <a href={`/console/route?task=${encodeURIComponent(task)}`}>{task}</a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** Type a task, see the ranked candidates and why; mark the right one (explicit feedback, learned at once). */
-export function RoutePage(props: { session: Session; task: string; candidates: RouteCandidate[]; via?: string; error?: string; notice?: string }) {
+export function RoutePage(props: {
+  session: Session;
+  task: string;
+  candidates: RouteCandidate[];
+  via?: string;
+  error?: string;
+  notice?: string;
+  /** Tasks to try (shown while no task is typed); each link fills the task field and routes it. */
+  examples?: string[];
+}) {
   return (
     <Layout title="Route" section="route" session={props.session}>
       <h1>Try routing</h1>
@@ -33,6 +59,7 @@ export function RoutePage(props: { session: Session; task: string; candidates: R
         <input id="task" name="task" type="text" required maxlength={10000} value={props.task} size={80} />
         <button type="submit">Find tools</button>
       </form>
+      <Examples tasks={props.examples ?? []} />
       <ErrorMessage message={props.error} />
       <Notice message={props.notice} />
       {props.task === "" || props.candidates.length === 0 ? null : (
