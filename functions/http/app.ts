@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, AppVariables } from "./app-env";
 import { ModelCallError } from "../llm/errors";
-import { RunStopped } from "../services/start-run";
+import { RunStopped } from "../services/run-stopped";
 import { limitRequestBody } from "./middleware/request-body";
 import { IMPORT_UPLOAD_PATH } from "./routes/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";

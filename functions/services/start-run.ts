@@ -11,25 +11,12 @@ import { runTurns } from "./run-turns";
 import { RunInterrupted, runTask, type RunError, type RunEvent, type RunOutcome } from "../chain/run-task";
 import { ZERO_USAGE } from "../llm/usage";
 import type { StoredRun } from "../chain/stored-run";
+import { RunStopped } from "./run-stopped";
 
 export interface RunSettings {
   maxAttempts: number;
   feedbackTokenBudget: number;
   limits: AttemptLimits;
-}
-
-/**
- * A run that stopped before it ended (the model endpoint failed, …), stored with every attempt it
- * made; `cause` is what failed (a ModelCallError keeps its status and `Retry-After` for the answer).
- */
-export class RunStopped extends Error {
-  override readonly name = "RunStopped";
-  constructor(
-    readonly run: StoredRun,
-    override readonly cause: unknown,
-  ) {
-    super(run.error?.message ?? `Run ${run.id} stopped.`);
-  }
 }
 
 /** What stopped a run, as its top-level error, naming the run. */

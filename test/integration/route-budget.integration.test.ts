@@ -279,7 +279,7 @@ describe("POST /v1/route within a token budget", () => {
     expect(await shown()).toBe("Provider 7's forecast, second wording.");
     // A changed definition: the protocol was made for the old one, so the registered text is shown.
     const changed = { ...weatherTools[7], description: "Weather forecast for a city from provider 7, now with UV index." };
-    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather-7", tools: [changed] } })).status).toBe(
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "weather", tools: [changed] } })).status).toBe(
       200,
     );
     expect(await shown()).toBe("Weather forecast for a city from provider 7, now with UV index.");
@@ -302,7 +302,7 @@ describe("POST /v1/route within a token budget", () => {
     // Shown twice: the second answer reads it from memory.
     expect(await line()).toBe("Weather forecast for a city from provider 4: temperature, wind and rain.");
     const changed = { ...weatherTools[4], description: "Provider 4's forecast,\n  now   hourly." };
-    expect((await importTools("weather-4", [changed])).status).toBe(200);
+    expect((await importTools("weather", [changed])).status).toBe(200);
     expect(await line()).toBe("Provider 4's forecast, now hourly.");
     const { body } = await service.json<{ hash: string }>("GET", `/v1/tools/${name}`, { key: own.key });
     const object = await tenantObject(service, own.id);
