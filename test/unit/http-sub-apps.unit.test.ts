@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../functions/http/app";
+import { quotaFamily } from "../../functions/http/quota-family";
 import { adminApp, signedWebhookApp, tenantApp } from "../../functions/http/sub-apps";
 import { sha256Hex } from "../../functions/tenants/api-keys";
 
@@ -124,7 +125,10 @@ describe("one round trip per routing request (issue 16)", () => {
   const app = createApp();
   const tenant = tenantApp();
   const sideEffects: string[] = [];
-  tenant.post("/route", async (c) => c.json(await (c.var.tenant.routing.route as unknown as (task: string) => Promise<unknown>)("find a person")));
+  // Declared as the service's own /v1/route is: routing traffic, whose action travels with the key check.
+  tenant.post("/route", quotaFamily("routing"), async (c) =>
+    c.json(await (c.var.tenant.routing.route as unknown as (task: string) => Promise<unknown>)("find a person")),
+  );
   // A route whose action reaches past the tenant (as tool calls and runs do): it must never run unadmitted.
   tenant.post("/tools/:name/call", (c) => {
     sideEffects.push(c.req.param("name"));
