@@ -231,14 +231,14 @@ class AttemptRun {
     return undefined;
   }
 
-  /** A program that ran to its end without an answer: kept as an attempt, the run ends `status`. */
-  private ended(record: AttemptRecord, execution: AttemptExecution, status: RunStatus, error: RunError): RunOutcome {
+  /** A program that ran to its end (with an answer, or without one and an `error`): kept as an attempt, the run ends `status`. */
+  private ended(record: AttemptRecord, execution: AttemptExecution, status: RunStatus, error?: RunError): RunOutcome {
     record.ok = true;
     record.answer = execution.answer;
     this.attempts.push(record);
     return {
       status,
-      error,
+      ...(error === undefined ? {} : { error }),
       answer: execution.answer,
       finalProgram: record.program,
       attempts: this.attempts,
@@ -254,19 +254,9 @@ class AttemptRun {
   }
 
   private succeeded(record: AttemptRecord, execution: AttemptExecution): RunOutcome {
-    record.ok = true;
-    record.answer = execution.answer;
-    this.attempts.push(record);
+    const outcome = this.ended(record, execution, "succeeded");
     this.deps.emit?.({ type: "answer", attempt: record.attempt, answer: execution.answer });
-    return {
-      status: "succeeded",
-      answer: execution.answer,
-      finalProgram: record.program,
-      attempts: this.attempts,
-      modelCalls: this.modelCalls,
-      usage: this.usage,
-      trajectory: execution.trace.filter((t) => t.ok).map((t) => t.tool),
-    };
+    return outcome;
   }
 
   /** Records a failed attempt with the tool it is blamed on, which the next attempt's prompt shows in full. */
