@@ -70,6 +70,57 @@ describe("the learned field", () => {
     expect(field.strongest("tool", 10).sources).toBe(SOURCES_PER_TOOL);
   });
 
+  it("searches as if one source had taught nothing, exactly as a field that never had it", () => {
+    const sources: [string, string, [string, number][]][] = [
+      [
+        "c1",
+        "searchMovie",
+        [
+          ["flick", 2],
+          ["dig", 1],
+        ],
+      ],
+      [
+        "c2",
+        "searchMovie",
+        [
+          ["flick", 1],
+          ["film", 1],
+        ],
+      ],
+      [
+        "c3",
+        "tvSeasons",
+        [
+          ["episod", 2],
+          ["flick", 1],
+        ],
+      ],
+      ["c3", "searchPerson", [["actor", 1]]],
+      [
+        "c4",
+        "searchPerson",
+        [
+          ["actor", 2],
+          ["film", 1],
+        ],
+      ],
+    ];
+    const fieldOf = (left: string | undefined) => {
+      const field = new LearnedField();
+      for (const [source, tool, words] of sources) if (source !== left) field.set(source, tool, new Map(words));
+      return field;
+    };
+    const whole = fieldOf(undefined);
+    for (const left of ["c1", "c2", "c3", "c4", "never"]) {
+      for (const text of ["dig up a flick", "film actor", "episod flick film"]) {
+        expect(whole.search(text, 10, 50, left)).toEqual(fieldOf(left).search(text, 10));
+      }
+    }
+    // The view leaves the field itself as it was.
+    expect(whole.search("dig up a flick", 10)).toEqual(fieldOf(undefined).search("dig up a flick", 10));
+  });
+
   it("adds learned scores to own-text scores at a weight", () => {
     const own = [
       { name: "a", score: 3 },

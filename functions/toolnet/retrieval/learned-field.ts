@@ -59,6 +59,8 @@ export class LearnedField {
   readonly #postings = new Map<string, Map<string, number>>();
   /** Each budgeted field's length (Σ of its weights), by tool. */
   readonly #lengths = new Map<string, number>();
+  /** Source → the tools it taught (a source's view without it, and its removal, touch only those). */
+  readonly #taughtBy = new Map<string, Set<string>>();
   #totalLength = 0;
   #fields = 0;
   #version = 0;
@@ -75,15 +77,20 @@ export class LearnedField {
     const old = entry.sources.get(source);
     if (old !== undefined) this.#add(entry.totals, old, -1);
     entry.sources.delete(source);
+    this.#untaught(source, tool);
     if (weights.size > 0) {
       entry.sources.set(source, weights);
       this.#add(entry.totals, weights, 1);
+      let tools = this.#taughtBy.get(source);
+      if (tools === undefined) this.#taughtBy.set(source, (tools = new Set()));
+      tools.add(tool);
     }
     const faded: string[] = [];
     for (const [oldest, words] of entry.sources) {
       if (entry.sources.size <= SOURCES_PER_TOOL) break;
       this.#add(entry.totals, words, -1);
       entry.sources.delete(oldest);
+      this.#untaught(oldest, tool);
       faded.push(oldest);
     }
     this.#post(tool, entry);
@@ -92,10 +99,15 @@ export class LearnedField {
 
   /** Take everything `source` taught away; returns the tools it had taught. */
   remove(source: string): string[] {
-    const touched: string[] = [];
-    for (const [tool, entry] of this.#tools) if (entry.sources.has(source)) touched.push(tool);
+    const touched = [...(this.#taughtBy.get(source) ?? [])];
     for (const tool of touched) this.set(source, tool, new Map());
     return touched;
+  }
+
+  #untaught(source: string, tool: string): void {
+    const tools = this.#taughtBy.get(source);
+    tools?.delete(tool);
+    if (tools?.size === 0) this.#taughtBy.delete(source);
   }
 
   /** What `source` says of `tool` (undefined: nothing). */
@@ -103,29 +115,83 @@ export class LearnedField {
     return this.#tools.get(tool)?.sources.get(source);
   }
 
-  /** Tools with a learned word for `text`, best first, scored as a BM25 field over a catalog of `catalogSize` tools. */
-  search(text: string, catalogSize: number, limit = 50): Ranked[] {
-    if (this.#fields === 0) return [];
+  /**
+   * Tools with a learned word for `text`, best first, scored as a BM25 field over a catalog of
+   * `catalogSize` tools. With `excluding`, as if that source had never taught anything (the
+   * calibration's replay of a task with its own words left out): the tools it taught are scored
+   * from their fields without it, and the counts BM25 reads (fields, lengths, each term's fields)
+   * are those of that view.
+   */
+  search(text: string, catalogSize: number, limit = 50, excluding?: string): Ranked[] {
+    const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
+    if (view.fields === 0) return [];
     // A term's rarity among the learned fields, not the catalog: words of how people ask ("tell",
     // "help") are learned by many tools and say little, though no tool's own text has them.
-    const documents = LEARNED_IDF_OVER_FIELDS ? this.#fields : Math.max(catalogSize, this.#fields);
-    const average = this.#totalLength / this.#fields;
+    const documents = LEARNED_IDF_OVER_FIELDS ? view.fields : Math.max(catalogSize, view.fields);
+    const average = view.totalLength / view.fields;
     const scores = new Map<string, number>();
     for (const term of new Set(queryTerms(text))) {
-      const tools = this.#postings.get(term);
-      if (tools === undefined) continue;
+      const tools = view.postings(term);
+      if (tools.size === 0) continue;
       const idf = inverseDocumentFrequency(documents, tools.size);
       for (const [tool, weight] of tools) {
-        const length = this.#lengths.get(tool) ?? 0;
-        scores.set(tool, (scores.get(tool) ?? 0) + bm25Score(idf, weight, length, average, DEFAULT_TUNING.bm25));
+        scores.set(tool, (scores.get(tool) ?? 0) + bm25Score(idf, weight, view.lengthOf(tool), average, DEFAULT_TUNING.bm25));
       }
     }
     const ranked: Ranked[] = [];
     for (const [name, score] of scores) {
-      const sources = this.#tools.get(name)?.sources.size ?? 0;
+      const sources = view.sourcesOf(name);
       ranked.push({ name, score: (score * sources) / (sources + LEARNED_CONFIDENCE) });
     }
     return sortRanked(ranked).slice(0, limit);
+  }
+
+  /** The fields as they are. */
+  #view(): FieldView {
+    return {
+      fields: this.#fields,
+      totalLength: this.#totalLength,
+      postings: (term) => this.#postings.get(term) ?? NO_POSTINGS,
+      lengthOf: (tool) => this.#lengths.get(tool) ?? 0,
+      sourcesOf: (tool) => this.#tools.get(tool)?.sources.size ?? 0,
+    };
+  }
+
+  /** The fields as if `source` had taught nothing: only the tools it taught differ, each made again from its totals less the source's words. */
+  #viewWithout(source: string): FieldView {
+    const taught = this.#taughtBy.get(source);
+    if (taught === undefined || taught.size === 0) return this.#view();
+    const without = new Map<string, { field: Map<string, number>; length: number; sources: number }>();
+    let fields = this.#fields;
+    let totalLength = this.#totalLength;
+    for (const tool of taught) {
+      const entry = this.#tools.get(tool);
+      const words = entry?.sources.get(source);
+      if (entry === undefined || words === undefined) continue;
+      const totals = new Map(entry.totals);
+      this.#add(totals, words, -1);
+      const field = budgeted(totals);
+      const length = sumOf(field);
+      fields += (field.size > 0 ? 1 : 0) - (entry.field === undefined ? 0 : 1);
+      totalLength += length - entry.length;
+      without.set(tool, { field, length, sources: entry.sources.size - 1 });
+    }
+    const base = this.#view();
+    return {
+      fields,
+      totalLength,
+      postings: (term) => {
+        const tools = new Map(base.postings(term));
+        for (const [tool, changed] of without) {
+          const weight = changed.field.get(term);
+          if (weight === undefined) tools.delete(tool);
+          else tools.set(tool, weight);
+        }
+        return tools;
+      },
+      lengthOf: (tool) => without.get(tool)?.length ?? base.lengthOf(tool),
+      sourcesOf: (tool) => without.get(tool)?.sources ?? base.sourcesOf(tool),
+    };
   }
 
   /** A tool's strongest learned terms, and from how many sources they came. */
@@ -165,25 +231,48 @@ export class LearnedField {
     entry.length = 0;
   }
 
-  /** The tool's budgeted field from its totals: positive terms only, the strongest TERMS_PER_TOOL. */
+  /** The tool's budgeted field from its totals (see `budgeted`), posted. */
   #post(tool: string, entry: ToolField): void {
     this.#version += 1;
-    const kept = [...entry.totals].filter(([, weight]) => weight > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    if (kept.length === 0) {
+    const field = budgeted(entry.totals);
+    if (field.size === 0) {
       if (entry.sources.size === 0) this.#tools.delete(tool);
       return;
     }
-    entry.field = new Map(kept.slice(0, TERMS_PER_TOOL));
+    entry.field = field;
     for (const [term, weight] of entry.field) {
       let tools = this.#postings.get(term);
       if (tools === undefined) this.#postings.set(term, (tools = new Map()));
       tools.set(tool, weight);
-      entry.length += weight;
     }
+    entry.length = sumOf(field);
     this.#lengths.set(tool, entry.length);
     this.#totalLength += entry.length;
     this.#fields += 1;
   }
+}
+
+/** What a search reads of the fields: their count and total length, each term's tools with its weight there, each tool's length and sources. */
+interface FieldView {
+  fields: number;
+  totalLength: number;
+  postings: (term: string) => ReadonlyMap<string, number>;
+  lengthOf: (tool: string) => number;
+  sourcesOf: (tool: string) => number;
+}
+
+const NO_POSTINGS: ReadonlyMap<string, number> = new Map();
+
+/** A tool's budgeted field from its totals: positive terms only, the strongest TERMS_PER_TOOL. */
+function budgeted(totals: ReadonlyMap<string, number>): Map<string, number> {
+  const kept = [...totals].filter(([, weight]) => weight > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return new Map(kept.slice(0, TERMS_PER_TOOL));
+}
+
+function sumOf(field: ReadonlyMap<string, number>): number {
+  let sum = 0;
+  for (const weight of field.values()) sum += weight;
+  return sum;
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000;
