@@ -40,6 +40,12 @@ import { machineLine, ms, seededRandom, shuffle, summary, table } from "./lib/st
 
 const K = 5;
 
+/**
+ * An MCP request's timeout: the first search of a big catalog on a loaded machine (Seal-Tools'
+ * 4,076 tools, three tenants in one workerd) passes the SDK's default minute.
+ */
+const MCP_TIMEOUT = { timeout: 600_000 };
+
 function option(name: string, fallback: string): string {
   const prefix = `--${name}=`;
   return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
@@ -69,7 +75,11 @@ interface Conversation {
 
 async function findTools(client: Client, task: string, previous: string | null): Promise<string[]> {
   const answer = CallToolResultSchema.parse(
-    await client.callTool({ name: "find_tools", arguments: { task, k: K, ...(previous === null ? {} : { previous_tool: previous }) } }, CallToolResultSchema),
+    await client.callTool(
+      { name: "find_tools", arguments: { task, k: K, ...(previous === null ? {} : { previous_tool: previous }) } },
+      CallToolResultSchema,
+      MCP_TIMEOUT,
+    ),
   );
   return ((answer.structuredContent as { candidates?: { name: string }[] } | undefined)?.candidates ?? []).map((c) => c.name);
 }
@@ -90,7 +100,11 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
       // A careless chatbot starts with another offered tool (the first that is not the gold one).
       const called = careless && step === 0 ? (offered.find((name) => name !== tool) ?? tool) : tool;
       const t0 = performance.now();
-      await client.callTool({ name: "call_tool", arguments: { name: called, arguments: placeholderArguments(defs.get(called)) } }, CallToolResultSchema);
+      await client.callTool(
+        { name: "call_tool", arguments: { name: called, arguments: placeholderArguments(defs.get(called)) } },
+        CallToolResultSchema,
+        MCP_TIMEOUT,
+      );
       result.callMs.push(performance.now() - t0);
       previous = tool;
     }
@@ -116,6 +130,9 @@ async function freshTenant(service: TestService, id: string, dataset: Dataset, i
   const fast = { perSecond: 10_000, burst: 100_000 };
   const quotas = await service.json("PUT", "/v1/settings/quotas", { key, body: { rates: { reads: fast, writes: fast, routing: fast, toolCalls: fast } } });
   if (quotas.status !== 200) throw new Error(`${id}: quota settings answered ${quotas.status}`);
+  // The routing state is built before the stream (a route over HTTP teaches nothing), not inside its first conversation.
+  const warm = await service.json("POST", "/v1/route", { key, body: { task: "warm up", k: 1 } });
+  if (warm.status !== 200) throw new Error(`${id}: warm-up route answered ${warm.status}`);
   return key;
 }
 

@@ -98,9 +98,14 @@ export class LearnedWords {
     this.#changed();
   }
 
-  /** Tools whose learned field matches `text`, best first (BM25 over a catalog of `catalogSize`). */
-  search(text: string, catalogSize: number, limit?: number): Ranked[] {
-    return this.#loaded().search(text, catalogSize, limit);
+  /** Tools whose learned field matches `text`, best first (BM25 over a catalog of `catalogSize`); with `excluding`, as if that source had taught nothing. */
+  search(text: string, catalogSize: number, limit?: number, excluding?: string): Ranked[] {
+    return this.#loaded().search(text, catalogSize, limit, excluding);
+  }
+
+  /** Whether no tool has learned a word. */
+  get empty(): boolean {
+    return this.#loaded().empty;
   }
 
   /** A tool's strongest learned words. */

@@ -11,6 +11,7 @@ import {
   type SignalWeights,
 } from "../toolnet/signal-calibration";
 import type { Ranked } from "../toolnet/retrieval";
+import { withLearnedField } from "../toolnet/retrieval/learned-field";
 import { nextStepInput, WITHOUT_TRANSITIONS } from "./routing-answers";
 import { allRows } from "../storage/sql";
 import { StoredBlobs } from "../storage/stored-blobs";
@@ -58,6 +59,11 @@ export interface ReplayRankings {
   laterRanking: (state: Loaded, task: string, depth: number) => Ranked[];
   /** The vector of a task routed with embeddings, when the object still remembers it. */
   taskVector: (task: string) => TaskVector | undefined;
+  /**
+   * The task's learned-field ranking with what the trajectory `id` taught left out, and the
+   * tenant's setting of the field's weight; undefined when the field is off or nothing is learned.
+   */
+  learned: (state: Loaded, task: string, id: string) => { ranking: Ranked[]; weight: number } | undefined;
 }
 
 type Replays = Record<CalibratedSignal, SignalReplay>;
@@ -98,6 +104,7 @@ const emptyReplays = (): Replays => ({
   history: emptyReplay(calibratedEntry("history")),
   transitions: emptyReplay(calibratedEntry("transitions")),
   embeddings: emptyReplay(calibratedEntry("embeddings")),
+  learned: emptyReplay(calibratedEntry("learned")),
 });
 
 /**
@@ -161,7 +168,7 @@ export class RoutingCalibration {
     const shown = (signal: CalibratedSignal) => ({ judged: replays[signal].judged, grid: [...calibratedEntry(signal).grid], hits: replays[signal].hits });
     return {
       weights: made?.weights ?? DEFAULT_SIGNAL_WEIGHTS,
-      replays: { history: shown("history"), transitions: shown("transitions"), embeddings: shown("embeddings") },
+      replays: { history: shown("history"), transitions: shown("transitions"), embeddings: shown("embeddings"), learned: shown("learned") },
       madeAt: made === undefined ? null : new Date(made.madeAt).toISOString(),
       stale: this.#dueSince !== null,
     };
@@ -200,8 +207,16 @@ export class RoutingCalibration {
   #stored(): Made | undefined {
     const blob = this.#blobs.read(CALIBRATION_BLOB, CALIBRATION_FORMAT);
     if (blob === undefined) return undefined;
-    const { weights, replays } = JSON.parse(new TextDecoder().decode(blob.bytes)) as { weights: SignalWeights; replays: Replays };
-    return { state: undefined, memory: -1, index: -1, weights: { ...DEFAULT_SIGNAL_WEIGHTS, ...weights }, replays, madeAt: Number(blob.stamp) };
+    const { weights, replays } = JSON.parse(new TextDecoder().decode(blob.bytes)) as { weights: SignalWeights; replays: Partial<Replays> };
+    // Weights stored before a signal joined the list read as its default.
+    return {
+      state: undefined,
+      memory: -1,
+      index: -1,
+      weights: { ...DEFAULT_SIGNAL_WEIGHTS, ...weights },
+      replays: { ...emptyReplays(), ...replays },
+      madeAt: Number(blob.stamp),
+    };
   }
 
   #recentTasks(): Sampled[] {
@@ -218,7 +233,17 @@ export class RoutingCalibration {
     const words = this.#rankings.firstRanking(state, sample.task, undefined);
     this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
     this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
+    this.#replayLearned(state, sample, started, words, replays.learned);
     this.#replayLaterSteps(state, sample, replays.transitions);
+  }
+
+  /** The task's first tool in the first 5 of its relevance with the learned field (its own words left out) at each weight of the grid, times the tenant's setting. */
+  #replayLearned(state: Loaded, sample: Sampled, started: string, words: readonly Ranked[], replay: SignalReplay): void {
+    const learned = this.#rankings.learned(state, sample.task, sample.id);
+    if (learned === undefined) return;
+    judge(calibratedEntry("learned"), replay, (weight) =>
+      topHolds(weight > 0 ? withLearnedField(words, learned.ranking, learned.weight * weight) : words, started),
+    );
   }
 
   /** History's first vote (the task's own text left out) against the words' first choice, where some other task voted. */

@@ -15,7 +15,7 @@ import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../tenants/stored-model-override";
 import type { TenantEvents } from "../storage/tenant-events";
-import type { ObservedLearning } from "../storage/tenant-observed";
+import { type ObservedLearning, wordsSourceOfTrajectory } from "../storage/tenant-observed";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { RoutingSnapshots, type LoadReport } from "../storage/routing-snapshots";
 import { allRows, oneRow } from "../storage/sql";
@@ -115,6 +115,7 @@ export class TenantRouting implements ObservedLearning {
         firstRanking: (state, task, embedded) => this.#replayedFirstRanking(state, task, embedded),
         laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
         taskVector: (task) => this.#taskVectors.of(task),
+        learned: (state, task, id) => this.#replayedLearned(state, task, id),
       },
       () => sources.preparationNoted?.(),
     );
@@ -132,6 +133,13 @@ export class TenantRouting implements ObservedLearning {
       canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
       ...siblingsOf,
     }).withApis;
+  }
+
+  /** A sampled task's learned-field ranking, its own words left out, at the tenant's setting; undefined when the field is off or empty. */
+  #replayedLearned(state: Loaded, task: string, id: string): { ranking: Ranked[]; weight: number } | undefined {
+    const setting = this.#fieldSetting();
+    if (setting <= 0 || this.#words.empty) return undefined;
+    return { ranking: this.#words.search(task, state.index.size, undefined, wordsSourceOfTrajectory(id)), weight: setting };
   }
 
   #descriptions(): Map<string, string> {
@@ -242,8 +250,9 @@ export class TenantRouting implements ObservedLearning {
 
   /** A task's relevance (task-relevance.ts), remembered per task for the index version (relevance-memo.ts). */
   #relevance(state: Loaded, task: string, depth: number, query: { model: string; vector: number[]; weight: number } | undefined): TaskRelevance {
-    // The weight is part of what was asked: a recalibration that changes it must not meet a ranking fused at the old one.
-    const model = query === undefined ? undefined : `${query.model}@${query.weight}`;
+    // The weights are part of what was asked: a recalibration that changes one must not meet a ranking fused at the old one.
+    const learned = this.#learnedFor(state, task);
+    const model = `${query === undefined ? "" : `${query.model}@${query.weight}`}|learned@${learned?.weight ?? 0}`;
     return state.relevance.ranking({ task, depth, model }, state.index.version, () =>
       taskRelevance(state, task, depth, query, {
         vectorsOf: (model) => this.#vectors.of(model),
@@ -251,7 +260,7 @@ export class TenantRouting implements ObservedLearning {
         searched: () => {
           this.relevanceSearches += 1;
         },
-        learned: this.#learnedFor(state, task),
+        learned,
       }),
     );
   }
@@ -398,14 +407,22 @@ export class TenantRouting implements ObservedLearning {
     return this.#words.view(tool, count);
   }
 
-  /** The learned field for a task's first step at this tenant's weight, or undefined when it is off. */
+  /**
+   * The learned field for a task's first step at this tenant's weight (its setting times what its
+   * replay chose, routing-calibration.ts), or undefined when it is off or muted.
+   */
   #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
+    const weight = this.#fieldSetting() * this.#calibration.weights(state).learned;
+    return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
+  }
+
+  /** The tenant's `learning.fieldWeight` (0: off), parsed once per stored text. */
+  #fieldSetting(): number {
     const json = this.#sources.settings.get(LEARNING_SETTING);
     const parsed =
       this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
     this.#fieldWeight = parsed;
-    const weight = parsed.weight;
-    return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
+    return parsed.weight;
   }
 
   /** Replace the task texts of stored trajectories; task memory forgets the old text at once. */

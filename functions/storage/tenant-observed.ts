@@ -77,6 +77,15 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** The source a conversation's words are kept under: one per conversation, so it counts once however often it repeats. */
 const wordsSource = (conversation: string): string => `observed:${conversation}`;
 
+/**
+ * The source of learned words behind a trajectory: an observed conversation's trajectories
+ * (`observed:<conversation>:<n>`) share their conversation's words; a posted trajectory taught its own.
+ */
+export function wordsSourceOfTrajectory(id: string): string {
+  const observed = /^(observed:.*):\d+$/.exec(id);
+  return observed?.[1] ?? id;
+}
+
 /** The tools of a trajectory whose every call failed (they still show the chatbot's choice, with less weight). */
 function failedTools(trajectory: ObservedTrajectory): Set<string> {
   const ok = new Set(trajectory.tools.filter((_tool, i) => trajectory.outcomes[i] !== "failure"));

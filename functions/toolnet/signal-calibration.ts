@@ -13,7 +13,7 @@
  */
 
 /** The signals a tenant's traffic weighs. */
-export type CalibratedSignal = "history" | "transitions" | "embeddings";
+export type CalibratedSignal = "history" | "transitions" | "embeddings" | "learned";
 
 export interface CalibratedSignalEntry {
   readonly signal: CalibratedSignal;
@@ -49,11 +49,20 @@ export interface CalibratedSignalEntry {
  *   recall (StableToolBench, Seal-Tools), while it finds paraphrases on chatty ones (API-Bank);
  *   no one weight suits both, and the tenant's own tasks show which it is. The fallback is the
  *   service's weight (1).
+ * - `learned`: how much of the tenant's `learning.fieldWeight` the learned field (the words of
+ *   the requests that chose each tool) counts at a first step: 0 mutes it, 2 doubles it. Judged
+ *   on every replayed task while the tenant's tools have learned words, with the task's own
+ *   words taken out of the field (learned-field.ts `search` without its source): a field judged
+ *   on its own teaching holds every task. Where requests share their framing across tools
+ *   (long multi-tool requests over look-alike catalogs) learned words push the right tool out;
+ *   where tools recur with reworded requests they find it. Changed only on a margin of 2 tasks,
+ *   as transitions: a near tie keeps the default.
  */
 export const CALIBRATED_SIGNALS: readonly CalibratedSignalEntry[] = [
   { signal: "history", grid: [0, 1], fallback: 1, minJudged: 1, margin: 0 },
   { signal: "transitions", grid: [0, 1], fallback: 1, minJudged: 8, margin: 2 },
   { signal: "embeddings", grid: [0, 0.25, 0.5, 1], fallback: 1, minJudged: 16, margin: 0 },
+  { signal: "learned", grid: [0, 0.5, 1, 2], fallback: 1, minJudged: 16, margin: 2 },
 ];
 
 /** One signal's replay: how many tasks (or steps) were judged, and how many of them held the right tool at each weight of its grid. */

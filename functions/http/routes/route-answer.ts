@@ -122,6 +122,9 @@ const SignalWeights = z
     history: z.number().describe("1: similar earlier tasks may overrule the words' best match at a first step; 0: they only widen the rest"),
     transitions: z.number().describe("Weight of learned transitions at later steps (0: muted)"),
     embeddings: z.number().describe("Weight of the embeddings ranking against BM25's 1 (0: muted, the words alone); used when an embeddings model is set"),
+    learned: z
+      .number()
+      .describe("Share of `learning.fieldWeight` the learned field counts at a first step (0: muted; judged with each replayed task's own words left out)"),
   })
   .openapi("SignalWeights");
 
@@ -134,7 +137,7 @@ const SignalReplay = z.object({
 const RoutingCalibration = z
   .object({
     weights: SignalWeights,
-    replays: z.object({ history: SignalReplay, transitions: SignalReplay, embeddings: SignalReplay }),
+    replays: z.object({ history: SignalReplay, transitions: SignalReplay, embeddings: SignalReplay, learned: SignalReplay }),
     madeAt: z.string().nullable().describe("When the weights were chosen; null: never, the defaults apply"),
     stale: z.boolean().describe("A recalibration is due or under way (in the background); meanwhile routing uses `weights`"),
   })

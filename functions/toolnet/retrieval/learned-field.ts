@@ -70,6 +70,11 @@ export class LearnedField {
     return this.#version;
   }
 
+  /** Whether any tool has a learned field. */
+  get empty(): boolean {
+    return this.#fields === 0;
+  }
+
   /** Set (replace) what `source` says of `tool`; empty weights remove it. Returns the sources that faded out to keep the tool's bound. */
   set(source: string, tool: string, weights: TermWeights): string[] {
     const entry = this.#entry(tool);

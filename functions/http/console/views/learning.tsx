@@ -24,6 +24,7 @@ const SIGNAL_NAMES: Record<string, string> = {
   history: "Similar earlier tasks lead the first step",
   transitions: "Learned transitions (later steps)",
   embeddings: "Embeddings (when a model is set)",
+  learned: "Learned words (share of the learned field's setting)",
 };
 
 /** Each signal's weight for this tenant, and what its replay judged (weight 0: muted). */

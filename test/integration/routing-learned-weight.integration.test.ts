@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CalibrationReport } from "../../functions/routing/routing-calibration";
+import type { RouteAnswer } from "../../functions/routing/tenant-routing";
+import { calibrated } from "../helpers/calibration";
+import { createTenant, startService, type TestService } from "../helpers/service";
+
+/**
+ * The learned field is a calibrated signal (routing-calibration.ts): each remembered task is
+ * replayed with the field made without that task's own words, at every weight of its grid, and
+ * a tenant whose replay shows the field pushing the right tool out gets it muted.
+ */
+
+const tool = (name: string, description: string) => ({ name, method: "GET", url: `https://${name.toLowerCase()}.example.com/run`, description });
+
+// Helped: requests that share no word with their tool's own text; the other requests of the same
+// kind taught it their words, so the field finds what the words alone do not.
+const FRUIT = ["apple", "banana", "cherry", "grape"];
+const PARAPHRASE = ["orchard", "tropical", "stone", "vine"];
+const fruitTools = [
+  ...FRUIT.map((fruit) => tool(`sort${fruit[0]?.toUpperCase()}${fruit.slice(1)}`, `Sort the ${fruit} crates.`)),
+  ...["invoice", "payroll", "calendar", "mailbox", "printer", "backup"].map((word) => tool(`${word}Tool`, `Manage the ${word}.`)),
+];
+const fruitTasks = PARAPHRASE.flatMap((word, i) =>
+  ["today", "tomorrow", "tonight", "now"].map((when) => ({
+    id: `fruit-${i}-${when}`,
+    task: `${word} delivery status ${when}`,
+    tools: [fruitTools[i]?.name ?? ""],
+  })),
+);
+
+// Hurt: each request names its own tool by one rare word, then asks for the ledger summary, a
+// second tool's part. The tool learns only its word (attribution gives the ledger part to the
+// ledger tool); six lure tools, chosen elsewhere for the ledger words alone, learned those words
+// and, with the request's own words left out, outrank its tool: the field pushes it out of the 5.
+const WORDS = ["zorbit", "quandle", "frimble", "glorp", "snarkle", "plinth", "wobbet", "trundle"];
+const namedTools = [...WORDS, "yonder"].map((word) => tool(`${word}Tool`, `The ${word} service.`));
+const LEDGER = "fetch the quarterly ledger summary";
+const ledgerTool = tool("ledgerSummary", "Fetch the quarterly ledger summary.");
+const lures = ["Aa", "Bb", "Cc", "Dd", "Ee", "Ff"].map((suffix) => tool(`lure${suffix}`, `Archive box ${suffix.toLowerCase()}.`));
+const lureTasks = lures.flatMap((lure) => [1, 2, 3].map((n) => ({ id: `lure-${lure.name}-${n}`, task: LEDGER, tools: [lure.name] })));
+const namedTasks = WORDS.flatMap((word) =>
+  ["first", "second"].map((n) => ({ id: `named-${word}-${n}`, task: `${word} ${n}, then ${LEDGER}`, tools: [`${word}Tool`, ledgerTool.name] })),
+);
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startService();
+});
+afterAll(async () => service.dispose());
+
+/** A tenant with `tools`, taught `tasks` (each task's words teach its tools), then calibrated. */
+async function taughtTenant(
+  name: string,
+  tools: object[],
+  tasks: { id: string; task: string; tools: string[] }[],
+): Promise<{ key: string; report: CalibrationReport }> {
+  const { key } = await createTenant(service, name);
+  expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
+  expect((await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories: tasks } })).status).toBe(200);
+  return { key, report: await calibrated(service, name, key) };
+}
+
+/** The first 5 of a first step by the tools' own text and learned fields (mode graph: no similar tasks' votes). */
+const firstFive = async (key: string, task: string): Promise<string[]> =>
+  (await service.json<RouteAnswer>("POST", "/v1/route", { key, body: { task, k: 5, mode: "graph" } })).body.candidates.map((c) => c.name);
+
+describe("the learned field counts as much as the tenant's own replayed tasks show", () => {
+  it("keeps the field where it found what the words did not, and mutes it where it pushed the right tool out", async () => {
+    const helped = await taughtTenant("learned-helped", fruitTools, fruitTasks);
+    expect(helped.report.replays.learned.judged).toBe(16);
+    // With its own words left out, each task's tool was found by the words its siblings taught.
+    expect(helped.report.replays.learned.hits[0]).toBe(0);
+    expect(helped.report.weights.learned).toBeGreaterThan(0);
+    expect((await firstFive(helped.key, "orchard delivery status next week"))[0]).toBe("sortApple");
+
+    const hurt = await taughtTenant("learned-hurt", [...namedTools, ledgerTool, ...lures], [...lureTasks, ...namedTasks]);
+    const replay = hurt.report.replays.learned;
+    expect(replay.judged).toBe(lureTasks.length + namedTasks.length);
+    // The words alone held every named task's tool; the field at the default weight pushed them out.
+    expect(replay.hits[0]).toBeGreaterThanOrEqual(namedTasks.length);
+    expect(replay.hits[replay.grid.indexOf(1)]).toBeLessThan(replay.hits[0] ?? 0);
+    expect(hurt.report.weights.learned).toBe(0);
+    // Muted, a request naming a tool no task taught keeps it among the first 5.
+    expect(await firstFive(hurt.key, `yonder third, then ${LEDGER}`)).toContain("yonderTool");
+  }, 180_000);
+});
