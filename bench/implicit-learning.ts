@@ -19,7 +19,8 @@
  *     [--half=a|b]                        only the tasks of one half (split by a hash of the task's
  *                                         text): constants are chosen on a and reported on b
  *
- * Figures per window of the stream (first 50 tasks, then every 100), on tasks the tenant has not
+ * Figures per window of the stream (the first 50 tasks, then the tasks after 50, 200, 500, 1,000
+ * and 1,500 conversations up to the next mark), on tasks the tenant has not
  * seen: first-step recall@5 (the first gold tool among the 5 candidates find_tools offers) and
  * later-step hit@5 (the next gold tool among 5 candidates after the previous gold tool), with
  * learning on and off. Overhead: call_tool latency p50 with recording against without (learning
@@ -136,11 +137,13 @@ async function freshTenant(service: TestService, id: string, dataset: Dataset, i
   return key;
 }
 
-/** Windows of the stream: the first 50 tasks, then every 100. */
+/** The stream's marks: its windows are the tasks after each mark up to the next (after 200 conversations: 201–500). */
+const MARKS = [50, 200, 500, 1000, 1500];
+
+/** Windows of the stream: the first 50 tasks, then the tasks after 50, 200, 500, 1,000 and 1,500 conversations, up to the next mark or the end. */
 function windows(length: number): [number, number][] {
-  const out: [number, number][] = [[0, Math.min(50, length)]];
-  for (let start = 50; start < length; start += 100) out.push([start, Math.min(start + 100, length)]);
-  return out;
+  const bounds = [0, ...MARKS.filter((mark) => mark < length), length];
+  return bounds.slice(1).map((to, i) => [bounds[i] ?? 0, to]);
 }
 
 /**
@@ -154,6 +157,22 @@ function firstToolSeenBefore(stream: readonly Task[]): boolean[] {
     const before = first !== undefined && seen.has(first);
     if (first !== undefined) seen.add(first);
     return before;
+  });
+}
+
+/**
+ * Per task: whether learning could find its first tool at all. Learning only lifts tools earlier
+ * conversations used (a vote, a transition, a learned word: a later tool of a request learns its
+ * part too), so a first tool no earlier task used at any step is found only if the words alone
+ * find it (the side with learning off, `offHits`).
+ */
+function reachableByLearning(stream: readonly Task[], offHits: readonly boolean[]): boolean[] {
+  const used = new Set<string>();
+  return stream.map((task, i) => {
+    const [first] = task.gold;
+    const reachable = (first !== undefined && used.has(first)) || offHits[i] === true;
+    for (const tool of task.gold) used.add(tool);
+    return reachable;
   });
 }
 
@@ -272,6 +291,12 @@ function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: Re
   const present = SIDES.filter((side) => runs.has(side));
   const of = (side: Side): Conversation[] => (runs.get(side) ?? []).slice(0, stream.length);
   const firstSeen = firstToolSeenBefore(stream);
+  const reachable = runs.has("off")
+    ? reachableByLearning(
+        stream,
+        of("off").map((c) => c.firstHit),
+      )
+    : [];
   const rows = windows(stream.length).map(([from, to]) => [
     `${from + 1}–${to}`,
     ...present.map((side) =>
@@ -282,6 +307,7 @@ function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: Re
       ),
     ),
     share(firstSeen.slice(from, to)),
+    share(reachable.slice(from, to)),
     ...present.map((side) =>
       share(
         of(side)
@@ -294,11 +320,18 @@ function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: Re
     "whole stream",
     ...present.map((side) => share(of(side).map((c) => c.firstHit))),
     share(firstSeen),
+    share(reachable),
     ...present.map((side) => share(of(side).flatMap((c) => c.laterHits))),
   ]);
   console.log(
     table(
-      ["tasks", ...present.map((side) => `first-step recall@5 ${side}`), "first tool seen before", ...present.map((side) => `later-step hit@5 ${side}`)],
+      [
+        "tasks",
+        ...present.map((side) => `first-step recall@5 ${side}`),
+        "first tool seen before",
+        "reachable by learning (used before at any step, or found off)",
+        ...present.map((side) => `later-step hit@5 ${side}`),
+      ],
       rows,
     ),
   );

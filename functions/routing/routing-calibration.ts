@@ -26,11 +26,15 @@ import type { Loaded } from "./loaded-routing";
 export const RECALIBRATE_AFTER = 16;
 
 /**
- * Sampled tasks replayed per slice of the tenant object's alarm. A Durable Object runs one thing at
- * a time, so a slice must stay short (tens of ms); Workers' clocks stand still while code runs, so
- * the slice is bounded by tasks, not time (docs/routing.md gives its measured cost).
+ * Rankings made per slice of the tenant object's alarm (a slice ends after the task that reaches
+ * it). A Durable Object runs one thing at a time, so a slice must stay short (tens of ms); Workers'
+ * clocks stand still while code runs, so the slice counts work, not time: each ranking a replay
+ * makes (the task's words, its votes, its learned field, each embeddings weight, each later
+ * step) is one unit, so a task of many steps or signals takes more of the slice than a one-step
+ * task. 24 is about four RestBench TMDB tasks (8 tasks a slice measured 39–142 ms at load average
+ * 18–21; docs/routing.md).
  */
-export const CALIBRATION_SLICE_TASKS = 8;
+export const CALIBRATION_SLICE_WORK = 24;
 
 /** How deep a replayed later step's task ranking goes (tenant-routing.ts RELEVANCE_DEPTH). */
 const LATER_RELEVANCE_DEPTH = 30;
@@ -112,7 +116,7 @@ const emptyReplays = (): Replays => ({
  * remembered tasks (the trajectories that carry a task text), replayed each with its own
  * contribution left out. A route never replays: it reads the last weights made (kept in SQLite, so
  * an eviction keeps them), and when it finds them stale it notes a recalibration as due; the tenant
- * object's alarm then replays CALIBRATION_SLICE_TASKS tasks per slice until the weights are made.
+ * object's alarm then replays tasks, CALIBRATION_SLICE_WORK rankings per slice, until the weights are made.
  */
 export class RoutingCalibration {
   readonly #sql: SqlStorage;
@@ -143,17 +147,17 @@ export class RoutingCalibration {
   }
 
   /**
-   * One slice of the recalibration (the alarm's): replays up to `tasks` sampled tasks; once every
-   * sample is replayed, the weights are chosen and stored. True when more slices are needed.
+   * One slice of the recalibration (the alarm's): replays sampled tasks until they have made
+   * `work` rankings; once every sample is replayed, the weights are chosen and stored. True when
+   * more slices are needed.
    */
-  slice(state: Loaded, tasks = CALIBRATION_SLICE_TASKS): boolean {
+  slice(state: Loaded, work = CALIBRATION_SLICE_WORK): boolean {
     if (this.#dueSince === null) return false;
     if (this.#run === undefined || this.#run.state !== state) this.#run = this.#started(state);
     const run = this.#run;
-    const end = Math.min(run.samples.length, run.next + tasks);
-    for (; run.next < end; run.next += 1) {
+    for (let spent = 0; run.next < run.samples.length && spent < work; run.next += 1) {
       const sample = run.samples[run.next];
-      if (sample !== undefined) this.#replay(state, sample, run.replays);
+      if (sample !== undefined) spent += this.#replay(state, sample, run.replays);
     }
     if (run.next < run.samples.length) return true;
     this.#finish(run);
@@ -227,14 +231,18 @@ export class RoutingCalibration {
     ).map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] }));
   }
 
-  /** One sampled task replayed for every signal. */
-  #replay(state: Loaded, sample: Sampled, replays: Replays): void {
+  /** One sampled task replayed for every signal; returns the rankings it made (the slice's unit of work). */
+  #replay(state: Loaded, sample: Sampled, replays: Replays): number {
     const started = sample.tools[0] ?? "";
     const words = this.#rankings.firstRanking(state, sample.task, undefined);
+    const judged = () => replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.transitions.judged;
+    const before = judged();
     this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
     this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
     this.#replayLearned(state, sample, started, words, replays.learned);
     this.#replayLaterSteps(state, sample, replays.transitions);
+    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again).
+    return 1 + judged() - before;
   }
 
   /** The task's first tool in the first 5 of its relevance with the learned field (its own words left out) at each weight of the grid, times the tenant's setting. */
