@@ -50,7 +50,9 @@ export interface CalibratedSignalEntry {
  *   no one weight suits both, and the tenant's own tasks show which it is. The fallback is the
  *   service's weight (1).
  * - `learned`: how much of the tenant's `learning.fieldWeight` the learned field (the words of
- *   the requests that chose each tool) counts at a first step: 0 mutes it, 2 doubles it. Judged
+ *   the requests that chose each tool) counts at a first step: 0 mutes it, 0.5 halves it; the
+ *   replay never raises it above the setting (a grid up to 2 chose 2 on every RestBench TMDB fold
+ *   and lost a held-out first step, 0.860 → 0.850 recall@5, with nothing gained elsewhere). Judged
  *   on every replayed task while the tenant's tools have learned words, with the task's own
  *   words taken out of the field (learned-field.ts `search` without its source): a field judged
  *   on its own teaching holds every task. Where requests share their framing across tools
@@ -62,7 +64,7 @@ export const CALIBRATED_SIGNALS: readonly CalibratedSignalEntry[] = [
   { signal: "history", grid: [0, 1], fallback: 1, minJudged: 1, margin: 0 },
   { signal: "transitions", grid: [0, 1], fallback: 1, minJudged: 8, margin: 2 },
   { signal: "embeddings", grid: [0, 0.25, 0.5, 1], fallback: 1, minJudged: 16, margin: 0 },
-  { signal: "learned", grid: [0, 0.5, 1, 2], fallback: 1, minJudged: 16, margin: 2 },
+  { signal: "learned", grid: [0, 0.5, 1], fallback: 1, minJudged: 16, margin: 2 },
 ];
 
 /** One signal's replay: how many tasks (or steps) were judged, and how many of them held the right tool at each weight of its grid. */
