@@ -43,9 +43,10 @@ const namedTasks = WORDS.flatMap((word) =>
 );
 
 let service: TestService;
+// Starting workerd passes the default minute on a loaded shared machine.
 beforeAll(async () => {
   service = await startService();
-});
+}, 180_000);
 afterAll(async () => service.dispose());
 
 /** A tenant with `tools`, taught `tasks` (each task's words teach its tools), then calibrated. */
