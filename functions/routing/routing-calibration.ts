@@ -31,8 +31,8 @@ export const RECALIBRATE_AFTER = 16;
  * clocks stand still while code runs, so the slice counts work, not time: each ranking a replay
  * makes (the task's words, its votes, its learned field, each embeddings weight, each later
  * step) is one unit, so a task of many steps or signals takes more of the slice than a one-step
- * task. 24 is about four RestBench TMDB tasks (8 tasks a slice measured 39–142 ms at load average
- * 18–21; docs/routing.md).
+ * task. 24 is about four RestBench TMDB tasks: 15–56 ms a slice from Node at load average 7–8 on
+ * 2 cores, RPC included (8 tasks a slice: 39–142 ms at load average 18–21; docs/benchmarks.md).
  */
 export const CALIBRATION_SLICE_WORK = 24;
 
