@@ -1,7 +1,8 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { guardedFetch, type GuardedFetchError } from "../tools/safe-call/guarded-fetch";
+import { guardedFetch } from "../tools/safe-call/guarded-fetch";
+import type { Failure } from "../common/failures";
 import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
 import type { NameResolver } from "../tools/safe-call/types";
 import type { ModelConfig } from "./config";
@@ -178,7 +179,7 @@ const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
 function guardedModelFetch(
   network: typeof fetch,
   check: (url: string) => DestinationCheck,
-  onRefused: (refusal: GuardedFetchError) => void,
+  onRefused: (refusal: Failure) => void,
   viaBinding: boolean,
   resolveName: NameResolver | undefined,
   deadlineAt: number,
@@ -228,7 +229,7 @@ function waitsWithinDeadline(response: Response, deadlineAt: number): Response {
 async function refusalIsFinal<T>(
   sdk: OpenAI,
   timeoutMs: number,
-  fetchThroughGuard: (onRefused: (refusal: GuardedFetchError) => void, deadlineAt: number) => typeof fetch,
+  fetchThroughGuard: (onRefused: (refusal: Failure) => void, deadlineAt: number) => typeof fetch,
   callerSignal: AbortSignal | undefined,
   call: (client: OpenAI, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { GuardedFetchError } from "../tools/safe-call/guarded-fetch";
+import { type Failure, type FailureData, isFailure } from "../common/failures";
 import { redactSecret } from "./redact";
-import { CallDeadlineExceeded, retryAfterMs } from "./call-deadline";
+import { retryAfterMs } from "./call-deadline";
 
 /**
  * One error type for every way a model call can fail, so callers branch on `kind`
@@ -78,6 +78,15 @@ export class ModelCallError extends Error {
   }
 }
 
+/** When the model endpoint gave no `Retry-After` of its own, a caller is asked to wait this long. */
+const MODEL_RETRY_AFTER_SECONDS = 10;
+
+/** A failed model call as the service's problem: 429 with `Retry-After` when rate-limited, else 502. */
+export function modelCallProblem(error: ModelCallError, detail: string): FailureData {
+  if (error.kind !== "rate_limited") return { kind: "upstream-error", detail };
+  return { kind: "rate-limited", detail, retryAfter: error.retryAfterSeconds ?? MODEL_RETRY_AFTER_SECONDS };
+}
+
 function kindForStatus(status: number): ModelCallErrorKind {
   if (status === 401 || status === 403) return "auth";
   if (status === 429) return "rate_limited";
@@ -111,14 +120,15 @@ export function modelCallError(
 }
 
 /** The destination guard refused a hop (or the redirect chain): nothing was sent there. */
-export function refusedByGuard(err: unknown): err is GuardedFetchError {
-  return err instanceof GuardedFetchError && (err.kind === "blocked_destination" || err.kind === "too_many_redirects");
+export function refusedByGuard(err: unknown): err is Failure {
+  return isFailure(err, "blocked_destination", "too_many_redirects");
 }
 
 /** Maps whatever the SDK (or response parsing) threw to a ModelCallError. */
 export function toModelCallError(err: unknown, context: { purpose: string; apiKey: string }): ModelCallError {
   if (err instanceof ModelCallError) return err;
-  if (err instanceof CallDeadlineExceeded) return modelCallError("timeout", err.message, context);
+  // The call's own deadline (call-deadline.ts).
+  if (isFailure(err, "timeout")) return modelCallError("timeout", err.message, context);
   // Subclasses first: all three extend APIConnectionError, which extends APIError.
   if (err instanceof APIConnectionTimeoutError) return modelCallError("timeout", "no answer before the timeout", context);
   if (err instanceof APIUserAbortError) return modelCallError("aborted", "the call was aborted", context);

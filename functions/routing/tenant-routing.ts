@@ -1,12 +1,4 @@
-import {
-  type Evaluation,
-  type FeedbackResult,
-  type GraphSettings,
-  type StaticImportResult,
-  type ToolGraphSnapshot,
-  ToolGraphError,
-  type Trajectory,
-} from "../toolnet/graph";
+import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../toolnet/graph";
 import { hybridTwoWays, searchTwoWays } from "../toolnet/retrieval";
 import { callableAsAsked } from "../toolnet/task-fit";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
@@ -462,5 +454,3 @@ export class TenantRouting implements ObservedLearning {
     return this.#learning.replaceWith(data);
   }
 }
-
-export { ToolGraphError };

@@ -1,11 +1,11 @@
 import type { TenantApi } from "../tenant-api/tenant-api";
-import { Failure, unwrap } from "../common/failures";
+import { unwrap } from "../common/failures";
 import { embedNewTools } from "./tool-embeddings";
 import { contentHash } from "../tools/content-hash";
 import type { ToolDefinition } from "../tools/definition";
 import { importToolList } from "../tools/list-import";
-import { credentialFromHeaders, importMcpServer, McpImportError, type McpSource } from "../tools/mcp-import";
-import { importOpenApi, ToolImportError } from "../tools/openapi-import";
+import { credentialFromHeaders, importMcpServer, type McpSource } from "../tools/mcp-import";
+import { importOpenApi } from "../tools/openapi-import";
 import { keepOtherSourcesTools } from "../tools/source-clash";
 import { storeCredential } from "./store-credential";
 import { assertWithinToolLimit, toolLimit } from "../tools/tool-limit";
@@ -28,22 +28,14 @@ export interface RegisterReport {
   warnings: string[];
 }
 
-/** Parse a tool source into definitions; bad documents become a 422 problem. */
+/** Parse a tool source into definitions; a bad document fails as an invalid document (422, tools/import-error.ts). */
 export async function parseToolSource(source: ToolSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
-  try {
-    return source.format === "openapi"
-      ? await importOpenApi(source.document, {
-          ...(source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl }),
-          ...(source.documentUrl === undefined ? {} : { documentUrl: source.documentUrl }),
-        })
-      : importToolList(source.tools);
-  } catch (error) {
-    if (error instanceof ToolImportError) {
-      const errors = error.issues.map((issue) => ({ path: error.code, message: issue }));
-      throw new Failure("invalid-document", error.message, errors.length > 0 ? errors : undefined);
-    }
-    throw error;
-  }
+  return source.format === "openapi"
+    ? await importOpenApi(source.document, {
+        ...(source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl }),
+        ...(source.documentUrl === undefined ? {} : { documentUrl: source.documentUrl }),
+      })
+    : importToolList(source.tools);
 }
 
 /**
@@ -84,14 +76,7 @@ export async function registerTools(
  * token or one API-key header) is stored, sealed, as the server's credential, so calls carry it.
  */
 async function listMcpServer(env: Env, tenantId: string, tenant: TenantApi, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
-  let listed: { tools: ToolDefinition[]; warnings: string[] };
-  try {
-    listed = await importMcpServer(env, source);
-  } catch (error) {
-    if (!(error instanceof McpImportError)) throw error;
-    const kind = error.kind === "blocked_destination" || error.kind === "invalid_definition" ? "invalid-request" : "upstream-error";
-    throw new Failure(kind, `Importing from the MCP server ${source.url} failed: ${error.message}`);
-  }
+  const listed = await importMcpServer(env, source);
   const credential = credentialFromHeaders(source.headers);
   if (credential === "several") {
     return {

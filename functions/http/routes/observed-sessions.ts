@@ -3,7 +3,7 @@ import { LearningSettings } from "../../toolnet/implicit-learning-settings";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 const Settings = LearningSettings.openapi("LearningSettings");
 
@@ -103,7 +103,7 @@ const sessionDeleteRoute = createRoute({
 
 const deleteSession: RouteHandler<typeof sessionDeleteRoute, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  if ((await c.var.tenant.observed.delete(id)) === 0) throw new ApiError("not-found", `No observed conversation ${id}.`);
+  if ((await c.var.tenant.observed.delete(id)) === 0) throw new Failure("not-found", `No observed conversation ${id}.`);
   return c.body(null, 204);
 };
 
@@ -165,7 +165,7 @@ const learnedWordsRoute = createRoute({
 
 const readLearnedWords: RouteHandler<typeof learnedWordsRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new Failure("not-found", `No tool named ${name}.`);
   return c.json(await c.var.tenant.routing.learnedWords(name, c.req.valid("query").limit), 200);
 };
 
