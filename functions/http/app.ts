@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv, AppVariables } from "./app-env";
 import { ModelCallError, modelCallProblem } from "../llm/errors";
 import { limitRequestBody } from "./middleware/request-body";
-import { IMPORT_UPLOAD_PATH } from "./routes/import-upload";
+import { IMPORT_UPLOAD_PATH } from "./endpoints/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { Failure, type FailureData, type FailureKind } from "../common/failures";
