@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../llm/client";
 import { addUsage, ZERO_USAGE, type TokenUsage } from "../llm/usage";
+import { modelCallOf } from "../llm/model-call-failure";
 import { extractProgram } from "../sandbox/extract-program";
 import type { ProgramError } from "../sandbox/types";
 import { callKey, type ReplayRecord, type TraceEntry } from "../sandbox/wire";
@@ -124,6 +125,12 @@ export class RunInterrupted extends Error {
   }
 }
 
+/** A failed model call's code (`model:rate_limited`), for an error that names its kind. */
+function modelCode(error: unknown): string | undefined {
+  const kind = modelCallOf(error)?.kind ?? (error as { kind?: unknown }).kind;
+  return typeof kind === "string" ? `model:${kind}` : undefined;
+}
+
 function describeError(error: ProgramError, trace: readonly TraceEntry[]): string {
   const failed = [...trace].reverse().find((t) => !t.ok);
   const lines = [`${error.kind}: ${error.message}`];
@@ -158,7 +165,7 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
   } catch (error) {
     // Whatever failed, the attempts made so far stay with the run.
     const reason = error instanceof Error ? error.message : String(error);
-    const code = typeof (error as { kind?: unknown }).kind === "string" ? `model:${(error as { kind: string }).kind}` : "interrupted";
+    const code = modelCode(error) ?? "interrupted";
     throw new RunInterrupted(run.failed(interruptedError(input.runId, code, reason)), error);
   }
   return run.failed(exhaustedError(input.runId, input.maxAttempts, run.lastError()));

@@ -73,6 +73,9 @@ export const FAILURE_CODES = {
   invalid_play_settings: "invalid-request",
   // A job's model-call or token budget is spent (prompt-play/budget.ts); the searches stop on it.
   budget_exhausted: "quota-exceeded",
+  // A model call that failed after the client's retries (llm/errors.ts): the upstream's problem.
+  model_call_failed: "upstream-error",
+  model_rate_limited: "rate-limited",
 } as const satisfies Record<string, FailureKind>;
 
 export type FailureCode = keyof typeof FAILURE_CODES;

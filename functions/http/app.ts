@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, AppVariables } from "./app-env";
-import { ModelCallError, modelCallProblem } from "../llm/errors";
+import { modelCallOf, modelCallProblem } from "../llm/errors";
 import { limitRequestBody } from "./middleware/request-body";
 import { IMPORT_UPLOAD_PATH } from "./endpoints/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";
@@ -26,13 +26,14 @@ export function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; 
 
 /** Map anything thrown in a handler to a problem; internal detail goes to the log only. */
 export function toProblem(error: unknown): FailureData {
+  // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
+  const model = modelCallOf(error);
+  if (model !== undefined) return modelCallProblem(model, `The model endpoint failed: ${(error as Error).message}`);
   if (error instanceof Failure) {
     // An internal failure's cause (a run that failed on our side) is for the log, never the answer.
     if (error.kind === "internal" && error.cause !== undefined) logUnhandled(error.cause);
     return error.toData();
   }
-  // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
-  if (error instanceof ModelCallError) return modelCallProblem(error, `The model endpoint failed: ${error.message}`);
   if (error instanceof HTTPException) {
     if (error.status === 400 && /malformed json/i.test(error.message)) {
       return { kind: "malformed-json", detail: "The request body is not valid JSON." };

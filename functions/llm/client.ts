@@ -6,14 +6,14 @@ import type { Failure } from "../common/failures";
 import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
 import type { NameResolver } from "../tools/safe-call/types";
 import type { ModelConfig } from "./config";
-import { modelCallError, ModelCallError, refusedByGuard, toModelCallError } from "./errors";
+import { modelCallError, modelCallFailure, modelCallOf, refusedByGuard, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
 import { WORKERS_AI, WORKERS_AI_SDK_BASE_URL, workersAiFetch, type AiRunner } from "./workers-ai";
 import { CallDeadline, retryAfterMs } from "./call-deadline";
 
 /**
  * The product's only door to the model endpoint: chat and embeddings over the official
- * `openai` SDK, with answers checked, usage counted and failures turned into ModelCallError.
+ * `openai` SDK, with answers checked, usage counted and failures turned into one model-call Failure (errors.ts).
  */
 
 export type ChatMessage = ChatCompletionMessageParam;
@@ -339,7 +339,7 @@ async function embed(context: ClientContext, texts: string[], options: { purpose
   const purpose = options.purpose ?? "embed";
   const model = context.config.embeddingModel;
   if (model === undefined) {
-    throw new ModelCallError({
+    throw modelCallFailure({
       kind: "embeddings_disabled",
       message: `model call "${purpose}" failed: embeddings_disabled: no embedding model configured (EMBEDDING_MODEL)`,
       purpose,
@@ -410,7 +410,7 @@ function recordFailure(
   operation: "chat" | "embed",
   purpose: string,
   model: string,
-  error: ModelCallError,
+  error: Failure,
   started: number,
 ): void {
   ledger?.record({
@@ -418,7 +418,7 @@ function recordFailure(
     purpose,
     model,
     ok: false,
-    errorKind: error.kind,
+    errorKind: modelCallOf(error)?.kind ?? "unexpected",
     usage: { ...ZERO_USAGE },
     durationMs: Date.now() - started,
   });

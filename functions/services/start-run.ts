@@ -1,7 +1,7 @@
 import type { TenantApi } from "../tenant-api/tenant-api";
 import type { RunEnd, RunStart, SlotRefused } from "../storage/run-slots";
 import { Failure, unwrap } from "../common/failures";
-import { ModelCallError, modelCallProblem } from "../llm/errors";
+import { modelCallOf, modelCallProblem } from "../llm/errors";
 import { modelClientFromSetting } from "./model-client";
 import { protocolStore } from "../storage/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
@@ -20,7 +20,8 @@ export interface RunSettings {
 
 /** What stopped a run, as its top-level error, naming the run. */
 function stopReason(id: string, error: unknown): RunError {
-  if (error instanceof ModelCallError) return { code: `model:${error.kind}`, message: `Run ${id} stopped. The model endpoint failed: ${error.message}` };
+  const model = modelCallOf(error);
+  if (model !== undefined) return { code: `model:${model.kind}`, message: `Run ${id} stopped. The model endpoint failed: ${(error as Error).message}` };
   return { code: "internal", message: `Run ${id} stopped: the run failed on our side.` };
 }
 
@@ -31,7 +32,8 @@ function stopReason(id: string, error: unknown): RunError {
  */
 function runStopped(run: StoredRun, cause: unknown): Failure {
   const detail = run.error?.message ?? `Run ${run.id} stopped.`;
-  if (cause instanceof ModelCallError) return Failure.from(modelCallProblem(cause, detail), cause);
+  const model = modelCallOf(cause);
+  if (model !== undefined) return Failure.from(modelCallProblem(model, detail), cause);
   return Failure.from({ kind: "internal", detail }, cause);
 }
 
