@@ -1,6 +1,5 @@
 import type { ChatMessage } from "../llm/client";
 import { addUsage, ZERO_USAGE, type TokenUsage } from "../llm/usage";
-import { modelCallOf } from "../llm/model-call-failure";
 import { extractProgram } from "../sandbox/extract-program";
 import type { ProgramError } from "../sandbox/types";
 import { callKey, type ReplayRecord, type TraceEntry } from "../sandbox/wire";
@@ -125,12 +124,6 @@ export class RunInterrupted extends Error {
   }
 }
 
-/** A failed model call's code (`model:rate_limited`), for an error that names its kind. */
-function modelCode(error: unknown): string | undefined {
-  const kind = modelCallOf(error)?.kind ?? (error as { kind?: unknown }).kind;
-  return typeof kind === "string" ? `model:${kind}` : undefined;
-}
-
 function describeError(error: ProgramError, trace: readonly TraceEntry[]): string {
   const failed = [...trace].reverse().find((t) => !t.ok);
   const lines = [`${error.kind}: ${error.message}`];
@@ -165,7 +158,8 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
   } catch (error) {
     // Whatever failed, the attempts made so far stay with the run.
     const reason = error instanceof Error ? error.message : String(error);
-    const code = modelCode(error) ?? "interrupted";
+    // A provisional code: the caller that stores the run names its stop reason (services/start-run.ts).
+    const code = typeof (error as { kind?: unknown }).kind === "string" ? `model:${(error as { kind: string }).kind}` : "interrupted";
     throw new RunInterrupted(run.failed(interruptedError(input.runId, code, reason)), error);
   }
   return run.failed(exhaustedError(input.runId, input.maxAttempts, run.lastError()));

@@ -1,9 +1,9 @@
 import { Failure, type FailureData } from "../common/failures";
 
 /**
- * A model call's failure as data the rest of the service reads (the run loop, the error
- * boundary), in a module of its own with no SDK import: chain/run-task.ts names a stopped run by
- * it without loading the model client.
+ * A model call's failure as the rest of the service reads it (a stopped run, the error boundary),
+ * in a module of its own with no SDK import. Its facts are kept beside the `Failure`, not on it:
+ * every other failure has none, and a failure that crossed RPC has lost them with its class.
  */
 
 export type ModelCallErrorKind =
