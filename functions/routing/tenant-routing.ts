@@ -18,7 +18,7 @@ import type { TenantEvents } from "../storage/tenant-events";
 import type { ObservedLearning } from "../storage/tenant-observed";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { RoutingSnapshots, type LoadReport } from "../storage/routing-snapshots";
-import { allRows, oneRow } from "../storage/sql";
+import { GraphRows } from "../storage/graph-rows";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "../storage/tool-vectors";
@@ -97,16 +97,13 @@ export class TenantRouting implements ObservedLearning {
   constructor(sql: SqlStorage, sources: RoutingSources) {
     this.#sources = sources;
     this.#vectors = new ToolVectors(sql, () => sources.catalog.hashes());
+    const graphRows = new GraphRows(sql);
     this.#store = new RoutingSnapshots(sql, {
-      after: (rowid) =>
-        allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
-          id: row.id,
-          tools: JSON.parse(row.tools) as string[],
-        })),
-      lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
+      after: (rowid) => graphRows.trajectoriesAfter(rowid),
+      lastRow: () => graphRows.lastTrajectoryRow(),
     });
-    this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
-    this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
+    this.#states = new LoadedRouting(graphRows, sources, this.#store, this.#vectors);
+    this.#learning = new RoutingLearning(graphRows, this.#states, this.#store, sources.settings);
     this.#words = new LearnedWords(sql, () => this.#states.current?.relevance.clear());
     // A sampled task's rankings, searched apart from the memo of rankings (which holds chats' tasks).
     this.#calibration = new RoutingCalibration(
