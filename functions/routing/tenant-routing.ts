@@ -31,6 +31,7 @@ import { taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
 import { LearnedWords, type LearnedWordsView } from "./learned-words";
 import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
+import { exampleWords } from "../toolnet/learned-examples";
 import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
 import type { Ranked } from "../toolnet/retrieval";
 
@@ -108,6 +109,8 @@ export class TenantRouting implements ObservedLearning {
     this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
     this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
     this.#words = new LearnedWords(sql, () => this.#states.current?.relevance.clear());
+    // Example requests were written for a definition: a deleted or changed tool loses them (what use taught stays).
+    sources.events.onToolsChanged(({ upserted, removed }) => this.#words.forgetExamples([...removed, ...upserted.map(({ definition }) => definition.name)]));
     // A sampled task's rankings, searched apart from the memo of rankings (which holds chats' tasks).
     this.#calibration = new RoutingCalibration(
       sql,
@@ -393,7 +396,22 @@ export class TenantRouting implements ObservedLearning {
     this.#words.forget(sources);
   }
 
-  /** A tool's strongest learned words, and from how many conversations and trajectories. */
+  /**
+   * `requests` (Play2Prompt demonstrations applied to the tool, or written by the tenant's model at
+   * import) teach `tool` their words, as examples (learned-examples.ts): below observed use, and
+   * replacing what its earlier examples taught. A tool that is not registered learns nothing.
+   */
+  teachExamples(tool: string, requests: readonly string[]): void {
+    if (!this.#states.load().defs.has(tool)) return;
+    this.#words.replaceExamples(tool, exampleWords(requests));
+  }
+
+  /** Of `tools`, those that already learned words from example requests. */
+  toolsWithExamples(tools: readonly string[]): string[] {
+    return [...this.#words.withExamples(tools)];
+  }
+
+  /** A tool's strongest learned words, from how many sources, and how many came from use and from examples. */
   learnedWords(tool: string, count?: number): LearnedWordsView {
     return this.#words.view(tool, count);
   }
