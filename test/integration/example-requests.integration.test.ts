@@ -28,6 +28,7 @@ const WRITTEN: Record<string, string[]> = {
   tvSeasons: ["how many seasons does that series have"],
   weatherToday: ["do I need an umbrella"],
   [RATES_TOOL.name]: ["what was the euro worth last spring"],
+  listPets: ["show me every animal in the shelter"],
 };
 /** A paraphrase sharing words only with movieCredits' example request. */
 const PARAPHRASE = "which blockbuster flick";
@@ -188,6 +189,27 @@ describe("example requests teach the learned field", () => {
     expect(terms).toContain("rate");
     expect(terms).not.toContain("euro");
     expect(after).toMatchObject({ sources: 1, fromUse: NOTHING, fromExamples: { sources: 1 } });
+  });
+
+  it("a background import that ends queues the writing of its tools' examples", async () => {
+    const shelter = await createTenant(service, "examples-background");
+    await examplesAtImport(shelter.key, true);
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "Pets", version: "1" },
+      servers: [{ url: "https://api.example.com" }],
+      paths: { "/pets": { get: { operationId: "listPets", summary: "List the pets", responses: { "200": { description: "ok" } } } } },
+    };
+    const started = await service.json<{ jobId: string }>("POST", "/v1/tools/import", {
+      key: shelter.key,
+      body: { format: "openapi", document, background: true, source: "pets" },
+    });
+    expect(started.status).toBe(202);
+    expect((await waitForJob(service, shelter.key, started.body.jobId)).status).toBe("succeeded");
+    const jobs = (await service.json<{ jobs: { id: string; kind: string }[] }>("GET", "/v1/jobs", { key: shelter.key })).body.jobs;
+    const examples = jobs.find((job) => job.kind === "examples");
+    expect((await waitForJob<ExamplesJob>(service, shelter.key, examples?.id ?? "none")).result).toMatchObject({ taught: 1 });
+    expect((await learnedWords(shelter.key, "listPets")).terms.map((t) => t.term)).toContain("shelter");
   });
 
   it("a failing model leaves the import done and the job saying why; a spent token budget queues nothing", async () => {
