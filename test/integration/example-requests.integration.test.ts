@@ -143,6 +143,18 @@ describe("example requests teach the learned field", () => {
     expect((await learnedWords(tenant.key, "movieCredits")).terms.every((t) => t.weight === 0.5)).toBe(true);
     // The same words, once each: the conversation's tool comes first (at equal weights the tie would go to movieCredits).
     expect(await foundBy(tenant.key)).toBe("searchMovie");
+
+    // The console's tool page says where the words came from.
+    const signedIn = await service.fetch("/console/sign-in", {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ key: tenant.key }),
+      headers: { origin: "http://atc.test", "content-type": "application/x-www-form-urlencoded" },
+    });
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const page = async (tool: string) => (await service.fetch(`/console/tools/${tool}`, { headers: { cookie }, redirect: "manual" })).text();
+    expect(await page("movieCredits")).toContain("0 words from use, 3 from example requests");
+    expect(await page("searchMovie")).toContain("3 words from use, 0 from example requests");
   });
 
   it("a deleted tool and a changed one lose their example words; another tenant's stay untouched", async () => {
