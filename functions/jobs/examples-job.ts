@@ -56,7 +56,7 @@ async function toolsWithoutExamples(stores: JobStores, job: JobRecord, request: 
   const names = (await stores.registry.toolSummaries())
     .filter((tool) => tool.source === request.source && (asked === undefined || asked.has(tool.name)) && !handled.has(tool.name))
     .map((tool) => tool.name)
-    .slice(0, MAX_TOOLS_PER_JOB - handled.size);
+    .slice(0, Math.max(0, MAX_TOOLS_PER_JOB - handled.size));
   const taught = new Set(await stores.routing.toolsWithExamples(names));
   const tools: ToolToExemplify[] = [];
   for (const name of names.filter((n) => !taught.has(n))) {
