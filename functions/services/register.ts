@@ -8,6 +8,7 @@ import { credentialFromHeaders, importMcpServer, type McpSource } from "../tools
 import { importOpenApi } from "../tools/openapi-import";
 import { keepOtherSourcesTools } from "../tools/source-clash";
 import { storeCredential } from "./store-credential";
+import { queueExampleRequests } from "./example-requests-at-import";
 import { assertWithinToolLimit, toolLimit } from "../tools/tool-limit";
 
 export type ToolSource =
@@ -26,6 +27,8 @@ export interface RegisterReport {
   unchanged: string[];
   removed: string[];
   warnings: string[];
+  /** The job writing example requests for the created and changed tools, when one was queued. */
+  examplesJob?: string;
 }
 
 /** Parse a tool source into definitions; a bad document fails as an invalid document (422, tools/import-error.ts). */
@@ -68,7 +71,12 @@ export async function registerTools(
   // Checked again inside the object's transaction: a concurrent import may have added tools since.
   const report = unwrap(await tenant.registry.upsertTools(upserts, label, prune, limit));
   const embedded = await embedNewTools(env, tenantId, tenant);
-  return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
+  const examplesJob = await queueExampleRequests(env, tenantId, tenant, { source: label, tools: [...report.created, ...report.updated] });
+  return {
+    ...report,
+    warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning],
+    ...(examplesJob === undefined ? {} : { examplesJob }),
+  };
 }
 
 /**

@@ -24,6 +24,12 @@ const UpsertReport = z
     unchanged: z.array(z.string()),
     removed: z.array(z.string()),
     warnings: z.array(z.string()),
+    examplesJob: z
+      .string()
+      .optional()
+      .describe(
+        "The background job in which the tenant's model writes example requests for the created and changed tools (learning setting `examplesAtImport`); absent when none was queued",
+      ),
   })
   .openapi("ImportReport");
 
