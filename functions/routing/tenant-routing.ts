@@ -1,38 +1,28 @@
-import {
-  type Evaluation,
-  type FeedbackResult,
-  type GraphSettings,
-  type StaticImportResult,
-  type ToolGraphSnapshot,
-  ToolGraphError,
-  type Trajectory,
-} from "../toolnet/graph";
-import { hybridTwoWays, searchTwoWays } from "../toolnet/retrieval";
-import { callableAsAsked } from "../toolnet/task-fit";
+import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../toolnet/graph";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
 import type { RunCandidateSet } from "../toolnet/signal-fusion";
+import type { Ranked } from "../toolnet/retrieval";
 import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
 import { MODEL_SETTING, storedEmbeddingModel } from "../tenants/stored-model-override";
 import type { TenantEvents } from "../storage/tenant-events";
-import { type ObservedLearning, wordsSourceOfTrajectory } from "../storage/tenant-observed";
+import type { ObservedLearning } from "../storage/tenant-observed";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { RoutingSnapshots, type LoadReport } from "../storage/routing-snapshots";
-import { allRows, oneRow } from "../storage/sql";
+import { GraphRows } from "../storage/graph-rows";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "../storage/tool-vectors";
 import { fitAnswer, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
 import { RANKING_MODES } from "./ranking-modes";
-import { RoutingCalibration, type CalibrationReport } from "./routing-calibration";
-import { RoutedTaskVectors } from "./routed-task-vectors";
+import type { CalibrationReport } from "./routing-calibration";
+import { TenantCalibration } from "./tenant-calibration";
 import { RoutingLearning } from "./routing-learning";
-import { taskRelevance } from "./task-relevance";
+import { RELEVANCE_DEPTH, taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
-import { LearnedWords, type LearnedWordsView } from "./learned-words";
-import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
-import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
-import type { Ranked } from "../toolnet/retrieval";
+import type { LearnedWordsView } from "./learned-words";
+import { TenantWords } from "./tenant-words";
+import type { EvidenceKind } from "../toolnet/learned-attribution";
 
 export type { RouteAnswer, RouteMode, RouteOptions, TaskVectorWanted } from "./routing-answers";
 
@@ -63,14 +53,12 @@ export interface RoutingSources {
 /** A failed preparation of the routing state is tried again this much later. */
 const PREPARATION_RETRY_MS = 10 * 60_000;
 
-/** How deep the task-relevance ranking goes before fusion. */
-const RELEVANCE_DEPTH = 30;
-
 /**
  * A tenant's ToolNet, as the Worker calls it: route answers, run candidate sets, learning from
  * trajectories and feedback, the graph's settings, export and import. The state it works on
  * (graph, index, data flow, task memory) is loaded and kept in step by loaded-routing.ts; a route
- * answer is ranked and fitted by routing-answers.ts, and learning is routing-learning.ts's. Every
+ * answer is ranked and fitted by routing-answers.ts, and learning is routing-learning.ts's; the
+ * learned field is wired in by tenant-words.ts, the signal calibration by tenant-calibration.ts. Every
  * method is synchronous, so within the Durable Object no two updates interleave.
  */
 export class TenantRouting implements ObservedLearning {
@@ -79,16 +67,12 @@ export class TenantRouting implements ObservedLearning {
   readonly #states: LoadedRouting;
   /** Trajectories, scores, the graph's settings, export and import (routing-learning.ts). */
   readonly #learning: RoutingLearning;
-  /** How much each signal counts for this tenant, from its own tasks replayed (off the request path). */
-  readonly #calibration: RoutingCalibration;
-  /** Vectors of recently routed tasks, for the calibration's replay of embeddings. */
-  readonly #taskVectors = new RoutedTaskVectors();
+  /** How much each signal counts for this tenant, from its own tasks replayed (off the request path; tenant-calibration.ts). */
+  readonly #calibration: TenantCalibration;
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
-  /** Each tool's learned field: the words of the requests that chose it (learned-words.ts). */
-  readonly #words: LearnedWords;
-  /** The learned field's weight as last parsed, by the stored setting's text. */
-  #fieldWeight: { json: string | undefined; weight: number } | undefined;
+  /** Each tool's learned field: the words of the requests that chose it (tenant-words.ts). */
+  readonly #words: TenantWords;
   /** Preparations run since the object started (tests and benchmarks). */
   #preparations = 0;
   /** Task rankings computed (not found in the memo) since the object started: tests count them. */
@@ -97,49 +81,17 @@ export class TenantRouting implements ObservedLearning {
   constructor(sql: SqlStorage, sources: RoutingSources) {
     this.#sources = sources;
     this.#vectors = new ToolVectors(sql, () => sources.catalog.hashes());
+    const graphRows = new GraphRows(sql);
     this.#store = new RoutingSnapshots(sql, {
-      after: (rowid) =>
-        allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
-          id: row.id,
-          tools: JSON.parse(row.tools) as string[],
-        })),
-      lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
+      after: (rowid) => graphRows.trajectoriesAfter(rowid),
+      lastRow: () => graphRows.lastTrajectoryRow(),
     });
-    this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
-    this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
-    this.#words = new LearnedWords(sql, () => this.#states.current?.relevance.clear());
-    // A sampled task's rankings, searched apart from the memo of rankings (which holds chats' tasks).
-    this.#calibration = new RoutingCalibration(
-      sql,
-      {
-        firstRanking: (state, task, embedded) => this.#replayedFirstRanking(state, task, embedded),
-        laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
-        taskVector: (task) => this.#taskVectors.of(task),
-        learned: (state, task, id) => this.#replayedLearned(state, task, id),
-      },
-      () => sources.preparationNoted?.(),
-    );
-  }
-
-  /** A sampled task's first-step relevance as routing ranks it: by the words, or fused with its embeddings at `weight`. */
-  #replayedFirstRanking(state: Loaded, task: string, embedded: { vector: { model: string; vector: number[] }; weight: number } | undefined) {
-    const apiSiblings = this.#states.apiSiblingsOf(state);
-    const siblingsOf = apiSiblings === undefined ? {} : { siblingsOf: apiSiblings };
-    const vectors = embedded === undefined ? undefined : this.#vectors.of(embedded.vector.model);
-    if (embedded === undefined || vectors === undefined || vectors.size === 0) return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf).withApis;
-    return hybridTwoWays(state.index, task, embedded.vector.vector, vectors, {
-      k: RELEVANCE_DEPTH,
-      weights: [1, embedded.weight],
-      canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
-      ...siblingsOf,
-    }).withApis;
-  }
-
-  /** A sampled task's learned-field ranking, its own words left out, at the tenant's setting; undefined when the field is off or empty. */
-  #replayedLearned(state: Loaded, task: string, id: string): { ranking: Ranked[]; weight: number } | undefined {
-    const setting = this.#fieldSetting();
-    if (setting <= 0 || this.#words.empty) return undefined;
-    return { ranking: this.#words.search(task, state.index.size, undefined, wordsSourceOfTrajectory(id)), weight: setting };
+    this.#states = new LoadedRouting(graphRows, sources, this.#store, this.#vectors);
+    this.#learning = new RoutingLearning(graphRows, this.#states, this.#store, sources.settings);
+    this.#words = new TenantWords(sql, sources.settings, () => this.#states.current?.relevance.clear());
+    // Example requests were written for a definition: a deleted or changed tool loses them (what use taught stays).
+    sources.events.onToolsChanged(({ upserted, removed }) => this.#words.forgetExamples([...removed, ...upserted.map(({ definition }) => definition.name)]));
+    this.#calibration = new TenantCalibration(sql, this.#states, this.#vectors, this.#words, () => sources.preparationNoted?.());
   }
 
   #descriptions(): Map<string, string> {
@@ -158,21 +110,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** The tenant's signal weights, what its replay judged, and whether a recalibration is due (the calibration API). */
   calibration(): CalibrationReport {
-    // Asking is one way to find the weights stale (a route is the other): a recalibration is then noted as due.
-    this.#calibration.weights(this.#states.load());
     return this.#calibration.report();
-  }
-
-  /** One slice of a due recalibration (the alarm's); true when more slices are needed. */
-  #calibrateIfDue(now: number): boolean {
-    const due = this.#calibration.dueAt();
-    if (due === null || due > now) return false;
-    try {
-      return this.#calibration.slice(this.#states.load());
-    } catch (error) {
-      console.warn(`routing calibration failed, the last weights kept: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
-    }
   }
 
   /**
@@ -183,7 +121,7 @@ export class TenantRouting implements ObservedLearning {
   prepareIfDue(now: number): LoadReport | undefined {
     const due = this.#store.preparationDue();
     if (due === null || due > now) {
-      this.#calibrateIfDue(now);
+      this.#calibration.sliceIfDue(now);
       return undefined;
     }
     try {
@@ -265,6 +203,11 @@ export class TenantRouting implements ObservedLearning {
     );
   }
 
+  /** The learned field for a task's first step at the tenant's setting times the share its replay chose (routing-calibration.ts), or undefined when off or muted. */
+  #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
+    return this.#words.forTask(state, task, this.#calibration.weights(state).learned);
+  }
+
   /**
    * Candidate next tools. Fused (default): at the first step, retrieval over tool documents
    * fused with the votes of this tenant's similar earlier tasks; after a tool, its learned
@@ -341,7 +284,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** What a fused ranking reads (routing-answers.ts): the task's relevance, ranked as deep as k needs, and the tools' API siblings. */
   #rankingState(state: Loaded, task: string, k: number, query: { model: string; vector: number[] } | undefined): RankingState {
-    if (query !== undefined) this.#taskVectors.remember(task, query);
+    if (query !== undefined) this.#calibration.rememberTaskVector(task, query);
     // Embeddings at the weight this tenant's replay chose; muted (0), the task ranks by its words alone.
     const weight = query === undefined ? 0 : this.#calibration.weights(state).embeddings;
     return {
@@ -384,12 +327,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its part of the task's words (learned-attribution.ts). */
   learnWords(source: string, task: string, tools: readonly string[], kind: EvidenceKind, failed?: ReadonlySet<string>): void {
-    const state = this.#states.load();
-    const known = tools.filter((tool) => state.defs.has(tool));
-    if (known.length === 0) return;
-    const affinity = (part: string, chosen: readonly string[]) =>
-      state.index.termImpacts(part, chosen).map((impacts) => impacts.reduce((sum, impact) => sum + impact, 0));
-    this.#words.learn(source, attributeRequest(task, { tools: known, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
+    this.#words.learn(this.#states.load(), source, task, tools, kind, failed);
   }
 
   /** An explicit score for `tool` in `source` raises (positive) or takes away (negative) the words the source taught it. */
@@ -402,27 +340,23 @@ export class TenantRouting implements ObservedLearning {
     this.#words.forget(sources);
   }
 
-  /** A tool's strongest learned words, and from how many conversations and trajectories. */
+  /**
+   * `requests` (Play2Prompt demonstrations applied to the tool, or written by the tenant's model at
+   * import) teach `tool` their words, as examples (learned-examples.ts): below observed use, and
+   * replacing what its earlier examples taught. A tool that is not registered learns nothing.
+   */
+  teachExamples(tool: string, requests: readonly string[]): void {
+    this.#words.teachExamples(this.#states.load(), tool, requests);
+  }
+
+  /** Of `tools`, those that already learned words from example requests. */
+  toolsWithExamples(tools: readonly string[]): string[] {
+    return [...this.#words.withExamples(tools)];
+  }
+
+  /** A tool's strongest learned words, from how many sources, and how many came from use and from examples. */
   learnedWords(tool: string, count?: number): LearnedWordsView {
     return this.#words.view(tool, count);
-  }
-
-  /**
-   * The learned field for a task's first step at this tenant's weight (its setting times what its
-   * replay chose, routing-calibration.ts), or undefined when it is off or muted.
-   */
-  #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
-    const weight = this.#fieldSetting() * this.#calibration.weights(state).learned;
-    return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
-  }
-
-  /** The tenant's `learning.fieldWeight` (0: off), parsed once per stored text. */
-  #fieldSetting(): number {
-    const json = this.#sources.settings.get(LEARNING_SETTING);
-    const parsed =
-      this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
-    this.#fieldWeight = parsed;
-    return parsed.weight;
   }
 
   /** Replace the task texts of stored trajectories; task memory forgets the old text at once. */
@@ -479,5 +413,3 @@ export class TenantRouting implements ObservedLearning {
     return this.#learning.replaceWith(data);
   }
 }
-
-export { ToolGraphError };
