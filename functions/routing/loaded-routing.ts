@@ -14,6 +14,7 @@ import { RelevanceMemo } from "./relevance-memo";
 import { type Loaded, parseHints, type RoutingHints, type StateSources } from "./routing-state";
 import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
 import { loadDataFlow } from "./loaded-data-flow";
+import { ApiSiblingLookup } from "./api-sibling-lookup";
 
 // The state's shape is routing-state.ts's; its callers import it from here with LoadedRouting.
 export type { Loaded, RoutingHints, StateSources, TaskRelevance } from "./routing-state";
@@ -115,6 +116,7 @@ export class LoadedRouting {
       },
       hints,
       families: undefined,
+      apis: new ApiSiblingLookup(this.#sources.catalog),
       relevance: new RelevanceMemo(),
       saidNumbers: new SaidNumberTools((names) => this.#sources.catalog.parametersOf(names)),
       get index(): ToolIndex {
@@ -164,10 +166,22 @@ export class LoadedRouting {
     return this.families(state).siblings;
   }
 
+  /**
+   * A tool's other operations (small APIs only): from every tool's (the families) once they are
+   * made, else read for that tool alone, so a route reads those of the tools it ranks only.
+   */
+  siblingsOf(state: Loaded): SiblingsOf {
+    return (tool) => {
+      const families = state.families;
+      return families === undefined ? state.apis.of(tool) : (families.siblings.get(tool) ?? []);
+    };
+  }
+
   /** A tool's other operations (small APIs only); undefined when no tool has any, so a search weighs no API evidence. */
   apiSiblingsOf(state: Loaded): SiblingsOf | undefined {
-    const siblings = this.siblings(state);
-    return siblings.size === 0 ? undefined : (tool) => siblings.get(tool) ?? [];
+    const families = state.families;
+    if (families === undefined) return state.apis.any() ? this.siblingsOf(state) : undefined;
+    return families.siblings.size === 0 ? undefined : (tool) => families.siblings.get(tool) ?? [];
   }
 
   /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */
@@ -250,6 +264,7 @@ export class LoadedRouting {
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
       const after = new ApiFamilies(this.#sources.catalog.apiRows());
       state.families = after;
+      state.apis = new ApiSiblingLookup(this.#sources.catalog);
       reindexed = [...withSiblings(changed, before, after.siblings)];
       for (const name of reindexed) {
         const def = state.defs.get(name);
