@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { success, type FailureData, type Outcome } from "../functions/common/failures";
-import type { RouteFamily } from "../functions/quotas/settings";
+import type { QuotaFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/routing/tenant-feedback";
@@ -101,9 +101,9 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
 
   /**
    * Authenticate and admit one request in a single call: the key check, then the tenant's quota
-   * for the request's route family (rate, and for model work: tokens today, jobs in flight).
+   * for the request's quota family (rate, and for model work: tokens today, jobs in flight).
    */
-  admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData | null } {
+  admit(keyHash: string, family: QuotaFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData | null } {
     const { registry, quotas } = this.core.stores;
     if (!registry.authenticate(keyHash)) return { ok: false, problem: null };
     const refused = quotas.admit(family, nowMs);
@@ -115,7 +115,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
    * by other means than an API key: an OAuth access token on `/mcp`, which the authorization
    * server's KV record binds to this tenant (functions/http/oauth/). Quota only; no key to check.
    */
-  admitGranted(family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData } {
+  admitGranted(family: QuotaFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData } {
     const refused = this.core.stores.quotas.admit(family, nowMs);
     return refused === undefined ? { ok: true } : { ok: false, problem: refused };
   }
@@ -126,7 +126,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
    * refusal has no surface, so the pipelined action fails and never runs. The refusal is returned,
    * not thrown: the runtime logs every exception an RPC method throws as uncaught, with a stack.
    */
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): { surface: TenantApiTarget } | { refusal: FailureData | null } {
+  admitted(keyHash: string, family: QuotaFamily, nowMs: number): { surface: TenantApiTarget } | { refusal: FailureData | null } {
     const admission = this.admit(keyHash, family, nowMs);
     return admission.ok ? { surface: this.#surface } : { refusal: admission.problem };
   }

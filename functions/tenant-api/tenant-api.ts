@@ -1,6 +1,6 @@
 import type { RpcTarget } from "cloudflare:workers";
 import type { FailureData, Outcome } from "../common/failures";
-import type { RouteFamily } from "../quotas/settings";
+import type { QuotaFamily } from "../quotas/settings";
 import type { FeedbackResult } from "../toolnet/graph";
 import type { FeedbackInput } from "../routing/tenant-feedback";
 import type { StoreFaces } from "./store-faces";
@@ -46,7 +46,7 @@ export function tenantStub(env: Env, tenantId: string): TenantApi {
  * Check a request's key and admit it under the tenant's quota (one round trip), before the
  * action: `{ ok: false, problem: null }` for a key that is not valid.
  */
-export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: QuotaFamily, nowMs: number): Promise<Admission> {
   return admissionStub(env, tenantId).admit(keyHash, family, nowMs);
 }
 
@@ -54,7 +54,7 @@ export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, 
  * Admit, under the tenant's quota, a request the Worker authenticated without an API key (an OAuth
  * access token bound to this tenant): the same admission as `admitTenantRequest`, less the key check.
  */
-export function admitGrantedRequest(env: Env, tenantId: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+export function admitGrantedRequest(env: Env, tenantId: string, family: QuotaFamily, nowMs: number): Promise<Admission> {
   return admissionStub(env, tenantId).admitGranted(family, nowMs);
 }
 
@@ -74,7 +74,7 @@ export interface AdmittedTenant extends Disposable {
  * quota, and travels in the same round trip (pipelined behind `admitted()`). A refused request's
  * answer has no surface, so every such call fails; `refusal` says why.
  */
-export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant {
+export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: QuotaFamily, nowMs: number): AdmittedTenant {
   const answer = admissionStub(env, tenantId).admitted(keyHash, family, nowMs);
   return {
     tenant: answer.surface,
@@ -92,9 +92,9 @@ function admissionStub(
   env: Env,
   tenantId: string,
 ): {
-  admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
-  admitGranted(family: RouteFamily, nowMs: number): Promise<Admission>;
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedAnswer;
+  admit(keyHash: string, family: QuotaFamily, nowMs: number): Promise<Admission>;
+  admitGranted(family: QuotaFamily, nowMs: number): Promise<Admission>;
+  admitted(keyHash: string, family: QuotaFamily, nowMs: number): AdmittedAnswer;
 } {
   return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;
 }
