@@ -2,7 +2,7 @@ import { addTool, removeTool, type GraphSettings } from "../toolnet/graph";
 import { toolDocument, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import type { TaskMemory } from "../toolnet/task-memory";
-import { ApiFamilies, apiSiblings, withSiblings } from "../toolnet/api-siblings";
+import { ApiFamilies, apiSiblings, type SiblingSummary, withSiblings } from "../toolnet/api-siblings";
 import type { ToolDefinition } from "../tools/definition";
 import type { ToolsChange } from "../storage/tenant-events";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "../storage/routing-snapshots";
@@ -69,8 +69,19 @@ export class LoadedRouting {
     return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
   }
 
-  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, families: ApiFamilies) {
-    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: families.of(def.name) });
+  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, siblings: SiblingSummary[]) {
+    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings });
+  }
+
+  /** What a tool's document shows of its API's other operations: from the families when made, else read for that tool alone. */
+  #siblingSummaries(state: Loaded, name: string): SiblingSummary[] {
+    if (state.families !== undefined) return state.families.of(name);
+    const siblings = state.apis.of(name);
+    const summaries = siblings.length === 0 ? new Map<string, string>() : this.#sources.catalog.summaries(siblings);
+    return siblings.map((sibling) => {
+      const summary = summaries.get(sibling);
+      return summary === undefined ? { name: sibling } : { name: sibling, summary };
+    });
   }
 
   /**
@@ -149,13 +160,13 @@ export class LoadedRouting {
       new Set(defs.keys()),
       (name) => {
         const def = defs.get(name);
-        return def === undefined ? undefined : this.#document(def, hints, this.families(state));
+        return def === undefined ? undefined : this.#document(def, hints, this.#siblingSummaries(state, name));
       },
       () => {
         const families = this.families(state);
-        return Array.from(defs.values(), (def) => this.#document(def, hints, families));
+        return Array.from(defs.values(), (def) => this.#document(def, hints, families.of(def.name)));
       },
-      (name) => this.siblings(state).get(name) ?? [],
+      this.siblingsOf(state),
     );
     state.report.index = loaded.how;
     return loaded.index;
@@ -268,7 +279,7 @@ export class LoadedRouting {
       reindexed = [...withSiblings(changed, before, after.siblings)];
       for (const name of reindexed) {
         const def = state.defs.get(name);
-        if (def !== undefined) index.add(this.#document(def, state.hints, after));
+        if (def !== undefined) index.add(this.#document(def, state.hints, after.of(name)));
       }
       state.relevance.clear();
     }
@@ -302,7 +313,7 @@ export class LoadedRouting {
     const def = state.defs.get(tool);
     state.hints.clear();
     for (const [name, hint] of hints) state.hints.set(name, hint);
-    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.families(state)));
+    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.#siblingSummaries(state, tool)));
     this.#store.indexChanged([tool], state.index);
     state.loadedFlow = undefined;
     state.flowTools = undefined;

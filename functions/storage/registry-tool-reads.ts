@@ -67,13 +67,13 @@ const SERVER_URL = "json_extract(definition, '$.serverUrl')";
 
 /**
  * The other tools registered with `name`'s server URL, in name order (as apiRows lists them);
- * empty when it is alone there or its API has more than `max` tools (too big for "same API" to
- * narrow anything, api-siblings.ts). Reads the index on the server URL: no definition but
+ * empty when it is alone there, not registered, or its API has more than `max` tools (too big
+ * for "same API" to narrow anything, api-siblings.ts); every definition has a server URL. Reads the index on the server URL: no definition but
  * `name`'s is opened.
  */
 export function apiSiblingsOf(sql: SqlStorage, name: string, max: number): string[] {
   const rows = sql
-    .exec(`SELECT name FROM tenant_tools WHERE ${SERVER_URL} IS (SELECT ${SERVER_URL} FROM tenant_tools WHERE name = ?) ORDER BY name LIMIT ?`, name, max + 1)
+    .exec(`SELECT name FROM tenant_tools WHERE ${SERVER_URL} = (SELECT ${SERVER_URL} FROM tenant_tools WHERE name = ?) ORDER BY name LIMIT ?`, name, max + 1)
     .raw<[string]>();
   const names = [...rows].map(([sibling]) => sibling);
   return names.length < 2 || names.length > max ? [] : names.filter((sibling) => sibling !== name);
