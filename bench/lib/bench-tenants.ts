@@ -53,13 +53,23 @@ export async function liftQuotas(service: TestService, tenant: BenchTenant): Pro
   if (answer.status !== 200) throw new Error(`quota settings answered ${answer.status}`);
 }
 
-/** One first step (no previous tool), timed from sending to having read the answer; its candidates counted. */
-export async function firstStep(service: TestService, tenant: BenchTenant, task: string, k: number): Promise<{ ms: number; candidates: number }> {
-  const init = { method: "POST", headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" }, body: JSON.stringify({ task, k }) };
+/** One route (a first step without `previousTool`), timed from sending to having read the answer; its candidates' names. */
+export async function routeStep(
+  service: TestService,
+  tenant: BenchTenant,
+  body: { task: string; k: number; previousTool?: string },
+): Promise<{ ms: number; names: string[] }> {
+  const init = { method: "POST", headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" }, body: JSON.stringify(body) };
   const t0 = performance.now();
   const response = await service.mf.dispatchFetch("http://atc.test/v1/route", withContentLength(init) as never);
   const text = await response.text();
   const ms = performance.now() - t0;
   if (response.status !== 200) throw new Error(`route answered ${response.status}: ${text.slice(0, 300)}`);
-  return { ms, candidates: ((JSON.parse(text) as { candidates?: unknown[] }).candidates ?? []).length };
+  return { ms, names: ((JSON.parse(text) as { candidates?: { name: string }[] }).candidates ?? []).map((c) => c.name) };
+}
+
+/** One first step, timed; how many candidates it held. */
+export async function firstStep(service: TestService, tenant: BenchTenant, task: string, k: number): Promise<{ ms: number; candidates: number }> {
+  const { ms, names } = await routeStep(service, tenant, { task, k });
+  return { ms, candidates: names.length };
 }

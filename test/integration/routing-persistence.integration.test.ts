@@ -198,6 +198,37 @@ describe("stored routing state", () => {
     expect(live).toEqual(rebuilt);
   });
 
+  it("never ranks by a stored document older than the tool: a changed tool's new text counts after an eviction", async () => {
+    const tenant = await createTenant(service, "changed-text-co");
+    const stub = await stubOf(tenant.id);
+    const tool = (description: string) => ({ name: "oddTool", method: "GET", url: "https://odd.example.com/thing", description });
+    const others = Array.from({ length: 12 }, (_, i) => ({
+      name: `other${i}`,
+      method: "GET",
+      url: `https://other${i}.example.com/x`,
+      description: `Ordinary operation ${i} about lists and items`,
+    }));
+    const register = async (description: string) =>
+      expect(
+        (await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "odd", tools: [tool(description), ...others] } }))
+          .status,
+      ).toBe(200);
+    // The best tool, and whether it matched the task's words (no fallback stood in).
+    const best = async (task: string) => {
+      const res = await service.json<{ candidates: { name: string }[]; fallback?: unknown }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 3 } });
+      return { name: res.body.candidates[0]?.name, matched: res.body.fallback === undefined };
+    };
+    await register("Counts zebras crossing the savanna");
+    expect(await best("count the zebras")).toEqual({ name: "oddTool", matched: true });
+    await stub.simulateEviction();
+    expect(await best("count the zebras")).toEqual({ name: "oddTool", matched: true }); // the stored index is current and read back
+    expect((await stub.routingLoadReport()).index).toBe("stored");
+    await register("Measures glacier melting in the arctic");
+    await stub.simulateEviction();
+    expect(await best("how fast is the glacier melting")).toEqual({ name: "oddTool", matched: true });
+    expect((await best("count the zebras")).matched).toBe(false);
+  });
+
   it("loses nothing when the object is evicted while trajectories and tools are being written", async () => {
     const tenant = await setUp("evict-co");
     const stub = await stubOf(tenant.id);
