@@ -11,7 +11,8 @@
  * routed, in alternating order; then 5 warm first steps of each. Printed: the median and worst
  * cold route of each and their ratio (target ≤ 4×), the warm medians (target ≤ 2×), whether every
  * answer held `k` candidates, and how the big tenant's state loaded. `--profile`: a V8 CPU profile of
- * the isolate over each cold big route, summed (inclusive and self time per function).
+ * the isolate over each cold route: the median CPU of each tenant's (wall times on a shared machine
+ * hold waits for a core), and the big one's summed by function (inclusive and self time).
  */
 import { tenantObject, startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, firstStep, liftQuotas, prepared, smallTenant, type BenchTenant } from "./lib/bench-tenants";
@@ -33,14 +34,14 @@ interface Rounds {
   cold: { big: number[]; small: number[] };
   warm: { big: number[]; small: number[] };
   short: number;
-  profiles: Profile[];
+  profiles: { big: Profile[]; small: Profile[] };
 }
 
 async function rounds(service: TestService, big: BenchTenant, small: BenchTenant, inspector: Inspector | undefined): Promise<Rounds> {
   const count = Number(option("rounds", "5"));
   const k = Number(option("k", "8"));
   const queries = benchQueries();
-  const result: Rounds = { cold: { big: [], small: [] }, warm: { big: [], small: [] }, short: 0, profiles: [] };
+  const result: Rounds = { cold: { big: [], small: [] }, warm: { big: [], small: [] }, short: 0, profiles: { big: [], small: [] } };
   let task = 0;
   const route = async (tenant: BenchTenant, which: "big" | "small", profile: boolean) => {
     const text = which === "big" ? (queries[task++ % queries.length] ?? "") : (SMALL_TASKS[task++ % SMALL_TASKS.length] ?? "");
@@ -48,7 +49,7 @@ async function rounds(service: TestService, big: BenchTenant, small: BenchTenant
     const ask = async () => {
       answer = await firstStep(service, tenant, text, k);
     };
-    if (profile && inspector !== undefined) result.profiles.push(await profiled(inspector, 200, ask));
+    if (profile && inspector !== undefined) result.profiles[which].push(await profiled(inspector, 200, ask));
     else await ask();
     if (answer.candidates !== k) result.short += 1;
     return answer.ms;
@@ -56,7 +57,7 @@ async function rounds(service: TestService, big: BenchTenant, small: BenchTenant
   for (let round = 0; round < count; round += 1) {
     for (const tenant of [big, small]) await (await tenantObject(service, tenant.id)).simulateEviction();
     const order = round % 2 === 0 ? (["big", "small"] as const) : (["small", "big"] as const);
-    for (const which of order) result.cold[which].push(await route(which === "big" ? big : small, which, which === "big"));
+    for (const which of order) result.cold[which].push(await route(which === "big" ? big : small, which, true));
     for (let i = 0; i < 5; i += 1) {
       result.warm.big.push(await route(big, "big", false));
       result.warm.small.push(await route(small, "small", false));
@@ -65,8 +66,15 @@ async function rounds(service: TestService, big: BenchTenant, small: BenchTenant
   return result;
 }
 
-function printProfiles(profiles: readonly Profile[]): void {
+/** The isolate's CPU over each cold route (profiled, JavaScript and the native calls it makes), median. */
+function cpuPerRoute(profiles: readonly Profile[]): number {
+  return median(profiles.map((profile) => analyse(profile, [], 200).busyMs));
+}
+
+function printProfiles({ big: profiles, small }: Rounds["profiles"]): void {
   if (profiles.length === 0) return;
+  const [bigCpu, smallCpu] = [cpuPerRoute(profiles), cpuPerRoute(small)];
+  console.log(`cold route CPU      big median ${ms(bigCpu)}, small median ${ms(smallCpu)} (isolate, profiled): ${(bigCpu / smallCpu).toFixed(1)}×`);
   const top = Number(option("top", "30"));
   const merged = { busyMs: 0, self: new Map<string, number>(), inclusive: new Map<string, number>() };
   for (const profile of profiles) {
