@@ -4,7 +4,7 @@ import type { QuotaFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/routing/tenant-feedback";
-import type { Remote, TenantApi, TenantSurface } from "../functions/tenant-api/tenant-api";
+import type { Admission, Remote, TenantAdmission, TenantApi, TenantSurface } from "../functions/tenant-api/tenant-api";
 import { FeedbackCoalescer } from "./feedback-coalescer";
 import {
   type RegistryRpc,
@@ -31,11 +31,11 @@ import { TenantCore } from "./tenant-core";
  * concurrent requests. This class is the object's RPC surface and nothing else: the surface
  * declared in functions/tenant-api/ (`TenantSurface`: a getter per store, answering the store's
  * RPC face with only the methods the Worker calls, and the operations that span stores), plus
- * admission and the runtime's alarm handler. What it does inside (the stores, learning from a run,
+ * admission (`TenantAdmission`, declared beside it) and the runtime's alarm handler. What it does inside (the stores, learning from a run,
  * the alarm's work) is `TenantCore`'s, which RPC cannot reach. `admitted(…)` hands out the same
  * surface as an RPC target of its own, for requests whose action travels with the key check.
  */
-export class TenantObject extends DurableObject<Env> implements TenantSurface {
+export class TenantObject extends DurableObject<Env> implements TenantSurface, TenantAdmission {
   /** The object's inside; a field, so never reachable over RPC (a test worker passes a subclass). */
   protected readonly core: TenantCore;
   /** The stores as the Worker reaches them: only their Worker methods (store-faces.ts). */
@@ -103,7 +103,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
    * Authenticate and admit one request in a single call: the key check, then the tenant's quota
    * for the request's quota family (rate, and for model work: tokens today, jobs in flight).
    */
-  admit(keyHash: string, family: QuotaFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData | null } {
+  admit(keyHash: string, family: QuotaFamily, nowMs: number): Admission {
     const { registry, quotas } = this.core.stores;
     if (!registry.authenticate(keyHash)) return { ok: false, problem: null };
     const refused = quotas.admit(family, nowMs);
@@ -172,3 +172,5 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export type SurfaceMatches = Same<Pick<Remote<TenantObject>, keyof TenantApi>, TenantApi>;
 export const SURFACE_CHECK: SurfaceMatches = true;
+/** The same for admission as the Worker awaits it (`admitted`'s answer is pipelined, typed in tenant-api.ts). */
+export const ADMISSION_CHECK: Same<Pick<Remote<TenantObject>, "admit" | "admitGranted">, Remote<Omit<TenantAdmission, "admitted">>> = true;

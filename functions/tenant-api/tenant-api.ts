@@ -37,6 +37,23 @@ export interface TenantSurface extends StoreFaces {
 /** The tenant's surface as another Worker reaches it over RPC (every call answers a promise). */
 export type TenantApi = { readonly [K in keyof StoreFaces]: Remote<StoreFaces[K]> } & Remote<Omit<TenantSurface, keyof StoreFaces>>;
 
+/** How a request's admission ended: admitted, or refused (`problem` null for a key that is not valid). */
+export type Admission = { ok: true } | { ok: false; problem: FailureData | null };
+
+/**
+ * The tenant object's admission, declared once beside its surface and, like it, implemented by the
+ * object (durable-objects/tenant-object.ts); the Worker's stub type is made from it. Admission
+ * comes before any action, so it is not part of the surface `admitted` hands out.
+ */
+export interface TenantAdmission {
+  /** The key check, then the tenant's quota for the request's quota family (rate; for model work, tokens today and jobs in flight). */
+  admit(keyHash: string, family: QuotaFamily, nowMs: number): Admission;
+  /** The quota alone, for a caller the Worker authenticated without an API key (an OAuth access token bound to this tenant). */
+  admitGranted(family: QuotaFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData };
+  /** `admit`, then the tenant's surface as an RPC target of its own, so an action pipelined on it travels with the key check. */
+  admitted(keyHash: string, family: QuotaFamily, nowMs: number): { surface: TenantSurface & RpcTarget } | { refusal: FailureData | null };
+}
+
 /** The tenant's Durable Object stub. */
 export function tenantStub(env: Env, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
@@ -83,20 +100,17 @@ export function admittedTenant(env: Env, tenantId: string, keyHash: string, fami
   };
 }
 
-type Admission = { ok: true } | { ok: false; problem: FailureData | null };
-/** `admitted()`'s answer as the Worker sees it: its `surface` can be called before it arrives. */
+/** `admitted()`'s answer as the Worker sees it: pipelined, so its `surface` can be called before it arrives. */
 type AdmittedAnswer = Promise<{ surface: TenantApi } | { refusal: FailureData | null }> & { readonly surface: TenantApi } & Disposable;
 
-/** The tenant object's own admission methods (durable-objects/tenant-object.ts), as the Worker calls them. */
-function admissionStub(
-  env: Env,
-  tenantId: string,
-): {
-  admit(keyHash: string, family: QuotaFamily, nowMs: number): Promise<Admission>;
-  admitGranted(family: QuotaFamily, nowMs: number): Promise<Admission>;
-  admitted(keyHash: string, family: QuotaFamily, nowMs: number): AdmittedAnswer;
-} {
-  return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;
+/** `TenantAdmission` as the Worker calls it: every answer a promise, and `admitted()`'s pipelined. */
+type AdmissionApi = Remote<Omit<TenantAdmission, "admitted">> & {
+  admitted(...args: Parameters<TenantAdmission["admitted"]>): AdmittedAnswer;
+};
+
+/** The tenant object's admission, as the Worker calls it. */
+function admissionStub(env: Env, tenantId: string): AdmissionApi {
+  return env.TENANTS.getByName(tenantId) as unknown as AdmissionApi;
 }
 
 /**
