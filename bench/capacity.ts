@@ -9,12 +9,20 @@
  * per-object storage limit counts) is read before and after each step. Runs: `--runs` stored ATC
  * runs of the README's two-tool task (a recorded run record: program, trace with the tool
  * responses, usage) are written through the object's own saveRun, then the size is read again.
- * Memory: the object's in-memory state at that size (ToolNet graph + BM25 index, the same pure
- * functions tenant-routing.ts uses) is rebuilt three times in this Node process and the heap growth
- * per copy measured (after a forced GC: bench/run.mjs runs node with --expose-gc).
+ * Memory: what the object holds at that size once routing has loaded, made three times in this
+ * Node process with the functions the object uses and the heap growth per copy measured (after a
+ * forced GC: bench/run.mjs runs node with --expose-gc): the graph decoded from its stored edges
+ * and the BM25 impact index read from its stored bytes (as after an eviction), and the
+ * definitions it keeps parsed after every tool was asked for once (LazyDefinitions: the most
+ * recently used, within MAX_KEPT_DEFINITION_CHARS of JSON; the rest stay rows). Not counted
+ * here: the tools' views (read in the background, within VIEWS_MEMORY_CHARS; route-latency
+ * prints them) and the data-flow table (route-latency). The starting-tools fallback reads its
+ * stored list per call and holds nothing.
  * Tokens: the whole set as an OpenAI tools array (GET /v1/export/tools), o200k_base.
  */
 import { addTools, addTrajectories, createGraph } from "../functions/toolnet/graph";
+import { decodeGraph, encodeGraph } from "../functions/toolnet/graph/graph-codec";
+import { LazyDefinitions } from "../functions/routing/lazy-definitions";
 import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
 import { importToolList } from "../functions/tools/list-import";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
@@ -63,6 +71,38 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
+/** Heap per copy of what the object holds once routing has loaded (see the header): the graph and index read back, the kept definitions. */
+function heldMemory(items: ReturnType<typeof toolItems>, names: string[], trajectories: ReturnType<typeof syntheticWalks>) {
+  const definitions = importToolList(items).tools;
+  const graph = createGraph();
+  addTools(graph, names);
+  addTrajectories(graph, trajectories, { unknownTools: "skip" });
+  const graphBytes = encodeGraph(graph);
+  const indexBytes = ToolIndex.build(definitions.map((def) => toolDocument(def))).toBytes();
+  const texts = new Map(definitions.map((def) => [def.name, JSON.stringify(def)]));
+  // Three copies kept alive at once, so collector noise is small against what is measured.
+  let before = heapUsed();
+  const loaded = Array.from({ length: 3 }, () => {
+    const index = ToolIndex.fromBytes(indexBytes.slice());
+    index.search("warm up", 1);
+    return { graph: decodeGraph(graphBytes.slice()), index };
+  });
+  const graphAndIndex = (heapUsed() - before) / loaded.length;
+  before = heapUsed();
+  const kept = Array.from({ length: 3 }, () => {
+    const defs = new LazyDefinitions({
+      names: () => [...texts.keys()],
+      text: (name) => texts.get(name),
+      eachText: () => texts.values(),
+      startingList: () => [],
+    });
+    for (const name of texts.keys()) defs.get(name);
+    return defs;
+  });
+  const definitionsHeap = (heapUsed() - before) / kept.length;
+  return { graphAndIndex, definitions: definitionsHeap, tools: loaded[0]?.graph?.tools.size ?? 0, keptParsed: kept[0]?.parsedCount ?? 0 };
+}
+
 const { service } = await startBenchService();
 const corpus = corpusItems();
 const rows: string[][] = [];
@@ -86,17 +126,8 @@ try {
 
     const exported = await service.json<{ tokens: { count: number } }>("GET", "/v1/export/tools", { key: setup.key });
 
-    const definitions = importToolList(items).tools;
-    // Three copies kept alive at once, so collector noise is small against what is measured.
-    const before = heapUsed();
-    const kept = Array.from({ length: 3 }, () => {
-      const graph = createGraph();
-      addTools(graph, names);
-      addTrajectories(graph, trajectories, { unknownTools: "skip" });
-      return { graph, index: ToolIndex.build(definitions.map((def) => toolDocument(def))) };
-    });
-    const memory = (heapUsed() - before) / kept.length;
-    if (kept.some((k) => k.graph.tools.size !== size)) throw new Error("unexpected in-memory state");
+    const memory = heldMemory(items, names, trajectories);
+    if (memory.tools !== size) throw new Error("unexpected in-memory state");
 
     rows.push([
       size.toLocaleString("en"),
@@ -104,7 +135,7 @@ try {
       `${(((afterTools / size) * 10_000) / 1024 / 1024).toFixed(1)} MiB`,
       mib(afterGraph - afterTools),
       `${((afterRuns - afterGraph) / runs / 1024).toFixed(1)} KiB (record ${(record.length / 1024).toFixed(1)} KiB)`,
-      mib(memory),
+      `${mib(memory.graphAndIndex)} + ${mib(memory.definitions)}`,
       exported.body.tokens.count.toLocaleString("en"),
       `${(setup.toolImportMs / 1000).toFixed(1)} s`,
     ]);
@@ -121,7 +152,7 @@ console.log(
       "per 10,000 tools",
       "+ graph (≈10 successors/tool)",
       "per stored run",
-      "graph + BM25 heap",
+      "held: graph + index (stored) + kept definitions",
       "whole set, tokens",
       "tool import",
     ],

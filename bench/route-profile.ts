@@ -19,87 +19,18 @@
 import { setUpTenant, startBenchService } from "./lib/bench-service";
 import { withContentLength } from "./lib/sized-request";
 import { corpusItems, readData, recordedTrajectories, syntheticWalks, taskCycle, toolItems } from "./lib/tool-corpus";
-import { type Inspector, serviceInspector } from "./lib/inspector";
+import { serviceInspector } from "./lib/inspector";
+import { analyse, profiled } from "./lib/cpu-profile";
 import { machineLine, randomInt, seededRandom, shuffle } from "./lib/stats";
 import type { TestService } from "../test/helpers/service";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-  positionTicks?: { line: number; ticks: number }[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 function option(name: string, fallback: string): string {
   const prefix = `--${name}=`;
   return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
 }
 
-const IDLE = new Set(["(idle)", "(root)"]);
-
 /** Chats of the "same chat" kind: fewer than the object's memo of task rankings keeps (256). */
 const SAME_CHATS = 200;
-
-interface Analysis {
-  busyMs: number;
-  period: number;
-  self: Map<string, number>;
-  inclusive: Map<string, number>;
-}
-
-function frameName(node: ProfileNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.split("/").pop() ?? "";
-  return `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
-}
-
-/** Self time per function and inclusive time of the functions named in `focus` (counted once per stack). */
-function analyse(profile: Profile, focus: readonly string[], interval: number): Analysis {
-  // The sampler's real period while the thread runs JavaScript (longer than asked on a busy machine), in ms.
-  const busyDeltas = profile.timeDeltas.filter((d) => d > 0 && d < 3 * interval).sort((a, b) => a - b);
-  const period = (busyDeltas[Math.floor(busyDeltas.length / 2)] ?? interval) / 1000;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const self = new Map<string, number>();
-  const inclusive = new Map<string, number>();
-  let busy = 0;
-  for (let i = 0; i < profile.samples.length; i += 1) {
-    const id = profile.samples[i] ?? 0;
-    const node = byId.get(id);
-    // Each sample counts one sampling period: a sample's own time delta also holds the gaps in
-    // which the thread was outside V8, which would inflate whatever ran before a gap.
-    const dt = period;
-    if (node === undefined || IDLE.has(node.callFrame.functionName)) continue;
-    busy += dt;
-    const name = frameName(node);
-    self.set(name, (self.get(name) ?? 0) + dt);
-    const seen = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const at_ = byId.get(at);
-      const fn = at_ === undefined ? "" : focus.length === 0 ? frameName(at_) : at_.callFrame.functionName;
-      if ((focus.length === 0 || focus.includes(fn)) && !seen.has(fn)) {
-        seen.add(fn);
-        inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
-      }
-    }
-  }
-  return { busyMs: busy, self, inclusive, period };
-}
-
-async function profiled(inspector: Inspector, interval: number, work: () => Promise<void>): Promise<Profile> {
-  await inspector.send("Profiler.enable");
-  await inspector.send("Profiler.setSamplingInterval", { interval });
-  await inspector.send("Profiler.start");
-  await work();
-  const { profile } = await inspector.send<{ profile: Profile }>("Profiler.stop");
-  return profile;
-}
 
 async function main(): Promise<void> {
   const size = Number(option("size", "10000"));

@@ -2,7 +2,7 @@ import { addTool, removeTool, type GraphSettings } from "../toolnet/graph";
 import { toolDocument, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import type { TaskMemory } from "../toolnet/task-memory";
-import { ApiFamilies, apiSiblings, withSiblings } from "../toolnet/api-siblings";
+import { ApiFamilies, apiSiblings, type SiblingSummary, withSiblings } from "../toolnet/api-siblings";
 import type { ToolDefinition } from "../tools/definition";
 import type { ToolsChange } from "../storage/tenant-events";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "../storage/routing-snapshots";
@@ -14,6 +14,7 @@ import { RelevanceMemo } from "./relevance-memo";
 import { type Loaded, parseHints, type RoutingHints, type StateSources } from "./routing-state";
 import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
 import { loadDataFlow } from "./loaded-data-flow";
+import { ApiSiblingLookup } from "./api-sibling-lookup";
 
 // The state's shape is routing-state.ts's; its callers import it from here with LoadedRouting.
 export type { Loaded, RoutingHints, StateSources, TaskRelevance } from "./routing-state";
@@ -68,8 +69,19 @@ export class LoadedRouting {
     return new Map([...this.#sources.routingHints()].map(([tool, json]) => [tool, parseHints(json)]));
   }
 
-  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, families: ApiFamilies) {
-    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings: families.of(def.name) });
+  #document(def: ToolDefinition, hints: Map<string, RoutingHints>, siblings: SiblingSummary[]) {
+    return toolDocument(def, { queries: hints.get(def.name)?.queries ?? [], siblings });
+  }
+
+  /** What a tool's document shows of its API's other operations: from the families when made, else read for that tool alone. */
+  #siblingSummaries(state: Loaded, name: string): SiblingSummary[] {
+    if (state.families !== undefined) return state.families.of(name);
+    const siblings = state.apis.of(name);
+    const summaries = siblings.length === 0 ? new Map<string, string>() : this.#sources.catalog.summaries(siblings);
+    return siblings.map((sibling) => {
+      const summary = summaries.get(sibling);
+      return summary === undefined ? { name: sibling } : { name: sibling, summary };
+    });
   }
 
   /**
@@ -115,6 +127,7 @@ export class LoadedRouting {
       },
       hints,
       families: undefined,
+      apis: new ApiSiblingLookup(this.#sources.catalog),
       relevance: new RelevanceMemo(),
       saidNumbers: new SaidNumberTools((names) => this.#sources.catalog.parametersOf(names)),
       get index(): ToolIndex {
@@ -147,13 +160,13 @@ export class LoadedRouting {
       new Set(defs.keys()),
       (name) => {
         const def = defs.get(name);
-        return def === undefined ? undefined : this.#document(def, hints, this.families(state));
+        return def === undefined ? undefined : this.#document(def, hints, this.#siblingSummaries(state, name));
       },
       () => {
         const families = this.families(state);
-        return Array.from(defs.values(), (def) => this.#document(def, hints, families));
+        return Array.from(defs.values(), (def) => this.#document(def, hints, families.of(def.name)));
       },
-      (name) => this.siblings(state).get(name) ?? [],
+      this.siblingsOf(state),
     );
     state.report.index = loaded.how;
     return loaded.index;
@@ -164,10 +177,22 @@ export class LoadedRouting {
     return this.families(state).siblings;
   }
 
+  /**
+   * A tool's other operations (small APIs only): from every tool's (the families) once they are
+   * made, else read for that tool alone, so a route reads those of the tools it ranks only.
+   */
+  siblingsOf(state: Loaded): SiblingsOf {
+    return (tool) => {
+      const families = state.families;
+      return families === undefined ? state.apis.of(tool) : (families.siblings.get(tool) ?? []);
+    };
+  }
+
   /** A tool's other operations (small APIs only); undefined when no tool has any, so a search weighs no API evidence. */
   apiSiblingsOf(state: Loaded): SiblingsOf | undefined {
-    const siblings = this.siblings(state);
-    return siblings.size === 0 ? undefined : (tool) => siblings.get(tool) ?? [];
+    const families = state.families;
+    if (families === undefined) return state.apis.any() ? this.siblingsOf(state) : undefined;
+    return families.siblings.size === 0 ? undefined : (tool) => families.siblings.get(tool) ?? [];
   }
 
   /** Same-API siblings and their summaries, from light rows (no definition parsed), once per state. */
@@ -250,10 +275,11 @@ export class LoadedRouting {
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
       const after = new ApiFamilies(this.#sources.catalog.apiRows());
       state.families = after;
+      state.apis = new ApiSiblingLookup(this.#sources.catalog);
       reindexed = [...withSiblings(changed, before, after.siblings)];
       for (const name of reindexed) {
         const def = state.defs.get(name);
-        if (def !== undefined) index.add(this.#document(def, state.hints, after));
+        if (def !== undefined) index.add(this.#document(def, state.hints, after.of(name)));
       }
       state.relevance.clear();
     }
@@ -287,7 +313,7 @@ export class LoadedRouting {
     const def = state.defs.get(tool);
     state.hints.clear();
     for (const [name, hint] of hints) state.hints.set(name, hint);
-    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.families(state)));
+    if (def !== undefined) state.index.add(this.#document(def, state.hints, this.#siblingSummaries(state, tool)));
     this.#store.indexChanged([tool], state.index);
     state.loadedFlow = undefined;
     state.flowTools = undefined;

@@ -13,6 +13,7 @@ import type { LoadedGraph, LoadReport } from "../storage/routing-snapshots";
 import type { LazyDefinitions } from "./lazy-definitions";
 import type { ParametersOf, SaidNumberTools } from "./said-number-tools";
 import type { RelevanceMemo } from "./relevance-memo";
+import type { ApiSiblingLookup } from "./api-sibling-lookup";
 
 /**
  * The shape of a tenant's routing state in memory (LoadedRouting, loaded-routing.ts), what it
@@ -36,6 +37,9 @@ export interface StateSources {
     startingList(): StartingTool[];
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
     summaries(names: readonly string[]): Map<string, string>;
+    /** A tool's same-API siblings when its API has 2 to `max` tools, read per tool (a route reads those of the tools it ranks). */
+    apiSiblingsOf(name: string, max: number): readonly string[];
+    anyApiSiblings(max: number): boolean;
     flowRows(): FlowTool[];
     parametersOf: ParametersOf;
   };
@@ -79,6 +83,8 @@ export interface Loaded {
   hints: Map<string, RoutingHints>;
   /** Other operations of each tool's API (small APIs only), read from light rows; rebuilt when tools change. */
   families: ApiFamilies | undefined;
+  /** Same-API siblings read tool by tool while `families` is not loaded (api-sibling-lookup.ts). */
+  apis: ApiSiblingLookup;
   /** Recent task-relevance rankings by task text, depth and embeddings model, each for the index version it was computed against. */
   relevance: RelevanceMemo<TaskRelevance>;
   /** Which tools need a number the task must say, as asked so far (forgotten when they change). */

@@ -290,7 +290,7 @@ export class TenantRouting implements ObservedLearning {
     return {
       state,
       relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), weight > 0 && query !== undefined ? { ...query, weight } : undefined),
-      siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
+      siblingsOf: this.#states.siblingsOf(state),
       weights: () => this.#calibration.weights(state),
     };
   }
@@ -307,7 +307,7 @@ export class TenantRouting implements ObservedLearning {
       better: this.#descriptions(),
       protocolTokens: this.#sources.protocolRunTokens(),
       apiSiblingsOf: this.#states.apiSiblingsOf(state),
-      siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
+      siblingsOf: this.#states.siblingsOf(state),
       views: (tool, shown, description) => this.#views(tool, shown, description),
       learned: this.#learnedFor(state, task),
     };

@@ -62,6 +62,29 @@ export function apiRows(sql: SqlStorage): { name: string; serverUrl: string; sum
   return [...rows].map(([name, serverUrl, summary]) => (summary === null ? { name, serverUrl } : { name, serverUrl, summary }));
 }
 
+/** A tool's server URL as the index `tenant_tools_server` holds it (the expression must match it for SQLite to use the index). */
+const SERVER_URL = "json_extract(definition, '$.serverUrl')";
+
+/**
+ * The other tools registered with `name`'s server URL, in name order (as apiRows lists them);
+ * empty when it is alone there, not registered, or its API has more than `max` tools (too big
+ * for "same API" to narrow anything, api-siblings.ts); every definition has a server URL. Reads the index on the server URL: no definition but
+ * `name`'s is opened.
+ */
+export function apiSiblingsOf(sql: SqlStorage, name: string, max: number): string[] {
+  const rows = sql
+    .exec(`SELECT name FROM tenant_tools WHERE ${SERVER_URL} = (SELECT ${SERVER_URL} FROM tenant_tools WHERE name = ?) ORDER BY name LIMIT ?`, name, max + 1)
+    .raw<[string]>();
+  const names = [...rows].map(([sibling]) => sibling);
+  return names.length < 2 || names.length > max ? [] : names.filter((sibling) => sibling !== name);
+}
+
+/** Whether some API has between 2 and `max` tools (else no tool has siblings), from the index on the server URL alone. */
+export function anyApiSiblings(sql: SqlStorage, max: number): boolean {
+  const rows = sql.exec(`SELECT 1 FROM tenant_tools GROUP BY ${SERVER_URL} HAVING count(*) BETWEEN 2 AND ? LIMIT 1`, max).raw();
+  return [...rows].length > 0;
+}
+
 export function summariesOf(sql: SqlStorage, names: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   // A Durable Object's SQLite binds at most 100 values per statement.

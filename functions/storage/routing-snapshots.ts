@@ -122,6 +122,12 @@ export class RoutingSnapshots {
     this.#blobs.delete(PENDING_BLOB);
   }
 
+  /**
+   * The one writer of the stored retrieval index: whoever prepares routing (the alarm's
+   * preparation, a rebuild at load) stores the index it made with this, in the transaction of
+   * the change it was made for; the load path reads it back (loadIndex) and never uses one made
+   * for other tools.
+   */
   saveIndex(index: ToolIndex): void {
     this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, index.toBytes(), "");
     this.#blobs.delete(PENDING_BLOB);

@@ -25,7 +25,19 @@ import {
   type UpsertReport,
 } from "./registry-tool-writes";
 import type { StartingTool } from "../toolnet/route-fallback";
-import { apiRows, flowRows, parametersOf, summariesOf, toolRecord, toolRecords, toolSummaries, type ToolRecord, type ToolSummary } from "./registry-tool-reads";
+import {
+  anyApiSiblings,
+  apiRows,
+  apiSiblingsOf,
+  flowRows,
+  parametersOf,
+  summariesOf,
+  toolRecord,
+  toolRecords,
+  toolSummaries,
+  type ToolRecord,
+  type ToolSummary,
+} from "./registry-tool-reads";
 
 // The registry's records keep the names their callers import from here.
 export type { ApiKeySummary } from "./registry-keys";
@@ -232,6 +244,16 @@ export class TenantRegistry {
    */
   apiRows(): { name: string; serverUrl: string; summary?: string }[] {
     return apiRows(this.#sql);
+  }
+
+  /** The other tools of `name`'s API (its server URL), when it has 2 to `max` tools; from an index, no definition parsed but `name`'s. */
+  apiSiblingsOf(name: string, max: number): string[] {
+    return apiSiblingsOf(this.#sql, name, max);
+  }
+
+  /** Whether some API has between 2 and `max` tools, from the index on server URLs. */
+  anyApiSiblings(max: number): boolean {
+    return anyApiSiblings(this.#sql, max);
   }
 
   /** The summaries of `names` (those that have one), read by SQLite out of the stored JSON. */

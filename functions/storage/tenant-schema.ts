@@ -123,4 +123,7 @@ export const TENANT_MIGRATIONS = [
   // What the starting-tools fallback reads of each tool (toolnet/route-fallback.ts), written with
   // the tool, so the fallback parses no definition; tools written before it are added on first use.
   `CREATE TABLE IF NOT EXISTS tool_starts (name TEXT PRIMARY KEY, needs_id INTEGER NOT NULL, words TEXT NOT NULL);`,
+  // Tools by server URL (registry-tool-reads.ts apiSiblingsOf): a route reads the same-API siblings
+  // of the tools it ranks, not every tool's server (which parsed every definition on a cold route).
+  `CREATE INDEX IF NOT EXISTS tenant_tools_server ON tenant_tools (json_extract(definition, '$.serverUrl'), name);`,
 ] as const;

@@ -198,6 +198,37 @@ describe("stored routing state", () => {
     expect(live).toEqual(rebuilt);
   });
 
+  it("never ranks by a stored document older than the tool: a changed tool's new text counts after an eviction", async () => {
+    const tenant = await createTenant(service, "changed-text-co");
+    const stub = await stubOf(tenant.id);
+    const tool = (description: string) => ({ name: "oddTool", method: "GET", url: "https://odd.example.com/thing", description });
+    const others = Array.from({ length: 12 }, (_, i) => ({
+      name: `other${i}`,
+      method: "GET",
+      url: `https://other${i}.example.com/x`,
+      description: `Ordinary operation ${i} about lists and items`,
+    }));
+    const register = async (description: string) =>
+      expect(
+        (await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "odd", tools: [tool(description), ...others] } }))
+          .status,
+      ).toBe(200);
+    // The best tool, and whether it matched the task's words (no fallback stood in).
+    const best = async (task: string) => {
+      const res = await service.json<{ candidates: { name: string }[]; fallback?: unknown }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 3 } });
+      return { name: res.body.candidates[0]?.name, matched: res.body.fallback === undefined };
+    };
+    await register("Counts zebras crossing the savanna");
+    expect(await best("count the zebras")).toEqual({ name: "oddTool", matched: true });
+    await stub.simulateEviction();
+    expect(await best("count the zebras")).toEqual({ name: "oddTool", matched: true }); // the stored index is current and read back
+    expect((await stub.routingLoadReport()).index).toBe("stored");
+    await register("Measures glacier melting in the arctic");
+    await stub.simulateEviction();
+    expect(await best("how fast is the glacier melting")).toEqual({ name: "oddTool", matched: true });
+    expect((await best("count the zebras")).matched).toBe(false);
+  });
+
   it("loses nothing when the object is evicted while trajectories and tools are being written", async () => {
     const tenant = await setUp("evict-co");
     const stub = await stubOf(tenant.id);
@@ -242,6 +273,45 @@ describe("stored routing state", () => {
     expect(await answers(tenant.key, previous)).toEqual(liveAnswers);
   });
 
+  it("reads after an eviction the APIs of the tools a first step ranks only, and ranks as with every tool's APIs", async () => {
+    const tenant = await createTenant(service, "apis-co");
+    const stub = await stubOf(tenant.id);
+    const tool = (api: string, name: string, description: string) => ({ name, method: "GET", url: `https://${api}.example.com/${name}`, description });
+    // Small APIs (their operations back each other), one too big to narrow anything (26 tools), and a lone tool.
+    const tools = [
+      tool("weather", "forecastToday", "Weather forecast for a city today: rain, wind and temperature"),
+      tool("weather", "forecastWeek", "Weather forecast for the next seven days in a city"),
+      tool("weather", "rainRadar", "Rain radar picture of a region"),
+      tool("movies", "movieByTitle", "Find a movie by its title"),
+      tool("movies", "movieCast", "The cast of a movie: actors and their roles"),
+      tool("movies", "movieReviews", "Reviews of a movie by critics"),
+      ...Array.from({ length: 26 }, (_, i) => tool("giant", `giantOperation${i}`, `Operation ${i} of a giant API: city weather, movie ${i} and more`)),
+      tool("lone", "cityTemperature", "Temperature in a city right now"),
+    ];
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "apis", tools } })).status).toBe(200);
+    const tasks = ["weather forecast in Paris this week", "who plays in the movie Alien and what did critics say", "temperature in the city"];
+    const firstSteps = async () => {
+      const out: unknown[] = [];
+      for (const task of tasks) {
+        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 6 } });
+        expect(res.status).toBe(200);
+        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
+      }
+      return out;
+    };
+    await firstSteps();
+    // A change while the state is loaded makes every tool's APIs (the families) in memory: the answers with them.
+    const extra = tool("lone2", "moonPhase", "Phase of the moon");
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "apis", tools: [extra] } })).status).toBe(200);
+    expect((await stub.routingLoadedParts()).apis).toBe(true);
+    const withEveryApi = await firstSteps();
+
+    await stub.simulateEviction();
+    expect(await firstSteps()).toEqual(withEveryApi);
+    // Only the ranked tools' siblings were read: every tool's server (the families) was not.
+    expect((await stub.routingLoadedParts()).apis).toBe(false);
+  });
+
   it("loads after an eviction only what a request needs, and later steps answer as before the eviction", async () => {
     const tenant = await setUp("lazy-co");
     const stub = await stubOf(tenant.id);
@@ -276,7 +346,8 @@ describe("stored routing state", () => {
     expect(await stub.routingLoadedParts()).toMatchObject({ index: true, apis: false });
     const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[2], k: 4 } });
     expect(first.status).toBe(200);
-    expect((await stub.routingLoadedParts()).apis).toBe(true);
+    // A first step weighs API evidence from the siblings of the tools it ranks, read for them alone.
+    expect((await stub.routingLoadedParts()).apis).toBe(false);
     await stub.simulateEviction();
 
     // A tool and a task arrive while the index and the memory are not loaded: the first step that needs them sees both.

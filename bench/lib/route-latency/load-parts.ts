@@ -9,11 +9,13 @@ import { toolCosts, viewsFromText } from "../../../functions/storage/tenant-tool
 import { ViewsMemory } from "../../../functions/storage/views-memory";
 import { importToolList } from "../../../functions/tools/list-import";
 import type { ToolDefinition } from "../../../functions/tools/definition";
+import { LazyDefinitions } from "../../../functions/routing/lazy-definitions";
 import type { ListItem } from "../tool-corpus";
 import { ownCpuMs, summary } from "../stats";
 
 /** The object's load steps (tenant-routing.ts #load) timed in Node, median of 3, in ms; heap in MB. */
 export interface ReloadParts {
+  /** Parsing every definition: only a rebuild of the index or data flow does it (streamed); a load parses none. */
   parseDefinitions: number;
   decodeGraph: number;
   loadIndex: number;
@@ -86,7 +88,12 @@ export function reloadParts(items: readonly ListItem[], trajectories: readonly T
   const heap = { definitions: 0, graph: 0, index: 0 };
   const kept: unknown[] = [];
   let before = heapMb();
-  kept.push(new Map(definitionRows.map((row) => JSON.parse(row) as (typeof defs)[number]).map((d) => [d.name, d])));
+  // What the object keeps parsed once every tool was asked for: the most recently used within
+  // MAX_KEPT_DEFINITION_CHARS of JSON (lazy-definitions.ts); the rest stay rows.
+  const texts = new Map(defs.map((d, i) => [d.name, definitionRows[i] ?? ""]));
+  const lazy = new LazyDefinitions({ names: () => [...texts.keys()], text: (name) => texts.get(name), eachText: () => texts.values(), startingList: () => [] });
+  for (const name of texts.keys()) lazy.get(name);
+  kept.push(lazy);
   let after = heapMb();
   heap.definitions = after - before;
   before = after;

@@ -210,20 +210,20 @@ export function printColdStart(results: readonly SizeResult[]): void {
 /** The load steps in this Node process, the rebuild they replace, stored sizes and heap. */
 export function printLoadSteps(results: readonly SizeResult[]): void {
   console.log(
-    `\nThe load steps in this Node process (same functions and data; CPU time, median of 3), the rebuild they replace (one run), stored sizes and heap after load`,
+    `\nThe load steps in this Node process (same functions and data; CPU time, median of 3), the rebuild they replace (one run), stored sizes and heap after load (definitions: those the object keeps parsed after every tool was asked for, the most recently used within MAX_KEPT_DEFINITION_CHARS; views and data flow below)`,
   );
   console.log(
     table(
       [
         "tools",
-        "parse definitions",
+        "parse every definition (rebuilds only)",
         "decode graph",
         "load index",
         "rebuild graph",
         "rebuild index",
         "stored graph",
         "stored index",
-        "heap: definitions",
+        "heap: definitions kept (≤ 2 MB of JSON)",
         "graph",
         "index",
         "sum",

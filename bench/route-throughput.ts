@@ -1,0 +1,101 @@
+/**
+ * The most routes per second one tenant's object serves at 10,000 tools (issue 42, item 6), with
+ * 1, 8 and 32 concurrent clients, and where its time goes.
+ *
+ *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25]
+ *
+ * One tenant of `size` generated tools (bench/lib/bench-tenants.ts: StableToolBench operations and
+ * renamed copies, ≈ 10 observed successors each), its routing prepared and warm, its rate quotas
+ * lifted. Each client routes as a chat does, one request at a time: a first step for a task the
+ * tenant has not routed recently, then a fused later step after that answer's best tool, and again.
+ * For each number of clients, `seconds` of it: routes answered per second, p50 and p99 (sent to
+ * answer read, in this Node process). Then a V8 CPU profile of the service's isolate over a run of
+ * 8 clients: how busy the isolate's thread is, and the functions its time goes to. Locally every
+ * object and the Worker share one workerd thread, so the ceiling is that thread's; deployed, the
+ * tenant's object has a thread of its own and the Worker runs elsewhere.
+ */
+import { startBenchService } from "./lib/bench-service";
+import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
+import { analyse, profiled, topLines } from "./lib/cpu-profile";
+import { serviceInspector } from "./lib/inspector";
+import { machineLine, seededRandom, summary } from "./lib/stats";
+import { taskCycle } from "./lib/tool-corpus";
+import type { TestService } from "../test/helpers/service";
+
+function option(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length) ?? fallback;
+}
+
+const K = 8;
+
+/** `clients` chats routing for `seconds`: the latency of every route answered and the wall time. */
+async function load(
+  service: TestService,
+  tenant: BenchTenant,
+  clients: number,
+  seconds: number,
+  nextTask: () => string,
+): Promise<{ latencies: number[]; wallMs: number }> {
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  const chat = async () => {
+    while (performance.now() < until) {
+      const first = await routeStep(service, tenant, { task: nextTask(), k: K });
+      latencies.push(first.ms);
+      const best = first.names[0];
+      if (best === undefined || performance.now() >= until) continue;
+      latencies.push((await routeStep(service, tenant, { task: nextTask(), k: K, previousTool: best })).ms);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, chat));
+  return { latencies, wallMs: performance.now() - t0 };
+}
+
+async function main(): Promise<void> {
+  const size = Number(option("size", "10000"));
+  const seconds = Number(option("seconds", "10"));
+  const clientCounts = option("clients", "1,8,32").split(",").map(Number);
+  console.log(`Route throughput of one tenant in workerd — ${machineLine()}`);
+  const port = 9300 + Math.floor(Math.random() * 500);
+  const { service } = await startBenchService({ inspectorPort: port, programHost: false });
+  try {
+    const tenant = await bigTenant(service, size);
+    await liftQuotas(service, tenant);
+    await prepared(service, tenant);
+    const nextTask = taskCycle(benchQueries(), seededRandom(size));
+    await load(service, tenant, 4, 3, nextTask);
+    console.log(`tenant              ${size} tools; each client: a first step, then a later step after its best tool, again (k = ${K})`);
+    for (const clients of clientCounts) {
+      const { latencies, wallMs } = await load(service, tenant, clients, seconds, nextTask);
+      const s = summary(latencies);
+      console.log(
+        `${String(clients).padStart(2)} client(s)         ${(s.n / (wallMs / 1000)).toFixed(0)} routes/s (${s.n} in ${(wallMs / 1000).toFixed(1)} s); p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms; load ${machineLine().split("loadavg: ")[1]}`,
+      );
+    }
+    const inspector = await serviceInspector(port);
+    try {
+      let run = { latencies: [] as number[], wallMs: 0 };
+      const profile = await profiled(inspector, 200, async () => {
+        run = await load(service, tenant, 8, Math.min(seconds, 5), nextTask);
+      });
+      const { busyMs, self, inclusive } = analyse(profile, [], 200);
+      const routes = run.latencies.length;
+      console.log(
+        `\nprofiled, 8 clients: ${routes} routes; isolate thread busy ${((100 * busyMs) / run.wallMs).toFixed(0)} % of the wall time, ${(busyMs / routes).toFixed(2)} ms of CPU a route`,
+      );
+      const top = Number(option("top", "25"));
+      console.log("inclusive, ms a route:");
+      for (const line of topLines(inclusive, busyMs, routes, top)) console.log(line);
+      console.log("self, ms a route:");
+      for (const line of topLines(self, busyMs, routes, top)) console.log(line);
+    } finally {
+      inspector.close();
+    }
+  } finally {
+    await service.dispose();
+  }
+}
+
+await main();
