@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LearnedWordsView } from "../../functions/routing/learned-words";
-import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 import { figure2Answer, RATES_HOST, RATES_TOOL, rates } from "../helpers/figure2-world";
 import { waitForJob } from "../helpers/jobs";
 import { createScriptedModel, type ScriptedChatRequest } from "../helpers/scripted-model";
+import { learnedWordsOf, topToolByWords } from "../helpers/learned-words";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /**
@@ -72,16 +71,9 @@ const examplesAtImport = async (key: string, on: boolean): Promise<void> => {
 };
 
 /** The tool the paraphrase finds by words alone (mode graph: no similar tasks' votes); undefined when a fallback stands in. */
-async function foundBy(key: string, task = PARAPHRASE): Promise<string | undefined> {
-  const answer = (await service.json<RouteAnswer>("POST", "/v1/route", { key, body: { task, k: 1, mode: "graph" } })).body;
-  return answer.fallback === undefined ? answer.candidates[0]?.name : undefined;
-}
+const foundBy = (key: string, task = PARAPHRASE) => topToolByWords(service, key, task);
 
-async function learnedWords(key: string, tool: string): Promise<LearnedWordsView> {
-  const answer = await service.json<LearnedWordsView>("GET", `/v1/tools/${tool}/learned-words`, { key });
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
+const learnedWords = (key: string, tool: string) => learnedWordsOf(service, key, tool);
 
 const NOTHING = { sources: 0, words: 0 };
 

@@ -2,10 +2,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LearnedWordsView } from "../../functions/routing/learned-words";
 import type { ObservedSessionView } from "../../functions/storage/tenant-observed";
 import type { RouteAnswer } from "../../functions/routing/tenant-routing";
 import { connectMcp } from "../helpers/mcp-client";
+import { learnedWordsOf, topToolByWords } from "../helpers/learned-words";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
 
@@ -55,16 +55,9 @@ const route = async (key: string, task: string, k = 1): Promise<RouteAnswer> =>
  * "graph" leaves similar tasks' votes out of a first step, so only the tools' own text and their
  * learned fields can find it.
  */
-async function foundBy(key: string, task = PARAPHRASE): Promise<string | undefined> {
-  const answer = (await service.json<RouteAnswer>("POST", "/v1/route", { key, body: { task, k: 1, mode: "graph" } })).body;
-  return answer.fallback === undefined ? answer.candidates[0]?.name : undefined;
-}
+const foundBy = (key: string, task = PARAPHRASE) => topToolByWords(service, key, task);
 
-async function learnedWords(key: string, tool: string): Promise<LearnedWordsView> {
-  const answer = await service.json<LearnedWordsView>("GET", `/v1/tools/${tool}/learned-words`, { key });
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
+const learnedWords = (key: string, tool: string) => learnedWordsOf(service, key, tool);
 
 const terms = async (key: string, tool: string): Promise<string[]> => (await learnedWords(key, tool)).terms.map((t) => t.term).sort();
 
