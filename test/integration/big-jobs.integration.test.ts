@@ -74,6 +74,36 @@ describe("the starting-tools fallback", () => {
   }, 120_000);
 });
 
+describe("routes of a big catalog between its changes", () => {
+  it("use the last good data flow until the preparation, instead of parsing every definition again after each change", async () => {
+    const tenant = await createTenant(service, "changing");
+    const imported = await service.json<{ created: string[] }>("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: { format: "openapi", document: generatedDocument(300) },
+    });
+    expect(imported.body.created).toHaveLength(900);
+    const object = await tenantObject(service, tenant.id);
+    await routingPrepared(object);
+    // As while an import's batches come in: the preparation waits for the job's end.
+    await object.holdRoutingPreparation(true);
+    const route = () => service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "list things 7", k: 3 } });
+    expect((await route()).status).toBe(200);
+    const parsedBefore = await object.store("routing").definitionParses();
+    for (let change = 0; change < 3; change += 1) {
+      const tool = { name: `extra_${change}`, method: "GET", url: `https://api.example.com/extra/${change}`, description: `Extra lookup ${change}` };
+      expect(
+        (await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `extra-${change}`, tools: [tool] } })).status,
+      ).toBe(200);
+      const answer = await route();
+      expect(answer.status).toBe(200);
+      expect(answer.body.candidates.map((c) => c.name)).toContain("listThings7");
+    }
+    // Recomputing data flow after each change streamed all 900 definitions (2,700 and more parsed).
+    expect((await object.store("routing").definitionParses()) - parsedBefore).toBeLessThan(100);
+    await object.holdRoutingPreparation(false);
+  }, 120_000);
+});
+
 describe("a big background import beside routing", () => {
   it("leaves another tenant's routes and the job's progress polls at their usual pace while the document is cut and imported", async () => {
     const importer = await createTenant(service, "importer");
