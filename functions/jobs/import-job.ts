@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WorkSlice } from "../common/work-slice";
 import type { JobRecord } from "../storage/tenant-jobs";
 import type { BatchReport, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
 import type { ToolUpsert, UpsertReport } from "../storage/tenant-registry";
@@ -16,7 +17,7 @@ import { toolLimit } from "../tools/tool-limit";
  * reaches, so memory follows the batch, not the document. A batch's tools and the cursor are
  * committed together; a job resumed after an eviction continues after the last committed batch.
  * The cut too goes piece by piece. Each alarm works for a slice bounded by time and by pieces of
- * work, and hands the object back for a macrotask between two pieces (class Slice).
+ * work, and hands the object back for a macrotask between two pieces (common/work-slice.ts).
  */
 
 export type { BatchReport, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
@@ -39,8 +40,10 @@ export interface ImportJobProgress {
 }
 
 export interface ImportJobSettings {
-  /** Operations per batch: more is faster (components shared across a batch are read once), less holds less and holds the object for less. */
+  /** Operations per batch at most: more is faster (components shared across a batch are read once), less holds less and holds the object for less. */
   batchOperations: number;
+  /** Measured work per batch at most (BatchImporter.fitting: JSON characters the importer dereferences), so one batch stays ≲ 100 ms. */
+  batchChars: number;
   /** Time per alarm before handing the object back (alarms have a CPU limit). */
   sliceMs: number;
   /**
@@ -57,6 +60,7 @@ export interface ImportJobSettings {
 
 export function importJobSettings(env: {
   IMPORT_BATCH_OPERATIONS?: string;
+  IMPORT_BATCH_CHARS?: string;
   IMPORT_SLICE_MS?: string;
   IMPORT_SLICE_PIECES?: string;
   IMPORT_CUT_PIECE_BYTES?: string;
@@ -68,6 +72,7 @@ export function importJobSettings(env: {
   };
   return {
     batchOperations: positive(env.IMPORT_BATCH_OPERATIONS, 200),
+    batchChars: positive(env.IMPORT_BATCH_CHARS, DEFAULT_BATCH_CHARS),
     sliceMs: positive(env.IMPORT_SLICE_MS, 5_000),
     slicePieces: positive(env.IMPORT_SLICE_PIECES, 32),
     cutPieceBytes: positive(env.IMPORT_CUT_PIECE_BYTES, 64 * 1024),
@@ -75,6 +80,13 @@ export function importJobSettings(env: {
     maxTools: toolLimit(env),
   };
 }
+
+/**
+ * A batch's measured work by default, in JSON characters dereferenced (BatchImporter.fitting).
+ * Measured in Node (test/unit/big-import.unit.test.ts prints it): the importer goes through
+ * ≈ 5–10 MB of such JSON per second on this machine, so 400,000 characters are ≈ 40–80 ms.
+ */
+export const DEFAULT_BATCH_CHARS = 400_000;
 
 /** Embeds a batch's new and changed tools (services/tool-embeddings.ts); a warning when it could not. */
 export type EmbedBatchTools = (tools: ToolUpsert[]) => Promise<{ warning?: string }>;
@@ -89,38 +101,6 @@ export type EmbedMissingTools = (max: number) => Promise<{ warning?: string }>;
  */
 export const MAX_CATCH_UP_EMBEDDINGS = 1_000;
 
-/**
- * One slice of work, bounded by time and by pieces counted (ImportJobSettings): between two
- * pieces the object is handed back for a macrotask, so requests to the tenant (routes, progress
- * polls) and, locally, to every other object of the process are served in between.
- */
-class Slice {
-  readonly #started = Date.now();
-  readonly #settings: Pick<ImportJobSettings, "sliceMs" | "slicePieces">;
-  #pieces = 0;
-  #longestPieceMs = 0;
-  #pieceStarted = Date.now();
-
-  constructor(settings: Pick<ImportJobSettings, "sliceMs" | "slicePieces">) {
-    this.#settings = settings;
-  }
-
-  /** A piece ended: false when the slice's budget is spent (the job continues in the next slice), else true after a macrotask. */
-  async next(): Promise<boolean> {
-    this.#pieces += 1;
-    this.#longestPieceMs = Math.max(this.#longestPieceMs, Date.now() - this.#pieceStarted);
-    if (this.#pieces >= this.#settings.slicePieces || Date.now() - this.#started >= this.#settings.sliceMs) return false;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    this.#pieceStarted = Date.now();
-    return true;
-  }
-
-  /** What the job's progress shows of this slice (benchmarks read it). */
-  report(): { pieces: number; ms: number; longestPieceMs: number } {
-    return { pieces: this.#pieces, ms: Date.now() - this.#started, longestPieceMs: this.#longestPieceMs };
-  }
-}
-
 /** Runs the job for one slice: cut the document piece by piece if not yet done, then import batches until the slice ends or the document does. */
 export async function runImportJob(
   store: ImportJobStore,
@@ -131,7 +111,7 @@ export async function runImportJob(
   embedMissingTools?: EmbedMissingTools,
 ): Promise<void> {
   const request = ImportJobRequest.parse(job.request);
-  const slice = new Slice(settings);
+  const slice = new WorkSlice(settings);
   if (!store.isSplit(job.id)) {
     const cut = await cutPieces(store, jobs, job.id, request, settings, slice);
     if (cut !== "cut") return;
@@ -164,7 +144,7 @@ async function cutPieces(
   jobId: string,
   request: ImportJobRequest,
   settings: ImportJobSettings,
-  slice: Slice,
+  slice: WorkSlice,
 ): Promise<"cut" | "later" | "failed"> {
   for (;;) {
     let cut: CutProgress;
@@ -227,8 +207,9 @@ class BatchRun {
 
   /** Imports and commits the next batch: "imported", "finished" when none is left, "stopped" when the job failed. */
   async next(): Promise<"imported" | "finished" | "stopped"> {
-    const paths = this.#store.nextPaths(this.#jobId, this.#lastSeq, this.#settings.batchOperations);
-    if (paths.length === 0) return "finished";
+    const next = this.#store.nextPaths(this.#jobId, this.#lastSeq, this.#settings.batchOperations);
+    if (next.length === 0) return "finished";
+    const paths = next.slice(0, this.#importer.fitting(next, this.#settings.batchChars));
     let result: { tools: ToolUpsert[]; warnings: string[] };
     try {
       result = await this.#importer.run(paths, this.#names, this.#request);
@@ -263,7 +244,7 @@ class BatchRun {
     return "imported";
   }
 
-  progress(slice?: Slice): Record<string, unknown> {
+  progress(slice?: WorkSlice): Record<string, unknown> {
     return {
       phase: "importing",
       operations: { done: this.#operations, total: this.#totalOperations },
@@ -327,6 +308,41 @@ class BatchImporter {
     const separated = keepOtherSourcesTools(imported.tools, where.source, this.#store.toolsOfOtherSources(where.source));
     const tools = await Promise.all(separated.tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
     return { tools, warnings: [...imported.warnings, ...separated.warnings] };
+  }
+
+  /**
+   * How many of `paths`, from the first, make a batch whose measured work stays within
+   * `maxChars` (at least one path): each path item's JSON and that of every component it
+   * reaches, counted per path item, since the importer dereferences them into each operation.
+   * Known before the batch runs, so one batch of Microsoft Graph (every schema reaching the base
+   * entity's ≈ 1,000 subtypes) is not seconds of work while one of small operations is not tiny.
+   */
+  fitting(paths: PathUnit[], maxChars: number): number {
+    let chars = 0;
+    for (const [taken, path] of paths.entries()) {
+      chars += path.text.length + this.#reachedChars(JSON.parse(path.text) as unknown);
+      if (chars > maxChars && taken > 0) return taken;
+    }
+    return paths.length;
+  }
+
+  /** The characters of every component reachable from `value`, each counted once. */
+  #reachedChars(value: unknown): number {
+    const wanted = new Set<string>();
+    collectRefUnits(value, wanted);
+    const queue = [...wanted];
+    const seen = new Set<string>();
+    let chars = 0;
+    while (queue.length > 0) {
+      const pointer = queue.pop() as string;
+      if (seen.has(pointer)) continue;
+      seen.add(pointer);
+      const entry = this.#cache.get(pointer, () => this.#store.component(this.#jobId, pointer)?.text);
+      if (entry === undefined) continue;
+      chars += entry.text.length;
+      for (const next of entry.refs) if (!seen.has(next)) queue.push(next);
+    }
+    return chars;
   }
 
   /** The components reachable from `values`, following references between components too. */
