@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { success, type FailureData, type Outcome } from "../functions/common/failures";
-import type { RouteFamily } from "../functions/quotas/settings";
+import type { QuotaFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
 import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/routing/tenant-feedback";
-import type { Remote, TenantApi, TenantSurface } from "../functions/tenant-api/tenant-api";
+import type { Admission, Remote, TenantAdmission, TenantApi, TenantSurface } from "../functions/tenant-api/tenant-api";
 import { FeedbackCoalescer } from "./feedback-coalescer";
 import {
   type RegistryRpc,
@@ -31,11 +31,11 @@ import { TenantCore } from "./tenant-core";
  * concurrent requests. This class is the object's RPC surface and nothing else: the surface
  * declared in functions/tenant-api/ (`TenantSurface`: a getter per store, answering the store's
  * RPC face with only the methods the Worker calls, and the operations that span stores), plus
- * admission and the runtime's alarm handler. What it does inside (the stores, learning from a run,
+ * admission (`TenantAdmission`, declared beside it) and the runtime's alarm handler. What it does inside (the stores, learning from a run,
  * the alarm's work) is `TenantCore`'s, which RPC cannot reach. `admitted(…)` hands out the same
  * surface as an RPC target of its own, for requests whose action travels with the key check.
  */
-export class TenantObject extends DurableObject<Env> implements TenantSurface {
+export class TenantObject extends DurableObject<Env> implements TenantSurface, TenantAdmission {
   /** The object's inside; a field, so never reachable over RPC (a test worker passes a subclass). */
   protected readonly core: TenantCore;
   /** The stores as the Worker reaches them: only their Worker methods (store-faces.ts). */
@@ -101,9 +101,9 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
 
   /**
    * Authenticate and admit one request in a single call: the key check, then the tenant's quota
-   * for the request's route family (rate, and for model work: tokens today, jobs in flight).
+   * for the request's quota family (rate, and for model work: tokens today, jobs in flight).
    */
-  admit(keyHash: string, family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData | null } {
+  admit(keyHash: string, family: QuotaFamily, nowMs: number): Admission {
     const { registry, quotas } = this.core.stores;
     if (!registry.authenticate(keyHash)) return { ok: false, problem: null };
     const refused = quotas.admit(family, nowMs);
@@ -115,7 +115,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
    * by other means than an API key: an OAuth access token on `/mcp`, which the authorization
    * server's KV record binds to this tenant (functions/http/oauth/). Quota only; no key to check.
    */
-  admitGranted(family: RouteFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData } {
+  admitGranted(family: QuotaFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData } {
     const refused = this.core.stores.quotas.admit(family, nowMs);
     return refused === undefined ? { ok: true } : { ok: false, problem: refused };
   }
@@ -126,7 +126,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
    * refusal has no surface, so the pipelined action fails and never runs. The refusal is returned,
    * not thrown: the runtime logs every exception an RPC method throws as uncaught, with a stack.
    */
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): { surface: TenantApiTarget } | { refusal: FailureData | null } {
+  admitted(keyHash: string, family: QuotaFamily, nowMs: number): { surface: TenantApiTarget } | { refusal: FailureData | null } {
     const admission = this.admit(keyHash, family, nowMs);
     return admission.ok ? { surface: this.#surface } : { refusal: admission.problem };
   }
@@ -172,3 +172,5 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface {
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export type SurfaceMatches = Same<Pick<Remote<TenantObject>, keyof TenantApi>, TenantApi>;
 export const SURFACE_CHECK: SurfaceMatches = true;
+/** The same for admission as the Worker awaits it (`admitted`'s answer is pipelined, typed in tenant-api.ts). */
+export const ADMISSION_CHECK: Same<Pick<Remote<TenantObject>, "admit" | "admitGranted">, Remote<Omit<TenantAdmission, "admitted">>> = true;

@@ -9,7 +9,7 @@ import { createTenant, type TestService } from "../../test/helpers/service";
 import { loadSet, type RawTask, type SetName, type TaskSetData } from "./datasets";
 import type { ScriptedTask } from "./scripted-programs";
 
-/** `POST /v1/runs` accepts at most this many named tools (functions/http/routes/runs.ts). */
+/** `POST /v1/runs` accepts at most this many named tools (functions/http/endpoints/runs.ts). */
 export const MAX_RUN_TOOLS = 50;
 
 export interface EvalTask extends RawTask {

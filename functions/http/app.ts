@@ -4,7 +4,7 @@ import type { AppEnv, AppVariables } from "./app-env";
 import { ModelCallError } from "../llm/errors";
 import { RunStopped } from "../services/run-stopped";
 import { limitRequestBody } from "./middleware/request-body";
-import { IMPORT_UPLOAD_PATH } from "./routes/import-upload";
+import { IMPORT_UPLOAD_PATH } from "./endpoints/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
 import { Failure } from "../common/failures";

@@ -7,7 +7,7 @@ import type { AppEnv } from "./app-env";
 import { authFailure, blockedAddress, clientAddress } from "./middleware/auth-failures";
 import { ApiError } from "./problem";
 import { tenantExists } from "./tenant-directory";
-import type { RouteFamily } from "../quotas/settings";
+import type { QuotaFamily } from "../quotas/settings";
 import { requestFamily } from "./quota-family";
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -22,11 +22,11 @@ export function bearerToken(header: string | undefined): string | undefined {
  * request (tool calls, runs, jobs, imports, MCP) waits for its admission first: those may reach
  * the network or a model, parse large bodies, stream, or use the tenant after the response.
  */
-function admissionTravelsWithAction(method: string, path: string, family: RouteFamily): boolean {
+function admissionTravelsWithAction(method: string, path: string, family: QuotaFamily): boolean {
   // Only the REST API: the MCP server's GET is a long-lived stream.
   if (!path.startsWith("/v1/")) return false;
   if (method === "GET" || method === "HEAD") return true;
-  // The routes that declare `routing` (http/routes/graph.ts): route, feedback, trajectories.
+  // The endpoints that declare `routing` (http/endpoints/graph.ts): route, feedback, trajectories.
   return method === "POST" && family === "routing";
 }
 
@@ -55,7 +55,7 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (tenantId === undefined) throw await refuse(invalid());
   const keyHash = await sha256Hex(key);
   if (!(await tenantExists(c.env, tenantId))) throw await refuse(invalid());
-  // Declared with the route (quota-family.ts).
+  // Declared with the endpoint (quota-family.ts).
   const family = requestFamily(c);
   c.set("tenantId", tenantId);
   if (!admissionTravelsWithAction(c.req.method, c.req.path, family)) {
@@ -79,7 +79,7 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
     if ("failed" in refusal) throw refusal.failed;
     throw refusal.problem === null ? await refuse(invalid()) : overQuota(refusal.problem);
   } finally {
-    // These routes answer in full before they return (no stream, no work after the response).
+    // These endpoints answer in full before they return (no stream, no work after the response).
     admitted[Symbol.dispose]();
   }
 };

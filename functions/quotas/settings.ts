@@ -1,13 +1,13 @@
 import { z } from "zod";
 
 /**
- * Per-tenant quotas, a tenant setting with defaults. Rates are token buckets per route family
+ * Per-tenant quotas, a tenant setting with defaults. Rates are token buckets per quota family
  * (requests per second, and the burst a client may spend at once); limits that span requests
  * (jobs in flight, model tokens per UTC day) are checked when work starts.
  */
 
-export const ROUTE_FAMILIES = ["reads", "writes", "routing", "toolCalls", "runs", "jobs"] as const;
-export type RouteFamily = (typeof ROUTE_FAMILIES)[number];
+export const QUOTA_FAMILIES = ["reads", "writes", "routing", "toolCalls", "runs", "jobs"] as const;
+export type QuotaFamily = (typeof QUOTA_FAMILIES)[number];
 
 export const Rate = z
   .object({
@@ -19,7 +19,7 @@ export type Rate = z.infer<typeof Rate>;
 
 export const QuotaSettings = z
   .object({
-    rates: z.record(z.enum(ROUTE_FAMILIES), Rate),
+    rates: z.record(z.enum(QUOTA_FAMILIES), Rate),
     maxConcurrentJobs: z.number().int().min(1).max(1_000).describe("Probe/optimise jobs queued or running at once"),
     modelTokensPerDay: z.number().int().min(0).max(1e12).describe("Model tokens (prompt + completion) per UTC day, runs and jobs together"),
   })
@@ -29,7 +29,7 @@ export type QuotaSettings = z.infer<typeof QuotaSettings>;
 /** A partial update: any rate, any limit. */
 export const QuotaSettingsUpdate = z
   .object({
-    rates: z.partialRecord(z.enum(ROUTE_FAMILIES), Rate.partial().strict()).optional(),
+    rates: z.partialRecord(z.enum(QUOTA_FAMILIES), Rate.partial().strict()).optional(),
     maxConcurrentJobs: QuotaSettings.shape.maxConcurrentJobs.optional(),
     modelTokensPerDay: QuotaSettings.shape.modelTokensPerDay.optional(),
   })
@@ -56,7 +56,7 @@ export const DEFAULT_QUOTAS: QuotaSettings = {
 /** Settings after an update, every field validated. */
 export function mergeQuotas(current: QuotaSettings, update: QuotaSettingsUpdate): QuotaSettings {
   const rates = { ...current.rates };
-  for (const family of ROUTE_FAMILIES) {
+  for (const family of QUOTA_FAMILIES) {
     const change = update.rates?.[family];
     if (change !== undefined) rates[family] = Rate.parse({ ...rates[family], ...change });
   }

@@ -6,7 +6,7 @@ import { ApiFamilies, apiSiblings, withSiblings } from "../toolnet/api-siblings"
 import type { ToolDefinition } from "../tools/definition";
 import type { ToolsChange } from "../storage/tenant-events";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "../storage/routing-snapshots";
-import { run } from "../storage/sql";
+import type { GraphRows } from "../storage/graph-rows";
 import { LazyDefinitions } from "./lazy-definitions";
 import type { ToolVectors } from "../storage/tool-vectors";
 import { SaidNumberTools } from "./said-number-tools";
@@ -36,7 +36,7 @@ export const PREPARE_DELAY_MS = 1_000;
  * the task memory are made by loaded-graph.ts, data flow by loaded-data-flow.ts.
  */
 export class LoadedRouting {
-  readonly #sql: SqlStorage;
+  readonly #rows: GraphRows;
   readonly #sources: StateSources;
   readonly #store: RoutingSnapshots;
   readonly #vectors: ToolVectors;
@@ -45,8 +45,8 @@ export class LoadedRouting {
   #generation = 0;
   #pass: PreparationRun | undefined;
 
-  constructor(sql: SqlStorage, sources: StateSources, store: RoutingSnapshots, vectors: ToolVectors) {
-    this.#sql = sql;
+  constructor(rows: GraphRows, sources: StateSources, store: RoutingSnapshots, vectors: ToolVectors) {
+    this.#rows = rows;
     this.#sources = sources;
     this.#store = store;
     this.#vectors = vectors;
@@ -95,8 +95,8 @@ export class LoadedRouting {
       startingList: () => catalog.startingList(),
     });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
-    const stored = storedOrRebuiltGraph(this.#sql, this.#store, new Set(defs.keys()), this.#settings(), report);
-    applyStoredScores(this.#sql, stored.graph);
+    const stored = storedOrRebuiltGraph(this.#rows, this.#store, new Set(defs.keys()), this.#settings(), report);
+    applyStoredScores(this.#rows, stored.graph);
     this.#state = this.#lazyState(stored, report, defs, this.#hints());
     return this.#state;
   }
@@ -107,7 +107,7 @@ export class LoadedRouting {
     let memory: TaskMemory | undefined;
     const loadIndex = () => this.#loadIndex(state);
     const loadFlow = () => loadDataFlow(state, this.#store, this.#sources.catalog);
-    const loadMemory = () => loadTaskMemory(this.#sql);
+    const loadMemory = () => loadTaskMemory(this.#rows);
     const state: Loaded = {
       graph: stored.graph,
       stored,
@@ -319,7 +319,7 @@ export class LoadedRouting {
     // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
     // no longer known, so its operations' stored documents would keep it; rebuild instead.
     if (state === undefined && removed.length > 0) this.#store.dropIndex();
-    for (const name of removed) run(this.#sql, "DELETE FROM graph_scores WHERE tool = ?", name);
+    for (const name of removed) this.#rows.deleteScore(name);
     // Also drops the vectors read so far: changed definitions have new hashes.
     this.#vectors.remove(removed);
   }

@@ -12,7 +12,7 @@ import {
 } from "../toolnet/signal-calibration";
 import type { Ranked } from "../toolnet/retrieval";
 import { nextStepInput, WITHOUT_TRANSITIONS } from "./routing-answers";
-import { allRows } from "../storage/sql";
+import { GraphRows } from "../storage/graph-rows";
 import { StoredBlobs } from "../storage/stored-blobs";
 import type { Loaded } from "./loaded-routing";
 
@@ -108,7 +108,7 @@ const emptyReplays = (): Replays => ({
  * object's alarm then replays CALIBRATION_SLICE_TASKS tasks per slice until the weights are made.
  */
 export class RoutingCalibration {
-  readonly #sql: SqlStorage;
+  readonly #rows: GraphRows;
   readonly #blobs: StoredBlobs;
   readonly #rankings: ReplayRankings;
   readonly #noteDue: () => void;
@@ -117,7 +117,7 @@ export class RoutingCalibration {
   #dueSince: number | null = null;
 
   constructor(sql: SqlStorage, rankings: ReplayRankings, noteDue: () => void) {
-    this.#sql = sql;
+    this.#rows = new GraphRows(sql);
     this.#blobs = new StoredBlobs(sql);
     this.#rankings = rankings;
     this.#noteDue = noteDue;
@@ -205,11 +205,7 @@ export class RoutingCalibration {
   }
 
   #recentTasks(): Sampled[] {
-    return allRows<{ id: string; task: string; tools: string }>(
-      this.#sql,
-      "SELECT id, task, tools FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid DESC LIMIT ?",
-      CALIBRATION_SAMPLE,
-    ).map((row) => ({ id: row.id, task: row.task, tools: JSON.parse(row.tools) as string[] }));
+    return this.#rows.recentTasks(CALIBRATION_SAMPLE);
   }
 
   /** One sampled task replayed for every signal. */

@@ -20,17 +20,17 @@ import { attachTrajectories } from "../toolnet/graph/graph-codec";
 import { failure, success, type Outcome } from "../common/failures";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { MAX_PENDING_TRAJECTORIES, type RoutingSnapshots } from "../storage/routing-snapshots";
-import { allRows, oneRow, run } from "../storage/sql";
+import type { GraphRows } from "../storage/graph-rows";
 import type { LoadedRouting } from "./loaded-routing";
 
 /**
  * What routing learns, part of the routing store (tenant-routing.ts offers these methods): the
  * graph's trajectories (static construction, eq. 5) and their task texts, evaluator scores
- * (dynamic construction, eq. 6–8), the graph's settings, and its export and import. It owns the
- * rows of `graph_trajectories` and `graph_scores`; the graph itself is in the loaded state.
+ * (dynamic construction, eq. 6–8), the graph's settings, and its export and import. It is the one
+ * writer of the graph's rows (storage/graph-rows.ts); the graph itself is in the loaded state.
  */
 export class RoutingLearning {
-  readonly #sql: SqlStorage;
+  readonly #rows: GraphRows;
   readonly #states: LoadedRouting;
   readonly #store: RoutingSnapshots;
   /** The tenant's settings: the graph's own are stored there (`setting:graph`). */
@@ -38,8 +38,8 @@ export class RoutingLearning {
   /** Score rows written, and the flushes of single updates that wrote them (tests and benchmarks). */
   readonly #scoreWrites = { rows: 0, flushes: 0 };
 
-  constructor(sql: SqlStorage, states: LoadedRouting, store: RoutingSnapshots, settings: TenantSettings) {
-    this.#sql = sql;
+  constructor(rows: GraphRows, states: LoadedRouting, store: RoutingSnapshots, settings: TenantSettings) {
+    this.#rows = rows;
     this.#states = states;
     this.#store = store;
     this.#settings = settings;
@@ -56,25 +56,14 @@ export class RoutingLearning {
     if (!state.stored.complete) {
       // Known ids are checked against what was stored under them (same tools: unchanged; other
       // tools: a conflict), without attaching every stored trajectory.
-      const known = trajectories.flatMap((t) =>
-        allRows<{ id: string; tools: string }>(this.#sql, "SELECT id, tools FROM graph_trajectories WHERE id = ?", t.id),
-      );
-      attachTrajectories(
-        graph,
-        known.map((row) => ({ id: row.id, tools: JSON.parse(row.tools) as string[] })),
-      );
+      const known = trajectories.flatMap((t) => this.#rows.trajectory(t.id) ?? []);
+      attachTrajectories(graph, known);
     }
     const result = addTrajectories(graph, trajectories, { unknownTools });
     for (const t of trajectories) {
-      const written = run(
-        this.#sql,
-        "INSERT INTO graph_trajectories (id, tools, task) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
-        t.id,
-        JSON.stringify(t.tools),
-        t.task ?? null,
-      );
+      const written = this.#rows.addTrajectory(t.id, t.tools, t.task ?? null);
       // A memory not built yet reads this row when it is.
-      if (written > 0 && t.task !== undefined) state.loadedMemory?.add({ id: t.id, task: t.task, tools: t.tools });
+      if (written && t.task !== undefined) state.loadedMemory?.add({ id: t.id, task: t.task, tools: t.tools });
     }
     state.stored.pendingTrajectories += result.added.length;
     if (state.stored.pendingTrajectories > MAX_PENDING_TRAJECTORIES) {
@@ -91,10 +80,10 @@ export class RoutingLearning {
   replaceTaskTexts(entries: readonly { id: string; task: string }[]): void {
     const memory = this.#states.current?.loadedMemory;
     for (const { id, task } of entries) {
-      const row = oneRow<{ tools: string }>(this.#sql, "SELECT tools FROM graph_trajectories WHERE id = ?", id);
+      const row = this.#rows.trajectory(id);
       if (row === undefined) continue;
-      run(this.#sql, "UPDATE graph_trajectories SET task = ? WHERE id = ?", task, id);
-      memory?.add({ id, task, tools: JSON.parse(row.tools) as string[] });
+      this.#rows.setTask(id, task);
+      memory?.add({ id, task, tools: row.tools });
     }
   }
 
@@ -106,7 +95,7 @@ export class RoutingLearning {
     for (const id of ids) {
       if (removeTrajectory(state.graph, id)) removed += 1;
       state.loadedMemory?.remove(id);
-      run(this.#sql, "DELETE FROM graph_trajectories WHERE id = ?", id);
+      this.#rows.deleteTrajectory(id);
     }
     if (removed > 0) {
       this.#store.saveGraph(state.graph);
@@ -158,7 +147,7 @@ export class RoutingLearning {
 
   #storeScore(tool: string, score: number): void {
     this.#scoreWrites.rows += 1;
-    run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET score = excluded.score", tool, score);
+    this.#rows.putScore(tool, score);
   }
 
   settings(): GraphSettings {
@@ -207,15 +196,11 @@ export class RoutingLearning {
     const snapshot = loadGraph(data); // validates fully before anything is written
     const exported = exportGraph(snapshot);
     const { defs } = this.#states.load();
-    const tasks = new Map(
-      allRows<{ id: string; task: string }>(this.#sql, "SELECT id, task FROM graph_trajectories WHERE task IS NOT NULL").map((r) => [r.id, r.task]),
+    const tasks = this.#rows.taskTexts();
+    this.#rows.replaceAll(
+      exported.trajectories.map((t) => ({ id: t.id, tools: t.tools, task: tasks.get(t.id) ?? null })),
+      exported.nodes,
     );
-    run(this.#sql, "DELETE FROM graph_trajectories");
-    run(this.#sql, "DELETE FROM graph_scores");
-    for (const t of exported.trajectories) {
-      run(this.#sql, "INSERT INTO graph_trajectories (id, tools, task) VALUES (?, ?, ?)", t.id, JSON.stringify(t.tools), tasks.get(t.id) ?? null);
-    }
-    for (const n of exported.nodes) run(this.#sql, "INSERT INTO graph_scores (tool, score) VALUES (?, ?)", n.tool, n.score);
     this.#store.dropGraph();
     this.#settings.put("graph", JSON.stringify(exported.settings));
     this.#states.forget();

@@ -2,6 +2,9 @@ import { hybridTwoWays, type Ranked, searchTwoWays, type SiblingsOf } from "../t
 import { callableAsAsked } from "../toolnet/task-fit";
 import type { Loaded, TaskRelevance } from "./loaded-routing";
 
+/** How deep the task-relevance ranking goes before fusion. */
+export const RELEVANCE_DEPTH = 30;
+
 /** What a task's relevance reads besides the loaded state: tool vectors by model, the APIs (read only if a first step asks), and a counter of searches. */
 export interface RelevanceSources {
   vectorsOf: (model: string) => ReadonlyMap<string, number[]> | undefined;

@@ -7,8 +7,6 @@ import {
   ToolGraphError,
   type Trajectory,
 } from "../toolnet/graph";
-import { hybridTwoWays, searchTwoWays } from "../toolnet/retrieval";
-import { callableAsAsked } from "../toolnet/task-fit";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
 import type { RunCandidateSet } from "../toolnet/signal-fusion";
 import type { ToolDefinition } from "../tools/definition";
@@ -19,21 +17,20 @@ import type { TenantEvents } from "../storage/tenant-events";
 import type { ObservedLearning } from "../storage/tenant-observed";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { RoutingSnapshots, type LoadReport } from "../storage/routing-snapshots";
-import { allRows, oneRow } from "../storage/sql";
+import { GraphRows } from "../storage/graph-rows";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "../storage/tool-vectors";
 import { fitAnswer, type RankingState, type RouteAnswer, type RouteOptions, type TaskVectorWanted } from "./routing-answers";
 import { RANKING_MODES } from "./ranking-modes";
-import { RoutingCalibration, type CalibrationReport } from "./routing-calibration";
-import { RoutedTaskVectors } from "./routed-task-vectors";
+import type { CalibrationReport } from "./routing-calibration";
+import { TenantCalibration } from "./tenant-calibration";
 import { RoutingLearning } from "./routing-learning";
-import { taskRelevance } from "./task-relevance";
+import { RELEVANCE_DEPTH, taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
-import { LearnedWords, type LearnedWordsView } from "./learned-words";
-import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
-import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
-import type { Ranked } from "../toolnet/retrieval";
+import type { LearnedWordsView } from "./learned-words";
+import { TenantWords } from "./tenant-words";
+import type { EvidenceKind } from "../toolnet/learned-attribution";
 
 export type { RouteAnswer, RouteMode, RouteOptions, TaskVectorWanted } from "./routing-answers";
 
@@ -64,14 +61,12 @@ export interface RoutingSources {
 /** A failed preparation of the routing state is tried again this much later. */
 const PREPARATION_RETRY_MS = 10 * 60_000;
 
-/** How deep the task-relevance ranking goes before fusion. */
-const RELEVANCE_DEPTH = 30;
-
 /**
  * A tenant's ToolNet, as the Worker calls it: route answers, run candidate sets, learning from
  * trajectories and feedback, the graph's settings, export and import. The state it works on
  * (graph, index, data flow, task memory) is loaded and kept in step by loaded-routing.ts; a route
- * answer is ranked and fitted by routing-answers.ts, and learning is routing-learning.ts's. Every
+ * answer is ranked and fitted by routing-answers.ts, and learning is routing-learning.ts's; the
+ * learned field is wired in by tenant-words.ts, the signal calibration by tenant-calibration.ts. Every
  * method is synchronous, so within the Durable Object no two updates interleave.
  */
 export class TenantRouting implements ObservedLearning {
@@ -80,16 +75,12 @@ export class TenantRouting implements ObservedLearning {
   readonly #states: LoadedRouting;
   /** Trajectories, scores, the graph's settings, export and import (routing-learning.ts). */
   readonly #learning: RoutingLearning;
-  /** How much each signal counts for this tenant, from its own tasks replayed (off the request path). */
-  readonly #calibration: RoutingCalibration;
-  /** Vectors of recently routed tasks, for the calibration's replay of embeddings. */
-  readonly #taskVectors = new RoutedTaskVectors();
+  /** How much each signal counts for this tenant, from its own tasks replayed (off the request path; tenant-calibration.ts). */
+  readonly #calibration: TenantCalibration;
   /** Tool embeddings by model (computed once per definition, at registration). */
   readonly #vectors: ToolVectors;
-  /** Each tool's learned field: the words of the requests that chose it (learned-words.ts). */
-  readonly #words: LearnedWords;
-  /** The learned field's weight as last parsed, by the stored setting's text. */
-  #fieldWeight: { json: string | undefined; weight: number } | undefined;
+  /** Each tool's learned field: the words of the requests that chose it (tenant-words.ts). */
+  readonly #words: TenantWords;
   /** Preparations run since the object started (tests and benchmarks). */
   #preparations = 0;
   /** Task rankings computed (not found in the memo) since the object started: tests count them. */
@@ -98,41 +89,15 @@ export class TenantRouting implements ObservedLearning {
   constructor(sql: SqlStorage, sources: RoutingSources) {
     this.#sources = sources;
     this.#vectors = new ToolVectors(sql, () => sources.catalog.hashes());
+    const graphRows = new GraphRows(sql);
     this.#store = new RoutingSnapshots(sql, {
-      after: (rowid) =>
-        allRows<{ id: string; tools: string }>(sql, "SELECT id, tools FROM graph_trajectories WHERE rowid > ? ORDER BY rowid", rowid).map((row) => ({
-          id: row.id,
-          tools: JSON.parse(row.tools) as string[],
-        })),
-      lastRow: () => oneRow<{ last: number | null }>(sql, "SELECT MAX(rowid) AS last FROM graph_trajectories")?.last ?? 0,
+      after: (rowid) => graphRows.trajectoriesAfter(rowid),
+      lastRow: () => graphRows.lastTrajectoryRow(),
     });
-    this.#states = new LoadedRouting(sql, sources, this.#store, this.#vectors);
-    this.#learning = new RoutingLearning(sql, this.#states, this.#store, sources.settings);
-    this.#words = new LearnedWords(sql, () => this.#states.current?.relevance.clear());
-    // A sampled task's rankings, searched apart from the memo of rankings (which holds chats' tasks).
-    this.#calibration = new RoutingCalibration(
-      sql,
-      {
-        firstRanking: (state, task, embedded) => this.#replayedFirstRanking(state, task, embedded),
-        laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
-        taskVector: (task) => this.#taskVectors.of(task),
-      },
-      () => sources.preparationNoted?.(),
-    );
-  }
-
-  /** A sampled task's first-step relevance as routing ranks it: by the words, or fused with its embeddings at `weight`. */
-  #replayedFirstRanking(state: Loaded, task: string, embedded: { vector: { model: string; vector: number[] }; weight: number } | undefined) {
-    const apiSiblings = this.#states.apiSiblingsOf(state);
-    const siblingsOf = apiSiblings === undefined ? {} : { siblingsOf: apiSiblings };
-    const vectors = embedded === undefined ? undefined : this.#vectors.of(embedded.vector.model);
-    if (embedded === undefined || vectors === undefined || vectors.size === 0) return searchTwoWays(state.index, task, RELEVANCE_DEPTH, siblingsOf).withApis;
-    return hybridTwoWays(state.index, task, embedded.vector.vector, vectors, {
-      k: RELEVANCE_DEPTH,
-      weights: [1, embedded.weight],
-      canLead: callableAsAsked(task, (tool) => state.saidNumbers.unfitAmong([tool])(tool)),
-      ...siblingsOf,
-    }).withApis;
+    this.#states = new LoadedRouting(graphRows, sources, this.#store, this.#vectors);
+    this.#learning = new RoutingLearning(graphRows, this.#states, this.#store, sources.settings);
+    this.#words = new TenantWords(sql, sources.settings, () => this.#states.current?.relevance.clear());
+    this.#calibration = new TenantCalibration(sql, this.#states, this.#vectors, () => sources.preparationNoted?.());
   }
 
   #descriptions(): Map<string, string> {
@@ -151,21 +116,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** The tenant's signal weights, what its replay judged, and whether a recalibration is due (the calibration API). */
   calibration(): CalibrationReport {
-    // Asking is one way to find the weights stale (a route is the other): a recalibration is then noted as due.
-    this.#calibration.weights(this.#states.load());
     return this.#calibration.report();
-  }
-
-  /** One slice of a due recalibration (the alarm's); true when more slices are needed. */
-  #calibrateIfDue(now: number): boolean {
-    const due = this.#calibration.dueAt();
-    if (due === null || due > now) return false;
-    try {
-      return this.#calibration.slice(this.#states.load());
-    } catch (error) {
-      console.warn(`routing calibration failed, the last weights kept: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
-    }
   }
 
   /**
@@ -179,7 +130,7 @@ export class TenantRouting implements ObservedLearning {
   async prepareSomeIfDue(now: number, slice: WorkSlice): Promise<void> {
     const due = this.#store.preparationDue();
     if (due === null || due > now) {
-      this.#calibrateIfDue(now);
+      this.#calibration.sliceIfDue(now);
       return;
     }
     try {
@@ -256,7 +207,7 @@ export class TenantRouting implements ObservedLearning {
         searched: () => {
           this.relevanceSearches += 1;
         },
-        learned: this.#learnedFor(state, task),
+        learned: this.#words.forTask(state, task),
       }),
     );
   }
@@ -337,7 +288,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** What a fused ranking reads (routing-answers.ts): the task's relevance, ranked as deep as k needs, and the tools' API siblings. */
   #rankingState(state: Loaded, task: string, k: number, query: { model: string; vector: number[] } | undefined): RankingState {
-    if (query !== undefined) this.#taskVectors.remember(task, query);
+    if (query !== undefined) this.#calibration.rememberTaskVector(task, query);
     // Embeddings at the weight this tenant's replay chose; muted (0), the task ranks by its words alone.
     const weight = query === undefined ? 0 : this.#calibration.weights(state).embeddings;
     return {
@@ -362,7 +313,7 @@ export class TenantRouting implements ObservedLearning {
       apiSiblingsOf: this.#states.apiSiblingsOf(state),
       siblingsOf: (tool) => this.#states.siblings(state).get(tool) ?? [],
       views: (tool, shown, description) => this.#views(tool, shown, description),
-      learned: this.#learnedFor(state, task),
+      learned: this.#words.forTask(state, task),
     };
     return runCandidates(sources, task, options, RELEVANCE_DEPTH);
   }
@@ -380,12 +331,7 @@ export class TenantRouting implements ObservedLearning {
 
   /** `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its part of the task's words (learned-attribution.ts). */
   learnWords(source: string, task: string, tools: readonly string[], kind: EvidenceKind, failed?: ReadonlySet<string>): void {
-    const state = this.#states.load();
-    const known = tools.filter((tool) => state.defs.has(tool));
-    if (known.length === 0) return;
-    const affinity = (part: string, chosen: readonly string[]) =>
-      state.index.termImpacts(part, chosen).map((impacts) => impacts.reduce((sum, impact) => sum + impact, 0));
-    this.#words.learn(source, attributeRequest(task, { tools: known, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
+    this.#words.learn(this.#states.load(), source, task, tools, kind, failed);
   }
 
   /** An explicit score for `tool` in `source` raises (positive) or takes away (negative) the words the source taught it. */
@@ -401,16 +347,6 @@ export class TenantRouting implements ObservedLearning {
   /** A tool's strongest learned words, and from how many conversations and trajectories. */
   learnedWords(tool: string, count?: number): LearnedWordsView {
     return this.#words.view(tool, count);
-  }
-
-  /** The learned field for a task's first step at this tenant's weight, or undefined when it is off. */
-  #learnedFor(state: Loaded, task: string): { ranking: () => Ranked[]; weight: number } | undefined {
-    const json = this.#sources.settings.get(LEARNING_SETTING);
-    const parsed =
-      this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
-    this.#fieldWeight = parsed;
-    const weight = parsed.weight;
-    return weight <= 0 ? undefined : { ranking: () => this.#words.search(task, state.index.size), weight };
   }
 
   /** Replace the task texts of stored trajectories; task memory forgets the old text at once. */

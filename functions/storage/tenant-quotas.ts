@@ -1,6 +1,6 @@
-import { DEFAULT_QUOTAS, mergeQuotas, QuotaSettings, type QuotaSettingsUpdate, type RouteFamily } from "../quotas/settings";
+import { DEFAULT_QUOTAS, mergeQuotas, QuotaSettings, type QuotaSettingsUpdate, type QuotaFamily } from "../quotas/settings";
 import { take, type Bucket } from "../quotas/token-bucket";
-import { MODEL_WORK } from "../quotas/route-family";
+import { MODEL_WORK } from "../quotas/quota-family";
 import type { FailureData } from "../common/failures";
 import type { TenantSettings } from "./tenant-settings";
 
@@ -22,7 +22,7 @@ export interface QuotaUsage {
 export class TenantQuotas {
   readonly #store: TenantSettings;
   readonly #usage: QuotaUsage;
-  readonly #buckets = new Map<RouteFamily, Bucket>();
+  readonly #buckets = new Map<QuotaFamily, Bucket>();
   #settings: QuotaSettings | undefined;
 
   constructor(settings: TenantSettings, usage: QuotaUsage) {
@@ -47,7 +47,7 @@ export class TenantQuotas {
   }
 
   /** Admit one request of a family now, or the 429 problem to answer with. */
-  admit(family: RouteFamily, nowMs: number): FailureData | undefined {
+  admit(family: QuotaFamily, nowMs: number): FailureData | undefined {
     const settings = this.settings();
     const { bucket, result } = take(this.#buckets.get(family), settings.rates[family], nowMs);
     this.#buckets.set(family, bucket);

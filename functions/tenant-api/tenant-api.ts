@@ -1,6 +1,6 @@
 import type { RpcTarget } from "cloudflare:workers";
 import type { FailureData, Outcome } from "../common/failures";
-import type { RouteFamily } from "../quotas/settings";
+import type { QuotaFamily } from "../quotas/settings";
 import type { FeedbackResult } from "../toolnet/graph";
 import type { FeedbackInput } from "../routing/tenant-feedback";
 import type { StoreFaces } from "./store-faces";
@@ -37,6 +37,23 @@ export interface TenantSurface extends StoreFaces {
 /** The tenant's surface as another Worker reaches it over RPC (every call answers a promise). */
 export type TenantApi = { readonly [K in keyof StoreFaces]: Remote<StoreFaces[K]> } & Remote<Omit<TenantSurface, keyof StoreFaces>>;
 
+/** How a request's admission ended: admitted, or refused (`problem` null for a key that is not valid). */
+export type Admission = { ok: true } | { ok: false; problem: FailureData | null };
+
+/**
+ * The tenant object's admission, declared once beside its surface and, like it, implemented by the
+ * object (durable-objects/tenant-object.ts); the Worker's stub type is made from it. Admission
+ * comes before any action, so it is not part of the surface `admitted` hands out.
+ */
+export interface TenantAdmission {
+  /** The key check, then the tenant's quota for the request's quota family (rate; for model work, tokens today and jobs in flight). */
+  admit(keyHash: string, family: QuotaFamily, nowMs: number): Admission;
+  /** The quota alone, for a caller the Worker authenticated without an API key (an OAuth access token bound to this tenant). */
+  admitGranted(family: QuotaFamily, nowMs: number): { ok: true } | { ok: false; problem: FailureData };
+  /** `admit`, then the tenant's surface as an RPC target of its own, so an action pipelined on it travels with the key check. */
+  admitted(keyHash: string, family: QuotaFamily, nowMs: number): { surface: TenantSurface & RpcTarget } | { refusal: FailureData | null };
+}
+
 /** The tenant's Durable Object stub. */
 export function tenantStub(env: Env, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as unknown as TenantApi;
@@ -46,7 +63,7 @@ export function tenantStub(env: Env, tenantId: string): TenantApi {
  * Check a request's key and admit it under the tenant's quota (one round trip), before the
  * action: `{ ok: false, problem: null }` for a key that is not valid.
  */
-export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, family: QuotaFamily, nowMs: number): Promise<Admission> {
   return admissionStub(env, tenantId).admit(keyHash, family, nowMs);
 }
 
@@ -54,7 +71,7 @@ export function admitTenantRequest(env: Env, tenantId: string, keyHash: string, 
  * Admit, under the tenant's quota, a request the Worker authenticated without an API key (an OAuth
  * access token bound to this tenant): the same admission as `admitTenantRequest`, less the key check.
  */
-export function admitGrantedRequest(env: Env, tenantId: string, family: RouteFamily, nowMs: number): Promise<Admission> {
+export function admitGrantedRequest(env: Env, tenantId: string, family: QuotaFamily, nowMs: number): Promise<Admission> {
   return admissionStub(env, tenantId).admitGranted(family, nowMs);
 }
 
@@ -74,7 +91,7 @@ export interface AdmittedTenant extends Disposable {
  * quota, and travels in the same round trip (pipelined behind `admitted()`). A refused request's
  * answer has no surface, so every such call fails; `refusal` says why.
  */
-export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: RouteFamily, nowMs: number): AdmittedTenant {
+export function admittedTenant(env: Env, tenantId: string, keyHash: string, family: QuotaFamily, nowMs: number): AdmittedTenant {
   const answer = admissionStub(env, tenantId).admitted(keyHash, family, nowMs);
   return {
     tenant: answer.surface,
@@ -83,20 +100,17 @@ export function admittedTenant(env: Env, tenantId: string, keyHash: string, fami
   };
 }
 
-type Admission = { ok: true } | { ok: false; problem: FailureData | null };
-/** `admitted()`'s answer as the Worker sees it: its `surface` can be called before it arrives. */
+/** `admitted()`'s answer as the Worker sees it: pipelined, so its `surface` can be called before it arrives. */
 type AdmittedAnswer = Promise<{ surface: TenantApi } | { refusal: FailureData | null }> & { readonly surface: TenantApi } & Disposable;
 
-/** The tenant object's own admission methods (durable-objects/tenant-object.ts), as the Worker calls them. */
-function admissionStub(
-  env: Env,
-  tenantId: string,
-): {
-  admit(keyHash: string, family: RouteFamily, nowMs: number): Promise<Admission>;
-  admitGranted(family: RouteFamily, nowMs: number): Promise<Admission>;
-  admitted(keyHash: string, family: RouteFamily, nowMs: number): AdmittedAnswer;
-} {
-  return env.TENANTS.getByName(tenantId) as unknown as ReturnType<typeof admissionStub>;
+/** `TenantAdmission` as the Worker calls it: every answer a promise, and `admitted()`'s pipelined. */
+type AdmissionApi = Remote<Omit<TenantAdmission, "admitted">> & {
+  admitted(...args: Parameters<TenantAdmission["admitted"]>): AdmittedAnswer;
+};
+
+/** The tenant object's admission, as the Worker calls it. */
+function admissionStub(env: Env, tenantId: string): AdmissionApi {
+  return env.TENANTS.getByName(tenantId) as unknown as AdmissionApi;
 }
 
 /**

@@ -41,7 +41,16 @@ export interface NextStepInput {
    * tenant is not fused and sorted in full at every step.
    */
   readonly take?: number;
+  /** The signals that take part (default: all; routing leaves transitions out for a tenant whose own steps show them misleading). */
   readonly signals?: ReadonlySet<Signal>;
+}
+
+/**
+ * Knobs only benches turn (bench/routing-generalisation.ts measures each choice against its
+ * alternative): a request never sets them, so they reach fuseNextStep as a second argument that
+ * routing does not pass (as FusionAblation for the first step).
+ */
+export interface NextStepAblation {
   readonly weights?: FusionWeights;
   /** Learned transitions observed fewer times than this are left out (default MIN_TRANSITION_EVIDENCE). */
   readonly minEvidence?: number;
@@ -71,8 +80,8 @@ export const EVIDENCE_PRIOR = 0;
  * A later step: learned transitions (eq. 6), task relevance and data flow from the previous
  * tool's output. The previous tool itself is offered only when it was observed to repeat.
  */
-export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
-  const minEvidence = input.minEvidence ?? MIN_TRANSITION_EVIDENCE;
+export function fuseNextStep(input: NextStepInput, ablation: NextStepAblation = {}): FusedCandidate[] {
+  const minEvidence = ablation.minEvidence ?? MIN_TRANSITION_EVIDENCE;
   const history = input.history ?? [];
   const votes = new Map(history.map((v) => [v.name, v.tasks]));
   const signals = input.signals ?? new Set(SIGNALS);
@@ -96,7 +105,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
         tools: evident.map((l) => l.tool),
         strength: (tool) => {
           const observed = learned.get(tool)?.observed ?? 0;
-          return observed / (observed + (input.evidencePrior ?? EVIDENCE_PRIOR)) || 0;
+          return observed / (observed + (ablation.evidencePrior ?? EVIDENCE_PRIOR)) || 0;
         },
         explain: (tool) => {
           const step = learned.get(tool);
@@ -117,7 +126,7 @@ export function fuseNextStep(input: NextStepInput): FusedCandidate[] {
         explain: (_tool, rank) => ({ relevance: { rank } }),
       },
     ],
-    input.weights ?? DEFAULT_NEXT_STEP_FUSION,
+    ablation.weights ?? DEFAULT_NEXT_STEP_FUSION,
     signals,
     input.take,
   );

@@ -12,8 +12,6 @@ export * from "./next-step-fusion";
 export interface FirstStepInput {
   /** The task text: when it names an entity, the best tools' by-name producers follow them (name-lookup.ts; needs `producersOf`). */
   readonly task?: string;
-  /** Ablation: only the first N tools have their name lookups placed after them (default: every ranked tool; 0: none). */
-  readonly nameLookupLeaders?: number;
   readonly relevance: readonly Ranked[];
   readonly history: readonly Vote[];
   /**
@@ -30,13 +28,6 @@ export interface FirstStepInput {
   readonly feedersOf?: FeedersOf | undefined;
   /** The other operations of a tool's API (same server), or none when its API is too large to say much. */
   readonly siblingsOf?: (tool: string) => readonly string[];
-  readonly signals?: ReadonlySet<Signal>;
-  readonly weights?: FusionWeights;
-  /**
-   * With no history, the task's best match stays first (default true): structure (data flow,
-   * same API) may widen the choice, but only evidence from use may overrule the task's own words.
-   */
-  readonly bestMatchLeads?: boolean;
   /**
    * Whether similar earlier tasks may overrule the best match (default true). False: the best
    * match stays first and history only widens the rest — the better choice for a tenant whose
@@ -44,9 +35,30 @@ export interface FirstStepInput {
    * (bench/routing-generalisation.ts measures that choice made per tenant).
    */
   readonly historyLeads?: boolean;
+}
+
+/**
+ * Knobs only benches turn (bench/routing-generalisation.ts measures each choice against its
+ * alternative). A request never sets them, so they stay out of FirstStepInput and
+ * RunCandidateInput and reach fusion as a second argument that routing does not pass.
+ */
+export interface FusionAblation {
+  /** Only the first N tools have their name lookups placed after them (default: every ranked tool; 0: none). */
+  readonly nameLookupLeaders?: number;
+  /** The signals that take part (default: all). */
+  readonly signals?: ReadonlySet<Signal>;
+  readonly weights?: FusionWeights;
+  /**
+   * With no history, the task's best match stays first (default true): structure (data flow,
+   * same API) may widen the choice, but only evidence from use may overrule the task's own words.
+   */
+  readonly bestMatchLeads?: boolean;
   /** Same-API operations only join the ranking, not raise those relevance ranks (default true; false: the ablation). */
   readonly siblingsWidenOnly?: boolean;
 }
+
+/** The ablations a run's candidate set passes on (the others are the first step's alone). */
+export type RunCandidateAblation = Pick<FusionAblation, "nameLookupLeaders" | "signals" | "weights">;
 
 /**
  * How much a similar task's vote for a tool it used at any step weighs against its vote for its
@@ -117,7 +129,7 @@ function producersFor(
 }
 
 /** The first step: retrieval for the task, the producers of the most relevant tools' inputs, and the votes of similar earlier tasks. */
-export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
+export function fuseFirstStep(input: FirstStepInput, ablation: FusionAblation = {}): FusedCandidate[] {
   const votes = new Map(input.history.map((v) => [v.name, v.tasks]));
   const used = input.usedVotes ?? [];
   const usedBy = new Map(used.map((v) => [v.name, v.tasks]));
@@ -130,8 +142,8 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
           input.feedersOf,
         );
   const siblings =
-    input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf, input.siblingsWidenOnly);
-  const signals = input.signals ?? new Set(SIGNALS);
+    input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf, ablation.siblingsWidenOnly);
+  const signals = ablation.signals ?? new Set(SIGNALS);
   const fused = fuse(
     [
       { signal: "relevance", tools: input.relevance.map((r) => r.name), explain: (_tool, rank) => ({ relevance: { rank } }) },
@@ -146,14 +158,14 @@ export function fuseFirstStep(input: FirstStepInput): FusedCandidate[] {
       { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
       { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
     ],
-    input.weights ?? DEFAULT_FUSION,
+    ablation.weights ?? DEFAULT_FUSION,
     signals,
   );
   const historyOverrules = input.history.length > 0 && signals.has("history") && (input.historyLeads ?? true);
-  const led = (input.bestMatchLeads ?? true) && !historyOverrules ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
+  const led = (ablation.bestMatchLeads ?? true) && !historyOverrules ? bestMatchFirst(fused, input.relevance[0]?.name) : fused;
   return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow")
     ? led
-    : withNameLookups(led, input.task, input.nameLookupsOf ?? input.producersOf, input.nameLookupLeaders);
+    : withNameLookups(led, input.task, input.nameLookupsOf ?? input.producersOf, ablation.nameLookupLeaders);
 }
 
 /** `fused` with `best` moved to the front (its score raised to the leader's, so weights stay ordered). */
@@ -168,8 +180,6 @@ function bestMatchFirst(fused: FusedCandidate[], best: string | undefined): Fuse
 export interface RunCandidateInput {
   /** The task text: when it names an entity, the best tools' by-name producers follow them (name-lookup.ts). */
   readonly task?: string;
-  /** Ablation: only the first N tools have their name lookups placed after them (default: every ranked tool; 0: none). */
-  readonly nameLookupLeaders?: number;
   /** Retrieval for the task, deep enough to fill the set on its own. */
   readonly relevance: readonly Ranked[];
   /** Votes of similar earlier tasks for every tool they used. */
@@ -187,8 +197,6 @@ export interface RunCandidateInput {
   readonly maxTools: number;
   readonly tokenBudget: number;
   readonly costOf: (tool: string) => number;
-  readonly signals?: ReadonlySet<Signal>;
-  readonly weights?: FusionWeights;
 }
 
 export interface RunCandidate extends FusedCandidate {
@@ -207,21 +215,21 @@ export interface RunCandidateSet {
  * earlier tasks pick seeds; each seed's learned and data-flow successors join; one fused ranking
  * orders them all, and tools are taken best first while they fit `maxTools` and `tokenBudget`.
  */
-export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
-  const signals = input.signals ?? new Set(SIGNALS);
-  const weights = input.weights ?? DEFAULT_FUSION;
-  const first = fuseFirstStep({
-    relevance: input.relevance,
-    history: input.history,
-    signals,
-    weights,
-    producersOf: input.producersOf,
-    nameLookupsOf: input.nameLookupsOf,
-    feedersOf: input.feedersOf,
-    ...(input.task === undefined ? {} : { task: input.task }),
-    ...(input.nameLookupLeaders === undefined ? {} : { nameLookupLeaders: input.nameLookupLeaders }),
-    ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }),
-  });
+export function fuseRunCandidates(input: RunCandidateInput, ablation: RunCandidateAblation = {}): RunCandidateSet {
+  const signals = ablation.signals ?? new Set(SIGNALS);
+  const weights = ablation.weights ?? DEFAULT_FUSION;
+  const first = fuseFirstStep(
+    {
+      relevance: input.relevance,
+      history: input.history,
+      producersOf: input.producersOf,
+      nameLookupsOf: input.nameLookupsOf,
+      feedersOf: input.feedersOf,
+      ...(input.task === undefined ? {} : { task: input.task }),
+      ...(input.siblingsOf === undefined ? {} : { siblingsOf: input.siblingsOf }),
+    },
+    { signals, weights, ...(ablation.nameLookupLeaders === undefined ? {} : { nameLookupLeaders: ablation.nameLookupLeaders }) },
+  );
   const siblings = input.siblingsOf === undefined ? { tools: [], why: new Map<string, Why>() } : siblingsFor(input.relevance, input.siblingsOf);
   const seeds = first.slice(0, Math.max(0, input.seeds)).map((c) => c.tool);
   // Successors of better seeds come first; within a seed, heavier or more confident first.
@@ -270,7 +278,7 @@ export function fuseRunCandidates(input: RunCandidateInput): RunCandidateSet {
   const ranked =
     input.task === undefined || !signals.has("dataFlow")
       ? fused
-      : withNameLookups(fused, input.task, input.nameLookupsOf ?? input.producersOf, input.nameLookupLeaders);
+      : withNameLookups(fused, input.task, input.nameLookupsOf ?? input.producersOf, ablation.nameLookupLeaders);
   const candidates: RunCandidate[] = [];
   const overBudget: string[] = [];
   let tokens = 0;

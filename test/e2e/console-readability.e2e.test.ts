@@ -1,7 +1,7 @@
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessibilityViolations, launchChromium, screenshot } from "../helpers/browser";
+import { accessibilityViolations, launchChromium, overlappingGraphLabels, screenshot } from "../helpers/browser";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -116,11 +116,7 @@ describe("the console, readable at first sight", () => {
     expect(sizes.length).toBe(nodes);
     for (const size of sizes) expect(size).toBeGreaterThanOrEqual(10);
     // No label drawn over another.
-    const boxes = (await page.evaluate(
-      `[...document.querySelectorAll("svg#graph g.node text")].map((label) => { const r = label.getBoundingClientRect(); return [label.textContent, r.left, r.top, r.right, r.bottom]; })`,
-    )) as [string, number, number, number, number][];
-    for (const a of boxes)
-      for (const b of boxes) if (a !== b) expect(a[3] <= b[1] || b[3] <= a[1] || a[4] <= b[2] || b[4] <= a[2], `${a[0]} overlaps ${b[0]}`).toBe(true);
+    expect(await overlappingGraphLabels(page)).toEqual([]);
     await screenshot(page, "graph-labels");
     // Wider than the page, the drawing scrolls: the last column's labels are reachable.
     const last = page.locator(`svg#graph g.node[data-tool="shelterRoute"]`);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
-import { accessibilityViolations, launchChromium, screenshot } from "../helpers/browser";
+import { accessibilityViolations, launchChromium, overlappingGraphLabels, screenshot } from "../helpers/browser";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { connectMcp } from "../helpers/mcp-client";
 import { createScriptedModel } from "../helpers/scripted-model";
@@ -185,6 +185,8 @@ describe("operator console in Chromium", () => {
     expect(Math.min(...spots.map(xOf))).toBe(startX);
     await page.getByRole("button", { name: `Show all ${DEMO_TOOLS + 1} tools` }).click();
     expect(await page.locator("svg#graph g.node.tool").count()).toBe(DEMO_TOOLS + 1);
+    // Long names (TMDB's) in the grid of every tool stay inside their column.
+    expect(await overlappingGraphLabels(page)).toEqual([]);
     await page.getByRole("button", { name: "Show learned transitions only" }).click();
     await page.getByLabel("Find a tool").fill("getSlowThing");
     await page.getByLabel("Find a tool").press("Enter");

@@ -97,3 +97,18 @@ export async function accessibilityViolations(page: Page): Promise<AxeViolation[
     .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
       nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })))`)) as AxeViolation[];
 }
+
+/**
+ * Pairs of the graph's node labels drawn over each other on screen ("a overlaps b"); none on a readable page.
+ * (A string: the type check knows no DOM.)
+ */
+export async function overlappingGraphLabels(page: Page): Promise<string[]> {
+  const boxes = (await page.evaluate(
+    `[...document.querySelectorAll("svg#graph g.node text")].map((label) => { const r = label.getBoundingClientRect(); return [label.textContent, r.left, r.top, r.right, r.bottom]; })`,
+  )) as [string, number, number, number, number][];
+  const overlaps: string[] = [];
+  boxes.forEach((a, i) => {
+    for (const b of boxes.slice(i + 1)) if (!(a[3] <= b[1] || b[3] <= a[1] || a[4] <= b[2] || b[4] <= a[2])) overlaps.push(`${a[0]} overlaps ${b[0]}`);
+  });
+  return overlaps;
+}

@@ -4,13 +4,15 @@ import ts from "typescript";
 /**
  * The tenant object's RPC surface as functions/tenant-api/ declares it, read from the source with
  * the TypeScript parser: per store, the method names its face interface picks
- * (`interface RegistryFace extends Pick<TenantRegistry, "authenticate" | …> {}`), and the
- * operations `TenantSurface` declares besides the store getters. Tests compare what RPC reaches
- * and the docs' table with this, so the declaration is the one list.
+ * (`interface RegistryFace extends Pick<TenantRegistry, "authenticate" | …> {}`), the
+ * operations `TenantSurface` declares besides the store getters, and the object's admission
+ * (`TenantAdmission`). Tests compare what RPC reaches and the docs' table with this, so the
+ * declaration is the one list.
  */
 export interface DeclaredSurface {
   stores: Record<string, string[]>;
   operations: string[];
+  admission: string[];
 }
 
 function interfacesOf(path: string): Map<string, ts.InterfaceDeclaration> {
@@ -52,7 +54,10 @@ export function declaredSurface(root = "."): DeclaredSurface {
       return [store, pickedNames(face)];
     }),
   );
-  const surface = interfacesOf(`${root}/functions/tenant-api/tenant-api.ts`).get("TenantSurface");
+  const api = interfacesOf(`${root}/functions/tenant-api/tenant-api.ts`);
+  const surface = api.get("TenantSurface");
   if (surface === undefined) throw new Error("no TenantSurface interface");
-  return { stores, operations: memberNames(surface).map(([name]) => name) };
+  const admission = api.get("TenantAdmission");
+  if (admission === undefined) throw new Error("no TenantAdmission interface");
+  return { stores, operations: memberNames(surface).map(([name]) => name), admission: memberNames(admission).map(([name]) => name) };
 }

@@ -8,14 +8,14 @@ import { tenantObject } from "../helpers/tenant-object";
  * Over RPC the tenant object offers only what the Worker calls (issue 28): its store getters, the
  * operations that span stores, admission, and per store only the methods the Worker uses. The
  * object's own steps (starting a job, saving a run, queueing an evaluation, the registry's hashes,
- * unbatched score writes) stay inside it. The surface is declared once, in functions/tenant-api/
- * (issue 44); what RPC reaches (the face classes' prototypes) and the docs' table are compared
+ * unbatched score writes) stay inside it. The surface and admission are declared once, in
+ * functions/tenant-api/ (issue 44); what RPC reaches (the face classes' prototypes) and the docs' table are compared
  * with that declaration, read from its source.
  */
 const DECLARED = declaredSurface();
 const STORES = Object.keys(DECLARED.stores);
 /** `alarm` is the runtime's handler of the object's alarm, not a method the Worker calls. */
-const OBJECT_MEMBERS = [...STORES, ...DECLARED.operations, "admit", "admitGranted", "admitted", "alarm"].sort();
+const OBJECT_MEMBERS = [...STORES, ...DECLARED.operations, ...DECLARED.admission, "alarm"].sort();
 
 let service: TestService;
 beforeAll(async () => {
@@ -35,6 +35,7 @@ describe("the tenant object's RPC surface", () => {
     expect(STORES).toEqual(expect.arrayContaining(["registry", "routing", "runs", "observed"]));
     expect(DECLARED.stores.routing).toContain("route");
     expect([...DECLARED.operations].sort()).toEqual(["applyFeedback", "applyFeedbackBatch", "storageBytes"]);
+    expect([...DECLARED.admission].sort()).toEqual(["admit", "admitGranted", "admitted"]);
   });
 
   it("reaches on each store only the methods its face declares", async () => {
@@ -61,5 +62,8 @@ describe("the tenant object's RPC surface", () => {
       const listed = [...(line ?? "").matchAll(/`(\w+)`/g)].map((m) => m[1]).slice(1);
       expect(listed.sort(), store).toEqual([...methods].sort());
     }
+    const admission = section.split("\n").find((l) => l.startsWith("| (admission) |"));
+    expect(admission, "docs row of admission").toBeDefined();
+    expect([...(admission ?? "").matchAll(/`(\w+)`/g)].map((m) => m[1]).sort()).toEqual([...DECLARED.admission].sort());
   });
 });

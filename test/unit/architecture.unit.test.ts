@@ -65,7 +65,7 @@ describe("architecture: the import graph", () => {
     // A guard for the checks below: a graph that lost its modules would pass them vacuously.
     expect(graph.size).toBeGreaterThan(150);
     expect(graph.get(ENTRY)).toContain("functions/http/service-app.ts");
-    expect(graph.get("functions/http/routes/runs.ts")).toContain("functions/http/app.ts");
+    expect(graph.get("functions/http/endpoints/runs.ts")).toContain("functions/http/app.ts");
   });
 
   it("has no module outside functions/http/ importing from it (the Worker's entry aside)", () => {

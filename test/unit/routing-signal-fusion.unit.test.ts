@@ -270,7 +270,7 @@ describe("learned transitions are weighed by their evidence", () => {
 
   it("leaves out a transition seen once, which other tasks' habits would otherwise rank first", () => {
     const input = afterSearchSeenOnce("Who directed Inception? Get the credits of the movie");
-    expect(fuseNextStep({ ...input, minEvidence: 1 }).findIndex((c) => c.tool === "getMovieMovieIdImages")).toBeLessThan(3);
+    expect(fuseNextStep(input, { minEvidence: 1 }).findIndex((c) => c.tool === "getMovieMovieIdImages")).toBeLessThan(3);
     const fused = fuseNextStep(input);
     expect(fused[0]?.tool).toBe("getMovieMovieIdCredits");
     expect(fused.find((c) => c.tool === "getMovieMovieIdImages")?.why.transition).toBeUndefined();

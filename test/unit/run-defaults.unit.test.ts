@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { CreateRun, runSettings } from "../../functions/http/routes/runs";
+import { CreateRun, runSettings } from "../../functions/http/endpoints/runs";
 import { PROBE_PROGRAM_LIMITS, PROGRAM_CPU_BUDGET, RUN_DEFAULTS, RUN_LIMITS, serviceToolLimits, TOOL_CALL_DEFAULTS } from "../../functions/common/run-defaults";
 import { DEFAULT_LIMITS } from "../../functions/sandbox";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "../../functions/tools/safe-call";

@@ -18,13 +18,11 @@ const modules = DIRS.flatMap((dir) =>
 );
 
 /**
- * Modules that make up one store: routing keeps its in-memory state, persisted index, graph, learning and tool vectors in helper
+ * Modules that make up one store: routing keeps its persisted index, graph rows, calibration and tool vectors in helper
  * modules; the registry its keys, tool reads and writes, credentials and tokens.
  */
 const PART_OF: Record<string, string> = {
-  "loaded-routing.ts": "tenant-routing.ts",
-  "loaded-graph.ts": "tenant-routing.ts",
-  "routing-learning.ts": "tenant-routing.ts",
+  "graph-rows.ts": "tenant-routing.ts",
   "routing-calibration.ts": "tenant-routing.ts",
   "routing-snapshots.ts": "tenant-routing.ts",
   "stored-blobs.ts": "tenant-routing.ts",

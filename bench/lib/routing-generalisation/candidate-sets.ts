@@ -16,7 +16,6 @@ export function candidateSets(ctx: Context, text: string): Map<string, string[]>
   const history = ctx.memory.votes(text, { tools: "all" });
   const base = {
     task: text,
-    nameLookupLeaders: NAME_LOOKUPS,
     relevance,
     history,
     seeds: 6,
@@ -27,8 +26,8 @@ export function candidateSets(ctx: Context, text: string): Map<string, string[]>
     maxTools: MAX_TOOLS,
     tokenBudget: Number.POSITIVE_INFINITY,
     costOf: ctx.cost,
-    weights: WEIGHTS,
   };
+  const ablation = { nameLookupLeaders: NAME_LOOKUPS, weights: WEIGHTS };
   const seeds = plain.slice(0, 6).map((r) => r.name);
   // Today's candidate set: retrieval seeds + graph successors, whole definitions priced at 4 chars a token.
   const today = candidateSet(ctx.graph, seeds, {
@@ -40,12 +39,12 @@ export function candidateSets(ctx: Context, text: string): Map<string, string[]>
   return new Map([
     ["retrieval top 10", plain.slice(0, MAX_TOOLS).map((r) => r.name)],
     ["today: seeds + graph (≤12, 12k est. tokens)", today],
-    ["fused: all signals", fuseRunCandidates(base).candidates.map((c) => c.tool)],
-    ["fused − history", fuseRunCandidates({ ...base, signals: without("history") }).candidates.map((c) => c.tool)],
-    ["fused − transition", fuseRunCandidates({ ...base, signals: without("transition") }).candidates.map((c) => c.tool)],
-    ["fused − data flow", fuseRunCandidates({ ...base, signals: without("dataFlow") }).candidates.map((c) => c.tool)],
-    ["fused − same API", fuseRunCandidates({ ...base, signals: without("sibling") }).candidates.map((c) => c.tool)],
-    ["fused: relevance + data flow only", fuseRunCandidates({ ...base, signals: only("relevance", "dataFlow") }).candidates.map((c) => c.tool)],
+    ["fused: all signals", fuseRunCandidates(base, ablation).candidates.map((c) => c.tool)],
+    ["fused − history", fuseRunCandidates(base, { ...ablation, signals: without("history") }).candidates.map((c) => c.tool)],
+    ["fused − transition", fuseRunCandidates(base, { ...ablation, signals: without("transition") }).candidates.map((c) => c.tool)],
+    ["fused − data flow", fuseRunCandidates(base, { ...ablation, signals: without("dataFlow") }).candidates.map((c) => c.tool)],
+    ["fused − same API", fuseRunCandidates(base, { ...ablation, signals: without("sibling") }).candidates.map((c) => c.tool)],
+    ["fused: relevance + data flow only", fuseRunCandidates(base, { ...ablation, signals: only("relevance", "dataFlow") }).candidates.map((c) => c.tool)],
   ]);
 }
 

@@ -54,13 +54,18 @@ export function embeddedFirstSteps(ctx: Context, text: string, fuse: (relevance:
 }
 
 /** The fused later step with the relevance routing uses when the task was embedded (the Worker embeds it at every step). */
-export function laterWithEmbeddings(ctx: Context, text: string, input: Parameters<typeof fuseNextStep>[0]): [string, string[]][] {
+export function laterWithEmbeddings(
+  ctx: Context,
+  text: string,
+  input: Parameters<typeof fuseNextStep>[0],
+  ablation: Parameters<typeof fuseNextStep>[1],
+): [string, string[]][] {
   return DENSE_WEIGHTS.flatMap((weight) =>
     DENSE_LEADS.flatMap((lead): [string, string[]][] => {
       const embedded = denseRelevance(ctx, text, 30, weight, lead, "later");
       return embedded === undefined
         ? []
-        : [[withWeight("fused + embeddings: all signals", weight, lead), fuseNextStep({ ...input, relevance: embedded }).map((c) => c.tool)]];
+        : [[withWeight("fused + embeddings: all signals", weight, lead), fuseNextStep({ ...input, relevance: embedded }, ablation).map((c) => c.tool)]];
     }),
   );
 }

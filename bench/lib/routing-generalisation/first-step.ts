@@ -1,5 +1,5 @@
 /** The first step: every variant's ranking of a task's first tool, and the FIRST_DEBUG printer. */
-import { fuseFirstStep } from "../../../functions/toolnet/signal-fusion";
+import { fuseFirstStep, type FusionAblation } from "../../../functions/toolnet/signal-fusion";
 import type { DataFlowSource } from "../../../functions/toolnet/data-flow";
 import type { ToolGraph } from "../../../functions/toolnet/graph";
 import type { Ranked } from "../../../functions/toolnet/retrieval";
@@ -39,6 +39,8 @@ interface FirstStepInputs {
   siblingsOf: (tool: string) => readonly string[];
   coldInput: FirstStepInput;
   warmInput: FirstStepInput;
+  /** The bench's knobs for the default fusions (its weights and name lookups, from the command line). */
+  ablation: FusionAblation;
   cold: FirstStepCandidates;
   warm: FirstStepCandidates;
   warmBestFirst: FirstStepCandidates;
@@ -70,22 +72,21 @@ function firstStepInputs(ctx: Context, text: string): FirstStepInputs {
   const allVotes = ctx.memory.votes(text, { tools: "all", minSimilarity: FIRST_MIN_SIMILARITY });
   const producersOf = (tool: string) => ctx.flow.producers(tool);
   const siblingsOf = (tool: string) => ctx.siblings.get(tool) ?? [];
-  const coldInput = { relevance, history: [], producersOf, siblingsOf, weights: WEIGHTS, task: text, nameLookupLeaders: NAME_LOOKUPS };
-  const cold = fuseFirstStep(coldInput);
+  const ablation: FusionAblation = { weights: WEIGHTS, nameLookupLeaders: NAME_LOOKUPS };
+  const coldInput = { relevance, history: [], producersOf, siblingsOf, task: text };
+  const cold = fuseFirstStep(coldInput, ablation);
   const warmInput = {
     relevance,
     history: firstVotes,
     usedVotes: allVotes,
     producersOf,
     siblingsOf,
-    weights: WEIGHTS,
     task: text,
-    nameLookupLeaders: NAME_LOOKUPS,
   };
-  const warm = fuseFirstStep(warmInput);
-  const warmBestFirst = fuseFirstStep({ ...warmInput, historyLeads: false });
+  const warm = fuseFirstStep(warmInput, ablation);
+  const warmBestFirst = fuseFirstStep({ ...warmInput, historyLeads: false }, ablation);
   const fusedWith = (ranking: Ranked[], history: "none" | "first"): string[] =>
-    fuseFirstStep({ ...coldInput, relevance: ranking, history: history === "first" ? firstVotes : [] }).map((c) => c.tool);
+    fuseFirstStep({ ...coldInput, relevance: ranking, history: history === "first" ? firstVotes : [] }, ablation).map((c) => c.tool);
   const answer = (fused: FirstStepCandidates, graph: ToolGraph): string[] =>
     fillToK(
       fused,
@@ -112,6 +113,7 @@ function firstStepInputs(ctx: Context, text: string): FirstStepInputs {
     siblingsOf,
     coldInput,
     warmInput,
+    ablation,
     cold,
     warm,
     warmBestFirst,
@@ -123,22 +125,22 @@ function firstStepInputs(ctx: Context, text: string): FirstStepInputs {
 /** Retrieval alone and its refinements, then each signal fused alone with relevance. */
 function singleSignalRows(
   ctx: Context,
-  { text, plain, covering, relevance, firstVotes, allVotes, producersOf, siblingsOf, coldInput }: FirstStepInputs,
+  { text, plain, covering, relevance, firstVotes, allVotes, producersOf, siblingsOf, coldInput, ablation }: FirstStepInputs,
 ): [string, string[]][] {
   return [
     ["retrieval only", plain.map((r) => r.name)],
     ["retrieval, each clause's ranking fused", covering.map((r) => r.name)],
     ["retrieval, tools the task cannot call lower", withUnfitLower(plain, text, (tool) => needsSaidNumber(ctx.defs.get(tool)), UNFIT).map((r) => r.name)],
-    ["cold: fused, no history, without lowering tools the task cannot call", fuseFirstStep({ ...coldInput, relevance: covering }).map((c) => c.tool)],
-    ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes, weights: WEIGHTS }).map((c) => c.tool)],
-    ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes, weights: WEIGHTS }).map((c) => c.tool)],
-    ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf, weights: WEIGHTS }).map((c) => c.tool)],
-    ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf, weights: WEIGHTS }).map((c) => c.tool)],
+    ["cold: fused, no history, without lowering tools the task cannot call", fuseFirstStep({ ...coldInput, relevance: covering }, ablation).map((c) => c.tool)],
+    ["+ task history (first tools)", fuseFirstStep({ relevance, history: firstVotes }, { weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ task history (all tools)", fuseFirstStep({ relevance, history: allVotes }, { weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ producers of relevant tools' inputs", fuseFirstStep({ relevance, history: [], producersOf }, { weights: WEIGHTS }).map((c) => c.tool)],
+    ["+ operations of the same API", fuseFirstStep({ relevance, history: [], siblingsOf }, { weights: WEIGHTS }).map((c) => c.tool)],
   ];
 }
 
 /** Cold start (no history): the default fusion, its ablations, and the route answer. */
-function coldRows(ctx: Context, { text, plain, coldInput, cold, fusedWith, answer }: FirstStepInputs): [string, string[]][] {
+function coldRows(ctx: Context, { text, plain, coldInput, ablation, cold, fusedWith, answer }: FirstStepInputs): [string, string[]][] {
   return [
     ["cold: fused, no history", cold.map((c) => c.tool)],
     [
@@ -148,19 +150,19 @@ function coldRows(ctx: Context, { text, plain, coldInput, cold, fusedWith, answe
         "none",
       ),
     ],
-    ["cold: fused, no history, same-API operations raised too", fuseFirstStep({ ...coldInput, siblingsWidenOnly: false }).map((c) => c.tool)],
-    ["cold: fused, no history, best match not kept first", fuseFirstStep({ ...coldInput, bestMatchLeads: false }).map((c) => c.tool)],
+    ["cold: fused, no history, same-API operations raised too", fuseFirstStep(coldInput, { ...ablation, siblingsWidenOnly: false }).map((c) => c.tool)],
+    ["cold: fused, no history, best match not kept first", fuseFirstStep(coldInput, { ...ablation, bestMatchLeads: false }).map((c) => c.tool)],
     ["cold: route answer (fused, filled to k)", answer(cold, ctx.coldGraph)],
   ];
 }
 
 /** With history: whether it may overrule the best match, which of its votes count, and the route answers. */
-function warmRows(ctx: Context, { coldInput, allVotes, warmInput, warm, warmBestFirst, answer }: FirstStepInputs): [string, string[]][] {
+function warmRows(ctx: Context, { coldInput, allVotes, warmInput, ablation, warm, warmBestFirst, answer }: FirstStepInputs): [string, string[]][] {
   return [
     [WARM_ALWAYS, warm.map((c) => c.tool)],
-    [WARM_ALWAYS_FIRST_VOTES, fuseFirstStep({ ...warmInput, usedVotes: [] }).map((c) => c.tool)],
-    [WARM_BEST_FIRST_FIRST_VOTES, fuseFirstStep({ ...warmInput, usedVotes: [], historyLeads: false }).map((c) => c.tool)],
-    ["warm: fused: all signals (all tools of history)", fuseFirstStep({ ...coldInput, history: allVotes }).map((c) => c.tool)],
+    [WARM_ALWAYS_FIRST_VOTES, fuseFirstStep({ ...warmInput, usedVotes: [] }, ablation).map((c) => c.tool)],
+    [WARM_BEST_FIRST_FIRST_VOTES, fuseFirstStep({ ...warmInput, usedVotes: [], historyLeads: false }, ablation).map((c) => c.tool)],
+    ["warm: fused: all signals (all tools of history)", fuseFirstStep({ ...coldInput, history: allVotes }, ablation).map((c) => c.tool)],
     [WARM_ANSWER_ALWAYS, answer(warm, ctx.graph)],
     [WARM_ANSWER_BEST_FIRST, answer(warmBestFirst, ctx.graph)],
     [WARM_BEST_FIRST, warmBestFirst.map((c) => c.tool)],

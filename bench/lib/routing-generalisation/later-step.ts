@@ -2,7 +2,7 @@
 import { learnedSuccessors, successors } from "../../../functions/toolnet/graph";
 import { laterStepPrior } from "../../../functions/toolnet/later-step-prior";
 import type { Ranked } from "../../../functions/toolnet/retrieval";
-import { fuseNextStep } from "../../../functions/toolnet/signal-fusion";
+import { fuseNextStep, type NextStepAblation } from "../../../functions/toolnet/signal-fusion";
 import type { Context } from "./context";
 import { laterWithEmbeddings } from "./embeddings";
 import { EVIDENCE, LATER_MIN_SIMILARITY, MIN_EVIDENCE, NEXT_WEIGHTS } from "./options";
@@ -21,21 +21,19 @@ export function laterStepRankings(ctx: Context, text: string, relevance: readonl
     dataFlow: ctx.flow.successors(previous),
     history,
     prior: laterStepPrior(ctx.graph),
-    weights: NEXT_WEIGHTS,
-    minEvidence: MIN_EVIDENCE,
-    evidencePrior: EVIDENCE,
   };
+  const ablation: NextStepAblation = { weights: NEXT_WEIGHTS, minEvidence: MIN_EVIDENCE, evidencePrior: EVIDENCE };
   return new Map([
     ["eq. 4 graph only (today)", successors(ctx.graph, previous, 10).map((r) => r.tool)],
     ["retrieval only", relevance.map((r) => r.name).filter((t) => t !== previous)],
-    [LATER_ALWAYS, fuseNextStep(input).map((c) => c.tool)],
-    ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }).map((c) => c.tool)],
-    ["fused, transitions seen once too", fuseNextStep({ ...input, minEvidence: 1 }).map((c) => c.tool)],
-    ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }).map((c) => c.tool)],
-    ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }).map((c) => c.tool)],
-    ["fused − task history", fuseNextStep({ ...input, signals: without("history") }).map((c) => c.tool)],
-    ["fused − later-step prior", fuseNextStep({ ...input, signals: without("prior") }).map((c) => c.tool)],
-    ...laterWithEmbeddings(ctx, text, input),
+    [LATER_ALWAYS, fuseNextStep(input, ablation).map((c) => c.tool)],
+    ["fused − transition", fuseNextStep({ ...input, signals: without("transition") }, ablation).map((c) => c.tool)],
+    ["fused, transitions seen once too", fuseNextStep(input, { ...ablation, minEvidence: 1 }).map((c) => c.tool)],
+    ["fused − data flow", fuseNextStep({ ...input, signals: without("dataFlow") }, ablation).map((c) => c.tool)],
+    ["fused − relevance", fuseNextStep({ ...input, signals: without("relevance") }, ablation).map((c) => c.tool)],
+    ["fused − task history", fuseNextStep({ ...input, signals: without("history") }, ablation).map((c) => c.tool)],
+    ["fused − later-step prior", fuseNextStep({ ...input, signals: without("prior") }, ablation).map((c) => c.tool)],
+    ...laterWithEmbeddings(ctx, text, input, ablation),
   ]);
 }
 

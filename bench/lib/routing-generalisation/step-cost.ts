@@ -53,14 +53,16 @@ export function timeSteps(ctx: Context, task: Task, tally: Tally): void {
   add(tally, "first: fused", performance.now() - t);
   // The route answer's first step: with data flow, same-API operations and name lookups (`--name-lookups=0` for none).
   t = performance.now();
-  fuseFirstStep({
-    task: task.text,
-    nameLookupLeaders: NAME_LOOKUPS,
-    relevance: ctx.index.search(task.text, 30),
-    history: ctx.memory.votes(task.text, { tools: "first" }),
-    producersOf: (tool) => ctx.flow.producers(tool),
-    siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
-  }).slice(0, 8);
+  fuseFirstStep(
+    {
+      task: task.text,
+      relevance: ctx.index.search(task.text, 30),
+      history: ctx.memory.votes(task.text, { tools: "first" }),
+      producersOf: (tool) => ctx.flow.producers(tool),
+      siblingsOf: (tool) => ctx.siblings.get(tool) ?? [],
+    },
+    { nameLookupLeaders: NAME_LOOKUPS },
+  ).slice(0, 8);
   add(tally, "first: fused, all signals", performance.now() - t);
   if (previous === undefined || !ctx.defs.has(previous)) return;
   t = performance.now();

@@ -7,6 +7,34 @@ import { forceCollide, forceSimulation, forceX, forceY, forceLink } from "d3-for
 export const COLUMN_WIDTH = 240;
 export const ROW_HEIGHT = 26;
 const GRID_COLUMNS = 5;
+/** Where a label starts right of its node, and the room kept between a label and the next column. */
+const LABEL_OFFSET = 10;
+const LABEL_GAP = 24;
+/** A generous width of one character of a 12 px system-ui label (they average about 6.5 px). */
+const CHAR_WIDTH = 7.5;
+
+/** How far right of its node a label may reach (an estimate: the layout is pure, with no DOM to measure). */
+export function labelWidth(name) {
+  return LABEL_OFFSET + name.length * CHAR_WIDTH;
+}
+
+/** A column wide enough for its longest label (long names such as TMDB's would run into the next column). */
+function columnWidthFor(names) {
+  return Math.max(COLUMN_WIDTH, ...names.map((name) => labelWidth(name) + LABEL_GAP));
+}
+
+/** The x of each column's left edge, each column as wide as its longest label needs. */
+function columnStarts(data, nodes) {
+  const namesByColumn = new Map();
+  for (const n of nodes) namesByColumn.set(n.col, [...(namesByColumn.get(n.col) ?? []), data.nodes[n.node].id]);
+  const starts = new Map();
+  let x = 0;
+  for (const col of [...namesByColumn.keys()].sort((a, b) => a - b)) {
+    starts.set(col, x);
+    x += columnWidthFor(namesByColumn.get(col));
+  }
+  return starts;
+}
 
 /** Indices of the nodes that are an end of at least one learned edge. */
 export function learnedNodeIndices(data) {
@@ -107,16 +135,21 @@ export function positions(data, all) {
     .tick(200);
   const placed = new Map();
   // Columns are fixed; only the rows come from the simulation, kept a row apart within a column.
-  for (const n of nodes) placed.set(n.node, { x: n.col * COLUMN_WIDTH, y: n.y });
+  const starts = columnStarts(data, nodes);
+  for (const n of nodes) placed.set(n.node, { x: starts.get(n.col), y: n.y });
   separateRows(placed);
-  if (all) {
-    const bottom = nodes.length === 0 ? 0 : Math.max(...nodes.map((n) => n.y)) + ROW_HEIGHT * 3;
-    let slot = 0;
-    data.nodes.forEach((node, index) => {
-      if (placed.has(index) || node.kind !== "tool") return;
-      placed.set(index, { x: (slot % GRID_COLUMNS) * COLUMN_WIDTH, y: bottom + Math.floor(slot / GRID_COLUMNS) * ROW_HEIGHT });
-      slot += 1;
-    });
-  }
+  if (all) placeGrid(data, placed, nodes.length === 0 ? 0 : Math.max(...nodes.map((n) => n.y)) + ROW_HEIGHT * 3);
   return placed;
+}
+
+/** The tools with no learned transition, in a grid below the learned part whose columns fit the longest name. */
+function placeGrid(data, placed, top) {
+  const rest = [];
+  data.nodes.forEach((node, index) => {
+    if (!placed.has(index) && node.kind === "tool") rest.push(index);
+  });
+  const width = columnWidthFor(rest.map((index) => data.nodes[index].id));
+  rest.forEach((index, slot) => {
+    placed.set(index, { x: (slot % GRID_COLUMNS) * width, y: top + Math.floor(slot / GRID_COLUMNS) * ROW_HEIGHT });
+  });
 }

@@ -1,7 +1,7 @@
 // The Graph page's drawing: the learned transitions first, from start to end (graph-layout.js),
 // every other tool on demand, and a search; plain SVG (presentation attributes, no stylesheet
 // needed), so the same picture downloads as a file.
-import { COLUMN_WIDTH, learnedNodeIndices, positions } from "./graph-layout.js";
+import { labelWidth, learnedNodeIndices, positions } from "./graph-layout.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const COLOURS = {
@@ -29,8 +29,9 @@ function draw(svg, data, all) {
   const pad = 40;
   const minX = Math.min(0, ...xs) - pad;
   const minY = Math.min(0, ...ys) - pad;
-  // Room on the right for the last column's labels.
-  const width = Math.max(0, ...xs) - minX + COLUMN_WIDTH;
+  // Room on the right for the longest label of the last column.
+  const right = Math.max(0, ...[...placed].map(([index, p]) => p.x + labelWidth(data.nodes[index].id)));
+  const width = right - minX + pad;
   const height = Math.max(0, ...ys) - minY + pad;
   svg.setAttribute("viewBox", `${minX} ${minY} ${width} ${height}`);
   // Drawn at its own size (one unit, one pixel) in a scrolling box: shrunk to fit, a large graph's labels were too small to read.

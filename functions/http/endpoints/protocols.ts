@@ -10,7 +10,7 @@ const Versions = z
   .openapi("ProtocolVersions");
 
 /** A tool's documented protocol (probed or optimised), its versions, pinning and roll-back. */
-export function registerProtocolRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerProtocolEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

@@ -128,7 +128,7 @@ const removeModelOverride: RouteHandler<typeof modelOverrideRemovalRoute, AppEnv
 };
 
 /** A tenant's model settings (its own endpoint, key or model names), optimisation and run settings. */
-export function registerSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerSettingsEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(runSettingsRoute, readRunSettings);
   app.openapi(runSettingsChangeRoute, changeRunSettings);
   app.openapi(optimizationSettingsRoute, readOptimizationSettings);

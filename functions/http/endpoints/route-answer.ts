@@ -141,7 +141,7 @@ const RoutingCalibration = z
   .openapi("RoutingCalibration");
 
 /** The tenant's default routing budget and answer parts (`setting:routing`); the service's when unset. */
-export function registerRoutingSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerRoutingSettingsEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

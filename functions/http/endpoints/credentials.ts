@@ -56,7 +56,7 @@ const CredentialSummary = z
   .openapi("Credential");
 
 /** Tool credentials: write-only secrets, listed as masked hints. */
-export function registerCredentialRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerCredentialEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "put",

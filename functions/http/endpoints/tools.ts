@@ -249,7 +249,7 @@ const callTool: RouteHandler<typeof callRoute, AppEnv> = async (c) => {
 };
 
 /** Tool registry routes: import, list, read, replace, delete, call. */
-export function registerToolRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerToolEndpoints(app: OpenAPIHono<AppEnv>): void {
   registerImportUploadRoute(app);
   app.openapi(importRoute, importTools, importRequestHook);
   app.openapi(listRoute, listTools);

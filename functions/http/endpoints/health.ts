@@ -5,7 +5,7 @@ import type { AppEnv } from "../app-env";
 const Health = z.object({ status: z.literal("ok"), service: z.string(), version: z.string() }).openapi("Health");
 
 /** `GET /health`: liveness, no storage touched. */
-export function registerHealthRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerHealthEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

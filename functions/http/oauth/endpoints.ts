@@ -31,7 +31,7 @@ function platformContext(c: Context<AppEnv>): ExecutionContext {
 
 const authorizationServer = withRoles((roles, c) => roles.authorizationServer.fetch(c.req.raw, c.env, platformContext(c)));
 
-export function registerOAuthRoutes(app: Hono<AppEnv>): void {
+export function registerOAuthEndpoints(app: Hono<AppEnv>): void {
   app.all("/.well-known/oauth-authorization-server", authorizationServer);
   app.all(TOKEN_PATH, authorizationServer);
   app.all(REGISTER_PATH, authorizationServer);

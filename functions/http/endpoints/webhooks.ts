@@ -20,7 +20,7 @@ const Accepted = z
   .openapi("WebhookAccepted");
 
 /** Webhook secrets (on the tenant sub-app, under /v1). */
-export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerWebhookSecretEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
@@ -86,7 +86,7 @@ export function registerWebhookSecretRoutes(app: OpenAPIHono<AppEnv>): void {
 }
 
 /** The signed webhook that reports changed tools (CI, catalogues), on the signed-webhook sub-app under /v1/webhooks: no API key. */
-export function registerSignedWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerSignedWebhookEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",

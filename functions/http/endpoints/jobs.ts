@@ -154,7 +154,7 @@ const jobListRoute = createRoute({
 const listJobs: RouteHandler<typeof jobListRoute, AppEnv> = async (c) => c.json({ jobs: await c.var.tenant.jobs.list(c.req.valid("query").limit) }, 200);
 
 /** Background jobs: start probing or prompt optimisation, read any job's progress. */
-export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerJobEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(optimizeRoute, startOptimization);
   app.openapi(probeRoute, startProbing);
   app.openapi(jobRoute, readJob);

@@ -286,28 +286,28 @@ const changeGraphSettings: RouteHandler<typeof graphSettingsChangeRoute, AppEnv>
 };
 
 /** ToolNet: routing, trajectories, feedback, the graph itself and its settings. */
-export function registerGraphRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerGraphEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(routeStepRoute, answerRouteStep);
-  registerGraphLearningRoutes(app);
-  registerGraphExchangeRoutes(app);
-  registerGraphSettingsRoutes(app);
+  registerGraphLearningEndpoints(app);
+  registerGraphExchangeEndpoints(app);
+  registerGraphSettingsEndpoints(app);
 }
 
 /** Static and dynamic construction: trajectories, and feedback one item or a batch at a time. */
-function registerGraphLearningRoutes(app: OpenAPIHono<AppEnv>): void {
+function registerGraphLearningEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(trajectoryImportRoute, importTrajectories);
   app.openapi(feedbackRoute, applyFeedback);
   app.openapi(feedbackBatchRoute, applyFeedbackBatch);
 }
 
 /** The graph as a whole: exported (JSON, SVG, DOT) or replaced by a snapshot. */
-function registerGraphExchangeRoutes(app: OpenAPIHono<AppEnv>): void {
+function registerGraphExchangeEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(graphExportRoute, exportGraph);
   app.openapi(graphImportRoute, importGraph);
 }
 
 /** ToolNet's α and β. */
-function registerGraphSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+function registerGraphSettingsEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(graphSettingsRoute, readGraphSettings);
   app.openapi(graphSettingsChangeRoute, changeGraphSettings);
 }

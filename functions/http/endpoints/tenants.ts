@@ -25,7 +25,7 @@ const CreateKey = z
   .openapi("CreateKey");
 
 /** Admin routes (on the admin sub-app, under /admin): tenants and their keys. */
-export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerAdminEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
@@ -92,7 +92,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
 }
 
 /** The calling tenant and its own keys (on the tenant sub-app, under /v1). */
-export function registerTenantKeyRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerTenantKeyEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

@@ -164,7 +164,7 @@ const runListRoute = createRoute({
 const listRuns: RouteHandler<typeof runListRoute, AppEnv> = async (c) => c.json({ runs: await c.var.tenant.runs.list(c.req.valid("query").limit) }, 200);
 
 /** ATC runs: one generated program per attempt, executed in an isolate, repaired by attributable reflection. */
-export function registerRunRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerRunEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(runRoute, runTask);
   app.openapi(storedRunRoute, readRun);
   app.openapi(runListRoute, listRuns);

@@ -5,8 +5,8 @@ import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 
 const QuotaView = QuotaSettings.extend({ modelTokensToday: z.number().int().describe("Model tokens used since UTC midnight") }).openapi("Quotas");
 
-/** The tenant's quotas: rates per route family, jobs in flight, model tokens per day. */
-export function registerQuotaRoutes(app: OpenAPIHono<AppEnv>): void {
+/** The tenant's quotas: rates per quota family, jobs in flight, model tokens per day. */
+export function registerQuotaEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

@@ -6,7 +6,7 @@ import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 const Settings = SideEffectSettings.openapi("SideEffectSettings");
 
 /** Which non-GET operations probing and tool play may call: for real, against a simulated copy, or not at all. */
-export function registerSideEffectRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerSideEffectEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

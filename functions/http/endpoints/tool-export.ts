@@ -13,7 +13,7 @@ const ToolExport = z
   .openapi("ToolExport");
 
 /** The whole tool set in one answer, for clients that do not route. */
-export function registerToolExportRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerToolExportEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",

@@ -170,7 +170,7 @@ const readLearnedWords: RouteHandler<typeof learnedWordsRoute, AppEnv> = async (
 };
 
 /** Implicit learning: its settings, the observed conversations (read, delete), the learning curve and each tool's learned words. */
-export function registerObservedSessionRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerObservedSessionEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(learningSettingsRoute, readLearningSettings);
   app.openapi(learningSettingsChangeRoute, changeLearningSettings);
   app.openapi(sessionListRoute, listSessions);

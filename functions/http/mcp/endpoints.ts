@@ -15,7 +15,7 @@ const STREAM_LIFETIME_MS = 10 * 60_000;
  * `/mcp`: the tenant's MCP server (Streamable HTTP, stateless: a server and transport per
  * request, which is what a Worker can hold), on the MCP sub-app (tenant key, like `/v1`).
  */
-export function registerMcpServerRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerMcpServerEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.all("/", async (c) => {
     // The transport is stateless, yet the service hands out a session id (`Mcp-Session-Id`) that
     // clients send back: it names the conversation implicit learning observes, nothing else.
@@ -46,7 +46,7 @@ function withHeader(response: Response, name: string, value: string): Response {
 }
 
 /** `/v1/settings/mcp`: the tenant's MCP options (on the tenant sub-app). */
-export function registerMcpSettingsRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerMcpSettingsEndpoints(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get",
