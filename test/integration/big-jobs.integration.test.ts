@@ -8,12 +8,14 @@ import { routingPrepared, tenantObject } from "../helpers/tenant-object";
 
 /**
  * Big jobs never disturb routing (issue 42): while a background import of a generated YAML
- * document cuts and imports it in many slices of the tenant object's alarm, another tenant keeps
- * answering routes, and the importing tenant progress polls, about as fast as before the job, and
- * a long-poll answers within its `wait`. (Routes of the importing tenant during the job, and
- * routing's preparation after it, still hold the object for seconds: not covered here.) Before the job was sliced by counted pieces with a
- * macrotask between them, the cut ran in one go and a slice imported batches for up to 10 s
- * without handing the thread back: every request of the process waited behind it.
+ * document cuts and imports it in many slices of the tenant object's alarm, and routing's
+ * preparation reads the catalog in pieces after it, both tenants keep answering routes, and the
+ * importing tenant progress polls, about as fast as before the job, and a long-poll answers
+ * within its `wait`. Before the job was sliced by counted pieces with a macrotask between them,
+ * the cut ran in one go and a slice imported batches for up to 10 s without handing the thread
+ * back; before the preparation went in pieces, it held the object for seconds after the last
+ * batch (a `?wait=2` long-poll answered after 15.8 s); before routes between batches used the
+ * last good data flow, each parsed the whole catalog again.
  */
 
 const tmdb = JSON.parse(readFileSync("kv-seed/world/restbench-tmdb/openapi.json", "utf8")) as Record<string, unknown>;
@@ -122,16 +124,20 @@ describe("routes of a big catalog between its changes", () => {
 });
 
 describe("a big background import beside routing", () => {
-  it("leaves another tenant's routes and the job's progress polls at their usual pace while the document is cut and imported", async () => {
+  it("leaves the routes of both tenants and the job's progress polls at their usual pace while the document is cut and imported", async () => {
     const importer = await createTenant(service, "importer");
     const other = await createTenant(service, "bystander");
     for (const tenant of [importer, other]) {
       await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
     }
-    const route = () => service.json("POST", "/v1/route", { key: other.key, body: { task: "list movie genres", k: 3 } });
-    /** One round: a route of the other tenant and a read of the importing tenant's jobs, at once. */
+    const route = (key: string) => service.json("POST", "/v1/route", { key, body: { task: "list movie genres", k: 3 } });
+    /** One round: a route of each tenant and a read of the importing tenant's jobs, at once. */
     const round = async (jobId: string | undefined) =>
-      Promise.all([timed(route), timed(() => service.json("GET", jobId === undefined ? "/v1/jobs" : `/v1/jobs/${jobId}`, { key: importer.key }))]);
+      Promise.all([
+        timed(() => route(other.key)),
+        timed(() => route(importer.key)),
+        timed(() => service.json("GET", jobId === undefined ? "/v1/jobs" : `/v1/jobs/${jobId}`, { key: importer.key })),
+      ]);
 
     // The usual pace, measured here, on this machine, now.
     const before: Timed[] = [];
@@ -189,7 +195,7 @@ describe("a big background import beside routing", () => {
     );
     for (const poll of polls) expect(poll.status).toBe(200);
     // A poll answers at its wait (a shared machine's margin), never after the object's work of seconds.
-    expect(worst).toBeLessThan(WAIT_SECONDS * 1_000 + 1_500);
+    expect(worst).toBeLessThan(WAIT_SECONDS * 1_000 + 3_000);
     // The job ended in the alarm: a long-poll woken from there had its promise settled from another request's context.
     expect(runtimeLog).not.toContain(CROSS_CONTEXT_WARNING);
   }, 300_000);
