@@ -84,10 +84,10 @@ export function importJobSettings(env: {
 
 /**
  * A batch's measured work by default, in JSON characters dereferenced (BatchImporter.fitting).
- * Measured on Microsoft Graph in Node at load average 16–21 (per batch, p50 / max): 400,000 gives
- * 1 operation, 107 / 788 ms; 1,000,000 gives 2, 226 / 917 ms; 20,000,000 gives 94, 1,010 /
- * 3,819 ms. One Graph path item alone reaches ≈ 360,000 characters, and a batch has a fixed cost
- * besides: this is the smallest piece Graph allows, and many small operations still go together.
+ * Measured in Node on this shared machine (per batch; p50 / p90 / max): GitHub's REST API gets 4
+ * operations a batch, 124 / 412 / 457 ms (load average 7–14); Microsoft Graph 1, 147 / 403 /
+ * 1,259 ms (load average 9–12): one Graph operation alone dereferences to more than this, and a
+ * batch is never less than one operation.
  */
 export const DEFAULT_BATCH_CHARS = 400_000;
 
