@@ -27,7 +27,8 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { appendFileSync } from "node:fs";
 import { runImportJob } from "../functions/jobs/import-job";
-import { importOpenApi, ToolImportError, type ImportResult } from "../functions/tools/openapi-import";
+import { importFailure, importOpenApi, type ImportResult, type ToolImportCode } from "../functions/tools/openapi-import";
+import { Failure } from "../functions/common/failures";
 import { MemoryImportStore, MemoryJobProgress } from "../test/helpers/memory-import-store";
 import { exportTools } from "../functions/toolnet/tool-export";
 import { schemaProblem } from "../test/helpers/json-schema-validity";
@@ -72,13 +73,13 @@ async function importInBackground(text: string): Promise<ImportResult> {
     maxTools: 1_000_000,
   });
   const result = jobs.result as { error?: { code: string; message: string } };
-  if (jobs.status !== "succeeded") throw new ToolImportError((result.error?.code ?? "unparseable") as never, result.error?.message ?? "the job failed");
+  if (jobs.status !== "succeeded") throw importFailure((result.error?.code ?? "unparseable") as ToolImportCode, result.error?.message ?? "the job failed");
   return { tools: [...store.tools.values()].map((t) => t.definition), warnings: [...warnings] };
 }
 
 /** The import a user of the service gets for a document of this size. */
 async function importAsTheServiceWould(text: string, bytes: number): Promise<ImportResult> {
-  if (bytes > IMPORT_MAX_BYTES) throw new ToolImportError("too_large" as never, `The document is larger than ${IMPORT_MAX_BYTES} bytes, the import limit.`);
+  if (bytes > IMPORT_MAX_BYTES) throw Failure.of("too_large", `The document is larger than ${IMPORT_MAX_BYTES} bytes, the import limit.`);
   return bytes > BODY_LIMIT_BYTES ? importInBackground(text) : importOpenApi(text);
 }
 
@@ -159,8 +160,8 @@ async function importOne(document: DirectoryDocument, sampler: ReturnType<typeof
   } catch (error) {
     figures.ms = performance.now() - started;
     figures.peakBytes = sampler.peak() - before;
-    if (!(error instanceof ToolImportError)) throw error;
-    figures.rejected = `${error.code}: ${error.message.slice(0, 200)}`;
+    if (!(error instanceof Failure)) throw error;
+    figures.rejected = `${error.code ?? error.kind}: ${error.message.slice(0, 200)}`;
   }
   return figures;
 }

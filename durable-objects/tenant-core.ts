@@ -1,6 +1,7 @@
 import { evaluateTrajectory } from "../functions/services/evaluate-trajectory";
 import type { EvaluationRequest } from "../functions/chain/evaluator";
 import { runJob } from "../functions/jobs/run-job";
+import { queueExampleRequests, type ExamplesQueueTenant } from "../functions/services/example-requests-at-import";
 import { migrate } from "../functions/storage/sql";
 import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
 import type { TenantStores } from "../functions/tenant-api/store-faces";
@@ -107,12 +108,13 @@ export class TenantCore {
 
   /** Every job due now, each started, run, and retried later when it fails. */
   async #runDueJobs(current: TenantStores, tenantId: string): Promise<void> {
-    const { registry, routing, jobs, protocols, settings } = current;
+    const { registry, routing, jobs, protocols, settings, quotas } = current;
     const stores = {
       registry: asLocal(registry),
       protocols: asLocal(protocols),
       settings: asLocal(settings),
       routing: asLocal(routing),
+      quotas: asLocal(quotas),
       jobs,
       imports: this.stores.imports,
     };
@@ -123,6 +125,15 @@ export class TenantCore {
       } catch (error) {
         jobs.retryLater(job.id, job.attempts + 1, error instanceof Error ? error.message : String(error));
       }
+      if (job.kind === "import") await this.#afterImport({ settings: stores.settings, quotas: stores.quotas, jobs: asLocal(jobs) }, tenantId, job.id);
     }
+  }
+
+  /** A background import that has just succeeded queues the writing of its tools' example requests (when the tenant wants it). */
+  async #afterImport(stores: ExamplesQueueTenant, tenantId: string, jobId: string): Promise<void> {
+    const job = this.stores.jobs.get(jobId);
+    if (job?.status !== "succeeded") return;
+    const source = (job.request as { source?: unknown }).source;
+    if (typeof source === "string") await queueExampleRequests(this.#env, tenantId, stores, { source });
   }
 }

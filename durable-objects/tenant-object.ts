@@ -1,8 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import { success, type FailureData, type Outcome } from "../functions/common/failures";
+import { isFailure, success, type FailureData, type Outcome } from "../functions/common/failures";
 import type { QuotaFamily } from "../functions/quotas/settings";
 import type { Evaluation, FeedbackResult } from "../functions/toolnet/graph";
-import { FeedbackBatchError } from "../functions/toolnet/graph/feedback-batch";
 import { batchEvaluations, batchItemProblem, resolveFeedback, type FeedbackInput } from "../functions/routing/tenant-feedback";
 import type { Admission, Remote, TenantAdmission, TenantApi, TenantSurface } from "../functions/tenant-api/tenant-api";
 import { FeedbackCoalescer } from "./feedback-coalescer";
@@ -152,7 +151,7 @@ export class TenantObject extends DurableObject<Env> implements TenantSurface, T
     try {
       return success(this.ctx.storage.transactionSync(() => [...routing.applyScoresBatch(resolved.evaluations)]));
     } catch (error) {
-      if (error instanceof FeedbackBatchError) return { ok: false, problem: batchItemProblem(error) };
+      if (isFailure(error, "feedback_item_refused")) return { ok: false, problem: batchItemProblem(error) };
       throw error;
     }
   }

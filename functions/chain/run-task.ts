@@ -110,7 +110,9 @@ export interface RunTaskInput {
 
 /**
  * A run stopped by its dependencies (the model endpoint failed, …) before it ended: `outcome`
- * keeps every attempt made so far, to be stored; `cause` is what failed.
+ * keeps every attempt made so far, to be stored; `cause` is what failed. An Error because it
+ * unwinds the run from deep in its loop (a model call inside an attempt) to the one caller that
+ * stores the run (services/start-run.ts), carrying what a `Failure` cannot: the partial outcome.
  */
 export class RunInterrupted extends Error {
   override readonly name = "RunInterrupted";
@@ -156,6 +158,7 @@ async function runAttempts(input: RunTaskInput, deps: RunDependencies): Promise<
   } catch (error) {
     // Whatever failed, the attempts made so far stay with the run.
     const reason = error instanceof Error ? error.message : String(error);
+    // A provisional code: the caller that stores the run names its stop reason (services/start-run.ts).
     const code = typeof (error as { kind?: unknown }).kind === "string" ? `model:${(error as { kind: string }).kind}` : "interrupted";
     throw new RunInterrupted(run.failed(interruptedError(input.runId, code, reason)), error);
   }

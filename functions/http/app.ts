@@ -1,18 +1,17 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, AppVariables } from "./app-env";
-import { ModelCallError } from "../llm/errors";
-import { RunStopped } from "../services/run-stopped";
+import { modelCallOf, modelCallProblem } from "../llm/errors";
 import { limitRequestBody } from "./middleware/request-body";
 import { IMPORT_UPLOAD_PATH } from "./endpoints/import-upload";
 import { importUrlLimits } from "../tools/import-by-url";
 import { redactText } from "../tools/safe-call/log-redaction.mjs";
-import { Failure } from "../common/failures";
-import { ApiError, PROBLEM_KINDS, problemResponse, type ProblemData, type ProblemKind } from "./problem";
+import { Failure, type FailureData, type FailureKind } from "../common/failures";
+import { PROBLEM_KINDS, problemResponse } from "./problem";
 
 /** The first problem kind of each client-error status, for framework exceptions we do not name. */
-const PROBLEM_KIND_BY_STATUS = new Map<number, ProblemKind>(
-  (Object.entries(PROBLEM_KINDS) as [ProblemKind, { status: number }][])
+const PROBLEM_KIND_BY_STATUS = new Map<number, FailureKind>(
+  (Object.entries(PROBLEM_KINDS) as [FailureKind, { status: number }][])
     .filter(([, k]) => k.status >= 400 && k.status < 500)
     .reverse()
     .map(([kind, k]) => [k.status, kind]),
@@ -26,23 +25,14 @@ export function issuesToErrors(issues: readonly { path: readonly PropertyKey[]; 
 }
 
 /** Map anything thrown in a handler to a problem; internal detail goes to the log only. */
-export function toProblem(error: unknown): ProblemData {
-  if (error instanceof ApiError) {
-    return {
-      kind: error.kind,
-      ...(error.detail === undefined ? {} : { detail: error.detail }),
-      ...(error.errors === undefined ? {} : { errors: error.errors }),
-      ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
-    };
-  }
-  if (error instanceof Failure) return error.toData();
+export function toProblem(error: unknown): FailureData {
   // The model endpoint failed (after the client's retries): the upstream's problem, not ours.
-  if (error instanceof ModelCallError) return modelProblem(error, `The model endpoint failed: ${error.message}`);
-  // A run the model endpoint stopped: the same problem, naming the run (stored with its attempts).
-  if (error instanceof RunStopped) {
-    if (error.cause instanceof ModelCallError) return modelProblem(error.cause, error.message);
-    logUnhandled(error.cause);
-    return { kind: "internal", detail: error.message };
+  const model = modelCallOf(error);
+  if (model !== undefined) return modelCallProblem(model, `The model endpoint failed: ${(error as Error).message}`);
+  if (error instanceof Failure) {
+    // An internal failure's cause (a run that failed on our side) is for the log, never the answer.
+    if (error.kind === "internal" && error.cause !== undefined) logUnhandled(error.cause);
+    return error.toData();
   }
   if (error instanceof HTTPException) {
     if (error.status === 400 && /malformed json/i.test(error.message)) {
@@ -65,20 +55,11 @@ function logUnhandled(error: unknown): void {
   console.error("unhandled error", redactText(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)));
 }
 
-/** When the model endpoint gave no `Retry-After` of its own, a caller is asked to wait this long. */
-const MODEL_RETRY_AFTER_SECONDS = 10;
-
-/** A failed model call as the service's problem: 429 with `Retry-After` when rate-limited, else 502. */
-function modelProblem(error: ModelCallError, detail: string): ProblemData {
-  if (error.kind !== "rate_limited") return { kind: "upstream-error", detail };
-  return { kind: "rate-limited", detail, retryAfter: error.retryAfterSeconds ?? MODEL_RETRY_AFTER_SECONDS };
-}
-
 /**
  * A handler's call on a tenant that did not admit the request fails (its answer has no surface):
  * the answer is the refusal itself (auth.ts then counts a bad key), not an internal error.
  */
-async function refusalOf(admission: AppVariables["admission"]): Promise<ProblemData | undefined> {
+async function refusalOf(admission: AppVariables["admission"]): Promise<FailureData | undefined> {
   const refusal = await admission;
   if (refusal === undefined || "failed" in refusal) return undefined;
   return refusal.problem ?? { kind: "unauthorized", detail: "The API key is not valid." };
@@ -89,7 +70,7 @@ export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        throw new ApiError("invalid-request", "The request does not match the schema.", issuesToErrors(result.error.issues));
+        throw new Failure("invalid-request", "The request does not match the schema.", issuesToErrors(result.error.issues));
       }
     },
   });
@@ -120,8 +101,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     return limit(c, next);
   });
 
-  // The service's own errors (auth's counted refusal included) stand; anything else a refused tenant caused is the refusal.
-  app.onError(async (error, c) => problemResponse((error instanceof ApiError ? undefined : await refusalOf(c.var.admission)) ?? toProblem(error), c.req.path));
+  // The service's own failures (auth's counted refusal included) stand; anything else a refused tenant caused (a call
+  // on a surface that was never handed out) is the refusal.
+  app.onError(async (error, c) => problemResponse((error instanceof Failure ? undefined : await refusalOf(c.var.admission)) ?? toProblem(error), c.req.path));
   app.notFound((c) => problemResponse({ kind: "not-found", detail: `No route ${c.req.method} ${c.req.path}.` }, c.req.path));
   return app;
 }

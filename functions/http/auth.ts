@@ -1,11 +1,10 @@
 import type { MiddlewareHandler } from "hono";
 import { admitTenantRequest, admittedTenant, tenantStub } from "../tenant-api/tenant-api";
-import type { FailureData } from "../common/failures";
+import { type FailureData, Failure } from "../common/failures";
 import { logRefusal } from "./middleware/refusal-log";
 import { constantTimeEqual, sha256Hex, tenantOfKey } from "../tenants/api-keys";
 import type { AppEnv } from "./app-env";
 import { authFailure, blockedAddress, clientAddress } from "./middleware/auth-failures";
-import { ApiError } from "./problem";
 import { tenantExists } from "./tenant-directory";
 import type { QuotaFamily } from "../quotas/settings";
 import { requestFamily } from "./quota-family";
@@ -43,12 +42,12 @@ function admissionTravelsWithAction(method: string, path: string, family: QuotaF
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   const address = clientAddress(c.req.raw.headers);
   const blocked = blockedAddress(address);
-  const refuse = async (error: ApiError): Promise<ApiError> => logRefusal(c.req, blocked ?? (await authFailure(c.env, address, error)));
-  const overQuota = (problem: FailureData): ApiError => logRefusal(c.req, ApiError.from(problem), tenantId);
+  const refuse = async (error: Failure): Promise<Failure> => logRefusal(c.req, blocked ?? (await authFailure(c.env, address, error)));
+  const overQuota = (problem: FailureData): Failure => logRefusal(c.req, Failure.from(problem), tenantId);
   const key = bearerToken(c.req.header("authorization"));
-  if (key === undefined) throw await refuse(new ApiError("unauthorized", "Send an API key as `Authorization: Bearer atc_…`."));
+  if (key === undefined) throw await refuse(new Failure("unauthorized", "Send an API key as `Authorization: Bearer atc_…`."));
   // Made only when a key is refused: an error captures a stack trace (≈ 9 µs), and most keys are good.
-  const invalid = (): ApiError => new ApiError("unauthorized", "The API key is not valid.");
+  const invalid = (): Failure => new Failure("unauthorized", "The API key is not valid.");
   const tenantId = tenantOfKey(key);
   // A blocked address still gets its keys checked: behind a shared NAT the failures may be
   // someone else's, and a valid key is never refused for them (a guess still gets 429).
@@ -88,12 +87,12 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;
   if (expected === undefined || expected === "") {
-    throw new ApiError("not-configured", "The admin API is disabled: ADMIN_TOKEN is not set.");
+    throw new Failure("not-configured", "The admin API is disabled: ADMIN_TOKEN is not set.");
   }
   const address = clientAddress(c.req.raw.headers);
   const token = bearerToken(c.req.header("authorization"));
   if (token === undefined || !constantTimeEqual(token, expected)) {
-    throw blockedAddress(address) ?? (await authFailure(c.env, address, new ApiError("unauthorized", "Send the admin token as `Authorization: Bearer …`.")));
+    throw blockedAddress(address) ?? (await authFailure(c.env, address, new Failure("unauthorized", "Send the admin token as `Authorization: Bearer …`.")));
   }
   await next();
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Failure, FailureData, FailureKind } from "../common/failures";
+import type { FailureData, FailureKind } from "../common/failures";
 
 /**
  * RFC 9457 problem details. Every error the API returns has this shape, with a stable `type`
@@ -8,7 +8,7 @@ import type { Failure, FailureData, FailureKind } from "../common/failures";
 
 export const PROBLEM_BASE = "https://atc-edge.dev/problems/";
 
-/** The problem kinds the API can return, with their HTTP status and short title. */
+/** Every failure kind with its one HTTP status and short title: the only place a kind meets a status. */
 export const PROBLEM_KINDS = {
   "malformed-json": { status: 400, title: "Malformed JSON" },
   "invalid-request": { status: 400, title: "Invalid request" },
@@ -30,12 +30,7 @@ export const PROBLEM_KINDS = {
   "not-configured": { status: 503, title: "Not configured" },
   "upstream-error": { status: 502, title: "Upstream error" },
   internal: { status: 500, title: "Internal error" },
-} as const satisfies Record<FailureKind | HttpOnlyKind, { status: number; title: string }>;
-
-/** Kinds only the HTTP layer raises (about the request itself, before any domain code runs). */
-type HttpOnlyKind = "malformed-json" | "json-too-deep" | "method-not-allowed" | "payload-too-large" | "unsupported-media-type";
-
-export type ProblemKind = keyof typeof PROBLEM_KINDS;
+} as const satisfies Record<FailureKind, { status: number; title: string }>;
 
 export const Problem = z.object({
   type: z.string(),
@@ -50,56 +45,27 @@ export const Problem = z.object({
 });
 export type Problem = z.infer<typeof Problem>;
 
-/** A problem as plain data; `retryAfter` is sent as `Retry-After` (429, 409 in progress). */
-export interface ProblemData extends Omit<FailureData, "kind"> {
-  kind: ProblemKind;
-}
-
-/** Thrown in request handling (http/ only; domain code throws `Failure`); the error boundary renders it. */
-export class ApiError extends Error {
-  readonly kind: ProblemKind;
-  readonly detail: string | undefined;
-  readonly errors: { path: string; message: string }[] | undefined;
-  readonly retryAfter: number | undefined;
-
-  constructor(kind: ProblemKind, detail?: string, errors?: { path: string; message: string }[], retryAfter?: number) {
-    super(detail ?? PROBLEM_KINDS[kind].title);
-    this.name = "ApiError";
-    this.kind = kind;
-    this.detail = detail;
-    this.errors = errors;
-    this.retryAfter = retryAfter;
-  }
-
-  static from(data: ProblemData): ApiError {
-    return new ApiError(data.kind, data.detail, data.errors, data.retryAfter);
-  }
-}
-
-/** A problem as its RFC 9457 document (the body of a response, or the data of a streamed `problem` event). */
-export function problemDocument(data: ProblemData, instance?: string): Problem {
-  const kind = PROBLEM_KINDS[data.kind];
+/**
+ * A failure as its RFC 9457 document (the body of a response, or the data of a streamed `problem`
+ * event): the one function that makes a problem, from a `Failure` or its data. Its finer `code`
+ * and `names` stay inside the service; clients branch on `type`.
+ */
+export function problemDocument(failure: FailureData, instance?: string): Problem {
+  const kind = PROBLEM_KINDS[failure.kind];
   return {
-    type: PROBLEM_BASE + data.kind,
+    type: PROBLEM_BASE + failure.kind,
     title: kind.title,
     status: kind.status,
-    ...(data.detail === undefined ? {} : { detail: data.detail }),
+    ...(failure.detail === undefined ? {} : { detail: failure.detail }),
     ...(instance === undefined ? {} : { instance }),
-    ...(data.errors === undefined ? {} : { errors: data.errors }),
+    ...(failure.errors === undefined ? {} : { errors: failure.errors }),
   };
 }
 
-/** Render a problem as an RFC 9457 response. */
-export function problemResponse(data: ProblemData, instance?: string, headers?: HeadersInit): Response {
-  const kind = PROBLEM_KINDS[data.kind];
-  const body = problemDocument(data, instance);
+/** A failure as an RFC 9457 response; `retryAfter` is sent as `Retry-After` (429, 409 in progress). */
+export function problemResponse(failure: FailureData, instance?: string, headers?: HeadersInit): Response {
   const responseHeaders = new Headers(headers);
   responseHeaders.set("content-type", "application/problem+json");
-  if (data.retryAfter !== undefined) responseHeaders.set("retry-after", String(Math.max(1, Math.ceil(data.retryAfter))));
-  return new Response(JSON.stringify(body), { status: kind.status, headers: responseHeaders });
-}
-
-/** A domain failure as a problem of the same kind. */
-export function failureProblem(error: Failure): ProblemData {
-  return error.toData();
+  if (failure.retryAfter !== undefined) responseHeaders.set("retry-after", String(Math.max(1, Math.ceil(failure.retryAfter))));
+  return new Response(JSON.stringify(problemDocument(failure, instance)), { status: PROBLEM_KINDS[failure.kind].status, headers: responseHeaders });
 }

@@ -1,6 +1,7 @@
 import type { TenantApi } from "../tenant-api/tenant-api";
 import { beginRun, type RunLease } from "../services/start-run";
-import { problemResponse, type ProblemData } from "./problem";
+import { problemResponse } from "./problem";
+import type { FailureData } from "../common/failures";
 
 /**
  * Begin a run in the tenant's object (one call: its slot, tools and settings;
@@ -26,6 +27,6 @@ export async function withRunSlot(
 }
 
 /** The problem a run gets when all of the tenant's run slots are taken (REST and MCP alike). */
-export function runSlotsTaken(limit: number): ProblemData {
+export function runSlotsTaken(limit: number): FailureData {
   return { kind: "rate-limited", detail: `This tenant already has ${limit} runs in progress (its maxConcurrentRuns); retry when one has finished.` };
 }

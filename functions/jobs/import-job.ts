@@ -6,7 +6,7 @@ import type { ToolUpsert, UpsertReport } from "../storage/tenant-registry";
 import { assembleBatchDocument, collectRefUnits, refUnitPointer } from "../tools/big-import/batch-document";
 import { UnitCache } from "../tools/big-import/unit-cache";
 import { contentHash } from "../tools/content-hash";
-import { importOpenApi, ToolImportError } from "../tools/openapi-import";
+import { importIssues, importOpenApi, isImportFailure } from "../tools/openapi-import";
 import { holdsReference } from "../tools/reference-repair";
 import { keepOtherSourcesTools } from "../tools/source-clash";
 import { toolLimit } from "../tools/tool-limit";
@@ -217,7 +217,7 @@ class BatchRun {
     try {
       result = await this.#importer.run(paths, this.#names, this.#request);
     } catch (error) {
-      if (!(error instanceof ToolImportError)) throw error;
+      if (!isImportFailure(error)) throw error;
       fail(this.#store, this.#jobs, this.#jobId, error.code, error.message);
       return "stopped";
     }
@@ -307,7 +307,7 @@ class BatchImporter {
       });
     } catch (error) {
       // A batch none of whose operations fit is the batch's loss, not the document's.
-      if (error instanceof ToolImportError && error.code === "no_operations") return { tools: [], warnings: error.issues };
+      if (isImportFailure(error) && error.code === "no_operations") return { tools: [], warnings: importIssues(error) };
       throw error;
     }
     const separated = keepOtherSourcesTools(imported.tools, where.source, this.#store.toolsOfOtherSources(where.source));

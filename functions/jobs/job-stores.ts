@@ -13,6 +13,8 @@ export interface JobStores {
   settings: Remote<TenantStores["settings"]>;
   /** Tool vectors: a background import embeds each batch's new tools. */
   routing: Remote<TenantStores["routing"]>;
+  /** The tenant's quotas: a job that asks the model stops when the day's model tokens are used up. */
+  quotas: Remote<TenantStores["quotas"]>;
   jobs: TenantJobs;
   imports: ImportJobStore;
 }

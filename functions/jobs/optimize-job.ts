@@ -60,6 +60,7 @@ export async function runOptimizeJob(env: Env, tenantId: string, stores: JobStor
     playDependencies({ tool, client: model.value, call, progress, stores, jobId: job.id }),
   );
   const version = result.improved ? await recordOptimizedProtocol(env, tenantId, stores, job.id, record, result) : null;
+  if (version !== null) await teachDemonstrations(stores, tool.name, version, result.demonstrations);
   const { checkpoint: _checkpoint, ...shown } = progress;
   stores.jobs.progress(job.id, { ...shown, done: true }, { ...result.usage });
   stores.jobs.finish(job.id, "succeeded", {
@@ -183,6 +184,19 @@ async function recordOptimizedProtocol(
     runTokens,
   });
   return recorded.version;
+}
+
+/**
+ * The applied version's demonstration queries teach the tool's learned field as example requests
+ * (replacing an earlier optimisation's), unless a pinned version kept this one from being current.
+ */
+async function teachDemonstrations(stores: JobStores, tool: string, version: number, demonstrations: readonly { query: string }[]): Promise<void> {
+  const current = (await stores.protocols.currentMany([tool]))[0];
+  if (current?.version !== version) return;
+  await stores.routing.teachExamples(
+    tool,
+    demonstrations.map((d) => d.query),
+  );
 }
 
 /** Routing hints of an optimised version: the probed example and samples kept, demonstration queries added. */

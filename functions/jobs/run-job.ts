@@ -2,6 +2,7 @@ import { importJobSettings, runImportJob } from "./import-job";
 import type { JobStores } from "./job-stores";
 import { runOptimizeJob } from "./optimize-job";
 import { runProbeJob } from "./probe-job";
+import { runExamplesJob } from "./examples-job";
 import { embedMissingTools, embedTools } from "../services/tool-embeddings";
 
 /** Run one due background job of a tenant to its end (called from the tenant object's alarm). */
@@ -13,6 +14,8 @@ export async function runJob(env: Env, tenantId: string, stores: JobStores, jobI
       return runProbeJob(env, tenantId, stores, job);
     case "optimize":
       return runOptimizeJob(env, tenantId, stores, job);
+    case "examples":
+      return runExamplesJob(env, tenantId, stores, job);
     case "import":
       return runImportJob(
         stores.imports,

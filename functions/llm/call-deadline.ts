@@ -1,17 +1,11 @@
+import { Failure } from "../common/failures";
+
 /**
  * One model call's total deadline. The SDK's own timeout ends only the wait for headers: a body
  * that stalls after them, or a `Retry-After` it obeys as sent, would hold a run (and its slot)
  * without limit. The deadline covers the whole call: connecting, headers, body, retries and the
  * waits between them.
  */
-
-/** The reason a call's deadline aborts it with; the client reports it as a `timeout`. */
-export class CallDeadlineExceeded extends Error {
-  override readonly name = "CallDeadlineExceeded";
-  constructor(readonly ms: number) {
-    super(`no complete answer within ${ms} ms (MODEL_TIMEOUT_MS: headers, body and retries included)`);
-  }
-}
 
 export class CallDeadline {
   readonly at: number;
@@ -20,7 +14,9 @@ export class CallDeadline {
 
   constructor(ms: number) {
     this.at = Date.now() + ms;
-    this.#timer = setTimeout(() => this.#controller.abort(new CallDeadlineExceeded(ms)), ms);
+    // The abort's reason is a `timeout` Failure, which the client reports as a model call's timeout.
+    const reason = `no complete answer within ${ms} ms (MODEL_TIMEOUT_MS: headers, body and retries included)`;
+    this.#timer = setTimeout(() => this.#controller.abort(Failure.of("timeout", reason)), ms);
   }
 
   get signal(): AbortSignal {

@@ -1,18 +1,19 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { guardedFetch, type GuardedFetchError } from "../tools/safe-call/guarded-fetch";
+import { guardedFetch } from "../tools/safe-call/guarded-fetch";
+import type { Failure } from "../common/failures";
 import { checkDestination, type DestinationCheck } from "../tools/safe-call/destination";
 import type { NameResolver } from "../tools/safe-call/types";
 import type { ModelConfig } from "./config";
-import { modelCallError, ModelCallError, refusedByGuard, toModelCallError } from "./errors";
+import { modelCallError, modelCallFailure, modelCallOf, refusedByGuard, toModelCallError } from "./errors";
 import { addUsage, ZERO_USAGE, type TokenUsage, type UsageLedger } from "./usage";
 import { WORKERS_AI, WORKERS_AI_SDK_BASE_URL, workersAiFetch, type AiRunner } from "./workers-ai";
 import { CallDeadline, retryAfterMs } from "./call-deadline";
 
 /**
  * The product's only door to the model endpoint: chat and embeddings over the official
- * `openai` SDK, with answers checked, usage counted and failures turned into ModelCallError.
+ * `openai` SDK, with answers checked, usage counted and failures turned into one model-call Failure (errors.ts).
  */
 
 export type ChatMessage = ChatCompletionMessageParam;
@@ -178,7 +179,7 @@ const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
 function guardedModelFetch(
   network: typeof fetch,
   check: (url: string) => DestinationCheck,
-  onRefused: (refusal: GuardedFetchError) => void,
+  onRefused: (refusal: Failure) => void,
   viaBinding: boolean,
   resolveName: NameResolver | undefined,
   deadlineAt: number,
@@ -228,7 +229,7 @@ function waitsWithinDeadline(response: Response, deadlineAt: number): Response {
 async function refusalIsFinal<T>(
   sdk: OpenAI,
   timeoutMs: number,
-  fetchThroughGuard: (onRefused: (refusal: GuardedFetchError) => void, deadlineAt: number) => typeof fetch,
+  fetchThroughGuard: (onRefused: (refusal: Failure) => void, deadlineAt: number) => typeof fetch,
   callerSignal: AbortSignal | undefined,
   call: (client: OpenAI, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -338,7 +339,7 @@ async function embed(context: ClientContext, texts: string[], options: { purpose
   const purpose = options.purpose ?? "embed";
   const model = context.config.embeddingModel;
   if (model === undefined) {
-    throw new ModelCallError({
+    throw modelCallFailure({
       kind: "embeddings_disabled",
       message: `model call "${purpose}" failed: embeddings_disabled: no embedding model configured (EMBEDDING_MODEL)`,
       purpose,
@@ -409,7 +410,7 @@ function recordFailure(
   operation: "chat" | "embed",
   purpose: string,
   model: string,
-  error: ModelCallError,
+  error: Failure,
   started: number,
 ): void {
   ledger?.record({
@@ -417,7 +418,7 @@ function recordFailure(
     purpose,
     model,
     ok: false,
-    errorKind: error.kind,
+    errorKind: modelCallOf(error)?.kind ?? "unexpected",
     usage: { ...ZERO_USAGE },
     durationMs: Date.now() - started,
   });

@@ -1,82 +1,19 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { GuardedFetchError } from "../tools/safe-call/guarded-fetch";
+import { Failure, isFailure } from "../common/failures";
 import { redactSecret } from "./redact";
-import { CallDeadlineExceeded, retryAfterMs } from "./call-deadline";
+import { retryAfterMs } from "./call-deadline";
+import { modelCallFailure, modelCallOf, type ModelCallErrorKind } from "./model-call-failure";
+
+export { modelCallFailure, modelCallOf, modelCallProblem, type ModelCallFacts } from "./model-call-failure";
 
 /**
- * One error type for every way a model call can fail, so callers branch on `kind`
- * instead of on SDK classes, and nothing they log can carry the API key.
+ * Every way a model call can fail, as one `Failure` whose facts (`modelCallOf`) name the `kind`,
+ * so callers branch on it instead of on SDK classes, and nothing they log can carry the API key.
  */
 
-export type ModelCallErrorKind =
-  /** 401/403: key missing, wrong or without access. */
-  | "auth"
-  /** 429. */
-  | "rate_limited"
-  /** 404: unknown model or wrong base URL. */
-  | "not_found"
-  /** Other 4xx: the endpoint rejected the request. */
-  | "bad_request"
-  /** 5xx. */
-  | "server_error"
-  /** No answer within the timeout (or a 408). */
-  | "timeout"
-  /** The endpoint could not be reached. */
-  | "connection"
-  /** The caller's AbortSignal fired. */
-  | "aborted"
-  /** An answer came back but is not a usable Chat Completions / Embeddings response. */
-  | "malformed_response"
-  /** The destination guard refused the endpoint or one of its redirects: nothing was sent there. */
-  | "blocked_destination"
-  /** embed() called while no embedding model is configured. */
-  | "embeddings_disabled"
-  | "unexpected";
-
-const RETRYABLE: ReadonlySet<ModelCallErrorKind> = new Set(["rate_limited", "server_error", "timeout", "connection"]);
+export type { ModelCallErrorKind } from "./model-call-failure";
 
 const MAX_DETAIL_CHARS = 500;
-
-export class ModelCallError extends Error {
-  override readonly name = "ModelCallError";
-  readonly kind: ModelCallErrorKind;
-  /** HTTP status when the endpoint answered with one. */
-  readonly status: number | undefined;
-  /** Whether trying again later may succeed (the SDK has already retried these). */
-  readonly retryable: boolean;
-  readonly purpose: string;
-  /** The endpoint's request id, when it sent one; useful in support requests. */
-  readonly requestId: string | undefined;
-  /** How long the endpoint asked to be left alone (`Retry-After`), when it said. */
-  readonly retryAfterSeconds: number | undefined;
-
-  constructor(init: {
-    kind: ModelCallErrorKind;
-    message: string;
-    purpose: string;
-    status?: number | undefined;
-    requestId?: string | undefined;
-    retryAfterSeconds?: number | undefined;
-  }) {
-    super(init.message);
-    this.kind = init.kind;
-    this.status = init.status;
-    this.retryable = RETRYABLE.has(init.kind);
-    this.purpose = init.purpose;
-    this.requestId = init.requestId;
-    this.retryAfterSeconds = init.retryAfterSeconds;
-  }
-
-  toJSON(): { kind: ModelCallErrorKind; message: string; status: number | null; retryable: boolean; purpose: string } {
-    return {
-      kind: this.kind,
-      message: this.message,
-      status: this.status ?? null,
-      retryable: this.retryable,
-      purpose: this.purpose,
-    };
-  }
-}
 
 function kindForStatus(status: number): ModelCallErrorKind {
   if (status === 401 || status === 403) return "auth";
@@ -97,10 +34,10 @@ export function modelCallError(
   kind: ModelCallErrorKind,
   detail: string,
   context: { purpose: string; apiKey: string; status?: number | undefined; requestId?: string | undefined; retryAfterSeconds?: number | undefined },
-): ModelCallError {
+): Failure {
   const status = context.status === undefined ? "" : ` (HTTP ${context.status})`;
   const safeDetail = clip(redactSecret(detail, context.apiKey));
-  return new ModelCallError({
+  return modelCallFailure({
     kind,
     message: `model call "${context.purpose}" failed: ${kind}${status}: ${safeDetail}`,
     purpose: context.purpose,
@@ -111,14 +48,15 @@ export function modelCallError(
 }
 
 /** The destination guard refused a hop (or the redirect chain): nothing was sent there. */
-export function refusedByGuard(err: unknown): err is GuardedFetchError {
-  return err instanceof GuardedFetchError && (err.kind === "blocked_destination" || err.kind === "too_many_redirects");
+export function refusedByGuard(err: unknown): err is Failure {
+  return isFailure(err, "blocked_destination", "too_many_redirects");
 }
 
-/** Maps whatever the SDK (or response parsing) threw to a ModelCallError. */
-export function toModelCallError(err: unknown, context: { purpose: string; apiKey: string }): ModelCallError {
-  if (err instanceof ModelCallError) return err;
-  if (err instanceof CallDeadlineExceeded) return modelCallError("timeout", err.message, context);
+/** Maps whatever the SDK (or response parsing) threw to a model call's failure. */
+export function toModelCallError(err: unknown, context: { purpose: string; apiKey: string }): Failure {
+  if (err instanceof Failure && modelCallOf(err) !== undefined) return err;
+  // The call's own deadline (call-deadline.ts).
+  if (isFailure(err, "timeout")) return modelCallError("timeout", err.message, context);
   // Subclasses first: all three extend APIConnectionError, which extends APIError.
   if (err instanceof APIConnectionTimeoutError) return modelCallError("timeout", "no answer before the timeout", context);
   if (err instanceof APIUserAbortError) return modelCallError("aborted", "the call was aborted", context);

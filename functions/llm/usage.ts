@@ -26,7 +26,7 @@ export interface UsageEntry {
   purpose: string;
   model: string;
   ok: boolean;
-  /** ModelCallError kind when the call failed. */
+  /** The model call's failure kind (llm/errors.ts) when the call failed. */
   errorKind?: string;
   usage: TokenUsage;
   durationMs: number;

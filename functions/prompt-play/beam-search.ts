@@ -1,4 +1,4 @@
-import { BudgetExhausted } from "./budget";
+import { isBudgetExhausted } from "./budget";
 import { validateBeamSettings, type BeamSettings } from "./settings";
 
 /**
@@ -227,7 +227,7 @@ class BeamRun<S> {
         convergedNow = await this.expandOnce(parentIndex, parent, s.next % perNode);
       } catch (error) {
         // Only the budget signal ends a search quietly; a failing dependency is the caller's to see.
-        if (error instanceof BudgetExhausted) {
+        if (isBudgetExhausted(error)) {
           s.stoppedBy = "budget";
           return;
         }

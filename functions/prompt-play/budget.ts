@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Failure, isFailure } from "../common/failures";
 import type { ChatMessage } from "../llm/client";
 import type { TokenUsage } from "../llm/usage";
 import type { BudgetLimits } from "./settings";
@@ -22,12 +23,17 @@ export const BudgetUsageSchema = UsageCountsSchema.extend({ byPurpose: z.record(
 /** What a job spent: calls and tokens in total and per purpose. */
 export type BudgetUsage = z.infer<typeof BudgetUsageSchema>;
 
-/** Thrown by `Budget.check` (and so by budgeted calls) once a limit is reached; the searches catch it. */
-export class BudgetExhausted extends Error {
-  constructor(readonly by: "calls" | "tokens") {
-    super(`the job's ${by === "calls" ? "model-call" : "token"} budget is exhausted`);
-    this.name = "BudgetExhausted";
-  }
+/**
+ * Thrown by `Budget.check` (and so by budgeted calls) once a limit is reached: a Failure of code
+ * `budget_exhausted`, which the searches catch to stop cleanly (`isBudgetExhausted`).
+ */
+export function budgetExhausted(by: "calls" | "tokens"): Failure {
+  return Failure.of("budget_exhausted", `the job's ${by === "calls" ? "model-call" : "token"} budget is exhausted`);
+}
+
+/** Whether `error` is the budget's signal to stop. */
+export function isBudgetExhausted(error: unknown): boolean {
+  return isFailure(error, "budget_exhausted");
 }
 
 function emptyCounts(): UsageCounts {
@@ -78,10 +84,10 @@ export class Budget {
     return this.exhaustedBy !== undefined;
   }
 
-  /** Throw BudgetExhausted when no further call may be made: call it before every model call. */
+  /** Throw `budgetExhausted` when no further call may be made: call it before every model call. */
   check(): void {
     const by = this.exhaustedBy;
-    if (by !== undefined) throw new BudgetExhausted(by);
+    if (by !== undefined) throw budgetExhausted(by);
   }
 
   /** Record a call's usage (here and in the enclosing budget). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BudgetUsageSchema } from "./budget";
-import { InvalidSettingsError } from "./settings";
+import { invalidSettings } from "./settings";
 import { DemonstrationSchema } from "./types";
 
 /**
@@ -88,15 +88,13 @@ export type PlayCheckpoint = z.infer<typeof PlayCheckpointSchema>;
 export function parseCheckpoint(value: unknown, toolName: string): PlayCheckpoint {
   const parsed = PlayCheckpointSchema.safeParse(value);
   if (!parsed.success) {
-    throw new InvalidSettingsError(
+    throw invalidSettings(
       "Play2Prompt checkpoint",
       parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
     );
   }
   if (parsed.data.toolName !== toolName) {
-    throw new InvalidSettingsError("Play2Prompt checkpoint", [
-      { path: "toolName", message: `the checkpoint is for tool ${parsed.data.toolName}, not ${toolName}` },
-    ]);
+    throw invalidSettings("Play2Prompt checkpoint", [{ path: "toolName", message: `the checkpoint is for tool ${parsed.data.toolName}, not ${toolName}` }]);
   }
   return parsed.data;
 }

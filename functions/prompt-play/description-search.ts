@@ -9,7 +9,7 @@ import {
   type Candidate,
   type StopReason,
 } from "./beam-search";
-import { BudgetExhausted, budgetedChat, type Budget } from "./budget";
+import { budgetedChat, isBudgetExhausted, type Budget } from "./budget";
 import { parseModelJson, readString, stableJson } from "./model-output";
 import { clip, proposeDescriptionMessages, reflectDescriptionMessages, showValue, type SolveReport } from "./prompts";
 import type { BeamSettings } from "./settings";
@@ -210,7 +210,7 @@ export async function runDescriptionSearch(input: DescriptionSearchInput): Promi
     try {
       root = await scoreDescription(ctx, input.description);
     } catch (error) {
-      if (!(error instanceof BudgetExhausted)) throw error;
+      if (!isBudgetExhausted(error)) throw error;
       return { bestDescription: input.description, bestScore: null, originalScore: null, ranking: [], records: [], stoppedBy: "budget", state: undefined };
     }
     state = initialBeamState([candidateOf(root)], { rootsAreResults: true, keepBest, key: descriptionKey });

@@ -34,12 +34,12 @@ export {
   type Candidate,
   type StopReason,
 } from "./beam-search";
-export { Budget, BudgetExhausted, budgetedChat, type BudgetUsage, type ModelTurn } from "./budget";
+export { Budget, budgetExhausted, budgetedChat, isBudgetExhausted, type BudgetUsage, type ModelTurn } from "./budget";
 export { parseCheckpoint, PlayCheckpointSchema, type PlayCheckpoint } from "./checkpoint";
 export {
   validatePlaySettings,
   validateBeamSettings,
-  InvalidSettingsError,
+  invalidSettings,
   PAPER_DEFAULTS,
   PlaySettingsSchema,
   BeamSettingsSchema,

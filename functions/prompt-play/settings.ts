@@ -1,3 +1,4 @@
+import { Failure } from "../common/failures";
 import { z } from "zod";
 
 /**
@@ -116,30 +117,29 @@ export interface SettingsIssue {
   message: string;
 }
 
-/** A refused setting: `issues` lists each problem as `{path, message}`, the service's error shape. */
-export class InvalidSettingsError extends Error {
-  readonly issues: SettingsIssue[];
-  constructor(what: string, issues: SettingsIssue[]) {
-    super(`invalid ${what}: ${issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ")}`);
-    this.name = "InvalidSettingsError";
-    this.issues = issues;
-  }
+/**
+ * A refused setting: a Failure (invalid request, code `invalid_play_settings`) whose field errors
+ * list each problem as `{path, message}`, the service's error shape.
+ */
+export function invalidSettings(what: string, issues: SettingsIssue[]): Failure {
+  const message = `invalid ${what}: ${issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ")}`;
+  return Failure.of("invalid_play_settings", message, { errors: issues });
 }
 
 function issuesOf(error: z.ZodError): SettingsIssue[] {
   return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
 }
 
-/** Beam-search settings, or an InvalidSettingsError that names every bad field. */
+/** Beam-search settings, or an `invalid_play_settings` Failure that names every bad field. */
 export function validateBeamSettings(input: unknown): BeamSettings {
   const parsed = BeamSettingsSchema.safeParse(input);
-  if (!parsed.success) throw new InvalidSettingsError("beam search settings", issuesOf(parsed.error));
+  if (!parsed.success) throw invalidSettings("beam search settings", issuesOf(parsed.error));
   return parsed.data;
 }
 
-/** Play2Prompt settings with the paper's defaults filled in, or an InvalidSettingsError. */
+/** Play2Prompt settings with the paper's defaults filled in, or an `invalid_play_settings` Failure. */
 export function validatePlaySettings(input: unknown = {}): PlaySettings {
   const parsed = PlaySettingsSchema.safeParse(input);
-  if (!parsed.success) throw new InvalidSettingsError("Play2Prompt settings", issuesOf(parsed.error));
+  if (!parsed.success) throw invalidSettings("Play2Prompt settings", issuesOf(parsed.error));
   return parsed.data;
 }

@@ -1,7 +1,8 @@
 import { EVIDENCE_WEIGHT } from "../toolnet/learned-attribution";
+import { exampleSource } from "../toolnet/learned-examples";
 import { LearnedField, type LearnedTerm, type TermWeights } from "../toolnet/retrieval/learned-field";
 import type { Ranked } from "../toolnet/retrieval";
-import { allRows, run } from "../storage/sql";
+import { allRows, oneRow, run } from "../storage/sql";
 
 interface TermRow {
   source: string;
@@ -10,11 +11,21 @@ interface TermRow {
   weight: number;
 }
 
-/** A tool's learned words as the API shows them: its strongest terms, and from how many conversations and trajectories. */
+/** How many sources of one kind taught a tool, and how many words of its field they taught. */
+export interface LearnedOrigin {
+  sources: number;
+  words: number;
+}
+
+/** A tool's learned words as the API shows them: its strongest terms, from how many sources, and how many words came from use and from example requests. */
 export interface LearnedWordsView {
   tool: string;
   sources: number;
   terms: LearnedTerm[];
+  /** Observed conversations, trajectories and scores. */
+  fromUse: LearnedOrigin;
+  /** Example requests (Play2Prompt demonstrations, or written by the tenant's model at import). */
+  fromExamples: LearnedOrigin;
 }
 
 /**
@@ -91,6 +102,27 @@ export class LearnedWords {
     if (changed) this.#changed();
   }
 
+  /** `tool`'s example requests teach it `weights`, replacing what its examples taught before (empty: they teach nothing). */
+  replaceExamples(tool: string, weights: TermWeights): void {
+    const field = this.#loaded();
+    const source = exampleSource(tool);
+    if (weights.size === 0 && field.contribution(source, tool) === undefined) return;
+    this.#write(field, source, tool, new Map(weights));
+    this.#changed();
+  }
+
+  /** Of `tools`, those whose example requests teach them words (a key lookup each: a catalog change asks without loading the field). */
+  withExamples(tools: readonly string[]): Set<string> {
+    const taught = (tool: string) => oneRow(this.#sql, "SELECT 1 AS found FROM learned_terms WHERE source = ? AND tool = ? LIMIT 1", exampleSource(tool), tool);
+    return new Set(tools.filter((tool) => taught(tool) !== undefined));
+  }
+
+  /** `tools` (deleted, or their definitions changed) lose what their example requests taught them; what use taught stays. */
+  forgetExamples(tools: readonly string[]): void {
+    const taught = this.withExamples(tools);
+    for (const tool of taught) this.replaceExamples(tool, new Map());
+  }
+
   /** Every learned word of every tool is forgotten (the graph replaced by an import). */
   clear(): void {
     run(this.#sql, "DELETE FROM learned_terms");
@@ -103,9 +135,21 @@ export class LearnedWords {
     return this.#loaded().search(text, catalogSize, limit);
   }
 
-  /** A tool's strongest learned words. */
+  /** A tool's strongest learned words, and how many of its field's words use and example requests taught. */
   view(tool: string, count = 20): LearnedWordsView {
-    return { tool, ...this.#loaded().strongest(tool, count) };
+    const field = this.#loaded();
+    const shown = field.strongest(tool, count);
+    const all = field.strongest(tool, Number.POSITIVE_INFINITY);
+    const examples = field.contribution(exampleSource(tool), tool);
+    const fromExamples = { sources: examples === undefined ? 0 : 1, words: 0 };
+    const fromUse = { sources: all.sources - fromExamples.sources, words: 0 };
+    for (const { term, weight } of all.terms) {
+      const taughtByExamples = Math.max(0, examples?.get(term) ?? 0);
+      if (taughtByExamples > 0) fromExamples.words += 1;
+      // The field's weight is the sum over its sources (rounded to 0.001): what is left beyond the examples' share came from use.
+      if (weight - taughtByExamples > 5e-4) fromUse.words += 1;
+    }
+    return { tool, ...shown, fromUse, fromExamples };
   }
 
   #write(field: LearnedField, source: string, tool: string, weights: Map<string, number>): void {

@@ -5,7 +5,7 @@ import {
   loadGraph,
   removeTrajectory,
   START,
-  ToolGraphError,
+  isGraphFailure,
   transitionWeights,
   updateSettings,
   type Evaluation,
@@ -213,7 +213,7 @@ function graphOutcome<T>(operation: () => T): Outcome<T> {
   try {
     return success(operation());
   } catch (error) {
-    if (error instanceof ToolGraphError) return failure("invalid-request", error.message);
+    if (isGraphFailure(error)) return failure("invalid-request", error.message);
     throw error;
   }
 }

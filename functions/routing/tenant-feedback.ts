@@ -1,7 +1,7 @@
 import { runTools, type StoredRun } from "../chain/stored-run";
 import type { FailureData } from "../common/failures";
 import type { Evaluation } from "../toolnet/graph";
-import type { FeedbackBatchError } from "../toolnet/graph/feedback-batch";
+import type { Failure } from "../common/failures";
 
 /** Feedback as the API takes it: scores for named tools, or one score for a stored run. */
 export type FeedbackInput = { tools: string[]; scores: number[] } | { runId: string; score: number };
@@ -41,8 +41,9 @@ export function resolveFeedback(item: FeedbackInput, getRun: (id: string) => str
 }
 
 /** A graph refusal of one item as the batch's problem. */
-export function batchItemProblem(error: FeedbackBatchError): FailureData {
-  return itemProblem(error.index, error.field, error.message);
+export function batchItemProblem(error: Failure): FailureData {
+  const errors = (error.errors ?? []).map((e) => ({ path: `${ITEMS}.${e.path}`, message: e.message }));
+  return { kind: error.kind, ...(error.detail === undefined ? {} : { detail: error.detail }), errors };
 }
 
 function itemProblem(index: number, field: string, message: string): FailureData {

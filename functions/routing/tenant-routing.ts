@@ -1,12 +1,4 @@
-import {
-  type Evaluation,
-  type FeedbackResult,
-  type GraphSettings,
-  type StaticImportResult,
-  type ToolGraphSnapshot,
-  ToolGraphError,
-  type Trajectory,
-} from "../toolnet/graph";
+import type { Evaluation, FeedbackResult, GraphSettings, StaticImportResult, ToolGraphSnapshot, Trajectory } from "../toolnet/graph";
 import { answerJson, withToolObjects, type ShownEntry } from "../toolnet/answer-budget";
 import type { RunCandidateSet } from "../toolnet/signal-fusion";
 import type { ToolDefinition } from "../tools/definition";
@@ -97,6 +89,8 @@ export class TenantRouting implements ObservedLearning {
     this.#states = new LoadedRouting(graphRows, sources, this.#store, this.#vectors);
     this.#learning = new RoutingLearning(graphRows, this.#states, this.#store, sources.settings);
     this.#words = new TenantWords(sql, sources.settings, () => this.#states.current?.relevance.clear());
+    // Example requests were written for a definition: a deleted or changed tool loses them (what use taught stays).
+    sources.events.onToolsChanged(({ upserted, removed }) => this.#words.forgetExamples([...removed, ...upserted.map(({ definition }) => definition.name)]));
     this.#calibration = new TenantCalibration(sql, this.#states, this.#vectors, () => sources.preparationNoted?.());
   }
 
@@ -344,7 +338,21 @@ export class TenantRouting implements ObservedLearning {
     this.#words.forget(sources);
   }
 
-  /** A tool's strongest learned words, and from how many conversations and trajectories. */
+  /**
+   * `requests` (Play2Prompt demonstrations applied to the tool, or written by the tenant's model at
+   * import) teach `tool` their words, as examples (learned-examples.ts): below observed use, and
+   * replacing what its earlier examples taught. A tool that is not registered learns nothing.
+   */
+  teachExamples(tool: string, requests: readonly string[]): void {
+    this.#words.teachExamples(this.#states.load(), tool, requests);
+  }
+
+  /** Of `tools`, those that already learned words from example requests. */
+  toolsWithExamples(tools: readonly string[]): string[] {
+    return [...this.#words.withExamples(tools)];
+  }
+
+  /** A tool's strongest learned words, from how many sources, and how many came from use and from examples. */
   learnedWords(tool: string, count?: number): LearnedWordsView {
     return this.#words.view(tool, count);
   }
@@ -403,5 +411,3 @@ export class TenantRouting implements ObservedLearning {
     return this.#learning.replaceWith(data);
   }
 }
-
-export { ToolGraphError };

@@ -1,4 +1,5 @@
 import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
+import { exampleWords } from "../toolnet/learned-examples";
 import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
 import type { Ranked } from "../toolnet/retrieval";
 import type { TenantSettings } from "../storage/tenant-settings";
@@ -41,7 +42,22 @@ export class TenantWords {
     this.#words.forget(sources);
   }
 
-  /** A tool's strongest learned words, and from how many conversations and trajectories. */
+  /** `requests` teach a registered `tool` their words as its example requests, replacing those it had (learned-examples.ts). */
+  teachExamples(state: Loaded, tool: string, requests: readonly string[]): void {
+    if (state.defs.has(tool)) this.#words.replaceExamples(tool, exampleWords(requests));
+  }
+
+  /** Of `tools`, those that learned words from example requests. */
+  withExamples(tools: readonly string[]): Set<string> {
+    return this.#words.withExamples(tools);
+  }
+
+  /** `tools` (deleted, or changed) lose what their example requests taught them. */
+  forgetExamples(tools: readonly string[]): void {
+    this.#words.forgetExamples(tools);
+  }
+
+  /** A tool's strongest learned words, from how many sources, and how many came from use and from examples. */
   view(tool: string, count?: number): LearnedWordsView {
     return this.#words.view(tool, count);
   }

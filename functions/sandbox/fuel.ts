@@ -12,12 +12,21 @@
  */
 export const FUEL_ALLOWANCE = 20_000;
 
-/** Thrown by the refuel handler to stop the program: it unwinds the wasm and cannot be caught inside QuickJS. */
-export class SandboxStopped extends Error {
+/**
+ * Thrown by the refuel handler to stop the program. An Error, thrown: only an exception unwinds
+ * the wasm out of QuickJS's interpreter loop, and it cannot be caught inside QuickJS. Module-private:
+ * callers stop a program with `stopSandbox()`; nothing catches it by class.
+ */
+class SandboxStopped extends Error {
   constructor() {
     super("the program was stopped at a limit");
     this.name = "SandboxStopped";
   }
+}
+
+/** Stop the running program from its refuel handler (see SandboxStopped). */
+export function stopSandbox(): never {
+  throw new SandboxStopped();
 }
 
 /**

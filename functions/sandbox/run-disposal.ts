@@ -1,7 +1,7 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { sandboxDiagnostics } from "./diagnostics";
 import type { SandboxInstance } from "./engine";
-import { FUEL_ALLOWANCE, SandboxStopped } from "./fuel";
+import { FUEL_ALLOWANCE, stopSandbox } from "./fuel";
 
 /**
  * Fuel allowances a disposal may spend (× FUEL_ALLOWANCE units: 10 M, ≈ 30–150 ms of work here).
@@ -21,7 +21,7 @@ export interface RunHandles {
 export function disposeWithin(instance: SandboxInstance, refuels: number, handles: RunHandles): boolean {
   let left = refuels;
   instance.refuel = () => {
-    if (--left < 0) throw new SandboxStopped();
+    if (--left < 0) stopSandbox();
     return FUEL_ALLOWANCE;
   };
   return dispose(handles);

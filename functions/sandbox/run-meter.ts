@@ -1,4 +1,4 @@
-import { FUEL_ALLOWANCE, SandboxStopped } from "./fuel";
+import { FUEL_ALLOWANCE, stopSandbox } from "./fuel";
 import type { RunLimits } from "./run-limits";
 import type { ProgramError, ProgramErrorKind } from "./types";
 
@@ -80,7 +80,7 @@ export class RunMeter {
    * still until I/O and the fuel counts are the bound.
    */
   refuel(fuelLeft: number): number {
-    if (this.#meterStopped) throw new SandboxStopped();
+    if (this.#meterStopped) stopSandbox();
     // What was spent since the last refuel: its allowance, and any debt of a charge by size.
     const spent = this.#allowance - fuelLeft;
     this.#allowance = FUEL_ALLOWANCE;
@@ -98,7 +98,7 @@ export class RunMeter {
       this.halt("cpu_budget", `the program used more than ${totalFuel} units of fuel in total (its CPU budget for the run)`, "totalFuel");
     } else return FUEL_ALLOWANCE;
     this.#meterStopped = true;
-    throw new SandboxStopped();
+    stopSandbox();
   }
 
   timeoutMessage(): string {

@@ -1,13 +1,14 @@
 import type { TenantApi } from "../tenant-api/tenant-api";
-import { Failure, unwrap } from "../common/failures";
+import { unwrap } from "../common/failures";
 import { embedNewTools } from "./tool-embeddings";
 import { contentHash } from "../tools/content-hash";
 import type { ToolDefinition } from "../tools/definition";
 import { importToolList } from "../tools/list-import";
-import { credentialFromHeaders, importMcpServer, McpImportError, type McpSource } from "../tools/mcp-import";
-import { importOpenApi, ToolImportError } from "../tools/openapi-import";
+import { credentialFromHeaders, importMcpServer, type McpSource } from "../tools/mcp-import";
+import { importOpenApi } from "../tools/openapi-import";
 import { keepOtherSourcesTools } from "../tools/source-clash";
 import { storeCredential } from "./store-credential";
+import { queueExampleRequests } from "./example-requests-at-import";
 import { assertWithinToolLimit, toolLimit } from "../tools/tool-limit";
 
 export type ToolSource =
@@ -26,24 +27,18 @@ export interface RegisterReport {
   unchanged: string[];
   removed: string[];
   warnings: string[];
+  /** The job writing example requests for the created and changed tools, when one was queued. */
+  examplesJob?: string;
 }
 
-/** Parse a tool source into definitions; bad documents become a 422 problem. */
+/** Parse a tool source into definitions; a bad document fails as an invalid document (422, tools/import-error.ts). */
 export async function parseToolSource(source: ToolSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
-  try {
-    return source.format === "openapi"
-      ? await importOpenApi(source.document, {
-          ...(source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl }),
-          ...(source.documentUrl === undefined ? {} : { documentUrl: source.documentUrl }),
-        })
-      : importToolList(source.tools);
-  } catch (error) {
-    if (error instanceof ToolImportError) {
-      const errors = error.issues.map((issue) => ({ path: error.code, message: issue }));
-      throw new Failure("invalid-document", error.message, errors.length > 0 ? errors : undefined);
-    }
-    throw error;
-  }
+  return source.format === "openapi"
+    ? await importOpenApi(source.document, {
+        ...(source.serverUrl === undefined ? {} : { serverUrl: source.serverUrl }),
+        ...(source.documentUrl === undefined ? {} : { documentUrl: source.documentUrl }),
+      })
+    : importToolList(source.tools);
 }
 
 /**
@@ -76,7 +71,12 @@ export async function registerTools(
   // Checked again inside the object's transaction: a concurrent import may have added tools since.
   const report = unwrap(await tenant.registry.upsertTools(upserts, label, prune, limit));
   const embedded = await embedNewTools(env, tenantId, tenant);
-  return { ...report, warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning] };
+  const examplesJob = await queueExampleRequests(env, tenantId, tenant, { source: label, tools: [...report.created, ...report.updated] });
+  return {
+    ...report,
+    warnings: embedded.warning === undefined ? warnings : [...warnings, embedded.warning],
+    ...(examplesJob === undefined ? {} : { examplesJob }),
+  };
 }
 
 /**
@@ -84,14 +84,7 @@ export async function registerTools(
  * token or one API-key header) is stored, sealed, as the server's credential, so calls carry it.
  */
 async function listMcpServer(env: Env, tenantId: string, tenant: TenantApi, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
-  let listed: { tools: ToolDefinition[]; warnings: string[] };
-  try {
-    listed = await importMcpServer(env, source);
-  } catch (error) {
-    if (!(error instanceof McpImportError)) throw error;
-    const kind = error.kind === "blocked_destination" || error.kind === "invalid_definition" ? "invalid-request" : "upstream-error";
-    throw new Failure(kind, `Importing from the MCP server ${source.url} failed: ${error.message}`);
-  }
+  const listed = await importMcpServer(env, source);
   const credential = credentialFromHeaders(source.headers);
   if (credential === "several") {
     return {

@@ -1,7 +1,7 @@
 import type { TenantApi } from "../tenant-api/tenant-api";
 import type { RunEnd, RunStart, SlotRefused } from "../storage/run-slots";
-import { unwrap } from "../common/failures";
-import { ModelCallError } from "../llm/errors";
+import { Failure, unwrap } from "../common/failures";
+import { modelCallOf, modelCallProblem } from "../llm/errors";
 import { modelClientFromSetting } from "./model-client";
 import { protocolStore } from "../storage/protocol-store";
 import { protocolOverrides } from "./protocol-overrides";
@@ -11,7 +11,6 @@ import { runTurns } from "./run-turns";
 import { RunInterrupted, runTask, type RunError, type RunEvent, type RunOutcome } from "../chain/run-task";
 import { ZERO_USAGE } from "../llm/usage";
 import type { StoredRun } from "../chain/stored-run";
-import { RunStopped } from "./run-stopped";
 
 export interface RunSettings {
   maxAttempts: number;
@@ -21,8 +20,21 @@ export interface RunSettings {
 
 /** What stopped a run, as its top-level error, naming the run. */
 function stopReason(id: string, error: unknown): RunError {
-  if (error instanceof ModelCallError) return { code: `model:${error.kind}`, message: `Run ${id} stopped. The model endpoint failed: ${error.message}` };
+  const model = modelCallOf(error);
+  if (model !== undefined) return { code: `model:${model.kind}`, message: `Run ${id} stopped. The model endpoint failed: ${(error as Error).message}` };
   return { code: "internal", message: `Run ${id} stopped: the run failed on our side.` };
+}
+
+/**
+ * A run that stopped before it ended (stored with every attempt it made) as the failure its
+ * caller answers, naming the run: the model endpoint's problem (its status and `Retry-After`)
+ * when the endpoint failed, else an internal one whose cause the error boundary logs.
+ */
+function runStopped(run: StoredRun, cause: unknown): Failure {
+  const detail = run.error?.message ?? `Run ${run.id} stopped.`;
+  const model = modelCallOf(cause);
+  if (model !== undefined) return Failure.from(modelCallProblem(model, detail), cause);
+  return Failure.from({ kind: "internal", detail }, cause);
 }
 
 /** The stored record of a run that stopped before it ended: what it had done so far, and why it stopped. */
@@ -133,7 +145,7 @@ export async function startRun(
     // A run that could not finish (the model endpoint failed, …) is listed too, with what it did and what failed.
     const run = stoppedRun({ ...base(), timings: { totalMs: Date.now() - started } }, error);
     await lease.finish({ id, task: request.task, status: run.status, recordJson: JSON.stringify(run) });
-    throw new RunStopped(run, error instanceof RunInterrupted ? error.cause : error);
+    throw runStopped(run, error instanceof RunInterrupted ? error.cause : error);
   }
   const stored: StoredRun = { ...base(), ...outcome, timings: { totalMs: Date.now() - started } };
   const attributedFailures = outcome.attempts.flatMap((a) => (a.attributedTool === undefined ? [] : [a.attributedTool]));

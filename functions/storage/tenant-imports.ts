@@ -1,4 +1,4 @@
-import type { Outcome } from "../common/failures";
+import { Failure, type Outcome } from "../common/failures";
 import type { DocumentUnit } from "../tools/big-import/document-units";
 import { UploadCut } from "../tools/big-import/upload-splitter";
 import type { CutProgress, ImportJobStore, PathUnit, StoredUnit } from "./import-units";
@@ -132,7 +132,7 @@ export class TenantImports implements ImportJobStore {
   }
 
   #storeUnit(jobId: string, unit: DocumentUnit, seq: number, operations: number): void {
-    if (unit.text.length > MAX_UNIT_CHARS) throw new UnitTooLargeError(`${unit.pointer} is larger than ${MAX_UNIT_CHARS} characters`);
+    if (unit.text.length > MAX_UNIT_CHARS) throw Failure.of("unit_too_large", `${unit.pointer} is larger than ${MAX_UNIT_CHARS} characters`);
     run(
       this.#sql,
       "INSERT OR REPLACE INTO import_units (job_id, pointer, kind, seq, unit_key, operations, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -280,10 +280,6 @@ interface HeldCut {
   cut: UploadCut;
   bytes: number;
   counts: { operations: number; paths: number; components: number };
-}
-
-export class UnitTooLargeError extends Error {
-  override readonly name = "UnitTooLargeError";
 }
 
 function countOperations(unit: DocumentUnit): number {

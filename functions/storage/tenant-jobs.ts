@@ -1,7 +1,7 @@
 import { allRows, oneRow, run, storedNow } from "./sql";
 import { Waiters } from "./waiters";
 
-export type JobKind = "probe" | "optimize" | "import";
+export type JobKind = "probe" | "optimize" | "import" | "examples";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed";
 
 export interface JobRecord {

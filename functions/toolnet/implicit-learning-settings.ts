@@ -16,6 +16,12 @@ export const LearningSettings = z
       .max(4)
       .default(LEARNED_FIELD_WEIGHT)
       .describe("Weight of each tool's learned words (the requests that chose it) against its own text at first steps and in run candidate sets; 0: off"),
+    examplesAtImport: z
+      .boolean()
+      .optional()
+      .describe(
+        "After an import, a background job asks the tenant's model for a few example requests per new or changed tool, which teach the tool's learned words (below observed use). Unset: on when the tenant has configured a model of its own (PUT /v1/settings/model); true: also with the service's model; false: off. Never without a model; tokens count toward the tenant's daily model tokens",
+      ),
   })
   .strict();
 export type LearningSettings = z.infer<typeof LearningSettings>;

@@ -1,8 +1,7 @@
 import { Failure } from "../common/failures";
 import { allowedOrigins } from "./safe-call/allowed-origins";
 import { localNameResolver } from "./safe-call/local-name-resolver";
-import { guardedFetch, GuardedFetchError } from "./safe-call/guarded-fetch";
-import { NameLookupError } from "./safe-call/name-lookup";
+import { guardedFetch, isGuardedFetchFailure } from "./safe-call/guarded-fetch";
 
 /**
  * `POST /v1/tools/import {"format":"openapi"|"list","url":…}`: the document is fetched by the
@@ -70,13 +69,13 @@ export async function fetchSourceBytes(
     for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) chunks.push(read.value);
     return chunks;
   } catch (error) {
-    if (error instanceof Failure) throw error;
-    if (error instanceof GuardedFetchError) {
-      if (error.kind === "blocked_destination") throw new Failure("invalid-request", `The document URL is refused: ${error.message}.`);
-      if (error.kind === "too_large") throw new Failure("invalid-request", `The document at ${url} is larger than ${limits.maxBytes} bytes, the import limit.`);
+    // The guarded fetch's own failures first: they are Failures too, but worded for a tool call.
+    if (isGuardedFetchFailure(error)) {
+      if (error.code === "blocked_destination") throw new Failure("invalid-request", `The document URL is refused: ${error.message}.`);
+      if (error.code === "too_large") throw new Failure("invalid-request", `The document at ${url} is larger than ${limits.maxBytes} bytes, the import limit.`);
       throw new Failure("upstream-error", `Fetching the document at ${url} failed: ${error.message}.`);
     }
-    if (error instanceof NameLookupError) throw new Failure("upstream-error", `Fetching the document at ${url} failed: ${error.message}.`);
+    if (error instanceof Failure) throw error;
     if (controller.signal.aborted) throw new Failure("upstream-error", `Fetching the document at ${url} took longer than ${limits.timeoutMs} ms.`);
     throw new Failure("upstream-error", `Fetching the document at ${url} failed: the server could not be reached.`);
   } finally {

@@ -1,5 +1,5 @@
 import { ToolDefinition } from "./definition";
-import { ToolImportError } from "./import-error";
+import { importFailure } from "./import-error";
 import { ItemInput, unwrapList, warnUnknownFields } from "./list-input";
 import { buildItem, headerRoles, itemLabel, type ListContext } from "./list-item";
 import type { ImportResult } from "./openapi-import";
@@ -37,11 +37,11 @@ export type ListImportOptions = {
   skipInvalid?: boolean;
 };
 
-/** Import a bare tool list (or autotools `{servers, headers, endpoints}`); throws ToolImportError listing each bad item and field. */
+/** Import a bare tool list (or autotools `{servers, headers, endpoints}`); throws an import failure listing each bad item and field. */
 export function importToolList(list: unknown, options: ListImportOptions = {}): ImportResult {
   const warnings: string[] = [];
   const { items, servers, headers } = unwrapList(list);
-  if (items.length === 0) throw new ToolImportError("invalid_list", "The tool list is empty.");
+  if (items.length === 0) throw importFailure("invalid_list", "The tool list is empty.");
   const context: ListContext = { servers, ...headerRoles(headers, warnings), warnings };
 
   const issuesByItem = new Map<number, string[]>();
@@ -110,11 +110,11 @@ export function importToolList(list: unknown, options: ListImportOptions = {}): 
     if (options.skipInvalid === false) {
       const shown = issues.slice(0, 5).join("; ");
       const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
-      throw new ToolImportError("invalid_list", `The tool list is invalid: ${shown}${more}.`, issues);
+      throw importFailure("invalid_list", `The tool list is invalid: ${shown}${more}.`, issues);
     }
     warnings.push(...issues.map((issue) => `skipped ${issue}`));
   }
-  if (tools.length === 0) throw new ToolImportError("invalid_list", "No item of the tool list could be imported.", issues);
+  if (tools.length === 0) throw importFailure("invalid_list", "No item of the tool list could be imported.", issues);
   return { tools, warnings };
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AuthRequirement, HttpMethod, JsonSchema } from "./definition";
-import { ToolImportError } from "./import-error";
+import { importFailure } from "./import-error";
 import { stripTrailingSlash } from "./url-template";
 import { isRecord, type Json } from "./schema-copier";
 
@@ -74,7 +74,7 @@ export function unwrapList(list: unknown): { items: unknown[]; servers: string[]
       return { items, servers, headers: isRecord(list.headers) ? list.headers : {} };
     }
   }
-  throw new ToolImportError(
+  throw importFailure(
     "invalid_list",
     "Expected a list of tools: an array of {name, method, url, parameters} items, or an object with `tools` or `endpoints` (autotools format).",
   );

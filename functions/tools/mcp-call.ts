@@ -1,5 +1,5 @@
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { RemoteServerError, withRemoteServer } from "./mcp-remote-client";
+import { isRemoteServerFailure, withRemoteServer } from "./mcp-remote-client";
 import type { ToolDefinition } from "./definition";
 import { validateArguments, type SafeCallOptions, type ToolCallResult } from "./safe-call";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./safe-call";
@@ -63,7 +63,11 @@ export async function callMcpTool(
         : {}),
     };
   } catch (error) {
-    if (error instanceof RemoteServerError) return fail(error.kind, error.message, undefined, error.failureCause);
+    if (isRemoteServerFailure(error)) {
+      const { code, message } = error;
+      // A name that never resolves is a network failure whose cause is known.
+      return code === "name_lookup" ? fail("network", message, undefined, "name_lookup") : fail(code, message);
+    }
     throw error;
   }
 }

@@ -1,4 +1,5 @@
-import { RemoteServerError, withRemoteServer } from "./mcp-remote-client";
+import { isRemoteServerFailure, withRemoteServer } from "./mcp-remote-client";
+import { Failure } from "../common/failures";
 import { definitionsFromMcpTools, RemoteTool } from "./mcp-definitions";
 import type { ToolDefinition } from "./definition";
 import { apiTitleOf } from "./api-info";
@@ -18,22 +19,15 @@ export interface McpSource {
   headers?: Record<string, string> | undefined;
 }
 
-/** Why an MCP import failed: the server could not be reached or did not speak MCP. */
-export class McpImportError extends Error {
-  readonly kind: RemoteServerError["kind"];
-  constructor(kind: RemoteServerError["kind"], message: string) {
-    super(message);
-    this.name = "McpImportError";
-    this.kind = kind;
-  }
-}
-
 const MAX_PAGES = 20;
 const MAX_TOOLS = 1_000;
 /** A whole `tools/list` (all pages) may be larger than one tool response. */
 const LIST_BYTES_PER_RESPONSE_CAP = 4;
 
-/** The server's tools as definitions; `headers` go with every request of the import. */
+/**
+ * The server's tools as definitions; `headers` go with every request of the import. Fails with
+ * the Failure of a RemoteServerCode (a refused destination or definition: invalid-request; else upstream-error).
+ */
 export async function importMcpServer(env: Env, source: McpSource): Promise<{ tools: ToolDefinition[]; warnings: string[] }> {
   const warnings: string[] = [];
   const listed: RemoteTool[] = [];
@@ -72,11 +66,10 @@ export async function importMcpServer(env: Env, source: McpSource): Promise<{ to
     );
   } catch (error) {
     // A server may echo what it was sent; the import's headers never come back in the error.
-    if (error instanceof RemoteServerError)
-      throw new McpImportError(
-        error.kind,
-        Object.values(source.headers ?? {}).reduce((text, secret) => redactorFor(secret).text(text), error.message),
-      );
+    if (isRemoteServerFailure(error)) {
+      const message = Object.values(source.headers ?? {}).reduce((text, secret) => redactorFor(secret).text(text), error.message);
+      throw Failure.of(error.code, `Importing from the MCP server ${source.url} failed: ${message}`);
+    }
     throw error;
   }
   const converted = definitionsFromMcpTools(source.url, listed.slice(0, MAX_TOOLS), apiTitle);

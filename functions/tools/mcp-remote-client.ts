@@ -2,9 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { guardWith } from "./safe-call/deadline";
-import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from "./safe-call/guarded-fetch";
-import { NameLookupError } from "./safe-call/name-lookup";
-import type { FailureCause } from "./safe-call/failure-cause";
+import { guardedFetch, guardedFetchFailure, type GuardedFetchCode, type GuardedFetchOptions } from "./safe-call/guarded-fetch";
+import { Failure, isFailure } from "../common/failures";
 import { SERVICE_NAME, SERVICE_VERSION } from "../common/service-version";
 
 /**
@@ -18,22 +17,29 @@ export interface RemoteServerOptions extends Omit<GuardedFetchOptions, "signal">
   timeoutMs: number;
 }
 
-/** Why an exchange with a remote MCP server failed, in safe-call's error kinds. */
-export class RemoteServerError extends Error {
-  readonly kind: "blocked_destination" | "too_many_redirects" | "too_large" | "invalid_definition" | "timeout" | "network" | "http_status" | "protocol_error";
-  /** For a network failure whose reason is known (a host name that never resolves). */
-  readonly failureCause: FailureCause | undefined;
-  constructor(kind: RemoteServerError["kind"], message: string, failureCause?: FailureCause) {
-    super(message);
-    this.name = "RemoteServerError";
-    this.kind = kind;
-    this.failureCause = failureCause;
-  }
+/** Why an exchange with a remote MCP server failed (a Failure of one of these codes), in safe-call's error kinds. */
+export type RemoteServerCode = GuardedFetchCode | "timeout" | "network" | "http_status" | "protocol_error";
+
+const REMOTE_SERVER_CODES: readonly RemoteServerCode[] = [
+  "blocked_destination",
+  "too_many_redirects",
+  "too_large",
+  "invalid_definition",
+  "name_lookup",
+  "timeout",
+  "network",
+  "http_status",
+  "protocol_error",
+];
+
+/** Whether `error` is how `withRemoteServer` failed. */
+export function isRemoteServerFailure(error: unknown): error is Failure & { code: RemoteServerCode } {
+  return isFailure(error, ...REMOTE_SERVER_CODES);
 }
 
 /**
  * Connect (initialize), run `work` with the client, close (ending the server's session if it
- * made one). Failures become a RemoteServerError; nothing is retried.
+ * made one). Every failure becomes a Failure of a RemoteServerCode; nothing is retried.
  */
 export async function withRemoteServer<T>(options: RemoteServerOptions, work: (client: Client) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -65,27 +71,17 @@ export async function withRemoteServer<T>(options: RemoteServerOptions, work: (c
 }
 
 /** The error as one of safe-call's kinds, with a message that says what went wrong. */
-function classify(error: unknown, timedOut: boolean, timeoutMs: number): RemoteServerError {
-  if (timedOut) return new RemoteServerError("timeout", `the MCP server gave no complete answer within ${timeoutMs} ms`);
-  const guarded = findGuarded(error);
-  if (guarded instanceof NameLookupError) return new RemoteServerError("network", `request failed: ${guarded.message}`, "name_lookup");
-  if (guarded !== undefined) return new RemoteServerError(guarded.kind, guarded.message);
+function classify(error: unknown, timedOut: boolean, timeoutMs: number): Failure {
+  if (timedOut) return Failure.of("timeout", `the MCP server gave no complete answer within ${timeoutMs} ms`);
+  const guarded = guardedFetchFailure(error);
+  if (guarded?.code === "name_lookup") return Failure.of("name_lookup", `request failed: ${guarded.message}`);
+  if (guarded !== undefined) return Failure.of(guarded.code, guarded.message);
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400) {
-    return new RemoteServerError("http_status", `the MCP server answered HTTP ${error.code}: ${shorten(message)}`);
+    return Failure.of("http_status", `the MCP server answered HTTP ${error.code}: ${shorten(message)}`);
   }
-  if (error instanceof TypeError && /fetch|network|connect/i.test(message)) return new RemoteServerError("network", `request failed: ${shorten(message)}`);
-  return new RemoteServerError("protocol_error", `the server did not answer as an MCP server: ${shorten(message)}`);
-}
-
-/** The guarded fetch's own error, however deep the SDK wrapped it. */
-function findGuarded(error: unknown): GuardedFetchError | NameLookupError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof GuardedFetchError || current instanceof NameLookupError) return current;
-    current = current.cause;
-  }
-  return undefined;
+  if (error instanceof TypeError && /fetch|network|connect/i.test(message)) return Failure.of("network", `request failed: ${shorten(message)}`);
+  return Failure.of("protocol_error", `the server did not answer as an MCP server: ${shorten(message)}`);
 }
 
 function shorten(text: string): string {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { guardedFetch, GuardedFetchError } from "./safe-call/guarded-fetch";
-import { NameLookupError } from "./safe-call/name-lookup";
+import { guardedFetch, isGuardedFetchFailure } from "./safe-call/guarded-fetch";
 import { redactorFor } from "./safe-call/redact";
 import type { FetchFn, NameResolver } from "./safe-call/types";
 
@@ -76,7 +75,7 @@ export async function fetchClientCredentialsToken(credentials: ClientCredentials
     return { ok: true, token: parsed.data.access_token, expiresAt: (options.now ?? Date.now)() + lifetime * 1_000 };
   } catch (error) {
     if (controller.signal.aborted) return { ok: false, message: `the token endpoint ${tokenUrl} gave no answer within ${options.timeoutMs} ms` };
-    const detail = error instanceof GuardedFetchError || error instanceof NameLookupError ? error.message : "the request failed";
+    const detail = isGuardedFetchFailure(error) ? error.message : "the request failed";
     return { ok: false, message: redact.text(`the token endpoint ${tokenUrl} could not be reached: ${detail}`) };
   } finally {
     clearTimeout(timer);

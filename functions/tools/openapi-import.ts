@@ -1,6 +1,6 @@
 import { HttpMethod, ToolDefinition } from "./definition";
 import { apiTitleOf } from "./api-info";
-import { ToolImportError } from "./import-error";
+import { importFailure } from "./import-error";
 import type { DocumentContext } from "./openapi-document";
 import { copyInput, dereferenceDocument, parseText, toOpenApi31 } from "./openapi-loading";
 import { buildTool } from "./openapi-operation";
@@ -9,7 +9,7 @@ import { isRecord, Warnings } from "./schema-copier";
 import { NameRegistry, nameFromOperation, toIdentifier } from "./tool-names";
 import { repairReferences } from "./reference-repair";
 
-export { ToolImportError, type ToolImportErrorCode } from "./import-error";
+export { importFailure, importIssues, isImportFailure, type ToolImportCode } from "./import-error";
 export { documentedResponse } from "./openapi-responses";
 
 /**
@@ -49,7 +49,7 @@ export async function importOpenApi(document: string | object, options: OpenApiI
 
   const paths = resolved.paths;
   if (!isRecord(paths) || !Object.values(paths).some((item) => isRecord(item) && OPENAPI_METHODS.some((m) => isRecord(item[m])))) {
-    throw new ToolImportError("no_operations", "The document has no operations: its `paths` is empty or missing.");
+    throw importFailure("no_operations", "The document has no operations: its `paths` is empty or missing.");
   }
 
   const components = isRecord(resolved.components) ? resolved.components : {};
@@ -111,7 +111,7 @@ export async function importOpenApi(document: string | object, options: OpenApiI
   }
 
   if (tools.length === 0) {
-    throw new ToolImportError("no_operations", "None of the document's operations could be imported.", warnings.list());
+    throw importFailure("no_operations", "None of the document's operations could be imported.", warnings.list());
   }
   return { tools, warnings: warnings.list() };
 }

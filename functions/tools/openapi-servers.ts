@@ -1,5 +1,5 @@
 import { stripTrailingSlash } from "./url-template";
-import { ToolImportError } from "./import-error";
+import { importFailure } from "./import-error";
 import type { DocumentContext } from "./openapi-document";
 import { isRecord, type Json } from "./schema-copier";
 
@@ -11,7 +11,7 @@ export function serverUrlFor(context: DocumentContext, pathItem: Json, operation
   const servers = [operation.servers, pathItem.servers, context.servers].find((s) => Array.isArray(s) && s.length > 0);
   const first: unknown = Array.isArray(servers) ? servers[0] : undefined;
   if (!isRecord(first) || typeof first.url !== "string") {
-    throw new ToolImportError(
+    throw importFailure(
       "no_server_url",
       "The document declares no server URL; pass serverUrl with the API's base URL (for example https://api.example.com/v1).",
     );
@@ -25,7 +25,7 @@ export function serverUrlFor(context: DocumentContext, pathItem: Json, operation
     return `{${variable}}`;
   });
   if (missing.length > 0) {
-    throw new ToolImportError("no_server_url", `The server URL "${first.url}" uses variables without a default (${missing.join(", ")}); pass serverUrl.`);
+    throw importFailure("no_server_url", `The server URL "${first.url}" uses variables without a default (${missing.join(", ")}); pass serverUrl.`);
   }
   return stripTrailingSlash(absoluteServerUrl(url, context));
 }
@@ -49,7 +49,7 @@ function absoluteServerUrl(url: string, context: DocumentContext): string {
     );
     return resolved;
   }
-  throw new ToolImportError(
+  throw importFailure(
     "no_server_url",
     context.documentUrl === undefined
       ? `The document's server URL "${url}" is not an absolute http(s) URL: it is relative to where the document is served, which a posted document does not say. Import it by URL ({"format":"openapi","url":"https://…/openapi.json"}) or pass serverUrl with the full base URL.`
@@ -71,7 +71,7 @@ function resolvedAgainst(url: string, documentUrl: string): string | undefined {
 
 export function checkServerOverride(serverUrl: string): string {
   if (!isAbsoluteHttpUrl(serverUrl)) {
-    throw new ToolImportError("invalid_option", `serverUrl "${serverUrl}" must be an absolute http(s) URL such as https://api.example.com/v1.`);
+    throw importFailure("invalid_option", `serverUrl "${serverUrl}" must be an absolute http(s) URL such as https://api.example.com/v1.`);
   }
   return stripTrailingSlash(serverUrl);
 }

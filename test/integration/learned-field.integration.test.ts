@@ -25,6 +25,9 @@ const REQUEST = "Dig up that blockbuster flick everybody keeps quoting";
 /** A paraphrase sharing words only with the request. */
 const PARAPHRASE = "which blockbuster flick";
 
+/** What a tool that learned nothing says of where its words came from. */
+const NOTHING_FROM = { fromUse: { sources: 0, words: 0 }, fromExamples: { sources: 0, words: 0 } };
+
 let service: TestService;
 const clients: Client[] = [];
 
@@ -88,7 +91,7 @@ describe("the learned field", () => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(deleted.status).toBe(204);
-    expect(await learnedWords(key, "movieCredits")).toEqual({ tool: "movieCredits", sources: 0, terms: [] });
+    expect(await learnedWords(key, "movieCredits")).toEqual({ tool: "movieCredits", sources: 0, terms: [], ...NOTHING_FROM });
     expect(await foundBy(key)).toBeUndefined();
   });
 
@@ -98,7 +101,7 @@ describe("the learned field", () => {
     clients.push(client);
     await client.callTool({ name: "call_tool", arguments: { name: "movieCredits", arguments: {} } }, CallToolResultSchema);
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
-    expect(await learnedWords(key, "movieCredits")).toEqual({ tool: "movieCredits", sources: 0, terms: [] });
+    expect(await learnedWords(key, "movieCredits")).toEqual({ tool: "movieCredits", sources: 0, terms: [], ...NOTHING_FROM });
   });
 
   it("after the retention period no request text is stored and the ranking is unchanged; the words survive eviction", async () => {
@@ -181,6 +184,6 @@ describe("the learned field", () => {
     for (let i = 0; i < 3; i++) await chat(learner, REQUEST, ["tvSeasons"]);
     expect(await foundBy(learner)).toBe("tvSeasons");
     expect(await route(other, PARAPHRASE, 3)).toEqual(before);
-    expect(await learnedWords(other, "tvSeasons")).toEqual({ tool: "tvSeasons", sources: 0, terms: [] });
+    expect(await learnedWords(other, "tvSeasons")).toEqual({ tool: "tvSeasons", sources: 0, terms: [], ...NOTHING_FROM });
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createModelClient, EMBED_BATCH_SIZE, type ModelClientOptions } from "../../functions/llm/client";
 import type { ModelConfig } from "../../functions/llm/config";
-import { ModelCallError, type ModelCallErrorKind } from "../../functions/llm/errors";
+import { modelCallOf, type ModelCallErrorKind, type ModelCallFacts } from "../../functions/llm/errors";
 import { UsageLedger } from "../../functions/llm/usage";
 import { countTokens, createScriptedModel, hashEmbedding, type ScriptedModel } from "../helpers/scripted-model";
 
@@ -20,13 +20,15 @@ function clientFor(model: ScriptedModel, options: Omit<ModelClientOptions, "fetc
   return createModelClient({ ...config, ...overrides }, { maxRetries: 0, ...options, fetch: model.fetch });
 }
 
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
+/** The model call's failure: its facts, message and stack. */
+async function failure(promise: Promise<unknown>): Promise<ModelCallFacts & { message: string; stack: string | undefined }> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(error instanceof ModelCallError)) throw new Error(`expected a ModelCallError, got ${String(error)}`);
-  return error;
+  const model = modelCallOf(error);
+  if (model === undefined) throw new Error(`expected a model call's failure, got ${String(error)}`);
+  return { ...model, message: (error as Error).message, stack: (error as Error).stack };
 }
 
 const user = (content: string) => [{ role: "user" as const, content }];
@@ -157,7 +159,7 @@ describe("createModelClient().chat", () => {
     [429, "rate_limited", true],
     [500, "server_error", true],
     [503, "server_error", true],
-  ])("HTTP %i becomes ModelCallError kind %s", async (status, kind, retryable) => {
+  ])("HTTP %i becomes a model call failure of kind %s", async (status, kind, retryable) => {
     const model = createScriptedModel({ rules: [{ answer: { status } }] });
     const error = await failure(clientFor(model).chat({ messages: user("x"), purpose: "probe" }));
     expect(error.kind).toBe(kind);

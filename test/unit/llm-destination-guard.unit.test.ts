@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createModelClient } from "../../functions/llm/client";
 import type { ModelConfig } from "../../functions/llm/config";
-import { ModelCallError } from "../../functions/llm/errors";
+import { modelCallOf, type ModelCallFacts } from "../../functions/llm/errors";
 import { checkDestination } from "../../functions/tools/safe-call";
 
 /** Reliability item 4: every model and embeddings request passes the guard on every hop. */
@@ -30,13 +30,15 @@ function redirectingEndpoint(target: (path: string) => string) {
   return { seen, fetchFn };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ModelCallError> {
+/** The model call's failure: its facts, message and stack. */
+async function rejection(promise: Promise<unknown>): Promise<ModelCallFacts & { message: string; stack: string | undefined }> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(error instanceof ModelCallError)) throw new Error(`expected a ModelCallError, got ${String(error)}`);
-  return error;
+  const model = modelCallOf(error);
+  if (model === undefined) throw new Error(`expected a model call's failure, got ${String(error)}`);
+  return { ...model, message: (error as Error).message, stack: (error as Error).stack };
 }
 
 describe("4. the model client's destination guard", () => {

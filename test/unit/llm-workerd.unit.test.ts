@@ -12,7 +12,7 @@ import { bundleTestWorker } from "../helpers/workerd-bundle";
 const WORKER_SOURCE = `
 import { createModelClient } from "./functions/llm/client";
 import { resolveModelConfig } from "./functions/llm/config";
-import { ModelCallError } from "./functions/llm/errors";
+import { modelCallOf } from "./functions/llm/errors";
 import { UsageLedger } from "./functions/llm/usage";
 
 export default {
@@ -32,7 +32,7 @@ export default {
     try {
       await client.chat({ messages: [{ role: "user", content: "please fail" }], purpose: "fail" });
     } catch (e) {
-      failure = { isModelCallError: e instanceof ModelCallError, kind: e.kind, status: e.status, message: e.message };
+      failure = { isModelCallError: modelCallOf(e) !== undefined, kind: modelCallOf(e)?.kind, status: modelCallOf(e)?.status, message: e.message };
     }
     return Response.json({ chat, dims: embedded.vectors.map((v) => v.length), failure, total: ledger.total });
   },

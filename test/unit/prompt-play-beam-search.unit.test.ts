@@ -1,3 +1,4 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import {
   initialBeamState,
@@ -8,8 +9,8 @@ import {
   type BeamSearchState,
   type Candidate,
 } from "../../functions/prompt-play/beam-search";
-import { BudgetExhausted } from "../../functions/prompt-play/budget";
-import { InvalidSettingsError, PAPER_DEFAULTS, validateBeamSettings, validatePlaySettings } from "../../functions/prompt-play/settings";
+import { budgetExhausted } from "../../functions/prompt-play/budget";
+import { PAPER_DEFAULTS, validateBeamSettings, validatePlaySettings } from "../../functions/prompt-play/settings";
 
 /**
  * A toy problem: a state is the path of expansion indices from the root ("", "0", "02", …) and
@@ -193,7 +194,7 @@ describe("beam search bookkeeping", () => {
     expect(outcome.best.map((n) => n.score)).toEqual(seen.slice(0, 2));
   });
 
-  it("treats BudgetExhausted thrown inside an expansion as a clean stop, and other errors as errors", async () => {
+  it("treats an exhausted budget thrown inside an expansion as a clean stop, and other errors as errors", async () => {
     let calls = 0;
     const outcome = await runBeamSearch({
       settings: { depth: 3, beamWidth: 2, expansionsPerNode: 2 },
@@ -202,7 +203,7 @@ describe("beam search bookkeeping", () => {
       problem: {
         expand: async (parent, expansion) => {
           calls++;
-          if (calls === 3) throw new BudgetExhausted("tokens");
+          if (calls === 3) throw budgetExhausted("tokens");
           return { state: `${parent.state}${expansion}`, score: calls, summary: "" };
         },
         shouldStop: () => false,
@@ -302,7 +303,7 @@ describe("search settings", () => {
     expect(() => validateBeamSettings({ depth: 5, beamWidth: 3, expansionsPerNode: 1e9 })).toThrow(/expansionsPerNode must be at most 20/);
     expect(() => validateBeamSettings({ depth: 2.5, beamWidth: 3, expansionsPerNode: 3 })).toThrow(/depth must be a whole number/);
     expect(() => validateBeamSettings({ depth: 20, beamWidth: 20, expansionsPerNode: 20 })).toThrow(/at most 2000 expansions/);
-    expect(() => validateBeamSettings({ depth: 5, beamWidth: 3 })).toThrow(InvalidSettingsError);
+    expect(() => validateBeamSettings({ depth: 5, beamWidth: 3 })).toThrow(expect.objectContaining({ code: "invalid_play_settings" }));
 
     expect(() => validatePlaySettings({ depth: 0 })).toThrow(/depth must be at least 1/);
     expect(() => validatePlaySettings({ beamWidth: 0 })).toThrow(/beamWidth must be at least 1/);
@@ -311,8 +312,8 @@ describe("search settings", () => {
     expect(() => validatePlaySettings({ budget: { maxModelCalls: 10, maxTokens: 1000, demonstrationShare: 1.5 } })).toThrow(
       /demonstrationShare must be at most 0.95/,
     );
-    expect(() => validatePlaySettings({ deepth: 3 })).toThrow(InvalidSettingsError);
-    expect(() => validatePlaySettings({ depth: "5" })).toThrow(InvalidSettingsError);
+    expect(() => validatePlaySettings({ deepth: 3 })).toThrow(expect.objectContaining({ code: "invalid_play_settings" }));
+    expect(() => validatePlaySettings({ depth: "5" })).toThrow(expect.objectContaining({ code: "invalid_play_settings" }));
   });
 
   it("lists every problem as {path, message}", () => {
@@ -320,8 +321,8 @@ describe("search settings", () => {
       validatePlaySettings({ depth: 0, beamWidth: 0, invocationAttempts: 1000 });
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(InvalidSettingsError);
-      const issues = error instanceof InvalidSettingsError ? error.issues : [];
+      expect(error).toBeInstanceOf(Failure);
+      const issues = error instanceof Failure ? (error.errors ?? []) : [];
       expect(issues.map((i) => i.path).sort()).toEqual(["beamWidth", "depth", "invocationAttempts"]);
     }
   });
@@ -341,7 +342,7 @@ describe("search settings", () => {
           shouldStop: () => false,
         },
       }),
-    ).rejects.toThrow(InvalidSettingsError);
+    ).rejects.toThrow(expect.objectContaining({ code: "invalid_play_settings" }));
     expect(called).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { Budget } from "../../functions/prompt-play/budget";
 import type { PlayCheckpoint } from "../../functions/prompt-play/checkpoint";
 import { invocationsMatch, runDescriptionSearch } from "../../functions/prompt-play/description-search";
 import { playToPrompt } from "../../functions/prompt-play/play2prompt";
-import { InvalidSettingsError, type PlaySettingsInput } from "../../functions/prompt-play/settings";
+import type { PlaySettingsInput } from "../../functions/prompt-play/settings";
 import type { Demonstration, PlayDependencies, PlayEvent, PlayPurpose, SolveOutcome, ToolArguments, ToolCallOutcome } from "../../functions/prompt-play/types";
 import { ToolDefinition } from "../../functions/tools/definition";
 
@@ -326,7 +326,7 @@ describe("a Play2Prompt job on the paper's Figure 2", () => {
 
   it("refuses a checkpoint that is damaged or belongs to another tool", async () => {
     const w = world();
-    await expect(playToPrompt({ tool, resumeFrom: { version: 2 } }, w.deps)).rejects.toThrow(InvalidSettingsError);
+    await expect(playToPrompt({ tool, resumeFrom: { version: 2 } }, w.deps)).rejects.toThrow(expect.objectContaining({ code: "invalid_play_settings" }));
     const first = world(22);
     await playToPrompt({ tool, settings: { ...JOB, budget: { maxModelCalls: 22, maxTokens: 10_000_000 } } }, first.deps);
     await expect(playToPrompt({ tool: { ...tool, name: "otherTool" }, resumeFrom: first.checkpoints[0] }, w.deps)).rejects.toThrow(

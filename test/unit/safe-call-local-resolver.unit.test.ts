@@ -1,12 +1,12 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import { recordingNetwork, toolOn } from "../helpers/recording-network";
 import { createModelClient, modelTransport } from "../../functions/llm/client";
 import { resolveModelConfig, type ModelConfig } from "../../functions/llm/config";
-import { ModelCallError } from "../../functions/llm/errors";
+import { modelCallOf } from "../../functions/llm/errors";
 import { callMcpTool } from "../../functions/tools/mcp-call";
 import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { callTool, guardedFetch, type NameResolver } from "../../functions/tools/safe-call";
-import { NameLookupError } from "../../functions/tools/safe-call/name-lookup";
 
 /**
  * Issue 32 item 5, locally: a resolver given to the safe-call path (the program host's, in
@@ -118,7 +118,7 @@ describe("a tool call with a local resolver", () => {
     expect(network.asked).toEqual([]);
   });
 
-  it("fails a guarded fetch (MCP tools, token endpoints, imports) with a NameLookupError", async () => {
+  it("fails a guarded fetch (MCP tools, token endpoints, imports) with a name_lookup Failure", async () => {
     const network = recordingNetwork();
     const fetch = guardedFetch({
       fetch: network.fetch,
@@ -127,7 +127,8 @@ describe("a tool call with a local resolver", () => {
       resolveName: resolverKnowing().resolveName,
     });
     const failed = await fetch("https://mcp.typo-host.com/mcp", { method: "POST", body: "{}" }).catch((error: unknown) => error);
-    expect(failed).toBeInstanceOf(NameLookupError);
+    expect(failed).toBeInstanceOf(Failure);
+    expect(failed).toMatchObject({ code: "name_lookup" });
     expect(failed).toMatchObject({ message: expect.stringMatching(/^DNS lookup failed: "mcp\.typo-host\.com" does not resolve/) });
     expect(network.asked).toEqual([]);
   });
@@ -158,8 +159,7 @@ describe("the model client with a local resolver", () => {
     const client = createModelClient(endpoint, { fetch: network.fetch, maxRetries: 0, resolveName: resolverKnowing().resolveName });
     const failed = await client.chat({ purpose: "plan", messages: [{ role: "user", content: "plan" }] }).catch((error: unknown) => error);
     // The SDK reports any failed fetch as a connection error; what matters is that nothing was sent.
-    expect(failed).toBeInstanceOf(ModelCallError);
-    expect(failed).toMatchObject({ kind: "connection" });
+    expect(modelCallOf(failed)).toMatchObject({ kind: "connection" });
     expect(network.asked).toEqual([]);
   });
 

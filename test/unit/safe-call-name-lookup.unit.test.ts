@@ -1,9 +1,10 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import { recordingNetwork, toolOn } from "../helpers/recording-network";
 import { callMcpTool } from "../../functions/tools/mcp-call";
 import { definitionsFromMcpTools } from "../../functions/tools/mcp-definitions";
 import { callTool, guardedFetch } from "../../functions/tools/safe-call";
-import { NameLookupError, unresolvableName } from "../../functions/tools/safe-call/name-lookup";
+import { unresolvableName } from "../../functions/tools/safe-call/name-lookup";
 
 const tool = toolOn;
 
@@ -54,11 +55,12 @@ describe("host names that can never be looked up", () => {
     expect(world.asked).toEqual(["http://world.invalid/x"]);
   });
 
-  it("fails a guarded fetch (MCP tools, token endpoints) with a NameLookupError", async () => {
+  it("fails a guarded fetch (MCP tools, token endpoints) with a name_lookup Failure", async () => {
     const network = recordingNetwork();
     const fetch = guardedFetch({ fetch: network.fetch, signal: new AbortController().signal, maxResponseBytes: 1024 });
     const failed = await fetch("https://mcp.invalid/mcp", { method: "POST", body: "{}" }).catch((error: unknown) => error);
-    expect(failed).toBeInstanceOf(NameLookupError);
+    expect(failed).toBeInstanceOf(Failure);
+    expect(failed).toMatchObject({ code: "name_lookup" });
     expect(failed).toMatchObject({ message: expect.stringMatching(/^DNS lookup failed: "mcp\.invalid"/) });
     expect(network.asked).toEqual([]);
   });

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ToolDefinition } from "../../functions/tools/definition";
 import { importToolList } from "../../functions/tools/list-import";
-import { importOpenApi, ToolImportError } from "../../functions/tools/openapi-import";
+import { importIssues, importOpenApi, isImportFailure } from "../../functions/tools/openapi-import";
+import type { Failure } from "../../functions/common/failures";
 
 const AUTOTOOLS = "kv-seed/world/autotools";
 
@@ -11,11 +12,12 @@ function autotools(domain: string): unknown {
 }
 
 /** The error of an all-or-nothing import (`skipInvalid: false`). */
-function listError(list: unknown): ToolImportError {
+function listError(list: unknown): Failure & { issues: string[] } {
   try {
     importToolList(list, { skipInvalid: false });
   } catch (error) {
-    if (error instanceof ToolImportError) return error;
+    // The problems it lists, as the import's callers read them.
+    if (isImportFailure(error)) return Object.assign(error, { issues: importIssues(error) });
     throw error;
   }
   throw new Error("expected importToolList to throw");

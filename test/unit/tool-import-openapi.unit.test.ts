@@ -2,22 +2,23 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { ToolDefinition } from "../../functions/tools/definition";
-import { importOpenApi, ToolImportError, type ToolImportErrorCode } from "../../functions/tools/openapi-import";
+import { importOpenApi, isImportFailure, type ToolImportCode } from "../../functions/tools/openapi-import";
+import type { Failure } from "../../functions/common/failures";
 
 const TMDB_PATH = "kv-seed/world/restbench-tmdb/openapi.json";
 const TASKS_PATH = "kv-seed/world/restbench-tmdb/tasks.json";
 const tmdbText = readFileSync(TMDB_PATH, "utf8");
 
-async function importError(promise: Promise<unknown>): Promise<ToolImportError> {
+async function importError(promise: Promise<unknown>): Promise<Failure> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(error instanceof ToolImportError)) throw new Error(`expected a ToolImportError, got ${String(error)}`);
+  if (!isImportFailure(error)) throw new Error(`expected an import failure, got ${String(error)}`);
   return error;
 }
 
-async function expectImportError(document: string | object, code: ToolImportErrorCode, message: RegExp, serverUrl?: string) {
+async function expectImportError(document: string | object, code: ToolImportCode, message: RegExp, serverUrl?: string) {
   const error = await importError(importOpenApi(document, serverUrl === undefined ? {} : { serverUrl }));
   expect(error.code).toBe(code);
   expect(error.message).toMatch(message);

@@ -1,13 +1,6 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
-import {
-  addTools,
-  addTrajectories,
-  candidateSet,
-  createGraph,
-  ToolGraphError,
-  type CandidateSetOptions,
-  type ToolGraph,
-} from "../../functions/toolnet/graph/index";
+import { addTools, addTrajectories, candidateSet, createGraph, type CandidateSetOptions, type ToolGraph } from "../../functions/toolnet/graph/index";
 
 /**
  * β = 1, so path weights are products of eq. 5 frequencies:
@@ -89,9 +82,9 @@ describe("candidateSet: seeds plus their strongest successors, best-first by pat
     const graph = chainGraph();
     expect(() => candidateSet(graph, ["S1", "Nope"], options())).toThrow(/Nope/);
     for (const bad of [{ hops: -1 }, { hops: 9 }, { hops: 1.5 }, { maxTools: 0 }, { tokenBudget: Number.NaN }]) {
-      expect(() => candidateSet(graph, ["S1"], options(bad))).toThrow(ToolGraphError);
+      expect(() => candidateSet(graph, ["S1"], options(bad))).toThrow(Failure);
     }
     expect(() => candidateSet(graph, ["S1"], options({ costOf: () => -1 }))).toThrow(/costOf\(S1\)/);
-    expect(() => candidateSet(graph, ["S1"], options({ costOf: () => Number.NaN }))).toThrow(ToolGraphError);
+    expect(() => candidateSet(graph, ["S1"], options({ costOf: () => Number.NaN }))).toThrow(Failure);
   });
 });

@@ -1,15 +1,6 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
-import {
-  addTools,
-  applyFeedback,
-  createGraph,
-  END,
-  exportGraph,
-  START,
-  ToolGraphError,
-  transitionWeight,
-  type ToolGraph,
-} from "../../functions/toolnet/graph/index";
+import { addTools, applyFeedback, createGraph, END, exportGraph, START, transitionWeight, type ToolGraph } from "../../functions/toolnet/graph/index";
 
 function graphABC(): ToolGraph {
   const graph = createGraph();
@@ -17,14 +8,14 @@ function graphABC(): ToolGraph {
   return graph;
 }
 
-function caught(fn: () => unknown): ToolGraphError {
+function caught(fn: () => unknown): Failure {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ToolGraphError) return error;
+    if (error instanceof Failure) return error;
     throw error;
   }
-  throw new Error("expected a ToolGraphError");
+  throw new Error("expected a graph Failure");
 }
 
 function scores(graph: ToolGraph): Record<string, number> {

@@ -1,3 +1,4 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import {
   addTools,
@@ -9,7 +10,6 @@ import {
   removeTool,
   START,
   successors,
-  ToolGraphError,
   type ToolGraph,
 } from "../../functions/toolnet/graph/index";
 
@@ -65,11 +65,11 @@ describe("successors: the ranked out-neighbours of the last tool (eq. 4)", () =>
       }
       return undefined;
     })();
-    expect(unknown).toBeInstanceOf(ToolGraphError);
+    expect(unknown).toBeInstanceOf(Failure);
     expect(unknown).toMatchObject({ code: "unknown_tool", names: ["Nope"] });
     expect(() => successors(graph, END, 3)).toThrow(/end node has no successors/);
-    expect(() => successors(graph, "GetUserToken", -1)).toThrow(ToolGraphError);
-    expect(() => successors(graph, "GetUserToken", 1.5)).toThrow(ToolGraphError);
+    expect(() => successors(graph, "GetUserToken", -1)).toThrow(Failure);
+    expect(() => successors(graph, "GetUserToken", 1.5)).toThrow(Failure);
   });
 });
 

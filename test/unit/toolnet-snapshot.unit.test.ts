@@ -1,3 +1,4 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import {
   addTools,
@@ -11,7 +12,6 @@ import {
   removeTool,
   START,
   successors,
-  ToolGraphError,
   type ToolGraph,
 } from "../../functions/toolnet/graph/index";
 
@@ -30,14 +30,14 @@ function trainedGraph(): ToolGraph {
   return graph;
 }
 
-function caught(fn: () => unknown): ToolGraphError {
+function caught(fn: () => unknown): Failure {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ToolGraphError) return error;
+    if (error instanceof Failure) return error;
     throw error;
   }
-  throw new Error("expected a ToolGraphError");
+  throw new Error("expected a graph Failure");
 }
 
 describe("export → load round trip", () => {

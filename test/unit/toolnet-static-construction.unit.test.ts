@@ -1,3 +1,4 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import {
   addTool,
@@ -11,7 +12,6 @@ import {
   removeTool,
   removeTrajectory,
   START,
-  ToolGraphError,
   transitionWeights,
   type ToolGraph,
 } from "../../functions/toolnet/graph/index";
@@ -25,14 +25,14 @@ function staticWeights(graph: ToolGraph, from: string): Record<string, number> {
   return Object.fromEntries(transitionWeights(graph, from).map(({ to, weight }) => [to, weight]));
 }
 
-function caught(fn: () => unknown): ToolGraphError {
+function caught(fn: () => unknown): Failure {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ToolGraphError) return error;
+    if (error instanceof Failure) return error;
     throw error;
   }
-  throw new Error("expected a ToolGraphError");
+  throw new Error("expected a graph Failure");
 }
 
 describe("static construction (eq. 5)", () => {

@@ -1,3 +1,4 @@
+import { Failure } from "../../functions/common/failures";
 import { describe, expect, it } from "vitest";
 import {
   addTools,
@@ -12,7 +13,6 @@ import {
   START,
   staticWeight,
   successors,
-  ToolGraphError,
   transitionWeight,
   transitionWeights,
   updateSettings,
@@ -129,7 +129,7 @@ describe("settings", () => {
     expect(DEFAULT_SETTINGS).toEqual({ alpha: 0.5, beta: 0.3 });
     expect(resolveSettings({ beta: 0 })).toEqual({ alpha: 0.5, beta: 0 });
     for (const bad of [{ alpha: 0 }, { alpha: -1 }, { alpha: Number.NaN }, { beta: 1.5 }, { beta: -0.1 }]) {
-      expect(() => createGraph(bad)).toThrow(ToolGraphError);
+      expect(() => createGraph(bad)).toThrow(Failure);
     }
     expect(() => updateSettings(createGraph(), { beta: 2 })).toThrow(/beta must be in \[0, 1\]/);
   });

@@ -4,7 +4,7 @@ import { storeCredential } from "../../services/store-credential";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 const Scope = z.union([
   z.object({ tool: ToolName }).strict(),
@@ -120,7 +120,7 @@ export function registerCredentialEndpoints(app: OpenAPIHono<AppEnv>): void {
       responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
     }),
     async (c) => {
-      if (!(await c.var.tenant.registry.deleteCredential(c.req.valid("param").id))) throw new ApiError("not-found", "No such credential.");
+      if (!(await c.var.tenant.registry.deleteCredential(c.req.valid("param").id))) throw new Failure("not-found", "No such credential.");
       return c.body(null, 204);
     },
   );

@@ -9,8 +9,7 @@ import { MAX_EVALUATOR_SCORE, MIN_EVALUATOR_SCORE } from "../../toolnet/graph";
 import type { AppEnv } from "../app-env";
 import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
-import { unwrap } from "../../common/failures";
+import { unwrap, Failure } from "../../common/failures";
 import { AnswerInclude, MaxTokens, RouteAnswer } from "./route-answer";
 
 const RouteRequest = z
@@ -281,7 +280,7 @@ const graphSettingsChangeRoute = createRoute({
 
 const changeGraphSettings: RouteHandler<typeof graphSettingsChangeRoute, AppEnv> = async (c) => {
   const body = c.req.valid("json");
-  if (body.alpha === undefined && body.beta === undefined) throw new ApiError("invalid-request", "Give alpha, beta or both.");
+  if (body.alpha === undefined && body.beta === undefined) throw new Failure("invalid-request", "Give alpha, beta or both.");
   return c.json(unwrap(await c.var.tenant.routing.updateSettings(body)), 200);
 };
 

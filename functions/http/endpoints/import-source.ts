@@ -1,6 +1,5 @@
 import type { TenantApi } from "../../tenant-api/tenant-api";
 import { bodyLimitBytes, issuesToErrors } from "../app";
-import { ApiError } from "../problem";
 import { Failure } from "../../common/failures";
 import { fetchSourceBytes, fetchSourceDocument, importUrlLimits } from "../../tools/import-by-url";
 import type { ToolSource } from "../../services/register";
@@ -50,7 +49,7 @@ export async function backgroundImport(
     chunks = [new TextEncoder().encode(typeof document === "string" ? document : JSON.stringify(document))];
   }
   if (body.prune === true) {
-    throw new ApiError(
+    throw new Failure(
       "invalid-request",
       "`prune` is not available for an import that runs in the background (asked for, or a document above the JSON body limit).",
     );
@@ -72,7 +71,7 @@ export async function resolveImportSource(env: Env, body: ImportBody): Promise<T
   const given = body.format === "openapi" ? body.document : body.tools;
   const field = body.format === "openapi" ? "document" : "tools";
   if ((given === undefined) === (body.url === undefined)) {
-    throw new ApiError(
+    throw new Failure(
       "invalid-request",
       `Give the ${body.format === "openapi" ? "document" : "list"} either inline as \`${field}\` or by \`url\`, not ${given === undefined ? "neither" : "both"}.`,
     );
@@ -113,6 +112,6 @@ export function importRequestHook(result: {
 }): undefined {
   if (result.success) return undefined;
   const hint = result.target === "json" ? bareDocumentHint(result.data) : undefined;
-  if (hint !== undefined) throw new ApiError("invalid-request", hint);
-  throw new ApiError("invalid-request", "The request does not match the schema.", issuesToErrors(result.error?.issues ?? []));
+  if (hint !== undefined) throw new Failure("invalid-request", hint);
+  throw new Failure("invalid-request", "The request does not match the schema.", issuesToErrors(result.error?.issues ?? []));
 }

@@ -4,7 +4,7 @@ import type { ImportJobRequest } from "../../jobs/import-job";
 import { importUrlLimits } from "../../tools/import-by-url";
 import type { AppEnv } from "../app-env";
 import { problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 /**
  * A big document on its way to a background import: its bytes go to the tenant's storage in
@@ -34,7 +34,7 @@ export async function storeUpload(
   try {
     for await (const chunk of chunks) {
       bytes += chunk.byteLength;
-      if (bytes > maxBytes) throw new ApiError("payload-too-large", `The document is larger than ${maxBytes} bytes, the import limit.`);
+      if (bytes > maxBytes) throw new Failure("payload-too-large", `The document is larger than ${maxBytes} bytes, the import limit.`);
       for (let offset = 0; offset < chunk.byteLength; ) {
         const taken = Math.min(UPLOAD_CHUNK_BYTES - filled, chunk.byteLength - offset);
         pending.set(chunk.subarray(offset, offset + taken), filled);
@@ -48,7 +48,7 @@ export async function storeUpload(
     await tenant.imports.discardUpload(uploadId);
     throw error;
   }
-  if (bytes === 0) throw new ApiError("invalid-request", "The document is empty.");
+  if (bytes === 0) throw new Failure("invalid-request", "The document is empty.");
   return { uploadId, bytes };
 }
 

@@ -1,12 +1,12 @@
 import { quotaFamily } from "../quota-family";
 import { createRoute, z, type OpenAPIHono, type RouteHandler } from "@hono/zod-openapi";
 import { jobAfterWait, MAX_JOB_WAIT_SECONDS } from "../../jobs/job-after-wait";
-import { InvalidSettingsError, validatePlaySettings } from "../../prompt-play";
+import { validatePlaySettings } from "../../prompt-play";
 import { tenantModelConfig } from "../../services/model-settings";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure, isFailure } from "../../common/failures";
 
 const ProbeRequest = z
   .object({
@@ -60,10 +60,10 @@ const optimizeRoute = createRoute({
 const startOptimization: RouteHandler<typeof optimizeRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const { settings } = c.req.valid("json");
-  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new Failure("not-found", `No tool named ${name}.`);
   // Every step of tool play asks the model: refuse now, as runs do, rather than fail in the background.
   const model = await tenantModelConfig(c.env, c.var.tenantId, c.var.tenant);
-  if (!model.ok) throw new ApiError("not-configured", model.message);
+  if (!model.ok) throw new Failure("not-configured", model.message);
   assertValidPlaySettings(settings);
   const job = await c.var.tenant.jobs.create("optimize", { tool: name, settings }, null);
   return c.json({ jobId: job.id, tools: [name] }, 202);
@@ -74,11 +74,11 @@ function assertValidPlaySettings(settings: Record<string, unknown>): void {
   try {
     validatePlaySettings(settings);
   } catch (error) {
-    if (error instanceof InvalidSettingsError)
-      throw new ApiError(
+    if (isFailure(error, "invalid_play_settings"))
+      throw new Failure(
         "invalid-request",
         error.message,
-        error.issues.map((i) => ({ path: `settings.${i.path}`, message: i.message })),
+        (error.errors ?? []).map((i) => ({ path: `settings.${i.path}`, message: i.message })),
       );
     throw error;
   }
@@ -98,7 +98,7 @@ const probeRoute = createRoute({
 const startProbing: RouteHandler<typeof probeRoute, AppEnv> = async (c) => {
   const body = c.req.valid("json");
   const tools = await toolsToProbe(c.var.tenant, body.tools);
-  if (tools.length === 0) throw new ApiError("invalid-request", "Every tool already has a probed protocol for its current definition.");
+  if (tools.length === 0) throw new Failure("invalid-request", "Every tool already has a probed protocol for its current definition.");
   const job = await c.var.tenant.jobs.create("probe", { tools, samples: body.samples, chainIterations: body.chainIterations, reason: "api" }, null);
   return c.json({ jobId: job.id, tools }, 202);
 };
@@ -108,7 +108,7 @@ async function toolsToProbe(tenant: AppEnv["Variables"]["tenant"], asked: readon
   const registered = new Map((await tenant.registry.listTools()).map((t) => [t.definition.name, t.hash]));
   if (asked !== undefined) {
     const unknown = asked.filter((name) => !registered.has(name));
-    if (unknown.length > 0) throw new ApiError("invalid-request", `Unknown tools: ${unknown.join(", ")}.`);
+    if (unknown.length > 0) throw new Failure("invalid-request", `Unknown tools: ${unknown.join(", ")}.`);
     return [...new Set(asked)].sort();
   }
   // Unprobed or changed: no current protocol, or one made for an older definition.
@@ -134,7 +134,7 @@ const readJob: RouteHandler<typeof jobRoute, AppEnv> = async (c) => {
   const { wait } = c.req.valid("query");
   const jobs = c.var.tenant.jobs;
   const job = await jobAfterWait({ get: (jobId) => jobs.get(jobId), waitFor: (jobId, ms) => jobs.waitFor(jobId, ms) }, id, wait * 1_000);
-  if (job === undefined) throw new ApiError("not-found", `No job ${id}.`);
+  if (job === undefined) throw new Failure("not-found", `No job ${id}.`);
   return c.json(job as unknown as Record<string, unknown>, 200);
 };
 

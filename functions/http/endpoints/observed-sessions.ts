@@ -3,7 +3,7 @@ import { LearningSettings } from "../../toolnet/implicit-learning-settings";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 const Settings = LearningSettings.openapi("LearningSettings");
 
@@ -103,7 +103,7 @@ const sessionDeleteRoute = createRoute({
 
 const deleteSession: RouteHandler<typeof sessionDeleteRoute, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  if ((await c.var.tenant.observed.delete(id)) === 0) throw new ApiError("not-found", `No observed conversation ${id}.`);
+  if ((await c.var.tenant.observed.delete(id)) === 0) throw new Failure("not-found", `No observed conversation ${id}.`);
   return c.body(null, 204);
 };
 
@@ -137,13 +137,19 @@ const learningCurveRoute = createRoute({
 const readLearningCurve: RouteHandler<typeof learningCurveRoute, AppEnv> = async (c) =>
   c.json({ days: await c.var.tenant.observed.curve(c.req.valid("query").days) }, 200);
 
+const LearnedOrigin = z.object({ sources: z.number().int(), words: z.number().int() }).openapi("LearnedOrigin");
+
 const LearnedWords = z
   .object({
     tool: z.string(),
-    sources: z.number().int().describe("How many conversations and trajectories taught it words (its newest 200 count)"),
+    sources: z.number().int().describe("How many sources taught it words: conversations, trajectories and its example requests (its newest 200 count)"),
     terms: z
       .array(z.object({ term: z.string().describe("An index term (stemmed word)"), weight: z.number().describe("Its weight in the tool's learned field") }))
       .describe("The strongest learned terms, strongest first"),
+    fromUse: LearnedOrigin.describe("Observed conversations, trajectories and scores: how many taught it, and how many words of its field they taught"),
+    fromExamples: LearnedOrigin.describe(
+      "Example requests (the queries of an applied Play2Prompt optimisation, or requests the tenant's model wrote at import; weighed half of one observed conversation): whether they taught it (0 or 1) and how many words",
+    ),
   })
   .openapi("LearnedWords");
 
@@ -165,7 +171,7 @@ const learnedWordsRoute = createRoute({
 
 const readLearnedWords: RouteHandler<typeof learnedWordsRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new Failure("not-found", `No tool named ${name}.`);
   return c.json(await c.var.tenant.routing.learnedWords(name, c.req.valid("query").limit), 200);
 };
 

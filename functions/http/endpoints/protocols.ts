@@ -3,7 +3,7 @@ import { protocolStore } from "../../storage/protocol-store";
 import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 const Versions = z
   .object({ current: z.record(z.string(), z.unknown()).nullable(), versions: z.array(z.record(z.string(), z.unknown())) })
@@ -27,12 +27,12 @@ export function registerProtocolEndpoints(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { name } = c.req.valid("param");
       const tool = await c.var.tenant.registry.getTool(name);
-      if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      if (tool === undefined) throw new Failure("not-found", `No tool named ${name}.`);
       const [current] = await c.var.tenant.protocols.currentMany([name]);
-      if (current === undefined) throw new ApiError("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
+      if (current === undefined) throw new Failure("not-found", `${name} has no documented protocol yet: probe it (POST /v1/probe).`);
       const read = await protocolStore(c.env, c.var.tenantId).read(current.kvKey);
       if (read.status === "malformed")
-        throw new ApiError(
+        throw new Failure(
           "internal",
           `The stored protocol of ${name} (version ${current.version}) is malformed and is not used; probe the tool again or pin another version.`,
         );
@@ -53,7 +53,7 @@ export function registerProtocolEndpoints(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+      if ((await c.var.tenant.registry.getTool(name)) === undefined) throw new Failure("not-found", `No tool named ${name}.`);
       const [current] = await c.var.tenant.protocols.currentMany([name]);
       const versions = await c.var.tenant.protocols.versions(name);
       return c.json({ current: current === undefined ? null : { ...current }, versions: versions.map((v) => ({ ...v })) }, 200);
@@ -77,7 +77,7 @@ export function registerProtocolEndpoints(app: OpenAPIHono<AppEnv>): void {
       const { name } = c.req.valid("param");
       const { version } = c.req.valid("json");
       const current = await c.var.tenant.protocols.pin(name, version ?? undefined);
-      if (current === undefined) throw new ApiError("not-found", version === null ? `${name} has no protocol.` : `${name} has no protocol version ${version}.`);
+      if (current === undefined) throw new Failure("not-found", version === null ? `${name} has no protocol.` : `${name} has no protocol version ${version}.`);
       return c.json({ ...current }, 200);
     },
   );

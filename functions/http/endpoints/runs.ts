@@ -7,7 +7,8 @@ import { ToolName } from "../../tools/definition";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { toProblem } from "../app";
-import { ApiError, problemDocument } from "../problem";
+import { problemDocument } from "../problem";
+import { Failure } from "../../common/failures";
 import { withRunSlot } from "../run-slot";
 
 const Limits = z
@@ -136,7 +137,7 @@ const storedRunRoute = createRoute({
 const readRun: RouteHandler<typeof storedRunRoute, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const json = await c.var.tenant.runs.get(id);
-  if (json === undefined) throw new ApiError("not-found", `No run ${id}.`);
+  if (json === undefined) throw new Failure("not-found", `No run ${id}.`);
   const evaluation = await c.var.tenant.runs.evaluationStatus(id);
   return c.json({ ...(JSON.parse(json) as Record<string, unknown>), evaluation: evaluation ?? null }, 200);
 };

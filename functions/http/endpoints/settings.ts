@@ -4,7 +4,7 @@ import { describeModelConfig, TenantModelOverride } from "../../llm/config";
 import { overrideProblem, readModelOverride, storeModelOverride, tenantModelConfig } from "../../services/model-settings";
 import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 const ModelOverrideView = z
   .object({ baseUrl: z.string().optional(), model: z.string().optional(), embeddingModel: z.string().optional(), apiKeyHint: z.string().optional() })
@@ -108,7 +108,7 @@ const modelOverrideRoute = createRoute({
 const overrideModel: RouteHandler<typeof modelOverrideRoute, AppEnv> = async (c) => {
   const override = c.req.valid("json");
   const problem = overrideProblem(c.env, override);
-  if (problem !== undefined) throw new ApiError("invalid-request", problem, [{ path: "baseUrl", message: problem }]);
+  if (problem !== undefined) throw new Failure("invalid-request", problem, [{ path: "baseUrl", message: problem }]);
   await storeModelOverride(c.env, c.var.tenantId, c.var.tenant, override);
   return c.json(await effectiveModelSettings(c), 200);
 };

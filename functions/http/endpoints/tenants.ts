@@ -3,8 +3,7 @@ import { TENANT_ID_PATTERN } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
 import { tenantStub } from "../../tenant-api/tenant-api";
 import { adminSecurity, jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
-import { unwrap } from "../../common/failures";
+import { unwrap, Failure } from "../../common/failures";
 import { directory, tenantExists } from "../tenant-directory";
 
 const TenantId = z.string().regex(TENANT_ID_PATTERN, "3–40 characters: a-z, 0-9 and -, not starting or ending with -");
@@ -85,7 +84,7 @@ export function registerAdminEndpoints(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { tenantId } = c.req.valid("param");
       const { label } = c.req.valid("json");
-      if (!(await tenantExists(c.env, tenantId))) throw new ApiError("not-found", "no such tenant");
+      if (!(await tenantExists(c.env, tenantId))) throw new Failure("not-found", "no such tenant");
       return c.json(unwrap(await tenantStub(c.env, tenantId).registry.createKey(label ?? null)), 201);
     },
   );
@@ -104,7 +103,7 @@ export function registerTenantKeyEndpoints(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const info = await c.var.tenant.registry.info();
-      if (info === undefined) throw new ApiError("not-found", "no such tenant");
+      if (info === undefined) throw new Failure("not-found", "no such tenant");
       return c.json(info, 200);
     },
   );

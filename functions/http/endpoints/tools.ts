@@ -11,8 +11,7 @@ import { assertWithinToolLimit, toolLimit } from "../../tools/tool-limit";
 import type { AppEnv } from "../app-env";
 import { ConversationHeaders, conversationObserver, observerContext } from "../observed-conversation";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
-import { unwrap } from "../../common/failures";
+import { unwrap, Failure } from "../../common/failures";
 
 const ToolRecord = z.object({ definition: ToolDefinition, hash: z.string(), source: z.string(), createdAt: z.string(), updatedAt: z.string() }).openapi("Tool");
 const ToolSummary = z
@@ -25,6 +24,12 @@ const UpsertReport = z
     unchanged: z.array(z.string()),
     removed: z.array(z.string()),
     warnings: z.array(z.string()),
+    examplesJob: z
+      .string()
+      .optional()
+      .describe(
+        "The background job in which the tenant's model writes example requests for the created and changed tools (learning setting `examplesAtImport`); absent when none was queued",
+      ),
   })
   .openapi("ImportReport");
 
@@ -161,7 +166,7 @@ const readRoute = createRoute({
 const readTool: RouteHandler<typeof readRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const tool = await c.var.tenant.registry.getTool(name);
-  if (tool === undefined) throw new ApiError("not-found", `No tool named ${name}.`);
+  if (tool === undefined) throw new Failure("not-found", `No tool named ${name}.`);
   return c.json(tool, 200);
 };
 
@@ -181,7 +186,7 @@ const replaceRoute = createRoute({
 const replaceTool: RouteHandler<typeof replaceRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const definition = c.req.valid("json");
-  if (definition.name !== name) throw new ApiError("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
+  if (definition.name !== name) throw new Failure("invalid-request", `The body names tool ${definition.name}, the path ${name}.`);
   assertWithinToolLimit(await c.var.tenant.registry.toolCountAfter([definition.name], "api", false), toolLimit(c.env));
   const report = unwrap(
     await c.var.tenant.registry.upsertTools(
@@ -210,7 +215,7 @@ const deleteRoute = createRoute({
 
 const deleteTool: RouteHandler<typeof deleteRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
-  if (!(await c.var.tenant.registry.deleteTool(name))) throw new ApiError("not-found", `No tool named ${name}.`);
+  if (!(await c.var.tenant.registry.deleteTool(name))) throw new Failure("not-found", `No tool named ${name}.`);
   return c.body(null, 204);
 };
 
@@ -234,12 +239,12 @@ const callRoute = createRoute({
 const callTool: RouteHandler<typeof callRoute, AppEnv> = async (c) => {
   const { name } = c.req.valid("param");
   const outcome = await invokeTool(c.env, c.var.tenantId, c.var.tenant, name, c.req.valid("json").arguments);
-  if (!outcome.found) throw new ApiError("not-found", `No tool named ${name}.`);
+  if (!outcome.found) throw new Failure("not-found", `No tool named ${name}.`);
   const { result } = outcome;
   const refused = result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination";
   conversationObserver(observerContext(c), "rest", c.req.valid("header")["conversation-id"])?.call(name, refused ? "refused" : result);
   if (result.error?.kind === "invalid_arguments" || result.error?.kind === "blocked_destination") {
-    throw new ApiError(
+    throw new Failure(
       "tool-call-refused",
       result.error.message,
       result.error.argument === undefined ? undefined : [{ path: result.error.argument, message: result.error.message }],

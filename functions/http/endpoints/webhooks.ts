@@ -7,7 +7,7 @@ import { generateWebhookSecret, verifyWebhook } from "../../webhooks/standard-we
 import type { AppEnv } from "../app-env";
 import { tenantStub } from "../../tenant-api/tenant-api";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";
 import { tenantExists } from "../tenant-directory";
 
@@ -114,18 +114,18 @@ export function registerSignedWebhookEndpoints(app: OpenAPIHono<AppEnv>): void {
       // One answer for every failure, whether the tenant exists or not: nothing to probe for.
       if (!verification.ok) {
         const address = clientAddress(c.req.raw.headers);
-        const rejected = new ApiError("unauthorized", `Webhook signature rejected: ${verification.message}`);
+        const rejected = new Failure("unauthorized", `Webhook signature rejected: ${verification.message}`);
         throw blockedAddress(address) ?? (await authFailure(c.env, address, rejected));
       }
       let json: unknown;
       try {
         json = JSON.parse(raw);
       } catch {
-        throw new ApiError("malformed-json", "The webhook body is not valid JSON.");
+        throw new Failure("malformed-json", "The webhook body is not valid JSON.");
       }
       const parsed = WebhookBody.safeParse(json);
       if (!parsed.success) {
-        throw new ApiError(
+        throw new Failure(
           "invalid-request",
           "The webhook body does not match the schema.",
           parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })),
@@ -134,12 +134,12 @@ export function registerSignedWebhookEndpoints(app: OpenAPIHono<AppEnv>): void {
       const body = parsed.data;
       const claim = await tenant.webhooks.claimDelivery(verification.id, await sha256Hex(raw));
       if (claim.state === "other-body") {
-        throw new ApiError("conflict", `The webhook-id ${verification.id} was already delivered with another body; a new message needs a new webhook-id.`);
+        throw new Failure("conflict", `The webhook-id ${verification.id} was already delivered with another body; a new message needs a new webhook-id.`);
       }
       // 2xx for a duplicate only once the original worked; while it runs, retry later.
       if (claim.state === "succeeded") return c.json({ jobId: claim.jobId, duplicate: true, changed: [], unchanged: 0 }, 202);
       if (claim.state === "in-flight") {
-        throw new ApiError("request-in-progress", "This delivery is still being processed; retry it later.", undefined, DELIVERY_RETRY_SECONDS);
+        throw new Failure("request-in-progress", "This delivery is still being processed; retry it later.", undefined, DELIVERY_RETRY_SECONDS);
       }
       try {
         const outcome = await importChangedTools(c.env, tenantId, tenant, body, verification.id);

@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { PROBLEM_BASE, PROBLEM_KINDS, type ProblemData } from "../problem";
+import { PROBLEM_BASE, PROBLEM_KINDS } from "../problem";
+import type { FailureData } from "../../common/failures";
 
 /**
  * What the MCP tools answer: JSON as text (what most chat clients show the model) plus the same
@@ -13,7 +14,7 @@ export function jsonResult(value: Record<string, unknown>, isError = false): Cal
 }
 
 /** A problem as an MCP tool error. */
-export function problemResult(problem: ProblemData): CallToolResult {
+export function problemResult(problem: FailureData): CallToolResult {
   const kind = PROBLEM_KINDS[problem.kind];
   const body = {
     type: PROBLEM_BASE + problem.kind,

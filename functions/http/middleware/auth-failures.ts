@@ -1,4 +1,4 @@
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 /**
  * Bad-key attempts are limited per client address. Deployed, the count lives in the Workers
@@ -22,9 +22,9 @@ export function clientAddress(headers: Headers): string {
   return headers.get("cf-connecting-ip") ?? "unknown";
 }
 
-function blocked(address: string, now: number): ApiError {
+function blocked(address: string, now: number): Failure {
   const until = blockedUntil.get(address) ?? now;
-  return new ApiError(
+  return new Failure(
     "rate-limited",
     `Too many failed authentication attempts from this address; try again in ${Math.ceil((until - now) / 1000)} s.`,
     undefined,
@@ -33,7 +33,7 @@ function blocked(address: string, now: number): ApiError {
 }
 
 /** The 429 to answer when the address is over its bad-key limit, else undefined. */
-export function blockedAddress(address: string, now = Date.now()): ApiError | undefined {
+export function blockedAddress(address: string, now = Date.now()): Failure | undefined {
   const until = blockedUntil.get(address);
   if (until === undefined) return undefined;
   if (until > now) return blocked(address, now);
@@ -58,7 +58,7 @@ async function overLimit(env: Env, address: string, now: number): Promise<boolea
 }
 
 /** Counts one failed attempt; returns the error to answer with (401, or 429 once over the limit). */
-export async function authFailure(env: Env, address: string, unauthorized: ApiError, now = Date.now()): Promise<ApiError> {
+export async function authFailure(env: Env, address: string, unauthorized: Failure, now = Date.now()): Promise<Failure> {
   if (!(await overLimit(env, address, now))) return unauthorized;
   trim(blockedUntil);
   blockedUntil.set(address, now + AUTH_FAILURE_WINDOW_SECONDS * 1000);

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { sha256Hex } from "../../tenants/api-keys";
 import type { AppEnv } from "../app-env";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 
 /**
  * `Idempotency-Key` on tenant POSTs (IETF httpapi-idempotency-key-header semantics): the same key
@@ -21,15 +21,15 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== "POST" || key === undefined) return next();
   const tenant = c.var.tenant;
   if (!KEY_SHAPE.test(key))
-    throw new ApiError("invalid-request", "Idempotency-Key must be 1–255 visible ASCII characters.", [
+    throw new Failure("invalid-request", "Idempotency-Key must be 1–255 visible ASCII characters.", [
       { path: "Idempotency-Key", message: "1–255 visible ASCII characters" },
     ]);
 
   const fingerprint = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
   const begun = await tenant.idempotency.begin(key, fingerprint, Date.now());
-  if (begun.state === "mismatch") throw new ApiError("idempotency-key-reused", "This Idempotency-Key was used for a different request.");
+  if (begun.state === "mismatch") throw new Failure("idempotency-key-reused", "This Idempotency-Key was used for a different request.");
   if (begun.state === "in-flight")
-    throw new ApiError("request-in-progress", "A request with this Idempotency-Key is still being processed.", undefined, IN_FLIGHT_RETRY_SECONDS);
+    throw new Failure("request-in-progress", "A request with this Idempotency-Key is still being processed.", undefined, IN_FLIGHT_RETRY_SECONDS);
   if (begun.state === "replay") {
     const headers = new Headers({ "idempotent-replayed": "true" });
     if (begun.response.contentType !== null) headers.set("content-type", begun.response.contentType);

@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env";
-import { ApiError, problemResponse } from "../problem";
+import { problemResponse } from "../problem";
+import { Failure } from "../../common/failures";
 import { jsonNestingDepth, MAX_JSON_DEPTH } from "./json-depth";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -71,7 +72,7 @@ export function limitRequestBody(maxSize: number): MiddlewareHandler<AppEnv> {
       (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
     }
     if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-      throw new ApiError("json-too-deep", `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+      throw new Failure("json-too-deep", `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
     }
     return next();
   };

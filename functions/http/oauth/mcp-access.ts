@@ -6,7 +6,7 @@ import { bearerToken, requireTenant } from "../auth";
 import { authFailure, blockedAddress, clientAddress } from "../middleware/auth-failures";
 import { logRefusal } from "../middleware/refusal-log";
 import { requestFamily } from "../quota-family";
-import { ApiError } from "../problem";
+import { Failure } from "../../common/failures";
 import { tenantExists } from "../tenant-directory";
 import { recordLastUse } from "./last-use";
 import { MCP_SCOPE, oauthRoles, type GrantProps } from "./oauth-roles";
@@ -24,8 +24,8 @@ export const requireKeyOrToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   // No credential, an API key, or no OAuth on this origin: the API-key check (and its 401).
   if (token === undefined || tenantOfKey(token) !== undefined || roles === undefined) return requireTenant(c, next);
   const address = clientAddress(c.req.raw.headers);
-  const refuse = async (detail: string): Promise<ApiError> =>
-    logRefusal(c.req, blockedAddress(address) ?? (await authFailure(c.env, address, new ApiError("unauthorized", detail))));
+  const refuse = async (detail: string): Promise<Failure> =>
+    logRefusal(c.req, blockedAddress(address) ?? (await authFailure(c.env, address, new Failure("unauthorized", detail))));
   const validated = await roles.authorizationServer.validateToken<GrantProps>(roles.resource, token, c.env);
   const tenantId = validated?.props.tenantId;
   // Expired, revoked, for another resource, or not one of ours: the client should authorise again.
@@ -34,7 +34,7 @@ export const requireKeyOrToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   if (!(await tenantExists(c.env, tenantId))) throw await refuse("The access token's tenant does not exist.");
   const admission = await admitGrantedRequest(c.env, tenantId, requestFamily(c), Date.now());
-  if (!admission.ok) throw logRefusal(c.req, ApiError.from(admission.problem ?? { kind: "forbidden" }), tenantId);
+  if (!admission.ok) throw logRefusal(c.req, Failure.from(admission.problem ?? { kind: "forbidden" }), tenantId);
   c.set("tenantId", tenantId);
   c.set("tenant", tenantStub(c.env, tenantId));
   recordLastUse(c.env, c.executionCtx, tenantId, validated.clientId);

@@ -1,7 +1,8 @@
 import type { CallContext, IsolateLimits, IsolateRunResult } from "../wire";
 import { deadlineError, failedResult, isolateFailure, lateResultFails, withRunLimitNames } from "./attempt-outcome";
 import type { IsolateMode } from "./program-isolate";
-import { DeadlineReached, programExecutor } from "./program-executors";
+import { programExecutor } from "./program-executors";
+import { isFailure } from "../../common/failures";
 
 export type { IsolateMode } from "./program-isolate";
 
@@ -59,7 +60,7 @@ export async function runAttemptInIsolate(env: Env, request: AttemptRequest): Pr
     return { ...lateResultFails(withRunLimitNames(outcome), isolateMs, deadlineMs), isolateMs };
   } catch (error) {
     const isolateMs = Date.now() - started;
-    if (error instanceof DeadlineReached) return { ...failedResult(deadlineError(deadlineMs), deadlineMs), isolateMs };
+    if (isFailure(error, "timeout")) return { ...failedResult(deadlineError(deadlineMs), deadlineMs), isolateMs };
     // The isolate itself failed (it should not: QuickJS contains the program). Report, don't throw.
     return { ...failedResult(isolateFailure(error), deadlineMs), isolateMs };
   }

@@ -2,6 +2,7 @@ import { exports } from "cloudflare:workers";
 import type { GatewayProps, IsolateRunRequest, IsolateRunResult } from "../wire";
 import { programIsolate, type IsolateMode } from "./program-isolate";
 import { runAttemptOnProgramHost, type ProgramHost } from "./remote-attempt";
+import { Failure } from "../../common/failures";
 
 /** One attempt as an executor gets it: whose, which isolate, its deadline (relative and absolute), and the run itself. */
 export interface ExecutorAttempt {
@@ -18,14 +19,11 @@ export interface ExecutorAttempt {
  * Where a program attempt's isolate runs: one interface, one implementation per place, chosen by
  * configuration (`programExecutor`). Either runs the same Worker Loader isolate with QuickJS
  * inside; both answer the program's tool calls through the same tool gateway. An executor may
- * throw `DeadlineReached` when its deadline passes first (the caller reports it as the limit).
+ * fail with a `timeout` Failure when its deadline passes first (the caller reports it as the limit).
  */
 export interface ProgramExecutor {
   run(attempt: ExecutorAttempt): Promise<IsolateRunResult>;
 }
-
-/** The attempt's deadline passed before the isolate answered (in this process, where the deadline is a race). */
-export class DeadlineReached extends Error {}
 
 /** In this process (deployed): the isolate's `env.TOOLS` is the service's tool gateway, and the deadline a race. */
 class InProcessExecutor implements ProgramExecutor {
@@ -40,7 +38,8 @@ class InProcessExecutor implements ProgramExecutor {
     const isolate = programIsolate(this.#loader, { tenantId, mode, deadlineMs, maxToolCalls }, { TOOLS: exports.ToolGateway({ props }) });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DeadlineReached()), deadlineMs);
+      // The deadline is a race here: when it passes first, the attempt fails as `timeout`.
+      timer = setTimeout(() => reject(Failure.of("timeout", "the attempt's deadline passed before the isolate answered")), deadlineMs);
     });
     try {
       return await Promise.race([isolate.run(run), deadline]);

@@ -1,5 +1,5 @@
 import { BinaryHeap } from "./binary-heap";
-import { ToolGraphError, unknownTools } from "./errors";
+import { graphFailure, unknownTools } from "./errors";
 import type { ToolGraph } from "./tool-graph";
 import { visitTransitionWeights } from "./transition-weights";
 
@@ -85,7 +85,7 @@ export function candidateSet(graph: ToolGraph, seeds: readonly string[], options
     settled.add(next.tool); // its best path is this one; a later, lighter path changes nothing
     const cost = options.costOf(next.tool);
     if (!Number.isFinite(cost) || cost < 0) {
-      throw new ToolGraphError({
+      throw graphFailure({
         code: "invalid_options",
         message: `costOf(${next.tool}) must be a finite number ≥ 0; got ${cost}.`,
         names: [next.tool],
@@ -123,6 +123,6 @@ function checkOptions(options: CandidateSetOptions): void {
   if (!Number.isInteger(options.maxTools) || options.maxTools < 1) problems.push("maxTools must be an integer ≥ 1");
   if (!Number.isFinite(options.tokenBudget) || options.tokenBudget < 0) problems.push("tokenBudget must be a finite number ≥ 0");
   if (problems.length > 0) {
-    throw new ToolGraphError({ code: "invalid_options", message: `candidateSet: ${problems.join("; ")}.` });
+    throw graphFailure({ code: "invalid_options", message: `candidateSet: ${problems.join("; ")}.` });
   }
 }

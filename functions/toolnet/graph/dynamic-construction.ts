@@ -1,4 +1,5 @@
-import { ToolGraphError, unknownTools } from "./errors";
+import { graphFailure, unknownTools } from "./errors";
+import type { Failure } from "../../common/failures";
 import { isReservedId } from "./node-ids";
 import type { ToolGraph } from "./tool-graph";
 import { DEFAULT_MAX_TRAJECTORY_LENGTH } from "./trajectory";
@@ -67,10 +68,10 @@ export function applyFeedback(graph: ToolGraph, evaluation: Evaluation, options:
 
 function checkEvaluation(tools: readonly string[], scores: readonly number[]): void {
   if (!Array.isArray(tools) || tools.length === 0) {
-    throw new ToolGraphError({ code: "invalid_trajectory", message: "An evaluation must name at least one tool." });
+    throw graphFailure({ code: "invalid_trajectory", message: "An evaluation must name at least one tool." });
   }
   if (tools.length > DEFAULT_MAX_TRAJECTORY_LENGTH) {
-    throw new ToolGraphError({
+    throw graphFailure({
       code: "invalid_trajectory",
       message: `An evaluation covers at most ${DEFAULT_MAX_TRAJECTORY_LENGTH} steps; got ${tools.length}.`,
     });
@@ -80,7 +81,7 @@ function checkEvaluation(tools: readonly string[], scores: readonly number[]): v
   }
   const reserved = tools.filter(isReservedId);
   if (reserved.length > 0) {
-    throw new ToolGraphError({
+    throw graphFailure({
       code: "reserved_name",
       message: "Start and end are not tools; the evaluator scores tools only.",
       names: [...new Set(reserved)],
@@ -100,6 +101,6 @@ function checkEvaluation(tools: readonly string[], scores: readonly number[]): v
   }
 }
 
-function invalidScores(message: string, names: readonly string[]): ToolGraphError {
-  return new ToolGraphError({ code: "invalid_scores", message, names });
+function invalidScores(message: string, names: readonly string[]): Failure {
+  return graphFailure({ code: "invalid_scores", message, names });
 }

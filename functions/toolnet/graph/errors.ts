@@ -1,10 +1,12 @@
+import { Failure, isFailure } from "../../common/failures";
+
 /**
- * One error type for every way a graph operation can refuse its input, so callers (the tenant's
- * Durable Object, HTTP routes) branch on `code`, and `names` carries the offending tool names or
- * trajectory ids for the public error body.
+ * Every way a graph operation can refuse its input, as a `Failure` code (common/failures.ts), so
+ * callers (the routing store, HTTP routes) branch on `code`, and `names` carries the offending
+ * tool names or trajectory ids.
  */
 
-export type ToolGraphErrorCode =
+export type ToolGraphCode =
   /** A trajectory, evaluation, seed or `from` names tools the graph does not have. */
   | "unknown_tool"
   /** A tool name equal to the start or end node id. */
@@ -24,27 +26,32 @@ export type ToolGraphErrorCode =
   /** An exported graph that does not parse or is inconsistent. */
   | "invalid_snapshot";
 
-export class ToolGraphError extends Error {
-  override readonly name = "ToolGraphError";
-  readonly code: ToolGraphErrorCode;
-  /** The tool names or trajectory ids at fault, when there are any. */
-  readonly names: readonly string[];
+/** A graph operation's refusal: a Failure (invalid request) of its code, naming what is at fault. */
+export function graphFailure(init: { code: ToolGraphCode; message: string; names?: readonly string[] }): Failure {
+  return Failure.of(init.code, init.message, { names: init.names ?? [] });
+}
 
-  constructor(init: { code: ToolGraphErrorCode; message: string; names?: readonly string[] }) {
-    super(init.message);
-    this.code = init.code;
-    this.names = init.names ?? [];
-  }
+const TOOL_GRAPH_CODES: readonly ToolGraphCode[] = [
+  "unknown_tool",
+  "reserved_name",
+  "invalid_tool_name",
+  "invalid_trajectory",
+  "trajectory_conflict",
+  "invalid_scores",
+  "invalid_settings",
+  "invalid_options",
+  "invalid_snapshot",
+];
 
-  toJSON(): { code: ToolGraphErrorCode; message: string; names: readonly string[] } {
-    return { code: this.code, message: this.message, names: this.names };
-  }
+/** Whether `error` is a graph operation's refusal. */
+export function isGraphFailure(error: unknown): error is Failure & { code: ToolGraphCode; names: readonly string[] } {
+  return isFailure(error, ...TOOL_GRAPH_CODES);
 }
 
 /** The error for names the graph does not know (`where`: "the trajectories"), listing each once. */
-export function unknownTools(names: Iterable<string>, where: string): ToolGraphError {
+export function unknownTools(names: Iterable<string>, where: string): Failure {
   const list = [...new Set(names)];
-  return new ToolGraphError({
+  return graphFailure({
     code: "unknown_tool",
     message: `${list.length === 1 ? "Unknown tool" : `${list.length} unknown tools`} in ${where}: ${list.join(", ")}.`,
     names: list,

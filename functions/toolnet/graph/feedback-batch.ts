@@ -1,19 +1,16 @@
 import { applyFeedback, type Evaluation, type FeedbackResult } from "./dynamic-construction";
-import { ToolGraphError } from "./errors";
+import { isGraphFailure } from "./errors";
+import { Failure } from "../../common/failures";
 import type { ToolGraph } from "./tool-graph";
 
-/** Why one evaluation of a batch was refused: its position, the field at fault, and the graph's message. */
-export class FeedbackBatchError extends Error {
-  override readonly name = "FeedbackBatchError";
-  readonly index: number;
-  /** The field within the item (`tools.2`), or "" for the item as a whole. */
-  readonly field: string;
-
-  constructor(index: number, field: string, cause: ToolGraphError) {
-    super(cause.message);
-    this.index = index;
-    this.field = field;
-  }
+/**
+ * Why one evaluation of a batch was refused: a Failure (feedback refused) with one field error at
+ * the item's position (and the field within it, `3.tools.2`), carrying the graph's message.
+ */
+function itemRefused(index: number, field: string, cause: Failure): Failure {
+  const path = [String(index), ...(field === "" ? [] : [field])].join(".");
+  const detail = `Update ${index} was refused, so none of the batch was applied: ${cause.message}`;
+  return Failure.of("feedback_item_refused", detail, { errors: [{ path, message: cause.message }], cause });
 }
 
 export interface FeedbackBatchResult {
@@ -25,7 +22,7 @@ export interface FeedbackBatchResult {
 
 /**
  * Applies evaluations in order, all or nothing: if any is refused, every score the earlier ones
- * changed is put back and a FeedbackBatchError names the item. Each evaluation is applied as
+ * changed is put back and a `feedback_item_refused` Failure names the item. Each evaluation is applied as
  * `applyFeedback` applies it alone, so a batch ends where the same updates sent one by one end.
  */
 export function applyFeedbackBatch(graph: ToolGraph, evaluations: readonly Evaluation[]): FeedbackBatchResult {
@@ -45,7 +42,7 @@ export function applyFeedbackBatch(graph: ToolGraph, evaluations: readonly Evalu
         if (node !== undefined) node.score = score;
       }
       graph.version = version;
-      if (error instanceof ToolGraphError) throw new FeedbackBatchError(index, faultyField(graph, evaluation, error), error);
+      if (isGraphFailure(error)) throw itemRefused(index, faultyField(graph, evaluation, error), error);
       throw error;
     }
   }
@@ -55,7 +52,7 @@ export function applyFeedbackBatch(graph: ToolGraph, evaluations: readonly Evalu
 }
 
 /** The field an error points at: the first tool the graph does not know, else the item itself. */
-function faultyField(graph: ToolGraph, evaluation: Evaluation, error: ToolGraphError): string {
+function faultyField(graph: ToolGraph, evaluation: Evaluation, error: Failure & { names: readonly string[] }): string {
   if (error.code !== "unknown_tool" && error.code !== "reserved_name") return "";
   const at = evaluation.tools.findIndex((tool) => error.names.includes(tool) || !graph.tools.has(tool));
   return at < 0 ? "" : `tools.${at}`;

@@ -4,7 +4,7 @@
  * exportGraph()'s rows and rebuilds with loadGraph().
  */
 export { START, END, MAX_NODE_NAME_LENGTH, isReservedId } from "./node-ids";
-export { ToolGraphError, type ToolGraphErrorCode } from "./errors";
+export { graphFailure, isGraphFailure, type ToolGraphCode } from "./errors";
 export { DEFAULT_SETTINGS, resolveSettings, type GraphSettings } from "./settings";
 export { DEFAULT_MAX_TRAJECTORY_LENGTH, type Trajectory } from "./trajectory";
 export {

@@ -1,4 +1,4 @@
-import { ToolGraphError } from "./errors";
+import { graphFailure } from "./errors";
 
 /**
  * The two special nodes of ToolNet (§3: V = T ∪ {start, end}). Their ids use angle brackets,
@@ -34,13 +34,13 @@ export function assertToolNames(names: Iterable<string>): void {
   if (bad.length === 0) return;
   const reserved = bad.filter(isReservedId);
   if (reserved.length > 0) {
-    throw new ToolGraphError({
+    throw graphFailure({
       code: "reserved_name",
       message: `${reserved.join(", ")} ${reserved.length === 1 ? "is a reserved node id" : "are reserved node ids"}, not tool names.`,
       names: reserved,
     });
   }
-  throw new ToolGraphError({
+  throw graphFailure({
     code: "invalid_tool_name",
     message: `Tool names must be strings of 1–${MAX_NODE_NAME_LENGTH} characters; got ${bad.map((n) => JSON.stringify(String(n).slice(0, 40))).join(", ")}.`,
     names: bad.map(String),

@@ -1,5 +1,5 @@
 import { BinaryHeap } from "./binary-heap";
-import { ToolGraphError } from "./errors";
+import { graphFailure } from "./errors";
 import { requireSource, type GraphNode, type ToolGraph } from "./tool-graph";
 import { visitTransitionWeights } from "./transition-weights";
 
@@ -58,7 +58,7 @@ const startCache = new WeakMap<ToolGraph, { version: number; includeEnd: boolean
  */
 export function successors(graph: ToolGraph, from: string, k: number, options: SuccessorOptions = {}): RankedTool[] {
   if (!Number.isInteger(k) || k < 0) {
-    throw new ToolGraphError({ code: "invalid_options", message: `k must be a non-negative integer; got ${k}.` });
+    throw graphFailure({ code: "invalid_options", message: `k must be a non-negative integer; got ${k}.` });
   }
   const source = requireSource(graph, from, "successors()");
   const includeEnd = options.includeEnd === true;

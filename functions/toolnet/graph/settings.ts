@@ -1,4 +1,4 @@
-import { ToolGraphError } from "./errors";
+import { graphFailure } from "./errors";
 
 /**
  * The two hyperparameters of dynamic construction (§3.3), set per tenant.
@@ -30,10 +30,10 @@ export function resolveSettings(partial: Partial<GraphSettings> = {}): GraphSett
   const alpha = partial.alpha ?? DEFAULT_SETTINGS.alpha;
   const beta = partial.beta ?? DEFAULT_SETTINGS.beta;
   if (!Number.isFinite(alpha) || alpha <= 0 || alpha > MAX_ALPHA) {
-    throw new ToolGraphError({ code: "invalid_settings", message: `alpha must be in (0, ${MAX_ALPHA}]; got ${alpha}.` });
+    throw graphFailure({ code: "invalid_settings", message: `alpha must be in (0, ${MAX_ALPHA}]; got ${alpha}.` });
   }
   if (!Number.isFinite(beta) || beta < 0 || beta > 1) {
-    throw new ToolGraphError({ code: "invalid_settings", message: `beta must be in [0, 1]; got ${beta}.` });
+    throw graphFailure({ code: "invalid_settings", message: `beta must be in [0, 1]; got ${beta}.` });
   }
   return { alpha, beta };
 }

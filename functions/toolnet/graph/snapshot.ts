@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ToolGraphError } from "./errors";
+import { graphFailure, isGraphFailure } from "./errors";
+import type { Failure } from "../../common/failures";
 import { START } from "./node-ids";
 import { addTools, createGraph, type ToolGraph } from "./tool-graph";
 import { addTrajectories } from "./static-construction";
@@ -70,7 +71,7 @@ export function loadGraph(data: unknown): ToolGraph {
     return graph;
   } catch (error) {
     // Bad names or trajectories inside a snapshot are a corrupt snapshot, whatever the cause.
-    if (error instanceof ToolGraphError && error.code !== "invalid_snapshot") {
+    if (isGraphFailure(error) && error.code !== "invalid_snapshot") {
       throw invalid(`The graph snapshot is inconsistent: ${error.message}`);
     }
     throw error;
@@ -98,6 +99,6 @@ function checkCounts(graph: ToolGraph, edges: ToolGraphSnapshot["edges"]): void 
   }
 }
 
-function invalid(message: string): ToolGraphError {
-  return new ToolGraphError({ code: "invalid_snapshot", message });
+function invalid(message: string): Failure {
+  return graphFailure({ code: "invalid_snapshot", message });
 }

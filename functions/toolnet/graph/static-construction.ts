@@ -1,4 +1,5 @@
-import { ToolGraphError, unknownTools } from "./errors";
+import { graphFailure, unknownTools } from "./errors";
+import type { Failure } from "../../common/failures";
 import { isReservedId } from "./node-ids";
 import { countTransition, nodeOf, type ToolGraph } from "./tool-graph";
 import { DEFAULT_MAX_TRAJECTORY_LENGTH, MAX_TRAJECTORY_ID_LENGTH, forEachTransition, sameSequence, type Trajectory } from "./trajectory";
@@ -115,7 +116,7 @@ function checkTrajectory(trajectory: Trajectory, maxLength: number): void {
     }
     if (isReservedId(tool)) {
       // start and end are added by the graph; naming them inside a trajectory would count twice
-      throw new ToolGraphError({
+      throw graphFailure({
         code: "reserved_name",
         message: `Trajectory ${id} names ${tool}; leave start and end out, they are implied.`,
         names: [tool],
@@ -124,12 +125,12 @@ function checkTrajectory(trajectory: Trajectory, maxLength: number): void {
   }
 }
 
-function invalid(message: string, names: readonly string[]): ToolGraphError {
-  return new ToolGraphError({ code: "invalid_trajectory", message, names });
+function invalid(message: string, names: readonly string[]): Failure {
+  return graphFailure({ code: "invalid_trajectory", message, names });
 }
 
-function conflict(id: string): ToolGraphError {
-  return new ToolGraphError({
+function conflict(id: string): Failure {
+  return graphFailure({
     code: "trajectory_conflict",
     message: `Trajectory ${id} was already imported with a different tool sequence; remove it first to replace it.`,
     names: [id],

@@ -1,4 +1,4 @@
-import { ToolGraphError, unknownTools } from "./errors";
+import { graphFailure, unknownTools } from "./errors";
 import { END, START, assertToolNames } from "./node-ids";
 import { resolveSettings, type GraphSettings } from "./settings";
 import { forEachTransition } from "./trajectory";
@@ -181,7 +181,7 @@ export function requireTool(graph: ToolGraph, name: string, where: string): Grap
 /** The node transitions leave from (start or a tool), or an error: end has no successors. */
 export function requireSource(graph: ToolGraph, from: string, where: string): GraphNode {
   if (from === END) {
-    throw new ToolGraphError({ code: "invalid_options", message: `${where}: the end node has no successors.` });
+    throw graphFailure({ code: "invalid_options", message: `${where}: the end node has no successors.` });
   }
   return from === START ? graph.start : requireTool(graph, from, where);
 }

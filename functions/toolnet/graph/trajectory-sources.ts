@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ToolGraphError } from "./errors";
+import { graphFailure } from "./errors";
 import type { Trajectory } from "./trajectory";
 
 /**
@@ -87,7 +87,7 @@ export function restBenchTrajectories(json: unknown): ParsedTrajectories {
 function parse<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
   const result = schema.safeParse(json);
   if (result.success) return result.data;
-  throw new ToolGraphError({
+  throw graphFailure({
     code: "invalid_trajectory",
     message: `${what}: not the expected shape: ${z.prettifyError(result.error)}`,
   });

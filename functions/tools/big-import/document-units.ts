@@ -1,3 +1,5 @@
+import type { Failure } from "../../common/failures";
+import { importFailure } from "../import-error";
 /**
  * A big OpenAPI (or Swagger 2.0) JSON document cut into units without parsing it whole: each
  * path item, each reusable component (`components/<group>/<name>`, Swagger's `definitions/<name>`
@@ -20,8 +22,9 @@ export interface DocumentUnit {
 /** Top-level maps whose every entry is a unit of its own: path items and Swagger 2.0's reusable objects. */
 export const SPLIT_MAPS: ReadonlySet<string> = new Set(["paths", "definitions", "parameters", "responses", "securityDefinitions"]);
 
-export class UnitSyntaxError extends Error {
-  override readonly name = "UnitSyntaxError";
+/** A document that cannot be cut into units: an import failure (`unparseable`), as a whole document's would be. */
+export function unitSyntaxError(message: string): Failure {
+  return importFailure("unparseable", message);
 }
 
 const QUOTE = 0x22;
@@ -65,7 +68,7 @@ export class DocumentUnitSplitter {
 
   end(): void {
     if (!this.#sawRoot || this.#containers.length > 0 || this.#inString) {
-      throw new UnitSyntaxError("The document ends before its top-level object closes: it is cut short or is not one JSON object.");
+      throw unitSyntaxError("The document ends before its top-level object closes: it is cut short or is not one JSON object.");
     }
   }
 
@@ -88,7 +91,7 @@ export class DocumentUnitSplitter {
     if (this.#containers.length === 0 && b !== 0x7b && !isWhitespace(b)) {
       // Outside the top-level object only whitespace (and a byte-order mark) may stand: YAML, or JSON that is not one object, stops here.
       if (!(this.#sawRoot === false && (b === 0xef || b === 0xbb || b === 0xbf))) {
-        throw new UnitSyntaxError(this.#sawRoot ? "The document continues after its top-level object." : "The document is not one JSON object.");
+        throw unitSyntaxError(this.#sawRoot ? "The document continues after its top-level object." : "The document is not one JSON object.");
       }
     }
     switch (b) {
@@ -117,7 +120,7 @@ export class DocumentUnitSplitter {
       case 0x7d: // '}'
       case 0x5d: // ']'
         this.#closeUnitAt(this.#containers.length, chunk, i);
-        if (this.#containers.pop() === undefined) throw new UnitSyntaxError("The document closes a bracket it never opened.");
+        if (this.#containers.pop() === undefined) throw unitSyntaxError("The document closes a bracket it never opened.");
         this.#expectKey = false;
         return;
       default:
@@ -127,8 +130,8 @@ export class DocumentUnitSplitter {
 
   #open(array: boolean): void {
     if (this.#containers.length === 0) {
-      if (this.#sawRoot) throw new UnitSyntaxError("The document continues after its top-level object.");
-      if (array) throw new UnitSyntaxError("The document is not one JSON object.");
+      if (this.#sawRoot) throw unitSyntaxError("The document continues after its top-level object.");
+      if (array) throw unitSyntaxError("The document is not one JSON object.");
       this.#sawRoot = true;
     }
     const keys = this.#pendingKeyForValue ?? this.#containers.at(-1)?.keys ?? [];
@@ -158,7 +161,7 @@ export class DocumentUnitSplitter {
     this.#unit = undefined;
     unit.pieces.push(chunk.subarray(unit.start, end));
     const text = decoder.decode(concat(unit.pieces)).trim();
-    if (text === "") throw new UnitSyntaxError(`The document has no value for ${unit.keys.join(".")}.`);
+    if (text === "") throw unitSyntaxError(`The document has no value for ${unit.keys.join(".")}.`);
     this.#onUnit({ kind: unit.kind, pointer: `/${unit.keys.map(pointerToken).join("/")}`, key: unit.keys.at(-1) ?? "", text });
   }
 }
@@ -183,7 +186,7 @@ function decodeKey(bytes: number[]): string {
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {
-    throw new UnitSyntaxError(`The document has a key that is not a valid JSON string: "${raw.slice(0, 80)}".`);
+    throw unitSyntaxError(`The document has a key that is not a valid JSON string: "${raw.slice(0, 80)}".`);
   }
 }
 

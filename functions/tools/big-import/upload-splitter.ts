@@ -1,6 +1,7 @@
 import { parse as parseYaml } from "yaml";
-import { DocumentUnitSplitter, UnitSyntaxError, type DocumentUnit } from "./document-units";
-import { emitUnits, YAML_PARSE_OPTIONS, YamlAliasAcrossUnitsError, YamlUnitSplitter } from "./yaml-units";
+import { DocumentUnitSplitter, unitSyntaxError, type DocumentUnit } from "./document-units";
+import { type Failure, isFailure } from "../../common/failures";
+import { emitUnits, YAML_PARSE_OPTIONS, YamlUnitSplitter } from "./yaml-units";
 
 /**
  * An uploaded document cut into units, chunk by chunk: JSON (its first character `{` or `[`) by
@@ -71,7 +72,7 @@ export class UploadCut {
       if (this.#index < this.#upload.count) return false;
       this.#splitter.end();
     } catch (error) {
-      if (!(error instanceof YamlAliasAcrossUnitsError)) throw error;
+      if (!isFailure(error, "yaml_alias_across_units")) throw error;
       this.#cutWhole(error);
     }
     this.#done = true;
@@ -96,9 +97,9 @@ export class UploadCut {
   }
 
   /** A YAML document whose aliases cross its units: read whole when small enough, else refused with how to convert it. */
-  #cutWhole(error: YamlAliasAcrossUnitsError): void {
+  #cutWhole(error: Failure): void {
     if (this.#upload.bytes > this.#wholeYamlMaxBytes) {
-      throw new UnitSyntaxError(
+      throw unitSyntaxError(
         `${error.message} A YAML document above ${this.#wholeYamlMaxBytes} bytes is read part by part, where such aliases cannot be followed: convert it to JSON first (aliases expanded), e.g. \`yq -o=json\`.`,
       );
     }
@@ -117,9 +118,9 @@ function splitWholeYaml(upload: UploadChunks, sink: UnitSink): void {
   try {
     document = parseYaml(text, YAML_PARSE_OPTIONS);
   } catch (error) {
-    throw new UnitSyntaxError(`The document is not valid YAML: ${error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)}`);
+    throw unitSyntaxError(`The document is not valid YAML: ${error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)}`);
   }
-  if (typeof document !== "object" || document === null || Array.isArray(document)) throw new UnitSyntaxError("The document is not one YAML mapping.");
+  if (typeof document !== "object" || document === null || Array.isArray(document)) throw unitSyntaxError("The document is not one YAML mapping.");
   emitUnits([], document, (unit) => sink.unit(unit));
 }
 

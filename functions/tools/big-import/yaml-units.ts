@@ -1,5 +1,6 @@
 import { parse as parseYaml } from "yaml";
-import { pointerToken, unitKind, UnitSyntaxError, type DocumentUnit } from "./document-units";
+import { pointerToken, unitKind, unitSyntaxError, type DocumentUnit } from "./document-units";
+import { Failure } from "../../common/failures";
 
 /**
  * A big OpenAPI document in YAML cut into the same units as a JSON one (document-units.ts: each
@@ -11,7 +12,7 @@ import { pointerToken, unitKind, UnitSyntaxError, type DocumentUnit } from "./do
  * are held, so memory follows the largest unit, not the document.
  *
  * What a unit cannot see: an alias (`*name`) to an anchor (`&name`) set in another unit. It is
- * refused with `YamlAliasAcrossUnitsError`, and upload-splitter.ts parses the document whole
+ * refused with a `yaml_alias_across_units` Failure, and upload-splitter.ts parses the document whole
  * instead when it is small enough.
  */
 
@@ -22,8 +23,6 @@ export const YAML_PARSE_OPTIONS = { maxAliasCount: 100 } as const;
 const ROOT_CONTAINERS = /^(["']?)(paths|components|definitions|parameters|responses|securityDefinitions)\1\s*:(\s|$)/;
 /** `key:` and what follows the colon on its line (a plain or quoted key; plain keys may hold `:` not followed by a space). */
 const KEY_LINE = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s"'#?-](?:[^:#]|:(?=\S))*?)\s*:(?:\s+(.*))?$/;
-
-export class YamlAliasAcrossUnitsError extends UnitSyntaxError {}
 
 interface Frame {
   /** The keys leading to this map: [] for the document, ["paths"], ["components", "schemas"]. */
@@ -72,7 +71,7 @@ export class YamlUnitSplitter {
     this.#partial = "";
     if (rest !== "") this.#line(rest);
     this.#closeUnit();
-    if (!this.#sawContent) throw new UnitSyntaxError("The document is empty or holds only comments.");
+    if (!this.#sawContent) throw unitSyntaxError("The document is empty or holds only comments.");
   }
 
   #line(raw: string): void {
@@ -82,7 +81,7 @@ export class YamlUnitSplitter {
     const trimmed = text.trimStart();
     const blank = trimmed === "" || trimmed.startsWith("#");
     if (this.#ended) {
-      if (!blank) throw new UnitSyntaxError(`The document continues after its end marker "..." (line ${this.#lineNumber}).`);
+      if (!blank) throw unitSyntaxError(`The document continues after its end marker "..." (line ${this.#lineNumber}).`);
       return;
     }
     if (this.#marker(text)) return;
@@ -103,9 +102,9 @@ export class YamlUnitSplitter {
   /** Document markers and directives at column 0; true when the line was one. */
   #marker(text: string): boolean {
     if (/^---(\s|$)/.test(text)) {
-      if (this.#sawContent) throw new UnitSyntaxError(`The file holds more than one YAML document (a second "---" at line ${this.#lineNumber}).`);
+      if (this.#sawContent) throw unitSyntaxError(`The file holds more than one YAML document (a second "---" at line ${this.#lineNumber}).`);
       const rest = text.slice(3).trim();
-      if (rest !== "" && !rest.startsWith("#")) throw new UnitSyntaxError(`The document's root is not a block mapping (line ${this.#lineNumber}).`);
+      if (rest !== "" && !rest.startsWith("#")) throw unitSyntaxError(`The document's root is not a block mapping (line ${this.#lineNumber}).`);
       return true;
     }
     if (/^\.\.\.(\s|$)/.test(text)) {
@@ -116,7 +115,7 @@ export class YamlUnitSplitter {
     if (text.startsWith("%") && !this.#sawContent) {
       const version = /^%YAML\s+(1\.[12])\b/.exec(text)?.[1];
       if (version !== "1.1" && version !== "1.2")
-        throw new UnitSyntaxError(`The YAML directive at line ${this.#lineNumber} is not supported: ${text.slice(0, 80)}`);
+        throw unitSyntaxError(`The YAML directive at line ${this.#lineNumber} is not supported: ${text.slice(0, 80)}`);
       this.#options = { ...this.#options, version };
       return true;
     }
@@ -129,10 +128,9 @@ export class YamlUnitSplitter {
     this.#sawContent = true;
     if (isSequenceEntry(trimmed)) {
       const where = frame.keys.length === 0 ? "the document" : frame.keys.join(".");
-      throw new UnitSyntaxError(`Line ${this.#lineNumber} starts a list where ${where} needs a map of named entries.`);
+      throw unitSyntaxError(`Line ${this.#lineNumber} starts a list where ${where} needs a map of named entries.`);
     }
-    if (trimmed.startsWith("? ") || trimmed === "?")
-      throw new UnitSyntaxError(`Line ${this.#lineNumber} has a complex mapping key ("?"), which is not supported.`);
+    if (trimmed.startsWith("? ") || trimmed === "?") throw unitSyntaxError(`Line ${this.#lineNumber} has a complex mapping key ("?"), which is not supported.`);
     const depth = frame.keys.length;
     const container = (depth === 0 && ROOT_CONTAINERS.test(trimmed)) || (depth === 1 && frame.keys[0] === "components");
     const unit: OpenUnit = { kind: "unit", prefix: frame.keys, indent, startLine: this.#lineNumber, lines: [text] };
@@ -165,7 +163,7 @@ export class YamlUnitSplitter {
         this.#frames.pop();
         continue;
       }
-      throw new UnitSyntaxError(`Line ${this.#lineNumber} is indented by ${indent}, where a key at ${frame.childIndent} or less was expected.`);
+      throw unitSyntaxError(`Line ${this.#lineNumber} is indented by ${indent}, where a key at ${frame.childIndent} or less was expected.`);
     }
   }
 
@@ -188,7 +186,7 @@ export class YamlUnitSplitter {
     const entries = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? Object.entries(parsed) : [];
     const entry = entries[0];
     if (entries.length !== 1 || entry === undefined) {
-      throw new UnitSyntaxError(`The YAML from line ${unit.startLine} does not read as one "key: value" entry.`);
+      throw unitSyntaxError(`The YAML from line ${unit.startLine} does not read as one "key: value" entry.`);
     }
     return entry;
   }
@@ -218,15 +216,16 @@ function isSequenceEntry(trimmed: string): boolean {
   return trimmed === "-" || trimmed.startsWith("- ");
 }
 
-function unitError(error: unknown, startLine: number): UnitSyntaxError {
+function unitError(error: unknown, startLine: number): Failure {
   const message = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
   const alias = /^Unresolved alias[^:]*: (.+)$/.exec(message)?.[1];
   if (alias !== undefined) {
-    return new YamlAliasAcrossUnitsError(
+    return Failure.of(
+      "yaml_alias_across_units",
       `The YAML uses the alias *${alias} (in the part from line ${startLine}) to an anchor set in another part of the document.`,
     );
   }
   const relative = /at line (\d+), column (\d+)/.exec(message);
   const where = relative === null ? `in the part from line ${startLine}` : `at line ${startLine + Number(relative[1]) - 1}, column ${relative[2]}`;
-  return new UnitSyntaxError(`The document is not valid YAML ${where}: ${message.replace(/ at line \d+, column \d+:?$/, "")}`);
+  return unitSyntaxError(`The document is not valid YAML ${where}: ${message.replace(/ at line \d+, column \d+:?$/, "")}`);
 }

@@ -1,5 +1,6 @@
 import { guardWith } from "./deadline";
-import { NameLookupError } from "./name-lookup";
+import { nameLookupFailure } from "./name-lookup";
+import { Failure, isFailure } from "../../common/failures";
 import type { DestinationCheck } from "./destination";
 import { redactorFor } from "./redact";
 import { allowedOriginMap, deliver } from "./redirects";
@@ -33,14 +34,24 @@ export interface GuardedFetchOptions {
   resolveName?: NameResolver | undefined;
 }
 
-/** Why a guarded request did not happen or was cut; the message never holds the credential. */
-export class GuardedFetchError extends Error {
-  readonly kind: Extract<ToolCallErrorKind, "blocked_destination" | "too_many_redirects" | "too_large" | "invalid_definition">;
-  constructor(kind: GuardedFetchError["kind"], message: string) {
-    super(message);
-    this.name = "GuardedFetchError";
-    this.kind = kind;
+/** Why a guarded request did not happen or was cut (a Failure of one of these codes); the message never holds the credential. */
+export type GuardedFetchCode = Extract<ToolCallErrorKind, "blocked_destination" | "too_many_redirects" | "too_large" | "invalid_definition"> | "name_lookup";
+
+const GUARDED_FETCH_CODES: readonly GuardedFetchCode[] = ["blocked_destination", "too_many_redirects", "too_large", "invalid_definition", "name_lookup"];
+
+/** Whether `error` is the guarded fetch's own failure. */
+export function isGuardedFetchFailure(error: unknown): error is Failure & { code: GuardedFetchCode } {
+  return isFailure(error, ...GUARDED_FETCH_CODES);
+}
+
+/** The guarded fetch's own failure, however deep a client library wrapped it (as `cause`). */
+export function guardedFetchFailure(error: unknown): (Failure & { code: GuardedFetchCode }) | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (isGuardedFetchFailure(current)) return current;
+    current = current.cause;
   }
+  return undefined;
 }
 
 const DEFAULT_MAX_REDIRECTS = 5;
@@ -65,7 +76,7 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
           received += value.byteLength;
           if (received > options.maxResponseBytes) {
             reader.cancel().catch(() => undefined);
-            controller.error(new GuardedFetchError("too_large", `the responses exceed ${options.maxResponseBytes} bytes`));
+            controller.error(Failure.of("too_large", `the responses exceed ${options.maxResponseBytes} bytes`));
             return;
           }
           controller.enqueue(value);
@@ -88,14 +99,14 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
     try {
       url = new URL(href);
     } catch {
-      throw new GuardedFetchError("blocked_destination", "not a valid absolute URL");
+      throw Failure.of("blocked_destination", "not a valid absolute URL");
     }
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
     let credentialHeader = options.credentialHeader;
     if (options.credential !== undefined) {
       const applied = applyCredential(url, headers, options.credential);
-      if (!applied.ok) throw new GuardedFetchError("invalid_definition", applied.message);
+      if (!applied.ok) throw Failure.of("invalid_definition", applied.message);
       credentialHeader = applied.credentialHeader;
     }
     const prepared: PreparedRequest = {
@@ -114,8 +125,8 @@ export function guardedFetch(options: GuardedFetchOptions): FetchFn {
       resolveName: options.resolveName,
       ...(options.check === undefined ? {} : { check: options.check }),
     });
-    if (!delivery.ok && delivery.kind === "network") throw new NameLookupError(redact.text(delivery.message));
-    if (!delivery.ok) throw new GuardedFetchError(delivery.kind, redact.text(delivery.message));
+    if (!delivery.ok && delivery.kind === "network") throw nameLookupFailure(redact.text(delivery.message));
+    if (!delivery.ok) throw Failure.of(delivery.kind, redact.text(delivery.message));
     const { response } = delivery;
     const bodyless = response.body === null || [101, 204, 205, 304].includes(response.status);
     return new Response(bodyless || response.body === null ? null : countBytes(response.body), {

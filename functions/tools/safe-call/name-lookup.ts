@@ -12,6 +12,7 @@
  * (`askResolver`), answers them before the platform is asked, and says where the others point.
  */
 import type { NameResolver } from "./types";
+import { Failure } from "../../common/failures";
 
 const MAX_LABEL_OCTETS = 63;
 const MAX_NAME_OCTETS = 253;
@@ -66,12 +67,9 @@ export function addressAsHost(address: string): string {
 }
 
 /**
- * A lookup that was answered without the network (the name can never resolve). A TypeError, as
- * the platform's own fetch failures are, so callers that handle network failures handle it too.
+ * A lookup that was answered without the network (the name can never resolve): the guarded
+ * fetch's rejection, code `name_lookup`, which callers report as a network failure.
  */
-export class NameLookupError extends TypeError {
-  constructor(reason: string) {
-    super(`DNS lookup failed: ${reason}`);
-    this.name = "NameLookupError";
-  }
+export function nameLookupFailure(reason: string): Failure {
+  return Failure.of("name_lookup", `DNS lookup failed: ${reason}`);
 }

@@ -61,6 +61,9 @@ export function JobsPage(props: { session: Session; jobs: (JobProgress & { creat
   );
 }
 
+/** A job page's title by the job's kind. */
+const JOB_TITLES: Record<string, string> = { probe: "Probe", optimize: "Optimise", import: "Import", examples: "Example requests" };
+
 /** One job: overall bar and a bar per tool, updated live over server-sent events while it runs. */
 export function JobPage(props: { session: Session; job: JobProgress; notice?: string }) {
   const { job } = props;
@@ -70,7 +73,7 @@ export function JobPage(props: { session: Session; job: JobProgress; notice?: st
         <a href="/console/jobs">← All jobs</a>
       </p>
       <h1>
-        {job.kind === "probe" ? "Probe" : "Optimise"} job <code>{job.id}</code>
+        {JOB_TITLES[job.kind] ?? "Background"} job <code>{job.id}</code>
       </h1>
       <Notice message={props.notice} />
       <div id="job" data-job={job.id} data-live={job.finished ? undefined : `/console/jobs/${job.id}/events`}>

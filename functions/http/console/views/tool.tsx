@@ -131,19 +131,31 @@ interface ToolPageProps {
 export interface LearnedWordsView {
   sources: number;
   terms: { term: string; weight: number }[];
+  fromUse: { sources: number; words: number };
+  fromExamples: { sources: number; words: number };
 }
 
 /** The words the tool learned from the requests that chose it: its strongest terms, and from how many conversations. */
 function LearnedWords(props: { learned: LearnedWordsView | undefined }) {
   const { learned } = props;
   if (learned === undefined) return <p class="muted">Its learned words could not be read.</p>;
+  const { fromUse: use, fromExamples: examples } = learned;
   if (learned.terms.length === 0)
-    return <p class="muted">Nothing learned yet: a request after which this tool is called (or a trajectory starting with it) teaches it its words.</p>;
+    return (
+      <p class="muted">
+        Nothing learned yet: a request after which this tool is called (or a trajectory starting with it) teaches it its words, and so do example requests (an
+        applied optimisation's, or the tenant's model's at import).
+      </p>
+    );
   return (
     <section aria-label="Learned words">
       <p>
-        From {learned.sources} {learned.sources === 1 ? "conversation or trajectory" : "conversations and trajectories"}; strongest first (index terms: words
-        reduced to their stems).
+        From {use.sources} {use.sources === 1 ? "conversation or trajectory" : "conversations and trajectories"}
+        {examples.sources > 0 ? " and its example requests" : ""}; strongest first (index terms: words reduced to their stems).
+      </p>
+      <p class="learned-origins">
+        {use.words} {use.words === 1 ? "word" : "words"} from use, {examples.words} from example requests (an applied optimisation's, or written by your model
+        at import; each weighs half of what one conversation teaches).
       </p>
       <ul class="learned-words">
         {learned.terms.map((t) => (
