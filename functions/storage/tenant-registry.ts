@@ -54,9 +54,6 @@ export const CURRENT_TOOL_HASHES = "SELECT name, hash FROM tenant_tools";
  * and oauth-token-cache.ts). This object keeps the caches, the transactions and the events. Tool changes are announced on the tenant's events inside the same transaction, so routing and
  * tool views follow them.
  */
-/** The most definitions one piece of a preparation reads, whatever their size. */
-const DEFINITION_PIECE_ROWS = 2_000;
-
 export class TenantRegistry {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
@@ -227,27 +224,6 @@ export class TenantRegistry {
   *eachDefinitionText(): Generator<string, undefined, unknown> {
     for (const [definition] of this.#sql.exec("SELECT definition FROM tenant_tools ORDER BY name").raw<[string]>()) yield definition;
     return undefined;
-  }
-
-  /**
-   * Stored definitions after `after` by name, as many as make `maxChars` of JSON (at least one):
-   * a preparation reads the catalog a piece at a time, each piece's cost known before it is parsed.
-   */
-  definitionTextsAfter(after: string, maxChars: number): { name: string; text: string }[] {
-    // Sizes first, read to the end (a cursor is never left open), then just the rows that fit.
-    const sizes = [
-      ...this.#sql.exec("SELECT LENGTH(definition) FROM tenant_tools WHERE name > ? ORDER BY name LIMIT ?", after, DEFINITION_PIECE_ROWS).raw<[number]>(),
-    ];
-    let count = 0;
-    let chars = 0;
-    for (const [length] of sizes) {
-      if (count > 0 && chars + length > maxChars) break;
-      count += 1;
-      chars += length;
-    }
-    if (count === 0) return [];
-    const rows = this.#sql.exec("SELECT name, definition FROM tenant_tools WHERE name > ? ORDER BY name LIMIT ?", after, count).raw<[string, string]>();
-    return [...rows].map(([name, text]) => ({ name, text }));
   }
 
   /**

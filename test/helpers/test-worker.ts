@@ -41,8 +41,8 @@ class EvictableCore extends TenantCore {
     super.reopenStores();
   }
 
-  override async prepareRouting(now: number): Promise<void> {
-    if (!this.preparationHeld) await super.prepareRouting(now);
+  override prepareRouting(now: number): void {
+    if (!this.preparationHeld) super.prepareRouting(now);
   }
 }
 
