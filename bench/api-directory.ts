@@ -65,6 +65,7 @@ async function importInBackground(text: string): Promise<ImportResult> {
   const job = { id: "job", request: { uploadId: "upload", source: "bench", bytes: bytes.length } };
   await runImportJob(store, jobs, job, {
     batchOperations: 400,
+    batchChars: Number.POSITIVE_INFINITY,
     sliceMs: Number.POSITIVE_INFINITY,
     slicePieces: Number.POSITIVE_INFINITY,
     cutPieceBytes: Number.POSITIVE_INFINITY,

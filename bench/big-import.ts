@@ -109,15 +109,27 @@ async function main(): Promise<void> {
   });
   const inspector = await openInspector(port);
   const peak = { used: 0, total: 0, rss: 0, live: 0 };
+  /** Per phase of the job (as its progress polls saw it): peak used heap and peak live heap. */
+  const byPhase = new Map<string, { used: number; live: number }>();
+  let phaseNow = (): string | undefined => undefined;
+  const notePhase = (used: number, live?: number) => {
+    const phase = phaseNow();
+    if (phase === undefined) return;
+    const entry = byPhase.get(phase) ?? { used: 0, live: 0 };
+    byPhase.set(phase, { used: Math.max(entry.used, used), live: Math.max(entry.live, live ?? 0) });
+  };
   let sampling = true;
   const sampler = (async () => {
     for (let n = 0; sampling; n += 1) {
       // Every 2 s a full collection first: what is live then, not garbage V8 has not collected yet.
       if (n % 20 === 0) {
         await inspector.collect();
-        peak.live = Math.max(peak.live, (await inspector.heap()).usedSize);
+        const live = (await inspector.heap()).usedSize;
+        peak.live = Math.max(peak.live, live);
+        notePhase(0, live);
       }
       const heap = await inspector.heap();
+      notePhase(heap.usedSize);
       peak.used = Math.max(peak.used, heap.usedSize);
       peak.total = Math.max(peak.total, heap.totalSize);
       peak.rss = Math.max(peak.rss, workerdResident());
@@ -139,9 +151,11 @@ async function main(): Promise<void> {
     const { jobId } = (await upload.json()) as { jobId: string };
     const uploadMs = performance.now() - t0;
     const probes = probeDuringJob(service, key, small.key, jobId, task);
+    phaseNow = () => probes.phase();
     const job = await followJob(service, key, jobId, t0, peak);
     const jobMs = performance.now() - t0;
     const during = await probes.stop();
+    phaseNow = () => undefined;
     if (job.status !== "succeeded") throw new Error(`job failed: ${JSON.stringify(job.result).slice(0, 2_000)}; last error: ${job.lastError}`);
     const atEnd = { ...peak };
     console.log(`document            ${file.replace(`${root}/`, "")} (${mib(document.byteLength)})`);
@@ -164,6 +178,7 @@ async function main(): Promise<void> {
       console.log(
         `  slices ${phase.padEnd(10)} ${f.slices} seen; longest ${f.longestSliceMs} ms; longest piece ${f.longestPieceMs} ms (wall time in the alarm)`,
       );
+    for (const [phase, heap] of byPhase) console.log(`  heap ${phase.padEnd(12)} peak used ${mib(heap.used)}, peak live ${mib(heap.live)}`);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
     await routeTheTenant(service, key, tenantId, peak, inspector);

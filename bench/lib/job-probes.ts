@@ -22,6 +22,8 @@ export interface SliceFigures {
 }
 
 export interface JobProbes {
+  /** The job's phase as the last progress poll saw it (the heap sampler attributes its samples by it). */
+  phase(): string;
   stop(): Promise<{ importing: ProbeFigures; other: ProbeFigures; progress: ProbeFigures; slices: Map<string, SliceFigures> }>;
 }
 
@@ -53,6 +55,7 @@ export function probeDuringJob(service: TestService, importing: string, other: s
     }
   };
   let running = true;
+  let phase = "upload";
   const loop = (async () => {
     while (running) {
       const next = performance.now() + everyMs;
@@ -66,10 +69,12 @@ export function probeDuringJob(service: TestService, importing: string, other: s
         ),
       ]);
       noteSlice(slices, job?.progress);
+      if (job?.progress?.phase !== undefined) phase = job.progress.phase;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
     }
   })();
   return {
+    phase: () => phase,
     async stop() {
       running = false;
       await loop;

@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { WorkSlice } from "../common/work-slice";
 import type { JobRecord } from "../storage/tenant-jobs";
 import type { BatchReport, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
 import type { ToolUpsert, UpsertReport } from "../storage/tenant-registry";
-import { assembleBatchDocument, collectRefUnits } from "../tools/big-import/batch-document";
+import { assembleBatchDocument, collectRefUnits, refUnitPointer } from "../tools/big-import/batch-document";
 import { UnitCache } from "../tools/big-import/unit-cache";
 import { contentHash } from "../tools/content-hash";
 import { importIssues, importOpenApi, isImportFailure } from "../tools/openapi-import";
+import { holdsReference } from "../tools/reference-repair";
 import { keepOtherSourcesTools } from "../tools/source-clash";
 import { toolLimit } from "../tools/tool-limit";
 
@@ -16,7 +18,7 @@ import { toolLimit } from "../tools/tool-limit";
  * reaches, so memory follows the batch, not the document. A batch's tools and the cursor are
  * committed together; a job resumed after an eviction continues after the last committed batch.
  * The cut too goes piece by piece. Each alarm works for a slice bounded by time and by pieces of
- * work, and hands the object back for a macrotask between two pieces (class Slice).
+ * work, and hands the object back for a macrotask between two pieces (common/work-slice.ts).
  */
 
 export type { BatchReport, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
@@ -39,8 +41,10 @@ export interface ImportJobProgress {
 }
 
 export interface ImportJobSettings {
-  /** Operations per batch: more is faster (components shared across a batch are read once), less holds less and holds the object for less. */
+  /** Operations per batch at most: more is faster (components shared across a batch are read once), less holds less and holds the object for less. */
   batchOperations: number;
+  /** Measured work per batch at most (BatchImporter.fitting: JSON characters the importer dereferences), so one batch stays ≲ 100 ms. */
+  batchChars: number;
   /** Time per alarm before handing the object back (alarms have a CPU limit). */
   sliceMs: number;
   /**
@@ -57,6 +61,7 @@ export interface ImportJobSettings {
 
 export function importJobSettings(env: {
   IMPORT_BATCH_OPERATIONS?: string;
+  IMPORT_BATCH_CHARS?: string;
   IMPORT_SLICE_MS?: string;
   IMPORT_SLICE_PIECES?: string;
   IMPORT_CUT_PIECE_BYTES?: string;
@@ -68,6 +73,7 @@ export function importJobSettings(env: {
   };
   return {
     batchOperations: positive(env.IMPORT_BATCH_OPERATIONS, 200),
+    batchChars: positive(env.IMPORT_BATCH_CHARS, DEFAULT_BATCH_CHARS),
     sliceMs: positive(env.IMPORT_SLICE_MS, 5_000),
     slicePieces: positive(env.IMPORT_SLICE_PIECES, 32),
     cutPieceBytes: positive(env.IMPORT_CUT_PIECE_BYTES, 64 * 1024),
@@ -75,6 +81,15 @@ export function importJobSettings(env: {
     maxTools: toolLimit(env),
   };
 }
+
+/**
+ * A batch's measured work by default, in JSON characters dereferenced (BatchImporter.fitting).
+ * Measured in Node on this shared machine (per batch; p50 / p90 / max): GitHub's REST API gets 4
+ * operations a batch, 124 / 412 / 457 ms (load average 7–14); Microsoft Graph 1, 147 / 403 /
+ * 1,259 ms (load average 9–12): one Graph operation alone dereferences to more than this, and a
+ * batch is never less than one operation.
+ */
+export const DEFAULT_BATCH_CHARS = 400_000;
 
 /** Embeds a batch's new and changed tools (services/tool-embeddings.ts); a warning when it could not. */
 export type EmbedBatchTools = (tools: ToolUpsert[]) => Promise<{ warning?: string }>;
@@ -89,38 +104,6 @@ export type EmbedMissingTools = (max: number) => Promise<{ warning?: string }>;
  */
 export const MAX_CATCH_UP_EMBEDDINGS = 1_000;
 
-/**
- * One slice of work, bounded by time and by pieces counted (ImportJobSettings): between two
- * pieces the object is handed back for a macrotask, so requests to the tenant (routes, progress
- * polls) and, locally, to every other object of the process are served in between.
- */
-class Slice {
-  readonly #started = Date.now();
-  readonly #settings: Pick<ImportJobSettings, "sliceMs" | "slicePieces">;
-  #pieces = 0;
-  #longestPieceMs = 0;
-  #pieceStarted = Date.now();
-
-  constructor(settings: Pick<ImportJobSettings, "sliceMs" | "slicePieces">) {
-    this.#settings = settings;
-  }
-
-  /** A piece ended: false when the slice's budget is spent (the job continues in the next slice), else true after a macrotask. */
-  async next(): Promise<boolean> {
-    this.#pieces += 1;
-    this.#longestPieceMs = Math.max(this.#longestPieceMs, Date.now() - this.#pieceStarted);
-    if (this.#pieces >= this.#settings.slicePieces || Date.now() - this.#started >= this.#settings.sliceMs) return false;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    this.#pieceStarted = Date.now();
-    return true;
-  }
-
-  /** What the job's progress shows of this slice (benchmarks read it). */
-  report(): { pieces: number; ms: number; longestPieceMs: number } {
-    return { pieces: this.#pieces, ms: Date.now() - this.#started, longestPieceMs: this.#longestPieceMs };
-  }
-}
-
 /** Runs the job for one slice: cut the document piece by piece if not yet done, then import batches until the slice ends or the document does. */
 export async function runImportJob(
   store: ImportJobStore,
@@ -131,7 +114,7 @@ export async function runImportJob(
   embedMissingTools?: EmbedMissingTools,
 ): Promise<void> {
   const request = ImportJobRequest.parse(job.request);
-  const slice = new Slice(settings);
+  const slice = new WorkSlice(settings);
   if (!store.isSplit(job.id)) {
     const cut = await cutPieces(store, jobs, job.id, request, settings, slice);
     if (cut !== "cut") return;
@@ -164,7 +147,7 @@ async function cutPieces(
   jobId: string,
   request: ImportJobRequest,
   settings: ImportJobSettings,
-  slice: Slice,
+  slice: WorkSlice,
 ): Promise<"cut" | "later" | "failed"> {
   for (;;) {
     let cut: CutProgress;
@@ -217,7 +200,7 @@ class BatchRun {
     this.#request = request;
     this.#settings = settings;
     this.#totalOperations = totalOperations;
-    const head = Object.fromEntries(store.head(jobId).map((unit) => [unit.key, JSON.parse(unit.text) as unknown]));
+    const head = Object.fromEntries(batchHead(store.head(jobId)));
     this.#importer = new BatchImporter(store, jobId, head, settings.cacheChars);
     this.#names = new Set(done.names);
     this.#counts = countsOf(done.reports);
@@ -227,8 +210,9 @@ class BatchRun {
 
   /** Imports and commits the next batch: "imported", "finished" when none is left, "stopped" when the job failed. */
   async next(): Promise<"imported" | "finished" | "stopped"> {
-    const paths = this.#store.nextPaths(this.#jobId, this.#lastSeq, this.#settings.batchOperations);
-    if (paths.length === 0) return "finished";
+    const next = this.#store.nextPaths(this.#jobId, this.#lastSeq, this.#settings.batchOperations);
+    if (next.length === 0) return "finished";
+    const paths = next.slice(0, this.#importer.fitting(next, this.#settings.batchChars));
     let result: { tools: ToolUpsert[]; warnings: string[] };
     try {
       result = await this.#importer.run(paths, this.#names, this.#request);
@@ -263,7 +247,7 @@ class BatchRun {
     return "imported";
   }
 
-  progress(slice?: Slice): Record<string, unknown> {
+  progress(slice?: WorkSlice): Record<string, unknown> {
     return {
       phase: "importing",
       operations: { done: this.#operations, total: this.#totalOperations },
@@ -293,6 +277,8 @@ class BatchImporter {
   readonly #head: Record<string, unknown>;
   readonly #cache: UnitCache;
   readonly #securitySchemes: StoredUnit[];
+  /** Each component's dereferenced size, as `fitting` measured it. */
+  readonly #expandedChars = new Map<string, number>();
 
   constructor(store: ImportJobStore, jobId: string, head: Record<string, unknown>, cacheChars: number) {
     this.#store = store;
@@ -329,6 +315,45 @@ class BatchImporter {
     return { tools, warnings: [...imported.warnings, ...separated.warnings] };
   }
 
+  /**
+   * How many of `paths`, from the first, make a batch whose measured work stays within
+   * `maxChars` (at least one path): each path item's JSON as the importer dereferences it, every
+   * reference counted as the component's own dereferenced JSON, as often as it occurs (a cycle is
+   * kept as a reference). Known before the batch runs, so one batch of Microsoft Graph (every
+   * schema reaching the base entity's ≈ 1,000 subtypes) is not seconds of work while one of
+   * small operations is not tiny.
+   */
+  fitting(paths: PathUnit[], maxChars: number): number {
+    let chars = 0;
+    for (const [taken, path] of paths.entries()) {
+      chars += this.#dereferencedChars(path.text, new Set());
+      if (chars > maxChars && taken > 0) return taken;
+    }
+    return paths.length;
+  }
+
+  /** `text`'s characters with every reference to a component replaced by that component's dereferenced JSON (memoised per component). */
+  #dereferencedChars(text: string, open: Set<string>): number {
+    let chars = text.length;
+    for (const match of text.matchAll(REF_IN_JSON)) {
+      const pointer = refUnitPointer(JSON.parse(`"${match[1]}"`) as string);
+      if (pointer !== undefined) chars += this.#componentChars(pointer, open);
+    }
+    return chars;
+  }
+
+  #componentChars(pointer: string, open: Set<string>): number {
+    const known = this.#expandedChars.get(pointer);
+    if (known !== undefined) return known;
+    const entry = this.#cache.get(pointer, () => this.#store.component(this.#jobId, pointer)?.text);
+    if (entry === undefined || open.has(pointer)) return entry?.text.length ?? 0;
+    open.add(pointer);
+    const chars = this.#dereferencedChars(entry.text, open);
+    open.delete(pointer);
+    this.#expandedChars.set(pointer, chars);
+    return chars;
+  }
+
   /** The components reachable from `values`, following references between components too. */
   #reachedComponents(values: unknown[]): { pointer: string; value: unknown }[] {
     const wanted = new Set<string>();
@@ -349,6 +374,23 @@ class BatchImporter {
     return found;
   }
 }
+
+/**
+ * The top-level fields every batch's document repeats, less the extension fields that hold
+ * references: the importer drops those (reference-repair.ts) after walking them, and GitHub's
+ * `x-webhooks` (474 KB) walked and copied in every batch was ≈ 0.8 s of each batch's ≈ 0.9 s.
+ */
+function batchHead(units: StoredUnit[]): [string, unknown][] {
+  const head: [string, unknown][] = [];
+  for (const unit of units) {
+    const value = JSON.parse(unit.text) as unknown;
+    if (!(unit.key.startsWith("x-") && holdsReference(value))) head.push([unit.key, value]);
+  }
+  return head;
+}
+
+/** A `$ref` in JSON text, its value still escaped as JSON. */
+const REF_IN_JSON = /"\$ref"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
  * Warnings kept in a job's report. The report is one stored row (at most 2 MB); Microsoft Graph

@@ -15,6 +15,7 @@ import { type Loaded, parseHints, type RoutingHints, type StateSources } from ".
 import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
 import { loadDataFlow } from "./loaded-data-flow";
 import { ApiSiblingLookup } from "./api-sibling-lookup";
+import { lastGoodFlow, ON_DEMAND_FLOW_MAX_TOOLS } from "./last-good-flow";
 
 // The state's shape is routing-state.ts's; its callers import it from here with LoadedRouting.
 export type { Loaded, RoutingHints, StateSources, TaskRelevance } from "./routing-state";
@@ -120,9 +121,14 @@ export class LoadedRouting {
       report,
       defs,
       loadedFlow: undefined,
+      staleFlow: undefined,
       flowTools: undefined,
       get flow(): DataFlowLookup {
-        state.loadedFlow ??= loadFlow();
+        if (state.loadedFlow !== undefined) return state.loadedFlow;
+        // Recomputing streams every definition: a big catalog's route uses the last good links until the preparation.
+        if (state.staleFlow !== undefined && defs.size > ON_DEMAND_FLOW_MAX_TOOLS) return state.staleFlow;
+        state.loadedFlow = loadFlow();
+        state.staleFlow = undefined;
         return state.loadedFlow;
       },
       hints,
@@ -230,6 +236,8 @@ export class LoadedRouting {
     const wasLoaded = this.#state !== undefined;
     const state = this.load();
     void state.index;
+    // Made now, whatever the catalog's size: the last good links served only until this.
+    state.staleFlow = undefined;
     void state.flow;
     const report = { ...state.report };
     if (!wasLoaded && report.dataFlow !== "per request") this.#state = undefined;
@@ -270,8 +278,7 @@ export class LoadedRouting {
       }
       state.saidNumbers.forget(changed);
       if (namesChange) this.#store.saveGraph(state.graph);
-      state.loadedFlow = undefined;
-      state.flowTools = undefined;
+      keepLastGoodFlow(state);
       // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
       const after = new ApiFamilies(this.#sources.catalog.apiRows());
       state.families = after;
@@ -315,8 +322,15 @@ export class LoadedRouting {
     for (const [name, hint] of hints) state.hints.set(name, hint);
     if (def !== undefined) state.index.add(this.#document(def, state.hints, this.#siblingSummaries(state, tool)));
     this.#store.indexChanged([tool], state.index);
-    state.loadedFlow = undefined;
-    state.flowTools = undefined;
+    keepLastGoodFlow(state);
     state.relevance.clear();
   }
+}
+
+/** The links no longer hold after a change: dropped, the last good ones kept for routes of a big catalog until the preparation. */
+function keepLastGoodFlow(state: Loaded): void {
+  const flow = state.loadedFlow;
+  if (flow !== undefined) state.staleFlow = lastGoodFlow(flow, (tool) => state.defs.has(tool));
+  state.loadedFlow = undefined;
+  state.flowTools = undefined;
 }

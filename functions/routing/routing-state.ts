@@ -75,6 +75,8 @@ export interface Loaded {
   readonly flow: DataFlowLookup;
   /** The links if they are in memory (dropped when tools or protocols change), else undefined. */
   loadedFlow: DataFlowLookup | undefined;
+  /** The links before the last catalog change, until new ones are made (last-good-flow.ts): a big catalog's routes use them meanwhile. */
+  staleFlow: DataFlowLookup | undefined;
   /** Every tool's compact form, when data flow is served per request and loaded (dropped with it). */
   flowTools: ReadonlyMap<string, FlowTool> | undefined;
   /** Built from the stored tasks on first use. */

@@ -92,7 +92,8 @@ function repairOne(document: Json, node: Json, path: string[], unresolved: Map<s
   unresolved.set(ref, entry);
 }
 
-function holdsReference(value: unknown): boolean {
+/** Whether `value` holds a `$ref` anywhere (an extension field that does is dropped by the importer). */
+export function holdsReference(value: unknown): boolean {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const node = stack.pop();

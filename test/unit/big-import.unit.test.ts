@@ -14,6 +14,7 @@ import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-s
 
 const SETTINGS: ImportJobSettings = {
   batchOperations: 150,
+  batchChars: Number.POSITIVE_INFINITY,
   sliceMs: 60_000,
   slicePieces: 1_000_000,
   cutPieceBytes: 1 << 30,
@@ -122,6 +123,45 @@ describe("a background import", () => {
     expect(new Set(store.writes).size).toBe(operations);
     const report = second.result as { created: string[] };
     expect(report.created).toHaveLength(operations);
+  });
+
+  it("cuts batches by their measured work, known before they run: operations reaching big schemas go in small batches, small ones in large", async () => {
+    const weighted = generatedDocument(60) as { components: { schemas: Record<string, { description?: string }> } };
+    // Every third resource's schema is big, as Microsoft Graph's reach the base entity's ≈ 1,000 subtypes.
+    for (let i = 0; i < 60; i += 3) (weighted.components.schemas[`Thing${i}`] as { description?: string }).description = "x".repeat(40_000);
+    const weightedText = JSON.stringify(weighted);
+    const store = new MemoryImportStore();
+    store.uploads.set("w1", chunked(weightedText, 65_536));
+    const jobs = new MemoryJobProgress();
+    const job = { id: "jobw", request: { uploadId: "w1", source: "gen", bytes: weightedText.length } };
+    await runImportJob(store, jobs, job, { ...SETTINGS, batchOperations: 150, batchChars: 100_000 });
+    expect(jobs.status).toBe("succeeded");
+    expect(store.tools.size).toBe(180);
+    const done = jobs.progressLog.flatMap((p) =>
+      (p as { phase?: string }).phase === "importing" ? [(p as { operations: { done: number } }).operations.done] : [],
+    );
+    const batches = done.map((n, i) => n - (done[i - 1] ?? 0));
+    // By count alone, 150 and 30 operations. Measured: 40 path items reach a 40 KB schema, at most two of them a batch.
+    expect(batches.length).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...batches)).toBeLessThan(150);
+  });
+
+  it("leaves out of each batch the top-level extension fields holding references, with the same tools as a synchronous import", async () => {
+    // GitHub's `x-webhooks` (474 KB of references) walked and copied in every batch was ≈ 0.8 s of each.
+    const hooked = {
+      ...generatedDocument(30),
+      "x-webhooks": { ping: { post: { requestBody: { $ref: "#/components/schemas/Thing1" } } } },
+      "x-flag": { on: true },
+    };
+    const hookedText = JSON.stringify(hooked);
+    const store = new MemoryImportStore();
+    store.uploads.set("x1", chunked(hookedText, 65_536));
+    const jobs = new MemoryJobProgress();
+    await runImportJob(store, jobs, { id: "jobx", request: { uploadId: "x1", source: "gen", bytes: hookedText.length } }, { ...SETTINGS, batchOperations: 20 });
+    expect(jobs.status).toBe("succeeded");
+    const whole = await importOpenApi(hookedText);
+    const background = [...store.tools.values()].map((t) => t.definition);
+    expect(new Map(background.map((t) => [t.name, t]))).toEqual(new Map(whole.tools.map((t) => [t.name, t])));
   });
 
   it("hands the object back after its time slice and continues in the next", async () => {

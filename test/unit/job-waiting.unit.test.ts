@@ -28,6 +28,22 @@ describe("Waiters", () => {
     waiters.wake("job_a");
     await expect(again).resolves.toBe(true);
   });
+
+  it("never settles a waiter's promise from the caller of wake: the waiter sees the wake from its own timer", async () => {
+    // Deployed, a job ends in the alarm (a request context of its own) while a long-poll waits in
+    // another: a promise of one settled by the other makes workerd warn, and can hang or throw.
+    const waiters = new Waiters();
+    let settled = false;
+    const waiting = waiters.wait("job_a", 10_000).then((woken) => {
+      settled = true;
+      return woken;
+    });
+    waiters.wake("job_a");
+    // Every microtask the wake could have queued runs before this timer-free check.
+    for (let i = 0; i < 10; i += 1) await Promise.resolve();
+    expect(settled).toBe(false);
+    await expect(waiting).resolves.toBe(true);
+  });
 });
 
 const job = (status: JobRecord["status"]): JobRecord => ({

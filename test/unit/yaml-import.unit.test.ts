@@ -167,6 +167,7 @@ describe("cutting a YAML document into units", () => {
 describe("a background import of a YAML document", () => {
   const SETTINGS: ImportJobSettings = {
     batchOperations: 400,
+    batchChars: Number.POSITIVE_INFINITY,
     sliceMs: 60_000,
     slicePieces: 1_000_000,
     cutPieceBytes: 1 << 30,
