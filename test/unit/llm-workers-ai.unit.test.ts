@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createModelClient, modelTransport } from "../../functions/llm/client";
+import { modelCallOf } from "../../functions/llm/errors";
 import { resolveModelConfig, type ModelConfig } from "../../functions/llm/config";
 import type { AiRunner } from "../../functions/llm/workers-ai";
 
@@ -88,9 +89,8 @@ describe("Workers AI through its binding", () => {
     });
     const config = bindingConfig(ai);
     const client = createModelClient(config, { fetch: modelTransport({ AI: ai }, config), maxRetries: 0 });
-    await expect(client.chat({ purpose: "p", messages: [{ role: "user", content: "hi" }] })).rejects.toMatchObject({
-      kind: "server_error",
-      message: expect.stringContaining("No such model"),
-    });
+    const failed = await client.chat({ purpose: "p", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
+    expect(modelCallOf(failed)).toMatchObject({ kind: "server_error" });
+    expect(failed).toMatchObject({ message: expect.stringContaining("No such model") });
   });
 });
