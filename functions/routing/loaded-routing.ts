@@ -2,7 +2,7 @@ import { addTool, removeTool, type GraphSettings } from "../toolnet/graph";
 import { toolDocument, type SiblingsOf, type ToolIndex } from "../toolnet/retrieval";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import type { TaskMemory } from "../toolnet/task-memory";
-import { ApiFamilies, apiSiblings, type SiblingSummary, withSiblings } from "../toolnet/api-siblings";
+import { ApiFamilies, apiSiblings, type SiblingSummary } from "../toolnet/api-siblings";
 import type { ToolDefinition } from "../tools/definition";
 import type { ToolsChange } from "../storage/tenant-events";
 import type { LoadedGraph, LoadReport, RoutingSnapshots } from "../storage/routing-snapshots";
@@ -15,6 +15,7 @@ import { type Loaded, parseHints, type RoutingHints, type StateSources } from ".
 import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
 import { loadDataFlow } from "./loaded-data-flow";
 import { ApiSiblingLookup } from "./api-sibling-lookup";
+import { toolsTouchedBy } from "./changed-apis";
 import { lastGoodFlow, ON_DEMAND_FLOW_MAX_TOOLS } from "./last-good-flow";
 
 // The state's shape is routing-state.ts's; its callers import it from here with LoadedRouting.
@@ -252,15 +253,15 @@ export class LoadedRouting {
   }
 
   /** Keep graph and index in step with the registry (runs inside the registry's transaction). */
-  #toolsChanged({ upserted, removed }: ToolsChange): void {
+  #toolsChanged(change: ToolsChange): void {
+    const { upserted, removed } = change;
     const state = this.#state;
     const changed = [...upserted.map(({ definition }) => definition.name), ...removed];
     let reindexed: readonly string[] = changed;
     if (state !== undefined) {
       // Loaded before the change is mirrored: the stored index and its noted tools match the rows as
-      // they were, and so do the APIs' operations whose documents the change touches.
+      // they were.
       const index = state.index;
-      const before = this.siblings(state);
       const namesChange = upserted.some(({ definition }) => !state.graph.tools.has(definition.name)) || removed.some((name) => state.graph.tools.has(name));
       // Adding or removing a node recounts its stored transitions: the trajectories must be attached.
       if (namesChange) this.#store.completeGraph(state.stored);
@@ -279,14 +280,15 @@ export class LoadedRouting {
       state.saidNumbers.forget(changed);
       if (namesChange) this.#store.saveGraph(state.graph);
       keepLastGoodFlow(state);
-      // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
-      const after = new ApiFamilies(this.#sources.catalog.apiRows());
-      state.families = after;
+      // Siblings are read again per tool: making every tool's (the families) on each change was
+      // quadratic over a big import's many batches.
+      state.families = undefined;
       state.apis = new ApiSiblingLookup(this.#sources.catalog);
-      reindexed = [...withSiblings(changed, before, after.siblings)];
+      // Documents include their API's other operations: the changed tools' APIs, before and after, are re-indexed.
+      reindexed = [...toolsTouchedBy(change, this.#sources.catalog)];
       for (const name of reindexed) {
         const def = state.defs.get(name);
-        if (def !== undefined) index.add(this.#document(def, state.hints, after.of(name)));
+        if (def !== undefined) index.add(this.#document(def, state.hints, this.#siblingSummaries(state, name)));
       }
       state.relevance.clear();
     }

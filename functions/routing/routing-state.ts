@@ -40,6 +40,8 @@ export interface StateSources {
     /** A tool's same-API siblings when its API has 2 to `max` tools, read per tool (a route reads those of the tools it ranks). */
     apiSiblingsOf(name: string, max: number): readonly string[];
     anyApiSiblings(max: number): boolean;
+    /** The tools registered with a server URL, in name order, at most `limit` (a change re-indexes the APIs it touches). */
+    toolsAtServer(serverUrl: string, limit: number): readonly string[];
     flowRows(): FlowTool[];
     parametersOf: ParametersOf;
   };

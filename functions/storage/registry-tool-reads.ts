@@ -79,6 +79,15 @@ export function apiSiblingsOf(sql: SqlStorage, name: string, max: number): strin
   return names.length < 2 || names.length > max ? [] : names.filter((sibling) => sibling !== name);
 }
 
+/**
+ * The tools registered with `serverUrl`, in name order, at most `limit`: a change re-indexes the
+ * operations of the APIs it touches without reading every tool's server (index `tenant_tools_server`).
+ */
+export function toolsAtServer(sql: SqlStorage, serverUrl: string, limit: number): string[] {
+  const rows = sql.exec(`SELECT name FROM tenant_tools WHERE ${SERVER_URL} = ? ORDER BY name LIMIT ?`, serverUrl, limit).raw<[string]>();
+  return [...rows].map(([name]) => name);
+}
+
 /** Whether some API has between 2 and `max` tools (else no tool has siblings), from the index on the server URL alone. */
 export function anyApiSiblings(sql: SqlStorage, max: number): boolean {
   const rows = sql.exec(`SELECT 1 FROM tenant_tools GROUP BY ${SERVER_URL} HAVING count(*) BETWEEN 2 AND ? LIMIT 1`, max).raw();

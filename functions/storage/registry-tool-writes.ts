@@ -51,7 +51,15 @@ export function namesHeldByOtherSources(sql: SqlStorage, tools: ToolUpsert[], so
  * Insert new tools and update changed ones (an unchanged hash leaves the row as it is); with
  * `prune`, delete the tools of `source` the set no longer has. The caller holds the transaction.
  */
-export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string, prune: boolean, stamp: string): UpsertReport {
+export function writeTools(
+  sql: SqlStorage,
+  tools: ToolUpsert[],
+  source: string,
+  prune: boolean,
+  stamp: string,
+  /** Filled with the server URL each updated or removed tool had before this write. */
+  formerServers = new Map<string, string>(),
+): UpsertReport {
   const report: UpsertReport = { created: [], updated: [], unchanged: [], removed: [] };
   for (const { definition, hash } of tools) {
     const existing = oneRow<{ hash: string }>(sql, "SELECT hash FROM tenant_tools WHERE name = ?", definition.name);
@@ -69,6 +77,7 @@ export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string,
       writeStartingForm(sql, definition);
       report.created.push(definition.name);
     } else if (existing.hash !== hash) {
+      noteFormerServer(sql, definition.name, formerServers);
       run(
         sql,
         "UPDATE tenant_tools SET definition = ?, hash = ?, source = ?, updated_at = ? WHERE name = ?",
@@ -88,6 +97,7 @@ export function writeTools(sql: SqlStorage, tools: ToolUpsert[], source: string,
     const keep = new Set(tools.map((t) => t.definition.name));
     for (const { name } of allRows<{ name: string }>(sql, "SELECT name FROM tenant_tools WHERE source = ?", source)) {
       if (!keep.has(name)) {
+        noteFormerServer(sql, name, formerServers);
         deleteToolRow(sql, name);
         report.removed.push(name);
       }
@@ -103,6 +113,15 @@ export function writeStartingForm(sql: SqlStorage, definition: ToolDefinition): 
 }
 
 /** Deletes a tool's row and its starting form; whether there was one. */
+/**
+ * Notes the server URL `name` is registered with, before its row changes: the operations of that
+ * API change documents too (siblings), and afterwards no row says which API the tool was in.
+ */
+export function noteFormerServer(sql: SqlStorage, name: string, formerServers: Map<string, string>): void {
+  const row = oneRow<{ serverUrl: string | null }>(sql, "SELECT json_extract(definition, '$.serverUrl') AS serverUrl FROM tenant_tools WHERE name = ?", name);
+  if (typeof row?.serverUrl === "string") formerServers.set(name, row.serverUrl);
+}
+
 export function deleteToolRow(sql: SqlStorage, name: string): boolean {
   run(sql, "DELETE FROM tool_starts WHERE name = ?", name);
   return run(sql, "DELETE FROM tenant_tools WHERE name = ?", name) > 0;

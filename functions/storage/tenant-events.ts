@@ -4,6 +4,8 @@ import type { ToolDefinition } from "../tools/definition";
 export interface ToolsChange {
   upserted: { definition: ToolDefinition; hash: string }[];
   removed: string[];
+  /** The server URL each updated or removed tool had before the change (its API's operations change documents too). */
+  formerServers: ReadonlyMap<string, string>;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   startingForms,
   toolCountAfter,
   toolsOfOtherSources,
+  noteFormerServer,
   writeTools,
   type ToolUpsert,
   type UpsertReport,
@@ -32,6 +33,7 @@ import {
   flowRows,
   parametersOf,
   summariesOf,
+  toolsAtServer,
   toolRecord,
   toolRecords,
   toolSummaries,
@@ -177,9 +179,10 @@ export class TenantRegistry {
     if (total > maxTools) return failure("invalid-document", toolLimitMessage(total, maxTools));
     const stamp = storedNow();
     const report = this.#storage.transactionSync(() => {
-      const written = writeTools(this.#sql, tools, source, prune, stamp);
+      const formerServers = new Map<string, string>();
+      const written = writeTools(this.#sql, tools, source, prune, stamp, formerServers);
       const changed = new Set([...written.created, ...written.updated]);
-      this.#events.toolsChanged({ upserted: tools.filter((t) => changed.has(t.definition.name)), removed: written.removed });
+      this.#events.toolsChanged({ upserted: tools.filter((t) => changed.has(t.definition.name)), removed: written.removed, formerServers });
       alsoInTransaction?.(written);
       return written;
     });
@@ -205,8 +208,10 @@ export class TenantRegistry {
 
   deleteTool(name: string): boolean {
     return this.#storage.transactionSync(() => {
+      const formerServers = new Map<string, string>();
+      noteFormerServer(this.#sql, name, formerServers);
       const deleted = deleteToolRow(this.#sql, name);
-      if (deleted) this.#events.toolsChanged({ upserted: [], removed: [name] });
+      if (deleted) this.#events.toolsChanged({ upserted: [], removed: [name], formerServers });
       return deleted;
     });
   }
@@ -249,6 +254,11 @@ export class TenantRegistry {
   /** The other tools of `name`'s API (its server URL), when it has 2 to `max` tools; from an index, no definition parsed but `name`'s. */
   apiSiblingsOf(name: string, max: number): string[] {
     return apiSiblingsOf(this.#sql, name, max);
+  }
+
+  /** The tools registered with `serverUrl`, in name order, at most `limit`; from the index on server URLs. */
+  toolsAtServer(serverUrl: string, limit: number): string[] {
+    return toolsAtServer(this.#sql, serverUrl, limit);
   }
 
   /** Whether some API has between 2 and `max` tools, from the index on server URLs. */

@@ -300,16 +300,82 @@ describe("stored routing state", () => {
       return out;
     };
     await firstSteps();
-    // A change while the state is loaded makes every tool's APIs (the families) in memory: the answers with them.
+    // A change while the state is loaded re-indexes the APIs it touches, read per API (apis-reindex-co tests that).
     const extra = tool("lone2", "moonPhase", "Phase of the moon");
     expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "apis", tools: [extra] } })).status).toBe(200);
-    expect((await stub.routingLoadedParts()).apis).toBe(true);
     const withEveryApi = await firstSteps();
 
     await stub.simulateEviction();
     expect(await firstSteps()).toEqual(withEveryApi);
     // Only the ranked tools' siblings were read: every tool's server (the families) was not.
     expect((await stub.routingLoadedParts()).apis).toBe(false);
+  });
+
+  it("re-indexes on each change while loaded only the APIs it touches, without every tool's API rows, as a rebuild would", async () => {
+    const tenant = await createTenant(service, "apis-reindex-co");
+    const stub = await stubOf(tenant.id);
+    const tool = (api: string, name: string, description: string, summary?: string) => ({
+      name,
+      method: "GET",
+      url: `https://${api}.example.com/${name}`,
+      description,
+      ...(summary === undefined ? {} : { summary }),
+    });
+    const giant = (i: number) => tool("giant", `giantOperation${i}`, `Operation ${i} of a giant API: city weather, movie ${i} and more`);
+    const tools = [
+      tool("weather", "forecastToday", "Weather forecast for a city today: rain, wind and temperature", "Today's forecast"),
+      tool("weather", "forecastWeek", "Weather forecast for the next seven days in a city", "Week forecast"),
+      tool("weather", "rainRadar", "Rain radar picture of a region", "Rain radar"),
+      tool("movies", "movieByTitle", "Find a movie by its title", "Movie by title"),
+      tool("movies", "movieCast", "The cast of a movie: actors and their roles", "Movie cast"),
+      tool("movies", "movieReviews", "Reviews of a movie by critics", "Movie reviews"),
+      // One too big to narrow anything (26 tools) until one of its operations is removed.
+      ...Array.from({ length: 26 }, (_, i) => giant(i)),
+      tool("lone", "cityTemperature", "Temperature in a city right now"),
+    ];
+    const write = async (changed: unknown[]) => {
+      const res = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "apis", tools: changed } });
+      expect(res.status).toBe(200);
+    };
+    await write(tools);
+    const tasks = [
+      "weather forecast in Paris this week",
+      "who plays in the movie Alien and what did critics say",
+      "temperature in the city",
+      "radar of the rain",
+      "giant operation for a movie",
+    ];
+    const firstSteps = async () => {
+      const out: unknown[] = [];
+      for (const task of tasks) {
+        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 8 } });
+        expect(res.status).toBe(200);
+        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
+      }
+      return out;
+    };
+    await firstSteps();
+    expect((await stub.routingLoadedParts()).index).toBe(true);
+    // Changes of every kind while the state is loaded: a new operation, a changed summary, a tool
+    // moved to another API, removals (one leaves the giant API small enough to list its siblings).
+    const changes = [
+      () => write([tool("weather", "uvIndex", "Ultraviolet index for a city today", "UV index")]),
+      () => write([tool("weather", "rainRadar", "Rain radar picture of a region", "Radar of the rain and the clouds")]),
+      () => write([tool("weather", "movieCast", "The cast of a movie: actors and their roles", "Movie cast")]),
+      async () => expect((await service.json("DELETE", "/v1/tools/movieReviews", { key: tenant.key })).status).toBe(204),
+      async () => expect((await service.json("DELETE", "/v1/tools/giantOperation0", { key: tenant.key })).status).toBe(204),
+    ];
+    for (const change of changes) {
+      await change();
+      // Every tool's server and summary (the families) were not read for the change.
+      expect((await stub.routingLoadedParts()).apis).toBe(false);
+    }
+    const live = await firstSteps();
+
+    // A rebuild from the rows makes every document again: the re-indexed ones are the same.
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await firstSteps()).toEqual(live);
+    expect((await stub.routingLoadReport()).index).toBe("rebuilt");
   });
 
   it("loads after an eviction only what a request needs, and later steps answer as before the eviction", async () => {
