@@ -2,7 +2,7 @@
  * The most routes per second one tenant's object serves at 10,000 tools (issue 42, item 6), with
  * 1, 8 and 32 concurrent clients, and where its time goes.
  *
- *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25]
+ *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --blocks=6]
  *
  * One tenant of `size` generated tools (bench/lib/bench-tenants.ts: StableToolBench operations and
  * renamed copies, ≈ 10 observed successors each), its routing prepared and warm, its rate quotas
