@@ -2,7 +2,7 @@
  * The most routes per second one tenant's object serves at 10,000 tools (issue 42, item 6), with
  * 1, 8 and 32 concurrent clients, and where its time goes.
  *
- *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25]
+ *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --blocks=6]
  *
  * One tenant of `size` generated tools (bench/lib/bench-tenants.ts: StableToolBench operations and
  * renamed copies, ≈ 10 observed successors each), its routing prepared and warm, its rate quotas
@@ -13,13 +13,20 @@
  * 8 clients: how busy the isolate's thread is, and the functions its time goes to. Locally every
  * object and the Worker share one workerd thread, so the ceiling is that thread's; deployed, the
  * tenant's object has a thread of its own and the Worker runs elsewhere.
+ *
+ * `--learned=N` (issue 45): instead, the learned field full vs off. Every tool first learns words
+ * from N tasks written from its own text, reworded (one-tool trajectories with a task,
+ * lib/learned-teaching.ts); then one client routes as above in `--blocks` blocks of `seconds`,
+ * `learning.fieldWeight` switched between 1 and 0 at each block (same tenant): first-step and
+ * later-step p50 and p99 by weight, and how many of 50 first steps the field changed.
  */
 import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
 import { analyse, profiled, topLines } from "./lib/cpu-profile";
 import { serviceInspector } from "./lib/inspector";
 import { machineLine, seededRandom, summary } from "./lib/stats";
-import { taskCycle } from "./lib/tool-corpus";
+import { compareFieldWeights, answersTheFieldChanges, calibrated, learnedShare, learnedSourcesOf, teachEveryTool } from "./lib/learned-teaching";
+import { corpusItems, taskCycle, toolItems } from "./lib/tool-corpus";
 import type { TestService } from "../test/helpers/service";
 
 function option(name: string, fallback: string): string {
@@ -53,6 +60,33 @@ async function load(
   return { latencies, wallMs: performance.now() - t0 };
 }
 
+/** The learned field full (weight 1) vs off (0) on one tenant whose every tool learned `perTool` tasks' words. */
+async function fieldRun(service: TestService, tenant: BenchTenant, perTool: number, seconds: number, nextTask: () => string): Promise<void> {
+  const taught = await teachEveryTool(service, tenant, toolItems(tenant.tools, corpusItems()), perTool);
+  await prepared(service, tenant);
+  const firstTool = toolItems(1, corpusItems())[0]?.name ?? "";
+  const t0 = performance.now();
+  const share = await calibrated(service, tenant, nextTask());
+  const calibrationMs = performance.now() - t0;
+  console.log(
+    `teaching            ${taught.trajectories} one-tool trajectories with a task (${perTool} per tool) in ${(taught.ms / 1000).toFixed(1)} s; ${firstTool} learned from ${await learnedSourcesOf(service, tenant, firstTool)} sources; calibration gives the field ${share.learned} of fieldWeight${share.stale ? " (still stale: recalibration not done)" : ` (recalibrated in ${(calibrationMs / 1000).toFixed(1)} s)`}`,
+  );
+  const probe = Array.from({ length: 50 }, nextTask);
+  console.log(
+    `field takes part    ${await answersTheFieldChanges(service, tenant, probe, K)} of ${probe.length} first-step answers differ between fieldWeight 1 and 0`,
+  );
+  const blocks = Number(option("blocks", "6"));
+  const times = await compareFieldWeights(service, tenant, { weights: [1, 0], blocks, seconds, k: K, nextTask });
+  for (const [weight, { first, later }] of times) {
+    const [f, l] = [summary(first), summary(later)];
+    console.log(
+      `fieldWeight ${weight}       first step p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms (${f.n}); later step p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${l.n})`,
+    );
+  }
+  const after = await learnedShare(service, tenant);
+  console.log(`${blocks} blocks of ${seconds} s, one client, weights alternating; the field's share after: ${after.learned}; ${machineLine()}`);
+}
+
 async function main(): Promise<void> {
   const size = Number(option("size", "10000"));
   const seconds = Number(option("seconds", "10"));
@@ -66,6 +100,8 @@ async function main(): Promise<void> {
     await prepared(service, tenant);
     const nextTask = taskCycle(benchQueries(), seededRandom(size));
     await load(service, tenant, 4, 3, nextTask);
+    const learned = Number(option("learned", "0"));
+    if (learned > 0) return await fieldRun(service, tenant, learned, seconds, nextTask);
     console.log(`tenant              ${size} tools; each client: a first step, then a later step after its best tool, again (k = ${K})`);
     for (const clients of clientCounts) {
       const { latencies, wallMs } = await load(service, tenant, clients, seconds, nextTask);
