@@ -142,14 +142,18 @@ export function positions(data, all) {
   return placed;
 }
 
-/** The tools with no learned transition, in a grid below the learned part whose columns fit the longest name. */
+/** The tools with no learned transition, in a grid below the learned part, each grid column as wide as its longest name. */
 function placeGrid(data, placed, top) {
   const rest = [];
   data.nodes.forEach((node, index) => {
     if (!placed.has(index) && node.kind === "tool") rest.push(index);
   });
-  const width = columnWidthFor(rest.map((index) => data.nodes[index].id));
+  const starts = [0];
+  for (let col = 0; col < GRID_COLUMNS - 1; col++) {
+    const names = rest.filter((_, slot) => slot % GRID_COLUMNS === col).map((index) => data.nodes[index].id);
+    starts.push(starts[col] + columnWidthFor(names));
+  }
   rest.forEach((index, slot) => {
-    placed.set(index, { x: (slot % GRID_COLUMNS) * width, y: top + Math.floor(slot / GRID_COLUMNS) * ROW_HEIGHT });
+    placed.set(index, { x: starts[slot % GRID_COLUMNS], y: top + Math.floor(slot / GRID_COLUMNS) * ROW_HEIGHT });
   });
 }
