@@ -53,16 +53,22 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.POSITIVE_INFINITY;
 }
 
+/** A tenant of 900 generated tools, imported at once, its routing prepared. */
+async function preparedTenantOf900Tools(name: string) {
+  const tenant = await createTenant(service, name);
+  const imported = await service.json<{ created: string[] }>("POST", "/v1/tools/import", {
+    key: tenant.key,
+    body: { format: "openapi", document: generatedDocument(300) },
+  });
+  expect(imported.body.created).toHaveLength(900);
+  const object = await tenantObject(service, tenant.id);
+  await routingPrepared(object);
+  return { tenant, object };
+}
+
 describe("the starting-tools fallback", () => {
   it("reads the stored list of starting forms, not every definition", async () => {
-    const tenant = await createTenant(service, "fallback-big");
-    const imported = await service.json<{ created: string[] }>("POST", "/v1/tools/import", {
-      key: tenant.key,
-      body: { format: "openapi", document: generatedDocument(300) },
-    });
-    expect(imported.body.created).toHaveLength(900);
-    const object = await tenantObject(service, tenant.id);
-    await routingPrepared(object);
+    const { tenant, object } = await preparedTenantOf900Tools("fallback-big");
     await object.simulateEviction();
     const answer = await service.json<{ fallback?: { method: string }; candidates: { name: string }[] }>("POST", "/v1/route", {
       key: tenant.key,
@@ -78,14 +84,7 @@ describe("the starting-tools fallback", () => {
 
 describe("routes of a big catalog between its changes", () => {
   it("use the last good data flow until the preparation, instead of parsing every definition again after each change", async () => {
-    const tenant = await createTenant(service, "changing");
-    const imported = await service.json<{ created: string[] }>("POST", "/v1/tools/import", {
-      key: tenant.key,
-      body: { format: "openapi", document: generatedDocument(300) },
-    });
-    expect(imported.body.created).toHaveLength(900);
-    const object = await tenantObject(service, tenant.id);
-    await routingPrepared(object);
+    const { tenant, object } = await preparedTenantOf900Tools("changing");
     // As while an import's batches come in: the preparation waits for the job's end.
     await object.holdRoutingPreparation(true);
     const route = () => service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "list things 7", k: 3 } });
