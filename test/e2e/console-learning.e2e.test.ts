@@ -3,7 +3,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessibilityViolations, launchChromium, screenshot } from "../helpers/browser";
+import { accessibilityViolations, screenshot, signedInConsole } from "../helpers/browser";
 import { calibrated } from "../helpers/calibration";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
@@ -63,13 +63,7 @@ beforeAll(async () => {
   expect(imported.status).toBe(200);
   await chat("Who played in the movie? search the movie first", ["searchMovie", "movieCredits"]);
   await chat("What do people say about the movie? search it first", ["searchMovie", "movieReviews"]);
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true });
-  page = await context.newPage();
-  await page.goto(`${base}/console/sign-in`);
-  await page.getByLabel("Tenant API key").fill(key);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${base}/console/tools`);
+  ({ browser, page } = await signedInConsole(base, key));
 }, 180_000);
 
 afterAll(async () => {

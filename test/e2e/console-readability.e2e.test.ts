@@ -1,7 +1,7 @@
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessibilityViolations, launchChromium, overlappingGraphLabels, screenshot } from "../helpers/browser";
+import { accessibilityViolations, overlappingGraphLabels, screenshot, signedInConsole } from "../helpers/browser";
 import { connectMcp } from "../helpers/mcp-client";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
@@ -50,13 +50,7 @@ beforeAll(async () => {
   for (const tool of ["searchMovie", "movieCredits"]) await client.callTool({ name: "call_tool", arguments: { name: tool, arguments: {} } });
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true });
-  page = await context.newPage();
-  await page.goto(`${base}/console/sign-in`);
-  await page.getByLabel("Tenant API key").fill(key);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${base}/console/tools`);
+  ({ browser, page } = await signedInConsole(base, key));
 }, 180_000);
 
 afterAll(async () => {

@@ -112,3 +112,15 @@ export async function overlappingGraphLabels(page: Page): Promise<string[]> {
   });
   return overlaps;
 }
+
+/** Chromium with one page signed in to the console at `base` with a tenant's key, on the tools page. */
+export async function signedInConsole(base: string, key: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true });
+  const page = await context.newPage();
+  await page.goto(`${base}/console/sign-in`);
+  await page.getByLabel("Tenant API key").fill(key);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${base}/console/tools`);
+  return { browser, page };
+}
