@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { CalibrationReport } from "../../functions/routing/routing-calibration";
-import type { TestService } from "./service";
+import { createTenant, type TestService } from "./service";
 import { tenantObject } from "./tenant-object";
 
 /**
@@ -17,4 +17,23 @@ export async function calibrated(service: TestService, tenantId: string, key: st
     await object.runAlarm();
   }
   throw new Error("the calibration was not made in 100 alarm slices");
+}
+
+/**
+ * A tenant named `name` with `tools`, taught `tasks` (each task's words teach its tools), then
+ * calibrated. `routedFirst`: each task is routed once before it is taught, as a chatbot searches
+ * before it calls, so the object keeps each task's vector for the replay.
+ */
+export async function taughtTenant(
+  service: TestService,
+  name: string,
+  tools: object[],
+  tasks: { id: string; task: string; tools: string[] }[],
+  { routedFirst = false } = {},
+): Promise<{ key: string; report: CalibrationReport }> {
+  const { key } = await createTenant(service, name);
+  expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
+  if (routedFirst) for (const { task } of tasks) expect((await service.json("POST", "/v1/route", { key, body: { task, k: 5 } })).status).toBe(200);
+  expect((await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories: tasks } })).status).toBe(200);
+  return { key, report: await calibrated(service, name, key) };
 }

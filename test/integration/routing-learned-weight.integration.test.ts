@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CalibrationReport } from "../../functions/routing/routing-calibration";
 import type { RouteAnswer } from "../../functions/routing/tenant-routing";
-import { calibrated } from "../helpers/calibration";
+import { taughtTenant } from "../helpers/calibration";
 import { createTenant, startService, type TestService } from "../helpers/service";
 
 /**
@@ -49,17 +48,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => service.dispose());
 
-/** A tenant with `tools`, taught `tasks` (each task's words teach its tools), then calibrated. */
-async function taughtTenant(
-  name: string,
-  tools: object[],
-  tasks: { id: string; task: string; tools: string[] }[],
-): Promise<{ key: string; report: CalibrationReport }> {
-  const { key } = await createTenant(service, name);
-  expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
-  expect((await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories: tasks } })).status).toBe(200);
-  return { key, report: await calibrated(service, name, key) };
-}
+const taught = (name: string, tools: object[], tasks: { id: string; task: string; tools: string[] }[]) => taughtTenant(service, name, tools, tasks);
 
 /** The first 5 of a first step by the tools' own text and learned fields (mode graph: no similar tasks' votes). */
 const firstFive = async (key: string, task: string): Promise<string[]> =>
@@ -67,14 +56,14 @@ const firstFive = async (key: string, task: string): Promise<string[]> =>
 
 describe("the learned field counts as much as the tenant's own replayed tasks show", () => {
   it("keeps the field where it found what the words did not, and mutes it where it pushed the right tool out", async () => {
-    const helped = await taughtTenant("learned-helped", fruitTools, fruitTasks);
+    const helped = await taught("learned-helped", fruitTools, fruitTasks);
     expect(helped.report.replays.learned.judged).toBe(16);
     // With its own words left out, each task's tool was found by the words its siblings taught.
     expect(helped.report.replays.learned.hits[0]).toBe(0);
     expect(helped.report.weights.learned).toBeGreaterThan(0);
     expect((await firstFive(helped.key, "orchard delivery status next week"))[0]).toBe("sortApple");
 
-    const hurt = await taughtTenant("learned-hurt", [...namedTools, ledgerTool, ...lures], [...lureTasks, ...namedTasks]);
+    const hurt = await taught("learned-hurt", [...namedTools, ledgerTool, ...lures], [...lureTasks, ...namedTasks]);
     const replay = hurt.report.replays.learned;
     expect(replay.judged).toBe(lureTasks.length + namedTasks.length);
     // The words alone held more of the tasks' tools than the field did at any weight of the grid.

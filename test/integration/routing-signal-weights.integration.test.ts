@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CalibrationReport } from "../../functions/routing/routing-calibration";
 import type { RouteAnswer } from "../../functions/routing/tenant-routing";
-import { calibrated } from "../helpers/calibration";
+import { calibrated, taughtTenant } from "../helpers/calibration";
 import { createScriptedModel } from "../helpers/scripted-model";
 import { createTenant, startService, type TestService } from "../helpers/service";
 import { tenantObject } from "../helpers/tenant-object";
@@ -60,30 +60,19 @@ afterAll(async () => service.dispose());
 
 const route = (key: string, body: Record<string, unknown>) => service.json<RouteAnswer>("POST", "/v1/route", { key, body });
 
-/** A tenant with `tools`, taught `tasks`, each task routed once (so its vector is known), then calibrated. */
-async function taughtTenant(
-  name: string,
-  tools: object[],
-  tasks: { id: string; task: string; tools: string[] }[],
-): Promise<{ key: string; report: CalibrationReport }> {
-  const { key } = await createTenant(service, name);
-  expect((await service.json("POST", "/v1/tools/import", { key, body: { format: "list", tools } })).status).toBe(200);
-  // Routed first, as a chatbot searches before it calls: the object keeps each task's vector for the replay.
-  for (const { task } of tasks) expect((await route(key, { task, k: 5 })).status).toBe(200);
-  expect((await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories: tasks } })).status).toBe(200);
-  return { key, report: await calibrated(service, name, key) };
-}
+const taught = (name: string, tools: object[], tasks: { id: string; task: string; tools: string[] }[]) =>
+  taughtTenant(service, name, tools, tasks, { routedFirst: true });
 
 describe("embeddings count as much as the tenant's own replayed tasks show", () => {
   it("keeps embeddings where they found what the words did not, and mutes them where they pushed the right tool out", async () => {
-    const helped = await taughtTenant("weights-helped", fruitTools, fruitTasks);
+    const helped = await taught("weights-helped", fruitTools, fruitTasks);
     expect(helped.report.replays.embeddings.judged).toBe(16);
     expect(helped.report.weights.embeddings).toBeGreaterThan(0);
     const paraphrase = await route(helped.key, { task: "orchard delivery status next week", k: 3 });
     expect(paraphrase.body.via).toBe("retrieval+embeddings");
     expect(paraphrase.body.candidates[0]?.name).toBe("sortApple");
 
-    const hurt = await taughtTenant("weights-hurt", lureTools, lureTasks);
+    const hurt = await taught("weights-hurt", lureTools, lureTasks);
     expect(hurt.report.replays.embeddings.judged).toBe(16);
     // The words alone held each task's tool in the first 5; every embeddings weight pushed it out.
     expect(hurt.report.replays.embeddings.hits[0]).toBe(16);
