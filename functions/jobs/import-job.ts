@@ -3,7 +3,8 @@ import { WorkSlice } from "../common/work-slice";
 import type { JobRecord } from "../storage/tenant-jobs";
 import type { BatchReport, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
 import type { ToolUpsert, UpsertReport } from "../storage/tenant-registry";
-import { assembleBatchDocument, collectRefUnits, refUnitPointer } from "../tools/big-import/batch-document";
+import { assembleBatchDocument, collectRefUnits } from "../tools/big-import/batch-document";
+import { BatchWork } from "../tools/big-import/batch-work";
 import { UnitCache } from "../tools/big-import/unit-cache";
 import { contentHash } from "../tools/content-hash";
 import { importIssues, importOpenApi, isImportFailure } from "../tools/openapi-import";
@@ -43,7 +44,7 @@ export interface ImportJobProgress {
 export interface ImportJobSettings {
   /** Operations per batch at most: more is faster (components shared across a batch are read once), less holds less and holds the object for less. */
   batchOperations: number;
-  /** Measured work per batch at most (BatchImporter.fitting: JSON characters the importer dereferences), so one batch stays ≲ 100 ms. */
+  /** Measured work per batch at most (tools/big-import/batch-work.ts: JSON characters the importer dereferences), so one batch stays ≲ 100 ms. */
   batchChars: number;
   /** Time per alarm before handing the object back (alarms have a CPU limit). */
   sliceMs: number;
@@ -83,7 +84,7 @@ export function importJobSettings(env: {
 }
 
 /**
- * A batch's measured work by default, in JSON characters dereferenced (BatchImporter.fitting).
+ * A batch's measured work by default, in JSON characters dereferenced (tools/big-import/batch-work.ts).
  * Measured in Node on this shared machine (per batch; p50 / p90 / max): GitHub's REST API gets 4
  * operations a batch, 124 / 412 / 457 ms (load average 7–14); Microsoft Graph 1, 147 / 403 /
  * 1,259 ms (load average 9–12): one Graph operation alone dereferences to more than this, and a
@@ -277,8 +278,7 @@ class BatchImporter {
   readonly #head: Record<string, unknown>;
   readonly #cache: UnitCache;
   readonly #securitySchemes: StoredUnit[];
-  /** Each component's dereferenced size, as `fitting` measured it. */
-  readonly #expandedChars = new Map<string, number>();
+  readonly #work: BatchWork;
 
   constructor(store: ImportJobStore, jobId: string, head: Record<string, unknown>, cacheChars: number) {
     this.#store = store;
@@ -286,6 +286,7 @@ class BatchImporter {
     this.#head = head;
     this.#cache = new UnitCache(cacheChars);
     this.#securitySchemes = store.securitySchemes(jobId);
+    this.#work = new BatchWork((pointer) => this.#cache.get(pointer, () => store.component(jobId, pointer)?.text)?.text);
   }
 
   async run(
@@ -315,43 +316,9 @@ class BatchImporter {
     return { tools, warnings: [...imported.warnings, ...separated.warnings] };
   }
 
-  /**
-   * How many of `paths`, from the first, make a batch whose measured work stays within
-   * `maxChars` (at least one path): each path item's JSON as the importer dereferences it, every
-   * reference counted as the component's own dereferenced JSON, as often as it occurs (a cycle is
-   * kept as a reference). Known before the batch runs, so one batch of Microsoft Graph (every
-   * schema reaching the base entity's ≈ 1,000 subtypes) is not seconds of work while one of
-   * small operations is not tiny.
-   */
+  /** How many of `paths`, from the first, make a batch whose measured work stays within `maxChars` (batch-work.ts). */
   fitting(paths: PathUnit[], maxChars: number): number {
-    let chars = 0;
-    for (const [taken, path] of paths.entries()) {
-      chars += this.#dereferencedChars(path.text, new Set());
-      if (chars > maxChars && taken > 0) return taken;
-    }
-    return paths.length;
-  }
-
-  /** `text`'s characters with every reference to a component replaced by that component's dereferenced JSON (memoised per component). */
-  #dereferencedChars(text: string, open: Set<string>): number {
-    let chars = text.length;
-    for (const match of text.matchAll(REF_IN_JSON)) {
-      const pointer = refUnitPointer(JSON.parse(`"${match[1]}"`) as string);
-      if (pointer !== undefined) chars += this.#componentChars(pointer, open);
-    }
-    return chars;
-  }
-
-  #componentChars(pointer: string, open: Set<string>): number {
-    const known = this.#expandedChars.get(pointer);
-    if (known !== undefined) return known;
-    const entry = this.#cache.get(pointer, () => this.#store.component(this.#jobId, pointer)?.text);
-    if (entry === undefined || open.has(pointer)) return entry?.text.length ?? 0;
-    open.add(pointer);
-    const chars = this.#dereferencedChars(entry.text, open);
-    open.delete(pointer);
-    this.#expandedChars.set(pointer, chars);
-    return chars;
+    return this.#work.fitting(paths, maxChars);
   }
 
   /** The components reachable from `values`, following references between components too. */
@@ -388,9 +355,6 @@ function batchHead(units: StoredUnit[]): [string, unknown][] {
   }
   return head;
 }
-
-/** A `$ref` in JSON text, its value still escaped as JSON. */
-const REF_IN_JSON = /"\$ref"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
  * Warnings kept in a job's report. The report is one stored row (at most 2 MB); Microsoft Graph
