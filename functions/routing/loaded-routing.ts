@@ -41,6 +41,12 @@ export class LoadedRouting {
   readonly #store: RoutingSnapshots;
   readonly #vectors: ToolVectors;
   #state: Loaded | undefined;
+  /**
+   * Whole values the in-memory state holds newer than storage, written by the preparation: a
+   * catalog change drops them rather than rewriting them (each grows with the catalog, and a big
+   * import changes the catalog with every batch).
+   */
+  #unsaved = { graph: false, index: false };
 
   constructor(rows: GraphRows, sources: StateSources, store: RoutingSnapshots, vectors: ToolVectors) {
     this.#rows = rows;
@@ -59,6 +65,7 @@ export class LoadedRouting {
   /** Drops the state: the next `load` reads it again from the rows (after they were replaced). */
   forget(): void {
     this.#state = undefined;
+    this.#unsaved = { graph: false, index: false };
   }
 
   #settings(): GraphSettings | undefined {
@@ -240,9 +247,17 @@ export class LoadedRouting {
     // Made now, whatever the catalog's size: the last good links served only until this.
     state.staleFlow = undefined;
     void state.flow;
+    this.#saveDropped(state);
     const report = { ...state.report };
-    if (!wasLoaded && report.dataFlow !== "per request") this.#state = undefined;
+    if (!wasLoaded && report.dataFlow !== "per request") this.forget();
     return report;
+  }
+
+  /** What catalog changes dropped from storage (`#unsaved`), written once from the state in memory. */
+  #saveDropped(state: Loaded): void {
+    if (this.#unsaved.graph) this.#store.saveGraph(state.graph);
+    if (this.#unsaved.index) this.#store.saveIndex(state.index);
+    this.#unsaved = { graph: false, index: false };
   }
 
   /** The state with every stored trajectory attached to the graph (exports list them). */
@@ -278,7 +293,7 @@ export class LoadedRouting {
         state.hints.delete(name);
       }
       state.saidNumbers.forget(changed);
-      if (namesChange) this.#store.saveGraph(state.graph);
+      if (namesChange) this.#dropStoredGraph();
       keepLastGoodFlow(state);
       // Siblings are read again per tool: making every tool's (the families) on each change was
       // quadratic over a big import's many batches.
@@ -292,7 +307,7 @@ export class LoadedRouting {
       }
       state.relevance.clear();
     }
-    this.#store.indexChanged(reindexed, state?.loadedIndex);
+    this.#noteIndexChanged(reindexed, state !== undefined);
     // Any change of the tools may change links anywhere (a field's producers decide whether it is generic).
     this.#dropDataFlow();
     // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
@@ -301,6 +316,23 @@ export class LoadedRouting {
     for (const name of removed) this.#rows.deleteScore(name);
     // Also drops the vectors read so far: changed definitions have new hashes.
     this.#vectors.remove(removed);
+  }
+
+  /** The stored edges no longer name the catalog's tools: dropped, the preparation writes them (`#unsaved`). */
+  #dropStoredGraph(): void {
+    if (this.#unsaved.graph) return;
+    this.#store.dropGraph();
+    this.#unsaved.graph = true;
+  }
+
+  /**
+   * Changed documents noted for the stored index; when too many are, it is dropped rather than
+   * rewritten, and a loaded state's index is stored by the preparation (`#unsaved`). Once dropped,
+   * nothing more is noted: the next load rebuilds, or the preparation stores a whole index.
+   */
+  #noteIndexChanged(names: readonly string[], loaded: boolean): void {
+    if (this.#unsaved.index) return;
+    if (this.#store.indexChanged(names, undefined) === "dropped" && loaded) this.#unsaved.index = true;
   }
 
   /** The stored links no longer hold: dropped, and their preparation noted as due. */

@@ -146,6 +146,11 @@ export class TenantRouting implements ObservedLearning {
     return this.#preparations;
   }
 
+  /** Whole graphs and indexes stored since the object started (tests and benchmarks: catalog changes leave them to the preparation). */
+  snapshotWrites(): { graph: number; index: number } {
+    return this.#store.writes();
+  }
+
   /** How the current in-memory state was loaded (loads it when needed). */
   loadReport(): LoadReport {
     const state = this.#states.load();

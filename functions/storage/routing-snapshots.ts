@@ -13,11 +13,14 @@ import { StoredBlobs } from "./stored-blobs";
  *
  * Keeping them current costs little per change:
  * - index: a tool whose document changed (registered, replaced, removed, new protocol) is noted
- *   by name; loading re-indexes the noted tools on top of the stored index. The index is
- *   rewritten once MAX_PENDING_TOOLS are noted, and whenever it had to be rebuilt.
+ *   by name; loading re-indexes the noted tools on top of the stored index. Once MAX_PENDING_TOOLS
+ *   are noted by catalog changes, the stored index is dropped and the preparation after the
+ *   change stores the whole one (a big import's every batch would rewrite it otherwise), and it
+ *   is stored whenever it had to be rebuilt.
  * - graph: the stored edges name the last trajectory row they count (`rowid`); trajectories
- *   imported since are counted on top at load. The edges are rewritten when the set of tools
- *   changes and once MAX_PENDING_TRAJECTORIES rows have piled up.
+ *   imported since are counted on top at load. When the set of tools changes the stored edges
+ *   are dropped, and written again by the preparation after the change; they are also rewritten
+ *   once MAX_PENDING_TRAJECTORIES rows have piled up.
  * - data-flow links (data-flow-links.ts): every tool's data-flow successors and producers,
  *   dropped by any change of the tools or their protocols (inside that change's transaction),
  *   which notes a preparation as due: the tenant object's alarm computes them again, once, after
@@ -67,6 +70,8 @@ export interface TrajectoryRows {
 export class RoutingSnapshots {
   readonly #blobs: StoredBlobs;
   readonly #trajectories: TrajectoryRows;
+  /** Whole graphs and indexes written since the object started: each grows with the catalog (tests count them). */
+  readonly #writes = { graph: 0, index: 0 };
 
   constructor(sql: SqlStorage, trajectories: TrajectoryRows) {
     this.#blobs = new StoredBlobs(sql);
@@ -106,15 +111,25 @@ export class RoutingSnapshots {
     return { index, how: "rebuilt" };
   }
 
-  /** Notes tools whose documents changed; rewrites the stored index when many are noted. */
-  indexChanged(names: readonly string[], index: ToolIndex | undefined): void {
-    if (names.length === 0) return;
+  /**
+   * Notes tools whose documents changed; when many are noted, rewrites the stored index (`index`
+   * given) or drops it (not given: the next load, or the preparation, stores a whole one).
+   */
+  indexChanged(names: readonly string[], index: ToolIndex | undefined): "noted" | "saved" | "dropped" {
+    if (names.length === 0) return "noted";
     const pending = new Set(this.#pendingTools());
     for (const name of names) pending.add(name);
-    if (pending.size <= MAX_PENDING_TOOLS) this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), "");
-    else if (index !== undefined) this.saveIndex(index);
-    // Not loaded: rebuilding once at the next load beats growing the list.
-    else this.dropIndex();
+    if (pending.size <= MAX_PENDING_TOOLS) {
+      this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), "");
+      return "noted";
+    }
+    if (index !== undefined) {
+      this.saveIndex(index);
+      return "saved";
+    }
+    // Rebuilding once at the next load beats growing the list.
+    this.dropIndex();
+    return "dropped";
   }
 
   dropIndex(): void {
@@ -129,6 +144,7 @@ export class RoutingSnapshots {
    * for other tools.
    */
   saveIndex(index: ToolIndex): void {
+    this.#writes.index += 1;
     this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, index.toBytes(), "");
     this.#blobs.delete(PENDING_BLOB);
   }
@@ -154,6 +170,7 @@ export class RoutingSnapshots {
 
   /** Stores the graph's edges as counting every trajectory row there is now. */
   saveGraph(graph: ToolGraph): void {
+    this.#writes.graph += 1;
     this.#blobs.write(GRAPH_BLOB, GRAPH_CODEC_FORMAT, encodeGraph(graph), String(this.#trajectories.lastRow()));
   }
 
@@ -224,7 +241,12 @@ export class RoutingSnapshots {
     this.#blobs.setFormat(FLOW_SAMPLES_BLOB, "older-format/0");
   }
 
-  /** Forget the stored graph (its trajectories were replaced); the next load rebuilds it. */
+  /** Whole graphs and indexes written since the object started (tests and benchmarks). */
+  writes(): { graph: number; index: number } {
+    return { ...this.#writes };
+  }
+
+  /** Forget the stored graph (its trajectories or its tools changed); the next load rebuilds it. */
   dropGraph(): void {
     this.#blobs.delete(GRAPH_BLOB);
   }

@@ -105,6 +105,39 @@ describe("routes of a big catalog between its changes", () => {
   }, 120_000);
 });
 
+describe("what a catalog change writes", () => {
+  it("leaves the whole stored graph and index to the preparation, instead of rewriting them as the catalog grows", async () => {
+    const { tenant, object } = await preparedTenantOf900Tools("growing");
+    await object.holdRoutingPreparation(true);
+    const route = (task: string) => service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 3 } });
+    expect((await route("list things 7")).status).toBe(200);
+    const before = await object.store("routing").snapshotWrites();
+    // As a background import's batches: new tools each time, more changed documents than are noted one by one.
+    for (let batch = 0; batch < 4; batch += 1) {
+      const tools = Array.from({ length: 20 }, (_, i) => ({
+        name: `added_${batch}_${i}`,
+        method: "GET",
+        url: `https://batch${batch}.example.com/added/${i}`,
+        description: `Added lookup ${batch} ${i}`,
+      }));
+      const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `batch-${batch}`, tools } });
+      expect(imported.status).toBe(200);
+    }
+    expect((await route("Added lookup 3 7")).body.candidates.map((c) => c.name)).toContain("added_3_7");
+    // Each change rewrote the whole graph (4 times), and the whole index once 64 documents were noted.
+    expect(await object.store("routing").snapshotWrites()).toEqual(before);
+
+    // The preparation writes each once, and a restarted object reads them back.
+    await object.holdRoutingPreparation(false);
+    // The alarm's preparation, run now (a held alarm is not armed again by releasing it).
+    await object.store("routing").prepare();
+    expect(await object.store("routing").snapshotWrites()).toEqual({ graph: before.graph + 1, index: before.index + 1 });
+    await object.simulateEviction();
+    expect((await route("Added lookup 3 7")).body.candidates.map((c) => c.name)).toContain("added_3_7");
+    expect(await object.routingLoadReport()).toMatchObject({ index: "stored", graph: "stored" });
+  }, 120_000);
+});
+
 describe("a big background import beside routing", () => {
   it("leaves the routes of both tenants and the job's progress polls at their usual pace while the document is cut and imported", async () => {
     const importer = await createTenant(service, "importer");

@@ -187,7 +187,9 @@ describe("stored routing state", () => {
     await stub.simulateEviction();
     const report = await stub.routingLoadReport();
     expect(report.index).toBe("stored+pending");
-    expect(report.graph).toBe("stored");
+    // The set of tools changed: a change no longer rewrites the graph's edges, the change's
+    // preparation does (issue 42). Evicted before it (1 s after the change), they are rebuilt from the rows.
+    expect(["stored", "rebuilt"]).toContain(report.graph);
     const loaded = await answers(tenant.key, previous);
     await stub.simulateEviction({ olderFormats: true });
     // Past the preparation's delay: unheld, the alarm could have stored a fresh index by now.
