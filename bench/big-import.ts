@@ -12,7 +12,7 @@
  * until the alarm has prepared routing, a first and a later step, both again after an eviction,
  * how the state loaded and how many definitions it keeps parsed, and the heap over that part.
  *
- * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR]
+ * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR] [--top N] [--job-profile FILE]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,6 +23,8 @@ import { startBenchService, tenantObject } from "./lib/bench-service";
 import { probeDuringJob, probeLine } from "./lib/job-probes";
 import { stringify as stringifyYaml } from "yaml";
 import { machineLine } from "./lib/stats";
+import type { Profile } from "./lib/cpu-profile";
+import { cpuByPhase, JOB_SAMPLING_US, phaseCpuLine, topOfPhase } from "./lib/job-cpu";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const option = (name: string): string | undefined => {
@@ -36,6 +38,8 @@ interface Inspector {
   collect(): Promise<unknown>;
   /** A CPU profile of the isolate while `work` runs (Chrome DevTools' .cpuprofile format). */
   profile(work: () => Promise<unknown>): Promise<unknown>;
+  /** Starts sampling the isolate every `intervalUs`; `stop` hands back the profile. */
+  startProfile(intervalUs: number): Promise<{ stop(): Promise<Profile> }>;
   close(): void;
 }
 
@@ -55,11 +59,11 @@ async function openInspector(port: number): Promise<Inspector> {
     if (message.id !== undefined) pending.get(message.id)?.(message.result);
     if (message.id !== undefined) pending.delete(message.id);
   });
-  const send = <T>(method: string): Promise<T> =>
+  const send = <T>(method: string, params: Record<string, unknown> = {}): Promise<T> =>
     new Promise((resolve) => {
       const id = next++;
       pending.set(id, resolve as (value: unknown) => void);
-      socket.send(JSON.stringify({ id, method }));
+      socket.send(JSON.stringify({ id, method, params }));
     });
   return {
     heap: () => send("Runtime.getHeapUsage"),
@@ -69,6 +73,12 @@ async function openInspector(port: number): Promise<Inspector> {
       await send("Profiler.start");
       await work();
       return (await send<{ profile: unknown }>("Profiler.stop")).profile;
+    },
+    startProfile: async (interval) => {
+      await send("Profiler.enable");
+      await send("Profiler.setSamplingInterval", { interval });
+      await send("Profiler.start");
+      return { stop: async () => (await send<{ profile: Profile }>("Profiler.stop")).profile };
     },
     close: () => socket.close(),
   };
@@ -84,6 +94,25 @@ function workerdResident(): number {
       if (!/^Name:\s+workerd/m.test(status)) continue;
       if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== process.pid) continue;
       total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+/** CPU time (user + system, ms) the workerd processes started by this process have used: the kernel's accounting, load or not. */
+function workerdCpuMs(): number {
+  const tick = 10; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces): state is the 3rd field, utime the 14th, stime the 15th.
+      const [name, rest] = [stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), stat.slice(stat.lastIndexOf(")") + 2).split(" ")];
+      if (name !== "workerd" || Number(rest[1]) !== process.pid) continue;
+      total += (Number(rest[11]) + Number(rest[12])) * tick;
     } catch {
       // gone
     }
@@ -110,13 +139,17 @@ async function main(): Promise<void> {
   const inspector = await openInspector(port);
   const peak = { used: 0, total: 0, rss: 0, live: 0 };
   /** Per phase of the job (as its progress polls saw it): peak used heap and peak live heap. */
-  const byPhase = new Map<string, { used: number; live: number }>();
+  const byPhase = new Map<string, { used: number; live: number; cpuMs: number }>();
   let phaseNow = (): string | undefined => undefined;
+  let cpuBefore = workerdCpuMs();
   const notePhase = (used: number, live?: number) => {
     const phase = phaseNow();
+    const cpuNow = workerdCpuMs();
+    const cpuMs = cpuNow - cpuBefore;
+    cpuBefore = cpuNow;
     if (phase === undefined) return;
-    const entry = byPhase.get(phase) ?? { used: 0, live: 0 };
-    byPhase.set(phase, { used: Math.max(entry.used, used), live: Math.max(entry.live, live ?? 0) });
+    const entry = byPhase.get(phase) ?? { used: 0, live: 0, cpuMs: 0 };
+    byPhase.set(phase, { used: Math.max(entry.used, used), live: Math.max(entry.live, live ?? 0), cpuMs: entry.cpuMs + cpuMs });
   };
   let sampling = true;
   const sampler = (async () => {
@@ -141,6 +174,8 @@ async function main(): Promise<void> {
     const { key, id: tenantId } = await createTenant(service, "big-import");
     const small = await smallTenant(service);
     const task = "list the events in my calendar for next week";
+    const jobProfile = await inspector.startProfile(JOB_SAMPLING_US);
+    phaseNow = () => "upload";
     const t0 = performance.now();
     const upload = await service.fetch("/v1/tools/import/upload?source=graph", {
       method: "POST",
@@ -155,6 +190,7 @@ async function main(): Promise<void> {
     const job = await followJob(service, key, jobId, t0, peak);
     const jobMs = performance.now() - t0;
     const during = await probes.stop();
+    const cpu = await jobProfile.stop();
     phaseNow = () => undefined;
     if (job.status !== "succeeded") throw new Error(`job failed: ${JSON.stringify(job.result).slice(0, 2_000)}; last error: ${job.lastError}`);
     const atEnd = { ...peak };
@@ -178,7 +214,10 @@ async function main(): Promise<void> {
       console.log(
         `  slices ${phase.padEnd(10)} ${f.slices} seen; longest ${f.longestSliceMs} ms; longest piece ${f.longestPieceMs} ms (wall time in the alarm)`,
       );
-    for (const [phase, heap] of byPhase) console.log(`  heap ${phase.padEnd(12)} peak used ${mib(heap.used)}, peak live ${mib(heap.live)}`);
+    for (const [phase, heap] of byPhase)
+      console.log(`  ${phase.padEnd(12)} workerd CPU ${heap.cpuMs} ms (kernel's count); heap peak used ${mib(heap.used)}, peak live ${mib(heap.live)}`);
+    // Phases first seen after the job's end (its "done") hold none of its work.
+    printJobCpu(cpu, t0, [{ atMs: t0, phase: "upload" }, ...probes.marks().filter((mark) => mark.atMs < t0 + jobMs)], t0 + jobMs);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
     await routeTheTenant(service, key, tenantId, peak, inspector);
@@ -190,6 +229,16 @@ async function main(): Promise<void> {
     inspector.close();
     await service.dispose();
   }
+}
+
+/** CPU per phase of the job (the isolate's profiler, bench/lib/job-cpu.ts); with --top N, what took the most while importing. */
+function printJobCpu(profile: Profile, startedAtMs: number, marks: { atMs: number; phase: string }[], endMs: number): void {
+  console.log("CPU per phase (the isolate's sampling profiler; locally one thread runs every object and the Worker):");
+  for (const figures of cpuByPhase(profile, startedAtMs, marks, endMs)) console.log(phaseCpuLine(figures));
+  const saved = option("job-profile");
+  if (saved !== undefined) writeFileSync(saved, JSON.stringify(profile));
+  const top = Number(option("top") ?? 0);
+  if (top > 0) for (const line of topOfPhase(profile, startedAtMs, marks, "importing", top)) console.log(line);
 }
 
 type Job = {
@@ -306,8 +355,11 @@ async function routeTheTenant(
   // The preparation the alarm ran, timed from scratch: stored values aged, so index and data flow are made again.
   await object.simulateEviction({ olderFormats: true });
   const q0 = performance.now();
+  const cpu0 = workerdCpuMs();
   const prepared = await object.store("routing").prepare();
-  console.log(`  preparation from scratch ${((performance.now() - q0) / 1000).toFixed(1)} s: ${JSON.stringify(prepared)}`);
+  console.log(
+    `  preparation from scratch ${((performance.now() - q0) / 1000).toFixed(1)} s, workerd CPU ${workerdCpuMs() - cpu0} ms (kernel's count; one synchronous call): ${JSON.stringify(prepared)}`,
+  );
   await step("first step after it");
   // One more full collection so the live peak covers the routes' state.
   await new Promise((r) => setTimeout(r, 2_100));

@@ -24,6 +24,8 @@ export interface SliceFigures {
 export interface JobProbes {
   /** The job's phase as the last progress poll saw it (the heap sampler attributes its samples by it). */
   phase(): string;
+  /** When each phase was first seen (performance.now), in order (the CPU per phase is attributed by them). */
+  marks(): { atMs: number; phase: string }[];
   stop(): Promise<{ importing: ProbeFigures; other: ProbeFigures; progress: ProbeFigures; slices: Map<string, SliceFigures> }>;
 }
 
@@ -56,6 +58,7 @@ export function probeDuringJob(service: TestService, importing: string, other: s
   };
   let running = true;
   let phase = "upload";
+  const marks: { atMs: number; phase: string }[] = [];
   const loop = (async () => {
     while (running) {
       const next = performance.now() + everyMs;
@@ -69,12 +72,16 @@ export function probeDuringJob(service: TestService, importing: string, other: s
         ),
       ]);
       noteSlice(slices, job?.progress);
-      if (job?.progress?.phase !== undefined) phase = job.progress.phase;
+      if (job?.progress?.phase !== undefined && job.progress.phase !== phase) {
+        phase = job.progress.phase;
+        marks.push({ atMs: performance.now(), phase });
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
     }
   })();
   return {
     phase: () => phase,
+    marks: () => [...marks],
     async stop() {
       running = false;
       await loop;
