@@ -196,7 +196,10 @@ describe("a big background import beside routing", () => {
   // Open (issue 42): a `?wait=2` long-poll sent while this import ran answered only after 15.8 s
   // (3.7 s on a quiet machine), when routing's preparation after the last batch, one synchronous
   // call, had let go of the object. A preparation in pieces made it pass, but broke the import
-  // test beside it (test/integration/background-import: a request's connection closed during the
-  // preparation's pieces); it was left out, see the report of issue 42.
+  // test beside it (test/integration/background-import): "fetch failed: other side closed". What
+  // failed is no request to the service but Miniflare's synchronous proxy (`namespace.idFromName`
+  // in tenant-object.ts, right after the job ended): it hung 28 s, then its connection was closed;
+  // the same call again answered at once and the test passed. Why the proxy's connection hangs is
+  // not found; the preparation in pieces was left out again, see the report of issue 42.
   it.todo("answers a long-poll within its wait while the import's slices and routing's preparation run");
 });
