@@ -47,9 +47,32 @@ export interface TestTenantObject {
   store<K extends StoreName>(name: K): Remote<TenantStores[K]>;
 }
 
+/**
+ * Miniflare's proxy between Node and workerd sometimes finds its connection closed ("fetch failed",
+ * caused by "other side closed"; seen after background jobs on a loaded machine, issue 42), even
+ * on its synchronous calls that read nothing and change nothing (`idFromName`, `get`): those are
+ * sent again. Calls into the object are not.
+ */
+function closedByOtherSide(error: unknown): boolean {
+  const cause = (error as { cause?: { message?: unknown } } | undefined)?.cause;
+  return error instanceof TypeError && typeof cause?.message === "string" && cause.message.includes("other side closed");
+}
+
+/** `resolve` (synchronous: a stub is never awaited, its `then` would be a call into the object), sent again while its connection was closed. */
+function resolvedAgain<T>(resolve: () => T, attempts = 3): T {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return resolve();
+    } catch (error) {
+      if (!closedByOtherSide(error) || attempt >= attempts) throw error;
+    }
+  }
+}
+
 export async function tenantObject(service: TestService, tenantId: string): Promise<TestTenantObject> {
   const namespace = await service.mf.getDurableObjectNamespace("TENANTS", "atc-edge");
-  const stub = namespace.get(namespace.idFromName(tenantId)) as unknown as {
+  const id = resolvedAgain(() => namespace.idFromName(tenantId));
+  const stub = resolvedAgain(() => namespace.get(id)) as unknown as {
     simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
     routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
     holdRoutingPreparation(held: boolean): Promise<void>;
