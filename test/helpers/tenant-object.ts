@@ -49,13 +49,13 @@ export interface TestTenantObject {
 
 /**
  * Miniflare's proxy between Node and workerd sometimes finds its connection closed ("fetch failed",
- * caused by "other side closed"; seen after background jobs on a loaded machine, issue 42), even
+ * caused by "other side closed" or ECONNRESET; seen after background jobs on a loaded machine, issue 42), even
  * on its synchronous calls that read nothing and change nothing (`idFromName`, `get`): those are
  * sent again. Calls into the object are not.
  */
 function closedByOtherSide(error: unknown): boolean {
   const cause = (error as { cause?: { message?: unknown } } | undefined)?.cause;
-  return error instanceof TypeError && typeof cause?.message === "string" && cause.message.includes("other side closed");
+  return error instanceof TypeError && typeof cause?.message === "string" && /other side closed|ECONNRESET/.test(cause.message);
 }
 
 /** `resolve` (synchronous: a stub is never awaited, its `then` would be a call into the object), sent again while its connection was closed. */
