@@ -7,6 +7,10 @@ import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
 import type { TenantStores } from "../functions/tenant-api/store-faces";
 import { asLocal } from "../functions/tenant-api/tenant-api";
 import { openTenantStores, type StoreHooks } from "./tenant-stores";
+import { WorkSlice, type SliceBudget } from "../functions/common/work-slice";
+
+/** One alarm's share of routing's preparation: pieces of ≈ 1 MB of definitions, the object handed back between them. */
+const PREPARATION_SLICE: SliceBudget = { sliceMs: 2_000, slicePieces: 64 };
 
 /**
  * The tenant object's inside: its stores, what they need of the object (its alarm, learning from
@@ -45,9 +49,9 @@ export class TenantCore {
     setTimeout(task, delayMs);
   }
 
-  /** Routing's derived state prepared after a catalog change, when due (tests hold it to see the unprepared path). */
-  prepareRouting(now: number): void {
-    this.stores.routing.prepareIfDue(now);
+  /** Routing's derived state prepared after a catalog change, when due, for one slice (tests hold it to see the unprepared path). */
+  async prepareRouting(now: number): Promise<void> {
+    await this.stores.routing.prepareSomeIfDue(now, new WorkSlice(PREPARATION_SLICE));
   }
 
   /**
@@ -98,7 +102,7 @@ export class TenantCore {
     // Not while a job goes on at once (a background import's every batch changes the catalog): once, after its last slice.
     // The stores as they are now (a test's simulated eviction may have reopened them meanwhile).
     const nextJob = this.stores.jobs.nextDue();
-    if (nextJob === null || nextJob > Date.now()) this.prepareRouting(Date.now());
+    if (nextJob === null || nextJob > Date.now()) await this.prepareRouting(Date.now());
     await this.armAlarm();
   }
 

@@ -23,3 +23,6 @@ export function lastGoodFlow(flow: DataFlowLookup, has: (tool: string) => boolea
     ...(feeders === undefined ? {} : { feeders: (to: string, count: number) => feeders.call(flow, to, count).filter((source) => has(source.from)) }),
   };
 }
+
+/** No links: a big catalog's routes while a preparation reads it in pieces and no last good links are in memory. */
+export const NO_FLOW: DataFlowLookup = { successors: () => [], producers: () => [], nameLookups: () => [], feeders: () => [] };

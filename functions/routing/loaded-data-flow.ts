@@ -18,8 +18,9 @@ type FlowRows = Pick<StateSources["catalog"], "flowRows">;
  * definition (outputs include probed samples) and stored for the next load. A catalog with
  * more links than the table holds is served per request by the index, as before the table;
  * what that index is made of is stored instead, so it is made again without the definitions.
+ * `prepared`: the compact forms and samples a preparation read in pieces (definition-pass.ts).
  */
-export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: FlowRows): DataFlowLookup {
+export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: FlowRows, prepared?: FlowState): DataFlowLookup {
   const { defs, report } = state;
   const stored = store.loadDataFlow(defs.size);
   if (stored !== undefined && stored !== "too many") {
@@ -27,7 +28,8 @@ export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: Fl
     return stored;
   }
   const storedState = stored === "too many" ? store.loadFlowState(defs.size) : undefined;
-  const { index, flowState } = flowIndex(state, storedState, catalog);
+  // Read in pieces by the preparation (definition-pass.ts) when it made them, else streamed now.
+  const { index, flowState } = flowIndex(state, storedState ?? prepared, catalog);
   // Past the bound once: noted, so later loads of the same catalog do not look again.
   const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
   if (links === undefined) {

@@ -16,7 +16,9 @@ import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loade
 import { loadDataFlow } from "./loaded-data-flow";
 import { ApiSiblingLookup } from "./api-sibling-lookup";
 import { toolsTouchedBy } from "./changed-apis";
-import { lastGoodFlow, ON_DEMAND_FLOW_MAX_TOOLS } from "./last-good-flow";
+import { lastGoodFlow, NO_FLOW, ON_DEMAND_FLOW_MAX_TOOLS } from "./last-good-flow";
+import { DefinitionPass } from "./definition-pass";
+import type { WorkSlice } from "../common/work-slice";
 
 // The state's shape is routing-state.ts's; its callers import it from here with LoadedRouting.
 export type { Loaded, RoutingHints, StateSources, TaskRelevance } from "./routing-state";
@@ -47,6 +49,9 @@ export class LoadedRouting {
    * import changes the catalog with every batch).
    */
   #unsaved = { graph: false, index: false };
+  /** Catalog and protocol changes seen: a preparation in pieces begun before one starts again. */
+  #generation = 0;
+  #pass: PreparationRun | undefined;
 
   constructor(rows: GraphRows, sources: StateSources, store: RoutingSnapshots, vectors: ToolVectors) {
     this.#rows = rows;
@@ -130,11 +135,15 @@ export class LoadedRouting {
       defs,
       loadedFlow: undefined,
       staleFlow: undefined,
+      preparing: false,
+      preparedDocuments: undefined,
       flowTools: undefined,
       get flow(): DataFlowLookup {
         if (state.loadedFlow !== undefined) return state.loadedFlow;
-        // Recomputing streams every definition: a big catalog's route uses the last good links until the preparation.
-        if (state.staleFlow !== undefined && defs.size > ON_DEMAND_FLOW_MAX_TOOLS) return state.staleFlow;
+        // Recomputing streams every definition: a big catalog's route uses the last good links until the preparation,
+        // and none while the preparation reads the catalog in pieces with no last good links in memory.
+        if (defs.size > ON_DEMAND_FLOW_MAX_TOOLS && state.staleFlow !== undefined) return state.staleFlow;
+        if (defs.size > ON_DEMAND_FLOW_MAX_TOOLS && state.preparing) return NO_FLOW;
         state.loadedFlow = loadFlow();
         state.staleFlow = undefined;
         return state.loadedFlow;
@@ -173,10 +182,14 @@ export class LoadedRouting {
     const loaded = this.#store.loadIndex(
       new Set(defs.keys()),
       (name) => {
+        const prepared = state.preparedDocuments?.get(name);
+        if (prepared !== undefined) return prepared;
         const def = defs.get(name);
         return def === undefined ? undefined : this.#document(def, hints, this.#siblingSummaries(state, name));
       },
       () => {
+        const prepared = state.preparedDocuments;
+        if (prepared !== undefined && prepared.size === defs.size) return [...prepared.values()];
         const families = this.families(state);
         return Array.from(defs.values(), (def) => this.#document(def, hints, families.of(def.name)));
       },
@@ -260,6 +273,45 @@ export class LoadedRouting {
     this.#unsaved = { graph: false, index: false };
   }
 
+  /**
+   * `prepare` in pieces (the alarm's, issue 42): the catalog is read a piece at a time
+   * (definition-pass.ts) with the object handed back between pieces (`slice`); routes meanwhile
+   * answer from the state as it is (last-good-flow.ts). The index and data flow are then made
+   * from what the pass kept. False when the slice ended first: the next alarm continues, or
+   * starts again when the catalog changed meanwhile.
+   */
+  async prepareInPieces(slice: WorkSlice): Promise<boolean> {
+    const wasLoaded = this.#state !== undefined;
+    const state = this.load();
+    if (state.loadedFlow !== undefined && state.loadedIndex !== undefined) {
+      this.#saveDropped(state);
+      return true;
+    }
+    const current = this.#pass;
+    const run = current !== undefined && current.state === state && current.generation === this.#generation ? current : this.#newPass(state, wasLoaded);
+    this.#pass = run;
+    state.preparing = true;
+    while (!run.pass.step()) if (!(await slice.next())) return false;
+    if (this.#pass !== run || this.#state !== state || run.generation !== this.#generation) return false;
+    this.#pass = undefined;
+    state.preparing = false;
+    state.preparedDocuments = run.pass.documents;
+    void state.index;
+    state.preparedDocuments = undefined;
+    state.loadedFlow ??= loadDataFlow(state, this.#store, this.#sources.catalog, run.pass.flowState());
+    state.staleFlow = undefined;
+    this.#saveDropped(state);
+    if (!run.wasLoaded && state.report.dataFlow !== "per request") this.forget();
+    return true;
+  }
+
+  #newPass(state: Loaded, wasLoaded: boolean): PreparationRun {
+    const families = state.loadedIndex === undefined ? this.families(state) : undefined;
+    const documentOf = families === undefined ? undefined : (def: ToolDefinition) => this.#document(def, state.hints, families.of(def.name));
+    const pass = new DefinitionPass(this.#sources.catalog, new Set(state.defs.keys()), state.hints, documentOf);
+    return { pass, state, generation: this.#generation, wasLoaded };
+  }
+
   /** The state with every stored trajectory attached to the graph (exports list them). */
   complete(): Loaded {
     const state = this.load();
@@ -269,6 +321,7 @@ export class LoadedRouting {
 
   /** Keep graph and index in step with the registry (runs inside the registry's transaction). */
   #toolsChanged(change: ToolsChange): void {
+    this.#generation += 1;
     const { upserted, removed } = change;
     const state = this.#state;
     const changed = [...upserted.map(({ definition }) => definition.name), ...removed];
@@ -343,6 +396,7 @@ export class LoadedRouting {
 
   /** A tool's current protocol changed: its document (example queries) and outputs (data flow) follow. */
   #protocolChanged(tool: string): void {
+    this.#generation += 1;
     const state = this.#state;
     // Its probed outputs are what it offers as data flow.
     this.#dropDataFlow();
@@ -367,4 +421,12 @@ function keepLastGoodFlow(state: Loaded): void {
   if (flow !== undefined) state.staleFlow = lastGoodFlow(flow, (tool) => state.defs.has(tool));
   state.loadedFlow = undefined;
   state.flowTools = undefined;
+}
+
+/** A preparation in pieces under way: its pass, the state and catalog generation it reads, whether the state was in memory before it. */
+interface PreparationRun {
+  pass: DefinitionPass;
+  state: Loaded;
+  generation: number;
+  wasLoaded: boolean;
 }

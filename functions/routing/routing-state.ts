@@ -1,6 +1,6 @@
 import type { StartingTool } from "../toolnet/route-fallback";
 import type { ToolGraph } from "../toolnet/graph";
-import type { Ranked, ToolIndex } from "../toolnet/retrieval";
+import type { Ranked, ToolDoc, ToolIndex } from "../toolnet/retrieval";
 import type { FlowTool } from "../toolnet/data-flow";
 import type { DataFlowLookup } from "../toolnet/data-flow-links";
 import type { TaskMemory } from "../toolnet/task-memory";
@@ -33,6 +33,8 @@ export interface StateSources {
     toolNames(): string[];
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
+    /** Stored definitions after a name, in name order, as many as make `maxChars` of JSON (at least one): a preparation's piece. */
+    definitionTextsAfter(after: string, maxChars: number): { name: string; text: string }[];
     /** Every tool's starting form (the starting-tools fallback), stored with the tools. */
     startingList(): StartingTool[];
     apiRows(): Pick<ToolDefinition, "name" | "serverUrl" | "summary">[];
@@ -79,6 +81,10 @@ export interface Loaded {
   loadedFlow: DataFlowLookup | undefined;
   /** The links before the last catalog change, until new ones are made (last-good-flow.ts): a big catalog's routes use them meanwhile. */
   staleFlow: DataFlowLookup | undefined;
+  /** A preparation reads the catalog in pieces now (definition-pass.ts): a big catalog's routes do not compute data flow themselves meanwhile. */
+  preparing: boolean;
+  /** Index documents a preparation made in pieces, read by the index's load instead of parsing the definitions again. */
+  preparedDocuments: ReadonlyMap<string, ToolDoc> | undefined;
   /** Every tool's compact form, when data flow is served per request and loaded (dropped with it). */
   flowTools: ReadonlyMap<string, FlowTool> | undefined;
   /** Built from the stored tasks on first use. */

@@ -4,6 +4,7 @@ import type { RunCandidateSet } from "../toolnet/signal-fusion";
 import type { Ranked } from "../toolnet/retrieval";
 import type { ToolDefinition } from "../tools/definition";
 import { failure, success, type Outcome } from "../common/failures";
+import type { WorkSlice } from "../common/work-slice";
 import { MODEL_SETTING, storedEmbeddingModel } from "../tenants/stored-model-override";
 import type { TenantEvents } from "../storage/tenant-events";
 import type { ObservedLearning } from "../storage/tenant-observed";
@@ -115,25 +116,29 @@ export class TenantRouting implements ObservedLearning {
 
   /**
    * The tenant object's alarm: when a preparation is due at `now`, the index and data-flow table
-   * are made and stored (loaded-routing.ts `prepare`), so that the first request after a catalog
-   * change reads them. A failure is retried later; requests meanwhile compute what they need.
+   * are made and stored (loaded-routing.ts `prepareInPieces`), so that the first request after a
+   * catalog change reads them. The catalog is read a piece at a time with the object handed back
+   * between pieces, within `slice` (issue 42); a preparation the slice could not finish stays
+   * due, and the next alarm continues it. A failure is retried later; requests meanwhile use the
+   * last good state or compute what they need. Calibration's slice when no preparation is due.
    */
-  prepareIfDue(now: number): LoadReport | undefined {
+  async prepareSomeIfDue(now: number, slice: WorkSlice): Promise<void> {
     const due = this.#store.preparationDue();
     if (due === null || due > now) {
       this.#calibration.sliceIfDue(now);
-      return undefined;
+      return;
     }
     try {
-      return this.prepare();
+      if (!(await this.#states.prepareInPieces(slice))) return;
+      this.#store.preparationDone();
+      this.#preparations += 1;
     } catch (error) {
       console.warn(`routing preparation failed, retried later: ${error instanceof Error ? error.message : String(error)}`);
       this.#store.notePreparation(now + PREPARATION_RETRY_MS);
-      return undefined;
     }
   }
 
-  /** Prepares the routing state now, due or not (the alarm, and benchmarks timing it): see `prepareIfDue`. */
+  /** Prepares the routing state now, due or not, in one call (benchmarks timing it): see `prepareSomeIfDue`. */
   prepare(): LoadReport {
     const report = this.#states.prepare();
     this.#store.preparationDone();

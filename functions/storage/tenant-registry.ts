@@ -244,6 +244,22 @@ export class TenantRegistry {
   }
 
   /**
+   * Stored definitions after `after` by name, as many as make `maxChars` of JSON (at least one):
+   * a preparation reads the catalog a piece at a time, each piece's cost known before it is parsed.
+   */
+  definitionTextsAfter(after: string, maxChars: number): { name: string; text: string }[] {
+    const piece: { name: string; text: string }[] = [];
+    let chars = 0;
+    const rows = this.#sql.exec("SELECT name, definition FROM tenant_tools WHERE name > ? ORDER BY name", after).raw<[string, string]>();
+    for (const [name, text] of rows) {
+      if (piece.length > 0 && chars + text.length > maxChars) break;
+      piece.push({ name, text });
+      chars += text.length;
+    }
+    return piece;
+  }
+
+  /**
    * Every tool's server URL and summary, read by SQLite from the stored JSON (what same-API
    * siblings need), without parsing a definition in the isolate.
    */

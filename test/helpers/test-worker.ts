@@ -41,8 +41,8 @@ class EvictableCore extends TenantCore {
     super.reopenStores();
   }
 
-  override prepareRouting(now: number): void {
-    if (!this.preparationHeld) super.prepareRouting(now);
+  override async prepareRouting(now: number): Promise<void> {
+    if (!this.preparationHeld) await super.prepareRouting(now);
   }
 }
 
