@@ -11,9 +11,12 @@
  *                                         process that finishes second prints both sides' table;
  *     [--report --results=DIR]            that table from what such runs have kept so far
  *     [--sides=off,today,on]              which tenants replay the stream: learning off; today's
- *                                         learning (similar tasks and transitions, no learned field:
- *                                         `fieldWeight` 0); on (with the learned field, issue 45)
+ *                                         learning (similar tasks and transitions, no learned field
+ *                                         and no usual starts: `fieldWeight` and `startsWeight` 0);
+ *                                         on (with both, issue 45)
  *     [--field-weight=W]                  the learned field's weight on the `on` side (default the product's)
+ *     [--starts-weight=W]                 the usual first tools' weight on the `on` side (default the
+ *                                         product's; `today` has them off: they came with the field)
  *     [--careless=0.25]                   a careless chatbot: that share of conversations (seeded)
  *                                         calls another offered tool first instead of the gold one
  *     [--half=a|b]                        only the tasks of one half (split by a hash of the task's
@@ -118,13 +121,23 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
   return result;
 }
 
-async function freshTenant(service: TestService, id: string, dataset: Dataset, implicit: boolean, fieldWeight?: number): Promise<string> {
+async function freshTenant(
+  service: TestService,
+  id: string,
+  dataset: Dataset,
+  implicit: boolean,
+  fieldWeight?: number,
+  startsWeight?: number,
+): Promise<string> {
   const { key } = await createTenant(service, id);
   for (const body of dataset.imports) {
     const answer = await service.json("POST", "/v1/tools/import", { key, body });
     if (answer.status !== 200) throw new Error(`${id}: tool import answered ${answer.status}`);
   }
-  const settings = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit, ...(fieldWeight === undefined ? {} : { fieldWeight }) } });
+  const settings = await service.json("PUT", "/v1/settings/learning", {
+    key,
+    body: { implicit, ...(fieldWeight === undefined ? {} : { fieldWeight }), ...(startsWeight === undefined ? {} : { startsWeight }) },
+  });
   if (settings.status !== 200) throw new Error(`${id}: learning settings answered ${settings.status}`);
   // The replay runs as fast as the machine allows; on a quiet one it passes the default rates
   // (session ends count as writes, 10/s), which a real chatbot's pace does not.
@@ -197,6 +210,13 @@ function fieldWeightOf(side: Side): number | undefined {
   return side === "on" && given !== "" ? Number(given) : undefined;
 }
 
+/** The usual starts' weight each side's tenant gets: off for today's learning (they came with the learned field), `--starts-weight` or the product's on the `on` side. */
+function startsWeightOf(side: Side): number | undefined {
+  if (side === "today") return 0;
+  const given = option("starts-weight", "");
+  return side === "on" && given !== "" ? Number(given) : undefined;
+}
+
 /** `--half=a|b`: whether a task is in the half measured (a hash of its text decides; no half: every task). */
 function inHalf(task: Task): boolean {
   const half = option("half", "");
@@ -215,7 +235,7 @@ function carelessMask(length: number, seed: number): boolean[] {
 
 /** Where one side's conversations are kept, so the two sides can run in separate processes (`--learning=on|off --results=DIR`). */
 const resultsFile = (dir: string, name: string, seed: number, limit: number, side: Side): string => {
-  const variant = ["half", "careless", ...(side === "on" ? ["field-weight"] : [])]
+  const variant = ["half", "careless", ...(side === "on" ? ["field-weight", "starts-weight"] : [])]
     .map((name) => [name, option(name, "")])
     .filter(([, value]) => value !== "")
     .map(([name, value]) => `-${name}${value}`)
@@ -235,7 +255,8 @@ async function replay(
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const t0 = performance.now();
   const keys: string[] = [];
-  for (const side of sides) keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side !== "off", fieldWeightOf(side)));
+  for (const side of sides)
+    keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side !== "off", fieldWeightOf(side), startsWeightOf(side)));
   const careless = carelessMask(stream.length, Number(option("seed", "30")));
   const setupMs = performance.now() - t0;
   const runs = new Map<Side, Conversation[]>(sides.map((side) => [side, []]));
