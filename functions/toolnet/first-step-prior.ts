@@ -44,28 +44,40 @@ export interface LeftOut {
 }
 
 /**
- * Start counts of `starts` (trajectory id and first tool, oldest first); `isTool` drops starts
- * with a tool the catalog no longer has. The newest start weighs 1, one START_HALF_LIFE older ½.
+ * Only the newest starts are read: older ones weigh less than 1/250 of the newest (8 half-lives)
+ * and would cost a tenant with 80,000 trajectories a pass of map updates after every change.
  */
-export function startCounts(starts: Iterable<readonly [string, string | undefined]>, isTool: (tool: string) => boolean): StartCounts {
-  const known: [string, string][] = [];
-  for (const [id, tool] of starts) if (tool !== undefined && isTool(tool)) known.push([id, tool]);
+export const START_WINDOW = 8 * START_HALF_LIFE;
+
+/**
+ * Start counts of `starts` (trajectory id and first tool, oldest first); `isTool` drops starts
+ * with a tool the catalog no longer has. The newest start weighs 1, one START_HALF_LIFE older ½;
+ * only the newest START_WINDOW known starts count.
+ */
+export function startCounts(starts: readonly (readonly [string, string | undefined])[], isTool: (tool: string) => boolean): StartCounts {
   const decay = 0.5 ** (1 / START_HALF_LIFE);
   const weight = new Map<string, number>();
   const observed = new Map<string, number>();
-  const byId = new Map<string, number>();
+  /** Index in `starts` of each counted start, newest first: its weight is decay^position. */
+  const counted: number[] = [];
   let total = 0;
-  // Newest first: its weight is 1, each older start's `decay` times the next's.
   let w = 1;
-  for (let i = known.length - 1; i >= 0; i -= 1) {
-    const [id, tool] = known[i] as [string, string];
+  for (let i = starts.length - 1; i >= 0 && counted.length < START_WINDOW; i -= 1) {
+    const tool = starts[i]?.[1];
+    if (tool === undefined || !isTool(tool)) continue;
     weight.set(tool, (weight.get(tool) ?? 0) + w);
     observed.set(tool, (observed.get(tool) ?? 0) + 1);
-    byId.set(id, w);
+    counted.push(i);
     total += w;
     w *= decay;
   }
-  return { weight, observed, total, weightOf: (id) => byId.get(id) ?? 0 };
+  let byId: Map<string, number> | undefined;
+  const weightOf = (id: string): number => {
+    // Only a replay asks (off the request path): the map is made then.
+    byId ??= new Map(counted.map((index, position) => [starts[index]?.[0] ?? "", decay ** position]));
+    return byId.get(id) ?? 0;
+  };
+  return { weight, observed, total, weightOf };
 }
 
 /**
@@ -85,15 +97,33 @@ export function usualStarts(counts: StartCounts, leftOut?: LeftOut): StartingToo
   return usual.sort((a, b) => b.share - a.share || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
 }
 
+/**
+ * The newest START_WINDOW stored trajectories' ids and first tools, oldest first. The stored
+ * trajectories are a map in the order learned, read front to back, so the newest are kept in a
+ * ring as they pass (a tenant with 80,000 trajectories allocates nothing per older one).
+ */
+function newestStarts(graph: ToolGraph): [string, string | undefined][] {
+  const ids: string[] = new Array(START_WINDOW);
+  const firsts: (string | undefined)[] = new Array(START_WINDOW);
+  let seen = 0;
+  graph.trajectories.forEach((tools, id) => {
+    ids[seen % START_WINDOW] = id;
+    firsts[seen % START_WINDOW] = tools[0];
+    seen += 1;
+  });
+  const kept = Math.min(seen, START_WINDOW);
+  return Array.from({ length: kept }, (_, i) => {
+    const at = (seen - kept + i) % START_WINDOW;
+    return [ids[at] ?? "", firsts[at]];
+  });
+}
+
 const cache = new WeakMap<ToolGraph, { version: number; counts: StartCounts; usual: readonly StartingTool[] }>();
 
 function cached(graph: ToolGraph): { counts: StartCounts; usual: readonly StartingTool[] } {
   const hit = cache.get(graph);
   if (hit !== undefined && hit.version === graph.version) return hit;
-  const starts = (function* () {
-    for (const [id, tools] of graph.trajectories) yield [id, tools[0]] as const;
-  })();
-  const counts = startCounts(starts, (tool) => graph.tools.has(tool));
+  const counts = startCounts(newestStarts(graph), (tool) => graph.tools.has(tool));
   const entry = { version: graph.version, counts, usual: usualStarts(counts) };
   cache.set(graph, entry);
   return entry;
