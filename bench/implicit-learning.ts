@@ -251,7 +251,7 @@ async function replay(
   stream: readonly Task[],
   sides: readonly Side[],
   save: (runs: ReadonlyMap<Side, Conversation[]>) => void,
-): Promise<{ runs: Map<Side, Conversation[]>; setupMs: number; streamMs: number }> {
+): Promise<{ runs: Map<Side, Conversation[]>; setupMs: number; streamMs: number; keys: string[] }> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const t0 = performance.now();
   const keys: string[] = [];
@@ -271,7 +271,7 @@ async function replay(
       save(runs);
     }
   }
-  return { runs, setupMs, streamMs: performance.now() - t1 };
+  return { runs, setupMs, streamMs: performance.now() - t1, keys };
 }
 
 async function runSet(service: TestService, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
@@ -283,8 +283,14 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
     mkdirSync(dir, { recursive: true });
     for (const [side, conversations] of runs) writeFileSync(resultsFile(dir, name, seed, limit, side), JSON.stringify(conversations));
   };
-  const { runs, setupMs, streamMs } = await replay(service, name, dataset, stream, sides, save);
+  const { runs, setupMs, streamMs, keys } = await replay(service, name, dataset, stream, sides, save);
   save(runs);
+  // The signal weights each learning tenant's own replay chose by the stream's end.
+  for (const [j, side] of sides.entries()) {
+    if (side === "off") continue;
+    const calibration = await service.json<{ weights: Record<string, number> }>("GET", "/v1/routing/calibration", { key: keys[j] ?? "" });
+    console.log(`${name} ${side}: calibrated weights ${JSON.stringify(calibration.body.weights)}`);
+  }
   console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools; setup ${ms(setupMs)}, stream ${ms(streamMs)}`);
   if (dir !== "") {
     // The other side, when another process has replayed it already.
