@@ -165,6 +165,15 @@ export class TenantRouting implements ObservedLearning {
     };
   }
 
+  /**
+   * What loads read of the catalog's names (tests and benchmarks): whether the in-memory state has
+   * read every tool's name, and how many stored values were checked name by name since the object
+   * started (their tool-names version was not current).
+   */
+  nameReads(): { namesRead: boolean; nameChecks: number } {
+    return { namesRead: this.#states.current?.defs.namesRead ?? false, nameChecks: this.#store.nameChecks };
+  }
+
   /** How much of the catalog's stored views is in memory now (tests and benchmarks). */
   viewsWarmth(): ViewsWarmth {
     return this.#sources.viewsWarmth();

@@ -62,6 +62,11 @@ export class StoredBlobs {
     run(this.#sql, "INSERT INTO stored_blobs (name, format, chunks, bytes, stamp) VALUES (?, ?, ?, ?, ?)", name, format, chunks, bytes.byteLength, stamp);
   }
 
+  /** Replaces the stamp of the value under `name`, its bytes kept (what it was built from is found to be current). */
+  setStamp(name: string, stamp: string): void {
+    run(this.#sql, "UPDATE stored_blobs SET stamp = ? WHERE name = ?", stamp, name);
+  }
+
   /** Relabels a stored value's format (tests: a value written by an older release). */
   setFormat(name: string, format: string): void {
     run(this.#sql, "UPDATE stored_blobs SET format = ? WHERE name = ?", format, name);

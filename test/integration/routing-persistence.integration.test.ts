@@ -19,6 +19,8 @@ interface TenantStub {
   routingLoadReport(): Promise<LoadReport>;
   holdRoutingPreparation(held: boolean): Promise<void>;
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
+  routingNameReads(): Promise<{ namesRead: boolean; nameChecks: number }>;
+  deleteToolRowUnnoticed(name: string): Promise<void>;
 }
 
 let service: TestService;
@@ -188,6 +190,8 @@ describe("stored routing state", () => {
     const report = await stub.routingLoadReport();
     expect(report.index).toBe("stored+pending");
     expect(report.graph).toBe("stored");
+    // The changes rewrote the stored values' tool-names version: nothing was checked name by name.
+    expect(await stub.routingNameReads()).toEqual({ namesRead: false, nameChecks: 0 });
     const loaded = await answers(tenant.key, previous);
     await stub.simulateEviction({ olderFormats: true });
     // Past the preparation's delay: unheld, the alarm could have stored a fresh index by now.
@@ -196,6 +200,40 @@ describe("stored routing state", () => {
     const rebuilt = await answers(tenant.key, previous);
     expect(loaded).toEqual(rebuilt);
     expect(live).toEqual(rebuilt);
+  });
+
+  it("reads no tool's name on a cold first step: the stored index and graph carry the tool-names version they were made at", async () => {
+    const tenant = await setUp("names-co");
+    const stub = await stubOf(tenant.id);
+    const previous = tenant.names[3] ?? "";
+    const before = await answers(tenant.key, previous); // loads (and stores) the state
+    await stub.simulateEviction();
+    const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[1], k: 5 } });
+    expect(first.status).toBe(200);
+    expect(await stub.routingLoadReport()).toMatchObject({ index: "stored", graph: "stored" });
+    expect(await stub.routingNameReads()).toEqual({ namesRead: false, nameChecks: 0 });
+    expect(await answers(tenant.key, previous)).toEqual(before);
+  });
+
+  it("sees a tool row written behind routing's back after the next eviction: a stale tool-names version is never trusted", async () => {
+    const tenant = await setUp("unnoticed-co");
+    const stub = await stubOf(tenant.id);
+    const top = async () => {
+      const res = await service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[0], k: 10 } });
+      expect(res.status).toBe(200);
+      return res.body.candidates.map((c) => c.name);
+    };
+    const [best] = await top(); // loads (and stores) the state
+    expect(best).toBeDefined();
+    await stub.deleteToolRowUnnoticed(best ?? "");
+    await stub.simulateEviction();
+    expect(await top()).not.toContain(best);
+    // The stored values' version was not current: both were checked name by name, found stale and rebuilt.
+    expect(await stub.routingLoadReport()).toMatchObject({ index: "rebuilt", graph: "rebuilt" });
+    expect((await stub.routingNameReads()).nameChecks).toBe(2);
+    const rebuilt = await answers(tenant.key, tenant.names.find((name) => name !== best) ?? "");
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await answers(tenant.key, tenant.names.find((name) => name !== best) ?? "")).toEqual(rebuilt);
   });
 
   it("never ranks by a stored document older than the tool: a changed tool's new text counts after an eviction", async () => {

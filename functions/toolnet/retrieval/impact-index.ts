@@ -45,7 +45,8 @@ export class ImpactIndex {
   readonly #scoring: string;
   /** Tool name by id; undefined for a tool removed since the last merge. */
   #names: (string | undefined)[];
-  #ids: Map<string, number>;
+  /** Tool id by name: made on first use (a loaded index's search needs names by id only). */
+  #idMap: Map<string, number> | undefined;
   #terms: string[];
   #termIds: Map<string, number>;
   #count: number;
@@ -68,8 +69,7 @@ export class ImpactIndex {
     this.#tuning = tuning;
     this.#scoring = scoringKey(tuning);
     this.#names = header?.names.map((name) => name ?? undefined) ?? [];
-    this.#ids = new Map();
-    this.#names.forEach((name, id) => name !== undefined && this.#ids.set(name, id));
+    this.#idMap = undefined;
     this.#terms = header?.terms ?? [];
     this.#termIds = new Map(this.#terms.map((term, id) => [term, id]));
     this.#count = header?.count ?? 0;
@@ -158,6 +158,15 @@ export class ImpactIndex {
     this.#pendingLengths.delete(id);
     this.#changed();
     return true;
+  }
+
+  get #ids(): Map<string, number> {
+    if (this.#idMap === undefined) {
+      const ids = new Map<string, number>();
+      this.#names.forEach((name, id) => name !== undefined && ids.set(name, id));
+      this.#idMap = ids;
+    }
+    return this.#idMap;
   }
 
   #lengthsOf(id: number): ArrayLike<number> {
@@ -269,7 +278,7 @@ export class ImpactIndex {
       termCount,
     });
     this.#names = names;
-    this.#ids = new Map(names.map((name, id) => [name, id]));
+    this.#idMap = undefined;
     this.#arrays = arrays;
     this.#pending = [];
     this.#pendingLengths = new Map();
