@@ -166,12 +166,13 @@ export class TenantRouting implements ObservedLearning {
   }
 
   /**
-   * What loads read of the catalog's names (tests and benchmarks): whether the in-memory state has
-   * read every tool's name, and how many stored values were checked name by name since the object
-   * started (their tool-names version was not current).
+   * What loads read of the stored routing state (tests and benchmarks): whether the in-memory
+   * state has read every tool's name, how many stored values were checked name by name (their
+   * tool-names version was not current), and how many times the index's raw term counts were
+   * read, since the object started.
    */
-  nameReads(): { namesRead: boolean; nameChecks: number } {
-    return { namesRead: this.#states.current?.defs.namesRead ?? false, nameChecks: this.#store.nameChecks };
+  coldReads(): { namesRead: boolean; nameChecks: number; countReads: number } {
+    return { namesRead: this.#states.current?.defs.namesRead ?? false, nameChecks: this.#store.nameChecks, countReads: this.#store.countReads };
   }
 
   /** How much of the catalog's stored views is in memory now (tests and benchmarks). */

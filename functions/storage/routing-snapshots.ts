@@ -38,6 +38,8 @@ import { StoredBlobs } from "./stored-blobs";
  */
 
 const INDEX_BLOB = "routing-index";
+/** The index's raw term counts, stored apart (ToolIndex.toParts): read when a change is merged, not by a first search. */
+const INDEX_COUNTS_BLOB = "routing-index:counts";
 const GRAPH_BLOB = "routing-graph";
 const PENDING_BLOB = "routing-index:pending";
 const DATA_FLOW_BLOB = "routing-data-flow";
@@ -80,6 +82,8 @@ export class RoutingSnapshots {
   readonly #trajectories: TrajectoryRows;
   /** Tools' names read to check a stored value whose version was not current (tests count them). */
   #nameChecks = 0;
+  /** Reads of the stored index's raw term counts (tests count them). */
+  #countReads = 0;
 
   constructor(sql: SqlStorage, trajectories: TrajectoryRows) {
     this.#sql = sql;
@@ -90,6 +94,11 @@ export class RoutingSnapshots {
   /** How many loads checked a stored value name by name since this store was made (tests and benchmarks). */
   get nameChecks(): number {
     return this.#nameChecks;
+  }
+
+  /** How many times the stored index's raw term counts were read since this store was made (tests and benchmarks). */
+  get countReads(): number {
+    return this.#countReads;
   }
 
   /** The tool-names version now (see the class comment); "none" before the migration that counts it. */
@@ -120,7 +129,9 @@ export class RoutingSnapshots {
     const stored = this.#blobs.read(INDEX_BLOB, INDEX_FORMAT);
     if (stored !== undefined) {
       try {
-        const index = ToolIndex.fromBytes(stored.bytes);
+        const countsToken = this.#blobs.stamp(INDEX_COUNTS_BLOB, INDEX_FORMAT);
+        if (countsToken === undefined) throw new Error("the stored index's term counts are missing");
+        const index = ToolIndex.fromParts(stored.bytes, this.#countsOf(countsToken));
         const noted = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
         const pending = noted === undefined ? [] : (JSON.parse(new TextDecoder().decode(noted.bytes)) as string[]);
         // A noted tool's document is part of others' (its API's other operations): those follow it.
@@ -158,6 +169,7 @@ export class RoutingSnapshots {
 
   dropIndex(): void {
     this.#blobs.delete(INDEX_BLOB);
+    this.#blobs.delete(INDEX_COUNTS_BLOB);
     this.#blobs.delete(PENDING_BLOB);
   }
 
@@ -168,8 +180,22 @@ export class RoutingSnapshots {
    * for other tools.
    */
   saveIndex(index: ToolIndex): void {
-    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, index.toBytes(), this.#namesVersion());
+    const { search, counts } = index.toParts();
+    const version = this.#namesVersion();
+    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, search, version);
+    // A token of their own: an index loaded before a later save never reads the counts saved then.
+    this.#blobs.write(INDEX_COUNTS_BLOB, INDEX_FORMAT, counts, crypto.randomUUID());
     this.#blobs.delete(PENDING_BLOB);
+  }
+
+  /** Reads the stored index's raw term counts when first asked, refusing counts saved since the index was loaded (`token` is theirs at load). */
+  #countsOf(token: string): () => Uint8Array {
+    return () => {
+      this.#countReads += 1;
+      const stored = this.#blobs.read(INDEX_COUNTS_BLOB, INDEX_FORMAT);
+      if (stored === undefined || stored.stamp !== token) throw new Error("the stored index's term counts are missing or of another index");
+      return stored.bytes;
+    };
   }
 
   #pendingTools(): string[] {
@@ -270,6 +296,7 @@ export class RoutingSnapshots {
   /** Test hook: marks the stored values as written by an older format, as after an upgrade. */
   ageFormats(): void {
     this.#blobs.setFormat(INDEX_BLOB, "older-format/0");
+    this.#blobs.setFormat(INDEX_COUNTS_BLOB, "older-format/0");
     this.#blobs.setFormat(GRAPH_BLOB, "older-format/0");
     this.#blobs.setFormat(DATA_FLOW_BLOB, "older-format/0");
     this.#blobs.setFormat(FLOW_SAMPLES_BLOB, "older-format/0");

@@ -92,9 +92,9 @@ export class EvictableTenantObject extends TenantObject {
     return this.#stores.routing.loadedParts();
   }
 
-  /** Whether the routing state read every tool's name, and how many stored values a load checked name by name. */
-  routingNameReads(): { namesRead: boolean; nameChecks: number } {
-    return this.#stores.routing.nameReads();
+  /** Whether the routing state read every tool's name, how many stored values a load checked name by name, and how often the index's raw term counts were read. */
+  routingColdReads(): { namesRead: boolean; nameChecks: number; countReads: number } {
+    return this.#stores.routing.coldReads();
   }
 
   /** Deletes a tool's row straight in SQLite, as a write path that forgot to tell routing would (no event, no stamp rewritten). */

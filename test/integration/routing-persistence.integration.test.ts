@@ -19,7 +19,7 @@ interface TenantStub {
   routingLoadReport(): Promise<LoadReport>;
   holdRoutingPreparation(held: boolean): Promise<void>;
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
-  routingNameReads(): Promise<{ namesRead: boolean; nameChecks: number }>;
+  routingColdReads(): Promise<{ namesRead: boolean; nameChecks: number; countReads: number }>;
   deleteToolRowUnnoticed(name: string): Promise<void>;
 }
 
@@ -191,7 +191,7 @@ describe("stored routing state", () => {
     expect(report.index).toBe("stored+pending");
     expect(report.graph).toBe("stored");
     // The changes rewrote the stored values' tool-names version: nothing was checked name by name.
-    expect(await stub.routingNameReads()).toEqual({ namesRead: false, nameChecks: 0 });
+    expect(await stub.routingColdReads()).toMatchObject({ namesRead: false, nameChecks: 0 });
     const loaded = await answers(tenant.key, previous);
     await stub.simulateEviction({ olderFormats: true });
     // Past the preparation's delay: unheld, the alarm could have stored a fresh index by now.
@@ -211,8 +211,51 @@ describe("stored routing state", () => {
     const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[1], k: 5 } });
     expect(first.status).toBe(200);
     expect(await stub.routingLoadReport()).toMatchObject({ index: "stored", graph: "stored" });
-    expect(await stub.routingNameReads()).toEqual({ namesRead: false, nameChecks: 0 });
+    expect(await stub.routingColdReads()).toEqual({ namesRead: false, nameChecks: 0, countReads: 0 });
     expect(await answers(tenant.key, previous)).toEqual(before);
+  });
+
+  it("reads the index's raw term counts after an eviction only when a search or a change needs them, and answers as a rebuild", async () => {
+    const tenant = await setUp("counts-co");
+    const stub = await stubOf(tenant.id);
+    // A task that repeats a word: its weight is computed from the raw counts, as MiniSearch does.
+    const tasks = ["Who directed the movie Inception?", "movie reviews: the reviews critics wrote of a movie"];
+    const firstSteps = async () => {
+      const out: unknown[] = [];
+      for (const task of tasks) {
+        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 8 } });
+        expect(res.status).toBe(200);
+        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
+      }
+      return out;
+    };
+    const before = await firstSteps(); // loads (and stores) the state
+    await stub.simulateEviction();
+    const after = await firstSteps();
+    expect(after).toEqual(before);
+    expect((await stub.routingColdReads()).countReads).toBe(1);
+    await stub.simulateEviction();
+    const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: tasks[0], k: 8 } });
+    expect(first.status).toBe(200);
+    expect((await stub.routingColdReads()).countReads).toBe(0);
+    // A change merged into the loaded index needs them: read once, and what is stored again answers as a rebuild.
+    const added = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: {
+        format: "list",
+        source: "more",
+        tools: [{ name: "filmCritics", method: "GET", url: "https://api.example.com/critics", description: "Movie reviews by film critics" }],
+      },
+    });
+    expect(added.status).toBe(200);
+    const changed = await firstSteps();
+    expect((await stub.routingColdReads()).countReads).toBe(1);
+    expect(JSON.stringify(changed)).toContain("filmCritics");
+    await stub.simulateEviction();
+    expect(await firstSteps()).toEqual(changed);
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await firstSteps()).toEqual(changed);
+    expect((await stub.routingLoadReport()).index).toBe("rebuilt");
   });
 
   it("sees a tool row written behind routing's back after the next eviction: a stale tool-names version is never trusted", async () => {
@@ -230,7 +273,7 @@ describe("stored routing state", () => {
     expect(await top()).not.toContain(best);
     // The stored values' version was not current: both were checked name by name, found stale and rebuilt.
     expect(await stub.routingLoadReport()).toMatchObject({ index: "rebuilt", graph: "rebuilt" });
-    expect((await stub.routingNameReads()).nameChecks).toBe(2);
+    expect((await stub.routingColdReads()).nameChecks).toBe(2);
     const rebuilt = await answers(tenant.key, tenant.names.find((name) => name !== best) ?? "");
     await stub.simulateEviction({ olderFormats: true });
     expect(await answers(tenant.key, tenant.names.find((name) => name !== best) ?? "")).toEqual(rebuilt);

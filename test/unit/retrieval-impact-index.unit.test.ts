@@ -82,6 +82,35 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     for (const query of queries(60, 9)) expect(again.search(query, 10)).toEqual(index.search(query, 10));
   });
 
+  it("loads from two parts to identical results, reading the raw counts only for a repeated term, a change or partial matching", () => {
+    const index = ToolIndex.build(docs);
+    const { search, counts } = index.toParts();
+    let reads = 0;
+    const load = () =>
+      ToolIndex.fromParts(search, () => {
+        reads += 1;
+        return counts;
+      });
+    const distinct = queries(60, 3).filter((query) => new Set(queryTerms(query)).size === queryTerms(query).length);
+    const loaded = load();
+    for (const query of distinct) expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+    expect(reads).toBe(0);
+    const word = queryTerms(distinct[0] ?? "")[0] ?? "weather";
+    expect(loaded.search(`${word} ${word} report`, 10)).toEqual(index.search(`${word} ${word} report`, 10));
+    expect(reads).toBe(1);
+    const changed = load();
+    for (const target of [index, changed]) target.add({ ...(docs[6] as ToolDoc), name: "brandNewTool", description: "flight airport booking" });
+    for (const query of distinct) expect(changed.search(query, 10)).toEqual(index.search(query, 10));
+    expect(reads).toBe(2);
+    expect(load().looseSearch("weathr", 5)).toEqual(ToolIndex.build(docs).looseSearch("weathr", 5));
+    expect(reads).toBe(3);
+    // Stored again after the change, in parts or whole, it answers the same.
+    const again = changed.toParts();
+    const reloaded = ToolIndex.fromParts(again.search, () => again.counts);
+    for (const query of queries(60, 9)) expect(reloaded.search(query, 10)).toEqual(index.search(query, 10));
+    expect(ToolIndex.fromBytes(reloaded.toBytes()).search("weather weather", 10)).toEqual(index.search("weather weather", 10));
+  });
+
   it("finds a word a search has already looked up once a tool adds it to the index (the per-index word memo is not stale)", () => {
     for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes())]) {
       // Unknown words, a compound of two of them, and known words beside them: all remembered by the first search.
@@ -106,7 +135,7 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
-      format: "atc-impact-index/6",
+      format: "atc-impact-index/7",
       fields: [
         "name",
         "operation",

@@ -33,7 +33,13 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts, this file, impact-rebuild.ts or impact-layout.ts changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/6";
+export const INDEX_FORMAT = "atc-impact-index/7";
+
+/** The raw term counts stored apart from what a search reads (toParts). */
+const COUNTS_FORMAT = `${INDEX_FORMAT}:counts`;
+
+/** The arrays of the raw term counts: a search reads them only to weigh a repeated query term. */
+type Counts = Pick<Arrays, "rawOffsets" | "rawDocs" | "rawTfs">;
 
 /** Fingerprint of what impacts depend on (field boosts and BM25 parameters). */
 function scoringKey(tuning: RankingTuning): string {
@@ -60,6 +66,8 @@ export class ImpactIndex {
   #version = 0;
   #impactsStale: boolean;
   #loose: MiniSearch<ToolDoc> | undefined;
+  /** Reads the raw term counts stored apart (fromParts), until they are needed; undefined once read or when held. */
+  #unreadCounts: (() => Counts) | undefined;
   /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
   #scratchArrays: SearchScratch | undefined;
   /** Term ids of the words tasks use (cleared when a term is added). */
@@ -228,7 +236,7 @@ export class ImpactIndex {
     const query = this.#queryTerms(text);
     if (query.unique.length === 0) return undefined;
     this.#scratchArrays = searchScratch(this.#scratchArrays, this.#names.length);
-    return rankBest(this.#searched(), query, this.#scratchArrays, limit);
+    return rankBest(this.#searchedFor(query), query, this.#scratchArrays, limit);
   }
 
   /**
@@ -242,7 +250,7 @@ export class ImpactIndex {
     const m = query.unique.length;
     const ids = names.map((name) => this.#ids.get(name) ?? -1);
     const present = [...new Set(ids.filter((id) => id >= 0))].sort((a, b) => a - b);
-    const values = candidateImpacts(this.#searched(), query, present);
+    const values = candidateImpacts(this.#searchedFor(query), query, present);
     const rowOf = new Map(present.map((id, row) => [id, row]));
     return ids.map((id) => {
       const row = rowOf.get(id);
@@ -255,13 +263,26 @@ export class ImpactIndex {
     return queryTermsOf(this.#queryTermIds.of(text), this.#arrays);
   }
 
-  /** What a search reads: the merged arrays and impacts (after #prepare). */
-  #searched(): SearchedIndex {
+  /**
+   * What a search for `query` reads: the merged arrays and impacts (after #prepare), with the raw
+   * term counts when the query repeats a term (its weight is computed from them, as MiniSearch does).
+   */
+  #searchedFor(query: QueryTerms): SearchedIndex {
+    if (query.multiplicity.some((occurrences) => occurrences > 1)) this.#readCounts();
     return { arrays: this.#arrays, tuning: this.#tuning, names: this.#names, count: this.#count };
+  }
+
+  /** The raw term counts stored apart, read now (a merge, a recomputation, partial matching or a repeated query term needs them). */
+  #readCounts(): void {
+    const read = this.#unreadCounts;
+    if (read === undefined) return;
+    this.#unreadCounts = undefined;
+    this.#arrays = { ...this.#arrays, ...read() };
   }
 
   /** Merge pending changes and recompute impacts when anything changed. */
   #prepare(): void {
+    if (this.#dirty || this.#impactsStale) this.#readCounts();
     if (this.#dirty) this.#merge();
     if (this.#impactsStale) this.#computeImpacts();
   }
@@ -299,6 +320,7 @@ export class ImpactIndex {
   looseEngine(): MiniSearch<ToolDoc> {
     if (this.#loose !== undefined) return this.#loose;
     this.#prepare();
+    this.#readCounts();
     const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = this.#arrays;
     const documentIds: Record<string, string> = {};
     const fieldLength: Record<string, number[]> = {};
@@ -343,8 +365,39 @@ export class ImpactIndex {
   /** The index as bytes: a JSON header (format, names, terms, array lengths), then the typed arrays, each 8-byte aligned. */
   toBytes(): Uint8Array {
     this.#prepare();
+    this.#readCounts();
+    return encodeLayout(this.#header(this.#arrays), this.#arrays);
+  }
+
+  /**
+   * The index as two parts, stored apart (fromParts): what a search reads (names, terms, impacts,
+   * field lengths) and the raw term counts, about half the bytes, which a first search after a
+   * load rarely needs (see #readCounts).
+   */
+  toParts(): { search: Uint8Array; counts: Uint8Array } {
+    this.#prepare();
+    this.#readCounts();
     const arrays = this.#arrays;
-    const header: Header = {
+    const none = new Int32Array(0);
+    const searched = { ...arrays, rawOffsets: none, rawDocs: none, rawTfs: none };
+    const counts: Arrays = {
+      ...searched,
+      fieldLengths: none,
+      avgFieldLength: new Float64Array(0),
+      impactOffsets: none,
+      impactDocs: none,
+      impacts: new Float64Array(0),
+      defaultImpact: new Float64Array(0),
+      rawOffsets: arrays.rawOffsets,
+      rawDocs: arrays.rawDocs,
+      rawTfs: arrays.rawTfs,
+    };
+    const countsHeader = { ...this.#header(counts), format: COUNTS_FORMAT, names: [], terms: [] };
+    return { search: encodeLayout(this.#header(searched), searched), counts: encodeLayout(countsHeader, counts) };
+  }
+
+  #header(arrays: Arrays): Header {
+    return {
       format: INDEX_FORMAT,
       scoring: this.#scoring,
       names: this.#names.map((name) => name ?? null),
@@ -352,7 +405,22 @@ export class ImpactIndex {
       count: this.#count,
       lengths: Object.fromEntries(ARRAY_NAMES.map((name) => [name, arrays[name].length])) as Record<ArrayName, number>,
     };
-    return encodeLayout(header, arrays);
+  }
+
+  /**
+   * Index restored from `toParts()`: `search` now, `counts` read when first needed (it must give
+   * the counts stored with `search`); throws (asking for a rebuild) on another format or damaged bytes.
+   */
+  static fromParts(search: Uint8Array, counts: () => Uint8Array, tuning: RankingTuning): ImpactIndex {
+    const { header, arrays } = decodeLayout(search, INDEX_FORMAT);
+    const index = new ImpactIndex(tuning, header, arrays);
+    index.#unreadCounts = () => {
+      const { header: countsHeader, arrays: stored } = decodeLayout(counts(), COUNTS_FORMAT);
+      if (countsHeader.count !== header.count || countsHeader.scoring !== header.scoring)
+        throw new Error("the stored term counts are not those of this index; rebuild it");
+      return { rawOffsets: stored.rawOffsets, rawDocs: stored.rawDocs, rawTfs: stored.rawTfs };
+    };
+    return index;
   }
 
   /** Index restored from `toBytes()`; throws (asking for a rebuild) on another format or damaged bytes. */

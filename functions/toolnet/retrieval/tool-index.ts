@@ -49,6 +49,12 @@ export class ToolIndex {
     return new ToolIndex(ImpactIndex.fromBytes(bytes, resolved), resolved);
   }
 
+  /** Index restored from `toParts()`: `counts` is read only when first needed, and must give the counts stored with `search`. */
+  static fromParts(search: Uint8Array, counts: () => Uint8Array, tuning: Partial<RankingTuning> = {}): ToolIndex {
+    const resolved = { ...DEFAULT_TUNING, ...tuning };
+    return new ToolIndex(ImpactIndex.fromParts(search, counts, resolved), resolved);
+  }
+
   /** Index restored from `toJSON()` output (object or its JSON text); throws on another format. */
   static fromJSON(json: SerializedToolIndex | string, tuning: Partial<RankingTuning> = {}): ToolIndex {
     let data: unknown;
@@ -126,6 +132,11 @@ export class ToolIndex {
   /** The index as bytes, for storage; restore with `ToolIndex.fromBytes`. */
   toBytes(): Uint8Array {
     return this.#index.toBytes();
+  }
+
+  /** The index as two parts for storage: what a search reads, and the raw term counts it rarely needs; restore with `ToolIndex.fromParts`. */
+  toParts(): { search: Uint8Array; counts: Uint8Array } {
+    return this.#index.toParts();
   }
 
   /** JSON-safe snapshot of the index; restore with `ToolIndex.fromJSON`. */
