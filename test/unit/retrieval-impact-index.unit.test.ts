@@ -112,7 +112,8 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   });
 
   it("finds a word a search has already looked up once a tool adds it to the index (the per-index word memo is not stale)", () => {
-    for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes())]) {
+    const parts = ToolIndex.build(docs).toParts();
+    for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes()), ToolIndex.fromParts(parts.search, () => parts.counts)]) {
       // Unknown words, a compound of two of them, and known words beside them: all remembered by the first search.
       const query = "quokka telemetry weather quokkatelemetry";
       const before = index.search(query, 5);

@@ -6,6 +6,7 @@ import type { Ranked } from "./ranked";
 import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
 import { mergePending, withImpacts, type Pending } from "./impact-rebuild";
 import { candidateImpacts, queryTermsOf, rankBest, searchScratch, type QueryTerms, type SearchedIndex, type SearchScratch } from "./impact-search";
+import { termIdIn, termSlots } from "./term-slots";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
 /**
@@ -54,7 +55,10 @@ export class ImpactIndex {
   /** Tool id by name: made on first use (a loaded index's search needs names by id only). */
   #idMap: Map<string, number> | undefined;
   #terms: string[];
-  #termIds: Map<string, number>;
+  /** Term id by term: made on first change (a loaded index looks terms up in its stored table until then). */
+  #termMap: Map<string, number> | undefined;
+  /** The stored term table (term-slots.ts) of a loaded index, while no term was added. */
+  #storedSlots: Int32Array | undefined;
   #count: number;
   #arrays: Arrays;
   /** Field lengths of tools added since the last merge (the merged ones are in #arrays). */
@@ -71,15 +75,16 @@ export class ImpactIndex {
   /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
   #scratchArrays: SearchScratch | undefined;
   /** Term ids of the words tasks use (cleared when a term is added). */
-  readonly #queryTermIds = new QueryTermIds((term) => this.#termIds.get(term) ?? -1);
+  readonly #queryTermIds = new QueryTermIds((term) => this.#termIdOf(term));
 
-  private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays) {
+  private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays, termSlots?: Int32Array) {
     this.#tuning = tuning;
     this.#scoring = scoringKey(tuning);
     this.#names = header?.names.map((name) => name ?? undefined) ?? [];
     this.#idMap = undefined;
     this.#terms = header?.terms ?? [];
-    this.#termIds = new Map(this.#terms.map((term, id) => [term, id]));
+    this.#storedSlots = termSlots;
+    this.#termMap = undefined;
     this.#count = header?.count ?? 0;
     // The averages change in place with every add and remove: never write into the loaded buffer.
     this.#arrays = arrays === undefined ? emptyArrays() : { ...arrays, avgFieldLength: arrays.avgFieldLength.slice() };
@@ -184,14 +189,30 @@ export class ImpactIndex {
   }
 
   #termId(term: string): number {
-    let id = this.#termIds.get(term);
+    const ids = this.#termIds;
+    let id = ids.get(term);
     if (id === undefined) {
       id = this.#terms.length;
       this.#terms.push(term);
-      this.#termIds.set(term, id);
+      ids.set(term, id);
       this.#queryTermIds.clear();
     }
     return id;
+  }
+
+  /** Term ids by term, made on first use; the stored table is dropped then (terms added later are not in it). */
+  get #termIds(): Map<string, number> {
+    if (this.#termMap === undefined) {
+      this.#termMap = new Map(this.#terms.map((term, id) => [term, id]));
+      this.#storedSlots = undefined;
+    }
+    return this.#termMap;
+  }
+
+  /** A term's id, -1 when the index does not have it. */
+  #termIdOf(term: string): number {
+    if (this.#termMap === undefined && this.#storedSlots !== undefined) return termIdIn(this.#storedSlots, this.#terms, term);
+    return this.#termIds.get(term) ?? -1;
   }
 
   #changed(): void {
@@ -393,7 +414,8 @@ export class ImpactIndex {
       rawTfs: arrays.rawTfs,
     };
     const countsHeader = { ...this.#header(counts), format: COUNTS_FORMAT, names: [], terms: [] };
-    return { search: encodeLayout(this.#header(searched), searched), counts: encodeLayout(countsHeader, counts) };
+    const slots = termSlots(this.#terms.slice(0, this.#mergedTerms));
+    return { search: encodeLayout(this.#header(searched), searched, slots), counts: encodeLayout(countsHeader, counts) };
   }
 
   #header(arrays: Arrays): Header {
@@ -412,8 +434,8 @@ export class ImpactIndex {
    * the counts stored with `search`); throws (asking for a rebuild) on another format or damaged bytes.
    */
   static fromParts(search: Uint8Array, counts: () => Uint8Array, tuning: RankingTuning): ImpactIndex {
-    const { header, arrays } = decodeLayout(search, INDEX_FORMAT);
-    const index = new ImpactIndex(tuning, header, arrays);
+    const { header, arrays, termSlots: slots } = decodeLayout(search, INDEX_FORMAT);
+    const index = new ImpactIndex(tuning, header, arrays, slots);
     index.#unreadCounts = () => {
       const { header: countsHeader, arrays: stored } = decodeLayout(counts(), COUNTS_FORMAT);
       if (countsHeader.count !== header.count || countsHeader.scoring !== header.scoring)
