@@ -1,10 +1,11 @@
 import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../toolnet/graph/graph-codec";
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../toolnet/retrieval";
+import type { CountsReader } from "../toolnet/retrieval/stored-counts";
 import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../toolnet/data-flow-links";
 import { decodeFlowState, encodeFlowState, FLOW_SAMPLES_FORMAT, type FlowState } from "../toolnet/flow-samples-codec";
 import { oneRow } from "./sql";
-import { StoredBlobs } from "./stored-blobs";
+import { type StoredBlob, StoredBlobs } from "./stored-blobs";
 
 /**
  * The routing state a restarted tenant object loads instead of rebuilding: the retrieval index
@@ -82,8 +83,9 @@ export class RoutingSnapshots {
   readonly #trajectories: TrajectoryRows;
   /** Tools' names read to check a stored value whose version was not current (tests count them). */
   #nameChecks = 0;
-  /** Reads of the stored index's raw term counts (tests count them). */
+  /** Reads of the stored index's raw term counts, whole and by byte range (tests count them). */
   #countReads = 0;
+  #countRangeReads = 0;
 
   constructor(sql: SqlStorage, trajectories: TrajectoryRows) {
     this.#sql = sql;
@@ -96,9 +98,14 @@ export class RoutingSnapshots {
     return this.#nameChecks;
   }
 
-  /** How many times the stored index's raw term counts were read since this store was made (tests and benchmarks). */
+  /** How many times the stored index's raw term counts were read whole since this store was made (tests and benchmarks). */
   get countReads(): number {
     return this.#countReads;
+  }
+
+  /** How many byte ranges of the stored raw term counts were read (a term's counts alone) since this store was made. */
+  get countRangeReads(): number {
+    return this.#countRangeReads;
   }
 
   /** The tool-names version now (see the class comment); "none" before the migration that counts it. */
@@ -188,13 +195,24 @@ export class RoutingSnapshots {
     this.#blobs.delete(PENDING_BLOB);
   }
 
-  /** Reads the stored index's raw term counts when first asked, refusing counts saved since the index was loaded (`token` is theirs at load). */
-  #countsOf(token: string): () => Uint8Array {
-    return () => {
-      this.#countReads += 1;
-      const stored = this.#blobs.read(INDEX_COUNTS_BLOB, INDEX_FORMAT);
+  /**
+   * Reads the stored index's raw term counts when first asked, whole or a term's byte ranges,
+   * refusing counts saved since the index was loaded (`token` is theirs at load).
+   */
+  #countsOf(token: string): CountsReader {
+    const checked = (stored: StoredBlob | undefined): Uint8Array => {
       if (stored === undefined || stored.stamp !== token) throw new Error("the stored index's term counts are missing or of another index");
       return stored.bytes;
+    };
+    return {
+      all: () => {
+        this.#countReads += 1;
+        return checked(this.#blobs.read(INDEX_COUNTS_BLOB, INDEX_FORMAT));
+      },
+      range: (start, length) => {
+        this.#countRangeReads += 1;
+        return checked(this.#blobs.readRange(INDEX_COUNTS_BLOB, INDEX_FORMAT, start, length));
+      },
     };
   }
 

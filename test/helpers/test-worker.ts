@@ -93,7 +93,7 @@ export class EvictableTenantObject extends TenantObject {
   }
 
   /** Whether the routing state read every tool's name, how many stored values a load checked name by name, and how often the index's raw term counts were read. */
-  routingColdReads(): { namesRead: boolean; nameChecks: number; countReads: number } {
+  routingColdReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number } {
     return this.#stores.routing.coldReads();
   }
 

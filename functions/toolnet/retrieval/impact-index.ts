@@ -5,7 +5,17 @@ import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
 import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
 import { mergePending, withImpacts, type Pending } from "./impact-rebuild";
-import { candidateImpacts, queryTermsOf, rankBest, searchScratch, type QueryTerms, type SearchedIndex, type SearchScratch } from "./impact-search";
+import {
+  candidateImpacts,
+  queryTermsOf,
+  rankBest,
+  searchScratch,
+  type QueryTerms,
+  type SearchedIndex,
+  type SearchScratch,
+  type TermCounts,
+} from "./impact-search";
+import { type CountsReader, termCountsReader } from "./stored-counts";
 import { termIdIn, termSlots } from "./term-slots";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
@@ -72,6 +82,8 @@ export class ImpactIndex {
   #loose: MiniSearch<ToolDoc> | undefined;
   /** Reads the raw term counts stored apart (fromParts), until they are needed; undefined once read or when held. */
   #unreadCounts: (() => Counts) | undefined;
+  /** Reads one term's raw counts from storage while they are unread (a repeated query word needs its own only). */
+  #termCounts: ((term: number) => TermCounts) | undefined;
   /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
   #scratchArrays: SearchScratch | undefined;
   /** Term ids of the words tasks use (cleared when a term is added). */
@@ -285,12 +297,15 @@ export class ImpactIndex {
   }
 
   /**
-   * What a search for `query` reads: the merged arrays and impacts (after #prepare), with the raw
-   * term counts when the query repeats a term (its weight is computed from them, as MiniSearch does).
+   * What a search for `query` reads: the merged arrays and impacts (after #prepare), and when the
+   * query repeats a term (its weight is computed from its raw counts, as MiniSearch does) while the
+   * counts are not read, a reader of a term's counts alone from storage.
    */
   #searchedFor(query: QueryTerms): SearchedIndex {
-    if (query.multiplicity.some((occurrences) => occurrences > 1)) this.#readCounts();
-    return { arrays: this.#arrays, tuning: this.#tuning, names: this.#names, count: this.#count };
+    const searched: SearchedIndex = { arrays: this.#arrays, tuning: this.#tuning, names: this.#names, count: this.#count };
+    const termCounts = this.#termCounts;
+    if (this.#unreadCounts === undefined || termCounts === undefined || !query.multiplicity.some((occurrences) => occurrences > 1)) return searched;
+    return { ...searched, countsOf: termCounts };
   }
 
   /** The raw term counts stored apart, read now (a merge, a recomputation, partial matching or a repeated query term needs them). */
@@ -298,6 +313,7 @@ export class ImpactIndex {
     const read = this.#unreadCounts;
     if (read === undefined) return;
     this.#unreadCounts = undefined;
+    this.#termCounts = undefined;
     this.#arrays = { ...this.#arrays, ...read() };
   }
 
@@ -433,14 +449,21 @@ export class ImpactIndex {
    * Index restored from `toParts()`: `search` now, `counts` read when first needed (it must give
    * the counts stored with `search`); throws (asking for a rebuild) on another format or damaged bytes.
    */
-  static fromParts(search: Uint8Array, counts: () => Uint8Array, tuning: RankingTuning): ImpactIndex {
+  static fromParts(search: Uint8Array, counts: CountsReader, tuning: RankingTuning): ImpactIndex {
     const { header, arrays, termSlots: slots } = decodeLayout(search, INDEX_FORMAT);
     const index = new ImpactIndex(tuning, header, arrays, slots);
     index.#unreadCounts = () => {
-      const { header: countsHeader, arrays: stored } = decodeLayout(counts(), COUNTS_FORMAT);
+      const { header: countsHeader, arrays: stored } = decodeLayout(counts.all(), COUNTS_FORMAT);
       if (countsHeader.count !== header.count || countsHeader.scoring !== header.scoring)
         throw new Error("the stored term counts are not those of this index; rebuild it");
       return { rawOffsets: stored.rawOffsets, rawDocs: stored.rawDocs, rawTfs: stored.rawTfs };
+    };
+    const read = termCountsReader(counts, COUNTS_FORMAT);
+    const known = new Map<number, TermCounts>();
+    index.#termCounts = (term) => {
+      let found = known.get(term);
+      if (found === undefined) known.set(term, (found = read(term)));
+      return found;
     };
     return index;
   }

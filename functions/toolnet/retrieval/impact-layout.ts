@@ -113,17 +113,29 @@ export function decodeLayout(input: Uint8Array, format: string): { header: Heade
     throw refuse("unreadable header");
   }
   if (typeof header !== "object" || header === null || header.format !== format) throw refuse("another format");
-  let offset = align(4 + headerLength);
+  const offsets = arrayOffsets(header, headerLength);
   const arrays = {} as Record<ArrayName, Int32Array | Float64Array>;
   for (const name of ARRAY_NAMES) {
     const Kind = ARRAY_KINDS[name];
     const length = header.lengths[name];
-    if (!Number.isInteger(length) || offset + length * Kind.BYTES_PER_ELEMENT > bytes.byteLength) throw refuse("truncated arrays");
-    arrays[name] = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, length);
-    offset += align(length * Kind.BYTES_PER_ELEMENT);
+    if (!Number.isInteger(length) || offsets[name] + length * Kind.BYTES_PER_ELEMENT > bytes.byteLength) throw refuse("truncated arrays");
+    arrays[name] = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + offsets[name], length);
   }
+  const offset = offsets.end;
   const slots = header.termSlots;
   if (slots === undefined) return { header, arrays: arrays as unknown as Arrays };
   if (!Number.isInteger(slots) || slots < 2 || (slots & (slots - 1)) !== 0 || offset + slots * 4 > bytes.byteLength) throw refuse("truncated term table");
   return { header, arrays: arrays as unknown as Arrays, termSlots: new Int32Array(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, slots) };
+}
+
+/** Where each array starts in bytes laid out by encodeLayout with `header` (its JSON `headerLength` bytes long), and where the arrays end. */
+export function arrayOffsets(header: Header, headerLength: number): Record<ArrayName | "end", number> {
+  let offset = align(4 + headerLength);
+  const offsets = {} as Record<ArrayName | "end", number>;
+  for (const name of ARRAY_NAMES) {
+    offsets[name] = offset;
+    offset += align((header.lengths[name] ?? 0) * ARRAY_KINDS[name].BYTES_PER_ELEMENT);
+  }
+  offsets.end = offset;
+  return offsets;
 }

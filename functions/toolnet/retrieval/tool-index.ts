@@ -2,6 +2,7 @@ import type { SearchOptions } from "minisearch";
 import { ImpactIndex, INDEX_FORMAT } from "./impact-index";
 import { DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
+import type { CountsReader } from "./stored-counts";
 import type { ToolDoc } from "./tool-document";
 
 export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
@@ -49,8 +50,8 @@ export class ToolIndex {
     return new ToolIndex(ImpactIndex.fromBytes(bytes, resolved), resolved);
   }
 
-  /** Index restored from `toParts()`: `counts` is read only when first needed, and must give the counts stored with `search`. */
-  static fromParts(search: Uint8Array, counts: () => Uint8Array, tuning: Partial<RankingTuning> = {}): ToolIndex {
+  /** Index restored from `toParts()`: `counts` (whole, or a term's byte ranges) is read only when first needed, and must give the counts stored with `search`. */
+  static fromParts(search: Uint8Array, counts: CountsReader, tuning: Partial<RankingTuning> = {}): ToolIndex {
     const resolved = { ...DEFAULT_TUNING, ...tuning };
     return new ToolIndex(ImpactIndex.fromParts(search, counts, resolved), resolved);
   }
