@@ -45,10 +45,11 @@ export class LoadedRouting {
   #state: Loaded | undefined;
   /**
    * Whole values the in-memory state holds newer than storage, written by the preparation: a
-   * catalog change drops them rather than rewriting them (each grows with the catalog, and a big
-   * import changes the catalog with every batch).
+   * change of the set of tools drops the stored graph rather than rewriting it (it grows with the
+   * catalog, and a big import changes the catalog with every batch). The stored index is kept: a
+   * loaded index reads its term counts from it.
    */
-  #unsaved = { graph: false, index: false };
+  #unsaved = { graph: false };
   /** Catalog and protocol changes seen: a preparation in pieces begun before one starts again. */
   #generation = 0;
   #pass: PreparationRun | undefined;
@@ -70,7 +71,7 @@ export class LoadedRouting {
   /** Drops the state: the next `load` reads it again from the rows (after they were replaced). */
   forget(): void {
     this.#state = undefined;
-    this.#unsaved = { graph: false, index: false };
+    this.#unsaved = { graph: false };
   }
 
   #settings(): GraphSettings | undefined {
@@ -110,12 +111,13 @@ export class LoadedRouting {
     const catalog = this.#sources.catalog;
     const defs = new LazyDefinitions({
       names: () => catalog.toolNames(),
+      count: () => catalog.toolCount(),
       text: (name) => catalog.definitionText(name),
       eachText: () => catalog.eachDefinitionText(),
       startingList: () => catalog.startingList(),
     });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
-    const stored = storedOrRebuiltGraph(this.#rows, this.#store, new Set(defs.keys()), this.#settings(), report);
+    const stored = storedOrRebuiltGraph(this.#rows, this.#store, () => new Set(defs.keys()), this.#settings(), report);
     applyStoredScores(this.#rows, stored.graph);
     this.#state = this.#lazyState(stored, report, defs, this.#hints());
     return this.#state;
@@ -180,7 +182,7 @@ export class LoadedRouting {
   #loadIndex(state: Loaded): ToolIndex {
     const { defs, hints } = state;
     const loaded = this.#store.loadIndex(
-      new Set(defs.keys()),
+      () => new Set(defs.keys()),
       (name) => {
         const prepared = state.preparedDocuments?.get(name);
         if (prepared !== undefined) return prepared;
@@ -269,8 +271,7 @@ export class LoadedRouting {
   /** What catalog changes dropped from storage (`#unsaved`), written once from the state in memory. */
   #saveDropped(state: Loaded): void {
     if (this.#unsaved.graph) this.#store.saveGraph(state.graph);
-    if (this.#unsaved.index) this.#store.saveIndex(state.index);
-    this.#unsaved = { graph: false, index: false };
+    this.#unsaved = { graph: false };
   }
 
   /**
@@ -360,7 +361,7 @@ export class LoadedRouting {
       }
       state.relevance.clear();
     }
-    this.#noteIndexChanged(reindexed, state !== undefined);
+    this.#store.indexChanged(reindexed, state?.loadedIndex);
     // Any change of the tools may change links anywhere (a field's producers decide whether it is generic).
     this.#dropDataFlow();
     // Not loaded: the next load re-indexes noted tools' current APIs, but a removed tool's API is
@@ -376,16 +377,6 @@ export class LoadedRouting {
     if (this.#unsaved.graph) return;
     this.#store.dropGraph();
     this.#unsaved.graph = true;
-  }
-
-  /**
-   * Changed documents noted for the stored index; when too many are, it is dropped rather than
-   * rewritten, and a loaded state's index is stored by the preparation (`#unsaved`). Once dropped,
-   * nothing more is noted: the next load rebuilds, or the preparation stores a whole index.
-   */
-  #noteIndexChanged(names: readonly string[], loaded: boolean): void {
-    if (this.#unsaved.index) return;
-    if (this.#store.indexChanged(names, undefined) === "dropped" && loaded) this.#unsaved.index = true;
   }
 
   /** The stored links no longer hold: dropped, and their preparation noted as due. */

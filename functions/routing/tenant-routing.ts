@@ -18,6 +18,7 @@ import { fitAnswer, type RankingState, type RouteAnswer, type RouteOptions, type
 import { RANKING_MODES } from "./ranking-modes";
 import type { CalibrationReport } from "./routing-calibration";
 import { TenantCalibration } from "./tenant-calibration";
+import type { SignalWeights } from "../toolnet/signal-calibration";
 import { RoutingLearning } from "./routing-learning";
 import { RELEVANCE_DEPTH, taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
@@ -175,6 +176,22 @@ export class TenantRouting implements ObservedLearning {
     };
   }
 
+  /**
+   * What loads read of the stored routing state (tests and benchmarks): whether the in-memory
+   * state has read every tool's name, how many stored values were checked name by name (their
+   * tool-names version was not current), how many times the index's raw term counts were read
+   * whole, and how many byte ranges of them (a repeated word's counts alone), since the object started.
+   */
+  coldReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number } {
+    const store = this.#store;
+    return {
+      namesRead: this.#states.current?.defs.namesRead ?? false,
+      nameChecks: store.nameChecks,
+      countReads: store.countReads,
+      countRanges: store.countRangeReads,
+    };
+  }
+
   /** How much of the catalog's stored views is in memory now (tests and benchmarks). */
   viewsWarmth(): ViewsWarmth {
     return this.#sources.viewsWarmth();
@@ -301,8 +318,14 @@ export class TenantRouting implements ObservedLearning {
       state,
       relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), weight > 0 && query !== undefined ? { ...query, weight } : undefined),
       siblingsOf: this.#states.siblingsOf(state),
-      weights: () => this.#calibration.weights(state),
+      weights: () => this.#weightsAsSet(state),
     };
+  }
+
+  /** The calibrated weights, the usual starts' share times the tenant's `learning.startsWeight` (the learned field's is applied where it is searched). */
+  #weightsAsSet(state: Loaded): SignalWeights {
+    const weights = this.#calibration.weights(state);
+    return { ...weights, starts: weights.starts * this.#words.startsSetting() };
   }
 
   /**
