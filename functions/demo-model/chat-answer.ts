@@ -1,3 +1,4 @@
+import { exampleRequestsAnswer } from "./example-answers";
 import { playAnswer } from "./play-answers";
 import { writeProgram } from "./program-writer";
 import { readTypedApi } from "./typed-api";
@@ -5,7 +6,7 @@ import { readTypedApi } from "./typed-api";
 /**
  * What the demo model says to one chat request, by what the request asks for: a program (the
  * ATC paper's I_c and its revision), the tool an error belongs to (I_a), evaluator scores,
- * Play2Prompt's JSON answers; anything else gets a plain sentence saying what it is.
+ * Play2Prompt's JSON answers, example requests for imported tools; anything else gets a plain sentence saying what it is.
  */
 
 export interface ChatTurn {
@@ -26,7 +27,7 @@ export function answerChat(messages: readonly ChatTurn[]): string {
   if (task !== undefined && /\[Program\]/.test(last)) return `\`\`\`ts\n${writeProgram(task, readTypedApi(first))}\n\`\`\``;
   if (last.includes("Your output: [the tool name]")) return attribute(last);
   if (last.includes('{"scores": [')) return evaluate(last);
-  return playAnswer(last) ?? UNKNOWN;
+  return playAnswer(last) ?? exampleRequestsAnswer(last) ?? UNKNOWN;
 }
 
 /** I_a: the first listed tool the error message names, else the first tool the code calls. */

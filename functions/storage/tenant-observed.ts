@@ -7,6 +7,7 @@ import {
   emptySession,
   implicitScores,
   observe,
+  OBSERVED_ID_PREFIX,
   reducedTask,
   type CallOutcome,
   type Observation,
@@ -75,7 +76,7 @@ interface TrajectoryRow {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The source a conversation's words are kept under: one per conversation, so it counts once however often it repeats. */
-const wordsSource = (conversation: string): string => `observed:${conversation}`;
+const wordsSource = (conversation: string): string => `${OBSERVED_ID_PREFIX}${conversation}`;
 
 /**
  * The source of learned words behind a trajectory: an observed conversation's trajectories
@@ -207,7 +208,7 @@ export class TenantObserved {
       conversation,
     );
     const learned = session?.learned ?? 0;
-    const id = `observed:${conversation}:${learned + 1}`;
+    const id = `${OBSERVED_ID_PREFIX}${conversation}:${learned + 1}`;
     this.#routing.importTrajectories([{ id, tools: trajectory.tools, task: trajectory.task }], "skip", false);
     this.#routing.learnWords(wordsSource(conversation), trajectory.task, trajectory.tools, "observed", failedTools(trajectory));
     const explicit = new Set(JSON.parse(session?.explicit_tools ?? "[]") as string[]);

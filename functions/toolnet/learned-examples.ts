@@ -19,13 +19,14 @@ export const EXAMPLE_WEIGHT = 0.5;
 /** A tool's examples teach it at most this many words together (one request at most `TERMS_PER_REQUEST`). */
 export const TERMS_PER_EXAMPLES = 40;
 
-const PREFIX = "example:";
+/** Sources of example requests begin with this; a posted trajectory may not (graph.ts refuses it). */
+export const EXAMPLE_SOURCE_PREFIX = "example:";
 
 /** The one source under which a tool's example requests are kept. */
-export const exampleSource = (tool: string): string => `${PREFIX}${tool}`;
+export const exampleSource = (tool: string): string => `${EXAMPLE_SOURCE_PREFIX}${tool}`;
 
 /** Whether a learned-words source holds example requests (not observed use or a trajectory). */
-export const isExampleSource = (source: string): boolean => source.startsWith(PREFIX);
+export const isExampleSource = (source: string): boolean => source.startsWith(EXAMPLE_SOURCE_PREFIX);
 
 /** The words a tool learns from its example requests, each at `EXAMPLE_WEIGHT`: argument values left out, as for real requests. */
 export function exampleWords(requests: readonly string[]): Map<string, number> {

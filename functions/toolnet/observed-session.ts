@@ -9,6 +9,13 @@ import { taskShape } from "./task-shape";
  * with no search before it joins nothing. Pure: the tenant object stores the state as JSON.
  */
 
+/**
+ * Trajectories and learned words of observed conversations are kept under ids beginning with
+ * this (`observed:<conversation>:<n>`); a posted trajectory may not take one, or deleting the
+ * conversation would take its words too and its own trajectory would be skipped as already known.
+ */
+export const OBSERVED_ID_PREFIX = "observed:";
+
 /** What a call's outcome says of the tool: a 2xx answer is a weak success; 5xx, timeout or refusal a weak failure; anything else nothing. */
 export type CallOutcome = "success" | "failure" | "neutral";
 

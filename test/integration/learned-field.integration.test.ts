@@ -170,6 +170,23 @@ describe("the learned field", () => {
     expect(later.terms.every((t) => t.weight === 1)).toBe(true);
   });
 
+  it("a posted trajectory cannot take the ids the service keeps for observed conversations and example requests", async () => {
+    const key = await tenantWithTools("learned-reserved");
+    for (const id of ["observed:some-conversation:1", "example:tvSeasons"]) {
+      const posted = await service.json<{ detail?: string }>("POST", "/v1/graph/trajectories", {
+        key,
+        body: { trajectories: [{ id, tools: ["tvSeasons"], task: REQUEST }] },
+      });
+      expect(posted.status).toBe(400);
+      expect(posted.headers.get("content-type")).toContain("application/problem+json");
+      expect(JSON.stringify(posted.body)).toContain("the service's own");
+    }
+    // Nothing of the refused requests was stored.
+    expect(await learnedWords(key, "tvSeasons")).toEqual({ tool: "tvSeasons", sources: 0, terms: [], ...NOTHING_FROM });
+    const graph = await service.json<{ trajectories: unknown[] }>("GET", "/v1/graph", { key });
+    expect(graph.body.trajectories).toEqual([]);
+  });
+
   it("one tenant's learning never changes another's answers", async () => {
     const learner = await tenantWithTools("learned-learner");
     const other = await tenantWithTools("learned-other");

@@ -7,6 +7,7 @@ import { solveMessages, solveWith } from "../../functions/jobs/solve-with";
 import { createModelClient } from "../../functions/llm/client";
 import type { ChatMessage } from "../../functions/llm/client";
 import { invocationsMatch, parseModelJson, playToPrompt } from "../../functions/prompt-play";
+import { exampleRequestMessages, parseExampleRequests, REQUEST_MAX_CHARS, REQUESTS_PER_TOOL } from "../../functions/prompt-play/example-requests";
 import {
   proposeDescriptionMessages,
   proposeInvocationMessages,
@@ -176,6 +177,23 @@ describe("the demo model's other answers", () => {
     // The registered description names no parameter; the one found states them, and solves every demonstration.
     expect(result).toMatchObject({ improved: true, originalScore: 0, bestScore: 1 });
     expect(result.bestDescription).toMatch(/Parameters: person_id \(required, /);
+  });
+
+  it("write example requests for imported tools in the form the examples job reads, from each tool's own words", () => {
+    const shown = RUN_TOOLS.slice(0, 3).map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.parameters.map((p) => p.name) }));
+    const answer = answerChat(turns(exampleRequestMessages(shown)));
+    const requests = parseExampleRequests(
+      answer,
+      shown.map((t) => t.name),
+    );
+    expect([...(requests?.keys() ?? [])]).toEqual(shown.map((t) => t.name));
+    for (const tool of shown) {
+      const written = requests?.get(tool.name) ?? [];
+      expect(written).toHaveLength(REQUESTS_PER_TOOL);
+      expect(written.every((r) => r.length > 0 && r.length <= REQUEST_MAX_CHARS)).toBe(true);
+      expect(new Set(written).size).toBe(REQUESTS_PER_TOOL);
+    }
+    expect(requests?.get("getSearchPerson")?.[2]).toBe("Help me with get search person");
   });
 
   it("say what they are to a request they do not know", () => {

@@ -11,6 +11,8 @@ import { ConversationHeaders, conversationObserver, observerContext } from "../o
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { unwrap, Failure } from "../../common/failures";
 import { AnswerInclude, MaxTokens, RouteAnswer } from "./route-answer";
+import { OBSERVED_ID_PREFIX } from "../../toolnet/observed-session";
+import { EXAMPLE_SOURCE_PREFIX } from "../../toolnet/learned-examples";
 
 const RouteRequest = z
   .object({
@@ -31,13 +33,22 @@ const RouteRequest = z
   .strict()
   .openapi("RouteRequest");
 
+/** Id prefixes the service keeps for its own learned evidence: a posted trajectory taking one would be counted as that evidence. */
+const RESERVED_TRAJECTORY_PREFIXES = [OBSERVED_ID_PREFIX, EXAMPLE_SOURCE_PREFIX];
+
 const TrajectoryImport = z
   .object({
     trajectories: z
       .array(
         z
           .object({
-            id: z.string().min(1).max(200),
+            id: z
+              .string()
+              .min(1)
+              .max(200)
+              .refine((id) => !RESERVED_TRAJECTORY_PREFIXES.some((prefix) => id.startsWith(prefix)), {
+                message: `ids beginning with ${RESERVED_TRAJECTORY_PREFIXES.join(" or ")} are the service's own (observed conversations, example requests)`,
+              }),
             tools: z.array(z.string().min(1).max(200)).min(1).max(256),
             task: z.string().trim().min(1).max(10_000).optional().describe("The task this trajectory solved: teaches which tools start similar tasks"),
           })
