@@ -377,7 +377,8 @@ function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: Re
       console.log([`${side}: the isolate's CPU per conversation (profiled, ${costs.length} conversations)`, ...costLines(costs)].join("\n"));
   }
   const [on, off] = [of("on"), of("off")];
-  if (on.length === 0 || off.length === 0) return;
+  // Profiled, the sides ran one after another under the sampler: their calls' latencies are not comparable.
+  if (on.length === 0 || off.length === 0 || on.some((c) => c.cost !== undefined)) return;
   const [withRecording, without] = [summary(on.flatMap((c) => c.callMs)), summary(off.flatMap((c) => c.callMs))];
   console.log(
     `call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`,
