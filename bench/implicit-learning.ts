@@ -11,9 +11,12 @@
  *                                         process that finishes second prints both sides' table;
  *     [--report --results=DIR]            that table from what such runs have kept so far
  *     [--sides=off,today,on]              which tenants replay the stream: learning off; today's
- *                                         learning (similar tasks and transitions, no learned field:
- *                                         `fieldWeight` 0); on (with the learned field, issue 45)
+ *                                         learning (similar tasks and transitions, no learned field
+ *                                         and no usual starts: `fieldWeight` and `startsWeight` 0);
+ *                                         on (with both, issue 45)
  *     [--field-weight=W]                  the learned field's weight on the `on` side (default the product's)
+ *     [--starts-weight=W]                 the usual first tools' weight on the `on` side (default the
+ *                                         product's; `today` has them off: they came with the field)
  *     [--careless=0.25]                   a careless chatbot: that share of conversations (seeded)
  *                                         calls another offered tool first instead of the gold one
  *     [--half=a|b]                        only the tasks of one half (split by a hash of the task's
@@ -41,8 +44,7 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import { connectMcp } from "../test/helpers/mcp-client";
 import { createTenant, type TestService } from "../test/helpers/service";
 import { startBenchService } from "./lib/bench-service";
-import { COST_INTERVAL, conversationCost, costLines, type ConversationCost } from "./lib/conversation-cost";
-import { type Profile, profiled } from "./lib/cpu-profile";
+import { type ConversationCost, costLines, profiledEach } from "./lib/conversation-cost";
 import { freePort } from "./lib/free-port";
 import { type Inspector, serviceInspector } from "./lib/inspector";
 import { DATASETS, type Dataset, restBench, type Task } from "./lib/implicit-learning-datasets";
@@ -129,13 +131,23 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
   return result;
 }
 
-async function freshTenant(service: TestService, id: string, dataset: Dataset, implicit: boolean, fieldWeight?: number): Promise<string> {
+async function freshTenant(
+  service: TestService,
+  id: string,
+  dataset: Dataset,
+  implicit: boolean,
+  fieldWeight?: number,
+  startsWeight?: number,
+): Promise<string> {
   const { key } = await createTenant(service, id);
   for (const body of dataset.imports) {
     const answer = await service.json("POST", "/v1/tools/import", { key, body });
     if (answer.status !== 200) throw new Error(`${id}: tool import answered ${answer.status}`);
   }
-  const settings = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit, ...(fieldWeight === undefined ? {} : { fieldWeight }) } });
+  const settings = await service.json("PUT", "/v1/settings/learning", {
+    key,
+    body: { implicit, ...(fieldWeight === undefined ? {} : { fieldWeight }), ...(startsWeight === undefined ? {} : { startsWeight }) },
+  });
   if (settings.status !== 200) throw new Error(`${id}: learning settings answered ${settings.status}`);
   // The replay runs as fast as the machine allows; on a quiet one it passes the default rates
   // (session ends count as writes, 10/s), which a real chatbot's pace does not.
@@ -208,6 +220,13 @@ function fieldWeightOf(side: Side): number | undefined {
   return side === "on" && given !== "" ? Number(given) : undefined;
 }
 
+/** The usual starts' weight each side's tenant gets: off for today's learning (they came with the learned field), `--starts-weight` or the product's on the `on` side. */
+function startsWeightOf(side: Side): number | undefined {
+  if (side === "today") return 0;
+  const given = option("starts-weight", "");
+  return side === "on" && given !== "" ? Number(given) : undefined;
+}
+
 /** `--half=a|b`: whether a task is in the half measured (a hash of its text decides; no half: every task). */
 function inHalf(task: Task): boolean {
   const half = option("half", "");
@@ -226,27 +245,13 @@ function carelessMask(length: number, seed: number): boolean[] {
 
 /** Where one side's conversations are kept, so the two sides can run in separate processes (`--learning=on|off --results=DIR`). */
 const resultsFile = (dir: string, name: string, seed: number, limit: number, side: Side): string => {
-  const variant = ["half", "careless", ...(side === "on" ? ["field-weight"] : [])]
+  const variant = ["half", "careless", ...(side === "on" ? ["field-weight", "starts-weight"] : [])]
     .map((name) => [name, option(name, "")])
     .filter(([, value]) => value !== "")
     .map(([name, value]) => `-${name}${value}`)
     .join("");
   return join(dir, `${name}-seed${seed}-limit${limit}${variant}-${side}.json`);
 };
-
-/** Each tenant's conversation in turn, each under a CPU profile of its own (`--profile`). */
-async function profiledEach(inspector: Inspector, keys: readonly string[], talk: (key: string) => Promise<Conversation>): Promise<Conversation[]> {
-  const answers: Conversation[] = [];
-  for (const key of keys) {
-    let answer: Conversation | undefined;
-    const profile: Profile = await profiled(inspector, COST_INTERVAL, async () => {
-      answer = await talk(key);
-    });
-    if (answer === undefined) throw new Error("a profiled conversation gave no answer");
-    answers.push({ ...answer, cost: conversationCost(profile) });
-  }
-  return answers;
-}
 
 /** One tenant's pass over the stream, in order: each conversation has ended (and been learned from) before the next begins. */
 async function replay(
@@ -257,11 +262,12 @@ async function replay(
   stream: readonly Task[],
   sides: readonly Side[],
   save: (runs: ReadonlyMap<Side, Conversation[]>) => void,
-): Promise<{ runs: Map<Side, Conversation[]>; setupMs: number; streamMs: number }> {
+): Promise<{ runs: Map<Side, Conversation[]>; setupMs: number; streamMs: number; keys: string[] }> {
   const defs = new Map(dataset.defs.map((d) => [d.name, d]));
   const t0 = performance.now();
   const keys: string[] = [];
-  for (const side of sides) keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side !== "off", fieldWeightOf(side)));
+  for (const side of sides)
+    keys.push(await freshTenant(service, `implicit-${side}-${name}`, dataset, side !== "off", fieldWeightOf(side), startsWeightOf(side)));
   const careless = carelessMask(stream.length, Number(option("seed", "30")));
   const setupMs = performance.now() - t0;
   const runs = new Map<Side, Conversation[]>(sides.map((side) => [side, []]));
@@ -280,7 +286,7 @@ async function replay(
       save(runs);
     }
   }
-  return { runs, setupMs, streamMs: performance.now() - t1 };
+  return { runs, setupMs, streamMs: performance.now() - t1, keys };
 }
 
 async function runSet(service: TestService, inspector: Inspector | undefined, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
@@ -292,8 +298,14 @@ async function runSet(service: TestService, inspector: Inspector | undefined, na
     mkdirSync(dir, { recursive: true });
     for (const [side, conversations] of runs) writeFileSync(resultsFile(dir, name, seed, limit, side), JSON.stringify(conversations));
   };
-  const { runs, setupMs, streamMs } = await replay(service, inspector, name, dataset, stream, sides, save);
+  const { runs, setupMs, streamMs, keys } = await replay(service, inspector, name, dataset, stream, sides, save);
   save(runs);
+  // The signal weights each learning tenant's own replay chose by the stream's end.
+  for (const [j, side] of sides.entries()) {
+    if (side === "off") continue;
+    const calibration = await service.json<{ weights: Record<string, number> }>("GET", "/v1/routing/calibration", { key: keys[j] ?? "" });
+    console.log(`${name} ${side}: calibrated weights ${JSON.stringify(calibration.body.weights)}`);
+  }
   console.log(`\n${dataset.label}: ${stream.length} tasks (seed ${seed}), ${dataset.defs.length} tools; setup ${ms(setupMs)}, stream ${ms(streamMs)}`);
   if (dir !== "") {
     // The other side, when another process has replayed it already.

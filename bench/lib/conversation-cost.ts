@@ -4,7 +4,8 @@
  * functions on each sample's stack. Wall time on a shared machine holds waits for a core; the
  * profile counts only the samples in which the isolate ran.
  */
-import { analyse, type Profile } from "./cpu-profile";
+import { analyse, type Profile, profiled } from "./cpu-profile";
+import type { Inspector } from "./inspector";
 import { ms, summary } from "./stats";
 
 /** The sampling interval of the profiles, in µs. */
@@ -61,6 +62,24 @@ export function conversationCost(profile: Profile): ConversationCost {
     parts[NAMED[best] ?? "other"] += period;
   }
   return { busyMs, parts };
+}
+
+/** Each tenant's conversation in turn, each under a CPU profile of its own, its cost added to what it answered. */
+export async function profiledEach<T>(
+  inspector: Inspector,
+  keys: readonly string[],
+  talk: (key: string) => Promise<T>,
+): Promise<(T & { cost: ConversationCost })[]> {
+  const answers: (T & { cost: ConversationCost })[] = [];
+  for (const key of keys) {
+    let answer: { value: T } | undefined;
+    const profile = await profiled(inspector, COST_INTERVAL, async () => {
+      answer = { value: await talk(key) };
+    });
+    if (answer === undefined) throw new Error("a profiled conversation gave no answer");
+    answers.push({ ...answer.value, cost: conversationCost(profile) });
+  }
+  return answers;
 }
 
 const spread = (values: readonly number[]): string => {

@@ -3,6 +3,7 @@ import { DEFAULT_ANSWER_PARTS, DEFAULT_MAX_TOKENS, fitToBudgetAsEntries, type An
 import type { WeightKind } from "../toolnet/answer-prompt";
 import type { OpenAiTool } from "../toolnet/openai-tools";
 import { laterStepPrior, laterStepPriorRanks } from "../toolnet/later-step-prior";
+import { graphStarts } from "../toolnet/first-step-prior";
 import { fuseFirstStep, fuseNextStep, SIGNALS, type FeedersOf, type FusedCandidate, type NextStepInput, type Signal, type Why } from "../toolnet/signal-fusion";
 import type { Ranked } from "../toolnet/retrieval";
 import type { SignalWeights } from "../toolnet/signal-calibration";
@@ -149,6 +150,7 @@ export function fusedRanking(
       ...(mode === "fused"
         ? {
             task,
+            starts: usualStartsAt(state, weights().starts),
             producersOf: (tool: string) => state.flow.producers(tool),
             nameLookupsOf: nameLookupsOf(state.flow),
             feedersOf: feedersOf(state.flow),
@@ -184,6 +186,11 @@ export function fusedRanking(
   const ranked: RankedTool[] = scaleWeights(filled.ranked.slice(0, k));
   if (previous !== null) ranked.push(finishCandidate(graph, previous));
   return { ranked, via, fallback: filled.fallback };
+}
+
+/** The tenant's usual starts at its calibrated weight; none while muted (the graph is not read then). */
+function usualStartsAt(state: Loaded, weight: number): { tools: ReturnType<typeof graphStarts>; weight: number } {
+  return { tools: weight > 0 ? graphStarts(state.graph) : [], weight };
 }
 
 /**

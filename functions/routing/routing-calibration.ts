@@ -1,4 +1,5 @@
-import { fuseNextStep, type LearnedStep } from "../toolnet/signal-fusion";
+import { fuseFirstStep, fuseNextStep, type LearnedStep } from "../toolnet/signal-fusion";
+import { graphStartsWithout } from "../toolnet/first-step-prior";
 import { CALIBRATION_SAMPLE } from "../toolnet/history-calibration";
 import {
   calibratedEntry,
@@ -68,6 +69,8 @@ export interface ReplayRankings {
    * tenant's setting of the field's weight; undefined when the field is off or nothing is learned.
    */
   learned: (state: Loaded, task: string, id: string) => { ranking: Ranked[]; weight: number } | undefined;
+  /** The tenant's `learning.startsWeight` (0: the usual starts are off, and not judged). */
+  startsSetting: () => number;
 }
 
 type Replays = Record<CalibratedSignal, SignalReplay>;
@@ -109,6 +112,7 @@ const emptyReplays = (): Replays => ({
   transitions: emptyReplay(calibratedEntry("transitions")),
   embeddings: emptyReplay(calibratedEntry("embeddings")),
   learned: emptyReplay(calibratedEntry("learned")),
+  starts: emptyReplay(calibratedEntry("starts")),
 });
 
 /**
@@ -172,7 +176,13 @@ export class RoutingCalibration {
     const shown = (signal: CalibratedSignal) => ({ judged: replays[signal].judged, grid: [...calibratedEntry(signal).grid], hits: replays[signal].hits });
     return {
       weights: made?.weights ?? DEFAULT_SIGNAL_WEIGHTS,
-      replays: { history: shown("history"), transitions: shown("transitions"), embeddings: shown("embeddings"), learned: shown("learned") },
+      replays: {
+        history: shown("history"),
+        transitions: shown("transitions"),
+        embeddings: shown("embeddings"),
+        learned: shown("learned"),
+        starts: shown("starts"),
+      },
       madeAt: made === undefined ? null : new Date(made.madeAt).toISOString(),
       stale: this.#dueSince !== null,
     };
@@ -231,22 +241,53 @@ export class RoutingCalibration {
   #replay(state: Loaded, sample: Sampled, replays: Replays): number {
     const started = sample.tools[0] ?? "";
     const words = this.#rankings.firstRanking(state, sample.task, undefined);
-    const judged = () => replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.transitions.judged;
+    const judged = () =>
+      replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.transitions.judged + replays.starts.judged * 4;
     const before = judged();
     this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
     this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
-    this.#replayLearned(state, sample, started, words, replays.learned);
+    const learned = this.#rankings.learned(state, sample.task, sample.id);
+    this.#replayLearned(started, words, learned, replays.learned);
+    this.#replayStarts(
+      state,
+      sample,
+      started,
+      learned === undefined ? words : withLearnedField(words, learned.ranking, learned.weight * this.#current().learned),
+      replays.starts,
+    );
     this.#replayLaterSteps(state, sample, replays.transitions);
     // The words' ranking, then one per judgement (an embedded task's three weights each rank it again).
     return 1 + judged() - before;
   }
 
   /** The task's first tool in the first 5 of its relevance with the learned field (its own words left out) at each weight of the grid, times the tenant's setting. */
-  #replayLearned(state: Loaded, sample: Sampled, started: string, words: readonly Ranked[], replay: SignalReplay): void {
-    const learned = this.#rankings.learned(state, sample.task, sample.id);
+  #replayLearned(started: string, words: readonly Ranked[], learned: { ranking: Ranked[]; weight: number } | undefined, replay: SignalReplay): void {
     if (learned === undefined) return;
     judge(calibratedEntry("learned"), replay, (weight) =>
       topHolds(weight > 0 ? withLearnedField(words, learned.ranking, learned.weight * weight) : words, started),
+    );
+  }
+
+  /** The weights routing uses now (the last made, else the defaults): what the other signals count while one is replayed. */
+  #current(): SignalWeights {
+    return this.#made?.weights ?? DEFAULT_SIGNAL_WEIGHTS;
+  }
+
+  /**
+   * The task's first tool in the first 5 of its first step fused as routing fuses it (its
+   * relevance, similar tasks' votes without its own text) with the usual starts, its own start
+   * left out, at each share of the tenant's `learning.startsWeight` in the grid; judged while
+   * the setting is on and the tenant has usual starts.
+   */
+  #replayStarts(state: Loaded, sample: Sampled, started: string, relevance: readonly Ranked[], replay: SignalReplay): void {
+    const setting = this.#rankings.startsSetting();
+    const tools = setting > 0 ? graphStartsWithout(state.graph, sample.id) : [];
+    if (tools.length === 0) return;
+    const history = state.memory.votes(sample.task, { tools: "first", excluding: sample.id });
+    const usedVotes = history.length === 0 ? [] : state.memory.votes(sample.task, { tools: "all", excluding: sample.id });
+    const historyLeads = history.length === 0 || this.#current().history > 0;
+    judge(calibratedEntry("starts"), replay, (weight) =>
+      topHolds(fuseFirstStep({ relevance, history, usedVotes, historyLeads, starts: { tools, weight } }), started),
     );
   }
 

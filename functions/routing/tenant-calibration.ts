@@ -34,6 +34,7 @@ export class TenantCalibration {
         laterRanking: (state, task, depth) => searchTwoWays(state.index, task, depth).plain,
         taskVector: (task) => this.#taskVectors.of(task),
         learned: (state, task, id) => words.replayed(state, task, id),
+        startsSetting: () => words.startsSetting(),
       },
       noteDue,
     );

@@ -17,6 +17,7 @@ import { fitAnswer, type RankingState, type RouteAnswer, type RouteOptions, type
 import { RANKING_MODES } from "./ranking-modes";
 import type { CalibrationReport } from "./routing-calibration";
 import { TenantCalibration } from "./tenant-calibration";
+import type { SignalWeights } from "../toolnet/signal-calibration";
 import { RoutingLearning } from "./routing-learning";
 import { RELEVANCE_DEPTH, taskRelevance } from "./task-relevance";
 import { runCandidates, type RunCandidateSources } from "./run-candidates";
@@ -291,8 +292,14 @@ export class TenantRouting implements ObservedLearning {
       state,
       relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), weight > 0 && query !== undefined ? { ...query, weight } : undefined),
       siblingsOf: this.#states.siblingsOf(state),
-      weights: () => this.#calibration.weights(state),
+      weights: () => this.#weightsAsSet(state),
     };
+  }
+
+  /** The calibrated weights, the usual starts' share times the tenant's `learning.startsWeight` (the learned field's is applied where it is searched). */
+  #weightsAsSet(state: Loaded): SignalWeights {
+    const weights = this.#calibration.weights(state);
+    return { ...weights, starts: weights.starts * this.#words.startsSetting() };
   }
 
   /**

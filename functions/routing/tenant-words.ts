@@ -1,6 +1,6 @@
 import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
 import { exampleWords } from "../toolnet/learned-examples";
-import { LEARNING_SETTING, learningSettingsOf } from "../toolnet/implicit-learning-settings";
+import { LEARNING_SETTING, type LearningSettings, learningSettingsOf } from "../toolnet/implicit-learning-settings";
 import type { Ranked } from "../toolnet/retrieval";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { wordsSourceOfTrajectory } from "../storage/tenant-observed";
@@ -15,8 +15,8 @@ import type { Loaded } from "./loaded-routing";
 export class TenantWords {
   readonly #words: LearnedWords;
   readonly #settings: TenantSettings;
-  /** The learned field's weight as last parsed, by the stored setting's text. */
-  #fieldWeight: { json: string | undefined; weight: number } | undefined;
+  /** The learning setting as last parsed, by the stored setting's text. */
+  #parsed: { json: string | undefined; settings: LearningSettings } | undefined;
 
   /** `changed` runs after every change of the field: rankings remembered for tasks no longer hold. */
   constructor(sql: SqlStorage, settings: TenantSettings, changed: () => void) {
@@ -82,12 +82,20 @@ export class TenantWords {
     return { ranking: this.#words.search(task, state.index.size, undefined, wordsSourceOfTrajectory(id)), weight: setting };
   }
 
-  /** The tenant's `learning.fieldWeight` (0: off), parsed once per stored text. */
+  /** The tenant's `learning.startsWeight`: how much its usual first tools count before calibration's share (0: off). */
+  startsSetting(): number {
+    return this.#learningSettings().startsWeight;
+  }
+
+  /** The tenant's `learning.fieldWeight` (0: off). */
   #fieldSetting(): number {
+    return this.#learningSettings().fieldWeight;
+  }
+
+  /** The tenant's learning setting, parsed once per stored text (routes read it). */
+  #learningSettings(): LearningSettings {
     const json = this.#settings.get(LEARNING_SETTING);
-    const parsed =
-      this.#fieldWeight?.json === json && this.#fieldWeight !== undefined ? this.#fieldWeight : { json, weight: learningSettingsOf(json).fieldWeight };
-    this.#fieldWeight = parsed;
-    return parsed.weight;
+    if (this.#parsed?.json !== json || this.#parsed === undefined) this.#parsed = { json, settings: learningSettingsOf(json) };
+    return this.#parsed.settings;
   }
 }

@@ -22,7 +22,10 @@ export interface Why {
   history?: { tasks: number };
   /** An operation of the same API (server) as `of`, one of the tools most relevant to the task. */
   sibling?: { of: string };
-  /** Later steps: observed this many times after some tool (the backoff when nothing else knows the step). */
+  /**
+   * Later steps: observed this many times after some tool (the backoff when nothing else knows
+   * the step). First step: this many of the tenant's conversations started with it (a usual start).
+   */
   prior?: { observed: number };
 }
 
@@ -35,7 +38,11 @@ export interface FusedCandidate {
 export type Signal = "relevance" | "transition" | "dataFlow" | "history" | "sibling" | "prior";
 export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow", "history", "sibling", "prior"];
 
-/** Weights of each signal and the RRF constant; the defaults are measured in bench/routing-generalisation.ts. */
+/**
+ * Weights of each signal and the RRF constant; the defaults are measured in
+ * bench/routing-generalisation.ts. A first step's `prior` (the usual starts) is scaled again by
+ * the tenant's calibrated weight (signal-calibration.ts `starts`).
+ */
 export interface FusionWeights {
   readonly k: number;
   readonly relevance: number;
@@ -46,7 +53,7 @@ export interface FusionWeights {
   readonly prior: number;
 }
 
-export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1, sibling: 0.5, prior: 0 };
+export const DEFAULT_FUSION: FusionWeights = { k: 10, relevance: 1, transition: 0.3, dataFlow: 0.7, history: 1, sibling: 0.5, prior: 1 };
 
 export interface Contribution {
   readonly signal: Signal;

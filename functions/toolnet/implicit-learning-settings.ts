@@ -16,6 +16,14 @@ export const LearningSettings = z
       .max(4)
       .default(LEARNED_FIELD_WEIGHT)
       .describe("Weight of each tool's learned words (the requests that chose it) against its own text at first steps and in run candidate sets; 0: off"),
+    startsWeight: z
+      .number()
+      .min(0)
+      .max(4)
+      .default(1)
+      .describe(
+        "Weight of the tenant's usual first tools (those a large share of its recent conversations began with) at first steps, times the share its own replayed tasks choose (`GET /v1/routing/calibration` `starts`); 0: off",
+      ),
     examplesAtImport: z
       .boolean()
       .optional()

@@ -13,7 +13,7 @@
  */
 
 /** The signals a tenant's traffic weighs. */
-export type CalibratedSignal = "history" | "transitions" | "embeddings" | "learned";
+export type CalibratedSignal = "history" | "transitions" | "embeddings" | "learned" | "starts";
 
 export interface CalibratedSignalEntry {
   readonly signal: CalibratedSignal;
@@ -59,12 +59,21 @@ export interface CalibratedSignalEntry {
  *   (long multi-tool requests over look-alike catalogs) learned words push the right tool out;
  *   where tools recur with reworded requests they find it. Changed only on a margin of 2 tasks,
  *   as transitions: a near tie keeps the default.
+ * - `starts`: the weight of the tenant's usual starts (first-step-prior.ts: the tools a large
+ *   share of its recent conversations began with) at a first step, against a relevance rank's 1.
+ *   Judged on every replayed task while the tenant has usual starts, as routing fuses its first
+ *   step (the words, the learned field, similar tasks' votes), with the task's own start left
+ *   out. It lifts gateways the dialogue picks (a tool search, a sign-in) that share no word with
+ *   the request, and pushes a better match out of the first 5 where starts are spread; the
+ *   fallback mutes it (a tenant with few tasks gets routing as before) and only a margin of 2
+ *   tasks turns it on.
  */
 export const CALIBRATED_SIGNALS: readonly CalibratedSignalEntry[] = [
   { signal: "history", grid: [0, 1], fallback: 1, minJudged: 1, margin: 0 },
   { signal: "transitions", grid: [0, 1], fallback: 1, minJudged: 8, margin: 2 },
   { signal: "embeddings", grid: [0, 0.25, 0.5, 1], fallback: 1, minJudged: 16, margin: 0 },
   { signal: "learned", grid: [0, 0.5, 1], fallback: 1, minJudged: 16, margin: 2 },
+  { signal: "starts", grid: [0, 0.25, 0.5, 1], fallback: 0, minJudged: 16, margin: 2 },
 ];
 
 /** One signal's replay: how many tasks (or steps) were judged, and how many of them held the right tool at each weight of its grid. */

@@ -2,7 +2,8 @@ import { isOpaqueInput, type DataFlowLink, type DataFlowSource } from "./data-fl
 import { withNameLookups } from "./name-lookup";
 import type { Ranked } from "./retrieval/ranked";
 import type { Vote } from "./task-memory";
-import { byRelevance, DEFAULT_FUSION, fuse, SIGNALS, type FusedCandidate, type FusionWeights, type Signal, type Why } from "./fusion-core";
+import type { StartingTool } from "./first-step-prior";
+import { byRelevance, DEFAULT_FUSION, fuse, SIGNALS, type Contribution, type FusedCandidate, type FusionWeights, type Signal, type Why } from "./fusion-core";
 import type { LearnedStep } from "./next-step-fusion";
 
 /** The first step's and a run's fusion; the shared core is fusion-core.ts, a later step's next-step-fusion.ts. */
@@ -35,6 +36,12 @@ export interface FirstStepInput {
    * (bench/routing-generalisation.ts measures that choice made per tenant).
    */
   readonly historyLeads?: boolean;
+  /**
+   * How this tenant's conversations usually start (first-step-prior.ts), at `weight` (the
+   * tenant's calibrated share; 0 or absent: left out). It only lifts tools: the best match still
+   * leads unless history overrules it.
+   */
+  readonly starts?: { readonly tools: readonly StartingTool[]; readonly weight: number };
 }
 
 /**
@@ -157,6 +164,7 @@ export function fuseFirstStep(input: FirstStepInput, ablation: FusionAblation = 
       },
       { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
       { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
+      startsContribution(input.starts),
     ],
     ablation.weights ?? DEFAULT_FUSION,
     signals,
@@ -166,6 +174,18 @@ export function fuseFirstStep(input: FirstStepInput, ablation: FusionAblation = 
   return input.task === undefined || input.producersOf === undefined || !signals.has("dataFlow")
     ? led
     : withNameLookups(led, input.task, input.nameLookupsOf ?? input.producersOf, ablation.nameLookupLeaders);
+}
+
+/** The usual starts as the first step's `prior` signal, at the tenant's weight (none: an empty contribution). */
+function startsContribution(starts: FirstStepInput["starts"]): Contribution {
+  const tools = starts === undefined || starts.weight <= 0 ? [] : starts.tools;
+  const observed = new Map(tools.map((s) => [s.tool, s.observed]));
+  return {
+    signal: "prior",
+    tools: tools.map((s) => s.tool),
+    strength: () => starts?.weight ?? 0,
+    explain: (tool) => ({ prior: { observed: observed.get(tool) ?? 0 } }),
+  };
 }
 
 /** `fused` with `best` moved to the front (its score raised to the leader's, so weights stay ordered). */

@@ -151,7 +151,7 @@ describe("implicit learning from observed conversations", () => {
     const client = await connect(key);
     await call(client, "find_tools", { task: TASK, k: 5 });
     const off = await service.json("PUT", "/v1/settings/learning", { key, body: { implicit: false } });
-    expect(off.body).toEqual({ implicit: false, retentionDays: 30, idleMinutes: 30, fieldWeight: LEARNED_FIELD_WEIGHT });
+    expect(off.body).toEqual({ implicit: false, retentionDays: 30, idleMinutes: 30, fieldWeight: LEARNED_FIELD_WEIGHT, startsWeight: 1 });
     await call(client, "call_tool", { name: "searchMovie", arguments: {} });
     await endSession(client);
     expect((await sessions(key))[0]?.trajectories).toEqual([]);

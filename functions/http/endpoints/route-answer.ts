@@ -40,7 +40,9 @@ const RouteWhy = z
     prior: z
       .object({ observed: z.number().int() })
       .optional()
-      .describe("Later steps: how often it was observed after some tool (the backoff when no other signal knows the step)"),
+      .describe(
+        "Later steps: how often it was observed after some tool (the backoff when no other signal knows the step). First step: how many of this tenant's conversations started with it (a usual start, weighed by the calibrated `starts`)",
+      ),
   })
   .openapi("RouteWhy");
 
@@ -125,6 +127,11 @@ const SignalWeights = z
     learned: z
       .number()
       .describe("Share of `learning.fieldWeight` the learned field counts at a first step (0: muted; judged with each replayed task's own words left out)"),
+    starts: z
+      .number()
+      .describe(
+        "Weight of the tenant's usual starts (tools a large share of its recent conversations began with) at a first step, against a relevance rank's 1 (0: muted, the default until the replay shows them helping; judged with each replayed task's own start left out)",
+      ),
   })
   .openapi("SignalWeights");
 
@@ -137,7 +144,7 @@ const SignalReplay = z.object({
 const RoutingCalibration = z
   .object({
     weights: SignalWeights,
-    replays: z.object({ history: SignalReplay, transitions: SignalReplay, embeddings: SignalReplay, learned: SignalReplay }),
+    replays: z.object({ history: SignalReplay, transitions: SignalReplay, embeddings: SignalReplay, learned: SignalReplay, starts: SignalReplay }),
     madeAt: z.string().nullable().describe("When the weights were chosen; null: never, the defaults apply"),
     stale: z.boolean().describe("A recalibration is due or under way (in the background); meanwhile routing uses `weights`"),
   })
