@@ -2,7 +2,7 @@
  * The most routes per second one tenant's object serves at 10,000 tools (issue 42, item 6), with
  * 1, 8 and 32 concurrent clients, and where its time goes.
  *
- *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --blocks=6]
+ *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --blocks=6 --profile]
  *
  * One tenant of `size` generated tools (bench/lib/bench-tenants.ts: StableToolBench operations and
  * renamed copies, ≈ 10 observed successors each), its routing prepared and warm, its rate quotas
@@ -19,13 +19,23 @@
  * lib/learned-teaching.ts); then one client routes as above in `--blocks` blocks of `seconds`,
  * `learning.fieldWeight` switched between 1 and 0 at each block (same tenant): first-step and
  * later-step p50 and p99 by weight, and how many of 50 first steps the field changed.
+ * `--learned=0`: the same blocks on the tenant untaught (no learned field, no taught tasks), the baseline.
+ * `--profile`: then a CPU profile of `seconds` of first steps at each weight (where a first step's time goes).
  */
 import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
 import { analyse, profiled, topLines } from "./lib/cpu-profile";
 import { serviceInspector } from "./lib/inspector";
 import { machineLine, seededRandom, summary } from "./lib/stats";
-import { compareFieldWeights, answersTheFieldChanges, calibrated, learnedShare, learnedSourcesOf, teachEveryTool } from "./lib/learned-teaching";
+import {
+  compareFieldWeights,
+  answersTheFieldChanges,
+  calibrated,
+  learnedShare,
+  learnedSourcesOf,
+  setFieldWeight,
+  teachEveryTool,
+} from "./lib/learned-teaching";
 import { corpusItems, taskCycle, toolItems } from "./lib/tool-corpus";
 import type { TestService } from "../test/helpers/service";
 
@@ -60,8 +70,53 @@ async function load(
   return { latencies, wallMs: performance.now() - t0 };
 }
 
-/** The learned field full (weight 1) vs off (0) on one tenant whose every tool learned `perTool` tasks' words. */
-async function fieldRun(service: TestService, tenant: BenchTenant, perTool: number, seconds: number, nextTask: () => string): Promise<void> {
+/** First and later steps' p50 and p99 of one client in `--blocks` blocks of `seconds`, fieldWeight alternating between 1 and 0. */
+async function stepLatencies(service: TestService, tenant: BenchTenant, seconds: number, nextTask: () => string): Promise<number> {
+  const blocks = Number(option("blocks", "6"));
+  const times = await compareFieldWeights(service, tenant, { weights: [1, 0], blocks, seconds, k: K, nextTask });
+  for (const [weight, { first, later }] of times) {
+    const [f, l] = [summary(first), summary(later)];
+    console.log(
+      `fieldWeight ${weight}       first step p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms (${f.n}); later step p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${l.n})`,
+    );
+  }
+  return blocks;
+}
+
+/** With `--profile`: a V8 CPU profile of the service over `seconds` of first steps at each field weight, the functions a first step's time goes to. */
+async function profileFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
+  if (!process.argv.includes("--profile")) return;
+  const inspector = await serviceInspector(port);
+  try {
+    for (const weight of [1, 0]) {
+      await setFieldWeight(service, tenant, weight);
+      let routes = 0;
+      const profile = await profiled(inspector, 200, async () => {
+        for (const until = performance.now() + seconds * 1000; performance.now() < until; routes += 1)
+          await routeStep(service, tenant, { task: nextTask(), k: K });
+      });
+      const { busyMs, inclusive } = analyse(profile, [], 200);
+      console.log(`\nprofiled first steps, fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a route; inclusive, ms a route:`);
+      for (const line of topLines(inclusive, busyMs, routes, Number(option("top", "25")))) console.log(line);
+    }
+  } finally {
+    inspector.close();
+  }
+}
+
+/** The learned field full (weight 1) vs off (0) on one tenant whose every tool learned `perTool` tasks' words (0: nothing taught, the baseline). */
+async function fieldRun(
+  service: TestService,
+  tenant: BenchTenant,
+  run: { perTool: number; seconds: number; port: number; nextTask: () => string },
+): Promise<void> {
+  const { perTool, seconds, nextTask } = run;
+  if (perTool === 0) {
+    console.log("untaught            no tool learned a word: the same blocks as --learned=N, the baseline");
+    const blocks = await stepLatencies(service, tenant, seconds, nextTask);
+    console.log(`${blocks} blocks of ${seconds} s, one client, weights alternating; ${machineLine()}`);
+    return await profileFirstSteps(service, tenant, run.port, seconds, nextTask);
+  }
   const taught = await teachEveryTool(service, tenant, toolItems(tenant.tools, corpusItems()), perTool);
   await prepared(service, tenant);
   const firstTool = toolItems(1, corpusItems())[0]?.name ?? "";
@@ -75,16 +130,10 @@ async function fieldRun(service: TestService, tenant: BenchTenant, perTool: numb
   console.log(
     `field takes part    ${await answersTheFieldChanges(service, tenant, probe, K)} of ${probe.length} first-step answers differ between fieldWeight 1 and 0`,
   );
-  const blocks = Number(option("blocks", "6"));
-  const times = await compareFieldWeights(service, tenant, { weights: [1, 0], blocks, seconds, k: K, nextTask });
-  for (const [weight, { first, later }] of times) {
-    const [f, l] = [summary(first), summary(later)];
-    console.log(
-      `fieldWeight ${weight}       first step p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms (${f.n}); later step p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${l.n})`,
-    );
-  }
+  const blocks = await stepLatencies(service, tenant, seconds, nextTask);
   const after = await learnedShare(service, tenant);
   console.log(`${blocks} blocks of ${seconds} s, one client, weights alternating; the field's share after: ${after.learned}; ${machineLine()}`);
+  await profileFirstSteps(service, tenant, run.port, seconds, nextTask);
 }
 
 async function main(): Promise<void> {
@@ -100,8 +149,8 @@ async function main(): Promise<void> {
     await prepared(service, tenant);
     const nextTask = taskCycle(benchQueries(), seededRandom(size));
     await load(service, tenant, 4, 3, nextTask);
-    const learned = Number(option("learned", "0"));
-    if (learned > 0) return await fieldRun(service, tenant, learned, seconds, nextTask);
+    const learned = option("learned", "");
+    if (learned !== "") return await fieldRun(service, tenant, { perTool: Number(learned), seconds, port, nextTask });
     console.log(`tenant              ${size} tools; each client: a first step, then a later step after its best tool, again (k = ${K})`);
     for (const clients of clientCounts) {
       const { latencies, wallMs } = await load(service, tenant, clients, seconds, nextTask);

@@ -8,11 +8,11 @@ import type { GraphRows } from "../storage/graph-rows";
  * its stored edges or the trajectories, the tools' stored scores, and the task memory.
  */
 
-/** The stored graph edges when they are current, else the graph rebuilt from the trajectory rows, and stored. */
+/** The stored graph edges when they are current (`names` is read only to check a value of another tool-names version), else the graph rebuilt from the trajectory rows, and stored. */
 export function storedOrRebuiltGraph(
   rows: GraphRows,
   store: RoutingSnapshots,
-  names: Set<string>,
+  names: () => Set<string>,
   settings: GraphSettings | undefined,
   report: LoadReport,
 ): LoadedGraph {
@@ -20,7 +20,7 @@ export function storedOrRebuiltGraph(
   if (stored !== undefined) return stored;
   report.graph = "rebuilt";
   const graph = createGraph(settings);
-  addTools(graph, [...names]);
+  addTools(graph, [...names()]);
   // Stored trajectories may name tools deleted since; their transitions simply do not count.
   addTrajectories(graph, rows.trajectories(), { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
   store.saveGraph(graph);

@@ -98,12 +98,13 @@ export class LoadedRouting {
     const catalog = this.#sources.catalog;
     const defs = new LazyDefinitions({
       names: () => catalog.toolNames(),
+      count: () => catalog.toolCount(),
       text: (name) => catalog.definitionText(name),
       eachText: () => catalog.eachDefinitionText(),
       startingList: () => catalog.startingList(),
     });
     const report: LoadReport = { graph: "stored", index: "rebuilt", dataFlow: "not loaded" };
-    const stored = storedOrRebuiltGraph(this.#rows, this.#store, new Set(defs.keys()), this.#settings(), report);
+    const stored = storedOrRebuiltGraph(this.#rows, this.#store, () => new Set(defs.keys()), this.#settings(), report);
     applyStoredScores(this.#rows, stored.graph);
     this.#state = this.#lazyState(stored, report, defs, this.#hints());
     return this.#state;
@@ -164,7 +165,7 @@ export class LoadedRouting {
   #loadIndex(state: Loaded): ToolIndex {
     const { defs, hints } = state;
     const loaded = this.#store.loadIndex(
-      new Set(defs.keys()),
+      () => new Set(defs.keys()),
       (name) => {
         const def = defs.get(name);
         return def === undefined ? undefined : this.#document(def, hints, this.#siblingSummaries(state, name));

@@ -31,6 +31,8 @@ export interface StateSources {
   /** The registry's tools: names, stored definitions (one, or all one at a time), and each tool's server and summary. */
   catalog: {
     toolNames(): string[];
+    /** How many tools are registered (a count, no name read). */
+    toolCount(): number;
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
     /** Every tool's starting form (the starting-tools fallback), stored with the tools. */

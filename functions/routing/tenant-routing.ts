@@ -166,6 +166,22 @@ export class TenantRouting implements ObservedLearning {
     };
   }
 
+  /**
+   * What loads read of the stored routing state (tests and benchmarks): whether the in-memory
+   * state has read every tool's name, how many stored values were checked name by name (their
+   * tool-names version was not current), how many times the index's raw term counts were read
+   * whole, and how many byte ranges of them (a repeated word's counts alone), since the object started.
+   */
+  coldReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number } {
+    const store = this.#store;
+    return {
+      namesRead: this.#states.current?.defs.namesRead ?? false,
+      nameChecks: store.nameChecks,
+      countReads: store.countReads,
+      countRanges: store.countRangeReads,
+    };
+  }
+
   /** How much of the catalog's stored views is in memory now (tests and benchmarks). */
   viewsWarmth(): ViewsWarmth {
     return this.#sources.viewsWarmth();

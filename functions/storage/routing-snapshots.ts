@@ -1,9 +1,11 @@
 import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../toolnet/graph/graph-codec";
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../toolnet/retrieval";
+import type { CountsReader } from "../toolnet/retrieval/stored-counts";
 import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../toolnet/data-flow-links";
 import { decodeFlowState, encodeFlowState, FLOW_SAMPLES_FORMAT, type FlowState } from "../toolnet/flow-samples-codec";
-import { StoredBlobs } from "./stored-blobs";
+import { oneRow } from "./sql";
+import { type StoredBlob, StoredBlobs } from "./stored-blobs";
 
 /**
  * The routing state a restarted tenant object loads instead of rebuilding: the retrieval index
@@ -26,9 +28,19 @@ import { StoredBlobs } from "./stored-blobs";
  *   made of (flow-samples-codec.ts), dropped and prepared again with the links.
  * A format change (INDEX_FORMAT, GRAPH_CODEC_FORMAT, DATA_FLOW_LINKS_FORMAT) makes the stored value
  * unreadable: it is rebuilt once from the rows and stored again.
+ *
+ * Which tools the stored index and graph hold is checked against the tool-names version
+ * (`tool_names_version`, bumped by SQLite triggers in the transaction of every insert or delete of
+ * a tool row), not against every name: the index (or its noted tools) and the graph carry the
+ * version they were written at. Every write of the tool rows tells the routing state in its
+ * transaction (TenantEvents.toolsChanged), which rewrites these stamps after the rows; a value
+ * whose version is not the current one (written before the triggers, or by a path that forgot to)
+ * is checked name by name as before, and stamped again when it holds.
  */
 
 const INDEX_BLOB = "routing-index";
+/** The index's raw term counts, stored apart (ToolIndex.toParts): read when a change is merged, not by a first search. */
+const INDEX_COUNTS_BLOB = "routing-index:counts";
 const GRAPH_BLOB = "routing-graph";
 const PENDING_BLOB = "routing-index:pending";
 const DATA_FLOW_BLOB = "routing-data-flow";
@@ -37,6 +49,7 @@ const FLOW_SAMPLES_BLOB = "routing-flow-samples";
 const PREPARE_BLOB = "routing-prepare";
 const PREPARE_FORMAT = "due-at/1";
 const PENDING_FORMAT = "tool-names/1";
+const NAMES_VERSION = "SELECT version FROM tool_names_version WHERE id = 1";
 export const MAX_PENDING_TOOLS = 64;
 export const MAX_PENDING_TRAJECTORIES = 512;
 
@@ -65,22 +78,57 @@ export interface TrajectoryRows {
 }
 
 export class RoutingSnapshots {
+  readonly #sql: SqlStorage;
   readonly #blobs: StoredBlobs;
   readonly #trajectories: TrajectoryRows;
+  /** Tools' names read to check a stored value whose version was not current (tests count them). */
+  #nameChecks = 0;
+  /** Reads of the stored index's raw term counts, whole and by byte range (tests count them). */
+  #countReads = 0;
+  #countRangeReads = 0;
 
   constructor(sql: SqlStorage, trajectories: TrajectoryRows) {
+    this.#sql = sql;
     this.#blobs = new StoredBlobs(sql);
     this.#trajectories = trajectories;
   }
 
+  /** How many loads checked a stored value name by name since this store was made (tests and benchmarks). */
+  get nameChecks(): number {
+    return this.#nameChecks;
+  }
+
+  /** How many times the stored index's raw term counts were read whole since this store was made (tests and benchmarks). */
+  get countReads(): number {
+    return this.#countReads;
+  }
+
+  /** How many byte ranges of the stored raw term counts were read (a term's counts alone) since this store was made. */
+  get countRangeReads(): number {
+    return this.#countRangeReads;
+  }
+
+  /** The tool-names version now (see the class comment); "none" before the migration that counts it. */
+  #namesVersion(): string {
+    return String(oneRow<{ version: number }>(this.#sql, NAMES_VERSION)?.version ?? "none");
+  }
+
+  /** Whether `held` (a stored value's tools) are `names()`, which is read only when the value's version is not current. */
+  #holdsCurrentNames(stamped: string, held: () => Iterable<string>, names: () => ReadonlySet<string>): boolean {
+    if (stamped === this.#namesVersion()) return true;
+    this.#nameChecks += 1;
+    return sameNames(held(), names());
+  }
+
   /**
    * The index for the current tools: the stored one with noted tools re-indexed, else a fresh
-   * build (then stored). `names` are the registered tools; `documentOf` gives a tool's current
+   * build (then stored). `names` gives the registered tools (read only when the stored version is
+   * not current); `documentOf` gives a tool's current
    * document (undefined when it is gone), `documents` every tool's (for a rebuild); `dependents`
    * the tools whose documents include a tool's.
    */
   loadIndex(
-    names: ReadonlySet<string>,
+    names: () => ReadonlySet<string>,
     documentOf: (name: string) => ToolDoc | undefined,
     documents: () => ToolDoc[],
     dependents: (name: string) => readonly string[] = () => [],
@@ -88,15 +136,23 @@ export class RoutingSnapshots {
     const stored = this.#blobs.read(INDEX_BLOB, INDEX_FORMAT);
     if (stored !== undefined) {
       try {
-        const index = ToolIndex.fromBytes(stored.bytes);
-        const pending = this.#pendingTools();
+        const countsToken = this.#blobs.stamp(INDEX_COUNTS_BLOB, INDEX_FORMAT);
+        if (countsToken === undefined) throw new Error("the stored index's term counts are missing");
+        const index = ToolIndex.fromParts(stored.bytes, this.#countsOf(countsToken));
+        const noted = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
+        const pending = noted === undefined ? [] : (JSON.parse(new TextDecoder().decode(noted.bytes)) as string[]);
         // A noted tool's document is part of others' (its API's other operations): those follow it.
         for (const name of new Set(pending.flatMap((name) => [name, ...dependents(name)]))) {
           const doc = documentOf(name);
           if (doc === undefined) index.remove(name);
           else index.add(doc);
         }
-        if (sameNames(index.names(), names)) return { index, how: pending.length > 0 ? "stored+pending" : "stored" };
+        // The noted tools' list is rewritten with every change after the index: its version is the latest.
+        const stamped = (noted ?? stored).stamp;
+        if (this.#holdsCurrentNames(stamped, () => index.names(), names)) {
+          this.#restamp(noted === undefined ? INDEX_BLOB : PENDING_BLOB, stamped);
+          return { index, how: pending.length > 0 ? "stored+pending" : "stored" };
+        }
       } catch {
         // unreadable: rebuilt below
       }
@@ -111,7 +167,8 @@ export class RoutingSnapshots {
     if (names.length === 0) return;
     const pending = new Set(this.#pendingTools());
     for (const name of names) pending.add(name);
-    if (pending.size <= MAX_PENDING_TOOLS) this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), "");
+    if (pending.size <= MAX_PENDING_TOOLS)
+      this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), this.#namesVersion());
     else if (index !== undefined) this.saveIndex(index);
     // Not loaded: rebuilding once at the next load beats growing the list.
     else this.dropIndex();
@@ -119,6 +176,7 @@ export class RoutingSnapshots {
 
   dropIndex(): void {
     this.#blobs.delete(INDEX_BLOB);
+    this.#blobs.delete(INDEX_COUNTS_BLOB);
     this.#blobs.delete(PENDING_BLOB);
   }
 
@@ -129,8 +187,33 @@ export class RoutingSnapshots {
    * for other tools.
    */
   saveIndex(index: ToolIndex): void {
-    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, index.toBytes(), "");
+    const { search, counts } = index.toParts();
+    const version = this.#namesVersion();
+    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, search, version);
+    // A token of their own: an index loaded before a later save never reads the counts saved then.
+    this.#blobs.write(INDEX_COUNTS_BLOB, INDEX_FORMAT, counts, crypto.randomUUID());
     this.#blobs.delete(PENDING_BLOB);
+  }
+
+  /**
+   * Reads the stored index's raw term counts when first asked, whole or a term's byte ranges,
+   * refusing counts saved since the index was loaded (`token` is theirs at load).
+   */
+  #countsOf(token: string): CountsReader {
+    const checked = (stored: StoredBlob | undefined): Uint8Array => {
+      if (stored === undefined || stored.stamp !== token) throw new Error("the stored index's term counts are missing or of another index");
+      return stored.bytes;
+    };
+    return {
+      all: () => {
+        this.#countReads += 1;
+        return checked(this.#blobs.read(INDEX_COUNTS_BLOB, INDEX_FORMAT));
+      },
+      range: (start, length) => {
+        this.#countRangeReads += 1;
+        return checked(this.#blobs.readRange(INDEX_COUNTS_BLOB, INDEX_FORMAT, start, length));
+      },
+    };
   }
 
   #pendingTools(): string[] {
@@ -138,23 +221,35 @@ export class RoutingSnapshots {
     return stored === undefined ? [] : (JSON.parse(new TextDecoder().decode(stored.bytes)) as string[]);
   }
 
+  /** A value checked name by name holds the current tools: stamped with the current version, so the next load trusts it. */
+  #restamp(name: string, stamped: string): void {
+    const version = this.#namesVersion();
+    if (name === GRAPH_BLOB) {
+      const [lastRow] = stamped.split("/");
+      if (stamped !== `${lastRow}/${version}`) this.#blobs.setStamp(name, `${lastRow}/${version}`);
+    } else if (stamped !== version) this.#blobs.setStamp(name, version);
+  }
+
   /**
    * The graph from stored edges plus trajectories imported since; undefined when nothing usable
-   * is stored (another format, or other tools than `names`).
+   * is stored (another format, or other tools than `names`, read only when the stored version is
+   * not current). The stamp is "last trajectory row counted/tool-names version".
    */
-  loadGraph(names: ReadonlySet<string>, settings: GraphSettings | undefined): LoadedGraph | undefined {
+  loadGraph(names: () => ReadonlySet<string>, settings: GraphSettings | undefined): LoadedGraph | undefined {
     const stored = this.#blobs.read(GRAPH_BLOB, GRAPH_CODEC_FORMAT);
     if (stored === undefined) return undefined;
+    const [lastRow = "", version = ""] = stored.stamp.split("/");
     const graph = decodeGraph(stored.bytes, settings);
-    if (graph === undefined || !sameNames(graph.tools.keys(), names)) return undefined;
-    const recent = this.#trajectories.after(Number(stored.stamp));
+    if (graph === undefined || !this.#holdsCurrentNames(version, () => graph.tools.keys(), names)) return undefined;
+    this.#restamp(GRAPH_BLOB, stored.stamp);
+    const recent = this.#trajectories.after(Number(lastRow));
     addTrajectories(graph, recent, { unknownTools: "skip", maxLength: Number.MAX_SAFE_INTEGER });
     return { graph, complete: false, pendingTrajectories: recent.length };
   }
 
   /** Stores the graph's edges as counting every trajectory row there is now. */
   saveGraph(graph: ToolGraph): void {
-    this.#blobs.write(GRAPH_BLOB, GRAPH_CODEC_FORMAT, encodeGraph(graph), String(this.#trajectories.lastRow()));
+    this.#blobs.write(GRAPH_BLOB, GRAPH_CODEC_FORMAT, encodeGraph(graph), `${this.#trajectories.lastRow()}/${this.#namesVersion()}`);
   }
 
   /** Attaches the stored trajectories to a graph loaded from edges, so it can change. */
@@ -219,6 +314,7 @@ export class RoutingSnapshots {
   /** Test hook: marks the stored values as written by an older format, as after an upgrade. */
   ageFormats(): void {
     this.#blobs.setFormat(INDEX_BLOB, "older-format/0");
+    this.#blobs.setFormat(INDEX_COUNTS_BLOB, "older-format/0");
     this.#blobs.setFormat(GRAPH_BLOB, "older-format/0");
     this.#blobs.setFormat(DATA_FLOW_BLOB, "older-format/0");
     this.#blobs.setFormat(FLOW_SAMPLES_BLOB, "older-format/0");

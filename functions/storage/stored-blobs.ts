@@ -44,6 +44,34 @@ export class StoredBlobs {
     return offset === meta.bytes ? { bytes, stamp: meta.stamp } : undefined;
   }
 
+  /**
+   * `length` bytes of the value under `name` in `format` from byte `start`, read by SQLite out of
+   * the chunks that hold them (the rest is not read); undefined when absent, of another format or
+   * not that long.
+   */
+  readRange(name: string, format: string, start: number, length: number): StoredBlob | undefined {
+    const meta = oneRow<{ format: string; bytes: number; stamp: string }>(this.#sql, "SELECT format, bytes, stamp FROM stored_blobs WHERE name = ?", name);
+    if (meta === undefined || meta.format !== format || start < 0 || length < 0 || start + length > meta.bytes) return undefined;
+    const bytes = new Uint8Array(length);
+    for (let at = start; at < start + length; ) {
+      const seq = Math.floor(at / CHUNK_BYTES);
+      const within = at - seq * CHUNK_BYTES;
+      const take = Math.min(CHUNK_BYTES - within, start + length - at);
+      const row = oneRow<{ part: ArrayBuffer }>(
+        this.#sql,
+        "SELECT substr(data, ?, ?) AS part FROM stored_blob_chunks WHERE name = ? AND seq = ?",
+        within + 1,
+        take,
+        name,
+        seq,
+      );
+      if (row === undefined || row.part.byteLength !== take) return undefined;
+      bytes.set(new Uint8Array(row.part), at - start);
+      at += take;
+    }
+    return { bytes, stamp: meta.stamp };
+  }
+
   /** The stamp of the value under `name` in `format`, without reading its bytes; undefined when absent or of another format. */
   stamp(name: string, format: string): string | undefined {
     const meta = oneRow<{ format: string; stamp: string }>(this.#sql, "SELECT format, stamp FROM stored_blobs WHERE name = ?", name);
@@ -60,6 +88,11 @@ export class StoredBlobs {
       chunks += 1;
     }
     run(this.#sql, "INSERT INTO stored_blobs (name, format, chunks, bytes, stamp) VALUES (?, ?, ?, ?, ?)", name, format, chunks, bytes.byteLength, stamp);
+  }
+
+  /** Replaces the stamp of the value under `name`, its bytes kept (what it was built from is found to be current). */
+  setStamp(name: string, stamp: string): void {
+    run(this.#sql, "UPDATE stored_blobs SET stamp = ? WHERE name = ?", stamp, name);
   }
 
   /** Relabels a stored value's format (tests: a value written by an older release). */

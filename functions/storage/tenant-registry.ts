@@ -228,6 +228,11 @@ export class TenantRegistry {
     return allRows<{ name: string }>(this.#sql, "SELECT name FROM tenant_tools ORDER BY name").map((row) => row.name);
   }
 
+  /** How many tools are registered, without reading their names. */
+  toolCount(): number {
+    return oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM tenant_tools")?.n ?? 0;
+  }
+
   /** One tool's definition, parsed (routing parses only the tools it shows). */
   definitionOf(name: string): ToolDefinition | undefined {
     const row = oneRow<{ definition: string }>(this.#sql, "SELECT definition FROM tenant_tools WHERE name = ?", name);

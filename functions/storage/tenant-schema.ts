@@ -126,4 +126,11 @@ export const TENANT_MIGRATIONS = [
   // Tools by server URL (registry-tool-reads.ts apiSiblingsOf): a route reads the same-API siblings
   // of the tools it ranks, not every tool's server (which parsed every definition on a cold route).
   `CREATE INDEX IF NOT EXISTS tenant_tools_server ON tenant_tools (json_extract(definition, '$.serverUrl'), name);`,
+  // A count of the changes to the set of tool names, bumped by SQLite itself in the transaction of
+  // every insert or delete of a tool row, whoever writes it: stored routing values carry the count
+  // they were made at (routing-snapshots.ts), so a load trusts them without reading every name.
+  `CREATE TABLE IF NOT EXISTS tool_names_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+   INSERT OR IGNORE INTO tool_names_version (id, version) VALUES (1, 0);
+   CREATE TRIGGER IF NOT EXISTS tool_names_added AFTER INSERT ON tenant_tools BEGIN UPDATE tool_names_version SET version = version + 1; END;
+   CREATE TRIGGER IF NOT EXISTS tool_names_removed AFTER DELETE ON tenant_tools BEGIN UPDATE tool_names_version SET version = version + 1; END;`,
 ] as const;

@@ -57,6 +57,9 @@ export const DEFAULT_MIN_SIMILARITY = 0.35;
 export const LATER_STEP_MIN_SIMILARITY = 0.65;
 /** How many tasks' nearest tasks are remembered (TaskMemory.nearest). */
 const NEAREST_MEMO_SIZE = 64;
+/** A scan's bound is compared with this much room: sums in another order round differently, by far less. */
+const REACH_SLACK = 1e-9;
+const NO_IDS: ReadonlySet<string> = new Set();
 
 /** The same for the first step (votes for the tools similar tasks started with); chosen on half a, as above. */
 export const FIRST_STEP_MIN_SIMILARITY = DEFAULT_MIN_SIMILARITY;
@@ -98,6 +101,10 @@ export class TaskMemory {
   #version = 0;
   /** Lookups that scanned the memory (not answered from the memo); a test seam. */
   protected scans = 0;
+  /** Postings the scans read; a test seam (pruning shows here). */
+  protected visited = 0;
+  /** Whether a scan reads every task that shares a word (the pruned scan's reference); a test seam. */
+  protected readonly exhaustive: boolean = false;
 
   /** A memory holding `tasks` (a later task with an id seen before replaces it). */
   static build(tasks: Iterable<RememberedTask>): TaskMemory {
@@ -175,25 +182,59 @@ export class TaskMemory {
 
   #scan(task: string, neighbours: number, minSimilarity: number): NearTask[] {
     this.scans += 1;
-    const terms = taskTerms(task);
+    const terms = [...taskTerms(task)];
     const queryNorm = this.#norm(terms);
     if (queryNorm === 0) return [];
-    const shared = new Map<string, number>();
-    for (const term of terms) {
-      const weight = this.#idf(term) ** 2;
-      for (const id of this.#postings.get(term) ?? []) shared.set(id, (shared.get(id) ?? 0) + weight);
-    }
     const near: NearTask[] = [];
-    for (const [id, dot] of shared) {
+    for (const id of this.#reachable(terms, queryNorm, minSimilarity)) {
       const entry = this.#entries.get(id);
       if (entry === undefined) continue;
       let norm = this.#normCache.get(id);
       if (norm === undefined) this.#normCache.set(id, (norm = this.#norm(entry.terms)));
-      const similarity = dot / (queryNorm * norm);
+      const similarity = this.#sharedWeight(terms, id) / (queryNorm * norm);
       if (similarity >= minSimilarity) near.push({ id, similarity, tools: entry.tools });
     }
     near.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return near.slice(0, Math.max(0, neighbours));
+  }
+
+  /** Σ idf² of the terms `id` shares with the query, added in the query's order (the cosine's numerator). */
+  #sharedWeight(terms: readonly string[], id: string): number {
+    let dot = 0;
+    for (const term of terms) if (this.#postings.get(term)?.has(id)) dot += this.#idf(term) ** 2;
+    return dot;
+  }
+
+  /**
+   * The remembered tasks that can be `minSimilarity` similar to the query. A task's norm is at
+   * least √(what it shares), so its cosine is at most √shared / queryNorm: it needs shared ≥
+   * (minSimilarity · queryNorm)². Terms are read rarest first (MaxScore, as in
+   * retrieval/max-score.ts); once the unread terms together weigh less than that, a task not met
+   * yet cannot qualify, and the unread (common) terms are only looked up for the tasks met.
+   */
+  #reachable(terms: readonly string[], queryNorm: number, minSimilarity: number): Iterable<string> {
+    const needed = this.exhaustive || minSimilarity <= 0 ? 0 : (minSimilarity * queryNorm) ** 2 * (1 - REACH_SLACK);
+    const order = terms.filter((term) => this.#postings.has(term)).sort((a, b) => this.#idf(b) - this.#idf(a));
+    // unread[j]: Σ idf² of the terms from order[j] on.
+    const unread = new Array<number>(order.length + 1).fill(0);
+    for (let j = order.length - 1; j >= 0; j -= 1) unread[j] = (unread[j + 1] ?? 0) + this.#idf(order[j] ?? "") ** 2;
+    const shared = new Map<string, number>();
+    let read = 0;
+    for (; read < order.length && (unread[read] ?? 0) >= needed; read += 1) {
+      const weight = this.#idf(order[read] ?? "") ** 2;
+      const ids = this.#postings.get(order[read] ?? "") ?? NO_IDS;
+      for (const id of ids) shared.set(id, (shared.get(id) ?? 0) + weight);
+      this.visited += ids.size;
+    }
+    for (; read < order.length; read += 1) {
+      const left = unread[read] ?? 0;
+      for (const [id, sum] of shared) if (sum + left < needed) shared.delete(id);
+      const weight = this.#idf(order[read] ?? "") ** 2;
+      const ids = this.#postings.get(order[read] ?? "") ?? NO_IDS;
+      this.visited += shared.size;
+      for (const [id, sum] of shared) if (ids.has(id)) shared.set(id, sum + weight);
+    }
+    return [...shared].filter(([, sum]) => sum >= needed).map(([id]) => id);
   }
 
   /** Tools voted for by the nearest earlier tasks, most votes first; empty for an unfamiliar task. */

@@ -92,6 +92,17 @@ export class EvictableTenantObject extends TenantObject {
     return this.#stores.routing.loadedParts();
   }
 
+  /** Whether the routing state read every tool's name, how many stored values a load checked name by name, and how often the index's raw term counts were read. */
+  routingColdReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number } {
+    return this.#stores.routing.coldReads();
+  }
+
+  /** Deletes a tool's row straight in SQLite, as a write path that forgot to tell routing would (no event, no stamp rewritten). */
+  deleteToolRowUnnoticed(name: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM tool_starts WHERE name = ?", name);
+    this.ctx.storage.sql.exec("DELETE FROM tenant_tools WHERE name = ?", name);
+  }
+
   /** Task rankings the routing store computed since the object started, not found in its memo (its protected count). */
   routingRelevanceSearches(): number {
     return (this.#stores.routing as unknown as { relevanceSearches: number }).relevanceSearches;

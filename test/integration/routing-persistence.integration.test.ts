@@ -19,6 +19,8 @@ interface TenantStub {
   routingLoadReport(): Promise<LoadReport>;
   holdRoutingPreparation(held: boolean): Promise<void>;
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
+  routingColdReads(): Promise<{ namesRead: boolean; nameChecks: number; countReads: number; countRanges: number }>;
+  deleteToolRowUnnoticed(name: string): Promise<void>;
 }
 
 let service: TestService;
@@ -188,6 +190,8 @@ describe("stored routing state", () => {
     const report = await stub.routingLoadReport();
     expect(report.index).toBe("stored+pending");
     expect(report.graph).toBe("stored");
+    // The changes rewrote the stored values' tool-names version: nothing was checked name by name.
+    expect(await stub.routingColdReads()).toMatchObject({ namesRead: false, nameChecks: 0 });
     const loaded = await answers(tenant.key, previous);
     await stub.simulateEviction({ olderFormats: true });
     // Past the preparation's delay: unheld, the alarm could have stored a fresh index by now.
@@ -196,6 +200,85 @@ describe("stored routing state", () => {
     const rebuilt = await answers(tenant.key, previous);
     expect(loaded).toEqual(rebuilt);
     expect(live).toEqual(rebuilt);
+  });
+
+  it("reads no tool's name on a cold first step: the stored index and graph carry the tool-names version they were made at", async () => {
+    const tenant = await setUp("names-co");
+    const stub = await stubOf(tenant.id);
+    const previous = tenant.names[3] ?? "";
+    const before = await answers(tenant.key, previous); // loads (and stores) the state
+    await stub.simulateEviction();
+    const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[1], k: 5 } });
+    expect(first.status).toBe(200);
+    expect(await stub.routingLoadReport()).toMatchObject({ index: "stored", graph: "stored" });
+    expect(await stub.routingColdReads()).toEqual({ namesRead: false, nameChecks: 0, countReads: 0, countRanges: 0 });
+    expect(await answers(tenant.key, previous)).toEqual(before);
+  });
+
+  it("reads after an eviction a repeated word's raw term counts alone, all of them only for a change, and answers as a rebuild", async () => {
+    const tenant = await setUp("counts-co");
+    const stub = await stubOf(tenant.id);
+    // A task that repeats a word: its weight is computed from the raw counts, as MiniSearch does.
+    const tasks = ["Who directed the movie Inception?", "movie reviews: the reviews critics wrote of a movie"];
+    const firstSteps = async () => {
+      const out: unknown[] = [];
+      for (const task of tasks) {
+        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 8 } });
+        expect(res.status).toBe(200);
+        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
+      }
+      return out;
+    };
+    const before = await firstSteps(); // loads (and stores) the state
+    await stub.simulateEviction();
+    const after = await firstSteps();
+    expect(after).toEqual(before);
+    const repeated = await stub.routingColdReads();
+    expect(repeated.countReads).toBe(0);
+    expect(repeated.countRanges).toBeGreaterThan(0);
+    await stub.simulateEviction();
+    const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: tasks[0], k: 8 } });
+    expect(first.status).toBe(200);
+    expect((await stub.routingColdReads()).countReads).toBe(0);
+    // A change merged into the loaded index needs them: read once, and what is stored again answers as a rebuild.
+    const added = await service.json("POST", "/v1/tools/import", {
+      key: tenant.key,
+      body: {
+        format: "list",
+        source: "more",
+        tools: [{ name: "filmCritics", method: "GET", url: "https://api.example.com/critics", description: "Movie reviews by film critics" }],
+      },
+    });
+    expect(added.status).toBe(200);
+    const changed = await firstSteps();
+    expect((await stub.routingColdReads()).countReads).toBe(1);
+    expect(JSON.stringify(changed)).toContain("filmCritics");
+    await stub.simulateEviction();
+    expect(await firstSteps()).toEqual(changed);
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await firstSteps()).toEqual(changed);
+    expect((await stub.routingLoadReport()).index).toBe("rebuilt");
+  });
+
+  it("sees a tool row written behind routing's back after the next eviction: a stale tool-names version is never trusted", async () => {
+    const tenant = await setUp("unnoticed-co");
+    const stub = await stubOf(tenant.id);
+    const top = async () => {
+      const res = await service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[0], k: 10 } });
+      expect(res.status).toBe(200);
+      return res.body.candidates.map((c) => c.name);
+    };
+    const [best] = await top(); // loads (and stores) the state
+    expect(best).toBeDefined();
+    await stub.deleteToolRowUnnoticed(best ?? "");
+    await stub.simulateEviction();
+    expect(await top()).not.toContain(best);
+    // The stored values' version was not current: both were checked name by name, found stale and rebuilt.
+    expect(await stub.routingLoadReport()).toMatchObject({ index: "rebuilt", graph: "rebuilt" });
+    expect((await stub.routingColdReads()).nameChecks).toBe(2);
+    const rebuilt = await answers(tenant.key, tenant.names.find((name) => name !== best) ?? "");
+    await stub.simulateEviction({ olderFormats: true });
+    expect(await answers(tenant.key, tenant.names.find((name) => name !== best) ?? "")).toEqual(rebuilt);
   });
 
   it("never ranks by a stored document older than the tool: a changed tool's new text counts after an eviction", async () => {

@@ -36,6 +36,11 @@ function corpus(size: number, seed: number): ToolDoc[] {
   });
 }
 
+/** A reader of stored counts held in memory. */
+function whole(counts: Uint8Array): { all: () => Uint8Array; range: (start: number, length: number) => Uint8Array } {
+  return { all: () => counts, range: (start, length) => counts.slice(start, start + length) };
+}
+
 function queries(count: number, seed: number): string[] {
   const random = seeded(seed);
   return Array.from({ length: count }, () =>
@@ -82,8 +87,52 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     for (const query of queries(60, 9)) expect(again.search(query, 10)).toEqual(index.search(query, 10));
   });
 
+  it("loads from two parts to identical results, reading a repeated term's raw counts alone, and all of them for a change or partial matching", () => {
+    const index = ToolIndex.build(docs);
+    const { search, counts } = index.toParts();
+    let reads = 0;
+    let ranges = 0;
+    const load = () =>
+      ToolIndex.fromParts(search, {
+        all: () => {
+          reads += 1;
+          return counts;
+        },
+        range: (start, length) => {
+          ranges += 1;
+          return counts.slice(start, start + length);
+        },
+      });
+    const distinct = queries(60, 3).filter((query) => new Set(queryTerms(query)).size === queryTerms(query).length);
+    const loaded = load();
+    for (const query of distinct) expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+    expect([reads, ranges]).toEqual([0, 0]);
+    for (const word of ["weather", "movie", "flight", "flightairport"]) {
+      const repeated = `${word} news ${word} report ${word}`;
+      expect(loaded.search(repeated, 10)).toEqual(index.search(repeated, 10));
+      expect(loaded.searchMatching(repeated, 10)).toEqual(index.searchMatching(repeated, 10));
+    }
+    expect(reads).toBe(0);
+    expect(ranges).toBeGreaterThan(0);
+    expect(loaded.search("weather weather", 10)).toEqual(ToolIndex.fromBytes(index.toBytes()).search("weather weather", 10));
+    // The whole counts once they are needed: a change, partial matching.
+    reads = 0;
+    const changed = load();
+    for (const target of [index, changed]) target.add({ ...(docs[6] as ToolDoc), name: "brandNewTool", description: "flight airport booking" });
+    for (const query of distinct) expect(changed.search(query, 10)).toEqual(index.search(query, 10));
+    expect(reads).toBe(1);
+    expect(load().looseSearch("weathr", 5)).toEqual(ToolIndex.build(docs).looseSearch("weathr", 5));
+    expect(reads).toBe(2);
+    // Stored again after the change, in parts or whole, it answers the same.
+    const again = changed.toParts();
+    const reloaded = ToolIndex.fromParts(again.search, whole(again.counts));
+    for (const query of queries(60, 9)) expect(reloaded.search(query, 10)).toEqual(index.search(query, 10));
+    expect(ToolIndex.fromBytes(reloaded.toBytes()).search("weather weather", 10)).toEqual(index.search("weather weather", 10));
+  });
+
   it("finds a word a search has already looked up once a tool adds it to the index (the per-index word memo is not stale)", () => {
-    for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes())]) {
+    const parts = ToolIndex.build(docs).toParts();
+    for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes()), ToolIndex.fromParts(parts.search, whole(parts.counts))]) {
       // Unknown words, a compound of two of them, and known words beside them: all remembered by the first search.
       const query = "quokka telemetry weather quokkatelemetry";
       const before = index.search(query, 5);
@@ -106,7 +155,7 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
-      format: "atc-impact-index/6",
+      format: "atc-impact-index/7",
       fields: [
         "name",
         "operation",

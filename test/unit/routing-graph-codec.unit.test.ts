@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addTools, addTrajectories, createGraph, exportGraph, learnedSuccessors, removeTool, successors, START } from "../../functions/toolnet/graph";
-import { attachTrajectories, decodeGraph, encodeGraph } from "../../functions/toolnet/graph/graph-codec";
+import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../../functions/toolnet/graph/graph-codec";
 
 const TOOLS = ["search", "details", "credits", "reviews", "similar"];
 const TRAJECTORIES = [
@@ -39,7 +39,7 @@ describe("graph codec", () => {
 
   it("refuses bytes of another format", () => {
     const bytes = encodeGraph(built());
-    const text = new TextDecoder().decode(bytes).replace("atc-graph-edges/1", "atc-graph-edges/0");
+    const text = new TextDecoder().decode(bytes).replace(GRAPH_CODEC_FORMAT, "atc-graph-edges/0");
     expect(decodeGraph(new TextEncoder().encode(text))).toBeUndefined();
     expect(decodeGraph(new Uint8Array(3))).toBeUndefined();
   });

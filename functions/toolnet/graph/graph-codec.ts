@@ -10,28 +10,34 @@ import type { Trajectory } from "./trajectory";
  * them exactly as before. Scores and settings are stored as rows elsewhere; the trajectories
  * themselves are attached later, only when a change needs them (attachTrajectories).
  *
- * Layout: a JSON header { format, tools }, then Int32 words: for start and then each tool, the
- * number of out-edges followed by (target, count) pairs; target 0 is end, i + 1 is tools[i].
+ * Layout: a JSON header { format, tools }, then Int32 words: first where each node's record
+ * starts (start, then each tool; word offsets after this table), then the records: a node's
+ * number of out-edges, its out-total, and (target, count) pairs; target 0 is end, i + 1 is
+ * tools[i]. The table and the stored totals let a load walk the nodes, not the ≈ 130,000 edges
+ * of 10,000 tools: a node's out-edges are read when a route first asks for them.
  */
 
-export const GRAPH_CODEC_FORMAT = "atc-graph-edges/1";
+export const GRAPH_CODEC_FORMAT = "atc-graph-edges/2";
 
 export function encodeGraph(graph: ToolGraph): Uint8Array {
   const tools = [...graph.tools.keys()];
   const position = new Map(tools.map((name, i) => [name, i + 1]));
-  const words: number[] = [];
-  for (const node of [graph.start, ...graph.tools.values()]) {
-    words.push(node.out.size);
-    for (const [to, edge] of node.out) {
-      words.push(to === END ? 0 : (position.get(to) ?? -1), edge.count);
-    }
+  const nodes = [graph.start, ...graph.tools.values()];
+  const starts: number[] = [];
+  const records: number[] = [];
+  for (const node of nodes) {
+    starts.push(records.length);
+    records.push(node.out.size, node.outTotal);
+    for (const [to, edge] of node.out) records.push(to === END ? 0 : (position.get(to) ?? -1), edge.count);
   }
   const header = new TextEncoder().encode(JSON.stringify({ format: GRAPH_CODEC_FORMAT, tools }));
   const offset = Math.ceil((4 + header.length) / 4) * 4;
-  const bytes = new Uint8Array(offset + words.length * 4);
+  const bytes = new Uint8Array(offset + (starts.length + records.length) * 4);
   new DataView(bytes.buffer).setUint32(0, header.length, true);
   bytes.set(header, 4);
-  new Int32Array(bytes.buffer, offset, words.length).set(words);
+  const words = new Int32Array(bytes.buffer, offset, starts.length + records.length);
+  words.set(starts);
+  words.set(records, starts.length);
   return bytes;
 }
 
@@ -49,55 +55,74 @@ export function decodeGraph(input: Uint8Array, settings: Partial<GraphSettings> 
   if (header.format !== GRAPH_CODEC_FORMAT || !Array.isArray(header.tools)) return undefined;
   const tools = header.tools as string[];
   const offset = Math.ceil((4 + headerLength) / 4) * 4;
-  const words = new Int32Array(bytes.buffer, bytes.byteOffset + offset, (bytes.byteLength - offset) >> 2);
+  const all = new Int32Array(bytes.buffer, bytes.byteOffset + offset, (bytes.byteLength - offset) >> 2);
+  const starts = all.subarray(0, tools.length + 1);
+  const records = all.subarray(tools.length + 1);
+  if (starts.length !== tools.length + 1 || !wellFormed(starts, records)) return undefined;
   const empty = createGraph(settings);
   const nodes: GraphNode[] = [empty.end];
-  // Where each source's edges start in `words` (start first, then each tool). Out maps are built
-  // on first use, so a load allocates one object per tool instead of one per edge (≈ 130,000 at
-  // 10,000 tools); a route touches the out-edges of one node.
-  const starts: number[] = [];
-  let at = 0;
-  for (let source = 0; source <= tools.length; source += 1) {
-    const size = words[at];
-    if (size === undefined || size < 0 || at + 1 + 2 * size > words.length) return undefined;
-    for (let i = 0; i < size; i += 1) {
-      const target = words[at + 1 + 2 * i] ?? -1;
-      if (target < 0 || target > tools.length) return undefined;
-    }
-    starts.push(at);
-    at += 1 + 2 * size;
-  }
-  if (at !== words.length) return undefined;
-  const graph: ToolGraph = { ...empty, start: lazyNode(empty.start.id, words, starts[0] ?? 0, nodes) };
+  const edges: EdgeRecords = { records, nodes, toolCount: tools.length };
+  const graph: ToolGraph = { ...empty, start: new StoredNode(empty.start.id, edges, starts[0] ?? 0) };
   for (const [i, name] of tools.entries()) {
-    const node = lazyNode(name, words, starts[i + 1] ?? 0, nodes);
+    const node = new StoredNode(name, edges, starts[i + 1] ?? 0);
     graph.tools.set(name, node);
     nodes.push(node);
   }
   return graph;
 }
 
-/** A node whose out-edges are read from `words` at `at` when first asked for. */
-function lazyNode(id: string, words: Int32Array, at: number, nodes: readonly GraphNode[]): GraphNode {
-  const size = words[at] ?? 0;
-  let outTotal = 0;
-  for (let i = 0; i < size; i += 1) outTotal += words[at + 2 + 2 * i] ?? 0;
-  let out: Map<string, Edge> | undefined;
-  return {
-    id,
-    score: 0,
-    outTotal,
-    get out(): Map<string, Edge> {
-      if (out === undefined) {
-        out = new Map();
-        for (let i = 0; i < size; i += 1) {
-          const target = nodes[words[at + 1 + 2 * i] ?? -1];
-          if (target !== undefined) out.set(target.id, { target, count: words[at + 2 + 2 * i] ?? 0 });
-        }
-      }
-      return out;
-    },
-  };
+/** Every record starts where the previous one ends and the last ends with the words: a truncated or damaged value is refused. */
+function wellFormed(starts: Int32Array, records: Int32Array): boolean {
+  let at = 0;
+  for (const start of starts) {
+    const size = records[at] ?? -1;
+    if (start !== at || size < 0 || at + 2 + 2 * size > records.length) return false;
+    at += 2 + 2 * size;
+  }
+  return at === records.length;
+}
+
+/** What a stored node reads its out-edges from: the records, and the nodes by target (0 end, i + 1 the i-th tool). */
+interface EdgeRecords {
+  records: Int32Array;
+  nodes: readonly GraphNode[];
+  toolCount: number;
+}
+
+/**
+ * A node whose out-edges are read from the records when first asked for: one object per tool
+ * at load, none per edge (a route reads the out-edges of the few nodes it touches). A class, so
+ * every node shares one shape.
+ */
+class StoredNode implements GraphNode {
+  readonly id: string;
+  score = 0;
+  outTotal: number;
+  readonly #edges: EdgeRecords;
+  readonly #at: number;
+  #out: Map<string, Edge> | undefined;
+
+  constructor(id: string, edges: EdgeRecords, at: number) {
+    this.id = id;
+    this.#edges = edges;
+    this.#at = at;
+    this.outTotal = edges.records[at + 1] ?? 0;
+  }
+
+  get out(): Map<string, Edge> {
+    if (this.#out !== undefined) return this.#out;
+    const { records, nodes, toolCount } = this.#edges;
+    const at = this.#at;
+    const size = records[at] ?? 0;
+    const out = new Map<string, Edge>();
+    for (let i = 0; i < size; i += 1) {
+      const index = records[at + 2 + 2 * i] ?? -1;
+      const target = index >= 0 && index <= toolCount ? nodes[index] : undefined;
+      if (target !== undefined) out.set(target.id, { target, count: records[at + 3 + 2 * i] ?? 0 });
+    }
+    this.#out = out;
+    return out;
+  }
 }
 
 /**

@@ -5,7 +5,18 @@ import { loadEngine, type RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
 import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
 import { mergePending, withImpacts, type Pending } from "./impact-rebuild";
-import { candidateImpacts, queryTermsOf, rankBest, searchScratch, type QueryTerms, type SearchedIndex, type SearchScratch } from "./impact-search";
+import {
+  candidateImpacts,
+  queryTermsOf,
+  rankBest,
+  searchScratch,
+  type QueryTerms,
+  type SearchedIndex,
+  type SearchScratch,
+  type TermCounts,
+} from "./impact-search";
+import { type CountsReader, termCountsReader } from "./stored-counts";
+import { termIdIn, termSlots } from "./term-slots";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
 /**
@@ -33,7 +44,13 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts, this file, impact-rebuild.ts or impact-layout.ts changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/6";
+export const INDEX_FORMAT = "atc-impact-index/7";
+
+/** The raw term counts stored apart from what a search reads (toParts). */
+const COUNTS_FORMAT = `${INDEX_FORMAT}:counts`;
+
+/** The arrays of the raw term counts: a search reads them only to weigh a repeated query term. */
+type Counts = Pick<Arrays, "rawOffsets" | "rawDocs" | "rawTfs">;
 
 /** Fingerprint of what impacts depend on (field boosts and BM25 parameters). */
 function scoringKey(tuning: RankingTuning): string {
@@ -45,9 +62,13 @@ export class ImpactIndex {
   readonly #scoring: string;
   /** Tool name by id; undefined for a tool removed since the last merge. */
   #names: (string | undefined)[];
-  #ids: Map<string, number>;
+  /** Tool id by name: made on first use (a loaded index's search needs names by id only). */
+  #idMap: Map<string, number> | undefined;
   #terms: string[];
-  #termIds: Map<string, number>;
+  /** Term id by term: made on first change (a loaded index looks terms up in its stored table until then). */
+  #termMap: Map<string, number> | undefined;
+  /** The stored term table (term-slots.ts) of a loaded index, while no term was added. */
+  #storedSlots: Int32Array | undefined;
   #count: number;
   #arrays: Arrays;
   /** Field lengths of tools added since the last merge (the merged ones are in #arrays). */
@@ -59,19 +80,23 @@ export class ImpactIndex {
   #version = 0;
   #impactsStale: boolean;
   #loose: MiniSearch<ToolDoc> | undefined;
+  /** Reads the raw term counts stored apart (fromParts), until they are needed; undefined once read or when held. */
+  #unreadCounts: (() => Counts) | undefined;
+  /** Reads one term's raw counts from storage while they are unread (a repeated query word needs its own only). */
+  #termCounts: ((term: number) => TermCounts) | undefined;
   /** Per-tool arrays reused by every search (the accumulators all zero between searches). */
   #scratchArrays: SearchScratch | undefined;
   /** Term ids of the words tasks use (cleared when a term is added). */
-  readonly #queryTermIds = new QueryTermIds((term) => this.#termIds.get(term) ?? -1);
+  readonly #queryTermIds = new QueryTermIds((term) => this.#termIdOf(term));
 
-  private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays) {
+  private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays, termSlots?: Int32Array) {
     this.#tuning = tuning;
     this.#scoring = scoringKey(tuning);
     this.#names = header?.names.map((name) => name ?? undefined) ?? [];
-    this.#ids = new Map();
-    this.#names.forEach((name, id) => name !== undefined && this.#ids.set(name, id));
+    this.#idMap = undefined;
     this.#terms = header?.terms ?? [];
-    this.#termIds = new Map(this.#terms.map((term, id) => [term, id]));
+    this.#storedSlots = termSlots;
+    this.#termMap = undefined;
     this.#count = header?.count ?? 0;
     // The averages change in place with every add and remove: never write into the loaded buffer.
     this.#arrays = arrays === undefined ? emptyArrays() : { ...arrays, avgFieldLength: arrays.avgFieldLength.slice() };
@@ -160,6 +185,15 @@ export class ImpactIndex {
     return true;
   }
 
+  get #ids(): Map<string, number> {
+    if (this.#idMap === undefined) {
+      const ids = new Map<string, number>();
+      this.#names.forEach((name, id) => name !== undefined && ids.set(name, id));
+      this.#idMap = ids;
+    }
+    return this.#idMap;
+  }
+
   #lengthsOf(id: number): ArrayLike<number> {
     const pending = this.#pendingLengths.get(id);
     if (pending !== undefined) return pending;
@@ -167,14 +201,30 @@ export class ImpactIndex {
   }
 
   #termId(term: string): number {
-    let id = this.#termIds.get(term);
+    const ids = this.#termIds;
+    let id = ids.get(term);
     if (id === undefined) {
       id = this.#terms.length;
       this.#terms.push(term);
-      this.#termIds.set(term, id);
+      ids.set(term, id);
       this.#queryTermIds.clear();
     }
     return id;
+  }
+
+  /** Term ids by term, made on first use; the stored table is dropped then (terms added later are not in it). */
+  get #termIds(): Map<string, number> {
+    if (this.#termMap === undefined) {
+      this.#termMap = new Map(this.#terms.map((term, id) => [term, id]));
+      this.#storedSlots = undefined;
+    }
+    return this.#termMap;
+  }
+
+  /** A term's id, -1 when the index does not have it. */
+  #termIdOf(term: string): number {
+    if (this.#termMap === undefined && this.#storedSlots !== undefined) return termIdIn(this.#storedSlots, this.#terms, term);
+    return this.#termIds.get(term) ?? -1;
   }
 
   #changed(): void {
@@ -219,7 +269,7 @@ export class ImpactIndex {
     const query = this.#queryTerms(text);
     if (query.unique.length === 0) return undefined;
     this.#scratchArrays = searchScratch(this.#scratchArrays, this.#names.length);
-    return rankBest(this.#searched(), query, this.#scratchArrays, limit);
+    return rankBest(this.#searchedFor(query), query, this.#scratchArrays, limit);
   }
 
   /**
@@ -233,7 +283,7 @@ export class ImpactIndex {
     const m = query.unique.length;
     const ids = names.map((name) => this.#ids.get(name) ?? -1);
     const present = [...new Set(ids.filter((id) => id >= 0))].sort((a, b) => a - b);
-    const values = candidateImpacts(this.#searched(), query, present);
+    const values = candidateImpacts(this.#searchedFor(query), query, present);
     const rowOf = new Map(present.map((id, row) => [id, row]));
     return ids.map((id) => {
       const row = rowOf.get(id);
@@ -246,13 +296,30 @@ export class ImpactIndex {
     return queryTermsOf(this.#queryTermIds.of(text), this.#arrays);
   }
 
-  /** What a search reads: the merged arrays and impacts (after #prepare). */
-  #searched(): SearchedIndex {
-    return { arrays: this.#arrays, tuning: this.#tuning, names: this.#names, count: this.#count };
+  /**
+   * What a search for `query` reads: the merged arrays and impacts (after #prepare), and when the
+   * query repeats a term (its weight is computed from its raw counts, as MiniSearch does) while the
+   * counts are not read, a reader of a term's counts alone from storage.
+   */
+  #searchedFor(query: QueryTerms): SearchedIndex {
+    const searched: SearchedIndex = { arrays: this.#arrays, tuning: this.#tuning, names: this.#names, count: this.#count };
+    const termCounts = this.#termCounts;
+    if (this.#unreadCounts === undefined || termCounts === undefined || !query.multiplicity.some((occurrences) => occurrences > 1)) return searched;
+    return { ...searched, countsOf: termCounts };
+  }
+
+  /** The raw term counts stored apart, read now (a merge, a recomputation, partial matching or a repeated query term needs them). */
+  #readCounts(): void {
+    const read = this.#unreadCounts;
+    if (read === undefined) return;
+    this.#unreadCounts = undefined;
+    this.#termCounts = undefined;
+    this.#arrays = { ...this.#arrays, ...read() };
   }
 
   /** Merge pending changes and recompute impacts when anything changed. */
   #prepare(): void {
+    if (this.#dirty || this.#impactsStale) this.#readCounts();
     if (this.#dirty) this.#merge();
     if (this.#impactsStale) this.#computeImpacts();
   }
@@ -269,7 +336,7 @@ export class ImpactIndex {
       termCount,
     });
     this.#names = names;
-    this.#ids = new Map(names.map((name, id) => [name, id]));
+    this.#idMap = undefined;
     this.#arrays = arrays;
     this.#pending = [];
     this.#pendingLengths = new Map();
@@ -290,6 +357,7 @@ export class ImpactIndex {
   looseEngine(): MiniSearch<ToolDoc> {
     if (this.#loose !== undefined) return this.#loose;
     this.#prepare();
+    this.#readCounts();
     const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = this.#arrays;
     const documentIds: Record<string, string> = {};
     const fieldLength: Record<string, number[]> = {};
@@ -334,8 +402,40 @@ export class ImpactIndex {
   /** The index as bytes: a JSON header (format, names, terms, array lengths), then the typed arrays, each 8-byte aligned. */
   toBytes(): Uint8Array {
     this.#prepare();
+    this.#readCounts();
+    return encodeLayout(this.#header(this.#arrays), this.#arrays);
+  }
+
+  /**
+   * The index as two parts, stored apart (fromParts): what a search reads (names, terms, impacts,
+   * field lengths) and the raw term counts, about half the bytes, which a first search after a
+   * load rarely needs (see #readCounts).
+   */
+  toParts(): { search: Uint8Array; counts: Uint8Array } {
+    this.#prepare();
+    this.#readCounts();
     const arrays = this.#arrays;
-    const header: Header = {
+    const none = new Int32Array(0);
+    const searched = { ...arrays, rawOffsets: none, rawDocs: none, rawTfs: none };
+    const counts: Arrays = {
+      ...searched,
+      fieldLengths: none,
+      avgFieldLength: new Float64Array(0),
+      impactOffsets: none,
+      impactDocs: none,
+      impacts: new Float64Array(0),
+      defaultImpact: new Float64Array(0),
+      rawOffsets: arrays.rawOffsets,
+      rawDocs: arrays.rawDocs,
+      rawTfs: arrays.rawTfs,
+    };
+    const countsHeader = { ...this.#header(counts), format: COUNTS_FORMAT, names: [], terms: [] };
+    const slots = termSlots(this.#terms.slice(0, this.#mergedTerms));
+    return { search: encodeLayout(this.#header(searched), searched, slots), counts: encodeLayout(countsHeader, counts) };
+  }
+
+  #header(arrays: Arrays): Header {
+    return {
       format: INDEX_FORMAT,
       scoring: this.#scoring,
       names: this.#names.map((name) => name ?? null),
@@ -343,7 +443,29 @@ export class ImpactIndex {
       count: this.#count,
       lengths: Object.fromEntries(ARRAY_NAMES.map((name) => [name, arrays[name].length])) as Record<ArrayName, number>,
     };
-    return encodeLayout(header, arrays);
+  }
+
+  /**
+   * Index restored from `toParts()`: `search` now, `counts` read when first needed (it must give
+   * the counts stored with `search`); throws (asking for a rebuild) on another format or damaged bytes.
+   */
+  static fromParts(search: Uint8Array, counts: CountsReader, tuning: RankingTuning): ImpactIndex {
+    const { header, arrays, termSlots: slots } = decodeLayout(search, INDEX_FORMAT);
+    const index = new ImpactIndex(tuning, header, arrays, slots);
+    index.#unreadCounts = () => {
+      const { header: countsHeader, arrays: stored } = decodeLayout(counts.all(), COUNTS_FORMAT);
+      if (countsHeader.count !== header.count || countsHeader.scoring !== header.scoring)
+        throw new Error("the stored term counts are not those of this index; rebuild it");
+      return { rawOffsets: stored.rawOffsets, rawDocs: stored.rawDocs, rawTfs: stored.rawTfs };
+    };
+    const read = termCountsReader(counts, COUNTS_FORMAT);
+    const known = new Map<number, TermCounts>();
+    index.#termCounts = (term) => {
+      let found = known.get(term);
+      if (found === undefined) known.set(term, (found = read(term)));
+      return found;
+    };
+    return index;
   }
 
   /** Index restored from `toBytes()`; throws (asking for a rebuild) on another format or damaged bytes. */

@@ -56,6 +56,8 @@ export interface Header {
   terms: string[];
   count: number;
   lengths: Record<ArrayName, number>;
+  /** Slots of the term table stored after the arrays (term-slots.ts), when there is one. */
+  termSlots?: number;
 }
 
 /** The arrays of an index without tools. */
@@ -77,11 +79,12 @@ function align(bytes: number): number {
   return Math.ceil(bytes / 8) * 8;
 }
 
-/** `header` and `arrays` as bytes: a 4-byte header length, the JSON header, then the typed arrays, each 8-byte aligned. */
-export function encodeLayout(header: Header, arrays: Arrays): Uint8Array {
-  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+/** `header` and `arrays` as bytes: a 4-byte header length, the JSON header, then the typed arrays, each 8-byte aligned, and the term table if given. */
+export function encodeLayout(header: Header, arrays: Arrays, termSlots?: Int32Array): Uint8Array {
+  const headerBytes = new TextEncoder().encode(JSON.stringify(termSlots === undefined ? header : { ...header, termSlots: termSlots.length }));
   let size = align(4 + headerBytes.length);
   for (const name of ARRAY_NAMES) size += align(arrays[name].byteLength);
+  if (termSlots !== undefined) size += termSlots.byteLength;
   const bytes = new Uint8Array(size);
   new DataView(bytes.buffer).setUint32(0, headerBytes.length, true);
   bytes.set(headerBytes, 4);
@@ -91,11 +94,12 @@ export function encodeLayout(header: Header, arrays: Arrays): Uint8Array {
     bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
     offset += align(array.byteLength);
   }
+  if (termSlots !== undefined) bytes.set(new Uint8Array(termSlots.buffer, termSlots.byteOffset, termSlots.byteLength), offset);
   return bytes;
 }
 
 /** The header and arrays (views into the bytes) of `encodeLayout`'s output; throws, asking for a rebuild, on another `format` or damaged bytes. */
-export function decodeLayout(input: Uint8Array, format: string): { header: Header; arrays: Arrays } {
+export function decodeLayout(input: Uint8Array, format: string): { header: Header; arrays: Arrays; termSlots?: Int32Array } {
   const refuse = (why: string): Error => new Error(`not a stored tool index of format ${format} (${why}); rebuild it from the tools`);
   // Typed-array views need aligned offsets: copy when the bytes do not start on an 8-byte boundary.
   const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
@@ -109,14 +113,29 @@ export function decodeLayout(input: Uint8Array, format: string): { header: Heade
     throw refuse("unreadable header");
   }
   if (typeof header !== "object" || header === null || header.format !== format) throw refuse("another format");
-  let offset = align(4 + headerLength);
+  const offsets = arrayOffsets(header, headerLength);
   const arrays = {} as Record<ArrayName, Int32Array | Float64Array>;
   for (const name of ARRAY_NAMES) {
     const Kind = ARRAY_KINDS[name];
     const length = header.lengths[name];
-    if (!Number.isInteger(length) || offset + length * Kind.BYTES_PER_ELEMENT > bytes.byteLength) throw refuse("truncated arrays");
-    arrays[name] = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, length);
-    offset += align(length * Kind.BYTES_PER_ELEMENT);
+    if (!Number.isInteger(length) || offsets[name] + length * Kind.BYTES_PER_ELEMENT > bytes.byteLength) throw refuse("truncated arrays");
+    arrays[name] = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + offsets[name], length);
   }
-  return { header, arrays: arrays as unknown as Arrays };
+  const offset = offsets.end;
+  const slots = header.termSlots;
+  if (slots === undefined) return { header, arrays: arrays as unknown as Arrays };
+  if (!Number.isInteger(slots) || slots < 2 || (slots & (slots - 1)) !== 0 || offset + slots * 4 > bytes.byteLength) throw refuse("truncated term table");
+  return { header, arrays: arrays as unknown as Arrays, termSlots: new Int32Array(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, slots) };
+}
+
+/** Where each array starts in bytes laid out by encodeLayout with `header` (its JSON `headerLength` bytes long), and where the arrays end. */
+export function arrayOffsets(header: Header, headerLength: number): Record<ArrayName | "end", number> {
+  let offset = align(4 + headerLength);
+  const offsets = {} as Record<ArrayName | "end", number>;
+  for (const name of ARRAY_NAMES) {
+    offsets[name] = offset;
+    offset += align((header.lengths[name] ?? 0) * ARRAY_KINDS[name].BYTES_PER_ELEMENT);
+  }
+  offsets.end = offset;
+  return offsets;
 }

@@ -47,6 +47,13 @@ interface Accumulated {
 }
 
 /** What a search reads of a merged index: its arrays with current impacts, its tuning and its tools. */
+/** One term's raw counts: where each field's postings start in `docs`/`tfs` (FIELDS + 1 entries), the tool ids and term frequencies. */
+export interface TermCounts {
+  offsets: Int32Array;
+  docs: Int32Array;
+  tfs: Int32Array;
+}
+
 export interface SearchedIndex {
   arrays: Arrays;
   tuning: RankingTuning;
@@ -54,6 +61,8 @@ export interface SearchedIndex {
   names: readonly (string | undefined)[];
   /** Number of tools indexed. */
   count: number;
+  /** A term's raw counts, when they are not in `arrays` (read from storage for the term alone); else read from `arrays`. */
+  countsOf?: (term: number) => TermCounts;
 }
 
 /** The k best for `query`, with the candidates rescored and their impacts by candidate × term (see ImpactIndex.searchMatching). */
@@ -268,14 +277,23 @@ function rankExactly(
  * per field, summed in field order), so a repeated query term scores bit for bit as in
  * MiniSearch (impact × weight would differ by rounding).
  */
-function weightedImpacts({ arrays, tuning, count }: SearchedIndex, term: number, docs: readonly number[], termWeight: number): Float64Array {
-  const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = arrays;
+function weightedImpacts({ arrays, tuning, count, countsOf }: SearchedIndex, term: number, docs: readonly number[], termWeight: number): Float64Array {
+  const { fieldLengths, avgFieldLength } = arrays;
+  const {
+    offsets,
+    docs: rawDocs,
+    tfs: rawTfs,
+  } = countsOf?.(term) ?? {
+    offsets: arrays.rawOffsets.subarray(term * FIELDS, term * FIELDS + FIELDS + 1),
+    docs: arrays.rawDocs,
+    tfs: arrays.rawTfs,
+  };
   const { boosts, bm25 } = tuning;
   const impacts = new Float64Array(docs.length);
   TOOL_DOC_FIELDS.forEach((field, f) => {
     const fieldBoost = boosts[field];
-    const to = rawOffsets[term * FIELDS + f + 1] ?? 0;
-    let p = rawOffsets[term * FIELDS + f] ?? 0;
+    const to = offsets[f + 1] ?? 0;
+    let p = offsets[f] ?? 0;
     if (fieldBoost <= 0 || p >= to || docs.length === 0) return;
     const invDocFreq = inverseDocumentFrequency(count, to - p);
     const avg = avgFieldLength[f] ?? 0;

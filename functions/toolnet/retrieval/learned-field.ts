@@ -1,6 +1,5 @@
 import { queryTerms } from "./analyze";
-import { bm25Score, inverseDocumentFrequency } from "./impact-math";
-import { DEFAULT_TUNING } from "./minisearch-engine";
+import { rankBest, rankEveryMatch, type ScoredField, type SearchWork } from "./max-score";
 import { sortRanked, type Ranked } from "./ranked";
 
 /**
@@ -64,6 +63,14 @@ export class LearnedField {
   #totalLength = 0;
   #fields = 0;
   #version = 0;
+  readonly #prune: boolean;
+  /** What the searches read so far (postings, tools scored exactly): what pruning saves shows here. */
+  readonly work: SearchWork = { postings: 0, rescored: 0 };
+
+  /** `prune: false` scores every tool a query's terms reach (max-score.ts's reference; same answers, more work). */
+  constructor({ prune = true }: { prune?: boolean } = {}) {
+    this.#prune = prune;
+  }
 
   /** Changes since the field was made: a ranking made for one version holds until the next. */
   get version(): number {
@@ -125,30 +132,15 @@ export class LearnedField {
    * `catalogSize` tools. With `excluding`, as if that source had never taught anything (the
    * calibration's replay of a task with its own words left out): the tools it taught are scored
    * from their fields without it, and the counts BM25 reads (fields, lengths, each term's fields)
-   * are those of that view.
+   * are those of that view. Only the `limit` best are scored in full (max-score.ts): words in most
+   * fields ("can", "help") are read only for tools that can still make the cut.
    */
   search(text: string, catalogSize: number, limit = 50, excluding?: string): Ranked[] {
     const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
     if (view.fields === 0) return [];
-    // A term's rarity among the learned fields, not the catalog: words of how people ask ("tell",
-    // "help") are learned by many tools and say little, though no tool's own text has them.
-    const documents = LEARNED_IDF_OVER_FIELDS ? view.fields : Math.max(catalogSize, view.fields);
-    const average = view.totalLength / view.fields;
-    const scores = new Map<string, number>();
-    for (const term of new Set(queryTerms(text))) {
-      const tools = view.postings(term);
-      if (tools.size === 0) continue;
-      const idf = inverseDocumentFrequency(documents, tools.size);
-      for (const [tool, weight] of tools) {
-        scores.set(tool, (scores.get(tool) ?? 0) + bm25Score(idf, weight, view.lengthOf(tool), average, DEFAULT_TUNING.bm25));
-      }
-    }
-    const ranked: Ranked[] = [];
-    for (const [name, score] of scores) {
-      const sources = view.sourcesOf(name);
-      ranked.push({ name, score: (score * sources) / (sources + LEARNED_CONFIDENCE) });
-    }
-    return sortRanked(ranked).slice(0, limit);
+    const terms = [...new Set(queryTerms(text))];
+    const field = scoredField(view, catalogSize);
+    return this.#prune ? rankBest(field, terms, limit, this.work) : rankEveryMatch(field, terms, limit, this.work);
   }
 
   /** The fields as they are. */
@@ -267,6 +259,29 @@ interface FieldView {
 }
 
 const NO_POSTINGS: ReadonlyMap<string, number> = new Map();
+
+/**
+ * A view as a BM25 field over a catalog of `catalogSize`: a tool's score counts
+ * sources / (sources + LEARNED_CONFIDENCE) of its sum.
+ */
+function scoredField(view: FieldView, catalogSize: number): ScoredField {
+  return {
+    // A term's rarity among the learned fields, not the catalog: words of how people ask ("tell",
+    // "help") are learned by many tools and say little, though no tool's own text has them.
+    documents: LEARNED_IDF_OVER_FIELDS ? view.fields : Math.max(catalogSize, view.fields),
+    averageLength: view.totalLength / view.fields,
+    postings: view.postings,
+    lengthOf: view.lengthOf,
+    finish: (tool, sum) => {
+      const sources = view.sourcesOf(tool);
+      return (sum * sources) / (sources + LEARNED_CONFIDENCE);
+    },
+    share: (tool) => {
+      const sources = view.sourcesOf(tool);
+      return sources / (sources + LEARNED_CONFIDENCE);
+    },
+  };
+}
 
 /** A tool's budgeted field from its totals: positive terms only, the strongest TERMS_PER_TOOL. */
 function budgeted(totals: ReadonlyMap<string, number>): Map<string, number> {

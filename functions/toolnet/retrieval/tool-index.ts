@@ -2,6 +2,7 @@ import type { SearchOptions } from "minisearch";
 import { ImpactIndex, INDEX_FORMAT } from "./impact-index";
 import { DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
+import type { CountsReader } from "./stored-counts";
 import type { ToolDoc } from "./tool-document";
 
 export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
@@ -47,6 +48,12 @@ export class ToolIndex {
   static fromBytes(bytes: Uint8Array, tuning: Partial<RankingTuning> = {}): ToolIndex {
     const resolved = { ...DEFAULT_TUNING, ...tuning };
     return new ToolIndex(ImpactIndex.fromBytes(bytes, resolved), resolved);
+  }
+
+  /** Index restored from `toParts()`: `counts` (whole, or a term's byte ranges) is read only when first needed, and must give the counts stored with `search`. */
+  static fromParts(search: Uint8Array, counts: CountsReader, tuning: Partial<RankingTuning> = {}): ToolIndex {
+    const resolved = { ...DEFAULT_TUNING, ...tuning };
+    return new ToolIndex(ImpactIndex.fromParts(search, counts, resolved), resolved);
   }
 
   /** Index restored from `toJSON()` output (object or its JSON text); throws on another format. */
@@ -126,6 +133,11 @@ export class ToolIndex {
   /** The index as bytes, for storage; restore with `ToolIndex.fromBytes`. */
   toBytes(): Uint8Array {
     return this.#index.toBytes();
+  }
+
+  /** The index as two parts for storage: what a search reads, and the raw term counts it rarely needs; restore with `ToolIndex.fromParts`. */
+  toParts(): { search: Uint8Array; counts: Uint8Array } {
+    return this.#index.toParts();
   }
 
   /** JSON-safe snapshot of the index; restore with `ToolIndex.fromJSON`. */
