@@ -21,6 +21,11 @@
  *                                         calls another offered tool first instead of the gold one
  *     [--half=a|b]                        only the tasks of one half (split by a hash of the task's
  *                                         text): constants are chosen on a and reported on b
+ *     [--profile]                         the cost of recording and learning: each conversation under a
+ *                                         V8 CPU profile of the isolate (the sides one after another,
+ *                                         so that each profile holds one tenant's work), split into
+ *                                         recording, learning, calibration, route and the rest
+ *                                         (bench/lib/conversation-cost.ts); p50 / p99 / mean per side
  *
  * Figures per window of the stream (the first 50 tasks, then the tasks after 50, 200, 500, 1,000
  * and 1,500 conversations up to the next mark), on tasks the tenant has not
@@ -39,6 +44,9 @@ import type { ToolDefinition } from "../functions/tools/definition";
 import { connectMcp } from "../test/helpers/mcp-client";
 import { createTenant, type TestService } from "../test/helpers/service";
 import { startBenchService } from "./lib/bench-service";
+import { type ConversationCost, costLines, profiledEach } from "./lib/conversation-cost";
+import { freePort } from "./lib/free-port";
+import { type Inspector, serviceInspector } from "./lib/inspector";
 import { DATASETS, type Dataset, restBench, type Task } from "./lib/implicit-learning-datasets";
 import { machineLine, ms, seededRandom, shuffle, summary, table } from "./lib/stats";
 
@@ -75,6 +83,8 @@ interface Conversation {
   connectMs: number;
   findMs: number[];
   endMs: number;
+  /** With `--profile`: the isolate's CPU over the conversation, by part (bench/lib/conversation-cost.ts). */
+  cost?: ConversationCost;
 }
 
 async function findTools(client: Client, task: string, previous: string | null): Promise<string[]> {
@@ -246,6 +256,7 @@ const resultsFile = (dir: string, name: string, seed: number, limit: number, sid
 /** One tenant's pass over the stream, in order: each conversation has ended (and been learned from) before the next begins. */
 async function replay(
   service: TestService,
+  inspector: Inspector | undefined,
   name: string,
   dataset: Dataset,
   stream: readonly Task[],
@@ -262,8 +273,12 @@ async function replay(
   const runs = new Map<Side, Conversation[]>(sides.map((side) => [side, []]));
   const t1 = performance.now();
   for (const [i, task] of stream.entries()) {
-    // The tenants are separate Durable Objects: their conversations run side by side.
-    const answers = await Promise.all(keys.map((key) => converse(service, key, task, defs, careless[i] === true)));
+    // The tenants are separate Durable Objects: their conversations run side by side (one after
+    // another when profiled, so that each profile holds one tenant's work).
+    const answers =
+      inspector === undefined
+        ? await Promise.all(keys.map((key) => converse(service, key, task, defs, careless[i] === true)))
+        : await profiledEach(inspector, keys, (key) => converse(service, key, task, defs, careless[i] === true));
     sides.forEach((side, j) => runs.get(side)?.push(answers[j] as Conversation));
     if ((i + 1) % 50 === 0) {
       const last = sides.map((side) => `${side} ${share((runs.get(side) ?? []).slice(-50).map((c) => c.firstHit))}`).join(", ");
@@ -274,7 +289,7 @@ async function replay(
   return { runs, setupMs, streamMs: performance.now() - t1, keys };
 }
 
-async function runSet(service: TestService, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
+async function runSet(service: TestService, inspector: Inspector | undefined, name: string, dataset: Dataset, seed: number, limit: number): Promise<void> {
   const stream = streamOf(dataset, seed, limit);
   const sides = chosenSides();
   const dir = option("results", "");
@@ -283,7 +298,7 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
     mkdirSync(dir, { recursive: true });
     for (const [side, conversations] of runs) writeFileSync(resultsFile(dir, name, seed, limit, side), JSON.stringify(conversations));
   };
-  const { runs, setupMs, streamMs, keys } = await replay(service, name, dataset, stream, sides, save);
+  const { runs, setupMs, streamMs, keys } = await replay(service, inspector, name, dataset, stream, sides, save);
   save(runs);
   // The signal weights each learning tenant's own replay chose by the stream's end.
   for (const [j, side] of sides.entries()) {
@@ -300,6 +315,7 @@ async function runSet(service: TestService, name: string, dataset: Dataset, seed
     }
   }
   report(dataset, stream, seed, runs, sides);
+  console.log(`at the end: ${machineLine()}`);
 }
 
 /** The seeded stream of a set's tasks (one half of them with `--half`), at most `limit` long. */
@@ -367,8 +383,14 @@ function report(dataset: Dataset, whole: readonly Task[], seed: number, runs: Re
       ? "–"
       : `connect ${ms(summary(conversations.map((c) => c.connectMs)).p50)}, find_tools ${ms(summary(conversations.flatMap((c) => c.findMs)).p50)}, call_tool ${ms(summary(conversations.flatMap((c) => c.callMs)).p50)}, end ${ms(summary(conversations.map((c) => c.endMs)).p50)}`;
   console.log(`p50 per conversation phase (this process: ${[...sides].join(", ")}): ${present.map((side) => `${side}: ${phases(of(side))}`).join("; ")}`);
+  for (const side of present) {
+    const costs = of(side).flatMap((c) => (c.cost === undefined ? [] : [c.cost]));
+    if (costs.length > 0)
+      console.log([`${side}: the isolate's CPU per conversation (profiled, ${costs.length} conversations)`, ...costLines(costs)].join("\n"));
+  }
   const [on, off] = [of("on"), of("off")];
-  if (on.length === 0 || off.length === 0) return;
+  // Profiled, the sides ran one after another under the sampler: their calls' latencies are not comparable.
+  if (on.length === 0 || off.length === 0 || on.some((c) => c.cost !== undefined)) return;
   const [withRecording, without] = [summary(on.flatMap((c) => c.callMs)), summary(off.flatMap((c) => c.callMs))];
   console.log(
     `call_tool p50 ${ms(withRecording.p50)} recording, ${ms(without.p50)} not (${(withRecording.p50 / without.p50).toFixed(2)}×); p99 ${ms(withRecording.p99)} / ${ms(without.p99)}`,
@@ -438,16 +460,22 @@ async function main(): Promise<void> {
     }
     return;
   }
-  const { service } = await startBenchService({ outbound: () => Response.json({ ok: true, results: [{ id: 1, name: "x" }] }) });
+  const port = process.argv.includes("--profile") ? await freePort() : undefined;
+  const { service } = await startBenchService({
+    outbound: () => Response.json({ ok: true, results: [{ id: 1, name: "x" }] }),
+    ...(port === undefined ? {} : { inspectorPort: port }),
+  });
+  const inspector = port === undefined ? undefined : await serviceInspector(port);
   try {
     for (const name of sets) {
       const load = DATASETS[name];
       if (load === undefined) throw new Error(`unknown set ${name}; sets: ${Object.keys(DATASETS).join(", ")}`);
-      await runSet(service, name, await load(), seed, limit);
+      await runSet(service, inspector, name, await load(), seed, limit);
     }
     const rounds = Number(option("overhead-rounds", "300"));
     if (rounds > 0) await overhead(service, rounds);
   } finally {
+    inspector?.close();
     await service.dispose();
   }
 }

@@ -58,6 +58,9 @@ export class RegistryRpc extends RpcTarget implements RegistryFace {
   cachedToken(...args: Args<TenantRegistry, "cachedToken">) {
     return this.#store().cachedToken(...args);
   }
+  catalogStamp(...args: Args<TenantRegistry, "catalogStamp">) {
+    return this.#store().catalogStamp(...args);
+  }
   createKey(...args: Args<TenantRegistry, "createKey">) {
     return this.#store().createKey(...args);
   }

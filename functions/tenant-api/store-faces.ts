@@ -49,6 +49,7 @@ export interface RegistryFace
     | "authenticate"
     | "cacheToken"
     | "cachedToken"
+    | "catalogStamp"
     | "createKey"
     | "deleteCredential"
     | "deleteTool"

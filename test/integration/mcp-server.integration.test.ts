@@ -279,6 +279,20 @@ describe("the tenant's MCP server at /mcp", () => {
     expect((await client.listTools()).tools).toHaveLength(4);
   });
 
+  it("stamps the catalog for the list_changed look: a tool change changes the stamp, an eviction keeps it", async () => {
+    const object = await tenantObject(service, shop.id);
+    const registry = object.store("registry");
+    const before = await registry.catalogStamp();
+    await object.simulateEviction();
+    expect(await registry.catalogStamp()).toBe(before);
+    const added = await service.json("POST", "/v1/tools/import", {
+      key: shop.key,
+      body: { format: "list", source: "shop3", tools: [{ name: "listRefunds", method: "GET", url: "https://shop.example.com/refunds" }] },
+    });
+    expect(added.status).toBe(200);
+    expect(await registry.catalogStamp()).not.toBe(before);
+  });
+
   it("sends notifications/tools/list_changed on the open GET stream when the registry changes", async () => {
     const client = await connect(shop.key);
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));

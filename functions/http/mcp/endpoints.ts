@@ -4,7 +4,7 @@ import type { AppEnv } from "../app-env";
 import { jsonBody, problems, tenantSecurity } from "../openapi-common";
 import { conversationObserver, observerContext } from "../observed-conversation";
 import { onCancel, watchToolList } from "./list-changed";
-import { tenantMcpServer } from "./server";
+import { listTenantTools, tenantMcpServer } from "./server";
 import { McpSettings, readMcpSettings, writeMcpSettings } from "./settings";
 
 const DEFAULT_POLL_MS = 10_000;
@@ -34,7 +34,11 @@ export function registerMcpServerEndpoints(app: OpenAPIHono<AppEnv>): void {
     const answered = await transport.handleRequest(c.req.raw);
     const response = sent === undefined ? withHeader(answered, SESSION_HEADER, sessionId) : answered;
     if (c.req.method !== "GET" || !response.ok || response.body === null) return response;
-    const watch = watchToolList(server, context, { pollMs: Number(c.env.MCP_LIST_CHANGED_POLL_MS ?? DEFAULT_POLL_MS), lifetimeMs: STREAM_LIFETIME_MS });
+    const watch = watchToolList(server, context, {
+      pollMs: Number(c.env.MCP_LIST_CHANGED_POLL_MS ?? DEFAULT_POLL_MS),
+      lifetimeMs: STREAM_LIFETIME_MS,
+      listing: listTenantTools,
+    });
     return new Response(onCancel(response.body, watch.stop), response);
   });
 }

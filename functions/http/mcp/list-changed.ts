@@ -1,6 +1,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { listTenantTools } from "./server";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpTenantContext } from "./service-tools";
+
+/** The tools a tenant's server lists (server.ts `listTenantTools`). */
+export type TenantListing = (context: McpTenantContext) => Promise<Tool[]>;
 
 /**
  * `notifications/tools/list_changed` over the stateless transport: the only stream that outlives a
@@ -9,10 +12,15 @@ import type { McpTenantContext } from "./service-tools";
  * `lifetimeMs` (clients reconnect) or when the client goes away; a POST-only client gets no
  * notifications.
  */
-export function watchToolList(server: Server, context: McpTenantContext, options: { pollMs: number; lifetimeMs: number }): { stop(): void } {
+export function watchToolList(
+  server: Server,
+  context: McpTenantContext,
+  options: { pollMs: number; lifetimeMs: number; listing: TenantListing },
+): { stop(): void } {
   const ends = Date.now() + options.lifetimeMs;
   let stopped = false;
-  let last: Promise<string> = fingerprint(context);
+  const look = () => fingerprint(context, options.listing);
+  let last: Promise<string> = look();
   const tick = async (): Promise<void> => {
     if (stopped) return;
     if (Date.now() >= ends) {
@@ -20,7 +28,7 @@ export function watchToolList(server: Server, context: McpTenantContext, options
       return;
     }
     try {
-      const [before, now] = await Promise.all([last, fingerprint(context)]);
+      const [before, now] = await Promise.all([last, look()]);
       last = Promise.resolve(now);
       if (now !== before && !stopped) await server.sendToolListChanged();
     } catch {
@@ -56,10 +64,14 @@ export function onCancel(body: ReadableStream<Uint8Array>, onCancelled: () => vo
   });
 }
 
-/** The listing a client would see, plus every registered tool's name and content hash. */
-async function fingerprint(context: McpTenantContext): Promise<string> {
-  const [tools, tenantTools] = await Promise.all([listTenantTools(context), context.tenant.registry.listTools()]);
-  const text = JSON.stringify([tools.map((t) => [t.name, t.description, t.inputSchema]), tenantTools.map((t) => [t.definition.name, t.hash])]);
+/**
+ * The listing a client would see, plus the registry's stamp of every tool's name and content hash
+ * (one short string: every stream takes a look when it opens, and reading every definition there
+ * grew each MCP conversation's cost with the catalog).
+ */
+async function fingerprint(context: McpTenantContext, listing: TenantListing): Promise<string> {
+  const [tools, catalog] = await Promise.all([listing(context), context.tenant.registry.catalogStamp()]);
+  const text = JSON.stringify([tools.map((t) => [t.name, t.description, t.inputSchema]), catalog]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
