@@ -67,6 +67,10 @@ async function answers(key: string, previous: string): Promise<unknown[]> {
   return out;
 }
 
+/** Imports `tools` as a list from `source` into the tenant of `key`. */
+const importList = (key: string, source: string, tools: readonly object[]) =>
+  service.json("POST", "/v1/tools/import", { key, body: { format: "list", source, tools } });
+
 async function setUp(name: string): Promise<{ id: string; key: string; names: string[] }> {
   const tenant = await createTenant(service, name);
   await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "openapi", document: tmdb, serverUrl: `${WORLD_ORIGIN}/tmdb` } });
@@ -244,14 +248,9 @@ describe("stored routing state", () => {
     expect(first.status).toBe(200);
     expect((await stub.routingColdReads()).countReads).toBe(0);
     // A change merged into the loaded index needs them: read once, and what is stored again answers as a rebuild.
-    const added = await service.json("POST", "/v1/tools/import", {
-      key: tenant.key,
-      body: {
-        format: "list",
-        source: "more",
-        tools: [{ name: "filmCritics", method: "GET", url: "https://api.example.com/critics", description: "Movie reviews by film critics" }],
-      },
-    });
+    const added = await importList(tenant.key, "more", [
+      { name: "filmCritics", method: "GET", url: "https://api.example.com/critics", description: "Movie reviews by film critics" },
+    ]);
     expect(added.status).toBe(200);
     const changed = await firstSteps();
     expect((await stub.routingColdReads()).countReads).toBe(1);
@@ -503,14 +502,9 @@ describe("stored routing state", () => {
     await stub.simulateEviction();
 
     // A tool and a task arrive while the index and the memory are not loaded: the first step that needs them sees both.
-    const added = await service.json("POST", "/v1/tools/import", {
-      key: tenant.key,
-      body: {
-        format: "list",
-        source: "later",
-        tools: [{ name: "lunarPhase", method: "GET", url: "https://api.example.com/moon/phase", description: "Phase of the moon on a date" }],
-      },
-    });
+    const added = await importList(tenant.key, "later", [
+      { name: "lunarPhase", method: "GET", url: "https://api.example.com/moon/phase", description: "Phase of the moon on a date" },
+    ]);
     expect(added.status).toBe(200);
     const lateTask = { id: "task-late", task: "phase of the moon tonight", tools: ["lunarPhase"] };
     expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: [lateTask] } })).status).toBe(200);
