@@ -100,8 +100,14 @@ export class RegistryRpc extends RpcTarget implements RegistryFace {
   toolForCall(...args: Args<TenantRegistry, "toolForCall">) {
     return this.#store().toolForCall(...args);
   }
+  toolNames(...args: Args<TenantRegistry, "toolNames">) {
+    return this.#store().toolNames(...args);
+  }
   toolSummaries(...args: Args<TenantRegistry, "toolSummaries">) {
     return this.#store().toolSummaries(...args);
+  }
+  toolsNamed(...args: Args<TenantRegistry, "toolsNamed">) {
+    return this.#store().toolsNamed(...args);
   }
   toolsOfOtherSources(...args: Args<TenantRegistry, "toolsOfOtherSources">) {
     return this.#store().toolsOfOtherSources(...args);

@@ -41,6 +41,12 @@ export function toolRecord(sql: SqlStorage, name: string): ToolRecord | undefine
   return row === undefined ? undefined : toolFromRow(row);
 }
 
+/** The records of `names` (those that exist), in no particular order: one query, whatever their number. */
+export function toolRecordsNamed(sql: SqlStorage, names: readonly string[]): ToolRecord[] {
+  if (names.length === 0) return [];
+  return allRows<ToolRow>(sql, "SELECT * FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify(names)).map(toolFromRow);
+}
+
 export function toolSummaries(sql: SqlStorage): ToolSummary[] {
   return allRows<{ name: string; operation: string; summary: string | null; hash: string; source: string; updated_at: string }>(
     sql,

@@ -36,6 +36,7 @@ import {
   toolsAtServer,
   toolRecord,
   toolRecords,
+  toolRecordsNamed,
   toolSummaries,
   type ToolRecord,
   type ToolSummary,
@@ -206,6 +207,11 @@ export class TenantRegistry {
 
   getTool(name: string): ToolRecord | undefined {
     return toolRecord(this.#sql, name);
+  }
+
+  /** The records of the tools named (those that exist), without reading the others' definitions. */
+  toolsNamed(names: readonly string[]): ToolRecord[] {
+    return toolRecordsNamed(this.#sql, names);
   }
 
   deleteTool(name: string): boolean {

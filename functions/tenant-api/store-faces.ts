@@ -63,7 +63,9 @@ export interface RegistryFace
     | "revokeKey"
     | "toolCountAfter"
     | "toolForCall"
+    | "toolNames"
     | "toolSummaries"
+    | "toolsNamed"
     | "toolsOfOtherSources"
     | "upsertTools"
   > {}

@@ -9,18 +9,22 @@ import type { TenantApi } from "../../tenant-api/tenant-api";
  */
 export async function topRoutedTools(tenant: TenantApi, cap: number): Promise<OpenAiTool[]> {
   if (cap <= 0) return [];
-  const [tools, graph] = await Promise.all([tenant.registry.listTools(), tenant.routing.weightedEdges()]);
+  // Ranked by name and the graph alone; only the listed tools' definitions are read (an MCP
+  // client's stream looks at this listing every poll, whatever the catalog's size).
+  const [names, graph] = await Promise.all([tenant.registry.toolNames(), tenant.routing.weightedEdges()]);
   const traffic = new Map<string, number>();
   const startWeight = new Map<string, number>();
   for (const edge of graph.edges) {
     traffic.set(edge.to, (traffic.get(edge.to) ?? 0) + edge.count);
     if (edge.from === START) startWeight.set(edge.to, edge.weight);
   }
-  const ranked = [...tools].sort(
-    (a, b) =>
-      (traffic.get(b.definition.name) ?? 0) - (traffic.get(a.definition.name) ?? 0) ||
-      (startWeight.get(b.definition.name) ?? 0) - (startWeight.get(a.definition.name) ?? 0) ||
-      (a.definition.name < b.definition.name ? -1 : 1),
-  );
-  return ranked.slice(0, cap).map((tool) => openAiTool(tool.definition));
+  const top = [...names]
+    .sort((a, b) => (traffic.get(b) ?? 0) - (traffic.get(a) ?? 0) || (startWeight.get(b) ?? 0) - (startWeight.get(a) ?? 0) || (a < b ? -1 : 1))
+    .slice(0, cap);
+  const records = new Map((await tenant.registry.toolsNamed(top)).map((tool) => [tool.definition.name, tool]));
+  // A tool removed between the two reads is left out.
+  return top.flatMap((name) => {
+    const tool = records.get(name);
+    return tool === undefined ? [] : [openAiTool(tool.definition)];
+  });
 }
