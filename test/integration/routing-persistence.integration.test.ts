@@ -67,6 +67,17 @@ async function answers(key: string, previous: string): Promise<unknown[]> {
   return out;
 }
 
+/** Each task's first step (names and weights of its `k` candidates), in order. */
+async function firstStepsOf(key: string, tasks: readonly string[], k: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const task of tasks) {
+    const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key, body: { task, k } });
+    expect(res.status).toBe(200);
+    out.push(res.body.candidates.map((c) => [c.name, c.weight]));
+  }
+  return out;
+}
+
 /** Imports `tools` as a list from `source` into the tenant of `key`. */
 const importList = (key: string, source: string, tools: readonly object[]) =>
   service.json("POST", "/v1/tools/import", { key, body: { format: "list", source, tools } });
@@ -227,15 +238,7 @@ describe("stored routing state", () => {
     const stub = await stubOf(tenant.id);
     // A task that repeats a word: its weight is computed from the raw counts, as MiniSearch does.
     const tasks = ["Who directed the movie Inception?", "movie reviews: the reviews critics wrote of a movie"];
-    const firstSteps = async () => {
-      const out: unknown[] = [];
-      for (const task of tasks) {
-        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 8 } });
-        expect(res.status).toBe(200);
-        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
-      }
-      return out;
-    };
+    const firstSteps = () => firstStepsOf(tenant.key, tasks, 8);
     const before = await firstSteps(); // loads (and stores) the state
     await stub.simulateEviction();
     const after = await firstSteps();
@@ -375,15 +378,7 @@ describe("stored routing state", () => {
     ];
     expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "apis", tools } })).status).toBe(200);
     const tasks = ["weather forecast in Paris this week", "who plays in the movie Alien and what did critics say", "temperature in the city"];
-    const firstSteps = async () => {
-      const out: unknown[] = [];
-      for (const task of tasks) {
-        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 6 } });
-        expect(res.status).toBe(200);
-        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
-      }
-      return out;
-    };
+    const firstSteps = () => firstStepsOf(tenant.key, tasks, 6);
     await firstSteps();
     // A change while the state is loaded re-indexes the APIs it touches, read per API (apis-reindex-co tests that).
     const extra = tool("lone2", "moonPhase", "Phase of the moon");
@@ -430,15 +425,7 @@ describe("stored routing state", () => {
       "radar of the rain",
       "giant operation for a movie",
     ];
-    const firstSteps = async () => {
-      const out: unknown[] = [];
-      for (const task of tasks) {
-        const res = await service.json<{ candidates: { name: string; weight: number }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 8 } });
-        expect(res.status).toBe(200);
-        out.push(res.body.candidates.map((c) => [c.name, c.weight]));
-      }
-      return out;
-    };
+    const firstSteps = () => firstStepsOf(tenant.key, tasks, 8);
     await firstSteps();
     expect((await stub.routingLoadedParts()).index).toBe(true);
     // Changes of every kind while the state is loaded: a new operation, a changed summary, a tool
