@@ -296,6 +296,7 @@ export class LoadedRouting {
     if (this.#pass !== run || this.#state !== state || run.generation !== this.#generation) return false;
     this.#pass = undefined;
     state.preparing = false;
+    // The index getter makes (or reads) the index now, from the documents the pass kept, not the catalog again.
     state.preparedDocuments = run.pass.documents;
     void state.index;
     state.preparedDocuments = undefined;
