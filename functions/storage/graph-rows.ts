@@ -12,6 +12,13 @@ export interface StoredTask extends StoredTrajectory {
 }
 
 /**
+ * The trajectories that have a task, oldest first: read through their partial index
+ * (`graph_trajectories_with_task`), sorted after (`+rowid`, so SQLite does not walk the whole table
+ * in rowid order instead, reading every trajectory without a task).
+ */
+export const TASKS_IN_ORDER = "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY +rowid";
+
+/**
  * The rows the tool graph is learned from (eq. 5–8): `graph_trajectories` (each with the task
  * text it did, when known) and `graph_scores` (each tool's accumulated evaluator score). The
  * routing engine (functions/routing/) owns what they mean; this keeps how they are stored.
@@ -47,9 +54,7 @@ export class GraphRows {
 
   /** Every trajectory that has a task text, oldest first (what task memory is built from). */
   tasks(): StoredTask[] {
-    return parsedTasks(
-      allRows<{ id: string; tools: string; task: string }>(this.#sql, "SELECT id, tools, task FROM graph_trajectories WHERE task IS NOT NULL ORDER BY rowid"),
-    );
+    return parsedTasks(allRows<{ id: string; tools: string; task: string }>(this.#sql, TASKS_IN_ORDER));
   }
 
   /** The `limit` most recently stored trajectories that have a task text, newest first. */

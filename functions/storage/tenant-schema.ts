@@ -133,4 +133,7 @@ export const TENANT_MIGRATIONS = [
    INSERT OR IGNORE INTO tool_names_version (id, version) VALUES (1, 0);
    CREATE TRIGGER IF NOT EXISTS tool_names_added AFTER INSERT ON tenant_tools BEGIN UPDATE tool_names_version SET version = version + 1; END;
    CREATE TRIGGER IF NOT EXISTS tool_names_removed AFTER DELETE ON tenant_tools BEGIN UPDATE tool_names_version SET version = version + 1; END;`,
+  // The trajectories that carry a task (graph-rows.ts TASKS_IN_ORDER): the task memory reads only
+  // those at load, not every trajectory (a tenant of 10,000 tools stores tens of thousands without one).
+  `CREATE INDEX IF NOT EXISTS graph_trajectories_with_task ON graph_trajectories (id) WHERE task IS NOT NULL;`,
 ] as const;

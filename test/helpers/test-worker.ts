@@ -12,6 +12,7 @@ import { TenantApiTarget } from "../../durable-objects/tenant-api-target";
 import { TenantCore } from "../../durable-objects/tenant-core";
 import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
+import { TASKS_IN_ORDER } from "../../functions/storage/graph-rows";
 
 /** The object's members a call from the Worker goes through: its store getters, operations and admission (all but the runtime's alarm handler). */
 const COUNTED_MEMBERS = Object.getOwnPropertyNames(TenantObject.prototype).filter((name) => name !== "constructor" && name !== "alarm");
@@ -118,6 +119,12 @@ export class EvictableTenantObject extends TenantObject {
     const cursor = this.ctx.storage.sql.exec<{ n: number | null }>(RUN_TOKENS_SINCE, sinceIso);
     const [row] = cursor.toArray();
     return { tokens: row?.n ?? null, rowsRead: cursor.rowsRead };
+  }
+
+  /** The stored tasks the task memory is built from at load, with how many rows SQLite read to find them. */
+  taskMemoryRows(): { tasks: number; rowsRead: number } {
+    const cursor = this.ctx.storage.sql.exec(TASKS_IN_ORDER);
+    return { tasks: cursor.toArray().length, rowsRead: cursor.rowsRead };
   }
 
   /** The job tokens quotas count since `sinceIso`, with how many rows SQLite read to count them. */

@@ -21,6 +21,7 @@ interface TenantStub {
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
   routingColdReads(): Promise<{ namesRead: boolean; nameChecks: number; countReads: number; countRanges: number }>;
   deleteToolRowUnnoticed(name: string): Promise<void>;
+  taskMemoryRows(): Promise<{ tasks: number; rowsRead: number }>;
 }
 
 let service: TestService;
@@ -448,6 +449,19 @@ describe("stored routing state", () => {
     await stub.simulateEviction({ olderFormats: true });
     expect(await firstSteps()).toEqual(live);
     expect((await stub.routingLoadReport()).index).toBe("rebuilt");
+  });
+
+  it("builds the task memory at load from the trajectories that have a task, without reading the others", async () => {
+    const tenant = await setUp("task-rows-co");
+    const stub = await stubOf(tenant.id);
+    const { names } = tenant;
+    const withTasks = TASKS.slice(0, 3).map((task, i) => ({ id: `task-${i}`, task, tools: [names[i] ?? "", names[i + 1] ?? ""] }));
+    expect((await service.json("POST", "/v1/graph/trajectories", { key: tenant.key, body: { trajectories: withTasks } })).status).toBe(200);
+    // setUp stored 40 trajectories without a task: a scan of the table reads them too (43 rows);
+    // through the index, each task is read twice (its index entry and its row).
+    const rows = await stub.taskMemoryRows();
+    expect(rows.tasks).toBe(3);
+    expect(rows.rowsRead).toBeLessThanOrEqual(2 * rows.tasks);
   });
 
   it("loads after an eviction only what a request needs, and later steps answer as before the eviction", async () => {
