@@ -11,6 +11,7 @@ import type { ObservedLearning } from "../storage/tenant-observed";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { RoutingSnapshots, type LoadReport } from "../storage/routing-snapshots";
 import { GraphRows } from "../storage/graph-rows";
+import { storedNodesMade } from "../toolnet/graph/graph-codec";
 import type { ShownTool, StoredToolViews, ViewsWarmth } from "../storage/tenant-tool-views";
 import { LoadedRouting, type Loaded, type StateSources, type TaskRelevance } from "./loaded-routing";
 import { ToolVectors } from "../storage/tool-vectors";
@@ -180,15 +181,18 @@ export class TenantRouting implements ObservedLearning {
    * What loads read of the stored routing state (tests and benchmarks): whether the in-memory
    * state has read every tool's name, how many stored values were checked name by name (their
    * tool-names version was not current), how many times the index's raw term counts were read
-   * whole, and how many byte ranges of them (a repeated word's counts alone), since the object started.
+   * whole, and how many byte ranges of them (a repeated word's counts alone), since the object started;
+   * and how many graph nodes the loaded graph has made (a stored graph makes those a route reads).
    */
-  coldReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number } {
+  coldReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number; graphNodes: number | undefined } {
     const store = this.#store;
+    const graph = this.#states.current?.graph;
     return {
       namesRead: this.#states.current?.defs.namesRead ?? false,
       nameChecks: store.nameChecks,
       countReads: store.countReads,
       countRanges: store.countRangeReads,
+      graphNodes: graph === undefined ? undefined : storedNodesMade(graph),
     };
   }
 

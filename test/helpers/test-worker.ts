@@ -94,7 +94,7 @@ export class EvictableTenantObject extends TenantObject {
   }
 
   /** Whether the routing state read every tool's name, how many stored values a load checked name by name, and how often the index's raw term counts were read. */
-  routingColdReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number } {
+  routingColdReads(): { namesRead: boolean; nameChecks: number; countReads: number; countRanges: number; graphNodes: number | undefined } {
     return this.#stores.routing.coldReads();
   }
 

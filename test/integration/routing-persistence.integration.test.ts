@@ -19,7 +19,7 @@ interface TenantStub {
   routingLoadReport(): Promise<LoadReport>;
   holdRoutingPreparation(held: boolean): Promise<void>;
   routingLoadedParts(): Promise<{ loaded: boolean; index: boolean; memory: boolean; apis: boolean; definitions: number }>;
-  routingColdReads(): Promise<{ namesRead: boolean; nameChecks: number; countReads: number; countRanges: number }>;
+  routingColdReads(): Promise<{ namesRead: boolean; nameChecks: number; countReads: number; countRanges: number; graphNodes: number | undefined }>;
   deleteToolRowUnnoticed(name: string): Promise<void>;
   taskMemoryRows(): Promise<{ tasks: number; rowsRead: number }>;
 }
@@ -230,7 +230,24 @@ describe("stored routing state", () => {
     const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[1], k: 5 } });
     expect(first.status).toBe(200);
     expect(await stub.routingLoadReport()).toMatchObject({ index: "stored", graph: "stored" });
-    expect(await stub.routingColdReads()).toEqual({ namesRead: false, nameChecks: 0, countReads: 0, countRanges: 0 });
+    expect(await stub.routingColdReads()).toMatchObject({ namesRead: false, nameChecks: 0, countReads: 0, countRanges: 0 });
+    expect(await answers(tenant.key, previous)).toEqual(before);
+  });
+
+  it("makes on a cold first step only the graph nodes it reads, and answers as before the eviction", async () => {
+    const tenant = await setUp("nodes-co");
+    const stub = await stubOf(tenant.id);
+    const previous = tenant.names[3] ?? "";
+    // The graph was stored before setUp's trajectories, which a load counts on top (touching their
+    // tools' nodes): an older format makes the next load rebuild it and store it with them all.
+    await stub.simulateEviction({ olderFormats: true });
+    const before = await answers(tenant.key, previous);
+    await stub.simulateEviction();
+    const first = await service.json("POST", "/v1/route", { key: tenant.key, body: { task: TASKS[1], k: 5 } });
+    expect(first.status).toBe(200);
+    expect(await stub.routingLoadReport()).toMatchObject({ graph: "stored" });
+    // 54 tools: the first step reads a few nodes (the answer's), not every tool's.
+    expect((await stub.routingColdReads()).graphNodes).toBeLessThan(10);
     expect(await answers(tenant.key, previous)).toEqual(before);
   });
 

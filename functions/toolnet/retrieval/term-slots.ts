@@ -29,10 +29,15 @@ export function termSlots(terms: readonly string[]): Int32Array {
 
 /** The id of `term` in `terms` by way of their `slots`; -1 when it is not one of them. */
 export function termIdIn(slots: Int32Array, terms: readonly string[], term: string): number {
+  return slotIdIn(slots, term, (id) => terms[id]);
+}
+
+/** `termIdIn` over keys read one at a time (`keyAt`: the key of an id, decoded when a probe meets it). */
+export function slotIdIn(slots: Int32Array, key: string, keyAt: (id: number) => string | undefined): number {
   const mask = slots.length - 1;
-  for (let slot = hashOf(term) & mask; ; slot = (slot + 1) & mask) {
+  for (let slot = hashOf(key) & mask; ; slot = (slot + 1) & mask) {
     const entry = slots[slot] ?? 0;
     if (entry === 0) return -1;
-    if (terms[entry - 1] === term) return entry - 1;
+    if (keyAt(entry - 1) === key) return entry - 1;
   }
 }
