@@ -1,7 +1,7 @@
 import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../toolnet/graph/graph-codec";
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../toolnet/retrieval";
-import type { CountsReader } from "../toolnet/retrieval/stored-counts";
+import type { CountsReader, PartReader } from "../toolnet/retrieval/stored-counts";
 import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../toolnet/data-flow-links";
 import { decodeFlowState, encodeFlowState, FLOW_SAMPLES_FORMAT, type FlowState } from "../toolnet/flow-samples-codec";
 import { oneRow } from "./sql";
@@ -136,12 +136,12 @@ export class RoutingSnapshots {
     documents: () => ToolDoc[],
     dependents: (name: string) => readonly string[] = () => [],
   ): { index: ToolIndex; how: LoadReport["index"] } {
-    const stored = this.#blobs.read(INDEX_BLOB, INDEX_FORMAT);
-    if (stored !== undefined) {
+    const storedStamp = this.#blobs.stamp(INDEX_BLOB, INDEX_FORMAT);
+    if (storedStamp !== undefined) {
       try {
-        const countsToken = this.#blobs.stamp(INDEX_COUNTS_BLOB, INDEX_FORMAT);
-        if (countsToken === undefined) throw new Error("the stored index's term counts are missing");
-        const index = ToolIndex.fromParts(stored.bytes, this.#countsOf(countsToken));
+        const [token = "", version = ""] = storedStamp.split("/");
+        if (this.#blobs.stamp(INDEX_COUNTS_BLOB, INDEX_FORMAT) !== token) throw new Error("the stored index's term counts are missing or of another index");
+        const index = ToolIndex.fromParts(this.#searchPartOf(token), this.#countsOf(token));
         const noted = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
         const pending = noted === undefined ? [] : (JSON.parse(new TextDecoder().decode(noted.bytes)) as string[]);
         // A noted tool's document is part of others' (its API's other operations): those follow it.
@@ -151,9 +151,9 @@ export class RoutingSnapshots {
           else index.add(doc);
         }
         // The noted tools' list is rewritten with every change after the index: its version is the latest.
-        const stamped = (noted ?? stored).stamp;
+        const stamped = noted?.stamp ?? version;
         if (this.#holdsCurrentNames(stamped, () => index.names(), names)) {
-          this.#restamp(noted === undefined ? INDEX_BLOB : PENDING_BLOB, stamped);
+          this.#restamp(noted === undefined ? INDEX_BLOB : PENDING_BLOB, noted?.stamp ?? storedStamp);
           return { index, how: pending.length > 0 ? "stored+pending" : "stored" };
         }
       } catch {
@@ -201,11 +201,27 @@ export class RoutingSnapshots {
   saveIndex(index: ToolIndex): void {
     this.#writes.index += 1;
     const { search, counts } = index.toParts();
-    const version = this.#namesVersion();
-    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, search, version);
-    // A token of their own: an index loaded before a later save never reads the counts saved then.
-    this.#blobs.write(INDEX_COUNTS_BLOB, INDEX_FORMAT, counts, crypto.randomUUID());
+    // A token of their own: an index loaded before a later save never reads the postings or counts saved then.
+    const token = crypto.randomUUID();
+    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, search, `${token}/${this.#namesVersion()}`);
+    this.#blobs.write(INDEX_COUNTS_BLOB, INDEX_FORMAT, counts, token);
     this.#blobs.delete(PENDING_BLOB);
+  }
+
+  /**
+   * Reads the stored index's search part by byte ranges (its head at load, a query term's postings
+   * when a search first has it), refusing a part stored since the index was loaded (`token`, the
+   * first half of its stamp, is that of the part loaded).
+   */
+  #searchPartOf(token: string): PartReader {
+    const checked = (stored: StoredBlob | undefined): Uint8Array => {
+      if (stored === undefined || stored.stamp.split("/")[0] !== token) throw new Error("the stored index's search part is missing or of another index");
+      return stored.bytes;
+    };
+    return {
+      all: () => checked(this.#blobs.read(INDEX_BLOB, INDEX_FORMAT)),
+      range: (start, length) => checked(this.#blobs.readRange(INDEX_BLOB, INDEX_FORMAT, start, length)),
+    };
   }
 
   /**
@@ -237,9 +253,10 @@ export class RoutingSnapshots {
   /** A value checked name by name holds the current tools: stamped with the current version, so the next load trusts it. */
   #restamp(name: string, stamped: string): void {
     const version = this.#namesVersion();
-    if (name === GRAPH_BLOB) {
-      const [lastRow] = stamped.split("/");
-      if (stamped !== `${lastRow}/${version}`) this.#blobs.setStamp(name, `${lastRow}/${version}`);
+    // The graph's stamp is "<last row>/<version>", the index's "<token>/<version>": the first half is kept.
+    if (name === GRAPH_BLOB || name === INDEX_BLOB) {
+      const [kept] = stamped.split("/");
+      if (stamped !== `${kept}/${version}`) this.#blobs.setStamp(name, `${kept}/${version}`);
     } else if (stamped !== version) this.#blobs.setStamp(name, version);
   }
 

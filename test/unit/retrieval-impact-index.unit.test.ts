@@ -93,7 +93,7 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     let reads = 0;
     let ranges = 0;
     const load = () =>
-      ToolIndex.fromParts(search, {
+      ToolIndex.fromParts(whole(search), {
         all: () => {
           reads += 1;
           return counts;
@@ -125,14 +125,53 @@ describe("ImpactIndex ranks as MiniSearch", () => {
     expect(reads).toBe(2);
     // Stored again after the change, in parts or whole, it answers the same.
     const again = changed.toParts();
-    const reloaded = ToolIndex.fromParts(again.search, whole(again.counts));
+    const reloaded = ToolIndex.fromParts(whole(again.search), whole(again.counts));
     for (const query of queries(60, 9)) expect(reloaded.search(query, 10)).toEqual(index.search(query, 10));
     expect(ToolIndex.fromBytes(reloaded.toBytes()).search("weather weather", 10)).toEqual(index.search("weather weather", 10));
   });
 
+  it("reads from the stored search part its head at load and a query's terms' postings alone, not the whole part", () => {
+    const index = ToolIndex.build(docs);
+    const { search, counts } = index.toParts();
+    const read = { whole: 0, bytes: 0 };
+    const loaded = ToolIndex.fromParts(
+      {
+        all: () => {
+          read.whole += 1;
+          return search;
+        },
+        range: (start, length) => {
+          read.bytes += length;
+          return search.slice(start, start + length);
+        },
+      },
+      whole(counts),
+    );
+    const head = read.bytes;
+    expect(head).toBeLessThan(search.length / 2);
+    for (const query of ["weather report", "flight airport", "movie"]) {
+      expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+      expect(loaded.searchMatching(query, 10)).toEqual(index.searchMatching(query, 10));
+      expect(loaded.termImpacts(query, ["weatherTool", "nope"])).toEqual(index.termImpacts(query, ["weatherTool", "nope"]));
+    }
+    const afterSearches = read.bytes;
+    expect(afterSearches).toBeGreaterThan(head);
+    expect(afterSearches).toBeLessThan(search.length);
+    // A term's postings are read once.
+    loaded.search("weather report", 10);
+    expect(read.bytes).toBe(afterSearches);
+    expect(read.whole).toBe(0);
+    expect(loaded.has(docs[3]?.name ?? "")).toBe(true);
+    expect(loaded.names()).toEqual(index.names());
+  });
+
   it("finds a word a search has already looked up once a tool adds it to the index (the per-index word memo is not stale)", () => {
     const parts = ToolIndex.build(docs).toParts();
-    for (const index of [ToolIndex.build(docs), ToolIndex.fromBytes(ToolIndex.build(docs).toBytes()), ToolIndex.fromParts(parts.search, whole(parts.counts))]) {
+    for (const index of [
+      ToolIndex.build(docs),
+      ToolIndex.fromBytes(ToolIndex.build(docs).toBytes()),
+      ToolIndex.fromParts(whole(parts.search), whole(parts.counts)),
+    ]) {
       // Unknown words, a compound of two of them, and known words beside them: all remembered by the first search.
       const query = "quokka telemetry weather quokkatelemetry";
       const before = index.search(query, 5);
@@ -155,7 +194,7 @@ describe("ImpactIndex ranks as MiniSearch", () => {
   it("names a new format whenever the documents' fields change, so stored indexes are rebuilt once", () => {
     // A stored index holds terms by field id: one of another field list must not be read.
     expect({ format: INDEX_FORMAT, fields: TOOL_DOC_FIELDS }).toEqual({
-      format: "atc-impact-index/7",
+      format: "atc-impact-index/8",
       fields: [
         "name",
         "operation",

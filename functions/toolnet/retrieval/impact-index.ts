@@ -1,10 +1,11 @@
 import type MiniSearch from "minisearch";
-import type { AsPlainObject } from "minisearch";
-import { QueryTermIds, splitWords, termOf } from "./analyze";
-import { loadEngine, type RankingTuning } from "./minisearch-engine";
+import { QueryTermIds } from "./analyze";
+import type { RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
 import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
-import { mergePending, withImpacts, type Pending } from "./impact-rebuild";
+import { looseEngineOf } from "./loose-engine";
+import { encodeSearchPart, SearchPart } from "./search-part";
+import { mergePending, pendingTerms, withImpacts, type Pending } from "./impact-rebuild";
 import {
   candidateImpacts,
   queryTermsOf,
@@ -15,8 +16,7 @@ import {
   type SearchScratch,
   type TermCounts,
 } from "./impact-search";
-import { type CountsReader, termCountsReader } from "./stored-counts";
-import { termIdIn, termSlots } from "./term-slots";
+import { type Counts, type CountsReader, encodeCounts, type PartReader, storedCounts } from "./stored-counts";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
 /**
@@ -33,8 +33,10 @@ import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
  * Changes (add, remove) are recorded and merged into the flat arrays on the next query or
  * serialisation; impacts depend on corpus-wide statistics, so they are recomputed then (a few
  * milliseconds per 10,000 tools, against ~1 s to tokenise every tool again). The whole index is
- * a handful of typed arrays plus two string lists, serialised as bytes (see toBytes). The search
- * itself is impact-search.ts; the merge and the impacts' recomputation, impact-rebuild.ts.
+ * a handful of typed arrays plus two string lists, serialised as bytes (see toBytes), or stored
+ * in two parts (toParts): what a search reads, whose postings a loaded index reads a query term
+ * at a time until it changes (search-part.ts), and the raw term counts (stored-counts.ts). The
+ * search itself is impact-search.ts; the merge and the impacts' recomputation, impact-rebuild.ts.
  */
 
 const FIELDS = TOOL_DOC_FIELDS.length;
@@ -44,13 +46,21 @@ const FIELDS = TOOL_DOC_FIELDS.length;
  * new queries never produce, so it is refused and rebuilt. Bump it when analyze.ts,
  * tool-document.ts, this file, impact-rebuild.ts or impact-layout.ts changes what is stored.
  */
-export const INDEX_FORMAT = "atc-impact-index/7";
+export const INDEX_FORMAT = "atc-impact-index/8";
 
 /** The raw term counts stored apart from what a search reads (toParts). */
 const COUNTS_FORMAT = `${INDEX_FORMAT}:counts`;
 
-/** The arrays of the raw term counts: a search reads them only to weigh a repeated query term. */
-type Counts = Pick<Arrays, "rawOffsets" | "rawDocs" | "rawTfs">;
+
+/** What an index is made from when loaded: from bytes (toBytes), or from a stored search part (toParts) whose names, terms and postings stay in it. */
+interface Loaded {
+  names: (string | undefined)[];
+  terms: string[];
+  count: number;
+  scoring: string;
+  arrays: Arrays;
+  part?: SearchPart;
+}
 
 /** Fingerprint of what impacts depend on (field boosts and BM25 parameters). */
 function scoringKey(tuning: RankingTuning): string {
@@ -65,10 +75,14 @@ export class ImpactIndex {
   /** Tool id by name: made on first use (a loaded index's search needs names by id only). */
   #idMap: Map<string, number> | undefined;
   #terms: string[];
-  /** Term id by term: made on first change (a loaded index looks terms up in its stored table until then). */
+  /** Term id by term: made on first use (an index loaded from parts looks terms up in its stored table). */
   #termMap: Map<string, number> | undefined;
-  /** The stored term table (term-slots.ts) of a loaded index, while no term was added. */
-  #storedSlots: Int32Array | undefined;
+  /**
+   * The stored search part of an index loaded from parts, until it changes (or is stored, or
+   * matched partially): its names, terms and postings are read from it as searches need them,
+   * and `#names`, `#terms` and the postings in `#arrays` are empty meanwhile (#settle).
+   */
+  #part: SearchPart | undefined;
   #count: number;
   #arrays: Arrays;
   /** Field lengths of tools added since the last merge (the merged ones are in #arrays). */
@@ -89,20 +103,21 @@ export class ImpactIndex {
   /** Term ids of the words tasks use (cleared when a term is added). */
   readonly #queryTermIds = new QueryTermIds((term) => this.#termIdOf(term));
 
-  private constructor(tuning: RankingTuning, header?: Header, arrays?: Arrays, termSlots?: Int32Array) {
+  private constructor(tuning: RankingTuning, loaded?: Loaded) {
     this.#tuning = tuning;
     this.#scoring = scoringKey(tuning);
-    this.#names = header?.names.map((name) => name ?? undefined) ?? [];
+    this.#names = loaded?.names ?? [];
     this.#idMap = undefined;
-    this.#terms = header?.terms ?? [];
-    this.#storedSlots = termSlots;
+    this.#terms = loaded?.terms ?? [];
     this.#termMap = undefined;
-    this.#count = header?.count ?? 0;
+    this.#part = loaded?.part;
+    this.#count = loaded?.count ?? 0;
+    const arrays = loaded?.arrays;
     // The averages change in place with every add and remove: never write into the loaded buffer.
     this.#arrays = arrays === undefined ? emptyArrays() : { ...arrays, avgFieldLength: arrays.avgFieldLength.slice() };
-    this.#mergedTerms = this.#terms.length;
+    this.#mergedTerms = loaded?.part?.terms.count ?? this.#terms.length;
     this.#dirty = false;
-    this.#impactsStale = header !== undefined && header.scoring !== this.#scoring;
+    this.#impactsStale = loaded !== undefined && loaded.scoring !== this.#scoring;
   }
 
   static empty(tuning: RankingTuning): ImpactIndex {
@@ -120,47 +135,38 @@ export class ImpactIndex {
   }
 
   has(name: string): boolean {
-    return this.#ids.has(name);
+    return this.#idOf(name) >= 0;
   }
 
   /** Tool names, in id order. */
   names(): string[] {
-    return this.#names.filter((name): name is string => name !== undefined);
+    return this.#part?.names.all() ?? this.#names.filter((name): name is string => name !== undefined);
+  }
+
+  /** A tool's id, -1 when it is not indexed. */
+  #idOf(name: string): number {
+    return this.#part?.names.positionOf(name) ?? this.#ids.get(name) ?? -1;
+  }
+
+  /** The stored part's names, terms and postings into memory, as an index built here holds them: before a change, a store or a loose engine. */
+  #settle(): void {
+    const part = this.#part;
+    if (part === undefined) return;
+    this.#part = undefined;
+    this.#names = part.names.all();
+    this.#terms = part.terms.all();
+    this.#arrays = { ...this.#arrays, ...part.allPostings() };
   }
 
   /** Adds a tool, or replaces the indexed tool of the same name (as MiniSearch's replace: remove, then add). */
   add(doc: ToolDoc): void {
+    this.#settle();
     this.remove(doc.name);
     const id = this.#names.length;
     this.#names.push(doc.name);
     this.#ids.set(doc.name, id);
     this.#count += 1;
-    const avg = this.#arrays.avgFieldLength;
-    const lengths = new Int32Array(FIELDS);
-    const frequencies = new Map<number, number>();
-    TOOL_DOC_FIELDS.forEach((field, f) => {
-      const words = splitWords(doc[field]);
-      // MiniSearch: a field's length is its distinct words before stemming and stop words;
-      // the average is updated incrementally, in the same order of operations.
-      const length = new Set(words).size;
-      const before = this.#count - 1;
-      avg[f] = ((avg[f] ?? 0) * before + length) / (before + 1);
-      lengths[f] = length;
-      for (const word of words) {
-        const term = termOf(word);
-        if (!term) continue;
-        const key = this.#termId(term) * FIELDS + f;
-        frequencies.set(key, (frequencies.get(key) ?? 0) + 1);
-      }
-    });
-    const entries = new Int32Array(frequencies.size * 3);
-    let i = 0;
-    for (const [key, tf] of frequencies) {
-      entries[i] = Math.floor(key / FIELDS);
-      entries[i + 1] = key % FIELDS;
-      entries[i + 2] = tf;
-      i += 3;
-    }
+    const { entries, lengths } = pendingTerms(doc, (term) => this.#termId(term), this.#arrays.avgFieldLength, this.#count - 1);
     this.#pending.push({ id, entries });
     this.#pendingLengths.set(id, lengths);
     this.#changed();
@@ -168,6 +174,7 @@ export class ImpactIndex {
 
   /** Removes a tool by name; false when it was not indexed. */
   remove(name: string): boolean {
+    this.#settle();
     const id = this.#ids.get(name);
     if (id === undefined) return false;
     const avg = this.#arrays.avgFieldLength;
@@ -212,19 +219,15 @@ export class ImpactIndex {
     return id;
   }
 
-  /** Term ids by term, made on first use; the stored table is dropped then (terms added later are not in it). */
+  /** Term ids by term, made on first use (after the stored part is settled: terms added later are not in it). */
   get #termIds(): Map<string, number> {
-    if (this.#termMap === undefined) {
-      this.#termMap = new Map(this.#terms.map((term, id) => [term, id]));
-      this.#storedSlots = undefined;
-    }
+    this.#termMap ??= new Map(this.#terms.map((term, id) => [term, id]));
     return this.#termMap;
   }
 
   /** A term's id, -1 when the index does not have it. */
   #termIdOf(term: string): number {
-    if (this.#termMap === undefined && this.#storedSlots !== undefined) return termIdIn(this.#storedSlots, this.#terms, term);
-    return this.#termIds.get(term) ?? -1;
+    return this.#part?.terms.positionOf(term) ?? this.#termIds.get(term) ?? -1;
   }
 
   #changed(): void {
@@ -253,7 +256,8 @@ export class ImpactIndex {
     const found = this.#rank(text, k);
     if (found === undefined) return { ranked: [], impacts: [] };
     const { ranked, candidates, values, terms } = found;
-    const rowOf = new Map(candidates.map((id, row) => [this.#names[id], row]));
+    const names = this.#toolNames();
+    const rowOf = new Map(candidates.map((id, row) => [names.at(id), row]));
     const impacts = ranked.map((r) => {
       const row = rowOf.get(r.name) ?? 0;
       return values.slice(row * terms, (row + 1) * terms);
@@ -268,8 +272,9 @@ export class ImpactIndex {
     this.#prepare();
     const query = this.#queryTerms(text);
     if (query.unique.length === 0) return undefined;
-    this.#scratchArrays = searchScratch(this.#scratchArrays, this.#names.length);
-    return rankBest(this.#searchedFor(query), query, this.#scratchArrays, limit);
+    this.#scratchArrays = searchScratch(this.#scratchArrays, this.#toolNames().length);
+    const searched = this.#searchedFor(query);
+    return rankBest(searched.index, searched.query, this.#scratchArrays, limit);
   }
 
   /**
@@ -281,9 +286,10 @@ export class ImpactIndex {
     this.#prepare();
     const query = this.#queryTerms(text);
     const m = query.unique.length;
-    const ids = names.map((name) => this.#ids.get(name) ?? -1);
+    const ids = names.map((name) => this.#idOf(name));
     const present = [...new Set(ids.filter((id) => id >= 0))].sort((a, b) => a - b);
-    const values = candidateImpacts(this.#searchedFor(query), query, present);
+    const searched = this.#searchedFor(query);
+    const values = candidateImpacts(searched.index, searched.query, present);
     const rowOf = new Map(present.map((id, row) => [id, row]));
     return ids.map((id) => {
       const row = rowOf.get(id);
@@ -296,16 +302,26 @@ export class ImpactIndex {
     return queryTermsOf(this.#queryTermIds.of(text), this.#arrays);
   }
 
+  /** Tool names by id: the stored part's (decoded as asked) while it is not settled. */
+  #toolNames(): SearchedIndex["names"] {
+    const part = this.#part;
+    return part === undefined ? this.#names : { length: part.names.count, at: (id) => part.names.at(id) };
+  }
+
   /**
-   * What a search for `query` reads: the merged arrays and impacts (after #prepare), and when the
-   * query repeats a term (its weight is computed from its raw counts, as MiniSearch does) while the
-   * counts are not read, a reader of a term's counts alone from storage.
+   * What a search for `query` reads: the merged arrays and impacts (after #prepare), or the stored
+   * part's postings of the query's terms alone (search-part.ts, the query renumbered to them); and
+   * when the query repeats a term (its weight is computed from its raw counts, as MiniSearch does)
+   * while the counts are not read, a reader of a term's counts alone from storage.
    */
-  #searchedFor(query: QueryTerms): SearchedIndex {
-    const searched: SearchedIndex = { arrays: this.#arrays, tuning: this.#tuning, names: this.#names, count: this.#count };
+  #searchedFor(query: QueryTerms): { index: SearchedIndex; query: QueryTerms } {
+    const base = { tuning: this.#tuning, names: this.#toolNames(), count: this.#count };
     const termCounts = this.#termCounts;
-    if (this.#unreadCounts === undefined || termCounts === undefined || !query.multiplicity.some((occurrences) => occurrences > 1)) return searched;
-    return { ...searched, countsOf: termCounts };
+    const repeats = this.#unreadCounts !== undefined && termCounts !== undefined && query.multiplicity.some((occurrences) => occurrences > 1);
+    const countsOf = repeats ? termCounts : undefined;
+    if (this.#part !== undefined) return this.#part.searchedFor(query, base, countsOf);
+    const index: SearchedIndex = countsOf === undefined ? { ...base, arrays: this.#arrays } : { ...base, arrays: this.#arrays, countsOf };
+    return { index, query };
   }
 
   /** The raw term counts stored apart, read now (a merge, a recomputation, partial matching or a repeated query term needs them). */
@@ -319,6 +335,7 @@ export class ImpactIndex {
 
   /** Merge pending changes and recompute impacts when anything changed. */
   #prepare(): void {
+    if (this.#dirty || this.#impactsStale) this.#settle();
     if (this.#dirty || this.#impactsStale) this.#readCounts();
     if (this.#dirty) this.#merge();
     if (this.#impactsStale) this.#computeImpacts();
@@ -356,51 +373,16 @@ export class ImpactIndex {
    */
   looseEngine(): MiniSearch<ToolDoc> {
     if (this.#loose !== undefined) return this.#loose;
+    this.#settle();
     this.#prepare();
     this.#readCounts();
-    const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = this.#arrays;
-    const documentIds: Record<string, string> = {};
-    const fieldLength: Record<string, number[]> = {};
-    const storedFields: Record<string, Record<string, never>> = {};
-    this.#names.forEach((name, id) => {
-      if (name === undefined) return;
-      documentIds[id] = name;
-      fieldLength[id] = Array.from(fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS));
-      storedFields[id] = {};
-    });
-    const index: [string, Record<string, Record<string, number>>][] = [];
-    for (let t = 0; t < this.#mergedTerms; t += 1) {
-      const data: Record<string, Record<string, number>> = {};
-      let any = false;
-      for (let f = 0; f < FIELDS; f += 1) {
-        const from = rawOffsets[t * FIELDS + f] ?? 0;
-        const to = rawOffsets[t * FIELDS + f + 1] ?? 0;
-        if (from === to) continue;
-        const freqs: Record<string, number> = {};
-        for (let p = from; p < to; p += 1) freqs[rawDocs[p] ?? 0] = rawTfs[p] ?? 0;
-        data[f] = freqs;
-        any = true;
-      }
-      if (any) index.push([this.#terms[t] ?? "", data]);
-    }
-    const plain: AsPlainObject = {
-      documentCount: this.#count,
-      nextId: this.#names.length,
-      documentIds,
-      fieldIds: Object.fromEntries(TOOL_DOC_FIELDS.map((field, f) => [field, f])),
-      fieldLength,
-      averageFieldLength: Array.from(avgFieldLength),
-      storedFields,
-      dirtCount: 0,
-      index,
-      serializationVersion: 2,
-    };
-    this.#loose = loadEngine(plain);
+    this.#loose = looseEngineOf({ arrays: this.#arrays, names: this.#names, terms: this.#terms, count: this.#count, mergedTerms: this.#mergedTerms });
     return this.#loose;
   }
 
   /** The index as bytes: a JSON header (format, names, terms, array lengths), then the typed arrays, each 8-byte aligned. */
   toBytes(): Uint8Array {
+    this.#settle();
     this.#prepare();
     this.#readCounts();
     return encodeLayout(this.#header(this.#arrays), this.#arrays);
@@ -412,26 +394,14 @@ export class ImpactIndex {
    * load rarely needs (see #readCounts).
    */
   toParts(): { search: Uint8Array; counts: Uint8Array } {
+    this.#settle();
     this.#prepare();
     this.#readCounts();
-    const arrays = this.#arrays;
-    const none = new Int32Array(0);
-    const searched = { ...arrays, rawOffsets: none, rawDocs: none, rawTfs: none };
-    const counts: Arrays = {
-      ...searched,
-      fieldLengths: none,
-      avgFieldLength: new Float64Array(0),
-      impactOffsets: none,
-      impactDocs: none,
-      impacts: new Float64Array(0),
-      defaultImpact: new Float64Array(0),
-      rawOffsets: arrays.rawOffsets,
-      rawDocs: arrays.rawDocs,
-      rawTfs: arrays.rawTfs,
-    };
-    const countsHeader = { ...this.#header(counts), format: COUNTS_FORMAT, names: [], terms: [] };
-    const slots = termSlots(this.#terms.slice(0, this.#mergedTerms));
-    return { search: encodeLayout(this.#header(searched), searched, slots), counts: encodeLayout(countsHeader, counts) };
+    const meta = { format: INDEX_FORMAT, scoring: this.#scoring, count: this.#count };
+    // Merged just now: ids are dense, every name is there.
+    const names = this.#names.map((name) => name ?? "");
+    const search = encodeSearchPart(meta, this.#arrays, names, this.#terms.slice(0, this.#mergedTerms));
+    return { search, counts: encodeCounts({ ...meta, format: COUNTS_FORMAT }, this.#arrays) };
   }
 
   #header(arrays: Arrays): Header {
@@ -449,28 +419,32 @@ export class ImpactIndex {
    * Index restored from `toParts()`: `search` now, `counts` read when first needed (it must give
    * the counts stored with `search`); throws (asking for a rebuild) on another format or damaged bytes.
    */
-  static fromParts(search: Uint8Array, counts: CountsReader, tuning: RankingTuning): ImpactIndex {
-    const { header, arrays, termSlots: slots } = decodeLayout(search, INDEX_FORMAT);
-    const index = new ImpactIndex(tuning, header, arrays, slots);
-    index.#unreadCounts = () => {
-      const { header: countsHeader, arrays: stored } = decodeLayout(counts.all(), COUNTS_FORMAT);
-      if (countsHeader.count !== header.count || countsHeader.scoring !== header.scoring)
-        throw new Error("the stored term counts are not those of this index; rebuild it");
-      return { rawOffsets: stored.rawOffsets, rawDocs: stored.rawDocs, rawTfs: stored.rawTfs };
-    };
-    const read = termCountsReader(counts, COUNTS_FORMAT);
-    const known = new Map<number, TermCounts>();
-    index.#termCounts = (term) => {
-      let found = known.get(term);
-      if (found === undefined) known.set(term, (found = read(term)));
-      return found;
-    };
+  static fromParts(search: PartReader, counts: CountsReader, tuning: RankingTuning): ImpactIndex {
+    const part = SearchPart.read(search, INDEX_FORMAT);
+    const header = part.header;
+    const index = new ImpactIndex(tuning, {
+      names: [],
+      terms: [],
+      count: header.count,
+      scoring: header.scoring,
+      arrays: { ...emptyArrays(), ...part.arrays },
+      part,
+    });
+    const stored = storedCounts(counts, { ...header, format: COUNTS_FORMAT });
+    index.#unreadCounts = stored.all;
+    index.#termCounts = stored.termCounts;
     return index;
   }
 
   /** Index restored from `toBytes()`; throws (asking for a rebuild) on another format or damaged bytes. */
   static fromBytes(input: Uint8Array, tuning: RankingTuning): ImpactIndex {
     const { header, arrays } = decodeLayout(input, INDEX_FORMAT);
-    return new ImpactIndex(tuning, header, arrays);
+    return new ImpactIndex(tuning, {
+      names: header.names.map((name) => name ?? undefined),
+      terms: header.terms,
+      count: header.count,
+      scoring: header.scoring,
+      arrays,
+    });
   }
 }

@@ -1,7 +1,8 @@
+import { splitWords, termOf } from "./analyze";
 import type { Arrays } from "./impact-layout";
 import { bm25Score, commonImpact, inverseDocumentFrequency } from "./impact-math";
 import type { RankingTuning } from "./minisearch-engine";
-import { TOOL_DOC_FIELDS } from "./tool-document";
+import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
 /**
  * The impact index's rebuild after changes (impact-index.ts records them): the pending term counts
@@ -16,6 +17,38 @@ export interface Pending {
   id: number;
   /** (term id, field id, term frequency) triples. */
   entries: Int32Array;
+}
+
+/**
+ * A tool's pending term counts, (term id, field id, term frequency) triples, and its field
+ * lengths; `avg` (the average field lengths over `before` tools) is updated for it in place.
+ */
+export function pendingTerms(doc: ToolDoc, termId: (term: string) => number, avg: Float64Array, before: number): { entries: Int32Array; lengths: Int32Array } {
+  const lengths = new Int32Array(FIELDS);
+  const frequencies = new Map<number, number>();
+  TOOL_DOC_FIELDS.forEach((field, f) => {
+    const words = splitWords(doc[field]);
+    // MiniSearch: a field's length is its distinct words before stemming and stop words;
+    // the average is updated incrementally, in the same order of operations.
+    const length = new Set(words).size;
+    avg[f] = ((avg[f] ?? 0) * before + length) / (before + 1);
+    lengths[f] = length;
+    for (const word of words) {
+      const term = termOf(word);
+      if (!term) continue;
+      const key = termId(term) * FIELDS + f;
+      frequencies.set(key, (frequencies.get(key) ?? 0) + 1);
+    }
+  });
+  const entries = new Int32Array(frequencies.size * 3);
+  let i = 0;
+  for (const [key, tf] of frequencies) {
+    entries[i] = Math.floor(key / FIELDS);
+    entries[i + 1] = key % FIELDS;
+    entries[i + 2] = tf;
+    i += 3;
+  }
+  return { entries, lengths };
 }
 
 /** An index with changes not merged yet. */

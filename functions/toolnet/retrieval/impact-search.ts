@@ -57,8 +57,8 @@ export interface TermCounts {
 export interface SearchedIndex {
   arrays: Arrays;
   tuning: RankingTuning;
-  /** Tool name by id. */
-  names: readonly (string | undefined)[];
+  /** Tool name by id (an array, or a stored part's names decoded as asked). */
+  names: { readonly length: number; at(id: number): string | undefined };
   /** Number of tools indexed. */
   count: number;
   /** A term's raw counts, when they are not in `arrays` (read from storage for the term alone); else read from `arrays`. */
@@ -265,7 +265,7 @@ function rankExactly(
     for (const slot of order) score += values[c * m + slot] ?? 0;
     let matched = 0;
     for (let slot = 0; slot < m; slot += 1) if ((values[c * m + slot] ?? 0) > 0) matched += 1;
-    const name = names[candidates[c] ?? 0];
+    const name = names.at(candidates[c] ?? 0);
     if (matched > 0 && name !== undefined) ranked.push({ name, score: score * matched });
   }
   return sortRanked(ranked).slice(0, limit);

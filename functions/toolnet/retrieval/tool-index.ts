@@ -2,7 +2,7 @@ import type { SearchOptions } from "minisearch";
 import { ImpactIndex, INDEX_FORMAT } from "./impact-index";
 import { DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
-import type { CountsReader } from "./stored-counts";
+import type { CountsReader, PartReader } from "./stored-counts";
 import type { ToolDoc } from "./tool-document";
 
 export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
@@ -50,8 +50,12 @@ export class ToolIndex {
     return new ToolIndex(ImpactIndex.fromBytes(bytes, resolved), resolved);
   }
 
-  /** Index restored from `toParts()`: `counts` (whole, or a term's byte ranges) is read only when first needed, and must give the counts stored with `search`. */
-  static fromParts(search: Uint8Array, counts: CountsReader, tuning: Partial<RankingTuning> = {}): ToolIndex {
+  /**
+   * Index restored from `toParts()`: `search`'s small head now and a query term's postings when a
+   * search first has it (byte ranges), `counts` (whole, or a term's byte ranges) only when first
+   * needed; each must give the part stored with the other.
+   */
+  static fromParts(search: PartReader, counts: CountsReader, tuning: Partial<RankingTuning> = {}): ToolIndex {
     const resolved = { ...DEFAULT_TUNING, ...tuning };
     return new ToolIndex(ImpactIndex.fromParts(search, counts, resolved), resolved);
   }
