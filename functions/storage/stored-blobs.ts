@@ -45,29 +45,33 @@ export class StoredBlobs {
   }
 
   /**
-   * `length` bytes of the value under `name` in `format` from byte `start`, read by SQLite out of
-   * the chunks that hold them (the rest is not read); undefined when absent, of another format or
-   * not that long.
+   * `length` bytes of the value under `name` in `format` from byte `start`, read out of the chunks
+   * that hold them (the rest is not read), in one query; undefined when absent, of another format
+   * or not that long. `chunkBytes` must be what the value was written with: a chunk is read whole,
+   * so values read by ranges are written in small chunks (a format written so names its chunk size).
    */
-  readRange(name: string, format: string, start: number, length: number): StoredBlob | undefined {
+  readRange(name: string, format: string, start: number, length: number, chunkBytes = CHUNK_BYTES): StoredBlob | undefined {
     const meta = oneRow<{ format: string; bytes: number; stamp: string }>(this.#sql, "SELECT format, bytes, stamp FROM stored_blobs WHERE name = ?", name);
     if (meta === undefined || meta.format !== format || start < 0 || length < 0 || start + length > meta.bytes) return undefined;
     const bytes = new Uint8Array(length);
-    for (let at = start; at < start + length; ) {
-      const seq = Math.floor(at / CHUNK_BYTES);
-      const within = at - seq * CHUNK_BYTES;
-      const take = Math.min(CHUNK_BYTES - within, start + length - at);
-      const row = oneRow<{ part: ArrayBuffer }>(
-        this.#sql,
-        "SELECT substr(data, ?, ?) AS part FROM stored_blob_chunks WHERE name = ? AND seq = ?",
-        within + 1,
-        take,
-        name,
-        seq,
-      );
-      if (row === undefined || row.part.byteLength !== take) return undefined;
-      bytes.set(new Uint8Array(row.part), at - start);
-      at += take;
+    if (length === 0) return { bytes, stamp: meta.stamp };
+    // One query for the chunks that hold the range, whole; the ends are cut here.
+    const first = Math.floor(start / chunkBytes);
+    const last = Math.floor((start + length - 1) / chunkBytes);
+    const rows = allRows<{ seq: number; data: ArrayBuffer }>(
+      this.#sql,
+      "SELECT seq, data FROM stored_blob_chunks WHERE name = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+      name,
+      first,
+      last,
+    );
+    if (rows.length !== last - first + 1) return undefined;
+    for (const row of rows) {
+      const chunkStart = row.seq * chunkBytes;
+      const from = Math.max(start, chunkStart);
+      const to = Math.min(start + length, chunkStart + row.data.byteLength);
+      if (to <= from) return undefined;
+      bytes.set(new Uint8Array(row.data, from - chunkStart, to - from), from - start);
     }
     return { bytes, stamp: meta.stamp };
   }
@@ -78,12 +82,12 @@ export class StoredBlobs {
     return meta === undefined || meta.format !== format ? undefined : meta.stamp;
   }
 
-  /** Replaces the value under `name`. */
-  write(name: string, format: string, bytes: Uint8Array, stamp: string): void {
+  /** Replaces the value under `name`, in chunks of `chunkBytes` (at most CHUNK_BYTES; see readRange). */
+  write(name: string, format: string, bytes: Uint8Array, stamp: string, chunkBytes = CHUNK_BYTES): void {
     this.delete(name);
     let chunks = 0;
-    for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
-      const chunk = bytes.slice(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength));
+    for (let offset = 0; offset < bytes.byteLength; offset += chunkBytes) {
+      const chunk = bytes.slice(offset, Math.min(offset + chunkBytes, bytes.byteLength));
       run(this.#sql, "INSERT INTO stored_blob_chunks (name, seq, data) VALUES (?, ?, ?)", name, chunks, chunk.buffer);
       chunks += 1;
     }
