@@ -51,7 +51,6 @@ export const INDEX_FORMAT = "atc-impact-index/8";
 /** The raw term counts stored apart from what a search reads (toParts). */
 const COUNTS_FORMAT = `${INDEX_FORMAT}:counts`;
 
-
 /** What an index is made from when loaded: from bytes (toBytes), or from a stored search part (toParts) whose names, terms and postings stay in it. */
 interface Loaded {
   names: (string | undefined)[];
@@ -155,7 +154,7 @@ export class ImpactIndex {
     this.#part = undefined;
     this.#names = part.names.all();
     this.#terms = part.terms.all();
-    this.#arrays = { ...this.#arrays, ...part.allPostings() };
+    this.#arrays = { ...this.#arrays, ...part.allPostings(), fieldLengths: part.fieldLengths() };
   }
 
   /** Adds a tool, or replaces the indexed tool of the same name (as MiniSearch's replace: remove, then add). */

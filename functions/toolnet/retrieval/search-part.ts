@@ -10,21 +10,23 @@ import type { PartReader } from "./stored-counts";
  * needs those of its few terms. The names and terms are stored as bytes with a hash table
  * (stored-names.ts): a load decodes none of them.
  *
- * Layout: a 4-byte header length, the JSON header, then 8-byte aligned sections: the field
- * lengths, the average field lengths, where each term's postings start (impactOffsets), each
- * term's common impact (defaultImpact), the names' and the terms' tables (offsets, hash slots,
- * bytes) — the head, read whole — then the postings, term by term: a term's impacts (Float64)
- * followed by their tool ids (Int32), so one range holds a term's postings.
+ * Layout: a 4-byte header length, the JSON header, then 8-byte aligned sections: the average
+ * field lengths, where each term's postings start (impactOffsets), each term's common impact
+ * (defaultImpact), the names' and the terms' tables (offsets, hash slots, bytes) — the head, read
+ * whole — then every tool's field lengths (read when a query first repeats a term: its weight is
+ * computed from them), then the postings, term by term: a term's impacts (Float64) followed by
+ * their tool ids (Int32), so one range holds a term's postings.
  */
 
 const NAME_SECTIONS = ["Offsets", "Slots", "Bytes"] as const;
+/** In stored order: the head, then the field lengths (read only to weigh a repeated query term), then the postings. */
 const SECTIONS = [
-  ["fieldLengths", 4],
   ["avgFieldLength", 8],
   ["impactOffsets", 4],
   ["defaultImpact", 8],
   ...NAME_SECTIONS.map((part) => [`names${part}`, part === "Bytes" ? 1 : 4] as const),
   ...NAME_SECTIONS.map((part) => [`terms${part}`, part === "Bytes" ? 1 : 4] as const),
+  ["fieldLengths", 4],
 ] as const;
 type Section = (typeof SECTIONS)[number][0];
 
@@ -103,19 +105,20 @@ interface Postings {
  */
 export class SearchPart {
   readonly header: SearchPartHeader;
-  readonly arrays: Pick<Arrays, "fieldLengths" | "avgFieldLength" | "impactOffsets" | "defaultImpact">;
+  readonly arrays: Pick<Arrays, "avgFieldLength" | "impactOffsets" | "defaultImpact">;
   readonly names: StoredNames;
   readonly terms: StoredNames;
   readonly #read: PartReader;
+  readonly #fieldLengthsAt: number;
   readonly #postingsAt: number;
   readonly #postings = new Map<number, Postings>();
+  #fieldLengths: Int32Array | undefined;
 
   private constructor(header: SearchPartHeader, head: Uint8Array, at: Record<Section | "postings", number>, read: PartReader) {
     this.header = header;
     const view = <T>(Kind: new (buffer: ArrayBuffer, offset: number, length: number) => T, name: Section) =>
       new Kind(head.buffer as ArrayBuffer, head.byteOffset + at[name], header.lengths[name]);
     this.arrays = {
-      fieldLengths: view(Int32Array, "fieldLengths"),
       avgFieldLength: view(Float64Array, "avgFieldLength"),
       impactOffsets: view(Int32Array, "impactOffsets"),
       defaultImpact: view(Float64Array, "defaultImpact"),
@@ -130,6 +133,7 @@ export class SearchPart {
     this.names = new StoredNames(names);
     this.terms = new StoredNames(terms);
     this.#read = read;
+    this.#fieldLengthsAt = at.fieldLengths;
     this.#postingsAt = at.postings;
   }
 
@@ -141,13 +145,22 @@ export class SearchPart {
       const header = JSON.parse(new TextDecoder().decode(read.range(4, headerLength))) as SearchPartHeader;
       if (header?.format !== format) throw refuse("another format");
       const at = sectionOffsets(header.lengths, headerLength);
-      const head = read.range(0, at.postings).slice();
+      const head = read.range(0, at.fieldLengths).slice();
       const part = new SearchPart(header, head, at, read);
       if (part.arrays.impactOffsets[part.arrays.impactOffsets.length - 1] !== header.postings) throw refuse("damaged offsets");
       return part;
     } catch (error) {
       throw error instanceof Error && error.message.includes("rebuild") ? error : refuse(String(error));
     }
+  }
+
+  /** Every tool's field lengths, by tool × field, read on first use (one byte range). */
+  fieldLengths(): Int32Array {
+    if (this.#fieldLengths === undefined) {
+      const length = this.header.lengths.fieldLengths;
+      this.#fieldLengths = length === 0 ? new Int32Array(0) : new Int32Array(this.#read.range(this.#fieldLengthsAt, length * 4).slice().buffer);
+    }
+    return this.#fieldLengths;
   }
 
   /** A term's postings, read on first use (one byte range). */
@@ -207,7 +220,9 @@ export class SearchPart {
       impacts.set(list.impacts, impactOffsets[i] ?? 0);
     });
     const none = new Int32Array(0);
-    const arrays: Arrays = { ...this.arrays, impactOffsets, defaultImpact, impactDocs, impacts, rawOffsets: none, rawDocs: none, rawTfs: none };
+    // The field lengths weigh a repeated term only (with its counts, `countsOf`).
+    const fieldLengths = countsOf === undefined ? none : this.fieldLengths();
+    const arrays: Arrays = { ...this.arrays, fieldLengths, impactOffsets, defaultImpact, impactDocs, impacts, rawOffsets: none, rawDocs: none, rawTfs: none };
     const local = { ...query, unique: query.unique.map((_, i) => i) };
     const index: SearchedIndex = countsOf === undefined ? { ...base, arrays } : { ...base, arrays, countsOf: (term) => countsOf(query.unique[term] ?? 0) };
     return { index, query: local };
