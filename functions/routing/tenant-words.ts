@@ -26,15 +26,17 @@ export class TenantWords {
 
   /**
    * `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its
-   * part of the task's words, and a first tool the words alone did not find learns that too
-   * (learned-attribution.ts).
+   * part of the task's words, and in an observed conversation a first tool the words alone did
+   * not find learns that too (learned-attribution.ts).
    */
   learn(state: Loaded, source: string, task: string, tools: readonly string[], kind: EvidenceKind, failed?: ReadonlySet<string>): void {
     const known = tools.filter((tool) => state.defs.has(tool));
     if (known.length === 0) return;
     const affinity = (part: string, chosen: readonly string[]) =>
       state.index.termImpacts(part, chosen).map((impacts) => impacts.reduce((sum, impact) => sum + impact, 0));
-    const unmatchedFirst = !state.index.search(task, WORDS_FIND_DEPTH).some((ranked) => ranked.name === known[0]);
+    // Only a conversation went through a search whose offer its user passed over; a posted
+    // trajectory's task never did (and a bulk of them would each cost a search).
+    const unmatchedFirst = kind === "observed" && !state.index.search(task, WORDS_FIND_DEPTH).some((ranked) => ranked.name === known[0]);
     this.#words.learn(source, attributeRequest(task, { tools: known, unmatchedFirst, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
   }
 
