@@ -311,9 +311,22 @@ class BatchImporter {
       if (isImportFailure(error) && error.code === "no_operations") return { tools: [], warnings: importIssues(error) };
       throw error;
     }
-    const separated = keepOtherSourcesTools(imported.tools, where.source, this.#store.toolsOfOtherSources(where.source));
+    const separated = keepOtherSourcesTools(imported.tools, where.source, this.#otherSourcesClashing(imported.tools, where.source));
     const tools = await Promise.all(separated.tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
     return { tools, warnings: [...imported.warnings, ...separated.warnings] };
+  }
+
+  /**
+   * What `keepOtherSourcesTools` needs to rename the batch's tools: nothing when none of their
+   * names is another source's (read by those names alone: a batch costs what it holds, not what
+   * the catalog holds); when one is, every other source's name, so that the new names avoid them.
+   */
+  #otherSourcesClashing(tools: readonly ToolUpsert["definition"][], source: string): Record<string, string> {
+    const clashing = this.#store.toolsOfOtherSources(
+      source,
+      tools.map((tool) => tool.name),
+    );
+    return Object.keys(clashing).length === 0 ? clashing : this.#store.toolsOfOtherSources(source);
   }
 
   /** How many of `paths`, from the first, make a batch whose measured work stays within `maxChars` (batch-work.ts). */
