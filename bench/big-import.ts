@@ -12,10 +12,10 @@
  * until the alarm has prepared routing, a first and a later step, both again after an eviction,
  * how the state loaded and how many definitions it keeps parsed, and the heap over that part.
  *
- * `--heap-sites N`: V8's sampling heap profiler runs through the job, and at the job's highest live
- * heap (after a full collection; looked at most every 20 s) the profile of what is live is kept;
- * the N biggest functions (inclusive) and allocation sites are printed after the job
- * (bench/lib/job-heap.ts); `--heap-profile FILE` keeps that profile.
+ * `--heap-sites N`: V8's sampling heap profiler runs from before the tenants are made to the job's
+ * end; what is live right before the upload, and at the job's highest live heap (after a full
+ * collection; looked at most every 20 s), is printed as the N biggest functions (inclusive) and
+ * allocation sites (bench/lib/job-heap.ts); `--heap-profile FILE` keeps the peak's profile.
  *
  * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR] [--top N] [--job-profile FILE]
  *      [--heap-sites N] [--heap-profile FILE]
@@ -186,14 +186,17 @@ async function main(): Promise<void> {
   })();
   try {
     const idle = { heap: await inspector.heap(), rss: workerdResident() };
+    // Sampled from here, so the breakdown shows what making the tenants left live too.
+    await heapSites?.start();
     const { key, id: tenantId } = await createTenant(service, "big-import");
     const small = await smallTenant(service);
     const task = "list the events in my calendar for next week";
     // What is live before the job (code compiled so far, both tenants made): the job's share of the peak is above it.
     await inspector.collect();
     const liveBefore = (await inspector.heap()).usedSize;
+    const sitesBefore = await heapSites?.now();
+    heapSites?.watch();
     const jobProfile = await inspector.startProfile(JOB_SAMPLING_US);
-    await heapSites?.start();
     phaseNow = () => "upload";
     const t0 = performance.now();
     const upload = await service.fetch("/v1/tools/import/upload?source=graph", {
@@ -236,7 +239,8 @@ async function main(): Promise<void> {
       );
     for (const [phase, heap] of byPhase)
       console.log(`  ${phase.padEnd(12)} workerd CPU ${heap.cpuMs} ms (kernel's count); heap peak used ${mib(heap.used)}, peak live ${mib(heap.live)}`);
-    if (livePeak !== undefined) printLiveHeap(livePeak);
+    if (sitesBefore !== undefined) printLiveHeap("before the upload (both tenants made)", { live: liveBefore, profile: sitesBefore });
+    if (livePeak !== undefined) printLiveHeap("at its peak during the job", livePeak);
     // Phases first seen after the job's end (its "done") hold none of its work.
     printJobCpu(cpu, t0, [{ atMs: t0, phase: "upload" }, ...probes.marks().filter((mark) => mark.atMs < t0 + jobMs)], t0 + jobMs);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
@@ -258,25 +262,27 @@ async function main(): Promise<void> {
  */
 function liveHeapAtPeak(inspector: Inspector) {
   let kept: { live: number; atMs: number; profile: HeapSamplingProfile } | undefined;
-  let running = false;
+  /** Peaks are noted from the upload on, until the job's end. */
+  let watching = false;
   return {
-    start: async () => {
-      await inspector.startHeapSampling(HEAP_SAMPLING_BYTES);
-      running = true;
+    start: () => inspector.startHeapSampling(HEAP_SAMPLING_BYTES),
+    watch: () => {
+      watching = true;
     },
+    now: () => inspector.heapSampling(),
     note: async (live: number) => {
-      if (!running || (kept !== undefined && performance.now() - kept.atMs < 20_000)) return;
+      if (!watching || (kept !== undefined && performance.now() - kept.atMs < 20_000)) return;
       kept = { live, atMs: performance.now(), profile: await inspector.heapSampling() };
     },
     stop: () => {
-      running = false;
+      watching = false;
       return kept;
     },
   };
 }
 
-function printLiveHeap(peak: { live: number; profile: HeapSamplingProfile }): void {
-  console.log(`live heap at its peak during the job (${mib(peak.live)} after a full collection), by where it was allocated:`);
+function printLiveHeap(when: string, peak: { live: number; profile: HeapSamplingProfile }): void {
+  console.log(`live heap ${when} (${mib(peak.live)} after a full collection), by where it was allocated:`);
   for (const line of heapLines(peak.profile, Number(option("heap-sites")) || 12)) console.log(line);
   const saved = option("heap-profile");
   if (saved !== undefined) writeFileSync(saved, JSON.stringify(peak.profile));
