@@ -110,18 +110,21 @@ interface BatchAnswer {
   count: number;
 }
 
-async function call<T>(tenant: string, path: string, body?: unknown): Promise<T> {
+/** What the tenant's object answers at `path`: with `body`, the batch to write (POST). */
+async function ask<T>(tenant: string, path: string, body?: unknown): Promise<T> {
   if (!mf) throw new Error("Miniflare did not start");
-  const response = await mf.dispatchFetch(`http://worker.test${path}?tenant=${tenant}&${path === "/seed" ? `tools=${body}` : ""}`, {
-    method: path === "/batch" ? "POST" : "GET",
-    ...(path === "/batch" ? { body: JSON.stringify(body) } : {}),
-  });
+  const init = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
+  const response = await mf.dispatchFetch(`http://worker.test${path}${path.includes("?") ? "&" : "?"}tenant=${tenant}`, init);
   if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
+const writeBatch = (tenant: string, batch: { names: string[]; source: string; prune?: boolean; maxTools?: number }) =>
+  ask<BatchAnswer>(tenant, "/batch", batch);
+
+/** A tenant holding `tools` tools of one source and one of another. */
 async function catalogOf(tenant: string, tools: number): Promise<string> {
-  const seeded = await call<{ count: number }>(tenant, "/seed", tools);
+  const seeded = await ask<{ count: number }>(tenant, `/seed?tools=${tools}`);
   expect(seeded.count).toBe(tools + 1);
   return tenant;
 }
@@ -132,8 +135,8 @@ describe("a batch's registry reads follow the batch, not the catalog (issue 42)"
   it("writes a batch of 5 tools into a catalog of 2,000 reading about the rows it reads in a catalog of 50", async () => {
     const small = await catalogOf("small-catalog", 50);
     const big = await catalogOf("big-catalog", 2_000);
-    const intoSmall = await call<BatchAnswer>(small, "/batch", { names: batchNames("graph"), source: "graph" });
-    const intoBig = await call<BatchAnswer>(big, "/batch", { names: batchNames("graph"), source: "graph" });
+    const intoSmall = await writeBatch(small, { names: batchNames("graph"), source: "graph" });
+    const intoBig = await writeBatch(big, { names: batchNames("graph"), source: "graph" });
     expect(intoSmall.outcome.value?.created).toHaveLength(5);
     expect(intoBig.outcome.value?.created).toHaveLength(5);
     expect(intoBig.count).toBe(2_006);
@@ -144,7 +147,7 @@ describe("a batch's registry reads follow the batch, not the catalog (issue 42)"
 
   it("finds the batch's names another source holds, and refuses them, reading those names alone", async () => {
     const tenant = await catalogOf("clash", 2_000);
-    const answer = await call<BatchAnswer>(tenant, "/batch", { names: ["shared_name", "graph_new"], source: "graph" });
+    const answer = await writeBatch(tenant, { names: ["shared_name", "graph_new"], source: "graph" });
     expect(answer.clashing).toEqual({ shared_name: "other" });
     expect(answer.outcome.ok).toBe(false);
     expect(answer.outcome.problem?.kind).toBe("conflict");
@@ -154,18 +157,18 @@ describe("a batch's registry reads follow the batch, not the catalog (issue 42)"
   it("keeps the tool limit's count exact: new names count, names already held do not, a prune drops the source's others", async () => {
     const tenant = await catalogOf("limit", 50);
     // 51 tools; 2 of the batch's 3 names are held already (one of this source), so 52 after it.
-    const atLimit = await call<BatchAnswer>(tenant, "/batch", { names: ["catalog_1", "catalog_2", "fresh"], source: "catalog", maxTools: 52 });
+    const atLimit = await writeBatch(tenant, { names: ["catalog_1", "catalog_2", "fresh"], source: "catalog", maxTools: 52 });
     expect(atLimit.outcome.ok).toBe(true);
     expect(atLimit.count).toBe(52);
-    const over = await call<BatchAnswer>(tenant, "/batch", { names: ["fresh", "fresher"], source: "catalog", maxTools: 52 });
+    const over = await writeBatch(tenant, { names: ["fresh", "fresher"], source: "catalog", maxTools: 52 });
     expect(over.outcome.problem?.detail).toMatch(/53/);
     // Pruning "catalog" leaves the other source's tool and these two: 3.
-    const pruned = await call<BatchAnswer>(tenant, "/batch", { names: ["fresh", "fresher"], source: "catalog", prune: true, maxTools: 3 });
+    const pruned = await writeBatch(tenant, { names: ["fresh", "fresher"], source: "catalog", prune: true, maxTools: 3 });
     expect(pruned.outcome.ok).toBe(true);
     expect(pruned.count).toBe(3);
   });
 
   it("counts the tools a tenant held before the kept count existed", async () => {
-    expect((await call<{ count: number }>("migrated", "/before-count")).count).toBe(7);
+    expect((await ask<{ count: number }>("migrated", "/before-count")).count).toBe(7);
   });
 });
