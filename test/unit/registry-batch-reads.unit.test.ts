@@ -53,8 +53,9 @@ export class Tenant {
     const url = new URL(request.url);
     const sql = this.ctx.storage.sql;
     if (url.pathname === "/before-count") {
-      // A tenant whose tools were written before the kept count (the last migration) existed.
-      migrate(sql, TENANT_MIGRATIONS.slice(0, -1));
+      // A tenant whose tools were written before the migration that keeps the count.
+      const counting = TENANT_MIGRATIONS.findIndex((migration) => migration.includes("CREATE TABLE IF NOT EXISTS tool_count"));
+      migrate(sql, TENANT_MIGRATIONS.slice(0, counting));
       for (let i = 0; i < 7; i++) sql.exec("INSERT INTO tenant_tools (name, definition, hash, source, created_at, updated_at) VALUES (?, '{}', 'h', 'old', '', '')", "old_" + i);
       migrate(sql, TENANT_MIGRATIONS);
       const registry = new TenantRegistry(this.ctx.storage, new TenantEvents());
