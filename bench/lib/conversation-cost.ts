@@ -26,8 +26,8 @@ export const COST_INTERVAL = 200;
  */
 export const COST_PARTS = {
   learning: ["#learn"],
-  // After its first hand-back a slice resumes from the timer, with only its pieces' generator on the stack.
-  calibration: ["sliceIfDue", "#replayPieces"],
+  // After its first hand-back a slice resumes from the timer, without `sliceIfDue` on the stack.
+  calibration: ["sliceIfDue", "#sliceInPieces", "#replayPieces"],
   recording: ["recordSearch", "recordCall"],
   route: ["routeJsonUnlessEmbedded", "routeUnlessEmbedded"],
   "catalog look": ["fingerprint", "listTools", "catalogStamp"],
