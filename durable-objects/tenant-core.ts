@@ -7,7 +7,7 @@ import { TENANT_MIGRATIONS } from "../functions/storage/tenant-schema";
 import type { TenantStores } from "../functions/tenant-api/store-faces";
 import { asLocal } from "../functions/tenant-api/tenant-api";
 import { openTenantStores, type StoreHooks } from "./tenant-stores";
-import { WorkSlice, type SliceBudget } from "../functions/common/work-slice";
+import { WorkSlice, type SliceBudget, type SliceReport } from "../functions/common/work-slice";
 
 /** One alarm's share of routing's preparation: pieces of ≈ 1 MB of definitions, the object handed back between them. */
 const PREPARATION_SLICE: SliceBudget = { sliceMs: 2_000, slicePieces: 64 };
@@ -49,9 +49,11 @@ export class TenantCore {
     setTimeout(task, delayMs);
   }
 
-  /** Routing's derived state prepared after a catalog change, when due, for one slice (tests hold it to see the unprepared path). */
-  async prepareRouting(now: number): Promise<void> {
-    await this.stores.routing.prepareSomeIfDue(now, new WorkSlice(PREPARATION_SLICE));
+  /** Routing's derived state prepared after a catalog change, when due, for one slice (tests hold it to see the unprepared path); what the slice did. */
+  async prepareRouting(now: number): Promise<SliceReport> {
+    const slice = new WorkSlice(PREPARATION_SLICE);
+    await this.stores.routing.prepareSomeIfDue(now, slice);
+    return slice.report();
   }
 
   /**

@@ -41,7 +41,9 @@ export class WorkSlice {
     return true;
   }
 
+  /** What the slice did so far; the longest piece counts the one still going (a slice's last stretch holds the object too). */
   report(): SliceReport {
-    return { pieces: this.#pieces, ms: Date.now() - this.#started, longestPieceMs: this.#longestPieceMs };
+    const now = Date.now();
+    return { pieces: this.#pieces, ms: now - this.#started, longestPieceMs: Math.max(this.#longestPieceMs, now - this.#pieceStarted) };
   }
 }

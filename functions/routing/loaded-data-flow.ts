@@ -1,5 +1,5 @@
 import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
-import { DataFlowLinks, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
+import { DataFlowLinks, finished, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import type { FlowState } from "../toolnet/flow-samples-codec";
 import type { SampleValue } from "../probing/protocol";
 import type { RoutingSnapshots } from "../storage/routing-snapshots";
@@ -13,6 +13,11 @@ import type { Loaded, StateSources } from "./routing-state";
 /** What data flow's loading reads of the registry: every tool's compact form. */
 type FlowRows = Pick<StateSources["catalog"], "flowRows">;
 
+/** One piece of the links' computation in a preparation: samples offered to candidate consumers (≈ 10 µs each at 1,200 tools). */
+export const FLOW_PIECE_OFFERS = 5_000;
+/** …or tools linked and targets' producers listed, whichever comes first. */
+export const FLOW_PIECE_ASKS = 64;
+
 /**
  * The stored links when nothing changed since they were computed, else computed from every
  * definition (outputs include probed samples) and stored for the next load. A catalog with
@@ -21,6 +26,15 @@ type FlowRows = Pick<StateSources["catalog"], "flowRows">;
  * `prepared`: the compact forms and samples a preparation read in pieces (definition-pass.ts).
  */
 export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: FlowRows, prepared?: FlowState): DataFlowLookup {
+  return finished(dataFlowInPieces(state, store, catalog, prepared));
+}
+
+/**
+ * `loadDataFlow` a piece at a time: yields after each piece of the links' computation
+ * (FLOW_PIECE_OFFERS, FLOW_PIECE_ASKS), so that the preparation hands the object back between
+ * pieces; run in one go, the pauses cost nothing.
+ */
+export function* dataFlowInPieces(state: Loaded, store: RoutingSnapshots, catalog: FlowRows, prepared?: FlowState): Generator<void, DataFlowLookup> {
   const { defs, report } = state;
   const stored = store.loadDataFlow(defs.size);
   if (stored !== undefined && stored !== "too many") {
@@ -31,7 +45,14 @@ export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: Fl
   // Read in pieces by the preparation (definition-pass.ts) when it made them, else streamed now.
   const { index, flowState } = flowIndex(state, storedState ?? prepared, catalog);
   // Past the bound once: noted, so later loads of the same catalog do not look again.
-  const links = stored === "too many" ? undefined : DataFlowLinks.compute(index, defs.keys(), MAX_TABLED_LINKS, () => index.offers > MAX_TABLE_OFFERS);
+  const links =
+    stored === "too many"
+      ? undefined
+      : yield* DataFlowLinks.computeInPieces(index, defs.keys(), {
+          maxLinks: MAX_TABLED_LINKS,
+          exhausted: () => index.offers > MAX_TABLE_OFFERS,
+          pieceOver: pieceCounter(index),
+        });
   if (links === undefined) {
     state.flowTools = flowState.tools;
     if (stored === undefined) store.saveDataFlow("too many", defs.size);
@@ -42,6 +63,19 @@ export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: Fl
   store.saveDataFlow(links, defs.size);
   report.dataFlow = "computed";
   return links;
+}
+
+/** True once a piece's work is done (counted, not timed: deployed, the clock stands still while code computes). */
+function pieceCounter(index: DataFlowIndex<FlowTool>): () => boolean {
+  let offersAtStart = index.offers;
+  let asks = 0;
+  return () => {
+    asks += 1;
+    if (asks < FLOW_PIECE_ASKS && index.offers - offersAtStart < FLOW_PIECE_OFFERS) return false;
+    asks = 0;
+    offersAtStart = index.offers;
+    return true;
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import { SaidNumberTools } from "./said-number-tools";
 import { RelevanceMemo } from "./relevance-memo";
 import { type Loaded, parseHints, type RoutingHints, type StateSources } from "./routing-state";
 import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
-import { loadDataFlow } from "./loaded-data-flow";
+import { dataFlowInPieces, loadDataFlow } from "./loaded-data-flow";
 import { ApiSiblingLookup } from "./api-sibling-lookup";
 import { toolsTouchedBy } from "./changed-apis";
 import { lastGoodFlow, NO_FLOW, ON_DEMAND_FLOW_MAX_TOOLS } from "./last-good-flow";
@@ -293,18 +293,28 @@ export class LoadedRouting {
     this.#pass = run;
     state.preparing = true;
     while (!run.pass.step()) if (!(await slice.next())) return false;
+    run.flow ??= this.#afterPass(state, run);
+    // Data flow's links are computed in pieces too, routes meanwhile using the last good links.
+    let step = run.flow.next();
+    for (; !step.done && state.loadedFlow === undefined; step = run.flow.next()) {
+      if (!(await slice.next()) || run.generation !== this.#generation) return false;
+    }
     if (this.#pass !== run || this.#state !== state || run.generation !== this.#generation) return false;
     this.#pass = undefined;
     state.preparing = false;
-    // The index getter makes (or reads) the index now, from the documents the pass kept, not the catalog again.
-    state.preparedDocuments = run.pass.documents;
-    void state.index;
-    state.preparedDocuments = undefined;
-    state.loadedFlow ??= loadDataFlow(state, this.#store, this.#sources.catalog, run.pass.flowState());
+    if (step.done) state.loadedFlow ??= step.value;
     state.staleFlow = undefined;
     this.#saveDropped(state);
     if (!run.wasLoaded && state.report.dataFlow !== "per request") this.forget();
     return true;
+  }
+
+  /** The index made (or read) from the documents the pass kept, not the catalog again; then data flow's pieces. */
+  #afterPass(state: Loaded, run: PreparationRun): Generator<void, DataFlowLookup> {
+    state.preparedDocuments = run.pass.documents;
+    void state.index;
+    state.preparedDocuments = undefined;
+    return dataFlowInPieces(state, this.#store, this.#sources.catalog, run.pass.flowState());
   }
 
   #newPass(state: Loaded, wasLoaded: boolean): PreparationRun {
@@ -418,6 +428,8 @@ function keepLastGoodFlow(state: Loaded): void {
 /** A preparation in pieces under way: its pass, the state and catalog generation it reads, whether the state was in memory before it. */
 interface PreparationRun {
   pass: DefinitionPass;
+  /** Data flow's computation after the pass, a piece at a time (loaded-data-flow.ts). */
+  flow?: Generator<void, DataFlowLookup>;
   state: Loaded;
   generation: number;
   wasLoaded: boolean;

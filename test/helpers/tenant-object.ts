@@ -6,6 +6,8 @@ import type { TestService } from "./service";
 export interface TestTenantObject {
   /** Drops in-memory state; with olderFormats the stored routing index and graph read as another format (rebuilt). */
   simulateEviction(options?: { olderFormats?: boolean }): Promise<void>;
+  /** What each slice of routing's preparation did since the object started (pieces: the object handed back between them). */
+  routingPreparationSlices(): Promise<{ pieces: number; ms: number; longestPieceMs: number }[]>;
   /** How the routing state was loaded: stored or rebuilt. */
   routingLoadReport(): Promise<{ index: string; graph: string; dataFlow: string }>;
   /** Holds (or lets go) routing's preparation after catalog changes (the alarm would otherwise store what a test wants pending). */
@@ -96,10 +98,12 @@ export async function tenantObject(service: TestService, tenantId: string): Prom
     uploadChunks(): Promise<number>;
     alarmAt(): Promise<number | null>;
     runAlarm(): Promise<void>;
+    routingPreparationSlices(): Promise<{ pieces: number; ms: number; longestPieceMs: number }[]>;
   };
   return {
     simulateEviction: (options) => stub.simulateEviction(options),
     routingLoadReport: () => stub.routingLoadReport(),
+    routingPreparationSlices: () => stub.routingPreparationSlices(),
     holdRoutingPreparation: (held) => stub.holdRoutingPreparation(held),
     routingScoreWrites: () => stub.routingScoreWrites(),
     routingRelevanceSearches: () => stub.routingRelevanceSearches(),

@@ -10,6 +10,7 @@ import { RoutingSnapshots, type LoadReport } from "../../functions/storage/routi
 import { TenantObject } from "../../durable-objects/tenant-object";
 import { TenantApiTarget } from "../../durable-objects/tenant-api-target";
 import { TenantCore } from "../../durable-objects/tenant-core";
+import type { SliceReport } from "../../functions/common/work-slice";
 import { JOB_TOKENS_SINCE } from "../../functions/storage/tenant-jobs";
 import { RUN_TOKENS_SINCE } from "../../functions/storage/tenant-runs";
 
@@ -41,8 +42,14 @@ class EvictableCore extends TenantCore {
     super.reopenStores();
   }
 
-  override async prepareRouting(now: number): Promise<void> {
-    if (!this.preparationHeld) await super.prepareRouting(now);
+  /** What each slice of routing's preparation did since the object started (its pieces: the object handed back between them). */
+  readonly preparationSlices: SliceReport[] = [];
+
+  override async prepareRouting(now: number): Promise<SliceReport> {
+    if (this.preparationHeld) return { pieces: 0, ms: 0, longestPieceMs: 0 };
+    const report = await super.prepareRouting(now);
+    this.preparationSlices.push(report);
+    return report;
   }
 }
 
@@ -80,6 +87,11 @@ export class EvictableTenantObject extends TenantObject {
   /** Holds (or lets go) routing's preparation after catalog changes, so a test sees the state a request meets before it. */
   holdRoutingPreparation(held: boolean): void {
     this.#core.preparationHeld = held;
+  }
+
+  /** What each slice of routing's preparation did since the object started. */
+  routingPreparationSlices(): SliceReport[] {
+    return this.#core.preparationSlices;
   }
 
   /** How the routing state was loaded: stored or rebuilt. */
