@@ -31,7 +31,7 @@ export const RECALIBRATE_AFTER = 16;
  * A memory of at most CALIBRATION_SAMPLE tasks is judged again once it has changed by an eighth
  * of its size, and never after fewer changes than this: each new task is a large part of the
  * evidence, but replaying all of them after every task made a tenant's first conversations pay a
- * whole replay each (about 64 replays over its first 64 tasks; now 15).
+ * whole replay each (64 replays over its first 64 tasks; now 13).
  */
 export const RECALIBRATE_SMALL_AFTER = 4;
 
@@ -48,16 +48,18 @@ export const RECALIBRATE_INTERVAL_MS = 1_000;
  * clocks stand still while code runs, so the slice counts work, not time: each ranking a replay
  * makes (the task's words, its votes, its learned field, each embeddings weight, each usual-starts
  * weight, each later step) is one unit, so a task of many steps or signals takes more of the
- * slice than a one-step task. 24 units is about four RestBench TMDB tasks, the budget of about 50
- * ms of CPU a slice on a quiet machine (docs/benchmarks.md).
+ * slice than a one-step task. 24 units is about four RestBench TMDB tasks; the budget is about 50
+ * ms of CPU a slice on a quiet machine (measured on TMDB at load average 10: 3 ms p50, 21 ms at
+ * most of the isolate's CPU a slice; docs/benchmarks.md, "Calibration slices").
  */
 export const CALIBRATION_SLICE_WORK = 24;
 
 /**
- * Later steps judged per piece of a task's replay. A Durable Object runs one thing at a time, so
- * the slice hands the object back (a macrotask) after every piece: after each task's first step
- * (at most 10 units) and after every this many later steps. A request arriving while the
- * calibration runs waits for one piece, never for the whole slice.
+ * Rankings per piece of a task's later steps (its task ranking and each step count one). A Durable
+ * Object runs one thing at a time, so the slice hands the object back (a macrotask) after every
+ * piece: after each task's first step (at most 10 units) and after every this many units of its
+ * later steps. A request arriving while the calibration runs waits for one piece, never for the
+ * whole slice.
  */
 const LATER_STEPS_PER_PIECE = 8;
 
