@@ -203,7 +203,7 @@ export class RoutingCalibration {
     if (this.#slicing) return true;
     this.#slicing = true;
     try {
-      return await this.#pieces(state, work);
+      return await this.#sliceInPieces(state, work);
     } catch (error) {
       // A failed replay starts again from its first task (its generator is spent).
       this.#run = undefined;
@@ -213,7 +213,7 @@ export class RoutingCalibration {
     }
   }
 
-  async #pieces(state: Loaded, work: number): Promise<boolean> {
+  async #sliceInPieces(state: Loaded, work: number): Promise<boolean> {
     if (this.#run === undefined || this.#run.state !== state) this.#run = this.#started(state);
     const run = this.#run;
     for (let spent = 0; spent < work; ) {
