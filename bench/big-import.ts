@@ -12,7 +12,13 @@
  * until the alarm has prepared routing, a first and a later step, both again after an eviction,
  * how the state loaded and how many definitions it keeps parsed, and the heap over that part.
  *
+ * `--heap-sites N`: V8's sampling heap profiler runs from before the tenants are made to the job's
+ * end; what is live right before the upload, and at the job's highest live heap (after a full
+ * collection; looked at most every 20 s), is printed as the N biggest functions (inclusive) and
+ * allocation sites (bench/lib/job-heap.ts); `--heap-profile FILE` keeps the peak's profile.
+ *
  * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR] [--top N] [--job-profile FILE]
+ *      [--heap-sites N] [--heap-profile FILE]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -25,6 +31,7 @@ import { stringify as stringifyYaml } from "yaml";
 import { machineLine } from "./lib/stats";
 import type { Profile } from "./lib/cpu-profile";
 import { cpuByPhase, JOB_SAMPLING_US, phaseCpuLine, topOfPhase } from "./lib/job-cpu";
+import { HEAP_SAMPLING_BYTES, type HeapSamplingProfile, heapLines } from "./lib/job-heap";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const option = (name: string): string | undefined => {
@@ -40,6 +47,10 @@ interface Inspector {
   profile(work: () => Promise<unknown>): Promise<unknown>;
   /** Starts sampling the isolate every `intervalUs`; `stop` hands back the profile. */
   startProfile(intervalUs: number): Promise<{ stop(): Promise<Profile> }>;
+  /** Starts V8's sampling heap profiler (a sample about every `intervalBytes` allocated, dropped when its object is collected). */
+  startHeapSampling(intervalBytes: number): Promise<unknown>;
+  /** The sampled allocations still live. */
+  heapSampling(): Promise<HeapSamplingProfile>;
   close(): void;
 }
 
@@ -80,6 +91,8 @@ async function openInspector(port: number): Promise<Inspector> {
       await send("Profiler.start");
       return { stop: async () => (await send<{ profile: Profile }>("Profiler.stop")).profile };
     },
+    startHeapSampling: (samplingInterval) => send("HeapProfiler.startSampling", { samplingInterval }),
+    heapSampling: async () => (await send<{ profile: HeapSamplingProfile }>("HeapProfiler.getSamplingProfile")).profile,
     close: () => socket.close(),
   };
 }
@@ -151,6 +164,7 @@ async function main(): Promise<void> {
     const entry = byPhase.get(phase) ?? { used: 0, live: 0, cpuMs: 0 };
     byPhase.set(phase, { used: Math.max(entry.used, used), live: Math.max(entry.live, live ?? 0), cpuMs: entry.cpuMs + cpuMs });
   };
+  const heapSites = option("heap-sites") === undefined ? undefined : liveHeapAtPeak(inspector);
   let sampling = true;
   const sampler = (async () => {
     for (let n = 0; sampling; n += 1) {
@@ -158,6 +172,7 @@ async function main(): Promise<void> {
       if (n % 20 === 0) {
         await inspector.collect();
         const live = (await inspector.heap()).usedSize;
+        if (heapSites !== undefined && live > peak.live) await heapSites.note(live);
         peak.live = Math.max(peak.live, live);
         notePhase(0, live);
       }
@@ -171,9 +186,16 @@ async function main(): Promise<void> {
   })();
   try {
     const idle = { heap: await inspector.heap(), rss: workerdResident() };
+    // Sampled from here, so the breakdown shows what making the tenants left live too.
+    await heapSites?.start();
     const { key, id: tenantId } = await createTenant(service, "big-import");
     const small = await smallTenant(service);
     const task = "list the events in my calendar for next week";
+    // What is live before the job (code compiled so far, both tenants made): the job's share of the peak is above it.
+    await inspector.collect();
+    const liveBefore = (await inspector.heap()).usedSize;
+    const sitesBefore = await heapSites?.now();
+    heapSites?.watch();
     const jobProfile = await inspector.startProfile(JOB_SAMPLING_US);
     phaseNow = () => "upload";
     const t0 = performance.now();
@@ -194,6 +216,7 @@ async function main(): Promise<void> {
     phaseNow = () => undefined;
     if (job.status !== "succeeded") throw new Error(`job failed: ${JSON.stringify(job.result).slice(0, 2_000)}; last error: ${job.lastError}`);
     const atEnd = { ...peak };
+    const livePeak = heapSites?.stop();
     console.log(`document            ${file.replace(`${root}/`, "")} (${mib(document.byteLength)})`);
     console.log(`operations          ${job.progress.operations?.total}`);
     console.log(
@@ -202,7 +225,7 @@ async function main(): Promise<void> {
     console.log(`upload (202)        ${(uploadMs / 1000).toFixed(1)} s`);
     console.log(`upload to job end   ${(jobMs / 1000).toFixed(1)} s`);
     console.log(
-      `isolate heap        idle ${mib(idle.heap.usedSize)}; to the job's end: peak used ${mib(atEnd.used)} (garbage included), peak allocated ${mib(atEnd.total)}, peak live after a full collection (every 2 s) ${mib(atEnd.live)}`,
+      `isolate heap        idle ${mib(idle.heap.usedSize)}; live before the upload ${mib(liveBefore)}; to the job's end: peak used ${mib(atEnd.used)} (garbage included), peak allocated ${mib(atEnd.total)}, peak live after a full collection (every 2 s) ${mib(atEnd.live)}`,
     );
     console.log(`workerd resident    idle ${mib(idle.rss)}; peak to the job's end ${mib(atEnd.rss)}`);
     console.log("during the job, every 2 s (a route of each tenant and a progress poll, sent together):");
@@ -216,6 +239,8 @@ async function main(): Promise<void> {
       );
     for (const [phase, heap] of byPhase)
       console.log(`  ${phase.padEnd(12)} workerd CPU ${heap.cpuMs} ms (kernel's count); heap peak used ${mib(heap.used)}, peak live ${mib(heap.live)}`);
+    if (sitesBefore !== undefined) printLiveHeap("before the upload (both tenants made)", { live: liveBefore, profile: sitesBefore });
+    if (livePeak !== undefined) printLiveHeap("at its peak during the job", livePeak);
     // Phases first seen after the job's end (its "done") hold none of its work.
     printJobCpu(cpu, t0, [{ atMs: t0, phase: "upload" }, ...probes.marks().filter((mark) => mark.atMs < t0 + jobMs)], t0 + jobMs);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
@@ -229,6 +254,38 @@ async function main(): Promise<void> {
     inspector.close();
     await service.dispose();
   }
+}
+
+/**
+ * The live heap's profile at the job's highest live heap: noted when a full collection finds a new
+ * peak, at most every 20 s (a profile of a big heap is a large message).
+ */
+function liveHeapAtPeak(inspector: Inspector) {
+  let kept: { live: number; atMs: number; profile: HeapSamplingProfile } | undefined;
+  /** Peaks are noted from the upload on, until the job's end. */
+  let watching = false;
+  return {
+    start: () => inspector.startHeapSampling(HEAP_SAMPLING_BYTES),
+    watch: () => {
+      watching = true;
+    },
+    now: () => inspector.heapSampling(),
+    note: async (live: number) => {
+      if (!watching || (kept !== undefined && performance.now() - kept.atMs < 20_000)) return;
+      kept = { live, atMs: performance.now(), profile: await inspector.heapSampling() };
+    },
+    stop: () => {
+      watching = false;
+      return kept;
+    },
+  };
+}
+
+function printLiveHeap(when: string, peak: { live: number; profile: HeapSamplingProfile }): void {
+  console.log(`live heap ${when} (${mib(peak.live)} after a full collection), by where it was allocated:`);
+  for (const line of heapLines(peak.profile, Number(option("heap-sites")) || 12)) console.log(line);
+  const saved = option("heap-profile");
+  if (saved !== undefined) writeFileSync(saved, JSON.stringify(peak.profile));
 }
 
 /** CPU per phase of the job (the isolate's profiler, bench/lib/job-cpu.ts); with --top N, what took the most while importing. */

@@ -77,6 +77,8 @@ function placeholderArguments(def: ToolDefinition | undefined): Record<string, u
 
 interface Conversation {
   firstHit: boolean;
+  /** The first step's offered tools, best first (kept with `--results`, to see which requests a change won or lost). */
+  firstOffered?: string[];
   laterHits: boolean[];
   callMs: number[];
   /** Where a conversation's time goes: connecting (initialize), each find_tools, ending the session (learning happens there). */
@@ -109,8 +111,10 @@ async function converse(service: TestService, key: string, task: Task, defs: Rea
       const searched = performance.now();
       const offered = (await findTools(client, task.text, previous)).slice(0, K);
       result.findMs.push(performance.now() - searched);
-      if (step === 0) result.firstHit = offered.includes(tool);
-      else result.laterHits.push(offered.includes(tool));
+      if (step === 0) {
+        result.firstHit = offered.includes(tool);
+        result.firstOffered = offered;
+      } else result.laterHits.push(offered.includes(tool));
       // A careless chatbot starts with another offered tool (the first that is not the gold one).
       const called = careless && step === 0 ? (offered.find((name) => name !== tool) ?? tool) : tool;
       const t0 = performance.now();

@@ -17,7 +17,8 @@ export const COST_INTERVAL = 200;
  * is recorded is learning):
  * - learning: a finished trajectory teaches routing (storage/tenant-observed.ts `#learn`: the
  *   trajectory into the graph and task memory, the learned field's words, implicit scores);
- * - calibration: the alarm's slices of the tenant's signal calibration (off the request path);
+ * - calibration: the alarm's slices of the tenant's signal calibration (off the request path),
+ *   the object handed back between their pieces;
  * - recording: each search and call written to the conversation's state;
  * - route: find_tools' answer in the tenant's object;
  * - catalog look: the MCP GET stream's list_changed watch looking at the catalog (at the stream's
@@ -25,7 +26,8 @@ export const COST_INTERVAL = 200;
  */
 export const COST_PARTS = {
   learning: ["#learn"],
-  calibration: ["sliceIfDue"],
+  // After its first hand-back a slice resumes from the timer, without `sliceIfDue` on the stack.
+  calibration: ["sliceIfDue", "#sliceInPieces", "#replayPieces"],
   recording: ["recordSearch", "recordCall"],
   route: ["routeJsonUnlessEmbedded", "routeUnlessEmbedded"],
   "catalog look": ["fingerprint", "listTools", "catalogStamp"],

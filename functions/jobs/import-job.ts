@@ -122,13 +122,12 @@ export async function runImportJob(
     if (!(await slice.next())) return jobs.continueLater(job.id);
   }
   const total = store.totals(job.id);
-  const done = store.committed(job.id);
   if (total.operations === 0) return fail(store, jobs, job.id, "no_operations", "The document has no operations: its `paths` is empty or missing.");
-  if (done.batches > 0 && embedMissingTools !== undefined) {
+  const batches = new BatchRun(store, jobs, job.id, request, settings, total.operations, embedBatchTools);
+  if (batches.committedBatches > 0 && embedMissingTools !== undefined) {
     const caughtUp = await embedMissingTools(MAX_CATCH_UP_EMBEDDINGS);
-    if (caughtUp.warning !== undefined) store.addWarnings(job.id, done.batches - 1, [caughtUp.warning]);
+    if (caughtUp.warning !== undefined) store.addWarnings(job.id, batches.committedBatches - 1, [caughtUp.warning]);
   }
-  const batches = new BatchRun(store, jobs, job.id, request, settings, total.operations, done, embedBatchTools);
   for (;;) {
     const outcome = await batches.next();
     if (outcome === "stopped") return;
@@ -192,7 +191,6 @@ class BatchRun {
     request: ImportJobRequest,
     settings: ImportJobSettings,
     totalOperations: number,
-    done: ReturnType<ImportJobStore["committed"]>,
     embedding: EmbedBatchTools | undefined,
   ) {
     this.#store = store;
@@ -203,10 +201,18 @@ class BatchRun {
     this.#totalOperations = totalOperations;
     const head = Object.fromEntries(batchHead(store.head(jobId)));
     this.#importer = new BatchImporter(store, jobId, head, settings.cacheChars);
+    // Read here and let go: the committed batches' reports (every name and warning of the job so
+    // far, 4.4 MiB by Graph's end) held through the slice were the largest part of what the job kept live.
+    const done = store.committed(jobId);
     this.#names = new Set(done.names);
     this.#counts = countsOf(done.reports);
     this.#embedding = embedding;
     ({ batches: this.#batches, lastSeq: this.#lastSeq, operations: this.#operations } = done);
+  }
+
+  /** How many batches were committed before this slice and in it. */
+  get committedBatches(): number {
+    return this.#batches;
   }
 
   /** Imports and commits the next batch: "imported", "finished" when none is left, "stopped" when the job failed. */
@@ -311,9 +317,22 @@ class BatchImporter {
       if (isImportFailure(error) && error.code === "no_operations") return { tools: [], warnings: importIssues(error) };
       throw error;
     }
-    const separated = keepOtherSourcesTools(imported.tools, where.source, this.#store.toolsOfOtherSources(where.source));
+    const separated = keepOtherSourcesTools(imported.tools, where.source, this.#otherSourcesClashing(imported.tools, where.source));
     const tools = await Promise.all(separated.tools.map(async (definition) => ({ definition, hash: await contentHash(definition) })));
     return { tools, warnings: [...imported.warnings, ...separated.warnings] };
+  }
+
+  /**
+   * What `keepOtherSourcesTools` needs to rename the batch's tools: nothing when none of their
+   * names is another source's (read by those names alone: a batch costs what it holds, not what
+   * the catalog holds); when one is, every other source's name, so that the new names avoid them.
+   */
+  #otherSourcesClashing(tools: readonly ToolUpsert["definition"][], source: string): Record<string, string> {
+    const clashing = this.#store.toolsOfOtherSources(
+      source,
+      tools.map((tool) => tool.name),
+    );
+    return Object.keys(clashing).length === 0 ? clashing : this.#store.toolsOfOtherSources(source);
   }
 
   /** How many of `paths`, from the first, make a batch whose measured work stays within `maxChars` (batch-work.ts). */

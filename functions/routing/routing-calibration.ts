@@ -19,23 +19,49 @@ import { StoredBlobs } from "../storage/stored-blobs";
 import type { Loaded } from "./loaded-routing";
 
 /**
- * The calibration is made again once the task memory has changed this many times (tasks remembered
- * or forgotten), or a 64th of its size if more: its cost grows with the memory (a vote scans the
- * tasks sharing words; each replay 22–23 ms at 704 remembered tasks, 146–151 ms at 11,000, in Node
- * at 10,000 tools), so a large memory pays it about once per 170 tasks learned.
+ * Above CALIBRATION_SAMPLE remembered tasks, the calibration is made again once the task memory
+ * has changed this many times (tasks remembered or forgotten), or a 64th of its size if more: its
+ * cost grows with the memory (a vote scans the tasks sharing words; each replay 22–23 ms at 704
+ * remembered tasks, 146–151 ms at 11,000, in Node at 10,000 tools), so a large memory pays it
+ * about once per 170 tasks learned.
  */
 export const RECALIBRATE_AFTER = 16;
 
 /**
- * Rankings made per slice of the tenant object's alarm (a slice ends after the task that reaches
- * it). A Durable Object runs one thing at a time, so a slice must stay short (tens of ms); Workers'
+ * A memory of at most CALIBRATION_SAMPLE tasks is judged again once it has changed by an eighth
+ * of its size, and never after fewer changes than this: each new task is a large part of the
+ * evidence, but replaying all of them after every task made a tenant's first conversations pay a
+ * whole replay each (64 replays over its first 64 tasks; now 13).
+ */
+export const RECALIBRATE_SMALL_AFTER = 4;
+
+/**
+ * Calibrations are made at most once per this interval, however fast tasks arrive (the next one
+ * is due this long after the last was made): a burst of conversations costs at most one replay
+ * a second (≤ 64 sampled tasks, tens of ms of CPU).
+ */
+export const RECALIBRATE_INTERVAL_MS = 1_000;
+
+/**
+ * Rankings made per slice of the tenant object's alarm (a slice ends after the piece that
+ * reaches it, and the next alarm continues where it stopped, within a task if need be). Workers'
  * clocks stand still while code runs, so the slice counts work, not time: each ranking a replay
- * makes (the task's words, its votes, its learned field, each embeddings weight, each later
- * step) is one unit, so a task of many steps or signals takes more of the slice than a one-step
- * task. 24 is about four RestBench TMDB tasks: 15–56 ms a slice from Node at load average 7–8 on
- * 2 cores, RPC included (8 tasks a slice: 39–142 ms at load average 18–21; docs/benchmarks.md).
+ * makes (the task's words, its votes, its learned field, each embeddings weight, each usual-starts
+ * weight, each later step) is one unit, so a task of many steps or signals takes more of the
+ * slice than a one-step task. 24 units is about four RestBench TMDB tasks; the budget is about 50
+ * ms of CPU a slice on a quiet machine (measured on TMDB at load average 10: 3 ms p50, 21 ms at
+ * most of the isolate's CPU a slice; docs/benchmarks.md, "Calibration slices").
  */
 export const CALIBRATION_SLICE_WORK = 24;
+
+/**
+ * Rankings per piece of a task's later steps (its task ranking and each step count one). A Durable
+ * Object runs one thing at a time, so the slice hands the object back (a macrotask) after every
+ * piece: after each task's first step (at most 10 units) and after every this many units of its
+ * later steps. A request arriving while the calibration runs waits for one piece, never for the
+ * whole slice.
+ */
+const LATER_STEPS_PER_PIECE = 8;
 
 /** How deep a replayed later step's task ranking goes (tenant-routing.ts RELEVANCE_DEPTH). */
 const LATER_RELEVANCE_DEPTH = 30;
@@ -46,11 +72,14 @@ const JUDGED_AT = 5;
 const CALIBRATION_BLOB = "routing-calibration";
 const CALIBRATION_FORMAT = "signal-weights/1";
 
-function recalibrateAfter(memorySize: number): number {
-  // A memory no bigger than the sample is judged again at every change: each new task is a large part of the evidence, and cheap to replay.
-  if (memorySize <= CALIBRATION_SAMPLE) return 1;
+/** Changes of the task memory after which its calibration is due again. */
+export function recalibrateAfter(memorySize: number): number {
+  if (memorySize <= CALIBRATION_SAMPLE) return Math.max(RECALIBRATE_SMALL_AFTER, Math.ceil(memorySize / 8));
   return Math.max(RECALIBRATE_AFTER, Math.floor(memorySize / 64));
 }
+
+/** A macrotask: requests queued for the object (and, locally, for every object of the process) run before the calibration goes on. */
+const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** A task's vector as the tenant's embeddings model made it when the task was routed. */
 export interface TaskVector {
@@ -86,14 +115,21 @@ interface Made {
   readonly madeAt: number;
 }
 
-/** A replay in progress, a slice at a time. */
+/** A replay in progress, a slice at a time: its pieces (each yields the rankings it made) continue where the last slice stopped. */
 interface Run {
   readonly state: Loaded;
   readonly memory: number;
   readonly index: number;
-  readonly samples: readonly Sampled[];
-  next: number;
+  readonly pieces: Generator<number, void, void>;
   readonly replays: Replays;
+}
+
+/** How a calibration reaches the object it runs in. */
+export interface CalibrationHost {
+  /** The object's routing state now (undefined when none is loaded): a slice stops when it is no longer the one replayed. */
+  current?: () => Loaded | undefined;
+  /** Hands the object back between pieces (a macrotask; tests count them). */
+  handBack?: () => Promise<void>;
 }
 
 /** What the calibration API shows an operator. */
@@ -128,14 +164,20 @@ export class RoutingCalibration {
   readonly #rankings: ReplayRankings;
   readonly #noteDue: () => void;
   #made: Made | undefined;
+  readonly #currentState: () => Loaded | undefined;
+  readonly #handBack: () => Promise<void>;
   #run: Run | undefined;
   #dueSince: number | null = null;
+  /** A slice is running (it awaits between pieces): another alarm meanwhile leaves the work to it. */
+  #slicing = false;
 
-  constructor(sql: SqlStorage, rankings: ReplayRankings, noteDue: () => void) {
+  constructor(sql: SqlStorage, rankings: ReplayRankings, noteDue: () => void, host: CalibrationHost = {}) {
     this.#rows = new GraphRows(sql);
     this.#blobs = new StoredBlobs(sql);
     this.#rankings = rankings;
     this.#noteDue = noteDue;
+    this.#currentState = host.current ?? (() => undefined);
+    this.#handBack = host.handBack ?? macrotask;
   }
 
   /** The weights routing uses now (the request path: never a replay). A stale calibration is used as it is, and its remaking noted as due. */
@@ -151,21 +193,43 @@ export class RoutingCalibration {
   }
 
   /**
-   * One slice of the recalibration (the alarm's): replays sampled tasks until they have made
-   * `work` rankings; once every sample is replayed, the weights are chosen and stored. True when
-   * more slices are needed.
+   * One slice of the recalibration (the alarm's): replays sampled tasks a piece at a time, the
+   * object handed back after each piece, until they have made `work` rankings; once every sample
+   * is replayed, the weights are chosen and stored. True when more slices are needed. A slice
+   * that finds another running (an alarm delivered while it waits) leaves the work to it.
    */
-  slice(state: Loaded, work = CALIBRATION_SLICE_WORK): boolean {
+  async slice(state: Loaded, work = CALIBRATION_SLICE_WORK): Promise<boolean> {
     if (this.#dueSince === null) return false;
+    if (this.#slicing) return true;
+    this.#slicing = true;
+    try {
+      return await this.#sliceInPieces(state, work);
+    } catch (error) {
+      // A failed replay starts again from its first task (its generator is spent).
+      this.#run = undefined;
+      throw error;
+    } finally {
+      this.#slicing = false;
+    }
+  }
+
+  async #sliceInPieces(state: Loaded, work: number): Promise<boolean> {
     if (this.#run === undefined || this.#run.state !== state) this.#run = this.#started(state);
     const run = this.#run;
-    for (let spent = 0; run.next < run.samples.length && spent < work; run.next += 1) {
-      const sample = run.samples[run.next];
-      if (sample !== undefined) spent += this.#replay(state, sample, run.replays);
+    for (let spent = 0; spent < work; ) {
+      const piece = run.pieces.next();
+      if (piece.done === true) {
+        this.#finish(run);
+        return false;
+      }
+      spent += piece.value;
+      if (spent >= work) break;
+      await this.#handBack();
+      // The catalog changed meanwhile: the next slice starts the replay again on the new state.
+      const now = this.#currentState();
+      if (now !== undefined && now !== state) return true;
     }
-    if (run.next < run.samples.length) return true;
-    this.#finish(run);
-    return false;
+    return true;
   }
 
   /** What the calibration API shows: the weights routing uses, what the replay judged, and whether a remaking is due. */
@@ -190,7 +254,8 @@ export class RoutingCalibration {
 
   #due(): void {
     if (this.#dueSince !== null) return;
-    this.#dueSince = Date.now();
+    const last = this.#made?.madeAt;
+    this.#dueSince = Math.max(Date.now(), last === undefined ? 0 : last + RECALIBRATE_INTERVAL_MS);
     this.#noteDue();
   }
 
@@ -201,7 +266,16 @@ export class RoutingCalibration {
   }
 
   #started(state: Loaded): Run {
-    return { state, memory: state.memory.version, index: state.index.version, samples: this.#recentTasks(), next: 0, replays: emptyReplays() };
+    const replays = emptyReplays();
+    return { state, memory: state.memory.version, index: state.index.version, pieces: this.#replayPieces(state, this.#recentTasks(), replays), replays };
+  }
+
+  /** Every sampled task replayed, piece by piece: each yields the rankings it made (the slice's unit of work). */
+  *#replayPieces(state: Loaded, samples: readonly Sampled[], replays: Replays): Generator<number, void, void> {
+    for (const sample of samples) {
+      yield this.#replayFirstStep(state, sample, replays);
+      yield* this.#replayLaterSteps(state, sample, replays.transitions);
+    }
   }
 
   #finish(run: Run): void {
@@ -237,12 +311,11 @@ export class RoutingCalibration {
     return this.#rows.recentTasks(CALIBRATION_SAMPLE);
   }
 
-  /** One sampled task replayed for every signal; returns the rankings it made (the slice's unit of work). */
-  #replay(state: Loaded, sample: Sampled, replays: Replays): number {
+  /** One sampled task's first step replayed for every signal; returns the rankings it made (the slice's unit of work). */
+  #replayFirstStep(state: Loaded, sample: Sampled, replays: Replays): number {
     const started = sample.tools[0] ?? "";
     const words = this.#rankings.firstRanking(state, sample.task, undefined);
-    const judged = () =>
-      replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.transitions.judged + replays.starts.judged * 4;
+    const judged = () => replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.starts.judged * 4;
     const before = judged();
     this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
     this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
@@ -255,8 +328,7 @@ export class RoutingCalibration {
       learned === undefined ? words : withLearnedField(words, learned.ranking, learned.weight * this.#current().learned),
       replays.starts,
     );
-    this.#replayLaterSteps(state, sample, replays.transitions);
-    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again).
+    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again, the starts' four fuse it again).
     return 1 + judged() - before;
   }
 
@@ -311,12 +383,14 @@ export class RoutingCalibration {
   /**
    * Each sampled task's later steps replayed as routing ranks them, with and without learned
    * transitions, the task's own transitions taken out of what was learned (its own steps must not
-   * teach it) and its own text out of the votes.
+   * teach it) and its own text out of the votes. Yields the rankings made (its task ranking, one
+   * per step) every LATER_STEPS_PER_PIECE steps, so a task of many steps is replayed in pieces.
    */
-  #replayLaterSteps(state: Loaded, sample: Sampled, replay: SignalReplay): void {
+  *#replayLaterSteps(state: Loaded, sample: Sampled, replay: SignalReplay): Generator<number, void, void> {
     const tools = sample.tools;
     if (tools.length < 2) return;
     const relevance = this.#rankings.laterRanking(state, sample.task, LATER_RELEVANCE_DEPTH);
+    let made = 1;
     for (let i = 1; i < tools.length; i += 1) {
       const previous = tools[i - 1] ?? "";
       const next = tools[i] ?? "";
@@ -325,7 +399,13 @@ export class RoutingCalibration {
       const learned = withoutOwnSteps(input.learned, tools, previous);
       const fused = (weight: number) => fuseNextStep(weight > 0 ? { ...input, learned } : { ...input, learned, signals: WITHOUT_TRANSITIONS });
       judge(calibratedEntry("transitions"), replay, (weight) => topHolds(fused(weight), next));
+      made += 1;
+      if (made >= LATER_STEPS_PER_PIECE) {
+        yield made;
+        made = 0;
+      }
     }
+    if (made > 0) yield made;
   }
 }
 

@@ -37,6 +37,7 @@ export class TenantCalibration {
         startsSetting: () => words.startsSetting(),
       },
       noteDue,
+      { current: () => this.#states.current },
     );
   }
 
@@ -76,12 +77,12 @@ export class TenantCalibration {
     return this.#calibration.dueAt();
   }
 
-  /** One slice of a due recalibration (the alarm's); true when more slices are needed. */
-  sliceIfDue(now: number): boolean {
+  /** One slice of a due recalibration (the alarm's, the object handed back between its pieces); true when more slices are needed. */
+  async sliceIfDue(now: number): Promise<boolean> {
     const due = this.#calibration.dueAt();
     if (due === null || due > now) return false;
     try {
-      return this.#calibration.slice(this.#states.load());
+      return await this.#calibration.slice(this.#states.load());
     } catch (error) {
       console.warn(`routing calibration failed, the last weights kept: ${error instanceof Error ? error.message : String(error)}`);
       return false;

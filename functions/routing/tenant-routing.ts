@@ -127,7 +127,7 @@ export class TenantRouting implements ObservedLearning {
   async prepareSomeIfDue(now: number, slice: WorkSlice): Promise<void> {
     const due = this.#store.preparationDue();
     if (due === null || due > now) {
-      this.#calibration.sliceIfDue(now);
+      await this.#calibration.sliceIfDue(now);
       return;
     }
     try {

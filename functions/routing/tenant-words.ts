@@ -1,4 +1,4 @@
-import { attributeRequest, type EvidenceKind } from "../toolnet/learned-attribution";
+import { attributeRequest, type EvidenceKind, WORDS_FIND_DEPTH } from "../toolnet/learned-attribution";
 import { exampleWords } from "../toolnet/learned-examples";
 import { LEARNING_SETTING, type LearningSettings, learningSettingsOf } from "../toolnet/implicit-learning-settings";
 import type { Ranked } from "../toolnet/retrieval";
@@ -24,13 +24,20 @@ export class TenantWords {
     this.#settings = settings;
   }
 
-  /** `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its part of the task's words (learned-attribution.ts). */
+  /**
+   * `source` (a conversation, a trajectory) shows that `task` needed `tools`: each tool learns its
+   * part of the task's words, and in an observed conversation a first tool the words alone did
+   * not find learns that too (learned-attribution.ts).
+   */
   learn(state: Loaded, source: string, task: string, tools: readonly string[], kind: EvidenceKind, failed?: ReadonlySet<string>): void {
     const known = tools.filter((tool) => state.defs.has(tool));
     if (known.length === 0) return;
     const affinity = (part: string, chosen: readonly string[]) =>
       state.index.termImpacts(part, chosen).map((impacts) => impacts.reduce((sum, impact) => sum + impact, 0));
-    this.#words.learn(source, attributeRequest(task, { tools: known, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
+    // Only a conversation went through a search whose offer its user passed over; a posted
+    // trajectory's task never did (and a bulk of them would each cost a search).
+    const unmatchedFirst = kind === "observed" && !state.index.search(task, WORDS_FIND_DEPTH).some((ranked) => ranked.name === known[0]);
+    this.#words.learn(source, attributeRequest(task, { tools: known, unmatchedFirst, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
   }
 
   /** An explicit score for `tool` in `source` raises (positive) or takes away (negative) the words the source taught it. */

@@ -31,8 +31,11 @@ export interface ImportJobStore {
     source: string,
     maxTools: number,
   ): Outcome<UpsertReport>;
-  /** The tools another source than `source` holds, tool name → source (a batch's clashing tools are renamed around them). */
-  toolsOfOtherSources(source: string): Record<string, string>;
+  /**
+   * The tools another source than `source` holds, tool name → source (a batch's clashing tools are
+   * renamed around them); with `names`, only those of them.
+   */
+  toolsOfOtherSources(source: string, names?: readonly string[]): Record<string, string>;
   /** Adds warnings to a committed batch's report (what happened after its commit, e.g. embeddings that failed). */
   addWarnings(jobId: string, batch: number, warnings: string[]): void;
   discard(jobId: string): void;

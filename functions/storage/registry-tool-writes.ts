@@ -19,18 +19,47 @@ export interface UpsertReport {
   removed: string[];
 }
 
-/** How many tools the tenant would hold after writing `names` of `source` (with `prune`, its other tools removed). */
-export function toolCountAfter(sql: SqlStorage, names: string[], source: string, prune: boolean): number {
-  const after = new Set(names);
-  for (const row of allRows<{ name: string; source: string }>(sql, "SELECT name, source FROM tenant_tools")) {
-    if (!prune || row.source !== source) after.add(row.name);
-  }
-  return after.size;
+/**
+ * How many tools the tenant holds: the count SQLite keeps beside the rows (migration 25), so
+ * knowing it reads one row, not every tool's (a Graph import asks at each of its 11,422 batches).
+ */
+export function storedToolCount(sql: SqlStorage): number {
+  return oneRow<{ tools: number }>(sql, "SELECT tools FROM tool_count WHERE id = 1")?.tools ?? 0;
 }
 
-/** The tenant's tools that another source than `source` holds: tool name → its source. */
-export function toolsOfOtherSources(sql: SqlStorage, source: string): Record<string, string> {
-  const rows = allRows<{ name: string; source: string }>(sql, "SELECT name, source FROM tenant_tools WHERE source != ?", source);
+/** Which of `names` are registered, with their source: one statement, reading those rows alone (by primary key). */
+export function registeredAmong(sql: SqlStorage, names: Iterable<string>): { name: string; source: string }[] {
+  const wanted = [...new Set(names)];
+  if (wanted.length === 0) return [];
+  return allRows<{ name: string; source: string }>(
+    sql,
+    "SELECT name, source FROM tenant_tools WHERE name IN (SELECT value FROM json_each(?))",
+    JSON.stringify(wanted),
+  );
+}
+
+/**
+ * How many tools the tenant would hold after writing `names` of `source` (with `prune`, its other
+ * tools removed): those that stay, plus the names not among them. Reads the kept count, the rows
+ * named and (with `prune`) the source's index entries; never the whole catalog.
+ */
+export function toolCountAfter(sql: SqlStorage, names: string[], source: string, prune: boolean): number {
+  const distinct = new Set(names);
+  const total = storedToolCount(sql);
+  const ofSource = prune ? (oneRow<{ n: number }>(sql, "SELECT COUNT(*) AS n FROM tenant_tools WHERE source = ?", source)?.n ?? 0) : 0;
+  const staying = registeredAmong(sql, distinct).filter((row) => !prune || row.source !== source).length;
+  return total - ofSource + distinct.size - staying;
+}
+
+/**
+ * The tenant's tools that another source than `source` holds: tool name → its source. With
+ * `names`, only those of them (a batch's own: its read follows the batch, not the catalog).
+ */
+export function toolsOfOtherSources(sql: SqlStorage, source: string, names?: readonly string[]): Record<string, string> {
+  const rows =
+    names === undefined
+      ? allRows<{ name: string; source: string }>(sql, "SELECT name, source FROM tenant_tools WHERE source != ?", source)
+      : registeredAmong(sql, names).filter((row) => row.source !== source);
   return Object.fromEntries(rows.map((row) => [row.name, row.source]));
 }
 
@@ -39,12 +68,16 @@ export function toolsOfOtherSources(sql: SqlStorage, source: string): Record<str
  * from these first (tools/source-clash.ts); one found here came in meanwhile, and the write is refused.
  */
 export function namesHeldByOtherSources(sql: SqlStorage, tools: ToolUpsert[], source: string): string[] {
-  return tools
-    .map((tool) => tool.definition.name)
-    .filter((name) => {
-      const row = oneRow<{ source: string }>(sql, "SELECT source FROM tenant_tools WHERE name = ?", name);
-      return row !== undefined && row.source !== source;
-    });
+  const held = new Set(
+    Object.keys(
+      toolsOfOtherSources(
+        sql,
+        source,
+        tools.map((tool) => tool.definition.name),
+      ),
+    ),
+  );
+  return tools.map((tool) => tool.definition.name).filter((name) => held.has(name));
 }
 
 /**

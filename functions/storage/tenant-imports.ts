@@ -225,8 +225,8 @@ export class TenantImports implements ImportJobStore {
     };
   }
 
-  toolsOfOtherSources(source: string): Record<string, string> {
-    return this.#registry.toolsOfOtherSources(source);
+  toolsOfOtherSources(source: string, names?: readonly string[]): Record<string, string> {
+    return this.#registry.toolsOfOtherSources(source, names);
   }
 
   /** The batch's tools and its row, in one transaction; a tool limit reached refuses both. */

@@ -18,6 +18,7 @@ import {
   deleteToolRow,
   namesHeldByOtherSources,
   startingForms,
+  storedToolCount,
   toolCountAfter,
   toolsOfOtherSources,
   noteFormerServer,
@@ -115,7 +116,7 @@ export class TenantRegistry {
     );
     const id = meta.get("id");
     if (id === undefined) return undefined;
-    const toolCount = oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM tenant_tools")?.n ?? 0;
+    const toolCount = storedToolCount(this.#sql);
     return { id, name: meta.get("name") ?? id, createdAt: meta.get("created_at") ?? "", toolCount };
   }
 
@@ -150,9 +151,12 @@ export class TenantRegistry {
     return toolCountAfter(this.#sql, names, source, prune);
   }
 
-  /** The tools another source than `source` holds, tool name → source: an import names its own tools around them. */
-  toolsOfOtherSources(source: string): Record<string, string> {
-    return toolsOfOtherSources(this.#sql, source);
+  /**
+   * The tools another source than `source` holds, tool name → source: an import names its own
+   * tools around them. With `names`, only those of them (a batch's: read by name, not the catalog).
+   */
+  toolsOfOtherSources(source: string, names?: readonly string[]): Record<string, string> {
+    return toolsOfOtherSources(this.#sql, source, names);
   }
 
   /**
@@ -234,9 +238,9 @@ export class TenantRegistry {
     return allRows<{ name: string }>(this.#sql, "SELECT name FROM tenant_tools ORDER BY name").map((row) => row.name);
   }
 
-  /** How many tools are registered, without reading their names. */
+  /** How many tools are registered: the count SQLite keeps, no tool row read. */
   toolCount(): number {
-    return oneRow<{ n: number }>(this.#sql, "SELECT COUNT(*) AS n FROM tenant_tools")?.n ?? 0;
+    return storedToolCount(this.#sql);
   }
 
   /** One tool's definition, parsed (routing parses only the tools it shows). */

@@ -133,6 +133,15 @@ export const TENANT_MIGRATIONS = [
    INSERT OR IGNORE INTO tool_names_version (id, version) VALUES (1, 0);
    CREATE TRIGGER IF NOT EXISTS tool_names_added AFTER INSERT ON tenant_tools BEGIN UPDATE tool_names_version SET version = version + 1; END;
    CREATE TRIGGER IF NOT EXISTS tool_names_removed AFTER DELETE ON tenant_tools BEGIN UPDATE tool_names_version SET version = version + 1; END;`,
+  // Tools by source, and the tool count kept by SQLite beside the rows (bumped in the transaction of
+  // every insert or delete, whoever writes): a write checks the tool limit and finds another
+  // source's names without reading every row (each row's source lies past its definition, so a
+  // whole-table read of names and sources read every definition: 65 % of a Graph import).
+  `CREATE INDEX IF NOT EXISTS tenant_tools_source ON tenant_tools (source, name);
+   CREATE TABLE IF NOT EXISTS tool_count (id INTEGER PRIMARY KEY CHECK (id = 1), tools INTEGER NOT NULL);
+   INSERT OR IGNORE INTO tool_count (id, tools) SELECT 1, COUNT(*) FROM tenant_tools;
+   CREATE TRIGGER IF NOT EXISTS tool_count_added AFTER INSERT ON tenant_tools BEGIN UPDATE tool_count SET tools = tools + 1 WHERE id = 1; END;
+   CREATE TRIGGER IF NOT EXISTS tool_count_removed AFTER DELETE ON tenant_tools BEGIN UPDATE tool_count SET tools = tools - 1 WHERE id = 1; END;`,
   // The trajectories that carry a task (graph-rows.ts TASKS_IN_ORDER): the task memory reads only
   // those at load, not every trajectory (a tenant of 10,000 tools stores tens of thousands without one).
   `CREATE INDEX IF NOT EXISTS graph_trajectories_with_task ON graph_trajectories (id) WHERE task IS NOT NULL;`,

@@ -1,4 +1,5 @@
 import { splitWords, termOf } from "./retrieval/analyze";
+import { UNMATCHED_TERM } from "./retrieval/learned-field";
 import { taskShape } from "./task-shape";
 
 /**
@@ -23,6 +24,13 @@ export const LATER_TOOL_SHARE = 0.5;
 /** One request teaches a tool at most this many words. */
 export const TERMS_PER_REQUEST = 24;
 
+/**
+ * A first tool the request's words alone do not rank among their best this many (the tool's own
+ * text, no learning) was found some other way: it learns UNMATCHED_TERM (learned-field.ts) besides
+ * the request's words. Five: what a chatbot is offered.
+ */
+export const WORDS_FIND_DEPTH = 5;
+
 /** Each chosen tool's match of a part of the request with its own text (e.g. its summed BM25 impacts), in `tools` order. */
 export type OwnTextAffinity = (part: string, tools: readonly string[]) => readonly number[];
 
@@ -31,6 +39,8 @@ export interface ChosenTools {
   readonly tools: readonly string[];
   /** Per tool, true when every call of it failed. */
   readonly failed?: ReadonlySet<string>;
+  /** True when the request's words alone did not rank the first tool among their WORDS_FIND_DEPTH best. */
+  readonly unmatchedFirst?: boolean;
 }
 
 const PART_BREAK = /[.!?;,:]+\s+|\s+(?:and then|then|and|after that|afterwards|also|additionally|as well as|finally|plus|before|after)\s+/i;
@@ -51,8 +61,10 @@ export function attributeRequest(task: string, chosen: ChosenTools, kind: Eviden
   const parts = tools.length < 2 ? [task] : task.split(PART_BREAK).filter((part) => shapeTerms(part).length > 0);
   const owners = tools.length < 2 ? [0] : partOwners(parts, tools, affinity);
   const learned = new Map<string, Map<string, number>>();
+  const weightOf = (tool: string): number =>
+    EVIDENCE_WEIGHT[kind] * (tool === tools[0] ? 1 : LATER_TOOL_SHARE) * (chosen.failed?.has(tool) ? FAILED_CALL_SHARE : 1);
   const teach = (tool: string, part: string): void => {
-    const weight = EVIDENCE_WEIGHT[kind] * (tool === tools[0] ? 1 : LATER_TOOL_SHARE) * (chosen.failed?.has(tool) ? FAILED_CALL_SHARE : 1);
+    const weight = weightOf(tool);
     let words = learned.get(tool);
     if (words === undefined) learned.set(tool, (words = new Map()));
     for (const term of shapeTerms(part)) if (words.size < TERMS_PER_REQUEST && !words.has(term)) words.set(term, weight);
@@ -65,6 +77,9 @@ export function attributeRequest(task: string, chosen: ChosenTools, kind: Eviden
   // request led to first: it learns the whole request, as a one-tool request's tool does.
   const first = tools[0];
   if (first !== undefined && !learned.has(first)) for (const part of parts) teach(first, part);
+  const firstWords = first === undefined ? undefined : learned.get(first);
+  // Beside the words, not one of them: the budget of words per request does not count it.
+  if (chosen.unmatchedFirst === true && first !== undefined) learned.set(first, new Map([...(firstWords ?? []), [UNMATCHED_TERM, weightOf(first)]]));
   return learned;
 }
 

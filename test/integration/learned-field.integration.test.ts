@@ -19,6 +19,7 @@ const TOOLS = [
   { name: "movieCredits", method: "GET", url: "https://api.example.com/movie/credits", description: "Get the cast and crew of a movie" },
   { name: "tvSeasons", method: "GET", url: "https://api.example.com/tv/seasons", description: "List the seasons of a TV show" },
   { name: "weatherToday", method: "GET", url: "https://api.example.com/weather/today", description: "Today's weather forecast for a city" },
+  { name: "askAnything", method: "GET", url: "https://api.example.com/ask", description: "Computes answers to natural language queries" },
 ];
 /** The request of the observed conversation: none of its words is in any tool's own text. */
 const REQUEST = "Dig up that blockbuster flick everybody keeps quoting";
@@ -185,6 +186,20 @@ describe("the learned field", () => {
     expect(await learnedWords(key, "tvSeasons")).toEqual({ tool: "tvSeasons", sources: 0, terms: [], ...NOTHING_FROM });
     const graph = await service.json<{ trajectories: unknown[] }>("GET", "/v1/graph", { key });
     expect(graph.body.trajectories).toEqual([]);
+  });
+
+  it("a tool chosen where the request's words found nothing is offered for a new such request; one the words found is not", async () => {
+    // Open questions: none shares a word with another, or with any tool's own text.
+    const questions = ["How many moons has Jupiter", "The capital city of Australia", "How tall is Mount Everest"];
+    const asker = await tenantWithTools("learned-unmatched");
+    const newQuestion = "Who painted the Mona Lisa";
+    expect(await foundBy(asker, newQuestion)).toBeUndefined();
+    for (const question of questions) await chat(asker, question, ["askAnything"]);
+    expect(await foundBy(asker, newQuestion)).toBe("askAnything");
+    // The words of a request that named its tool teach their tool, and nothing for other requests.
+    const forecaster = await tenantWithTools("learned-matched");
+    for (const city of ["Paris", "Oslo", "Lima"]) await chat(forecaster, `Today's weather forecast for ${city}`, ["weatherToday"]);
+    expect(await foundBy(forecaster, newQuestion)).toBeUndefined();
   });
 
   it("one tenant's learning never changes another's answers", async () => {

@@ -122,8 +122,13 @@ describe("the calibration runs off the request path", () => {
 
     // New tasks make it stale: requests keep the last weights until the alarm has made new ones.
     await object.holdRoutingPreparation(true);
-    // Two more tasks where history was right: 4 of its votes right against the words' 3.
-    const moreWeather = Array.from({ length: 2 }, (_, i) => ({ id: `weather-more-${i}`, task: "weather in Paris", tools: ["getForecast"] }));
+    // Two more tasks where history was right: 4 of its votes right against the words' 3. A memory of 8 is judged
+    // again after 4 changes: two tasks that share no word with any other (no vote judges them) make up the rest.
+    const moreWeather = [
+      ...Array.from({ length: 2 }, (_, i) => ({ id: `weather-more-${i}`, task: "weather in Paris", tools: ["getForecast"] })),
+      { id: "tides", task: "tide tables Brest", tools: ["getNews"] },
+      { id: "pollen", task: "pollen levels Lyon", tools: ["getQuote"] },
+    ];
     expect((await service.json("POST", "/v1/graph/trajectories", { key, body: { trajectories: moreWeather } })).status).toBe(200);
     expect(await first()).toBe("getWeather");
     expect((await service.json<CalibrationReport>("GET", "/v1/routing/calibration", { key })).body).toMatchObject({ stale: true, weights: { history: 0 } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { attributeRequest, EVIDENCE_WEIGHT, FAILED_CALL_SHARE, LATER_TOOL_SHARE } from "../../functions/toolnet/learned-attribution";
-import { LearnedField, SOURCES_PER_TOOL, TERMS_PER_TOOL, withLearnedField } from "../../functions/toolnet/retrieval/learned-field";
+import { LearnedField, SOURCES_PER_TOOL, TERMS_PER_TOOL, UNMATCHED_TERM, withLearnedField } from "../../functions/toolnet/retrieval/learned-field";
 
 /** Own-text affinity from word lists: a part matches a tool by the words they share. */
 const affinityFrom =
@@ -34,6 +34,15 @@ describe("attribution of a request's words", () => {
     const words = attributeRequest("Set an alarm for tomorrow", { tools: ["getUserToken", "addAlarm"] }, "observed", affinityFrom({ addAlarm: ["alarm"] }));
     expect([...(words.get("getUserToken")?.keys() ?? [])].sort()).toEqual(["alarm", "set", "tomorrow"]);
     expect(words.get("addAlarm")?.get("alarm")).toBe(LATER_TOOL_SHARE);
+  });
+
+  it("teaches a first tool the request's words did not find that it was found another way, at its words' weight", () => {
+    const chosen = { tools: ["askAnything", "weatherToday"], failed: new Set(["askAnything"]) };
+    const unmatched = attributeRequest("How many moons has the planet", { ...chosen, unmatchedFirst: true }, "observed", () => []);
+    expect(unmatched.get("askAnything")?.get(UNMATCHED_TERM)).toBe(EVIDENCE_WEIGHT.observed * FAILED_CALL_SHARE);
+    expect(unmatched.get("weatherToday")?.has(UNMATCHED_TERM) ?? false).toBe(false);
+    const found = attributeRequest("How many moons has the planet", { ...chosen, unmatchedFirst: false }, "observed", () => []);
+    expect(found.get("askAnything")?.has(UNMATCHED_TERM)).toBe(false);
   });
 
   it("weighs a tool whose calls all failed less", () => {
@@ -119,6 +128,36 @@ describe("the learned field", () => {
     }
     // The view leaves the field itself as it was.
     expect(whole.search("dig up a flick", 10)).toEqual(fieldOf(undefined).search("dig up a flick", 10));
+  });
+
+  it("finds a tool chosen where the words found nothing for any request, below a tool whose learned words match, and does not show that as a word", () => {
+    const field = new LearnedField();
+    for (const source of ["c1", "c2"]) field.set(source, "askAnything", new Map([[UNMATCHED_TERM, 1]]));
+    field.set(
+      "c1",
+      "askAnything",
+      new Map([
+        ["moon", 1],
+        [UNMATCHED_TERM, 1],
+      ]),
+    );
+    for (const source of ["c3", "c4"]) {
+      field.set(
+        source,
+        "searchMovie",
+        new Map([
+          ["flick", 1],
+          ["blockbust", 1],
+        ]),
+      );
+    }
+    expect(field.search("who painted that portrait", 10).map((r) => r.name)).toEqual(["askAnything"]);
+    expect(field.search("which blockbuster flick", 10).map((r) => r.name)).toEqual(["searchMovie", "askAnything"]);
+    expect(field.strongest("askAnything", 10)).toEqual({ terms: [{ term: "moon", weight: 1 }], sources: 2 });
+    // Its sources leave as any word's do.
+    field.remove("c1");
+    field.remove("c2");
+    expect(field.search("who painted that portrait", 10)).toEqual([]);
   });
 
   it("adds learned scores to own-text scores at a weight", () => {

@@ -33,6 +33,17 @@ export const LEARNED_IDF_OVER_FIELDS = true;
 /** Each tool keeps the words of its newest this many sources; older evidence fades out. */
 export const SOURCES_PER_TOOL = 200;
 
+/**
+ * A pseudo-word a tool learns from a request whose words alone did not find it (it was not
+ * among the words' best few, learned-attribution.ts), and that every search asks for. A tool
+ * chosen again and again where the words found nothing (an answer engine for open questions:
+ * "how many moons has Jupiter", "the capital of Australia") shares no word with its next such
+ * request, yet it is what the tenant's users pick then: this word lifts it a little for any
+ * request, as much as the field's BM25 gives a word that rare among the fields. No analysed word
+ * holds "#", so no request's own words can meet it.
+ */
+export const UNMATCHED_TERM = "#unmatched";
+
 /** One source's words for one tool: term → weight (negative: the source takes the word away). */
 export type TermWeights = ReadonlyMap<string, number>;
 
@@ -138,7 +149,7 @@ export class LearnedField {
   search(text: string, catalogSize: number, limit = 50, excluding?: string): Ranked[] {
     const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
     if (view.fields === 0) return [];
-    const terms = [...new Set(queryTerms(text))];
+    const terms = [...new Set(queryTerms(text)), UNMATCHED_TERM];
     const field = scoredField(view, catalogSize);
     return this.#prune ? rankBest(field, terms, limit, this.work) : rankEveryMatch(field, terms, limit, this.work);
   }
@@ -195,7 +206,10 @@ export class LearnedField {
   strongest(tool: string, count: number): { terms: LearnedTerm[]; sources: number } {
     const entry = this.#tools.get(tool);
     if (entry === undefined) return { terms: [], sources: 0 };
-    const terms = [...(entry.field ?? new Map<string, number>())].map(([term, weight]) => ({ term, weight: round(weight) }));
+    // The pseudo-word is no word the tool learned: shown terms are the requests' own.
+    const terms = [...(entry.field ?? new Map<string, number>())]
+      .filter(([term]) => term !== UNMATCHED_TERM)
+      .map(([term, weight]) => ({ term, weight: round(weight) }));
     return { terms: terms.slice(0, count), sources: entry.sources.size };
   }
 
