@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { termIdIn, termSlots } from "../../functions/toolnet/retrieval/term-slots";
+import { nameTables, StoredNames, wellFormedNames } from "../../functions/toolnet/retrieval/stored-names";
 
 describe("term slots", () => {
   it("finds every term's id and no other word, collisions and all", () => {
@@ -13,5 +14,21 @@ describe("term slots", () => {
   it("answers for no terms and for one", () => {
     expect(termIdIn(termSlots([]), [], "any")).toBe(-1);
     expect(termIdIn(termSlots(["only"]), ["only"], "only")).toBe(0);
+  });
+});
+
+describe("stored names", () => {
+  it("finds each name's position and reads each name back, in any script, and refuses damaged tables", () => {
+    const names = ["getMovie", "créerFacture", "検索", "searchPeople", ...Array.from({ length: 300 }, (_, i) => `tool_${i}`)];
+    const tables = nameTables(names);
+    expect(wellFormedNames(tables)).toBe(true);
+    // As read back from storage: views into one buffer.
+    const stored = new StoredNames(tables);
+    expect(stored.count).toBe(names.length);
+    names.forEach((name, position) => expect(stored.positionOf(name)).toBe(position));
+    for (const word of ["", "getmovie", "tool_300", "検"]) expect(stored.positionOf(word)).toBe(-1);
+    expect(stored.at(2)).toBe("検索");
+    expect(stored.all()).toEqual(names);
+    expect(wellFormedNames({ ...tables, bytes: tables.bytes.subarray(1) })).toBe(false);
   });
 });
