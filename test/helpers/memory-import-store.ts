@@ -1,6 +1,6 @@
 import type { ToolUpsert, UpsertReport } from "../../functions/storage/tenant-registry";
 import { failure, success, type Outcome } from "../../functions/common/failures";
-import type { BatchReport, CutProgress, ImportJobProgress, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
+import type { BatchReport, CutProgress, ImportJobProgress, ImportJobSettings, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
 import type { DocumentUnit } from "../../functions/tools/big-import/document-units";
 import { UploadCut } from "../../functions/tools/big-import/upload-splitter";
 
@@ -10,6 +10,19 @@ import { UploadCut } from "../../functions/tools/big-import/upload-splitter";
  * `failCommitAt` makes the commit of that batch throw before anything is written, as a process
  * evicted mid-batch would.
  */
+/** A background import's settings for a test in Node: batches of `batchOperations`, no other bound in the way. */
+export function unboundedJobSettings(batchOperations: number): ImportJobSettings {
+  return {
+    batchOperations,
+    batchChars: Number.POSITIVE_INFINITY,
+    sliceMs: 60_000,
+    slicePieces: 1_000_000,
+    cutPieceBytes: 1 << 30,
+    cacheChars: 20_000,
+    maxTools: 20_000,
+  };
+}
+
 export class MemoryImportStore implements ImportJobStore {
   readonly uploads = new Map<string, Uint8Array[]>();
   readonly tools = new Map<string, ToolUpsert>();

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import { MAX_REPORT_WARNINGS, runImportJob, type ImportJobSettings } from "../../functions/jobs/import-job";
+import { MAX_REPORT_WARNINGS, runImportJob } from "../../functions/jobs/import-job";
 import { DocumentUnitSplitter, type DocumentUnit } from "../../functions/tools/big-import/document-units";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { generatedDocument } from "../helpers/generated-openapi";
-import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-store";
+import { MemoryImportStore, MemoryJobProgress, unboundedJobSettings } from "../helpers/memory-import-store";
 
 /**
  * Background import of big documents (functions/jobs/import-job.ts) in Node, over an in-memory
@@ -12,15 +12,7 @@ import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-s
  * mid-batch resumes after its last committed batch without writing any tool twice.
  */
 
-const SETTINGS: ImportJobSettings = {
-  batchOperations: 150,
-  batchChars: Number.POSITIVE_INFINITY,
-  sliceMs: 60_000,
-  slicePieces: 1_000_000,
-  cutPieceBytes: 1 << 30,
-  cacheChars: 20_000,
-  maxTools: 20_000,
-};
+const SETTINGS = unboundedJobSettings(150);
 
 function chunked(text: string, size: number): Uint8Array[] {
   const bytes = new TextEncoder().encode(text);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runImportJob, type ImportJobSettings } from "../../functions/jobs/import-job";
+import { runImportJob } from "../../functions/jobs/import-job";
 import { importOpenApi } from "../../functions/tools/openapi-import";
 import { generatedDocument } from "../helpers/generated-openapi";
-import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-store";
+import { MemoryImportStore, MemoryJobProgress, unboundedJobSettings } from "../helpers/memory-import-store";
 
 /**
  * Each batch of a background import renames its tools away from names another source holds
@@ -11,15 +11,7 @@ import { MemoryImportStore, MemoryJobProgress } from "../helpers/memory-import-s
  * and for every name only when one of its own is taken, which renames it as before.
  */
 
-const SETTINGS: ImportJobSettings = {
-  batchOperations: 12,
-  batchChars: Number.POSITIVE_INFINITY,
-  sliceMs: 60_000,
-  slicePieces: 1_000_000,
-  cutPieceBytes: 1 << 30,
-  cacheChars: 20_000,
-  maxTools: 20_000,
-};
+const SETTINGS = unboundedJobSettings(12);
 
 /** A tenant whose other sources hold `others` (name → source); what each batch asked of them is kept. */
 class OtherSourcesStore extends MemoryImportStore {
