@@ -20,6 +20,11 @@ export interface SliceReport {
   longestPieceMs: number;
 }
 
+/** A macrotask turn: requests queued for the object (and, locally, for every object of the process) run before the work goes on. */
+export function macrotaskTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 export class WorkSlice {
   readonly #started = Date.now();
   readonly #budget: SliceBudget;
@@ -36,7 +41,7 @@ export class WorkSlice {
     this.#pieces += 1;
     this.#longestPieceMs = Math.max(this.#longestPieceMs, Date.now() - this.#pieceStarted);
     if (this.#pieces >= this.#budget.slicePieces || Date.now() - this.#started >= this.#budget.sliceMs) return false;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await macrotaskTurn();
     this.#pieceStarted = Date.now();
     return true;
   }

@@ -17,6 +17,7 @@ import { nextStepInput, WITHOUT_TRANSITIONS } from "./routing-answers";
 import { GraphRows } from "../storage/graph-rows";
 import { StoredBlobs } from "../storage/stored-blobs";
 import type { Loaded } from "./loaded-routing";
+import { macrotaskTurn } from "../common/work-slice";
 
 /**
  * Above CALIBRATION_SAMPLE remembered tasks, the calibration is made again once the task memory
@@ -77,9 +78,6 @@ export function recalibrateAfter(memorySize: number): number {
   if (memorySize <= CALIBRATION_SAMPLE) return Math.max(RECALIBRATE_SMALL_AFTER, Math.ceil(memorySize / 8));
   return Math.max(RECALIBRATE_AFTER, Math.floor(memorySize / 64));
 }
-
-/** A macrotask: requests queued for the object (and, locally, for every object of the process) run before the calibration goes on. */
-const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** A task's vector as the tenant's embeddings model made it when the task was routed. */
 export interface TaskVector {
@@ -177,7 +175,7 @@ export class RoutingCalibration {
     this.#rankings = rankings;
     this.#noteDue = noteDue;
     this.#currentState = host.current ?? (() => undefined);
-    this.#handBack = host.handBack ?? macrotask;
+    this.#handBack = host.handBack ?? macrotaskTurn;
   }
 
   /** The weights routing uses now (the request path: never a replay). A stale calibration is used as it is, and its remaking noted as due. */

@@ -68,16 +68,9 @@ export function toolsOfOtherSources(sql: SqlStorage, source: string, names?: rea
  * from these first (tools/source-clash.ts); one found here came in meanwhile, and the write is refused.
  */
 export function namesHeldByOtherSources(sql: SqlStorage, tools: ToolUpsert[], source: string): string[] {
-  const held = new Set(
-    Object.keys(
-      toolsOfOtherSources(
-        sql,
-        source,
-        tools.map((tool) => tool.definition.name),
-      ),
-    ),
-  );
-  return tools.map((tool) => tool.definition.name).filter((name) => held.has(name));
+  const names = tools.map((tool) => tool.definition.name);
+  const held = toolsOfOtherSources(sql, source, names);
+  return names.filter((name) => Object.hasOwn(held, name));
 }
 
 /**
