@@ -1,6 +1,5 @@
 import { BytePairEncodingCore } from "gpt-tokenizer/BytePairEncodingCore";
 import { O200KBase } from "gpt-tokenizer/encodingParams/o200k_base";
-import { tryConvertToString } from "gpt-tokenizer/utfUtil";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 
 /**
@@ -43,18 +42,25 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 function tokenValue(base64: string): string | number[] {
   const binary = atob(base64);
   if (ASCII_ONLY.test(binary)) return binary;
-  const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
   return textOf(bytes) ?? [...bytes];
 }
 
+// Strict (what is not UTF-8 stays bytes, as gpt-tokenizer decides) and keeping a leading U+FEFF.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /**
- * The text of UTF-8 bytes (undefined when they are not UTF-8), keeping a leading byte order mark:
- * gpt-tokenizer's decoder drops it, and o200k_base has nine tokens that start with one ("\uFEFF",
- * "\uFEFFusing", …), so without it those bytes would be looked up as another token or none.
+ * The text of UTF-8 bytes (undefined when they are not UTF-8), with a leading byte order mark:
+ * gpt-tokenizer's own decoder drops it, and o200k_base has nine tokens that start with one
+ * ("\uFEFF", "\uFEFFusing", …), which would then be looked up as another token or none.
  */
 function textOf(bytes: Uint8Array): string | undefined {
-  const text = tryConvertToString(bytes);
-  return text !== undefined && startsWithByteOrderMark(bytes) ? `\uFEFF${text}` : text;
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 function startsWithByteOrderMark(bytes: Uint8Array): boolean {
