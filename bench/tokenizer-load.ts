@@ -5,14 +5,18 @@
  * its live heap (after a forced collection, through workerd's inspector) before and after. What the
  * whole service's startup pays is bundle-size's figure.
  *
- *   npm run bench -- tokenizer-load [--rounds=5]
+ * `--profile`: where the first count's CPU goes (self time per function, sampled in the last isolate).
+ *
+ *   npm run bench -- tokenizer-load [--rounds=5] [--profile]
  */
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { analyse, type Profile, profiled, topLines } from "./lib/cpu-profile";
 import { Inspector } from "./lib/inspector";
 import { freePort } from "./lib/free-port";
 import { machineLine } from "./lib/stats";
 
+const profileFirstCount = process.argv.includes("--profile");
 const rounds = Number(/^--rounds=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--rounds=")) ?? "")?.[1] ?? 5);
 
 const WORKER = `
@@ -73,7 +77,12 @@ async function measureRound(script: string): Promise<Round> {
       await timed(mf, "");
       const pingMs = await timed(mf, "");
       const heapBeforeMiB = await liveHeapMiB(inspector);
-      const firstMs = await timed(mf, `?text=${encodeURIComponent(FIRST_TEXT)}`);
+      let firstMs = 0;
+      const countFirst = async () => {
+        firstMs = await timed(mf, `?text=${encodeURIComponent(FIRST_TEXT)}`);
+      };
+      if (profileFirstCount) printProfile(await profiled(inspector, PROFILE_INTERVAL_US, countFirst));
+      else await countFirst();
       const laterMs = await timed(mf, `?text=${encodeURIComponent(LATER_TEXT)}`);
       return { firstMs, laterMs, pingMs, heapBeforeMiB, heapAfterMiB: await liveHeapMiB(inspector) };
     } finally {
@@ -82,6 +91,14 @@ async function measureRound(script: string): Promise<Round> {
   } finally {
     await mf.dispose();
   }
+}
+
+const PROFILE_INTERVAL_US = 200;
+
+function printProfile(profile: Profile): void {
+  const { busyMs, self } = analyse(profile, [], PROFILE_INTERVAL_US);
+  console.log(`  first count's profile: busy ${busyMs.toFixed(0)} ms; self time by function:`);
+  for (const line of topLines(self, busyMs, 1, 12)) console.log(line);
 }
 
 function median(values: number[]): number {
