@@ -8,8 +8,9 @@ import o200kBase from "js-tiktoken/ranks/o200k_base";
  *
  * The ranks are js-tiktoken's: one string literal of base64 tokens, which an isolate only scans
  * when it starts (gpt-tokenizer's own ranks module is a 200,000-entry array literal that every
- * isolate would build at startup). The encoder is gpt-tokenizer's, which holds a third of the
- * heap of js-tiktoken's (about 20 MiB against 46 MiB) and is built several times faster.
+ * isolate would build at startup). The encoder is gpt-tokenizer's: in workerd it adds 9.5 MiB of
+ * live heap against js-tiktoken's 46.8 and is built in less than half the time (bench
+ * tokenizer-load).
  */
 export const O200K_PATTERN: string = o200kBase.pat_str;
 

@@ -3,8 +3,8 @@ import { O200K_PATTERN, o200kPieceCounter, type PieceCounter } from "./o200k-enc
 
 /**
  * Token counts with the real tokenizer: o200k_base, the encoding of GPT-4o, GPT-4.1 and the
- * o-series. Its tables take a while to unpack (about 100 ms), so the encoder is made on first use
- * and then kept for the life of the isolate (text/o200k-encoder.ts).
+ * o-series. Its tables take a while to unpack (a few hundred milliseconds), so the encoder is made
+ * on first use and then kept for the life of the isolate (text/o200k-encoder.ts).
  *
  * tiktoken splits text with the encoding's own pattern and encodes each piece on its own, so the
  * count of a text is the sum of its pieces' counts. Routing answers repeat the same pieces
