@@ -160,7 +160,7 @@ describe("a term's postings and their bounds", () => {
         const weight = 0.5 + Math.floor(random() * 8) / 2;
         lengths[slot] = weight + Math.floor(random() * 40);
         shares[slot] = random();
-        list.add(slot, weight, lengths[slot] ?? 0, shares[slot] ?? 0);
+        list.post(slot, weight, lengths[slot] ?? 0, shares[slot] ?? 0);
         weights.set(slot, weight);
       }
       expect(new Set(Array.from(list.slots))).toEqual(new Set(weights.keys()));

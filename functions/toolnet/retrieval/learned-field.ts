@@ -283,7 +283,7 @@ export class LearnedField {
     for (const [term, weight] of entry.field) {
       let tools = this.#postings.get(term);
       if (tools === undefined) this.#postings.set(term, (tools = new PostingList()));
-      tools.add(slot, weight, entry.length, this.#shares[slot] ?? 0);
+      tools.post(slot, weight, entry.length, this.#shares[slot] ?? 0);
     }
     this.#totalLength += entry.length;
     this.#fieldCount += 1;

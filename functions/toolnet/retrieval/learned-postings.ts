@@ -1,4 +1,5 @@
 import type { TermPostings } from "./max-score";
+import { SlotList } from "./slot-list";
 
 /**
  * One term's postings in the learned field (learned-field.ts): the tools' slots and the term's
@@ -9,44 +10,24 @@ import type { TermPostings } from "./max-score";
  * once; removing one leaves them above the truth (safe: a bound may be loose, never low) until
  * the next search of the term tightens them again from the postings left.
  */
-export class PostingList implements TermPostings {
-  readonly slots: number[] = [];
+export class PostingList extends SlotList implements TermPostings {
   readonly weights: number[] = [];
-  /** Slot → its position in `slots` (removal swaps the last posting into the hole). */
-  readonly #at = new Map<number, number>();
   maxWeight = 0;
   minLengthPerWeight = Number.POSITIVE_INFINITY;
   maxShare = 0;
   /** A posting was removed since the bounds were made: they may be looser than they need be. */
   #loose = false;
 
-  get size(): number {
-    return this.slots.length;
-  }
-
-  has(slot: number): boolean {
-    return this.#at.has(slot);
-  }
-
   /** Posts `slot` with `weight` (its field's length and share as they are now); a slot already posted must be deleted first. */
-  add(slot: number, weight: number, length: number, share: number): void {
-    this.#at.set(slot, this.slots.length);
-    this.slots.push(slot);
+  post(slot: number, weight: number, length: number, share: number): void {
+    this.add(slot);
     this.weights.push(weight);
     this.#widen(weight, length, share);
   }
 
-  delete(slot: number): void {
-    const at = this.#at.get(slot);
-    if (at === undefined) return;
-    const last = this.slots.length - 1;
-    const lastSlot = this.slots[last] ?? slot;
-    this.slots[at] = lastSlot;
-    this.weights[at] = this.weights[last] ?? 0;
-    this.#at.set(lastSlot, at);
-    this.slots.pop();
+  protected override moved(from: number, to: number): void {
+    this.weights[to] = this.weights[from] ?? 0;
     this.weights.pop();
-    this.#at.delete(slot);
     this.#loose = true;
   }
 

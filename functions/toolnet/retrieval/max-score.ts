@@ -1,6 +1,7 @@
 import { bm25Score, inverseDocumentFrequency } from "./impact-math";
 import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
+import { DROPPED, freshSums, type SlotSums } from "./slot-sums";
 import { TopScores } from "./top-k";
 
 /**
@@ -90,37 +91,13 @@ function queryPostings(field: ScoredField, terms: readonly string[]): QueryPosti
   return query;
 }
 
-/**
- * Partial sums by slot, reused by every search (searches are synchronous): a slot's sum is
- * valid when its stamp is the search's, so nothing is cleared between searches.
- */
-const scratch = { sums: new Float64Array(0), stamps: new Uint32Array(0), stamp: 0 };
-
-/** Marks a met slot dropped from reach for the rest of the search (a stamp no search has). */
-const DROPPED = 0;
-
-/** Starts a search's partial sums over `slotCount` slots. */
-function freshSums(slotCount: number): { sums: Float64Array; stamps: Uint32Array; stamp: number } {
-  if (scratch.sums.length < slotCount) {
-    scratch.sums = new Float64Array(Math.max(slotCount, 2 * scratch.sums.length));
-    scratch.stamps = new Uint32Array(scratch.sums.length);
-    scratch.stamp = 0;
-  }
-  scratch.stamp += 1;
-  if (scratch.stamp === 0xffffffff || scratch.stamp === DROPPED) {
-    scratch.stamps.fill(0);
-    scratch.stamp = 1;
-  }
-  return scratch;
-}
-
 /** Every tool any term reaches, scored: the reference the pruned search must match exactly. */
 export function rankEveryMatch(field: ScoredField, terms: readonly string[], limit: number, work?: SearchWork): Ranked[] {
   const { lists, idfs } = queryPostings(field, terms);
-  const { sums } = freshSums(field.slotCount);
+  const acc = freshSums(field.slotCount);
   const met: number[] = [];
-  lists.forEach((postings, i) => addTerm(field, postings, idfs[i] ?? 0, met));
-  const ranked = met.map((slot) => ({ name: field.nameOf(slot), score: field.finish(slot, sums[slot] ?? 0) }));
+  lists.forEach((postings, i) => addTerm(acc, field, postings, idfs[i] ?? 0, met));
+  const ranked = met.map((slot) => ({ name: field.nameOf(slot), score: field.finish(slot, acc.sums[slot] ?? 0) }));
   if (work !== undefined) {
     for (const postings of lists) work.postings += postings.size;
     work.rescored += ranked.length;
@@ -162,7 +139,7 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
   const order = lists.map((_, i) => i).sort((a, b) => (idfs[b] ?? 0) - (idfs[a] ?? 0) || a - b);
   const unread = unreadBounds(field, query, order);
   const total = unread.score[0] ?? 0;
-  freshSums(field.slotCount);
+  const acc = freshSums(field.slotCount);
   let met: number[] = [];
   let read = 0;
   let kth = -Infinity;
@@ -170,30 +147,30 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
     const left = unread.score[read] ?? 0;
     // The k-th best is at most what the read terms can add: no need to look for it before then.
     if (met.length >= limit && left < total - left + SLACK) {
-      kth = kthBest(field, met, limit);
+      kth = kthBest(acc, field, met, limit);
       if (left < kth * (1 - SLACK)) break;
     }
     const i = order[read] ?? 0;
-    addTerm(field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
+    addTerm(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
     if (work !== undefined) work.postings += lists[i]?.size ?? 0;
   }
   for (; read < order.length; read += 1) {
-    met = inReach(field, met, unread.sum[read] ?? 0, kth);
+    met = inReach(acc, field, met, unread.sum[read] ?? 0, kth);
     const i = order[read] ?? 0;
     const postings = lists[i] ?? NO_POSTINGS;
     // A common term's postings are longer than the tools left: those are looked up in it instead.
-    if (postings.size <= met.length) addTermToLive(field, postings, idfs[i] ?? 0);
-    else addTermToMet(field, query.terms[i] ?? "", idfs[i] ?? 0, met);
+    if (postings.size <= met.length) addTermToLive(acc, field, postings, idfs[i] ?? 0);
+    else addTermToMet(acc, field, query.terms[i] ?? "", idfs[i] ?? 0, met);
     if (work !== undefined) work.postings += Math.min(postings.size, met.length);
     // Sums only grow: the k-th best too, and it is cheap to find again among the few tools left.
-    kth = kthBest(field, met, limit);
+    kth = kthBest(acc, field, met, limit);
   }
-  return met.length >= limit ? inReach(field, met, 0, kthBest(field, met, limit)) : met;
+  return met.length >= limit ? inReach(acc, field, met, 0, kthBest(acc, field, met, limit)) : met;
 }
 
 /** Every tool of `postings` gets the term's BM25 added to its partial sum; tools met for the first time join `met`. */
-function addTerm(field: ScoredField, postings: TermPostings, idf: number, met: number[]): void {
-  const { sums, stamps, stamp } = scratch;
+function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: number[]): void {
+  const { sums, stamps, stamp } = acc;
   const { slots, weights, size } = postings;
   const { lengths, averageLength } = field;
   for (let p = 0; p < size; p += 1) {
@@ -208,8 +185,8 @@ function addTerm(field: ScoredField, postings: TermPostings, idf: number, met: n
 }
 
 /** The tools already met that have `term` get its BM25 added. */
-function addTermToMet(field: ScoredField, term: string, idf: number, met: readonly number[]): void {
-  const { sums } = scratch;
+function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: number, met: readonly number[]): void {
+  const { sums } = acc;
   for (const slot of met) {
     const weight = field.weightIn(slot, term);
     if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weight, field.lengths[slot] ?? 0, field.averageLength, TUNING);
@@ -217,8 +194,8 @@ function addTermToMet(field: ScoredField, term: string, idf: number, met: readon
 }
 
 /** The tools of `postings` still in reach (met and not dropped) get the term's BM25 added. */
-function addTermToLive(field: ScoredField, postings: TermPostings, idf: number): void {
-  const { sums, stamps, stamp } = scratch;
+function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number): void {
+  const { sums, stamps, stamp } = acc;
   const { slots, weights, size } = postings;
   for (let p = 0; p < size; p += 1) {
     const slot = slots[p] ?? 0;
@@ -227,9 +204,9 @@ function addTermToLive(field: ScoredField, postings: TermPostings, idf: number):
 }
 
 /** The met tools that can still reach the k-th best if the unread terms add their most (`left`, before the tool's share). */
-function inReach(field: ScoredField, met: readonly number[], left: number, kth: number): number[] {
+function inReach(acc: SlotSums, field: ScoredField, met: readonly number[], left: number, kth: number): number[] {
   const floor = kth * (1 - SLACK);
-  const { sums, stamps } = scratch;
+  const { sums, stamps } = acc;
   return met.filter((slot) => {
     if (((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor) return true;
     stamps[slot] = DROPPED;
@@ -238,10 +215,10 @@ function inReach(field: ScoredField, met: readonly number[], left: number, kth: 
 }
 
 /** The `limit`-th best partial score (less a rounding's worth): at least `limit` tools will score at least this. */
-function kthBest(field: ScoredField, met: readonly number[], limit: number): number {
+function kthBest(acc: SlotSums, field: ScoredField, met: readonly number[], limit: number): number {
   if (met.length < limit) return -Infinity;
   const best = new TopScores(limit);
-  const { sums } = scratch;
+  const { sums } = acc;
   for (const slot of met) best.offer((sums[slot] ?? 0) * (field.shares[slot] ?? 1));
   return best.worst * (1 - SLACK);
 }
