@@ -61,6 +61,9 @@ const SLACK = 1e-9;
 
 const TUNING = DEFAULT_TUNING.bm25;
 
+/** Looking a tool up in a term's field (a map lookup) costs about as much as walking this many postings (array reads). */
+const WALK_RATHER_THAN_LOOK_UP = 8;
+
 /**
  * The most one posting of `postings` adds to a tool's sum (before its share): BM25's term
  * frequency part tf / (tf + k₁(1 − b) + k₁·b·length/avg) is 1 / (1 + k₁(1 − b)/tf + (k₁·b/avg)·(length/tf)),
@@ -143,11 +146,16 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
   let met: number[] = [];
   let read = 0;
   let kth = -Infinity;
+  // What the k-th best was when last found, and what the terms read since could have added to it.
+  let kthFoundAt = 0;
   for (; read < order.length; read += 1) {
     const left = unread.score[read] ?? 0;
-    // The k-th best is at most what the read terms can add: no need to look for it before then.
-    if (met.length >= limit && left < total - left + SLACK) {
+    // The k-th best is at most what the read terms can add, and at most what it was plus what
+    // the terms read since can add: no need to look for it again while that is not below `left`.
+    const kthCeiling = Math.min(total - left, kth === -Infinity ? total : kth / (1 - SLACK) + (unread.score[kthFoundAt] ?? 0) - left);
+    if (met.length >= limit && left < kthCeiling + SLACK) {
       kth = kthBest(acc, field, met, limit);
+      kthFoundAt = read;
       if (left < kth * (1 - SLACK)) break;
     }
     const i = order[read] ?? 0;
@@ -158,10 +166,11 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
     met = inReach(acc, field, met, unread.sum[read] ?? 0, kth);
     const i = order[read] ?? 0;
     const postings = lists[i] ?? NO_POSTINGS;
-    // A common term's postings are longer than the tools left: those are looked up in it instead.
-    if (postings.size <= met.length) addTermToLive(acc, field, postings, idfs[i] ?? 0);
+    // A common term's postings, far longer than the tools left: those are looked up in it instead.
+    const walk = postings.size <= WALK_RATHER_THAN_LOOK_UP * met.length;
+    if (walk) addTermToLive(acc, field, postings, idfs[i] ?? 0);
     else addTermToMet(acc, field, query.terms[i] ?? "", idfs[i] ?? 0, met);
-    if (work !== undefined) work.postings += Math.min(postings.size, met.length);
+    if (work !== undefined) work.postings += walk ? postings.size : met.length;
     // Sums only grow: the k-th best too, and it is cheap to find again among the few tools left.
     kth = kthBest(acc, field, met, limit);
   }
