@@ -200,10 +200,12 @@ export class TaskMemory {
     const queryNorm = this.#norm(terms);
     if (queryNorm === 0) return [];
     const near: NearTask[] = [];
+    // Each query term's idf², found once: every task in reach adds some of them.
+    const squares = terms.map((term) => this.#idf(term) ** 2);
     for (const slot of this.#reachable(terms, queryNorm, minSimilarity)) {
       const entry = this.#bySlot[slot];
       if (entry === undefined) continue;
-      const similarity = this.#sharedWeight(terms, entry) / (queryNorm * this.#normOf(entry));
+      const similarity = this.#sharedWeight(terms, squares, entry) / (queryNorm * this.#normOf(entry));
       if (similarity >= minSimilarity) near.push({ id: entry.id, similarity, tools: entry.tools });
     }
     near.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -220,9 +222,11 @@ export class TaskMemory {
   }
 
   /** Σ idf² of the terms the task shares with the query, added in the query's order (the cosine's numerator). */
-  #sharedWeight(terms: readonly string[], entry: Entry): number {
+  #sharedWeight(terms: readonly string[], squares: readonly number[], entry: Entry): number {
     let dot = 0;
-    for (const term of terms) if (entry.terms.has(term)) dot += this.#idf(term) ** 2;
+    terms.forEach((term, i) => {
+      if (entry.terms.has(term)) dot += squares[i] ?? 0;
+    });
     return dot;
   }
 
