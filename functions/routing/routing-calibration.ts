@@ -47,7 +47,7 @@ export const RECALIBRATE_INTERVAL_MS = 1_000;
  * Rankings made per slice of the tenant object's alarm (a slice ends after the piece that
  * reaches it, and the next alarm continues where it stopped, within a task if need be). Workers'
  * clocks stand still while code runs, so the slice counts work, not time: each ranking a replay
- * makes (the task's words, its votes, its learned field, each embeddings weight, each usual-starts
+ * makes (the task's words, its votes, its learned field, each embeddings weight, each usual-starts and unmatched-choices
  * weight, each later step) is one unit, so a task of many steps or signals takes more of the
  * slice than a one-step task. 24 units is about four RestBench TMDB tasks; the budget is about 50
  * ms of CPU a slice on a quiet machine (measured on TMDB at load average 10: 3 ms p50, 21 ms at

@@ -84,7 +84,7 @@ export const CALIBRATED_SIGNALS: readonly CalibratedSignalEntry[] = [
   { signal: "embeddings", grid: [0, 0.25, 0.5, 1], fallback: 1, minJudged: 16, margin: 0 },
   { signal: "learned", grid: [0, 0.5, 1], fallback: 1, minJudged: 16, margin: 2 },
   { signal: "starts", grid: [0, 0.25, 0.5, 1], fallback: 0, minJudged: 16, margin: 2 },
-  { signal: "unmatched", grid: [0, 0.25, 0.5], fallback: 0, minJudged: 16, margin: 0 },
+  { signal: "unmatched", grid: [0, 0.25], fallback: 0.25, minJudged: 16, margin: 2 },
 ];
 
 /** One signal's replay: how many tasks (or steps) were judged, and how many of them held the right tool at each weight of its grid. */
