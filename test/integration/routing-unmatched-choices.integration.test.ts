@@ -35,10 +35,7 @@ const ERRANDS = ["file", "sort", "stamp", "ship", "scan", "print", "bind", "shre
 /** How far down task t's ranking errand tool j stands (0: first). */
 const place = (j: number, t: number) => (((j - t) % ERRANDS.length) + ERRANDS.length) % ERRANDS.length;
 const errandTools = ERRANDS.map((errand, j) =>
-  tool(
-    `${errand}Paper`,
-    `${errand} ${PREFIXES.flatMap((_, t) => Array.from({ length: Math.max(0, 5 - place(j, t)) }, (_, w) => word(t, w))).join(" ")}`,
-  ),
+  tool(`${errand}Paper`, `${errand} ${PREFIXES.flatMap((_, t) => Array.from({ length: Math.max(0, 5 - place(j, t)) }, (_, w) => word(t, w))).join(" ")}`),
 );
 const errandTasks = PREFIXES.map((_, t) => ({
   id: `fifth-${t}`,
