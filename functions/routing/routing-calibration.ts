@@ -321,7 +321,7 @@ export class RoutingCalibration {
     const started = sample.tools[0] ?? "";
     const words = this.#rankings.firstRanking(state, sample.task, undefined);
     const judged = () =>
-      replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.starts.judged * 4 + replays.unmatched.judged * 3;
+      replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.starts.judged * 4 + replays.unmatched.judged * 2;
     const before = judged();
     this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
     this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
@@ -333,7 +333,7 @@ export class RoutingCalibration {
     const fused = () => (input ??= this.#fusedFirstStep(state, sample, relevance));
     this.#replayStarts(state, sample, started, fused, replays.starts);
     this.#replayUnmatched(state, sample, started, fused, replays.unmatched);
-    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again, the starts' four and the unmatched choices' three fuse it again).
+    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again, the starts' four and the unmatched choices' two fuse it again).
     return 1 + judged() - before;
   }
 

@@ -141,7 +141,7 @@ const SignalWeights = z
     unmatched: z
       .number()
       .describe(
-        "Weight of the tools this tenant's users chose where the request's own words did not find them (an answer engine asked open questions) at a first step, against a relevance rank's 1 (0: muted, the default until the replay shows them helping; judged with what each replayed task's own conversation taught left out; needs the learned field on)",
+        "Weight of the tools this tenant's users chose where the request's own words did not find them (an answer engine asked open questions) at a first step, against a relevance rank's 1 (default 0.25; 0: muted, where the replay holds 2 more tasks without them; judged with what each replayed task's own conversation taught left out; needs the learned field on)",
       ),
   })
   .openapi("SignalWeights");
