@@ -1,7 +1,7 @@
 import { bm25Score, inverseDocumentFrequency } from "./impact-math";
 import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
-import { DROPPED, freshSums, type SlotSums } from "./slot-sums";
+import { freshMet, freshSums, keepMet, type MetSlots, type SlotSums } from "./slot-sums";
 import { TopScores } from "./top-k";
 
 /**
@@ -92,25 +92,6 @@ function queryPostings(field: ScoredField, terms: readonly string[]): QueryPosti
     query.idfs.push(inverseDocumentFrequency(field.documents, postings.size));
   }
   return query;
-}
-
-/**
- * The tools a search has met, in the order met: a buffer kept from search to search (searches
- * are synchronous, one at a time), so a search that meets thousands of tools allocates nothing
- * for them; the pruning drops tools by compacting it in place.
- */
-interface MetSlots {
-  slots: Int32Array;
-  count: number;
-}
-
-const metScratch: MetSlots = { slots: new Int32Array(0), count: 0 };
-
-/** The shared buffer, empty, for up to `slotCount` tools. */
-function freshMet(slotCount: number): MetSlots {
-  if (metScratch.slots.length < slotCount) metScratch.slots = new Int32Array(Math.max(slotCount, 2 * metScratch.slots.length));
-  metScratch.count = 0;
-  return metScratch;
 }
 
 /** The k-th best of a search's partial scores, kept from search to search like the buffers above. */
@@ -241,17 +222,8 @@ function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings
 /** Keeps (in order, in place) the met tools that can still reach the k-th best if the unread terms add their most (`left`, before the tool's share). */
 function inReach(acc: SlotSums, field: ScoredField, met: MetSlots, left: number, kth: number): void {
   const floor = kth * (1 - SLACK);
-  const { sums, stamps } = acc;
-  const slots = met.slots;
-  let kept = 0;
-  for (let m = 0; m < met.count; m += 1) {
-    const slot = slots[m] ?? 0;
-    if (((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor) {
-      slots[kept] = slot;
-      kept += 1;
-    } else stamps[slot] = DROPPED;
-  }
-  met.count = kept;
+  const { sums } = acc;
+  keepMet(met, acc, (slot) => ((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor);
 }
 
 /** The `limit`-th best partial score (less a rounding's worth): at least `limit` tools will score at least this. */
