@@ -22,7 +22,8 @@
  * difference of p50 with a bootstrap interval, and how many of 50 first steps the field changed.
  * `--learned=0`: the same pairs on the tenant untaught (no learned field, no taught tasks): the
  * weight changes nothing there, so its difference shows what the method itself reads as noise.
- * `--profile`: then a CPU profile of up to 10 s of first steps at each weight (where a first step's time goes).
+ * `--profile`: then CPU profiles of up to 10 s of first steps at each weight, in ABBA windows
+ * each after a full collection (where a first step's time goes).
  */
 import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
@@ -82,24 +83,42 @@ async function stepLatencies(service: TestService, tenant: BenchTenant, seconds:
   console.log(`${seconds} s, one client, weights alternating route by route in pairs (random order); ${machineLine()}`);
 }
 
-/** With `--profile`: a V8 CPU profile of the service over `seconds` of first steps at each field weight, the functions a first step's time goes to. */
+/** The profile windows' order: ABBA, so a collection or drift in the machine that grows or shrinks over the windows reaches both weights alike. */
+const PROFILE_WEIGHTS = [1, 0, 0, 1] as const;
+
+/**
+ * With `--profile`: V8 CPU profiles of the service over `seconds` of first steps at each field
+ * weight, in ABBA windows of half that, each after a full collection (a collection the teaching
+ * left due would otherwise land in whichever window comes first), summed by weight: the
+ * functions a first step's time goes to.
+ */
 async function profileFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
   if (!process.argv.includes("--profile")) return;
   const inspector = await serviceInspector(port);
+  const byWeight = new Map<number, { routes: number; busyMs: number; inclusive: Map<string, number> }>();
   try {
-    for (const weight of [1, 0]) {
+    for (const weight of PROFILE_WEIGHTS) {
       await setFieldWeight(service, tenant, weight);
+      await inspector.send("HeapProfiler.collectGarbage");
       let routes = 0;
       const profile = await profiled(inspector, 200, async () => {
-        for (const until = performance.now() + seconds * 1000; performance.now() < until; routes += 1)
+        for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
           await routeStep(service, tenant, { task: nextTask(), k: K });
       });
       const { busyMs, inclusive } = analyse(profile, [], 200);
-      console.log(`\nprofiled first steps, fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a route; inclusive, ms a route:`);
-      for (const line of topLines(inclusive, busyMs, routes, Number(option("top", "25")))) console.log(line);
+      const sum = byWeight.get(weight) ?? { routes: 0, busyMs: 0, inclusive: new Map<string, number>() };
+      sum.routes += routes;
+      sum.busyMs += busyMs;
+      for (const [name, ms] of inclusive) sum.inclusive.set(name, (sum.inclusive.get(name) ?? 0) + ms);
+      byWeight.set(weight, sum);
+      console.log(`profile window      fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a first step`);
     }
   } finally {
     inspector.close();
+  }
+  for (const [weight, { routes, busyMs, inclusive }] of byWeight) {
+    console.log(`\nprofiled first steps, fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a route; inclusive, ms a route:`);
+    for (const line of topLines(inclusive, busyMs, routes, Number(option("top", "25")))) console.log(line);
   }
 }
 
