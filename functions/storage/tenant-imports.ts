@@ -1,7 +1,7 @@
 import { Failure, type Outcome } from "../common/failures";
 import type { DocumentUnit } from "../tools/big-import/document-units";
 import { UploadCut } from "../tools/big-import/upload-splitter";
-import type { CutProgress, ImportJobStore, PathUnit, StoredUnit } from "./import-units";
+import type { CommittedBatches, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "./import-units";
 import { allRows, oneRow, run } from "./sql";
 import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
 
@@ -209,20 +209,35 @@ export class TenantImports implements ImportJobStore {
     return { operations: row?.operations ?? 0, paths: row?.paths ?? 0 };
   }
 
-  /** What the committed batches did: the cursor (last path item done), operations, names and reports. */
-  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] } {
-    const rows = allRows<{ last_seq: number; operations: number; names: string; report: string }>(
+  /** What the committed batches did (CommittedBatches): summed by SQLite, the names read alone, no report parsed. */
+  committed(jobId: string): CommittedBatches {
+    const sums = oneRow<{ batches: number; last_seq: number; operations: number; created: number; updated: number; unchanged: number }>(
       this.#sql,
-      "SELECT last_seq, operations, names, report FROM import_batches WHERE job_id = ? ORDER BY batch",
+      `SELECT COUNT(*) AS batches, COALESCE(MAX(last_seq), -1) AS last_seq, COALESCE(SUM(operations), 0) AS operations,
+        COALESCE(SUM(json_array_length(report, '$.created')), 0) AS created, COALESCE(SUM(json_array_length(report, '$.updated')), 0) AS updated,
+        COALESCE(SUM(json_array_length(report, '$.unchanged')), 0) AS unchanged
+       FROM import_batches WHERE job_id = ?`,
       jobId,
     );
+    const names = allRows<{ name: string }>(
+      this.#sql,
+      "SELECT json_each.value AS name FROM import_batches, json_each(import_batches.names) WHERE job_id = ? ORDER BY batch, json_each.key",
+      jobId,
+    ).map((row) => row.name);
     return {
-      batches: rows.length,
-      lastSeq: rows.at(-1)?.last_seq ?? -1,
-      operations: rows.reduce((n, r) => n + r.operations, 0),
-      names: rows.flatMap((r) => JSON.parse(r.names) as string[]),
-      reports: rows.map((r) => JSON.parse(r.report) as BatchReport),
+      batches: sums?.batches ?? 0,
+      // Batches take path items in order: the last batch's cursor is the highest.
+      lastSeq: sums?.last_seq ?? -1,
+      operations: sums?.operations ?? 0,
+      names,
+      counts: { created: sums?.created ?? 0, updated: sums?.updated ?? 0, unchanged: sums?.unchanged ?? 0 },
     };
+  }
+
+  reports(jobId: string): BatchReport[] {
+    return allRows<{ report: string }>(this.#sql, "SELECT report FROM import_batches WHERE job_id = ? ORDER BY batch", jobId).map(
+      (row) => JSON.parse(row.report) as BatchReport,
+    );
   }
 
   toolsOfOtherSources(source: string, names?: readonly string[]): Record<string, string> {
