@@ -28,6 +28,12 @@ export class TenantImports implements ImportJobStore {
   readonly #armAlarm: () => Promise<void>;
   /** Cuts under way, by job: the splitter's state between two pieces (memory only). */
   readonly #cuts = new Map<string, HeldCut>();
+  /**
+   * What each job's committed batches did, kept in step by commitBatch while the object stays in
+   * memory (memory only): a slice's start reads no batch row then (Graph's 11,000 by its end, at
+   * every slice); read from the rows once after an eviction.
+   */
+  readonly #committed = new Map<string, CommittedBatches>();
 
   constructor(storage: DurableObjectStorage, registry: TenantRegistry, armAlarm: () => Promise<void>) {
     this.#storage = storage;
@@ -209,8 +215,18 @@ export class TenantImports implements ImportJobStore {
     return { operations: row?.operations ?? 0, paths: row?.paths ?? 0 };
   }
 
-  /** What the committed batches did (CommittedBatches): summed by SQLite, the names read alone, no report parsed. */
+  /** What the committed batches did (CommittedBatches): as kept since this object read them, else from the rows. */
   committed(jobId: string): CommittedBatches {
+    let known = this.#committed.get(jobId);
+    if (known === undefined) {
+      known = this.#committedRows(jobId);
+      this.#committed.set(jobId, known);
+    }
+    return { ...known, names: [...known.names], counts: { ...known.counts } };
+  }
+
+  /** The committed batches read from their rows: summed by SQLite, the names read alone, no report parsed. */
+  #committedRows(jobId: string): CommittedBatches {
     const sums = oneRow<{ batches: number; last_seq: number; operations: number; created: number; updated: number; unchanged: number }>(
       this.#sql,
       `SELECT COUNT(*) AS batches, COALESCE(MAX(last_seq), -1) AS last_seq, COALESCE(SUM(operations), 0) AS operations,
@@ -252,7 +268,7 @@ export class TenantImports implements ImportJobStore {
     maxTools: number,
   ): Outcome<UpsertReport> {
     const names = batch.tools.map((t) => t.definition.name);
-    return this.#registry.upsertTools(batch.tools, source, false, maxTools, (report) => {
+    const outcome = this.#registry.upsertTools(batch.tools, source, false, maxTools, (report) => {
       const stored: BatchReport = { created: report.created, updated: report.updated, unchanged: report.unchanged, warnings: batch.warnings };
       run(
         this.#sql,
@@ -265,6 +281,21 @@ export class TenantImports implements ImportJobStore {
         JSON.stringify(stored),
       );
     });
+    if (outcome.ok) this.#noteCommitted(jobId, batch, names, outcome.value);
+    return outcome;
+  }
+
+  /** A batch committed: the job's kept summary follows (none kept: the next slice reads the rows). */
+  #noteCommitted(jobId: string, batch: { lastSeq: number; operations: number }, names: string[], report: UpsertReport): void {
+    const known = this.#committed.get(jobId);
+    if (known === undefined) return;
+    known.batches += 1;
+    known.lastSeq = batch.lastSeq;
+    known.operations += batch.operations;
+    known.names.push(...names);
+    known.counts.created += report.created.length;
+    known.counts.updated += report.updated.length;
+    known.counts.unchanged += report.unchanged.length;
   }
 
   addWarnings(jobId: string, batch: number, warnings: string[]): void {
@@ -277,6 +308,7 @@ export class TenantImports implements ImportJobStore {
 
   /** Drops a finished job's units and batches (its result keeps the report). */
   discard(jobId: string): void {
+    this.#committed.delete(jobId);
     this.#storage.transactionSync(() => {
       run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
       run(this.#sql, "DELETE FROM import_batches WHERE job_id = ?", jobId);
