@@ -3,9 +3,11 @@
  * `npm run build` makes it), its raw and gzip size as wrangler reports them (the figure the plan's
  * Worker size limit applies to), each module of it, the packages and folders that weigh most in
  * its main module, and beside it the static assets (uploaded separately, not counted in the
- * Worker's size).
+ * Worker's size). Then what an isolate pays to start it: the CPU of evaluating the bundle in
+ * workerd, from the profile `wrangler check startup` takes of it (busy samples; median of
+ * `--startup-rounds`, default 5; on this machine's CPU, not Cloudflare's).
  *
- *   npm run bench -- bundle-size
+ *   npm run bench -- bundle-size [--startup-rounds=5]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -57,8 +59,51 @@ try {
   const gzip = files.reduce((sum, file) => sum + gzipped(readFileSync(file)), 0);
   console.log(`\nstatic assets (${assets}, not in the Worker): ${files.length} files, ${kib(raw).trim()} raw, ${kib(gzip).trim()} gzip`);
   for (const file of files) console.log(`  ${kib(statSync(file).size)}  /${relative(assets, file)}`);
+
+  console.log(`\n${startupLine(outdir, Number(/^--startup-rounds=(\d+)$/.exec(process.argv[2] ?? "")?.[1] ?? 5))}`);
 } finally {
   rmSync(outdir, { recursive: true, force: true });
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Median busy CPU (ms) of the Worker's startup in workerd over `rounds` isolates, as a line. */
+function startupLine(dir: string, rounds: number): string {
+  const bundle = join(dir, "worker.bundle");
+  run(["deploy", "--dry-run", "--env", "production", "--outfile", bundle]);
+  const busy: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    const profile = join(dir, `startup-${i}.cpuprofile`);
+    run(["check", "startup", "--worker", bundle, "--outfile", profile]);
+    const ms = busyMs(JSON.parse(readFileSync(profile, "utf8")) as CpuProfile);
+    // A profile without samples (the profiler started after the import, seen on a loaded machine) says nothing.
+    if (ms > 0) busy.push(ms);
+  }
+  busy.sort((a, b) => a - b);
+  const median = busy[Math.floor(busy.length / 2)] ?? Number.NaN;
+  return `startup in workerd (wrangler check startup, busy CPU): median ${median.toFixed(0)} ms of ${busy.length} isolates profiled (${busy.map((ms) => ms.toFixed(0)).join(", ")} ms)`;
+}
+
+/** Time in samples of anything but idleness: compiling and evaluating the bundle, and collecting garbage. */
+function busyMs(profile: CpuProfile): number {
+  const idle = new Set(profile.nodes.filter((node) => ["(idle)", "(root)"].includes(node.callFrame.functionName)).map((node) => node.id));
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    if (!idle.has(id)) total += (profile.timeDeltas[i] ?? 0) / 1000;
+  });
+  return total;
+}
+
+function run(args: string[]): void {
+  const result = spawnSync("node_modules/.bin/wrangler", args, {
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true", CI: "true", NO_COLOR: "1" },
+  });
+  if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 function listFiles(dir: string): string[] {

@@ -17,7 +17,9 @@
  * recently used, within MAX_KEPT_DEFINITION_CHARS of JSON; the rest stay rows). Not counted
  * here: the tools' views (read in the background, within VIEWS_MEMORY_CHARS; route-latency
  * prints them) and the data-flow table (route-latency). The starting-tools fallback reads its
- * stored list per call and holds nothing.
+ * stored list per call and holds nothing. Beside any tenant's state, an isolate that counts tokens
+ * holds the o200k_base encoder once (built on its first count, text/o200k-encoder.ts): its heap
+ * growth is measured the same way and printed under the table.
  * Tokens: the whole set as an OpenAI tools array (GET /v1/export/tools), o200k_base.
  */
 import { addTools, addTrajectories, createGraph } from "../functions/toolnet/graph";
@@ -25,6 +27,7 @@ import { decodeGraph, encodeGraph } from "../functions/toolnet/graph/graph-codec
 import { LazyDefinitions } from "../functions/routing/lazy-definitions";
 import { toolDocument, ToolIndex } from "../functions/toolnet/retrieval";
 import { importToolList } from "../functions/tools/list-import";
+import { o200kPieceCounter } from "../functions/text/o200k-encoder";
 import { setUpTenant, startBenchService, tenantObject } from "./lib/bench-service";
 import { machineLine, table } from "./lib/stats";
 import { corpusItems, recordedTrajectories, syntheticWalks, toolItems } from "./lib/tool-corpus";
@@ -103,6 +106,14 @@ function heldMemory(items: ReturnType<typeof toolItems>, names: string[], trajec
   return { graphAndIndex, definitions: definitionsHeap, tools: loaded[0]?.graph?.tools.size ?? 0, keptParsed: kept[0]?.parsedCount ?? 0 };
 }
 
+/** Heap of the token encoder an isolate builds on its first count (its ranks' source string is module code, not counted). */
+function encoderHeap(): number {
+  const before = heapUsed();
+  const count = o200kPieceCounter();
+  if (count("tokens") !== 1) throw new Error("unexpected token count");
+  return heapUsed() - before;
+}
+
 const { service } = await startBenchService();
 const corpus = corpusItems();
 const rows: string[][] = [];
@@ -144,6 +155,7 @@ try {
   await service.dispose();
 }
 console.log(machineLine());
+console.log(`held once per isolate that counts tokens: the o200k_base encoder, ${mib(encoderHeap())}`);
 console.log(
   table(
     [

@@ -1,5 +1,6 @@
 import { EVIDENCE_WEIGHT } from "../toolnet/learned-attribution";
 import { exampleSource } from "../toolnet/learned-examples";
+import { unmatchedChoices } from "../toolnet/first-step-prior";
 import { LearnedField, type LearnedTerm, type TermWeights } from "../toolnet/retrieval/learned-field";
 import type { Ranked } from "../toolnet/retrieval";
 import { allRows, oneRow, run } from "../storage/sql";
@@ -38,6 +39,8 @@ export class LearnedWords {
   /** Called after every change: rankings remembered for tasks no longer hold. */
   readonly #changed: () => void;
   #field: LearnedField | undefined;
+  /** The unmatched choices as last ranked (every route's first step reads them), by field version and catalog size. */
+  #unmatched: { version: number; catalogSize: number; tools: string[] } | undefined;
 
   constructor(sql: SqlStorage, changed: () => void) {
     this.#sql = sql;
@@ -133,6 +136,22 @@ export class LearnedWords {
   /** Tools whose learned field matches `text`, best first (BM25 over a catalog of `catalogSize`); with `excluding`, as if that source had taught nothing. */
   search(text: string, catalogSize: number, limit?: number, excluding?: string): Ranked[] {
     return this.#loaded().search(text, catalogSize, limit, excluding);
+  }
+
+  /**
+   * The tools chosen where the words found nothing, most chosen first (first-step-prior.ts
+   * unmatchedChoices); with `excluding`, as if that source had taught nothing.
+   */
+  unmatchedChoices(catalogSize: number, excluding?: string): string[] {
+    const field = this.#loaded();
+    if (field.empty) return [];
+    const search = (text: string, size: number, limit: number, without?: string) => field.search(text, size, limit, without);
+    if (excluding !== undefined) return unmatchedChoices(search, catalogSize, excluding);
+    const cached = this.#unmatched;
+    if (cached?.version === field.version && cached.catalogSize === catalogSize) return cached.tools;
+    const tools = unmatchedChoices(search, catalogSize);
+    this.#unmatched = { version: field.version, catalogSize, tools };
+    return tools;
   }
 
   /** Whether no tool has learned a word. */

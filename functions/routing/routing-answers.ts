@@ -61,6 +61,8 @@ export interface RankingState {
    * in later steps.
    */
   weights: () => SignalWeights;
+  /** The tools this tenant's users chose where the words found nothing (tenant-words.ts), read only while their calibrated weight is above 0. */
+  unmatched: () => readonly string[];
 }
 
 /** A later step's signals without learned transitions: for a tenant whose own steps show them misleading. */
@@ -129,7 +131,7 @@ function answerDefaults(settings: TenantSettings): { maxTokens: number; include:
 
 /** The fused ranking of a first or later step, filled to k with stand-ins, weights scaled; a later step ends with END. */
 export function fusedRanking(
-  { state, relevance, siblingsOf, weights }: RankingState,
+  { state, relevance, siblingsOf, weights, unmatched }: RankingState,
   task: string,
   previous: string | null,
   k: number,
@@ -151,6 +153,7 @@ export function fusedRanking(
         ? {
             task,
             starts: usualStartsAt(state, weights().starts),
+            unmatched: { tools: weights().unmatched > 0 ? unmatched() : [], weight: weights().unmatched },
             producersOf: (tool: string) => state.flow.producers(tool),
             nameLookupsOf: nameLookupsOf(state.flow),
             feedersOf: feedersOf(state.flow),

@@ -1,4 +1,4 @@
-import { fuseFirstStep, fuseNextStep, type LearnedStep } from "../toolnet/signal-fusion";
+import { fuseFirstStep, fuseNextStep, type FirstStepInput, type LearnedStep } from "../toolnet/signal-fusion";
 import { graphStartsWithout } from "../toolnet/first-step-prior";
 import { CALIBRATION_SAMPLE } from "../toolnet/history-calibration";
 import {
@@ -47,7 +47,7 @@ export const RECALIBRATE_INTERVAL_MS = 1_000;
  * Rankings made per slice of the tenant object's alarm (a slice ends after the piece that
  * reaches it, and the next alarm continues where it stopped, within a task if need be). Workers'
  * clocks stand still while code runs, so the slice counts work, not time: each ranking a replay
- * makes (the task's words, its votes, its learned field, each embeddings weight, each usual-starts
+ * makes (the task's words, its votes, its learned field, each embeddings weight, each usual-starts and unmatched-choices
  * weight, each later step) is one unit, so a task of many steps or signals takes more of the
  * slice than a one-step task. 24 units is about four RestBench TMDB tasks; the budget is about 50
  * ms of CPU a slice on a quiet machine (measured on TMDB at load average 10: 3 ms p50, 21 ms at
@@ -98,6 +98,11 @@ export interface ReplayRankings {
   learned: (state: Loaded, task: string, id: string) => { ranking: Ranked[]; weight: number } | undefined;
   /** The tenant's `learning.startsWeight` (0: the usual starts are off, and not judged). */
   startsSetting: () => number;
+  /**
+   * The tools chosen where the words found nothing (first-step-prior.ts unmatchedChoices) with
+   * what the trajectory `id` taught left out; none when the learned field is off.
+   */
+  unmatched: (state: Loaded, id: string) => string[];
 }
 
 type Replays = Record<CalibratedSignal, SignalReplay>;
@@ -147,6 +152,7 @@ const emptyReplays = (): Replays => ({
   embeddings: emptyReplay(calibratedEntry("embeddings")),
   learned: emptyReplay(calibratedEntry("learned")),
   starts: emptyReplay(calibratedEntry("starts")),
+  unmatched: emptyReplay(calibratedEntry("unmatched")),
 });
 
 /**
@@ -244,6 +250,7 @@ export class RoutingCalibration {
         embeddings: shown("embeddings"),
         learned: shown("learned"),
         starts: shown("starts"),
+        unmatched: shown("unmatched"),
       },
       madeAt: made === undefined ? null : new Date(made.madeAt).toISOString(),
       stale: this.#dueSince !== null,
@@ -313,21 +320,43 @@ export class RoutingCalibration {
   #replayFirstStep(state: Loaded, sample: Sampled, replays: Replays): number {
     const started = sample.tools[0] ?? "";
     const words = this.#rankings.firstRanking(state, sample.task, undefined);
-    const judged = () => replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.starts.judged * 4;
+    const judged = () =>
+      replays.embeddings.judged * 3 + replays.learned.judged + replays.history.judged + replays.starts.judged * 4 + replays.unmatched.judged * 2;
     const before = judged();
     this.#replayHistory(state, sample, started, words[0]?.name, replays.history);
     this.#replayEmbeddings(state, sample.task, started, words, replays.embeddings);
     const learned = this.#rankings.learned(state, sample.task, sample.id);
     this.#replayLearned(started, words, learned, replays.learned);
-    this.#replayStarts(
-      state,
-      sample,
-      started,
-      learned === undefined ? words : withLearnedField(words, learned.ranking, learned.weight * this.#current().learned),
-      replays.starts,
-    );
-    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again, the starts' four fuse it again).
+    const relevance = learned === undefined ? words : withLearnedField(words, learned.ranking, learned.weight * this.#current().learned);
+    // Votes are read only when a prior is judged (a tenant with neither pays nothing more).
+    let input: FirstStepInput | undefined;
+    const fused = () => (input ??= this.#fusedFirstStep(state, sample, relevance));
+    this.#replayStarts(state, sample, started, fused, replays.starts);
+    this.#replayUnmatched(state, sample, started, fused, replays.unmatched);
+    // The words' ranking, then one per judgement (an embedded task's three weights each rank it again, the starts' four and the unmatched choices' two fuse it again).
     return 1 + judged() - before;
+  }
+
+  /** A replayed task's first step as routing fuses it (its relevance, similar tasks' votes without its own text), before either prior joins. */
+  #fusedFirstStep(state: Loaded, sample: Sampled, relevance: readonly Ranked[]): FirstStepInput {
+    const history = state.memory.votes(sample.task, { tools: "first", excluding: sample.id });
+    const usedVotes = history.length === 0 ? [] : state.memory.votes(sample.task, { tools: "all", excluding: sample.id });
+    return { relevance, history, usedVotes, historyLeads: history.length === 0 || this.#current().history > 0 };
+  }
+
+  /**
+   * The task's first tool in the first 5 of its first step fused as routing fuses it, the usual
+   * starts at their current weight, with the tools chosen where the words found nothing (what the
+   * task's own conversation taught left out) at each weight of the grid; judged while some tool
+   * was so chosen.
+   */
+  #replayUnmatched(state: Loaded, sample: Sampled, started: string, fused: () => FirstStepInput, replay: SignalReplay): void {
+    const tools = this.#rankings.unmatched(state, sample.id);
+    if (tools.length === 0) return;
+    const input = fused();
+    const startsWeight = this.#current().starts * this.#rankings.startsSetting();
+    const starts = { tools: startsWeight > 0 ? graphStartsWithout(state.graph, sample.id) : [], weight: startsWeight };
+    judge(calibratedEntry("unmatched"), replay, (weight) => topHolds(fuseFirstStep({ ...input, starts, unmatched: { tools, weight } }), started));
   }
 
   /** The task's first tool in the first 5 of its relevance with the learned field (its own words left out) at each weight of the grid, times the tenant's setting. */
@@ -349,16 +378,12 @@ export class RoutingCalibration {
    * left out, at each share of the tenant's `learning.startsWeight` in the grid; judged while
    * the setting is on and the tenant has usual starts.
    */
-  #replayStarts(state: Loaded, sample: Sampled, started: string, relevance: readonly Ranked[], replay: SignalReplay): void {
+  #replayStarts(state: Loaded, sample: Sampled, started: string, fused: () => FirstStepInput, replay: SignalReplay): void {
     const setting = this.#rankings.startsSetting();
     const tools = setting > 0 ? graphStartsWithout(state.graph, sample.id) : [];
     if (tools.length === 0) return;
-    const history = state.memory.votes(sample.task, { tools: "first", excluding: sample.id });
-    const usedVotes = history.length === 0 ? [] : state.memory.votes(sample.task, { tools: "all", excluding: sample.id });
-    const historyLeads = history.length === 0 || this.#current().history > 0;
-    judge(calibratedEntry("starts"), replay, (weight) =>
-      topHolds(fuseFirstStep({ relevance, history, usedVotes, historyLeads, starts: { tools, weight } }), started),
-    );
+    const input = fused();
+    judge(calibratedEntry("starts"), replay, (weight) => topHolds(fuseFirstStep({ ...input, starts: { tools, weight } }), started));
   }
 
   /** History's first vote (the task's own text left out) against the words' first choice, where some other task voted. */

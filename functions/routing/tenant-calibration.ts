@@ -35,6 +35,7 @@ export class TenantCalibration {
         taskVector: (task) => this.#taskVectors.of(task),
         learned: (state, task, id) => words.replayed(state, task, id),
         startsSetting: () => words.startsSetting(),
+        unmatched: (state, id) => words.unmatchedChoices(state, id),
       },
       noteDue,
       { current: () => this.#states.current },

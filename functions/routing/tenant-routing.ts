@@ -323,6 +323,7 @@ export class TenantRouting implements ObservedLearning {
       relevance: this.#relevance(state, task, Math.max(k, RELEVANCE_DEPTH), weight > 0 && query !== undefined ? { ...query, weight } : undefined),
       siblingsOf: this.#states.siblingsOf(state),
       weights: () => this.#weightsAsSet(state),
+      unmatched: () => this.#words.unmatchedChoices(state),
     };
   }
 

@@ -89,6 +89,16 @@ export class TenantWords {
     return { ranking: this.#words.search(task, state.index.size, undefined, wordsSourceOfTrajectory(id)), weight: setting };
   }
 
+  /**
+   * The tools this tenant's users chose where the words found nothing (first-step-prior.ts
+   * unmatchedChoices), with what `excluding` (a replayed trajectory's id) taught left out; none
+   * while the learned field is off (the pseudo-word lives in it).
+   */
+  unmatchedChoices(state: Loaded, excluding?: string): string[] {
+    if (this.#fieldSetting() <= 0) return [];
+    return this.#words.unmatchedChoices(state.index.size, excluding === undefined ? undefined : wordsSourceOfTrajectory(excluding));
+  }
+
   /** The tenant's `learning.startsWeight`: how much its usual first tools count before calibration's share (0: off). */
   startsSetting(): number {
     return this.#learningSettings().startsWeight;

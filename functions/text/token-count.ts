@@ -1,25 +1,24 @@
-import { Tiktoken } from "js-tiktoken/lite";
-import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { isAsciiDigit, isAsciiLower, isAsciiSpace, isAsciiUpper } from "./ascii-chars";
+import { O200K_PATTERN, o200kPieceCounter, type PieceCounter } from "./o200k-encoder";
 
 /**
  * Token counts with the real tokenizer: o200k_base, the encoding of GPT-4o, GPT-4.1 and the
- * o-series. Its tables take a while to unpack (hundreds of milliseconds), so the encoder is made
- * on first use and then kept for the life of the isolate.
+ * o-series. Its tables take a while to unpack (a few hundred milliseconds), so the encoder is made
+ * on first use and then kept for the life of the isolate (text/o200k-encoder.ts).
  *
  * tiktoken splits text with the encoding's own pattern and encodes each piece on its own, so the
  * count of a text is the sum of its pieces' counts. Routing answers repeat the same pieces
  * (JSON keys, tool names, common words) all the time, so piece counts are remembered: the hot
  * path then only runs the pattern and looks pieces up, and the total is still exact.
  */
-let encoder: Tiktoken | undefined;
-const PIECES = new RegExp(o200kBase.pat_str, "gu");
+let countEncoded: PieceCounter | undefined;
+const PIECES = new RegExp(O200K_PATTERN, "gu");
 /**
  * The same pattern for ASCII text, without Unicode property classes (several times faster in V8):
  * on ASCII, \p{L} is A-Za-z, \p{N} 0-9, upper/title/modifier/other letters and marks A-Z, lower
  * and modifier/other letters and marks a-z. Tests check it splits as the Unicode one does.
  */
-export const ASCII_PIECES = new RegExp(asciiPattern(o200kBase.pat_str), "g");
+export const ASCII_PIECES = new RegExp(asciiPattern(O200K_PATTERN), "g");
 const NON_ASCII = /[^\x00-\x7f]/;
 
 function asciiPattern(pattern: string): string {
@@ -37,9 +36,9 @@ const MAX_REMEMBERED_PIECES = 100_000;
 function countPiece(piece: string): number {
   let n = pieceCounts.get(piece);
   if (n === undefined) {
-    encoder ??= new Tiktoken(o200kBase);
+    countEncoded ??= o200kPieceCounter();
     // Text that spells a special token ("<|endoftext|>") is counted as the ordinary text it is.
-    n = encoder.encode(piece, [], []).length;
+    n = countEncoded(piece);
     if (pieceCounts.size >= MAX_REMEMBERED_PIECES) pieceCounts.clear();
     pieceCounts.set(piece, n);
   }

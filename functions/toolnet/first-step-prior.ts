@@ -141,3 +141,25 @@ export function graphStartsWithout(graph: ToolGraph, id: string): StartingTool[]
   const weight = counts.weightOf(id);
   return tool === undefined || weight === 0 ? usualStarts(counts) : usualStarts(counts, { tool, weight });
 }
+
+/**
+ * How many of the tools this tenant's users chose where the request's words found nothing the
+ * first step's second prior offers: five, what a chatbot is offered.
+ */
+export const UNMATCHED_CHOICES = 5;
+
+/** What the unmatched choices read of the learned field (learned-field.ts `search`). */
+export type LearnedSearch = (text: string, catalogSize: number, limit: number, excluding?: string) => readonly { name: string }[];
+
+/**
+ * The tools this tenant's users chose where the request's own words did not rank them among
+ * their best few, most chosen first: those whose learned field holds the pseudo-word
+ * (learned-field.ts UNMATCHED_TERM), ranked by it. A search with no words asks for the pseudo-word
+ * alone. Open questions to an answer engine share no word with each other, so the pseudo-word
+ * lifts such a tool only a little within the words' ranking; as a reciprocal-rank list of its own
+ * it reaches the first 5 from just below, where the words found something weak. With `excluding`,
+ * as if that source (a replayed task's own) had taught nothing.
+ */
+export function unmatchedChoices(search: LearnedSearch, catalogSize: number, excluding?: string): string[] {
+  return search("", catalogSize, UNMATCHED_CHOICES, excluding).map((ranked) => ranked.name);
+}

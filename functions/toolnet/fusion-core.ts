@@ -27,6 +27,11 @@ export interface Why {
    * the step). First step: this many of the tenant's conversations started with it (a usual start).
    */
   prior?: { observed: number };
+  /**
+   * First step: among the tools this tenant's users chose where the request's words found
+   * nothing, this rank (1: the most chosen so; first-step-prior.ts unmatchedChoices).
+   */
+  unmatched?: { rank: number };
 }
 
 export interface FusedCandidate {
@@ -41,7 +46,8 @@ export const SIGNALS: readonly Signal[] = ["relevance", "transition", "dataFlow"
 /**
  * Weights of each signal and the RRF constant; the defaults are measured in
  * bench/routing-generalisation.ts. A first step's `prior` (the usual starts) is scaled again by
- * the tenant's calibrated weight (signal-calibration.ts `starts`).
+ * the tenant's calibrated weight (signal-calibration.ts `starts`), as are the tools chosen where the
+ * words found nothing (`unmatched`).
  */
 export interface FusionWeights {
   readonly k: number;

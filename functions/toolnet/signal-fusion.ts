@@ -42,6 +42,12 @@ export interface FirstStepInput {
    * leads unless history overrules it.
    */
   readonly starts?: { readonly tools: readonly StartingTool[]; readonly weight: number };
+  /**
+   * The tools this tenant's users chose where the words found nothing (first-step-prior.ts
+   * unmatchedChoices), most chosen first, at `weight` (the tenant's calibrated share; 0 or
+   * absent: left out). Like the usual starts it only lifts tools.
+   */
+  readonly unmatched?: { readonly tools: readonly string[]; readonly weight: number };
 }
 
 /**
@@ -165,6 +171,7 @@ export function fuseFirstStep(input: FirstStepInput, ablation: FusionAblation = 
       { signal: "dataFlow", tools: producers.tools, explain: (tool) => producers.why.get(tool) ?? {} },
       { signal: "sibling", tools: siblings.tools, explain: (tool) => siblings.why.get(tool) ?? {} },
       startsContribution(input.starts),
+      unmatchedContribution(input.unmatched),
     ],
     ablation.weights ?? DEFAULT_FUSION,
     signals,
@@ -185,6 +192,17 @@ function startsContribution(starts: FirstStepInput["starts"]): Contribution {
     tools: tools.map((s) => s.tool),
     strength: () => starts?.weight ?? 0,
     explain: (tool) => ({ prior: { observed: observed.get(tool) ?? 0 } }),
+  };
+}
+
+/** The tools chosen where the words found nothing as a second `prior` list, at the tenant's weight (none: an empty contribution). */
+function unmatchedContribution(unmatched: FirstStepInput["unmatched"]): Contribution {
+  const weight = unmatched?.weight ?? 0;
+  return {
+    signal: "prior",
+    tools: weight > 0 ? (unmatched?.tools ?? []) : [],
+    strength: () => weight,
+    explain: (_tool, rank) => ({ unmatched: { rank } }),
   };
 }
 

@@ -1,6 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { analyze } from "./retrieval/analyze";
 import { sortRanked, type Ranked } from "./retrieval/ranked";
+import { SlotList } from "./retrieval/slot-list";
+import { DROPPED, freshSums } from "./retrieval/slot-sums";
 import { taskShape } from "./task-shape";
 
 /**
@@ -59,7 +61,7 @@ export const LATER_STEP_MIN_SIMILARITY = 0.65;
 const NEAREST_MEMO_SIZE = 64;
 /** A scan's bound is compared with this much room: sums in another order round differently, by far less. */
 const REACH_SLACK = 1e-9;
-const NO_IDS: ReadonlySet<string> = new Set();
+const NO_SLOTS = new SlotList();
 
 /** The same for the first step (votes for the tools similar tasks started with); chosen on half a, as above. */
 export const FIRST_STEP_MIN_SIMILARITY = DEFAULT_MIN_SIMILARITY;
@@ -71,6 +73,9 @@ function taskTerms(text: string): Set<string> {
 }
 
 interface Entry {
+  readonly id: string;
+  /** The task's number: a scan sums into arrays by slot. */
+  readonly slot: number;
   readonly tools: readonly string[];
   readonly terms: ReadonlySet<string>;
 }
@@ -88,10 +93,15 @@ function votedTools(tools: readonly string[], which: NonNullable<VoteOptions["to
 
 export class TaskMemory {
   readonly #entries = new Map<string, Entry>();
-  readonly #postings = new Map<string, Set<string>>();
-  /** IDF and task norms depend on the whole memory: cached, and dropped whenever it changes. */
+  /** Term → the tasks (by slot) whose terms hold it. */
+  readonly #postings = new Map<string, SlotList>();
+  /** By slot: the task there (undefined: a free slot), and its norm as of `#normVersions[slot]`. */
+  readonly #bySlot: (Entry | undefined)[] = [];
+  readonly #freeSlots: number[] = [];
+  readonly #norms: number[] = [];
+  readonly #normVersions: number[] = [];
+  /** IDF and task norms depend on the whole memory: cached, and dropped (IDF) or outdated (norms) whenever it changes. */
   readonly #idfCache = new Map<string, number>();
-  readonly #normCache = new Map<string, number>();
   /**
    * The nearest tasks of the tasks asked most recently: a chat asks for its own task at every
    * step, and with thousands of remembered tasks one lookup costs more than the rest of a route
@@ -128,11 +138,14 @@ export class TaskMemory {
     this.#changed();
     const terms = taskTerms(task.task);
     if (terms.size === 0 || task.tools.length === 0) return;
-    this.#entries.set(task.id, { tools: [...task.tools], terms });
+    const slot = this.#freeSlots.pop() ?? this.#bySlot.length;
+    const entry = { id: task.id, slot, tools: [...task.tools], terms };
+    this.#entries.set(task.id, entry);
+    this.#bySlot[slot] = entry;
     for (const term of terms) {
-      let ids = this.#postings.get(term);
-      if (ids === undefined) this.#postings.set(term, (ids = new Set()));
-      ids.add(task.id);
+      let slots = this.#postings.get(term);
+      if (slots === undefined) this.#postings.set(term, (slots = new SlotList()));
+      slots.add(slot);
     }
   }
 
@@ -141,17 +154,18 @@ export class TaskMemory {
     if (entry === undefined) return;
     this.#changed();
     for (const term of entry.terms) {
-      const ids = this.#postings.get(term);
-      ids?.delete(id);
-      if (ids?.size === 0) this.#postings.delete(term);
+      const slots = this.#postings.get(term);
+      slots?.delete(entry.slot);
+      if (slots?.size === 0) this.#postings.delete(term);
     }
     this.#entries.delete(id);
+    this.#bySlot[entry.slot] = undefined;
+    this.#freeSlots.push(entry.slot);
   }
 
   #changed(): void {
     this.#version += 1;
     this.#idfCache.clear();
-    this.#normCache.clear();
     this.#nearestMemo.clear();
   }
 
@@ -186,22 +200,33 @@ export class TaskMemory {
     const queryNorm = this.#norm(terms);
     if (queryNorm === 0) return [];
     const near: NearTask[] = [];
-    for (const id of this.#reachable(terms, queryNorm, minSimilarity)) {
-      const entry = this.#entries.get(id);
+    // Each query term's idf², found once: every task in reach adds some of them.
+    const squares = terms.map((term) => this.#idf(term) ** 2);
+    for (const slot of this.#reachable(terms, queryNorm, minSimilarity)) {
+      const entry = this.#bySlot[slot];
       if (entry === undefined) continue;
-      let norm = this.#normCache.get(id);
-      if (norm === undefined) this.#normCache.set(id, (norm = this.#norm(entry.terms)));
-      const similarity = this.#sharedWeight(terms, id) / (queryNorm * norm);
-      if (similarity >= minSimilarity) near.push({ id, similarity, tools: entry.tools });
+      const similarity = this.#sharedWeight(terms, squares, entry) / (queryNorm * this.#normOf(entry));
+      if (similarity >= minSimilarity) near.push({ id: entry.id, similarity, tools: entry.tools });
     }
     near.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return near.slice(0, Math.max(0, neighbours));
   }
 
-  /** Σ idf² of the terms `id` shares with the query, added in the query's order (the cosine's numerator). */
-  #sharedWeight(terms: readonly string[], id: string): number {
+  /** The task's norm for the memory as it is (computed once per version of the memory). */
+  #normOf(entry: Entry): number {
+    if (this.#normVersions[entry.slot] !== this.#version) {
+      this.#norms[entry.slot] = this.#norm(entry.terms);
+      this.#normVersions[entry.slot] = this.#version;
+    }
+    return this.#norms[entry.slot] ?? 0;
+  }
+
+  /** Σ idf² of the terms the task shares with the query, added in the query's order (the cosine's numerator). */
+  #sharedWeight(terms: readonly string[], squares: readonly number[], entry: Entry): number {
     let dot = 0;
-    for (const term of terms) if (this.#postings.get(term)?.has(id)) dot += this.#idf(term) ** 2;
+    terms.forEach((term, i) => {
+      if (entry.terms.has(term)) dot += squares[i] ?? 0;
+    });
     return dot;
   }
 
@@ -212,29 +237,47 @@ export class TaskMemory {
    * retrieval/max-score.ts); once the unread terms together weigh less than that, a task not met
    * yet cannot qualify, and the unread (common) terms are only looked up for the tasks met.
    */
-  #reachable(terms: readonly string[], queryNorm: number, minSimilarity: number): Iterable<string> {
+  #reachable(terms: readonly string[], queryNorm: number, minSimilarity: number): number[] {
     const needed = this.exhaustive || minSimilarity <= 0 ? 0 : (minSimilarity * queryNorm) ** 2 * (1 - REACH_SLACK);
     const order = terms.filter((term) => this.#postings.has(term)).sort((a, b) => this.#idf(b) - this.#idf(a));
     // unread[j]: Σ idf² of the terms from order[j] on.
     const unread = new Array<number>(order.length + 1).fill(0);
     for (let j = order.length - 1; j >= 0; j -= 1) unread[j] = (unread[j + 1] ?? 0) + this.#idf(order[j] ?? "") ** 2;
-    const shared = new Map<string, number>();
+    const acc = freshSums(this.#bySlot.length);
+    const { sums, stamps, stamp } = acc;
+    let met: number[] = [];
     let read = 0;
     for (; read < order.length && (unread[read] ?? 0) >= needed; read += 1) {
       const weight = this.#idf(order[read] ?? "") ** 2;
-      const ids = this.#postings.get(order[read] ?? "") ?? NO_IDS;
-      for (const id of ids) shared.set(id, (shared.get(id) ?? 0) + weight);
-      this.visited += ids.size;
+      const { slots, size } = this.#postings.get(order[read] ?? "") ?? NO_SLOTS;
+      for (let p = 0; p < size; p += 1) {
+        const slot = slots[p] ?? 0;
+        if (stamps[slot] !== stamp) {
+          stamps[slot] = stamp;
+          sums[slot] = 0;
+          met.push(slot);
+        }
+        sums[slot] = (sums[slot] ?? 0) + weight;
+      }
+      this.visited += size;
     }
     for (; read < order.length; read += 1) {
       const left = unread[read] ?? 0;
-      for (const [id, sum] of shared) if (sum + left < needed) shared.delete(id);
-      const weight = this.#idf(order[read] ?? "") ** 2;
-      const ids = this.#postings.get(order[read] ?? "") ?? NO_IDS;
-      this.visited += shared.size;
-      for (const [id, sum] of shared) if (ids.has(id)) shared.set(id, sum + weight);
+      met = met.filter((slot) => {
+        if ((sums[slot] ?? 0) + left >= needed) return true;
+        stamps[slot] = DROPPED;
+        return false;
+      });
+      const term = order[read] ?? "";
+      const weight = this.#idf(term) ** 2;
+      const postings = this.#postings.get(term) ?? NO_SLOTS;
+      this.visited += Math.min(met.length, postings.size);
+      // A common term's postings are longer than the tasks left: those are looked up in it instead.
+      if (postings.size <= met.length) {
+        for (const slot of postings.slots) if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + weight;
+      } else for (const slot of met) if (this.#bySlot[slot]?.terms.has(term)) sums[slot] = (sums[slot] ?? 0) + weight;
     }
-    return [...shared].filter(([, sum]) => sum >= needed).map(([id]) => id);
+    return met.filter((slot) => (sums[slot] ?? 0) >= needed);
   }
 
   /** Tools voted for by the nearest earlier tasks, most votes first; empty for an unfamiliar task. */

@@ -63,6 +63,7 @@ function countingRankings(tools: readonly string[]) {
     taskVector: () => undefined,
     learned: () => undefined,
     startsSetting: () => 0,
+    unmatched: () => [],
   };
   return { rankings, counts };
 }

@@ -43,6 +43,12 @@ const RouteWhy = z
       .describe(
         "Later steps: how often it was observed after some tool (the backoff when no other signal knows the step). First step: how many of this tenant's conversations started with it (a usual start, weighed by the calibrated `starts`)",
       ),
+    unmatched: z
+      .object({ rank: z.number().int() })
+      .optional()
+      .describe(
+        "First step: its rank among the tools this tenant's users chose where the request's own words did not find them (1: most often; weighed by the calibrated `unmatched`)",
+      ),
   })
   .openapi("RouteWhy");
 
@@ -132,6 +138,11 @@ const SignalWeights = z
       .describe(
         "Weight of the tenant's usual starts (tools a large share of its recent conversations began with) at a first step, against a relevance rank's 1 (0: muted, the default until the replay shows them helping; judged with each replayed task's own start left out)",
       ),
+    unmatched: z
+      .number()
+      .describe(
+        "Weight of the tools this tenant's users chose where the request's own words did not find them (an answer engine asked open questions) at a first step, against a relevance rank's 1 (default 0.25; 0: muted, where the replay holds 2 more tasks without them; judged with what each replayed task's own conversation taught left out; needs the learned field on)",
+      ),
   })
   .openapi("SignalWeights");
 
@@ -144,7 +155,14 @@ const SignalReplay = z.object({
 const RoutingCalibration = z
   .object({
     weights: SignalWeights,
-    replays: z.object({ history: SignalReplay, transitions: SignalReplay, embeddings: SignalReplay, learned: SignalReplay, starts: SignalReplay }),
+    replays: z.object({
+      history: SignalReplay,
+      transitions: SignalReplay,
+      embeddings: SignalReplay,
+      learned: SignalReplay,
+      starts: SignalReplay,
+      unmatched: SignalReplay,
+    }),
     madeAt: z.string().nullable().describe("When the weights were chosen; null: never, the defaults apply"),
     stale: z.boolean().describe("A recalibration is due or under way (in the background); meanwhile routing uses `weights`"),
   })

@@ -1,5 +1,6 @@
 import { queryTerms } from "./analyze";
-import { rankBest, rankEveryMatch, type ScoredField, type SearchWork } from "./max-score";
+import { PostingList, postingsOf } from "./learned-postings";
+import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
 import { sortRanked, type Ranked } from "./ranked";
 
 /**
@@ -65,14 +66,20 @@ interface ToolField {
 
 export class LearnedField {
   readonly #tools = new Map<string, ToolField>();
-  /** Term → the tools whose budgeted field holds it, with its weight there; made again for a tool when its field changes. */
-  readonly #postings = new Map<string, Map<string, number>>();
-  /** Each budgeted field's length (Σ of its weights), by tool. */
-  readonly #lengths = new Map<string, number>();
+  /** Term → the tools (by slot) whose budgeted field holds it, with its weight there; made again for a tool when its field changes. */
+  readonly #postings = new Map<string, PostingList>();
+  /** Each tool's number, kept for good (a search sums into arrays by slot), and each slot's tool. */
+  readonly #slots = new Map<string, number>();
+  readonly #names: string[] = [];
+  /** By slot: the budgeted field, its length (Σ of its weights), its sources and the share of a sum its score keeps. */
+  readonly #fields: (ReadonlyMap<string, number> | undefined)[] = [];
+  readonly #lengths: number[] = [];
+  readonly #sources: number[] = [];
+  readonly #shares: number[] = [];
   /** Source → the tools it taught (a source's view without it, and its removal, touch only those). */
   readonly #taughtBy = new Map<string, Set<string>>();
   #totalLength = 0;
-  #fields = 0;
+  #fieldCount = 0;
   #version = 0;
   readonly #prune: boolean;
   /** What the searches read so far (postings, tools scored exactly): what pruning saves shows here. */
@@ -90,7 +97,7 @@ export class LearnedField {
 
   /** Whether any tool has a learned field. */
   get empty(): boolean {
-    return this.#fields === 0;
+    return this.#fieldCount === 0;
   }
 
   /** Set (replace) what `source` says of `tool`; empty weights remove it. Returns the sources that faded out to keep the tool's bound. */
@@ -157,11 +164,15 @@ export class LearnedField {
   /** The fields as they are. */
   #view(): FieldView {
     return {
-      fields: this.#fields,
+      fields: this.#fieldCount,
       totalLength: this.#totalLength,
-      postings: (term) => this.#postings.get(term) ?? NO_POSTINGS,
-      lengthOf: (tool) => this.#lengths.get(tool) ?? 0,
-      sourcesOf: (tool) => this.#tools.get(tool)?.sources.size ?? 0,
+      postings: (term) => this.#postings.get(term)?.tighten(this.#lengths, this.#shares) ?? NO_POSTINGS,
+      weightIn: (slot, term) => this.#fields[slot]?.get(term),
+      lengths: this.#lengths,
+      shares: this.#shares,
+      sources: this.#sources,
+      slotCount: this.#names.length,
+      nameOf: (slot) => this.#names[slot] ?? "",
     };
   }
 
@@ -169,36 +180,30 @@ export class LearnedField {
   #viewWithout(source: string): FieldView {
     const taught = this.#taughtBy.get(source);
     if (taught === undefined || taught.size === 0) return this.#view();
-    const without = new Map<string, { field: Map<string, number>; length: number; sources: number }>();
-    let fields = this.#fields;
-    let totalLength = this.#totalLength;
+    const base = this.#view();
+    const view = { ...base, lengths: [...this.#lengths], shares: [...this.#shares], sources: [...this.#sources] };
+    // Slot → the tool's field without the source.
+    const without = new Map<number, Map<string, number>>();
     for (const tool of taught) {
       const entry = this.#tools.get(tool);
+      const slot = this.#slots.get(tool);
       const words = entry?.sources.get(source);
-      if (entry === undefined || words === undefined) continue;
+      if (entry === undefined || slot === undefined || words === undefined) continue;
       const totals = new Map(entry.totals);
       this.#add(totals, words, -1);
       const field = budgeted(totals);
       const length = sumOf(field);
-      fields += (field.size > 0 ? 1 : 0) - (entry.field === undefined ? 0 : 1);
-      totalLength += length - entry.length;
-      without.set(tool, { field, length, sources: entry.sources.size - 1 });
+      view.fields += (field.size > 0 ? 1 : 0) - (entry.field === undefined ? 0 : 1);
+      view.totalLength += length - entry.length;
+      without.set(slot, field);
+      view.lengths[slot] = field.size > 0 ? length : 0;
+      view.sources[slot] = entry.sources.size - 1;
+      view.shares[slot] = shareOf(entry.sources.size - 1);
     }
-    const base = this.#view();
     return {
-      fields,
-      totalLength,
-      postings: (term) => {
-        const tools = new Map(base.postings(term));
-        for (const [tool, changed] of without) {
-          const weight = changed.field.get(term);
-          if (weight === undefined) tools.delete(tool);
-          else tools.set(tool, weight);
-        }
-        return tools;
-      },
-      lengthOf: (tool) => without.get(tool)?.length ?? base.lengthOf(tool),
-      sourcesOf: (tool) => without.get(tool)?.sources ?? base.sourcesOf(tool),
+      ...view,
+      postings: (term) => postingsWithout(base, term, without, view),
+      weightIn: (slot, term) => (without.has(slot) ? without.get(slot)?.get(term) : base.weightIn(slot, term)),
     };
   }
 
@@ -230,49 +235,101 @@ export class LearnedField {
 
   #unpost(tool: string, entry: ToolField): void {
     if (entry.field === undefined) return;
+    const slot = this.#slotOf(tool);
     for (const term of entry.field.keys()) {
       const tools = this.#postings.get(term);
-      tools?.delete(tool);
+      tools?.delete(slot);
       if (tools?.size === 0) this.#postings.delete(term);
     }
-    this.#lengths.delete(tool);
+    this.#fields[slot] = undefined;
+    this.#lengths[slot] = 0;
     this.#totalLength -= entry.length;
-    this.#fields -= 1;
+    this.#fieldCount -= 1;
     entry.field = undefined;
     entry.length = 0;
+  }
+
+  /** The tool's slot, numbered when first seen. */
+  #slotOf(tool: string): number {
+    let slot = this.#slots.get(tool);
+    if (slot === undefined) {
+      slot = this.#names.length;
+      this.#slots.set(tool, slot);
+      this.#names.push(tool);
+      this.#fields.push(undefined);
+      this.#lengths.push(0);
+      this.#sources.push(0);
+      this.#shares.push(0);
+    }
+    return slot;
   }
 
   /** The tool's budgeted field from its totals (see `budgeted`), posted. */
   #post(tool: string, entry: ToolField): void {
     this.#version += 1;
+    const slot = this.#slotOf(tool);
+    // A tool's sources, length and share change only here: the postings' bounds hold until it is posted again.
+    this.#sources[slot] = entry.sources.size;
+    this.#shares[slot] = shareOf(entry.sources.size);
     const field = budgeted(entry.totals);
     if (field.size === 0) {
       if (entry.sources.size === 0) this.#tools.delete(tool);
       return;
     }
     entry.field = field;
+    entry.length = sumOf(field);
+    this.#fields[slot] = field;
+    this.#lengths[slot] = entry.length;
     for (const [term, weight] of entry.field) {
       let tools = this.#postings.get(term);
-      if (tools === undefined) this.#postings.set(term, (tools = new Map()));
-      tools.set(tool, weight);
+      if (tools === undefined) this.#postings.set(term, (tools = new PostingList()));
+      tools.post(slot, weight, entry.length, this.#shares[slot] ?? 0);
     }
-    entry.length = sumOf(field);
-    this.#lengths.set(tool, entry.length);
     this.#totalLength += entry.length;
-    this.#fields += 1;
+    this.#fieldCount += 1;
   }
 }
 
-/** What a search reads of the fields: their count and total length, each term's tools with its weight there, each tool's length and sources. */
+/** What a search reads of the fields: their count and total length, each term's tools (by slot) with its weight there, each slot's length, sources and share. */
 interface FieldView {
   fields: number;
   totalLength: number;
-  postings: (term: string) => ReadonlyMap<string, number>;
-  lengthOf: (tool: string) => number;
-  sourcesOf: (tool: string) => number;
+  postings: (term: string) => TermPostings;
+  weightIn: (slot: number, term: string) => number | undefined;
+  lengths: ArrayLike<number>;
+  shares: ArrayLike<number>;
+  sources: ArrayLike<number>;
+  slotCount: number;
+  nameOf: (slot: number) => string;
 }
 
-const NO_POSTINGS: ReadonlyMap<string, number> = new Map();
+const NO_POSTINGS: TermPostings = postingsOf([], [], [], []);
+
+/** The share of its summed BM25 a tool's learned score keeps: sources / (sources + LEARNED_CONFIDENCE). */
+const shareOf = (sources: number): number => sources / (sources + LEARNED_CONFIDENCE);
+
+/** `term`'s postings with the tools in `without` (slot → field without a source) as they are there. */
+function postingsWithout(base: FieldView, term: string, without: ReadonlyMap<number, ReadonlyMap<string, number>>, view: FieldView): TermPostings {
+  const postings = base.postings(term);
+  let touched = false;
+  for (const [slot, field] of without) if (field.has(term) || base.weightIn(slot, term) !== undefined) touched = true;
+  if (!touched) return postings;
+  const slots: number[] = [];
+  const weights: number[] = [];
+  for (let p = 0; p < postings.size; p += 1) {
+    const slot = postings.slots[p] ?? 0;
+    if (without.has(slot)) continue;
+    slots.push(slot);
+    weights.push(postings.weights[p] ?? 0);
+  }
+  for (const [slot, field] of without) {
+    const weight = field.get(term);
+    if (weight === undefined) continue;
+    slots.push(slot);
+    weights.push(weight);
+  }
+  return postingsOf(slots, weights, view.lengths, view.shares);
+}
 
 /**
  * A view as a BM25 field over a catalog of `catalogSize`: a tool's score counts
@@ -285,14 +342,14 @@ function scoredField(view: FieldView, catalogSize: number): ScoredField {
     documents: LEARNED_IDF_OVER_FIELDS ? view.fields : Math.max(catalogSize, view.fields),
     averageLength: view.totalLength / view.fields,
     postings: view.postings,
-    lengthOf: view.lengthOf,
-    finish: (tool, sum) => {
-      const sources = view.sourcesOf(tool);
+    weightIn: view.weightIn,
+    lengths: view.lengths,
+    shares: view.shares,
+    slotCount: view.slotCount,
+    nameOf: view.nameOf,
+    finish: (slot, sum) => {
+      const sources = view.sources[slot] ?? 0;
       return (sum * sources) / (sources + LEARNED_CONFIDENCE);
-    },
-    share: (tool) => {
-      const sources = view.sourcesOf(tool);
-      return sources / (sources + LEARNED_CONFIDENCE);
     },
   };
 }

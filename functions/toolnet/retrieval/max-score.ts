@@ -1,31 +1,53 @@
 import { bm25Score, inverseDocumentFrequency } from "./impact-math";
 import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
+import { DROPPED, freshSums, type SlotSums } from "./slot-sums";
 import { TopScores } from "./top-k";
 
 /**
- * The k best tools of one BM25 field held as term → tool → weight maps (the learned field,
- * learned-field.ts), found without scoring every tool a common term reaches: MaxScore (Turtle &
- * Flood 1995) term at a time. A term adds at most idf × (d + k₁ + 1) to any tool, so terms are
- * read rarest first, and once what the unread terms could still add to a tool nobody has met
- * is below the k-th best score so far, no such tool can enter the k best: the common terms
- * ("can", "help", "need", in most fields) are never read. The tools still within reach are then
- * scored exactly, term by term in the query's order, so scores, order and ties are those of
- * scoring every match (`rankEveryMatch`, kept as the reference).
+ * The k best tools of one BM25 field whose tools are numbered (slots) and whose terms know how
+ * much they can add (the learned field, learned-field.ts), found without scoring every tool a
+ * common term reaches: MaxScore (Turtle & Flood 1995) term at a time. Terms are read rarest
+ * first, and once what the unread terms could still add to a tool nobody has met is below the
+ * k-th best score so far, no such tool can enter the k best: the common terms ("can", "help",
+ * "need", in most fields) are never read. What a term can add is bounded from its own postings
+ * (its largest weight, its shortest field per unit of weight, the largest share a score keeps),
+ * far below BM25's ceiling idf × (d + k₁ + 1), so the cut comes after fewer terms. The tools
+ * still within reach are then scored exactly, term by term in the query's order, so scores,
+ * order and ties are those of scoring every match (`rankEveryMatch`, kept as the reference).
  */
+
+/** One term's postings: tools by slot with the term's weight there, and what bounds its contribution. */
+export interface TermPostings {
+  readonly slots: ArrayLike<number>;
+  readonly weights: ArrayLike<number>;
+  readonly size: number;
+  /** At least the largest weight among the postings. */
+  readonly maxWeight: number;
+  /** At most the smallest field length ÷ weight among the postings. */
+  readonly minLengthPerWeight: number;
+  /** At least the largest share (see `ScoredField.shares`) among the postings' tools. */
+  readonly maxShare: number;
+}
 
 /** What a search reads of the field. */
 export interface ScoredField {
   /** The N of the terms' IDF. */
   documents: number;
   averageLength: number;
-  /** The tools whose field holds `term`, with its weight there. */
-  postings: (term: string) => ReadonlyMap<string, number>;
-  lengthOf: (tool: string) => number;
-  /** A tool's score from its summed BM25: `share(tool)` of the sum, rounded as the field rounds it. */
-  finish: (tool: string, sum: number) => number;
-  /** The share of its sum a tool's score keeps, at most 1 (the pruning's bounds rely on it). */
-  share: (tool: string) => number;
+  /** The tools whose field holds `term` (size 0: none). */
+  postings: (term: string) => TermPostings;
+  /** `term`'s weight in the field of the tool in `slot` (undefined: it has none). */
+  weightIn: (slot: number, term: string) => number | undefined;
+  /** Each slot's field length. */
+  lengths: ArrayLike<number>;
+  /** The share of its sum each slot's score keeps, at most 1 (the pruning's bounds rely on it). */
+  shares: ArrayLike<number>;
+  /** More than every slot in use. */
+  slotCount: number;
+  nameOf: (slot: number) => string;
+  /** A tool's score from its summed BM25: its share of the sum, rounded as the field rounds it. */
+  finish: (slot: number, sum: number) => number;
 }
 
 /** A search's work, summed over searches: postings read while gathering, and tools scored exactly. */
@@ -39,41 +61,48 @@ const SLACK = 1e-9;
 
 const TUNING = DEFAULT_TUNING.bm25;
 
-/** The most one posting of a term with this IDF adds: BM25's term frequency part stays below k₁ + 1. */
-const upperBound = (idf: number): number => idf * (TUNING.d + TUNING.k + 1);
+/** Looking a tool up in a term's field (a map lookup) costs about as much as walking this many postings (array reads). */
+const WALK_RATHER_THAN_LOOK_UP = 8;
+
+/**
+ * The most one posting of `postings` adds to a tool's sum (before its share): BM25's term
+ * frequency part tf / (tf + k₁(1 − b) + k₁·b·length/avg) is 1 / (1 + k₁(1 − b)/tf + (k₁·b/avg)·(length/tf)),
+ * largest at the largest tf and the smallest length per tf.
+ */
+function termCeiling(postings: TermPostings, idf: number, averageLength: number): number {
+  const { k, b, d } = TUNING;
+  const most = 1 / (1 + (k * (1 - b)) / postings.maxWeight + ((k * b) / averageLength) * postings.minLengthPerWeight);
+  return idf * (d + (k + 1) * Math.min(1, most));
+}
 
 /** A query's terms (distinct, in query order) with their postings and IDF; terms no tool has are left out. */
 interface QueryPostings {
-  lists: ReadonlyMap<string, number>[];
+  terms: string[];
+  lists: TermPostings[];
   idfs: number[];
 }
 
 function queryPostings(field: ScoredField, terms: readonly string[]): QueryPostings {
-  const lists: ReadonlyMap<string, number>[] = [];
-  const idfs: number[] = [];
+  const query: QueryPostings = { terms: [], lists: [], idfs: [] };
   for (const term of terms) {
-    const tools = field.postings(term);
-    if (tools.size === 0) continue;
-    lists.push(tools);
-    idfs.push(inverseDocumentFrequency(field.documents, tools.size));
+    const postings = field.postings(term);
+    if (postings.size === 0) continue;
+    query.terms.push(term);
+    query.lists.push(postings);
+    query.idfs.push(inverseDocumentFrequency(field.documents, postings.size));
   }
-  return { lists, idfs };
+  return query;
 }
 
 /** Every tool any term reaches, scored: the reference the pruned search must match exactly. */
 export function rankEveryMatch(field: ScoredField, terms: readonly string[], limit: number, work?: SearchWork): Ranked[] {
   const { lists, idfs } = queryPostings(field, terms);
-  const scores = new Map<string, number>();
-  lists.forEach((tools, i) => {
-    const idf = idfs[i] ?? 0;
-    for (const [tool, weight] of tools) {
-      scores.set(tool, (scores.get(tool) ?? 0) + bm25Score(idf, weight, field.lengthOf(tool), field.averageLength, TUNING));
-    }
-  });
-  const ranked: Ranked[] = [];
-  for (const [name, score] of scores) ranked.push({ name, score: field.finish(name, score) });
+  const acc = freshSums(field.slotCount);
+  const met: number[] = [];
+  lists.forEach((postings, i) => addTerm(acc, field, postings, idfs[i] ?? 0, met));
+  const ranked = met.map((slot) => ({ name: field.nameOf(slot), score: field.finish(slot, acc.sums[slot] ?? 0) }));
   if (work !== undefined) {
-    for (const tools of lists) work.postings += tools.size;
+    for (const postings of lists) work.postings += postings.size;
     work.rescored += ranked.length;
   }
   return sortRanked(ranked).slice(0, limit);
@@ -84,95 +113,133 @@ export function rankBest(field: ScoredField, terms: readonly string[], limit: nu
   if (!(limit > 0 && Number.isFinite(limit))) return rankEveryMatch(field, terms, limit, work);
   const query = queryPostings(field, terms);
   const contenders = gather(field, query, limit, work);
-  const ranked: Ranked[] = [];
-  for (const tool of contenders) ranked.push({ name: tool, score: field.finish(tool, exactSum(field, query, tool)) });
+  const ranked = contenders.map((slot) => ({ name: field.nameOf(slot), score: field.finish(slot, exactSum(field, query, slot)) }));
   if (work !== undefined) work.rescored += ranked.length;
   return sortRanked(ranked).slice(0, limit);
 }
 
-/** A tool met while gathering: its partial BM25 sum, its field's length, and the share of a sum its score keeps. */
-interface Met {
-  sum: number;
-  readonly length: number;
-  readonly share: number;
+/** What the terms from each position of the reading order on can add together: to any tool's score (`score`), and to a met tool's sum before its share (`sum`). */
+function unreadBounds(field: ScoredField, query: QueryPostings, order: readonly number[]): { score: number[]; sum: number[] } {
+  const score = new Array<number>(order.length + 1).fill(0);
+  const sum = new Array<number>(order.length + 1).fill(0);
+  for (let j = order.length - 1; j >= 0; j -= 1) {
+    const i = order[j] ?? 0;
+    const postings = query.lists[i];
+    const ceiling = postings === undefined ? 0 : termCeiling(postings, query.idfs[i] ?? 0, field.averageLength);
+    sum[j] = (sum[j + 1] ?? 0) + ceiling;
+    score[j] = (score[j + 1] ?? 0) + ceiling * Math.min(1, postings?.maxShare ?? 1);
+  }
+  return { score, sum };
 }
 
 /**
  * Partial sums over the terms, rarest first, until the unread terms cannot lift a tool not yet
  * met into the `limit` best; then the unread terms only for the met tools that can still reach
- * them, dropping each tool as soon as it cannot.
+ * them, dropping each tool as soon as it cannot. Returns the slots still in reach.
  */
-function gather(field: ScoredField, query: QueryPostings, limit: number, work?: SearchWork): string[] {
+function gather(field: ScoredField, query: QueryPostings, limit: number, work?: SearchWork): number[] {
   const { lists, idfs } = query;
   const order = lists.map((_, i) => i).sort((a, b) => (idfs[b] ?? 0) - (idfs[a] ?? 0) || a - b);
-  // unread[j]: the most the terms from order[j] on can add together.
-  const unread = new Array<number>(order.length + 1).fill(0);
-  for (let j = order.length - 1; j >= 0; j -= 1) unread[j] = (unread[j + 1] ?? 0) + upperBound(idfs[order[j] ?? 0] ?? 0);
-  const met = new Map<string, Met>();
+  const unread = unreadBounds(field, query, order);
+  const total = unread.score[0] ?? 0;
+  const acc = freshSums(field.slotCount);
+  let met: number[] = [];
   let read = 0;
   let kth = -Infinity;
+  // What the k-th best was when last found, and what the terms read since could have added to it.
+  let kthFoundAt = 0;
   for (; read < order.length; read += 1) {
-    const left = unread[read] ?? 0;
-    // The k-th best is at most what the read terms can add: no need to look for it before then.
-    if (met.size >= limit && left < (unread[0] ?? 0) - left + SLACK) {
-      kth = kthBest(met, limit);
+    const left = unread.score[read] ?? 0;
+    // The k-th best is at most what the read terms can add, and at most what it was plus what
+    // the terms read since can add: no need to look for it again while that is not below `left`.
+    const kthCeiling = Math.min(total - left, kth === -Infinity ? total : kth / (1 - SLACK) + (unread.score[kthFoundAt] ?? 0) - left);
+    if (met.length >= limit && left < kthCeiling + SLACK) {
+      kth = kthBest(acc, field, met, limit);
+      kthFoundAt = read;
       if (left < kth * (1 - SLACK)) break;
     }
     const i = order[read] ?? 0;
-    addTerm(field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
+    addTerm(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
     if (work !== undefined) work.postings += lists[i]?.size ?? 0;
   }
   for (; read < order.length; read += 1) {
-    dropOutOfReach(met, unread[read] ?? 0, kth);
+    met = inReach(acc, field, met, unread.sum[read] ?? 0, kth);
     const i = order[read] ?? 0;
-    addTermToMet(field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
-    if (work !== undefined) work.postings += met.size;
+    const postings = lists[i] ?? NO_POSTINGS;
+    // A common term's postings, far longer than the tools left: those are looked up in it instead.
+    const walk = postings.size <= WALK_RATHER_THAN_LOOK_UP * met.length;
+    if (walk) addTermToLive(acc, field, postings, idfs[i] ?? 0);
+    else addTermToMet(acc, field, query.terms[i] ?? "", idfs[i] ?? 0, met);
+    if (work !== undefined) work.postings += walk ? postings.size : met.length;
     // Sums only grow: the k-th best too, and it is cheap to find again among the few tools left.
-    kth = kthBest(met, limit);
+    kth = kthBest(acc, field, met, limit);
   }
-  if (met.size >= limit) dropOutOfReach(met, 0, kthBest(met, limit));
-  return [...met.keys()];
+  return met.length >= limit ? inReach(acc, field, met, 0, kthBest(acc, field, met, limit)) : met;
 }
 
-/** Every tool of `tools` gets the term's BM25 added to its partial sum. */
-function addTerm(field: ScoredField, tools: ReadonlyMap<string, number>, idf: number, met: Map<string, Met>): void {
-  for (const [tool, weight] of tools) {
-    let entry = met.get(tool);
-    if (entry === undefined) met.set(tool, (entry = { sum: 0, length: field.lengthOf(tool), share: field.share(tool) }));
-    entry.sum += bm25Score(idf, weight, entry.length, field.averageLength, TUNING);
-  }
-}
-
-/** The tools already met that have the term get its BM25 added. */
-function addTermToMet(field: ScoredField, tools: ReadonlyMap<string, number>, idf: number, met: Map<string, Met>): void {
-  for (const [tool, entry] of met) {
-    const weight = tools.get(tool);
-    if (weight !== undefined) entry.sum += bm25Score(idf, weight, entry.length, field.averageLength, TUNING);
+/** Every tool of `postings` gets the term's BM25 added to its partial sum; tools met for the first time join `met`. */
+function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: number[]): void {
+  const { sums, stamps, stamp } = acc;
+  const { slots, weights, size } = postings;
+  const { lengths, averageLength } = field;
+  for (let p = 0; p < size; p += 1) {
+    const slot = slots[p] ?? 0;
+    if (stamps[slot] !== stamp) {
+      stamps[slot] = stamp;
+      sums[slot] = 0;
+      met.push(slot);
+    }
+    sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, lengths[slot] ?? 0, averageLength, TUNING);
   }
 }
 
-/** Drops the tools that cannot reach the k-th best even if the unread terms add their most (`left`). */
-function dropOutOfReach(met: Map<string, Met>, left: number, kth: number): void {
+/** The tools already met that have `term` get its BM25 added. */
+function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: number, met: readonly number[]): void {
+  const { sums } = acc;
+  for (const slot of met) {
+    const weight = field.weightIn(slot, term);
+    if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weight, field.lengths[slot] ?? 0, field.averageLength, TUNING);
+  }
+}
+
+/** The tools of `postings` still in reach (met and not dropped) get the term's BM25 added. */
+function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number): void {
+  const { sums, stamps, stamp } = acc;
+  const { slots, weights, size } = postings;
+  for (let p = 0; p < size; p += 1) {
+    const slot = slots[p] ?? 0;
+    if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, field.lengths[slot] ?? 0, field.averageLength, TUNING);
+  }
+}
+
+/** The met tools that can still reach the k-th best if the unread terms add their most (`left`, before the tool's share). */
+function inReach(acc: SlotSums, field: ScoredField, met: readonly number[], left: number, kth: number): number[] {
   const floor = kth * (1 - SLACK);
-  for (const [tool, { sum, share }] of met) if ((sum + left) * share * (1 + SLACK) < floor) met.delete(tool);
+  const { sums, stamps } = acc;
+  return met.filter((slot) => {
+    if (((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor) return true;
+    stamps[slot] = DROPPED;
+    return false;
+  });
 }
 
 /** The `limit`-th best partial score (less a rounding's worth): at least `limit` tools will score at least this. */
-function kthBest(met: ReadonlyMap<string, Met>, limit: number): number {
-  if (met.size < limit) return -Infinity;
+function kthBest(acc: SlotSums, field: ScoredField, met: readonly number[], limit: number): number {
+  if (met.length < limit) return -Infinity;
   const best = new TopScores(limit);
-  for (const { sum, share } of met.values()) best.offer(sum * share);
+  const { sums } = acc;
+  for (const slot of met) best.offer((sums[slot] ?? 0) * (field.shares[slot] ?? 1));
   return best.worst * (1 - SLACK);
 }
 
-/** `tool`'s BM25 sum added in the query's order of terms, as `rankEveryMatch` adds it. */
-function exactSum(field: ScoredField, { lists, idfs }: QueryPostings, tool: string): number {
+/** The BM25 sum of the tool in `slot` added in the query's order of terms, as `rankEveryMatch` adds it. */
+function exactSum(field: ScoredField, { terms, idfs }: QueryPostings, slot: number): number {
   let sum = 0;
-  lists.forEach((tools, i) => {
-    const weight = tools.get(tool);
-    if (weight !== undefined) sum += bm25Score(idfs[i] ?? 0, weight, field.lengthOf(tool), field.averageLength, TUNING);
+  terms.forEach((term, i) => {
+    const weight = field.weightIn(slot, term);
+    if (weight !== undefined) sum += bm25Score(idfs[i] ?? 0, weight, field.lengths[slot] ?? 0, field.averageLength, TUNING);
   });
   return sum;
 }
 
-const NO_POSTINGS: ReadonlyMap<string, number> = new Map();
+const NO_POSTINGS: TermPostings = { slots: [], weights: [], size: 0, maxWeight: 0, minLengthPerWeight: Number.POSITIVE_INFINITY, maxShare: 0 };

@@ -26,6 +26,7 @@ const SIGNAL_NAMES: Record<string, string> = {
   embeddings: "Embeddings (when a model is set)",
   learned: "Learned words (share of the learned field's setting)",
   starts: "Usual first tools (first step)",
+  unmatched: "Tools chosen where the words found nothing (first step)",
 };
 
 /** Each signal's weight for this tenant, and what its replay judged (weight 0: muted). */
