@@ -23,7 +23,7 @@
  * `--learned=0`: the same pairs on the tenant untaught (no learned field, no taught tasks): the
  * weight changes nothing there, so its difference shows what the method itself reads as noise.
  * `--profile`: then CPU profiles of up to 10 s of first steps at each weight, in ABBA windows
- * each after a full collection (where a first step's time goes).
+ * (where a first step's time goes).
  */
 import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
@@ -88,9 +88,9 @@ const PROFILE_WEIGHTS = [1, 0, 0, 1] as const;
 
 /**
  * With `--profile`: V8 CPU profiles of the service over `seconds` of first steps at each field
- * weight, in ABBA windows of half that, each after a full collection (a collection the teaching
- * left due would otherwise land in whichever window comes first), summed by weight: the
- * functions a first step's time goes to.
+ * weight, in ABBA windows of half that, summed by weight (a garbage collection the teaching
+ * left due would otherwise land in whichever weight's window comes first): the functions a
+ * first step's time goes to.
  */
 async function profileFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
   if (!process.argv.includes("--profile")) return;
@@ -99,7 +99,6 @@ async function profileFirstSteps(service: TestService, tenant: BenchTenant, port
   try {
     for (const weight of PROFILE_WEIGHTS) {
       await setFieldWeight(service, tenant, weight);
-      await inspector.send("HeapProfiler.collectGarbage");
       let routes = 0;
       const profile = await profiled(inspector, 200, async () => {
         for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
