@@ -84,6 +84,18 @@ async function preparedTenantOf900Tools(name: string) {
   return { tenant, object };
 }
 
+/** Three catalog changes (a one-tool source added each time), as an import's batches, with `route`'s answer after each. */
+async function routeAfterEachOfThreeChanges<T>(key: string, route: () => Promise<T>): Promise<T[]> {
+  const answers: T[] = [];
+  for (let change = 0; change < 3; change += 1) {
+    const tool = { name: `extra_${change}`, method: "GET", url: `https://api.example.com/extra/${change}`, description: `Extra lookup ${change}` };
+    const imported = await service.json("POST", "/v1/tools/import", { key, body: { format: "list", source: `extra-${change}`, tools: [tool] } });
+    expect(imported.status).toBe(200);
+    answers.push(await route());
+  }
+  return answers;
+}
+
 describe("the starting-tools fallback", () => {
   it("reads the stored list of starting forms, not every definition", async () => {
     const { tenant, object } = await preparedTenantOf900Tools("fallback-big");
@@ -120,12 +132,7 @@ describe("routes of a big catalog between its changes", () => {
     const route = () => service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "list things 7", k: 3 } });
     expect((await route()).status).toBe(200);
     const parsedBefore = await object.store("routing").definitionParses();
-    for (let change = 0; change < 3; change += 1) {
-      const tool = { name: `extra_${change}`, method: "GET", url: `https://api.example.com/extra/${change}`, description: `Extra lookup ${change}` };
-      expect(
-        (await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `extra-${change}`, tools: [tool] } })).status,
-      ).toBe(200);
-      const answer = await route();
+    for (const answer of await routeAfterEachOfThreeChanges(tenant.key, route)) {
       expect(answer.status).toBe(200);
       expect(answer.body.candidates.map((c) => c.name)).toContain("listThings7");
     }
@@ -159,13 +166,7 @@ describe("routes of a big catalog between its changes", () => {
       service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "ledger entries of account 7", k: 3 } });
     expect((await route()).status).toBe(200);
     const parsedBefore = await object.store("routing").definitionParses();
-    for (let change = 0; change < 3; change += 1) {
-      const tool = { name: `extra_${change}`, method: "GET", url: `https://api.example.com/extra/${change}`, description: `Extra lookup ${change}` };
-      expect(
-        (await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `extra-${change}`, tools: [tool] } })).status,
-      ).toBe(200);
-      expect((await route()).status).toBe(200);
-    }
+    for (const answer of await routeAfterEachOfThreeChanges(tenant.key, route)) expect(answer.status).toBe(200);
     // Recomputing data flow after each change streamed all 30 big definitions again (90 and more parsed).
     expect((await object.store("routing").definitionParses()) - parsedBefore).toBeLessThan(30);
     await object.holdRoutingPreparation(false);

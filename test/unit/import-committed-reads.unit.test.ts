@@ -12,6 +12,7 @@ import { bundleTestWorker } from "../helpers/workerd-bundle";
 
 const WORKER_SOURCE = `
 import { migrate } from "./functions/storage/sql";
+import { counted } from "./test/helpers/counted-storage";
 import { TENANT_MIGRATIONS } from "./functions/storage/tenant-schema";
 import { TenantEvents } from "./functions/storage/tenant-events";
 import { TenantRegistry } from "./functions/storage/tenant-registry";
@@ -22,23 +23,6 @@ function tool(name) {
     definition: { name, method: "GET", serverUrl: "https://api.example.test", path: "/" + name, operation: "GET /" + name, description: "An operation.", parameters: [] },
     hash: "hash-" + name,
   };
-}
-
-function bound(target, key) {
-  const value = Reflect.get(target, key);
-  return typeof value === "function" ? value.bind(target) : value;
-}
-
-function counted(storage) {
-  const cursors = [];
-  const exec = (...args) => {
-    const cursor = storage.sql.exec(...args);
-    cursors.push(cursor);
-    return cursor;
-  };
-  const sql = new Proxy(storage.sql, { get: (target, key) => (key === "exec" ? exec : bound(target, key)) });
-  const proxied = new Proxy(storage, { get: (target, key) => (key === "sql" ? sql : bound(target, key)) });
-  return { storage: proxied, rowsRead: () => cursors.reduce((n, cursor) => n + cursor.rowsRead, 0), reset: () => cursors.splice(0) };
 }
 
 export class Tenant {

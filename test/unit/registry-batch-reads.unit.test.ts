@@ -12,6 +12,7 @@ import { bundleTestWorker } from "../helpers/workerd-bundle";
 
 const WORKER_SOURCE = `
 import { migrate } from "./functions/storage/sql";
+import { counted } from "./test/helpers/counted-storage";
 import { TENANT_MIGRATIONS } from "./functions/storage/tenant-schema";
 import { TenantEvents } from "./functions/storage/tenant-events";
 import { TenantRegistry } from "./functions/storage/tenant-registry";
@@ -24,24 +25,6 @@ function tool(name, extra = "") {
     },
     hash: "hash-" + name + extra.length,
   };
-}
-
-function bound(target, key) {
-  const value = Reflect.get(target, key);
-  return typeof value === "function" ? value.bind(target) : value;
-}
-
-/** The storage with its SQL cursors kept, so the rows every statement read can be summed afterwards. */
-function counted(storage) {
-  const cursors = [];
-  const exec = (...args) => {
-    const cursor = storage.sql.exec(...args);
-    cursors.push(cursor);
-    return cursor;
-  };
-  const sql = new Proxy(storage.sql, { get: (target, key) => (key === "exec" ? exec : bound(target, key)) });
-  const proxied = new Proxy(storage, { get: (target, key) => (key === "sql" ? sql : bound(target, key)) });
-  return { storage: proxied, rowsRead: () => cursors.reduce((n, cursor) => n + cursor.rowsRead, 0), reset: () => cursors.splice(0) };
 }
 
 /** The definitions' characters as the registry keeps them, and as summed over every row. */
