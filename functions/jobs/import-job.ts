@@ -22,7 +22,7 @@ import { toolLimit } from "../tools/tool-limit";
  * work, and hands the object back for a macrotask between two pieces (common/work-slice.ts).
  */
 
-export type { BatchReport, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
+export type { BatchReport, CommittedBatches, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "../storage/import-units";
 
 export const ImportJobRequest = z.object({
   uploadId: z.string(),
@@ -201,11 +201,11 @@ class BatchRun {
     this.#totalOperations = totalOperations;
     const head = Object.fromEntries(batchHead(store.head(jobId)));
     this.#importer = new BatchImporter(store, jobId, head, settings.cacheChars);
-    // Read here and let go: the committed batches' reports (every name and warning of the job so
-    // far, 4.4 MiB by Graph's end) held through the slice were the largest part of what the job kept live.
+    // Counted in storage: the committed batches' reports (every name and warning of the job so far,
+    // 4.4 MiB by Graph's end) were parsed at each slice's start, and held through the slice before that.
     const done = store.committed(jobId);
     this.#names = new Set(done.names);
-    this.#counts = countsOf(done.reports);
+    this.#counts = { ...done.counts };
     this.#embedding = embedding;
     ({ batches: this.#batches, lastSeq: this.#lastSeq, operations: this.#operations } = done);
   }
@@ -267,7 +267,7 @@ class BatchRun {
 
 /** The last batch is in: the job's report, or a failure when no operation could be imported. */
 function finishImport(store: ImportJobStore, jobs: ImportJobProgress, jobId: string, progress: Record<string, unknown>): void {
-  const report = finalReport(store.committed(jobId).reports);
+  const report = finalReport(store.reports(jobId));
   if (report.created.length + report.updated.length + report.unchanged.length === 0) {
     fail(store, jobs, jobId, "no_operations", "None of the document's operations could be imported.");
     return;

@@ -24,7 +24,10 @@ export interface ImportJobStore {
   nextPaths(jobId: string, afterSeq: number, maxOperations: number): PathUnit[];
   component(jobId: string, pointer: string): StoredUnit | undefined;
   totals(jobId: string): { operations: number; paths: number };
-  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] };
+  /** What the committed batches did, read at each slice: counted by SQLite, not their reports parsed (warnings are most of a report's bytes: 4.4 MiB by Graph's end). */
+  committed(jobId: string): CommittedBatches;
+  /** Every committed batch's report, in order (the job's final report, read once). */
+  reports(jobId: string): BatchReport[];
   commitBatch(
     jobId: string,
     batch: { index: number; lastSeq: number; operations: number; tools: ToolUpsert[]; warnings: string[] },
@@ -54,4 +57,13 @@ export interface BatchReport {
   updated: string[];
   unchanged: string[];
   warnings: string[];
+}
+
+/** The committed batches of a job: how many, the cursor (last path item done), operations, every tool name and the tools' counts. */
+export interface CommittedBatches {
+  batches: number;
+  lastSeq: number;
+  operations: number;
+  names: string[];
+  counts: { created: number; updated: number; unchanged: number };
 }

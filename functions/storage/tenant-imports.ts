@@ -1,7 +1,7 @@
 import { Failure, type Outcome } from "../common/failures";
 import type { DocumentUnit } from "../tools/big-import/document-units";
 import { UploadCut } from "../tools/big-import/upload-splitter";
-import type { CutProgress, ImportJobStore, PathUnit, StoredUnit } from "./import-units";
+import type { CommittedBatches, CutProgress, ImportJobStore, PathUnit, StoredUnit } from "./import-units";
 import { allRows, oneRow, run } from "./sql";
 import type { TenantRegistry, ToolUpsert, UpsertReport } from "./tenant-registry";
 
@@ -28,6 +28,12 @@ export class TenantImports implements ImportJobStore {
   readonly #armAlarm: () => Promise<void>;
   /** Cuts under way, by job: the splitter's state between two pieces (memory only). */
   readonly #cuts = new Map<string, HeldCut>();
+  /**
+   * What each job's committed batches did, kept in step by commitBatch while the object stays in
+   * memory (memory only): a slice's start reads no batch row then (Graph's 11,000 by its end, at
+   * every slice); read from the rows once after an eviction.
+   */
+  readonly #committed = new Map<string, CommittedBatches>();
 
   constructor(storage: DurableObjectStorage, registry: TenantRegistry, armAlarm: () => Promise<void>) {
     this.#storage = storage;
@@ -209,20 +215,45 @@ export class TenantImports implements ImportJobStore {
     return { operations: row?.operations ?? 0, paths: row?.paths ?? 0 };
   }
 
-  /** What the committed batches did: the cursor (last path item done), operations, names and reports. */
-  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] } {
-    const rows = allRows<{ last_seq: number; operations: number; names: string; report: string }>(
+  /** What the committed batches did (CommittedBatches): as kept since this object read them, else from the rows. */
+  committed(jobId: string): CommittedBatches {
+    let known = this.#committed.get(jobId);
+    if (known === undefined) {
+      known = this.#committedRows(jobId);
+      this.#committed.set(jobId, known);
+    }
+    return { ...known, names: [...known.names], counts: { ...known.counts } };
+  }
+
+  /** The committed batches read from their rows: summed by SQLite, the names read alone, no report parsed. */
+  #committedRows(jobId: string): CommittedBatches {
+    const sums = oneRow<{ batches: number; last_seq: number; operations: number; created: number; updated: number; unchanged: number }>(
       this.#sql,
-      "SELECT last_seq, operations, names, report FROM import_batches WHERE job_id = ? ORDER BY batch",
+      `SELECT COUNT(*) AS batches, COALESCE(MAX(last_seq), -1) AS last_seq, COALESCE(SUM(operations), 0) AS operations,
+        COALESCE(SUM(json_array_length(report, '$.created')), 0) AS created, COALESCE(SUM(json_array_length(report, '$.updated')), 0) AS updated,
+        COALESCE(SUM(json_array_length(report, '$.unchanged')), 0) AS unchanged
+       FROM import_batches WHERE job_id = ?`,
       jobId,
     );
+    const names = allRows<{ name: string }>(
+      this.#sql,
+      "SELECT json_each.value AS name FROM import_batches, json_each(import_batches.names) WHERE job_id = ? ORDER BY batch, json_each.key",
+      jobId,
+    ).map((row) => row.name);
     return {
-      batches: rows.length,
-      lastSeq: rows.at(-1)?.last_seq ?? -1,
-      operations: rows.reduce((n, r) => n + r.operations, 0),
-      names: rows.flatMap((r) => JSON.parse(r.names) as string[]),
-      reports: rows.map((r) => JSON.parse(r.report) as BatchReport),
+      batches: sums?.batches ?? 0,
+      // Batches take path items in order: the last batch's cursor is the highest.
+      lastSeq: sums?.last_seq ?? -1,
+      operations: sums?.operations ?? 0,
+      names,
+      counts: { created: sums?.created ?? 0, updated: sums?.updated ?? 0, unchanged: sums?.unchanged ?? 0 },
     };
+  }
+
+  reports(jobId: string): BatchReport[] {
+    return allRows<{ report: string }>(this.#sql, "SELECT report FROM import_batches WHERE job_id = ? ORDER BY batch", jobId).map(
+      (row) => JSON.parse(row.report) as BatchReport,
+    );
   }
 
   toolsOfOtherSources(source: string, names?: readonly string[]): Record<string, string> {
@@ -237,7 +268,7 @@ export class TenantImports implements ImportJobStore {
     maxTools: number,
   ): Outcome<UpsertReport> {
     const names = batch.tools.map((t) => t.definition.name);
-    return this.#registry.upsertTools(batch.tools, source, false, maxTools, (report) => {
+    const outcome = this.#registry.upsertTools(batch.tools, source, false, maxTools, (report) => {
       const stored: BatchReport = { created: report.created, updated: report.updated, unchanged: report.unchanged, warnings: batch.warnings };
       run(
         this.#sql,
@@ -250,6 +281,21 @@ export class TenantImports implements ImportJobStore {
         JSON.stringify(stored),
       );
     });
+    if (outcome.ok) this.#noteCommitted(jobId, batch, names, outcome.value);
+    return outcome;
+  }
+
+  /** A batch committed: the job's kept summary follows (none kept: the next slice reads the rows). */
+  #noteCommitted(jobId: string, batch: { lastSeq: number; operations: number }, names: string[], report: UpsertReport): void {
+    const known = this.#committed.get(jobId);
+    if (known === undefined) return;
+    known.batches += 1;
+    known.lastSeq = batch.lastSeq;
+    known.operations += batch.operations;
+    known.names.push(...names);
+    known.counts.created += report.created.length;
+    known.counts.updated += report.updated.length;
+    known.counts.unchanged += report.unchanged.length;
   }
 
   addWarnings(jobId: string, batch: number, warnings: string[]): void {
@@ -262,6 +308,7 @@ export class TenantImports implements ImportJobStore {
 
   /** Drops a finished job's units and batches (its result keeps the report). */
   discard(jobId: string): void {
+    this.#committed.delete(jobId);
     this.#storage.transactionSync(() => {
       run(this.#sql, "DELETE FROM import_units WHERE job_id = ?", jobId);
       run(this.#sql, "DELETE FROM import_batches WHERE job_id = ?", jobId);

@@ -1,6 +1,15 @@
 import type { ToolUpsert, UpsertReport } from "../../functions/storage/tenant-registry";
 import { failure, success, type Outcome } from "../../functions/common/failures";
-import type { BatchReport, CutProgress, ImportJobProgress, ImportJobSettings, ImportJobStore, PathUnit, StoredUnit } from "../../functions/jobs/import-job";
+import type {
+  BatchReport,
+  CommittedBatches,
+  CutProgress,
+  ImportJobProgress,
+  ImportJobSettings,
+  ImportJobStore,
+  PathUnit,
+  StoredUnit,
+} from "../../functions/jobs/import-job";
 import type { DocumentUnit } from "../../functions/tools/big-import/document-units";
 import { UploadCut } from "../../functions/tools/big-import/upload-splitter";
 
@@ -105,15 +114,20 @@ export class MemoryImportStore implements ImportJobStore {
     return { operations: paths.reduce((n, u) => n + u.operations, 0), paths: paths.length };
   }
 
-  committed(jobId: string): { batches: number; lastSeq: number; operations: number; names: string[]; reports: BatchReport[] } {
+  committed(jobId: string): CommittedBatches {
     const rows = this.#batches.get(jobId) ?? [];
+    const count = (field: "created" | "updated" | "unchanged") => rows.reduce((n, r) => n + r.report[field].length, 0);
     return {
       batches: rows.length,
       lastSeq: rows.at(-1)?.lastSeq ?? -1,
       operations: rows.reduce((n, r) => n + r.operations, 0),
       names: rows.flatMap((r) => r.names),
-      reports: rows.map((r) => r.report),
+      counts: { created: count("created"), updated: count("updated"), unchanged: count("unchanged") },
     };
+  }
+
+  reports(jobId: string): BatchReport[] {
+    return (this.#batches.get(jobId) ?? []).map((r) => r.report);
   }
 
   /** Tools this store holds come from one source: none of another. */

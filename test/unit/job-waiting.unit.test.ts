@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JobRecord } from "../../functions/storage/tenant-jobs";
 import { Waiters } from "../../functions/storage/waiters";
-import { jobAfterWait, type JobReads } from "../../functions/jobs/job-after-wait";
+import { jobAfterWait, objectWaitMs, type JobReads } from "../../functions/jobs/job-after-wait";
 
 describe("Waiters", () => {
   it("wakes every caller waiting on a key, and only those", async () => {
@@ -83,19 +83,28 @@ describe("jobAfterWait", () => {
     const jobs = reads();
     expect((await jobAfterWait(jobs, "job_1", 5_000))?.status).toBe("succeeded");
     expect((await jobAfterWait(jobs, "job_1", 0))?.status).toBe("running");
-    expect(jobs.calls).toEqual(["waitFor job_1 5000", "get job_1"]);
+    expect(jobs.calls).toEqual(["waitFor job_1 4000", "get job_1"]);
+  });
+
+  it("has the object end its wait before the client's, leaving its answer time to come back (issue 42)", async () => {
+    const jobs = reads();
+    await jobAfterWait(jobs, "job_1", 2_000);
+    await jobAfterWait(jobs, "job_1", 30_000);
+    // A quarter of a short wait, 1 s of a long one: Graph's import put 0.25–4.3 s on a ?wait=5 answer's way back.
+    expect(jobs.calls).toEqual(["waitFor job_1 1500", "waitFor job_1 29000"]);
+    expect(objectWaitMs(400)).toBe(300);
   });
 
   it("ends the wait early with the stored job when the object goes away meanwhile (a retryable error)", async () => {
     const reset = Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true });
     const jobs = reads(reset);
     expect((await jobAfterWait(jobs, "job_1", 30_000))?.status).toBe("running");
-    expect(jobs.calls).toEqual(["waitFor job_1 30000", "get job_1"]);
+    expect(jobs.calls).toEqual(["waitFor job_1 29000", "get job_1"]);
   });
 
   it("passes on any other failure", async () => {
     const jobs = reads(new Error("storage is full"));
     await expect(jobAfterWait(jobs, "job_1", 30_000)).rejects.toThrow("storage is full");
-    expect(jobs.calls).toEqual(["waitFor job_1 30000"]);
+    expect(jobs.calls).toEqual(["waitFor job_1 29000"]);
   });
 });

@@ -31,4 +31,19 @@ describe("stored names", () => {
     expect(stored.all()).toEqual(names);
     expect(wellFormedNames({ ...tables, bytes: tables.bytes.subarray(1) })).toBe(false);
   });
+
+  it("stores each name's UTF-8 bytes, as encoded one by one, for any text (astral, lone surrogates)", () => {
+    const oneByOne = (list: string[]) => list.map((name) => [...new TextEncoder().encode(name)]);
+    const asStored = (list: string[]) => {
+      const { offsets, bytes } = nameTables(list);
+      return list.map((_, i) => [...bytes.subarray(offsets[i] ?? 0, offsets[i + 1] ?? 0)]);
+    };
+    for (const list of [
+      ["getMovie", "créerFacture", "検索", "ü", "x".repeat(70)],
+      ["emoji😀name", "plain"],
+      // A lone high surrogate then a lone low one: joined they would make one pair.
+      ["end\ud83d", "\ude00start", "lone\udc00"],
+    ])
+      expect(asStored(list)).toEqual(oneByOne(list));
+  });
 });

@@ -29,7 +29,7 @@ const JobWait = z.object({
     .openapi({
       param: { name: "wait", in: "query" },
       example: 30,
-      description: `Long-poll: answer as soon as the job has succeeded or failed, or after this many seconds (at most ${MAX_JOB_WAIT_SECONDS}) with its state then; 0 (default) answers at once`,
+      description: `Long-poll: answer as soon as the job has succeeded or failed, or with its state then, within this many seconds (at most ${MAX_JOB_WAIT_SECONDS}: the wait ends up to a quarter of it, at most 1 s, early so the answer arrives in time); 0 (default) answers at once`,
     }),
 });
 

@@ -130,18 +130,52 @@ export function mergePending({ arrays: old, names: oldNames, pending, lengthsOf,
  * whose ids are below `tools`.
  */
 export function withImpacts(arrays: Arrays, tuning: RankingTuning, count: number, tools: number, termCount: number): Arrays {
+  const terms = new Int32Array(termCount);
+  for (let t = 0; t < termCount; t += 1) terms[t] = t;
+  return { ...arrays, ...impactsOf(arrays, tuning, count, tools, terms, arrays.rawDocs.length) };
+}
+
+/**
+ * The impacts of `terms` alone (term ids of `arrays`), numbered by their position in `terms`:
+ * what a search for those terms reads, each computed exactly as `withImpacts` computes it (a
+ * term's impacts depend on the corpus statistics and its own postings only). A search right after
+ * a change reads this instead of every impact recomputed (impact-index.ts).
+ */
+export function termImpactsOf(
+  arrays: Arrays,
+  tuning: RankingTuning,
+  count: number,
+  tools: number,
+  terms: readonly number[],
+): Pick<Arrays, "impactOffsets" | "impactDocs" | "impacts" | "defaultImpact"> {
+  // A term stored as its exceptions has fewer of them than postings (its default is more than half the tools').
+  let postings = 0;
+  for (const t of terms) postings += (arrays.rawOffsets[(t + 1) * FIELDS] ?? 0) - (arrays.rawOffsets[t * FIELDS] ?? 0);
+  return impactsOf(arrays, tuning, count, tools, terms, postings);
+}
+
+/** Impact lists of `terms`, in their order; `capacity` bounds the postings written (see termImpactsOf). */
+function impactsOf(
+  arrays: Arrays,
+  tuning: RankingTuning,
+  count: number,
+  tools: number,
+  terms: ArrayLike<number>,
+  capacity: number,
+): Pick<Arrays, "impactOffsets" | "impactDocs" | "impacts" | "defaultImpact"> {
   const { rawOffsets, rawDocs, rawTfs, fieldLengths, avgFieldLength } = arrays;
   const { boosts, bm25 } = tuning;
   const boosted = TOOL_DOC_FIELDS.flatMap((field, f) => (boosts[field] > 0 ? [[f, boosts[field]] as const] : []));
-  const impactOffsets = new Int32Array(termCount + 1);
-  const impactDocs = new Int32Array(rawDocs.length);
-  const impacts = new Float64Array(rawDocs.length);
-  const defaultImpact = new Float64Array(termCount);
+  const impactOffsets = new Int32Array(terms.length + 1);
+  const impactDocs = new Int32Array(capacity);
+  const impacts = new Float64Array(capacity);
+  const defaultImpact = new Float64Array(terms.length);
   const sum = new Float64Array(tools);
   const seen = new Uint8Array(tools);
   const touched = new Int32Array(tools);
   let out = 0;
-  for (let t = 0; t < termCount; t += 1) {
+  for (let i = 0; i < terms.length; i += 1) {
+    const t = terms[i] ?? 0;
     let touchedCount = 0;
     for (const [f, fieldBoost] of boosted) {
       const from = rawOffsets[t * FIELDS + f] ?? 0;
@@ -166,7 +200,7 @@ export function withImpacts(arrays: Arrays, tuning: RankingTuning, count: number
     }
     const docs = touched.subarray(0, touchedCount).sort();
     const common = touchedCount * 2 > tools ? commonImpact(docs, sum, tools) : 0;
-    defaultImpact[t] = common;
+    defaultImpact[i] = common;
     if (common > 0) {
       // Only the exceptions: tools with another impact, and tools without the term (impact 0).
       for (let doc = 0; doc < tools; doc += 1) {
@@ -185,7 +219,7 @@ export function withImpacts(arrays: Arrays, tuning: RankingTuning, count: number
         seen[doc] = 0;
       }
     }
-    impactOffsets[t + 1] = out;
+    impactOffsets[i + 1] = out;
   }
-  return { ...arrays, impactOffsets, impactDocs: impactDocs.slice(0, out), impacts: impacts.slice(0, out), defaultImpact };
+  return { impactOffsets, impactDocs: impactDocs.slice(0, out), impacts: impacts.slice(0, out), defaultImpact };
 }
