@@ -2,7 +2,7 @@
  * The most routes per second one tenant's object serves at 10,000 tools (issue 42, item 6), with
  * 1, 8 and 32 concurrent clients, and where its time goes.
  *
- *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --blocks=6 --profile]
+ *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --seconds=60 --profile]
  *
  * One tenant of `size` generated tools (bench/lib/bench-tenants.ts: StableToolBench operations and
  * renamed copies, ≈ 10 observed successors each), its routing prepared and warm, its rate quotas
@@ -16,26 +16,22 @@
  *
  * `--learned=N` (issue 45): instead, the learned field full vs off. Every tool first learns words
  * from N tasks written from its own text, reworded (one-tool trajectories with a task,
- * lib/learned-teaching.ts); then one client routes as above in `--blocks` blocks of `seconds`,
- * `learning.fieldWeight` switched between 1 and 0 at each block (same tenant): first-step and
- * later-step p50 and p99 by weight, and how many of 50 first steps the field changed.
- * `--learned=0`: the same blocks on the tenant untaught (no learned field, no taught tasks), the baseline.
- * `--profile`: then a CPU profile of `seconds` of first steps at each weight (where a first step's time goes).
+ * lib/learned-teaching.ts); then one client routes as above for `seconds` (60 unless given),
+ * `learning.fieldWeight` switched between 1 and 0 route by route in pairs, each pair's order
+ * random (same tenant, same moment): first-step and later-step p50 and p99 by weight, the paired
+ * difference of p50 with a bootstrap interval, and how many of 50 first steps the field changed.
+ * `--learned=0`: the same pairs on the tenant untaught (no learned field, no taught tasks): the
+ * weight changes nothing there, so its difference shows what the method itself reads as noise.
+ * `--profile`: then CPU profiles of up to 10 s of first steps at each weight, in ABBA windows
+ * (where a first step's time goes).
  */
 import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
 import { analyse, profiled, topLines } from "./lib/cpu-profile";
 import { serviceInspector } from "./lib/inspector";
+import { comparePaired, pairedLine } from "./lib/paired-difference";
 import { machineLine, seededRandom, summary } from "./lib/stats";
-import {
-  compareFieldWeights,
-  answersTheFieldChanges,
-  calibrated,
-  learnedShare,
-  learnedSourcesOf,
-  setFieldWeight,
-  teachEveryTool,
-} from "./lib/learned-teaching";
+import { answersTheFieldChanges, calibrated, learnedShare, learnedSourcesOf, pairedFieldWeights, setFieldWeight, teachEveryTool } from "./lib/learned-teaching";
 import { corpusItems, taskCycle, toolItems } from "./lib/tool-corpus";
 import type { TestService } from "../test/helpers/service";
 
@@ -70,37 +66,58 @@ async function load(
   return { latencies, wallMs: performance.now() - t0 };
 }
 
-/** First and later steps' p50 and p99 of one client in `--blocks` blocks of `seconds`, fieldWeight alternating between 1 and 0. */
-async function stepLatencies(service: TestService, tenant: BenchTenant, seconds: number, nextTask: () => string): Promise<number> {
-  const blocks = Number(option("blocks", "6"));
-  const times = await compareFieldWeights(service, tenant, { weights: [1, 0], blocks, seconds, k: K, nextTask });
-  for (const [weight, { first, later }] of times) {
-    const [f, l] = [summary(first), summary(later)];
-    console.log(
-      `fieldWeight ${weight}       first step p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms (${f.n}); later step p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${l.n})`,
-    );
+/**
+ * First and later steps with the field full (weight 1) vs off (0), routed in pairs back to back
+ * for `seconds`: each side's p50 and p99, and the paired difference with a bootstrap interval.
+ */
+async function stepLatencies(service: TestService, tenant: BenchTenant, seconds: number, nextTask: () => string): Promise<void> {
+  const times = await pairedFieldWeights(service, tenant, { seconds, k: K, nextTask, random: seededRandom(45) });
+  for (const [step, { on, off }] of [
+    ["first step", times.first],
+    ["later step", times.later],
+  ] as const) {
+    const [a, b] = [summary(on), summary(off)];
+    console.log(`${step.padEnd(20)}fieldWeight 1 / 0: ${pairedLine(comparePaired(on, off, seededRandom(on.length)))}`);
+    console.log(`${"".padEnd(20)}p99 ${a.p99.toFixed(1)} / ${b.p99.toFixed(1)} ms`);
   }
-  return blocks;
+  console.log(`${seconds} s, one client, weights alternating route by route in pairs (random order); ${machineLine()}`);
 }
 
-/** With `--profile`: a V8 CPU profile of the service over `seconds` of first steps at each field weight, the functions a first step's time goes to. */
+/** The profile windows' order: ABBA, so a collection or drift in the machine that grows or shrinks over the windows reaches both weights alike. */
+const PROFILE_WEIGHTS = [1, 0, 0, 1] as const;
+
+/**
+ * With `--profile`: V8 CPU profiles of the service over `seconds` of first steps at each field
+ * weight, in ABBA windows of half that, summed by weight (a garbage collection the teaching
+ * left due would otherwise land in whichever weight's window comes first): the functions a
+ * first step's time goes to.
+ */
 async function profileFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
   if (!process.argv.includes("--profile")) return;
   const inspector = await serviceInspector(port);
+  const byWeight = new Map<number, { routes: number; busyMs: number; inclusive: Map<string, number> }>();
   try {
-    for (const weight of [1, 0]) {
+    for (const weight of PROFILE_WEIGHTS) {
       await setFieldWeight(service, tenant, weight);
       let routes = 0;
       const profile = await profiled(inspector, 200, async () => {
-        for (const until = performance.now() + seconds * 1000; performance.now() < until; routes += 1)
+        for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
           await routeStep(service, tenant, { task: nextTask(), k: K });
       });
       const { busyMs, inclusive } = analyse(profile, [], 200);
-      console.log(`\nprofiled first steps, fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a route; inclusive, ms a route:`);
-      for (const line of topLines(inclusive, busyMs, routes, Number(option("top", "25")))) console.log(line);
+      const sum = byWeight.get(weight) ?? { routes: 0, busyMs: 0, inclusive: new Map<string, number>() };
+      sum.routes += routes;
+      sum.busyMs += busyMs;
+      for (const [name, ms] of inclusive) sum.inclusive.set(name, (sum.inclusive.get(name) ?? 0) + ms);
+      byWeight.set(weight, sum);
+      console.log(`profile window      fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a first step`);
     }
   } finally {
     inspector.close();
+  }
+  for (const [weight, { routes, busyMs, inclusive }] of byWeight) {
+    console.log(`\nprofiled first steps, fieldWeight ${weight}: ${routes} routes, ${(busyMs / routes).toFixed(2)} ms of CPU a route; inclusive, ms a route:`);
+    for (const line of topLines(inclusive, busyMs, routes, Number(option("top", "25")))) console.log(line);
   }
 }
 
@@ -112,10 +129,9 @@ async function fieldRun(
 ): Promise<void> {
   const { perTool, seconds, nextTask } = run;
   if (perTool === 0) {
-    console.log("untaught            no tool learned a word: the same blocks as --learned=N, the baseline");
-    const blocks = await stepLatencies(service, tenant, seconds, nextTask);
-    console.log(`${blocks} blocks of ${seconds} s, one client, weights alternating; ${machineLine()}`);
-    return await profileFirstSteps(service, tenant, run.port, seconds, nextTask);
+    console.log("untaught            no tool learned a word: the same pairs as --learned=N, the baseline (the weight changes nothing)");
+    await stepLatencies(service, tenant, seconds, nextTask);
+    return await profileFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
   }
   const taught = await teachEveryTool(service, tenant, toolItems(tenant.tools, corpusItems()), perTool);
   await prepared(service, tenant);
@@ -130,10 +146,9 @@ async function fieldRun(
   console.log(
     `field takes part    ${await answersTheFieldChanges(service, tenant, probe, K)} of ${probe.length} first-step answers differ between fieldWeight 1 and 0`,
   );
-  const blocks = await stepLatencies(service, tenant, seconds, nextTask);
-  const after = await learnedShare(service, tenant);
-  console.log(`${blocks} blocks of ${seconds} s, one client, weights alternating; the field's share after: ${after.learned}; ${machineLine()}`);
-  await profileFirstSteps(service, tenant, run.port, seconds, nextTask);
+  await stepLatencies(service, tenant, seconds, nextTask);
+  console.log(`the field's share after: ${(await learnedShare(service, tenant)).learned}`);
+  await profileFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
 }
 
 async function main(): Promise<void> {
@@ -150,7 +165,7 @@ async function main(): Promise<void> {
     const nextTask = taskCycle(benchQueries(), seededRandom(size));
     await load(service, tenant, 4, 3, nextTask);
     const learned = option("learned", "");
-    if (learned !== "") return await fieldRun(service, tenant, { perTool: Number(learned), seconds, port, nextTask });
+    if (learned !== "") return await fieldRun(service, tenant, { perTool: Number(learned), seconds: Number(option("seconds", "60")), port, nextTask });
     console.log(`tenant              ${size} tools; each client: a first step, then a later step after its best tool, again (k = ${K})`);
     for (const clients of clientCounts) {
       const { latencies, wallMs } = await load(service, tenant, clients, seconds, nextTask);

@@ -119,32 +119,42 @@ export async function learnedSourcesOf(service: TestService, tenant: BenchTenant
   return answer.body.sources;
 }
 
-/** First and later steps' latencies, ms, by field weight. */
-export type FieldLatencies = Map<number, { first: number[]; later: number[] }>;
+/** Paired latencies, ms: pair i of `on` (field weight 1) and `off` (0) were routed back to back. */
+export interface PairedStepTimes {
+  first: { on: number[]; off: number[] };
+  /** Later steps of the pairs where both first steps had a best tool. */
+  later: { on: number[]; off: number[] };
+}
 
 /**
- * One client routing as a chat does (a first step, then a later step after its best tool) in
- * `blocks` blocks of `seconds`, the field weight switching between `weights` at each block, so
- * drift in the machine's load reaches every weight alike.
+ * One client routing as a chat does (a first step, then a later step after its best tool) for
+ * `seconds`, the field weight switched route by route: each pair routes one task at weight 1 and
+ * the next at 0, in a random order (seeded), so both weights see the same machine at the same
+ * moment and the order within a pair favours neither.
  */
-export async function compareFieldWeights(
+export async function pairedFieldWeights(
   service: TestService,
   tenant: BenchTenant,
-  options: { weights: readonly number[]; blocks: number; seconds: number; k: number; nextTask: () => string },
-): Promise<FieldLatencies> {
-  const out: FieldLatencies = new Map(options.weights.map((w) => [w, { first: [], later: [] }]));
-  for (let block = 0; block < options.blocks; block += 1) {
-    const weight = options.weights[block % options.weights.length] ?? 0;
-    const times = out.get(weight);
-    if (times === undefined) continue;
+  options: { seconds: number; k: number; nextTask: () => string; random: () => number },
+): Promise<PairedStepTimes> {
+  const out: PairedStepTimes = { first: { on: [], off: [] }, later: { on: [], off: [] } };
+  const chatTurn = async (weight: number) => {
     await setFieldWeight(service, tenant, weight);
-    const until = performance.now() + options.seconds * 1000;
-    while (performance.now() < until) {
-      const first = await routeStep(service, tenant, { task: options.nextTask(), k: options.k });
-      times.first.push(first.ms);
-      const best = first.names[0];
-      if (best !== undefined) times.later.push((await routeStep(service, tenant, { task: options.nextTask(), k: options.k, previousTool: best })).ms);
-    }
+    const first = await routeStep(service, tenant, { task: options.nextTask(), k: options.k });
+    const best = first.names[0];
+    const later = best === undefined ? undefined : (await routeStep(service, tenant, { task: options.nextTask(), k: options.k, previousTool: best })).ms;
+    return { first: first.ms, later };
+  };
+  for (const until = performance.now() + options.seconds * 1000; performance.now() < until; ) {
+    const onFirst = options.random() < 0.5;
+    const a = await chatTurn(onFirst ? 1 : 0);
+    const b = await chatTurn(onFirst ? 0 : 1);
+    const [on, off] = onFirst ? [a, b] : [b, a];
+    out.first.on.push(on.first);
+    out.first.off.push(off.first);
+    if (on.later === undefined || off.later === undefined) continue;
+    out.later.on.push(on.later);
+    out.later.off.push(off.later);
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loade
 import { dataFlowInPieces, loadDataFlow } from "./loaded-data-flow";
 import { ApiSiblingLookup } from "./api-sibling-lookup";
 import { toolsTouchedBy } from "./changed-apis";
-import { lastGoodFlow, NO_FLOW, ON_DEMAND_FLOW_MAX_TOOLS } from "./last-good-flow";
+import { flowCheapToRecompute, lastGoodFlow, NO_FLOW } from "./last-good-flow";
 import { DefinitionPass } from "./definition-pass";
 import type { WorkSlice } from "../common/work-slice";
 
@@ -128,7 +128,8 @@ export class LoadedRouting {
     let index: ToolIndex | undefined;
     let memory: TaskMemory | undefined;
     const loadIndex = () => this.#loadIndex(state);
-    const loadFlow = () => loadDataFlow(state, this.#store, this.#sources.catalog);
+    const catalog = this.#sources.catalog;
+    const loadFlow = () => loadDataFlow(state, this.#store, catalog);
     const loadMemory = () => loadTaskMemory(this.#rows);
     const state: Loaded = {
       graph: stored.graph,
@@ -144,8 +145,9 @@ export class LoadedRouting {
         if (state.loadedFlow !== undefined) return state.loadedFlow;
         // Recomputing streams every definition: a big catalog's route uses the last good links until the preparation,
         // and none while the preparation reads the catalog in pieces with no last good links in memory.
-        if (defs.size > ON_DEMAND_FLOW_MAX_TOOLS && state.staleFlow !== undefined) return state.staleFlow;
-        if (defs.size > ON_DEMAND_FLOW_MAX_TOOLS && state.preparing) return NO_FLOW;
+        const cheap = flowCheapToRecompute(defs.size, () => catalog.definitionChars());
+        if (!cheap && state.staleFlow !== undefined) return state.staleFlow;
+        if (!cheap && state.preparing) return NO_FLOW;
         state.loadedFlow = loadFlow();
         state.staleFlow = undefined;
         return state.loadedFlow;

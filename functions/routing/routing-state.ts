@@ -33,6 +33,8 @@ export interface StateSources {
     toolNames(): string[];
     /** How many tools are registered (a count, no name read). */
     toolCount(): number;
+    /** Characters of every stored definition together (a sum kept by the store, no definition read). */
+    definitionChars(): number;
     definitionText(name: string): string | undefined;
     eachDefinitionText(): Iterable<string>;
     /** Stored definitions after a name, in name order, as many as make `maxChars` of JSON (at least one): a preparation's piece. */

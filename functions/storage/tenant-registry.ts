@@ -243,6 +243,11 @@ export class TenantRegistry {
     return storedToolCount(this.#sql);
   }
 
+  /** Characters of every stored definition together: the sum SQLite keeps, no tool row read. */
+  definitionChars(): number {
+    return oneRow<{ chars: number }>(this.#sql, "SELECT definition_chars AS chars FROM tool_count WHERE id = 1")?.chars ?? 0;
+  }
+
   /** One tool's definition, parsed (routing parses only the tools it shows). */
   definitionOf(name: string): ToolDefinition | undefined {
     const row = oneRow<{ definition: string }>(this.#sql, "SELECT definition FROM tenant_tools WHERE name = ?", name);

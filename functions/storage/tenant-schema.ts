@@ -145,4 +145,18 @@ export const TENANT_MIGRATIONS = [
   // The trajectories that carry a task (graph-rows.ts TASKS_IN_ORDER): the task memory reads only
   // those at load, not every trajectory (a tenant of 10,000 tools stores tens of thousands without one).
   `CREATE INDEX IF NOT EXISTS graph_trajectories_with_task ON graph_trajectories (id) WHERE task IS NOT NULL;`,
+  // The characters of every stored definition, kept beside the tool count by the same triggers: a
+  // route decides whether recomputing data flow (which streams every definition) is cheap enough
+  // to do itself from what it would read, not from the tool count (500 of Microsoft Graph's
+  // definitions are ≈ 12 MB of JSON, 500 of StableToolBench's ≈ 0.3 MB).
+  `ALTER TABLE tool_count ADD COLUMN definition_chars INTEGER NOT NULL DEFAULT 0;
+   UPDATE tool_count SET definition_chars = (SELECT COALESCE(SUM(length(definition)), 0) FROM tenant_tools) WHERE id = 1;
+   DROP TRIGGER IF EXISTS tool_count_added;
+   DROP TRIGGER IF EXISTS tool_count_removed;
+   CREATE TRIGGER tool_count_added AFTER INSERT ON tenant_tools BEGIN
+     UPDATE tool_count SET tools = tools + 1, definition_chars = definition_chars + length(NEW.definition) WHERE id = 1; END;
+   CREATE TRIGGER tool_count_removed AFTER DELETE ON tenant_tools BEGIN
+     UPDATE tool_count SET tools = tools - 1, definition_chars = definition_chars - length(OLD.definition) WHERE id = 1; END;
+   CREATE TRIGGER tool_definition_resized AFTER UPDATE OF definition ON tenant_tools BEGIN
+     UPDATE tool_count SET definition_chars = definition_chars + length(NEW.definition) - length(OLD.definition) WHERE id = 1; END;`,
 ] as const;

@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import { analyze } from "./retrieval/analyze";
 import { sortRanked, type Ranked } from "./retrieval/ranked";
 import { SlotList } from "./retrieval/slot-list";
-import { DROPPED, freshSums } from "./retrieval/slot-sums";
+import { freshMet, freshSums, keepMet } from "./retrieval/slot-sums";
 import { taskShape } from "./task-shape";
 
 /**
@@ -245,7 +245,8 @@ export class TaskMemory {
     for (let j = order.length - 1; j >= 0; j -= 1) unread[j] = (unread[j + 1] ?? 0) + this.#idf(order[j] ?? "") ** 2;
     const acc = freshSums(this.#bySlot.length);
     const { sums, stamps, stamp } = acc;
-    let met: number[] = [];
+    const met = freshMet(this.#bySlot.length);
+    const metSlots = met.slots;
     let read = 0;
     for (; read < order.length && (unread[read] ?? 0) >= needed; read += 1) {
       const weight = this.#idf(order[read] ?? "") ** 2;
@@ -255,7 +256,8 @@ export class TaskMemory {
         if (stamps[slot] !== stamp) {
           stamps[slot] = stamp;
           sums[slot] = 0;
-          met.push(slot);
+          metSlots[met.count] = slot;
+          met.count += 1;
         }
         sums[slot] = (sums[slot] ?? 0) + weight;
       }
@@ -263,21 +265,23 @@ export class TaskMemory {
     }
     for (; read < order.length; read += 1) {
       const left = unread[read] ?? 0;
-      met = met.filter((slot) => {
-        if ((sums[slot] ?? 0) + left >= needed) return true;
-        stamps[slot] = DROPPED;
-        return false;
-      });
+      keepMet(met, acc, (slot) => (sums[slot] ?? 0) + left >= needed);
       const term = order[read] ?? "";
       const weight = this.#idf(term) ** 2;
       const postings = this.#postings.get(term) ?? NO_SLOTS;
-      this.visited += Math.min(met.length, postings.size);
+      this.visited += Math.min(met.count, postings.size);
       // A common term's postings are longer than the tasks left: those are looked up in it instead.
-      if (postings.size <= met.length) {
+      if (postings.size <= met.count) {
         for (const slot of postings.slots) if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + weight;
-      } else for (const slot of met) if (this.#bySlot[slot]?.terms.has(term)) sums[slot] = (sums[slot] ?? 0) + weight;
+      } else
+        for (let m = 0; m < met.count; m += 1) {
+          const slot = metSlots[m] ?? 0;
+          if (this.#bySlot[slot]?.terms.has(term)) sums[slot] = (sums[slot] ?? 0) + weight;
+        }
     }
-    return met.filter((slot) => (sums[slot] ?? 0) >= needed);
+    const reachable: number[] = [];
+    for (let m = 0; m < met.count; m += 1) if ((sums[metSlots[m] ?? 0] ?? 0) >= needed) reachable.push(metSlots[m] ?? 0);
+    return reachable;
   }
 
   /** Tools voted for by the nearest earlier tasks, most votes first; empty for an unfamiliar task. */

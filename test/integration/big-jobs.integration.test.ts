@@ -133,6 +133,43 @@ describe("routes of a big catalog between its changes", () => {
     expect((await object.store("routing").definitionParses()) - parsedBefore).toBeLessThan(100);
     await object.holdRoutingPreparation(false);
   }, 120_000);
+
+  it("use the last good data flow when few tools hold much text, as Microsoft Graph's first tools do", async () => {
+    const tenant = await createTenant(service, "few-big-definitions");
+    // 30 tools of ≈ 50 KB of definition each (Graph's average is ≈ 23 KB): 1.5 MB, far under the tool bound.
+    const words = (tool: number, part: number) => `Reports ledger entries of account ${tool} part ${part}. `.repeat(200).slice(0, 9_900);
+    for (let batch = 0; batch < 3; batch += 1) {
+      const tools = Array.from({ length: 10 }, (_, i) => {
+        const n = batch * 10 + i;
+        return {
+          name: `ledgerReport${n}`,
+          method: "GET",
+          url: `https://ledger.example.com/reports/${n}`,
+          description: `${words(n, 0)} ${words(n, 1)}`,
+          parameters: [0, 1, 2].map((p) => ({ name: `filter${p}`, in: "query", description: words(n, p + 2) })),
+        };
+      });
+      const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `ledger-${batch}`, tools } });
+      expect(imported.status).toBe(200);
+    }
+    const object = await tenantObject(service, tenant.id);
+    await routingPrepared(object);
+    await object.holdRoutingPreparation(true);
+    const route = () =>
+      service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "ledger entries of account 7", k: 3 } });
+    expect((await route()).status).toBe(200);
+    const parsedBefore = await object.store("routing").definitionParses();
+    for (let change = 0; change < 3; change += 1) {
+      const tool = { name: `extra_${change}`, method: "GET", url: `https://api.example.com/extra/${change}`, description: `Extra lookup ${change}` };
+      expect(
+        (await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `extra-${change}`, tools: [tool] } })).status,
+      ).toBe(200);
+      expect((await route()).status).toBe(200);
+    }
+    // Recomputing data flow after each change streamed all 30 big definitions again (90 and more parsed).
+    expect((await object.store("routing").definitionParses()) - parsedBefore).toBeLessThan(30);
+    await object.holdRoutingPreparation(false);
+  }, 120_000);
 });
 
 describe("what a catalog change writes", () => {

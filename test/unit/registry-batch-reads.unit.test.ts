@@ -16,13 +16,13 @@ import { TENANT_MIGRATIONS } from "./functions/storage/tenant-schema";
 import { TenantEvents } from "./functions/storage/tenant-events";
 import { TenantRegistry } from "./functions/storage/tenant-registry";
 
-function tool(name) {
+function tool(name, extra = "") {
   return {
     definition: {
       name, method: "GET", serverUrl: "https://api.example.test", path: "/" + name, operation: "GET /" + name,
-      description: "An operation of a big API. ".repeat(40), parameters: [],
+      description: "An operation of a big API. ".repeat(40) + extra, parameters: [],
     },
-    hash: "hash-" + name,
+    hash: "hash-" + name + extra.length,
   };
 }
 
@@ -44,6 +44,12 @@ function counted(storage) {
   return { storage: proxied, rowsRead: () => cursors.reduce((n, cursor) => n + cursor.rowsRead, 0), reset: () => cursors.splice(0) };
 }
 
+/** The definitions' characters as the registry keeps them, and as summed over every row. */
+function charsOf(sql, registry) {
+  const summed = sql.exec("SELECT COALESCE(SUM(length(definition)), 0) AS chars FROM tenant_tools").one().chars;
+  return { chars: registry.definitionChars(), summedChars: summed };
+}
+
 export class Tenant {
   constructor(ctx) {
     this.ctx = ctx;
@@ -59,7 +65,7 @@ export class Tenant {
       for (let i = 0; i < 7; i++) sql.exec("INSERT INTO tenant_tools (name, definition, hash, source, created_at, updated_at) VALUES (?, '{}', 'h', 'old', '', '')", "old_" + i);
       migrate(sql, TENANT_MIGRATIONS);
       const registry = new TenantRegistry(this.ctx.storage, new TenantEvents());
-      return Response.json({ count: registry.toolCount() });
+      return Response.json({ count: registry.toolCount(), ...charsOf(sql, registry) });
     }
     migrate(sql, TENANT_MIGRATIONS);
     const meter = counted(this.ctx.storage);
@@ -72,10 +78,11 @@ export class Tenant {
     }
     const body = await request.json();
     meter.reset();
-    const batch = body.names.map(tool);
+    const batch = body.names.map((name) => tool(name, body.extra));
     const clashing = registry.toolsOfOtherSources(body.source, body.names);
     const outcome = registry.upsertTools(batch, body.source, body.prune ?? false, body.maxTools ?? Infinity);
-    return Response.json({ rowsRead: meter.rowsRead(), clashing, outcome, count: registry.toolCount() });
+    const rowsRead = meter.rowsRead();
+    return Response.json({ rowsRead, clashing, outcome, count: registry.toolCount(), ...charsOf(sql, registry) });
   }
 }
 
@@ -109,6 +116,8 @@ interface BatchAnswer {
   clashing: Record<string, string>;
   outcome: { ok: boolean; value?: { created: string[]; updated: string[]; unchanged: string[] }; problem?: { kind: string; detail?: string } };
   count: number;
+  chars: number;
+  summedChars: number;
 }
 
 /** What the tenant's object answers at `path`: with `body`, the batch to write (POST). */
@@ -120,7 +129,7 @@ async function ask<T>(tenant: string, path: string, body?: unknown): Promise<T> 
   return (await response.json()) as T;
 }
 
-const writeBatch = (tenant: string, batch: { names: string[]; source: string; prune?: boolean; maxTools?: number }) =>
+const writeBatch = (tenant: string, batch: { names: string[]; source: string; prune?: boolean; maxTools?: number; extra?: string }) =>
   ask<BatchAnswer>(tenant, "/batch", batch);
 
 /** A tenant holding `tools` tools of one source and one of another. */
@@ -169,7 +178,24 @@ describe("a batch's registry reads follow the batch, not the catalog (issue 42)"
     expect(pruned.count).toBe(3);
   });
 
-  it("counts the tools a tenant held before the kept count existed", async () => {
-    expect((await ask<{ count: number }>("migrated", "/before-count")).count).toBe(7);
+  it("counts the tools a tenant held before the kept count existed, and their definitions' characters", async () => {
+    const migrated = await ask<{ count: number; chars: number; summedChars: number }>("migrated", "/before-count");
+    expect(migrated.count).toBe(7);
+    expect(migrated.chars).toBe(14);
+  });
+
+  it("keeps the definitions' characters exact as tools are added, rewritten and pruned", async () => {
+    const tenant = await catalogOf("chars", 50);
+    const answers = [
+      await writeBatch(tenant, { names: batchNames("graph"), source: "graph" }),
+      await writeBatch(tenant, { names: batchNames("graph"), source: "graph", extra: " A much longer description now.".repeat(30) }),
+      await writeBatch(tenant, { names: ["graph_0"], source: "graph", prune: true }),
+    ];
+    for (const answer of answers) {
+      expect(answer.outcome.ok).toBe(true);
+      expect(answer.chars).toBe(answer.summedChars);
+    }
+    expect(answers[1]?.chars).toBeGreaterThan(answers[0]?.chars ?? Infinity);
+    expect(answers[2]?.chars).toBeLessThan(answers[1]?.chars ?? 0);
   });
 });

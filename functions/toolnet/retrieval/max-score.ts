@@ -1,7 +1,7 @@
 import { bm25Score, inverseDocumentFrequency } from "./impact-math";
 import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
-import { DROPPED, freshSums, type SlotSums } from "./slot-sums";
+import { freshMet, freshSums, keepMet, type MetSlots, type SlotSums } from "./slot-sums";
 import { TopScores } from "./top-k";
 
 /**
@@ -94,13 +94,16 @@ function queryPostings(field: ScoredField, terms: readonly string[]): QueryPosti
   return query;
 }
 
+/** The k-th best of a search's partial scores, kept from search to search like the buffers above. */
+let bestScores = new TopScores(1);
+
 /** Every tool any term reaches, scored: the reference the pruned search must match exactly. */
 export function rankEveryMatch(field: ScoredField, terms: readonly string[], limit: number, work?: SearchWork): Ranked[] {
   const { lists, idfs } = queryPostings(field, terms);
   const acc = freshSums(field.slotCount);
-  const met: number[] = [];
+  const met = freshMet(field.slotCount);
   lists.forEach((postings, i) => addTerm(acc, field, postings, idfs[i] ?? 0, met));
-  const ranked = met.map((slot) => ({ name: field.nameOf(slot), score: field.finish(slot, acc.sums[slot] ?? 0) }));
+  const ranked = Array.from(met.slots.subarray(0, met.count), (slot) => ({ name: field.nameOf(slot), score: field.finish(slot, acc.sums[slot] ?? 0) }));
   if (work !== undefined) {
     for (const postings of lists) work.postings += postings.size;
     work.rescored += ranked.length;
@@ -143,7 +146,7 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
   const unread = unreadBounds(field, query, order);
   const total = unread.score[0] ?? 0;
   const acc = freshSums(field.slotCount);
-  let met: number[] = [];
+  const met = freshMet(field.slotCount);
   let read = 0;
   let kth = -Infinity;
   // What the k-th best was when last found, and what the terms read since could have added to it.
@@ -153,7 +156,7 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
     // The k-th best is at most what the read terms can add, and at most what it was plus what
     // the terms read since can add: no need to look for it again while that is not below `left`.
     const kthCeiling = Math.min(total - left, kth === -Infinity ? total : kth / (1 - SLACK) + (unread.score[kthFoundAt] ?? 0) - left);
-    if (met.length >= limit && left < kthCeiling + SLACK) {
+    if (met.count >= limit && left < kthCeiling + SLACK) {
       kth = kthBest(acc, field, met, limit);
       kthFoundAt = read;
       if (left < kth * (1 - SLACK)) break;
@@ -163,23 +166,25 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
     if (work !== undefined) work.postings += lists[i]?.size ?? 0;
   }
   for (; read < order.length; read += 1) {
-    met = inReach(acc, field, met, unread.sum[read] ?? 0, kth);
+    inReach(acc, field, met, unread.sum[read] ?? 0, kth);
     const i = order[read] ?? 0;
     const postings = lists[i] ?? NO_POSTINGS;
     // A common term's postings, far longer than the tools left: those are looked up in it instead.
-    const walk = postings.size <= WALK_RATHER_THAN_LOOK_UP * met.length;
+    const walk = postings.size <= WALK_RATHER_THAN_LOOK_UP * met.count;
     if (walk) addTermToLive(acc, field, postings, idfs[i] ?? 0);
     else addTermToMet(acc, field, query.terms[i] ?? "", idfs[i] ?? 0, met);
-    if (work !== undefined) work.postings += walk ? postings.size : met.length;
+    if (work !== undefined) work.postings += walk ? postings.size : met.count;
     // Sums only grow: the k-th best too, and it is cheap to find again among the few tools left.
     kth = kthBest(acc, field, met, limit);
   }
-  return met.length >= limit ? inReach(acc, field, met, 0, kthBest(acc, field, met, limit)) : met;
+  if (met.count >= limit) inReach(acc, field, met, 0, kthBest(acc, field, met, limit));
+  return Array.from(met.slots.subarray(0, met.count));
 }
 
 /** Every tool of `postings` gets the term's BM25 added to its partial sum; tools met for the first time join `met`. */
-function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: number[]): void {
+function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: MetSlots): void {
   const { sums, stamps, stamp } = acc;
+  const metSlots = met.slots;
   const { slots, weights, size } = postings;
   const { lengths, averageLength } = field;
   for (let p = 0; p < size; p += 1) {
@@ -187,16 +192,18 @@ function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf:
     if (stamps[slot] !== stamp) {
       stamps[slot] = stamp;
       sums[slot] = 0;
-      met.push(slot);
+      metSlots[met.count] = slot;
+      met.count += 1;
     }
     sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, lengths[slot] ?? 0, averageLength, TUNING);
   }
 }
 
 /** The tools already met that have `term` get its BM25 added. */
-function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: number, met: readonly number[]): void {
+function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: number, met: MetSlots): void {
   const { sums } = acc;
-  for (const slot of met) {
+  for (let m = 0; m < met.count; m += 1) {
+    const slot = met.slots[m] ?? 0;
     const weight = field.weightIn(slot, term);
     if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weight, field.lengths[slot] ?? 0, field.averageLength, TUNING);
   }
@@ -212,33 +219,35 @@ function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings
   }
 }
 
-/** The met tools that can still reach the k-th best if the unread terms add their most (`left`, before the tool's share). */
-function inReach(acc: SlotSums, field: ScoredField, met: readonly number[], left: number, kth: number): number[] {
+/** Keeps (in order, in place) the met tools that can still reach the k-th best if the unread terms add their most (`left`, before the tool's share). */
+function inReach(acc: SlotSums, field: ScoredField, met: MetSlots, left: number, kth: number): void {
   const floor = kth * (1 - SLACK);
-  const { sums, stamps } = acc;
-  return met.filter((slot) => {
-    if (((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor) return true;
-    stamps[slot] = DROPPED;
-    return false;
-  });
+  const { sums } = acc;
+  keepMet(met, acc, (slot) => ((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor);
 }
 
 /** The `limit`-th best partial score (less a rounding's worth): at least `limit` tools will score at least this. */
-function kthBest(acc: SlotSums, field: ScoredField, met: readonly number[], limit: number): number {
-  if (met.length < limit) return -Infinity;
-  const best = new TopScores(limit);
+function kthBest(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number): number {
+  if (met.count < limit) return -Infinity;
+  if (bestScores.k !== limit) bestScores = new TopScores(limit);
+  const best = bestScores.cleared();
   const { sums } = acc;
-  for (const slot of met) best.offer((sums[slot] ?? 0) * (field.shares[slot] ?? 1));
+  const { slots, count } = met;
+  for (let m = 0; m < count; m += 1) {
+    const slot = slots[m] ?? 0;
+    best.offer((sums[slot] ?? 0) * (field.shares[slot] ?? 1));
+  }
   return best.worst * (1 - SLACK);
 }
 
 /** The BM25 sum of the tool in `slot` added in the query's order of terms, as `rankEveryMatch` adds it. */
 function exactSum(field: ScoredField, { terms, idfs }: QueryPostings, slot: number): number {
   let sum = 0;
-  terms.forEach((term, i) => {
-    const weight = field.weightIn(slot, term);
-    if (weight !== undefined) sum += bm25Score(idfs[i] ?? 0, weight, field.lengths[slot] ?? 0, field.averageLength, TUNING);
-  });
+  const length = field.lengths[slot] ?? 0;
+  for (let i = 0; i < terms.length; i += 1) {
+    const weight = field.weightIn(slot, terms[i] ?? "");
+    if (weight !== undefined) sum += bm25Score(idfs[i] ?? 0, weight, length, field.averageLength, TUNING);
+  }
   return sum;
 }
 

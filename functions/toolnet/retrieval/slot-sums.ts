@@ -29,3 +29,36 @@ export function freshSums(slotCount: number): SlotSums {
   }
   return scratch;
 }
+
+/**
+ * The slots a search has met, in the order met (the first `count` of `slots`): kept from search
+ * to search like the sums, so a search that meets thousands of tools or tasks allocates nothing
+ * for them; pruning drops slots by compacting it in place (`keepMet`).
+ */
+export interface MetSlots {
+  slots: Int32Array;
+  count: number;
+}
+
+const metScratch: MetSlots = { slots: new Int32Array(0), count: 0 };
+
+/** The shared list of met slots, empty, for up to `slotCount` slots. */
+export function freshMet(slotCount: number): MetSlots {
+  if (metScratch.slots.length < slotCount) metScratch.slots = new Int32Array(Math.max(slotCount, 2 * metScratch.slots.length));
+  metScratch.count = 0;
+  return metScratch;
+}
+
+/** Keeps, in order and in place, the met slots `keep` accepts; the others are stamped `DROPPED` in `acc`. */
+export function keepMet(met: MetSlots, acc: SlotSums, keep: (slot: number) => boolean): void {
+  const { slots } = met;
+  let kept = 0;
+  for (let m = 0; m < met.count; m += 1) {
+    const slot = slots[m] ?? 0;
+    if (keep(slot)) {
+      slots[kept] = slot;
+      kept += 1;
+    } else acc.stamps[slot] = DROPPED;
+  }
+  met.count = kept;
+}

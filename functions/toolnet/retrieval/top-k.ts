@@ -9,6 +9,17 @@ export class TopScores {
     this.#heap = new Float64Array(Math.max(1, k));
   }
 
+  /** How many numbers it keeps. */
+  get k(): number {
+    return this.#k;
+  }
+
+  /** Empty again (a search reuses one instead of making a new one each time); returns itself. */
+  cleared(): this {
+    this.#size = 0;
+    return this;
+  }
+
   get full(): boolean {
     return this.#size >= this.#k;
   }
