@@ -2,10 +2,11 @@
  * Cold and warm parity (issue 42): the first route of a tenant of many tools after an eviction
  * (objects cold) beside a small tenant's, and warm routes of both.
  *
- *   node bench/run.mjs cold-route [--skip-build] [--size=10000] [--rounds=5] [--k=8] [--profile] [--top=30]
+ *   node bench/run.mjs cold-route [--skip-build] [--size=10000] [--one-api] [--rounds=5] [--k=8] [--profile] [--top=30]
  *
  * Tenants (bench/lib/bench-tenants.ts): `size` generated tools (StableToolBench operations and
- * renamed copies, ≈ 10 observed successors each) and RestBench's TMDB document (54 tools), their
+ * renamed copies, ≈ 10 observed successors each; `--one-api`: all of them operations of one API with
+ * Graph-long descriptions, as Microsoft Graph's 11,422) and RestBench's TMDB document (54 tools), their
  * routing prepared by the alarm. Each round evicts both objects' in-memory state
  * (`simulateEviction`) and sends each tenant's first step (no previous tool) for a task it has not
  * routed, in alternating order; then 5 warm first steps of each. Printed: the median and worst
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
   const { service } = await startBenchService({ inspectorPort: port, programHost: false });
   const inspector = process.argv.includes("--profile") ? await serviceInspector(port) : undefined;
   try {
-    const big = await bigTenant(service, size);
+    const big = await bigTenant(service, size, process.argv.includes("--one-api"));
     const small = await smallTenant(service);
     for (const tenant of [big, small]) {
       await liftQuotas(service, tenant);
@@ -114,7 +115,9 @@ async function main(): Promise<void> {
       number,
       number,
     ];
-    console.log(`tenants             big ${big.tools} tools, small ${small.tools} tools (TMDB); ${result.cold.big.length} rounds`);
+    console.log(
+      `tenants             big ${big.tools} tools${process.argv.includes("--one-api") ? " (one API)" : ""}, small ${small.tools} tools (TMDB); ${result.cold.big.length} rounds`,
+    );
     console.log(
       `cold first route    big median ${ms(coldBig)} (worst ${ms(Math.max(...result.cold.big))}), small median ${ms(coldSmall)} (worst ${ms(Math.max(...result.cold.small))}): ${(coldBig / coldSmall).toFixed(1)}× (target ≤ 4×)`,
     );

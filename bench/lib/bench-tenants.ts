@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { createTenant, type TestService } from "../../test/helpers/service";
 import { setUpTenant, tenantObject } from "./bench-service";
-import { corpusItems, readData, recordedTrajectories, syntheticWalks, toolItems } from "./tool-corpus";
+import { corpusItems, type ListItem, readData, recordedTrajectories, syntheticWalks, toolItems } from "./tool-corpus";
 import { withContentLength } from "./sized-request";
 
 export interface BenchTenant {
@@ -21,12 +21,32 @@ export function benchQueries(): string[] {
   return (readData("stabletoolbench/retrieval_queries.json") as { query: string }[]).map((q) => q.query);
 }
 
-/** A tenant of `size` generated tools with ≈ 10 observed successors per tool. */
-export async function bigTenant(service: TestService, size: number): Promise<BenchTenant> {
-  const items = toolItems(size, corpusItems());
+/** What Microsoft Graph's operations share beside their own words (its long descriptions end with it). */
+const GRAPH_LIKE_TAIL =
+  " This API is available in the following national cloud deployments: global service, US Government L4, US Government L5 (DOD), China operated by 21Vianet. Choose the permission or permissions marked as least privileged for this API; use a higher privileged permission only if your app requires it.";
+
+/**
+ * The generated tools as operations of ONE API (one server URL, as Microsoft Graph's 11,422 are),
+ * each path the tool's own host and path under it, each description Graph-long.
+ */
+function asOneApi(items: readonly ListItem[]): ListItem[] {
+  return items.map((item) => {
+    const url = new URL(item.url);
+    return {
+      ...item,
+      url: `https://graph.bench.example/v1.0/${url.hostname.split(".")[0]}${url.pathname}`,
+      description: `${item.description}${GRAPH_LIKE_TAIL}`,
+    };
+  });
+}
+
+/** A tenant of `size` generated tools with ≈ 10 observed successors per tool; `oneApi`: all of them one API's operations. */
+export async function bigTenant(service: TestService, size: number, oneApi = false): Promise<BenchTenant> {
+  const generated = toolItems(size, corpusItems());
+  const items = oneApi ? asOneApi(generated) : generated;
   const names = items.map((i) => i.name);
   const trajectories = [...recordedTrajectories(new Set(names)), ...syntheticWalks(names, 10, size)];
-  const id = `big-${size}`;
+  const id = oneApi ? `big-one-api-${size}` : `big-${size}`;
   const setup = await setUpTenant(service, id, items, trajectories);
   return { id, key: setup.key, tools: size };
 }

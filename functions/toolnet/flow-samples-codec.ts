@@ -2,6 +2,7 @@ import { effectiveSchema } from "../probing";
 import type { SampleValue } from "../probing/protocol";
 import type { ToolParameter } from "../tools/definition";
 import type { FlowTool } from "./data-flow";
+import { isFillable } from "./flow-rules";
 
 /**
  * What a per-request data-flow index is made of — every tool's compact form (FlowTool) and the
@@ -12,15 +13,25 @@ import type { FlowTool } from "./data-flow";
  */
 
 /** Bumped when the encoding or what FlowSamples and FlowTool keep changes: older stored states are made again. */
-export const FLOW_SAMPLES_FORMAT = "flow-samples/1";
+export const FLOW_SAMPLES_FORMAT = "flow-samples/2";
 
 export interface FlowState {
   tools: Map<string, FlowTool>;
   samples: Map<string, SampleValue[]>;
 }
 
+/**
+ * An input data flow reads by its name alone (not fillable, flow-rules.ts `isFillable`: optional, or a
+ * header), as [name, in, required]: a cold route of Microsoft Graph parses every tool's stored form,
+ * and its operations' many optional query inputs (`$select`, `$filter`, …) as objects with a
+ * schema were most of those bytes.
+ */
+type NamedOnly = [string, ToolParameter["in"], boolean];
+
+type EncodedTool = Omit<FlowTool, "parameters"> & { parameters: (ToolParameter | NamedOnly)[] };
+
 interface Encoded {
-  tools: FlowTool[];
+  tools: EncodedTool[];
   /** Distinct samples: [path, value]. */
   samples: [string, SampleValue["value"]][];
   /** Per tool: [name, sample index × n], in the tools' order. */
@@ -48,8 +59,18 @@ export function flowSchema(schema: unknown): ToolParameter["schema"] {
   return { ...(own === undefined ? {} : { type: own }), anyOf: [read] } as ToolParameter["schema"];
 }
 
-function compactTool(tool: FlowTool): FlowTool {
-  return { ...tool, parameters: tool.parameters.map((p) => ({ ...p, schema: flowSchema(p.schema) })) };
+function compactTool(tool: FlowTool): EncodedTool {
+  return {
+    ...tool,
+    parameters: tool.parameters.map((p): ToolParameter | NamedOnly => (isFillable(p) ? { ...p, schema: flowSchema(p.schema) } : [p.name, p.in, p.required])),
+  };
+}
+
+/** A stored tool as data flow reads it: an input stored by name again with the empty schema `flowTool` gives it. */
+function readTool(tool: EncodedTool): FlowTool {
+  if (typeof tool.name !== "string" || !Array.isArray(tool.parameters)) throw new Error("flow state: bad tool");
+  const parameters = tool.parameters.map((p): ToolParameter => (Array.isArray(p) ? { name: p[0], in: p[1], required: p[2], schema: {} } : p));
+  return { ...tool, parameters };
 }
 
 export function encodeFlowState(state: FlowState): Uint8Array {
@@ -90,8 +111,8 @@ export function decodeFlowState(bytes: Uint8Array): FlowState | undefined {
       );
     }
     const tools = new Map<string, FlowTool>();
-    for (const tool of encoded.tools) {
-      if (typeof tool.name !== "string" || !Array.isArray(tool.parameters)) throw new Error("flow state: bad tool");
+    for (const stored of encoded.tools) {
+      const tool = readTool(stored);
       tools.set(tool.name, tool);
     }
     return { tools, samples };

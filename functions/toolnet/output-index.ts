@@ -16,16 +16,43 @@ import { samplePath } from "./output-fields";
 export class OutputIndex {
   readonly byLeaf = new Map<string, Set<string>>();
   readonly byOwner = new Map<string, Set<string>>();
+  /**
+   * Each distinct sample path read once: one API's operations share their paths (Microsoft Graph's
+   * `value[0].id` is nearly everyone's), and splitting them into words again for every tool was
+   * most of a cold Graph route's data-flow load.
+   */
+  readonly #paths = new Map<string, ReadPath>();
 
   add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
-    const toolWords = nameWords(`${tool.name} ${tool.path}`);
+    let toolWords: readonly string[] | undefined;
+    // A tool's owner words once, however many of its id fields name them (the sets are the same).
+    const owners = new Set<string>();
     for (const sample of samples) {
-      const { keys, leaf, isId } = samplePath(sample.path);
-      addTo(this.byLeaf, normalized(leaf), tool.name);
-      if (!isId) continue;
-      for (const word of [...toolWords, ...keys.flatMap((key) => nameWords(key))]) addTo(this.byOwner, word, tool.name);
+      const { leaf, keyWords } = this.#read(sample.path);
+      addTo(this.byLeaf, leaf, tool.name);
+      if (keyWords === undefined) continue;
+      toolWords ??= nameWords(`${tool.name} ${tool.path}`);
+      for (const word of toolWords) owners.add(word);
+      for (const word of keyWords) owners.add(word);
     }
+    for (const word of owners) addTo(this.byOwner, word, tool.name);
   }
+
+  #read(path: string): ReadPath {
+    let read = this.#paths.get(path);
+    if (read === undefined) {
+      const { keys, leaf, isId } = samplePath(path);
+      read = { leaf: normalized(leaf), keyWords: isId ? keys.flatMap((key) => nameWords(key)) : undefined };
+      this.#paths.set(path, read);
+    }
+    return read;
+  }
+}
+
+/** A sample path as the index reads it: its leaf, normalised; for an id field, its keys' words. */
+interface ReadPath {
+  leaf: string;
+  keyWords: readonly string[] | undefined;
 }
 
 function addTo(map: Map<string, Set<string>>, key: string, tool: string): void {
