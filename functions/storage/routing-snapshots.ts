@@ -251,6 +251,11 @@ export class RoutingSnapshots {
     };
   }
 
+  /** Whether tools were noted since the stored index was written (a load then re-adds them, and their API's other operations). */
+  hasNotedIndexChanges(): boolean {
+    return this.#blobs.stamp(PENDING_BLOB, PENDING_FORMAT) !== undefined;
+  }
+
   #pendingTools(): string[] {
     const stored = this.#blobs.read(PENDING_BLOB, PENDING_FORMAT);
     return stored === undefined ? [] : (JSON.parse(new TextDecoder().decode(stored.bytes)) as string[]);
