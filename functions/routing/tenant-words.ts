@@ -58,10 +58,8 @@ export class TenantWords {
   ): Map<string, Map<string, number>> {
     const weight = this.#fieldSetting();
     if (this.#words.empty || weight <= 0) return new Map();
-    const ranked = withLearnedField(state.index.search(task, 4 * RIVAL_DEPTH), this.#words.search(task, state.index.size, RIVAL_DEPTH, source), weight).slice(
-      0,
-      RIVAL_DEPTH,
-    );
+    const ownText = state.index.search(task, 4 * RIVAL_DEPTH);
+    const ranked = withLearnedField(ownText, this.#words.search(task, state.index.size, RIVAL_DEPTH, source), weight).slice(0, RIVAL_DEPTH);
     const above = ranked.findIndex((r) => r.name === first);
     const rivals = (above < 0 ? ranked : ranked.slice(0, above)).map((r) => ({ tool: r.name, terms: this.#words.heldTerms(r.name) }));
     return rivalWords(learned, first, rivals);

@@ -4,7 +4,7 @@ import { LearnedField, UNMATCHED_TERM } from "../../functions/toolnet/retrieval/
 
 /**
  * Competition for a request's words (issue 45, the careless chatbot): a conversation that chose
- * one tool takes a share of its words away from the tools the learned field ranked above it.
+ * one tool takes a share of its words away from the tools its words ranked above it.
  */
 
 describe("what a chosen tool's request takes from its rivals", () => {
