@@ -2,6 +2,7 @@ import { queryTerms } from "./analyze";
 import { PostingList, postingsOf } from "./learned-postings";
 import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
 import { sortRanked, type Ranked } from "./ranked";
+import { bestRanked } from "./top-k";
 
 /**
  * A tool's learned field: the words of the requests that chose it (query-log document
@@ -81,6 +82,8 @@ export class LearnedField {
   #totalLength = 0;
   #fieldCount = 0;
   #version = 0;
+  /** The view of the fields as they are and its scored field, for the version they were made at. */
+  #current: { version: number; view: FieldView; scored: { catalogSize: number; field: ScoredField } | undefined } | undefined;
   readonly #prune: boolean;
   /** What the searches read so far (postings, tools scored exactly): what pruning saves shows here. */
   readonly work: SearchWork = { postings: 0, rescored: 0 };
@@ -156,13 +159,28 @@ export class LearnedField {
   search(text: string, catalogSize: number, limit = 50, excluding?: string): Ranked[] {
     const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
     if (view.fields === 0) return [];
-    const terms = [...new Set(queryTerms(text)), UNMATCHED_TERM];
-    const field = scoredField(view, catalogSize);
+    // Repeated terms count once: rankBest keeps each term's first place.
+    const terms = queryTerms(text);
+    terms.push(UNMATCHED_TERM);
+    const field = excluding === undefined ? this.#scored(view, catalogSize) : scoredField(view, catalogSize);
     return this.#prune ? rankBest(field, terms, limit, this.work) : rankEveryMatch(field, terms, limit, this.work);
   }
 
-  /** The fields as they are. */
+  /** The fields as they are, made again after a change (a route's search makes no view of its own). */
   #view(): FieldView {
+    if (this.#current?.version !== this.#version) this.#current = { version: this.#version, view: this.#viewNow(), scored: undefined };
+    return this.#current.view;
+  }
+
+  /** `view` (the fields as they are) as a BM25 field over a catalog of `catalogSize`, kept with the view. */
+  #scored(view: FieldView, catalogSize: number): ScoredField {
+    const current = this.#current;
+    if (current === undefined || current.view !== view) return scoredField(view, catalogSize);
+    if (current.scored?.catalogSize !== catalogSize) current.scored = { catalogSize, field: scoredField(view, catalogSize) };
+    return current.scored.field;
+  }
+
+  #viewNow(): FieldView {
     return {
       fields: this.#fieldCount,
       totalLength: this.#totalLength,
@@ -372,11 +390,38 @@ const round = (value: number): number => Math.round(value * 1000) / 1000;
  * `ranked` (own-text BM25, best first) with each tool's learned-field score added at `weight`;
  * a tool only the learned field knows joins with its learned score alone. Both are BM25 sums
  * over the same catalog, so the sum is a two-field BM25 (the fields scored apart, as BM25F's
- * simpler cousin).
+ * simpler cousin). Only the best `limit` are kept (a first step keeps as many as it ranks).
  */
-export function withLearnedField(ranked: readonly Ranked[], learned: readonly Ranked[], weight: number): Ranked[] {
-  if (learned.length === 0 || weight <= 0) return [...ranked];
-  const scores = new Map(ranked.map((r) => [r.name, r.score]));
-  for (const r of learned) scores.set(r.name, (scores.get(r.name) ?? 0) + weight * r.score);
-  return sortRanked([...scores].map(([name, score]) => ({ name, score })));
+export function withLearnedField(ranked: readonly Ranked[], learned: readonly Ranked[], weight: number, limit = Number.POSITIVE_INFINITY): Ranked[] {
+  if (learned.length === 0 || weight <= 0) return ranked.slice(0, limit);
+  // Every route with the field merges here: one reused map and arrays, and objects only for the tools kept (top-k.ts bestRanked).
+  const room = ranked.length + learned.length;
+  if (merged.scores.length < room) merged.scores = new Float64Array(Math.max(room, 2 * merged.scores.length));
+  const { at, names, scores } = merged;
+  let count = 0;
+  for (const r of ranked) {
+    const known = at.get(r.name);
+    if (known !== undefined) scores[known] = r.score;
+    else {
+      at.set(r.name, count);
+      names[count] = r.name;
+      scores[count] = r.score;
+      count += 1;
+    }
+  }
+  for (const r of learned) {
+    const known = at.get(r.name);
+    if (known !== undefined) scores[known] = (scores[known] ?? 0) + weight * r.score;
+    else {
+      at.set(r.name, count);
+      names[count] = r.name;
+      scores[count] = 0 + weight * r.score;
+      count += 1;
+    }
+  }
+  at.clear();
+  return bestRanked(names, scores, count, limit);
 }
+
+/** The merge's scratch: a tool's position by name, and each position's name and summed score. */
+const merged = { at: new Map<string, number>(), names: [] as string[], scores: new Float64Array(0) };
