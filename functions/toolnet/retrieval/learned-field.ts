@@ -1,7 +1,7 @@
 import { queryTerms } from "./analyze";
 import { PostingList, postingsOf } from "./learned-postings";
 import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
-import { sortRanked, type Ranked } from "./ranked";
+import type { Ranked } from "./ranked";
 import { bestRanked } from "./top-k";
 
 /**
