@@ -1,5 +1,5 @@
-import { queryTerms } from "./analyze";
 import { PostingList, postingsOf } from "./learned-postings";
+import { LearnedQueryTerms } from "./learned-query";
 import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
 import type { Ranked } from "./ranked";
 import { bestRanked } from "./top-k";
@@ -85,6 +85,7 @@ export class LearnedField {
   /** The view of the fields as they are and its scored field, for the version they were made at. */
   #current: { version: number; view: FieldView; scored: { catalogSize: number; field: ScoredField } | undefined } | undefined;
   readonly #prune: boolean;
+  readonly #queryTerms = new LearnedQueryTerms();
   /** What the searches read so far (postings, tools scored exactly): what pruning saves shows here. */
   readonly work: SearchWork = { postings: 0, rescored: 0 };
 
@@ -160,8 +161,7 @@ export class LearnedField {
     const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
     if (view.fields === 0) return [];
     // Repeated terms count once: rankBest keeps each term's first place.
-    const terms = queryTerms(text);
-    terms.push(UNMATCHED_TERM);
+    const terms = this.#queryTerms.of(text, UNMATCHED_TERM);
     const field = excluding === undefined ? this.#scored(view, catalogSize) : scoredField(view, catalogSize);
     return this.#prune ? rankBest(field, terms, limit, this.work) : rankEveryMatch(field, terms, limit, this.work);
   }

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../bench/lib/stats";
+import { queryTerms } from "../../functions/toolnet/retrieval/analyze";
+import { LearnedQueryTerms } from "../../functions/toolnet/retrieval/learned-query";
+
+/** The learned field's memoised query analysis gives `queryTerms`' terms, in order, whatever it remembered before. */
+
+const WORDS = [
+  "Can",
+  "you",
+  "find",
+  "flights",
+  "to",
+  "Paris",
+  "2024",
+  "the",
+  "weather",
+  "in",
+  "New",
+  "York",
+  "convert",
+  "USD",
+  "emails",
+  "running",
+  "runs",
+  "a",
+  "is",
+];
+
+function randomText(random: () => number): string {
+  return Array.from({ length: 1 + Math.floor(random() * 12) }, () => WORDS[Math.floor(random() * WORDS.length)] ?? "a").join(random() < 0.5 ? " " : ", ");
+}
+
+describe("the learned field's query terms", () => {
+  it("are queryTerms' terms and compounds, in order, then the extra term", () => {
+    const terms = new LearnedQueryTerms();
+    const random = seededRandom(3);
+    for (let n = 0; n < 500; n += 1) {
+      const text = randomText(random);
+      expect([...terms.of(text, "#extra")]).toEqual([...queryTerms(text), "#extra"]);
+    }
+    expect([...terms.of("", "#extra")]).toEqual(["#extra"]);
+  });
+
+  it("stay right after its dictionary of terms fills and starts again", () => {
+    const terms = new LearnedQueryTerms();
+    // More distinct terms than the dictionary keeps (50,000), a few texts at a time.
+    for (let n = 0; n < 52_000; n += 40) {
+      const text = Array.from({ length: 40 }, (_, i) => `zq${(n + i).toString(36)}x`).join(" ");
+      expect([...terms.of(text, "#")]).toEqual([...queryTerms(text), "#"]);
+    }
+    expect([...terms.of("find flights to Paris", "#")]).toEqual([...queryTerms("find flights to Paris"), "#"]);
+  });
+});
