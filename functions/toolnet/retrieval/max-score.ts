@@ -1,4 +1,4 @@
-import { bm25Score, inverseDocumentFrequency } from "./impact-math";
+import { inverseDocumentFrequency } from "./impact-math";
 import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
 import { DROPPED, freshMet, freshSums, type MetSlots, type SlotSums } from "./slot-sums";
@@ -28,6 +28,8 @@ export interface TermPostings {
   readonly minLengthPerWeight: number;
   /** At least the largest share (see `ScoredField.shares`) among the postings' tools. */
   readonly maxShare: number;
+  /** Each posting's BM25 before its term's IDF (`termFrequencyPart`), for this average field length and these lengths by slot. */
+  parts(averageLength: number, lengths: ArrayLike<number>): ArrayLike<number>;
 }
 
 /** What a search reads of the field. */
@@ -63,6 +65,17 @@ const TUNING = DEFAULT_TUNING.bm25;
 
 /** Looking a tool up in a term's field (a map lookup) costs about as much as walking this many postings (array reads). */
 const WALK_RATHER_THAN_LOOK_UP = 8;
+
+/**
+ * BM25's term-frequency part (MiniSearch 7's, impact-math.ts `bm25Score` without the IDF factor,
+ * which it multiplies last): IDF × this is `bm25Score` to the last bit. It depends on the tool's
+ * field alone and the fields' average length, not on the query, so a term's postings keep theirs
+ * from search to search (learned-postings.ts).
+ */
+export function termFrequencyPart(termFreq: number, fieldLength: number, averageLength: number): number {
+  const { k, b, d } = TUNING;
+  return d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / averageLength));
+}
 
 /**
  * The most one posting of `postings` adds to a tool's sum (before its share): BM25's term
@@ -238,8 +251,8 @@ function gather(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number,
 function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: MetSlots): void {
   const { sums, stamps, stamp } = acc;
   const metSlots = met.slots;
-  const { slots, weights, size } = postings;
-  const { lengths, averageLength } = field;
+  const { slots, size } = postings;
+  const parts = postings.parts(field.averageLength, field.lengths);
   for (let p = 0; p < size; p += 1) {
     const slot = slots[p] ?? 0;
     if (stamps[slot] !== stamp) {
@@ -248,7 +261,7 @@ function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf:
       metSlots[met.count] = slot;
       met.count += 1;
     }
-    sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, lengths[slot] ?? 0, averageLength, TUNING);
+    sums[slot] = (sums[slot] ?? 0) + idf * (parts[p] ?? 0);
   }
 }
 
@@ -259,18 +272,18 @@ function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: numb
   for (let m = 0; m < met.count; m += 1) {
     const slot = met.slots[m] ?? 0;
     const weight = field.weightIn(slot, term);
-    if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weight, lengths[slot] ?? 0, averageLength, TUNING);
+    if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + idf * termFrequencyPart(weight, lengths[slot] ?? 0, averageLength);
   }
 }
 
 /** The tools of `postings` still in reach (met and not dropped) get the term's BM25 added. */
 function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number): void {
   const { sums, stamps, stamp } = acc;
-  const { slots, weights, size } = postings;
-  const { lengths, averageLength } = field;
+  const { slots, size } = postings;
+  const parts = postings.parts(field.averageLength, field.lengths);
   for (let p = 0; p < size; p += 1) {
     const slot = slots[p] ?? 0;
-    if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, lengths[slot] ?? 0, averageLength, TUNING);
+    if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + idf * (parts[p] ?? 0);
   }
 }
 
@@ -328,4 +341,4 @@ function exactSums(acc: SlotSums, field: ScoredField, met: MetSlots): void {
   }
 }
 
-const NO_POSTINGS: TermPostings = { slots: [], weights: [], size: 0, maxWeight: 0, minLengthPerWeight: Number.POSITIVE_INFINITY, maxShare: 0 };
+const NO_POSTINGS: TermPostings = { slots: [], weights: [], size: 0, maxWeight: 0, minLengthPerWeight: Number.POSITIVE_INFINITY, maxShare: 0, parts: () => [] };
