@@ -30,7 +30,7 @@ import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
 import { analyse, profiled, topLines } from "./lib/cpu-profile";
 import { type HeapSamplingProfile, liveBySite } from "./lib/job-heap";
-import { serviceInspector } from "./lib/inspector";
+import { type Inspector, serviceInspector } from "./lib/inspector";
 import { comparePaired, pairedLine } from "./lib/paired-difference";
 import { machineLine, seededRandom, summary } from "./lib/stats";
 import { answersTheFieldChanges, calibrated, learnedShare, learnedSourcesOf, pairedFieldWeights, setFieldWeight, teachEveryTool } from "./lib/learned-teaching";
@@ -126,50 +126,76 @@ async function profileFirstSteps(service: TestService, tenant: BenchTenant, port
 /** Sample about every this many bytes allocated: a first step allocates tens of KiB. */
 const ALLOCATION_SAMPLING_BYTES = 1024;
 
+type SampledBytes = Map<number, { routes: number; total: number; sites: Map<string, number> }>;
+
 /**
- * With `--heap`: what first steps allocate at each field weight, in ABBA windows like the CPU
- * profile, garbage included (V8 keeps the samples of collected objects when asked): bytes a first
- * step by allocating site (the function and its two named callers), the sites whose bytes differ
- * most between the weights first. Garbage a route leaves is what its collections cost.
+ * First steps in ABBA windows at each field weight under V8's sampling heap profiler, summed by
+ * weight and site (the function and its two named callers). `retained`: only what is still live
+ * after a full collection at the window's end (what routes leave behind, which collections copy
+ * and mark again and again); otherwise every allocation, garbage included.
  */
-async function heapFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
-  if (!process.argv.includes("--heap")) return;
-  const inspector = await serviceInspector(port);
-  const byWeight = new Map<number, { routes: number; total: number; sites: Map<string, number> }>();
-  try {
-    await inspector.send("HeapProfiler.enable");
-    for (const weight of PROFILE_WEIGHTS) {
-      await setFieldWeight(service, tenant, weight);
-      let routes = 0;
-      await inspector.send("HeapProfiler.startSampling", {
-        samplingInterval: ALLOCATION_SAMPLING_BYTES,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      });
-      for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
-        await routeStep(service, tenant, { task: nextTask(), k: K });
-      const { profile } = await inspector.send<{ profile: HeapSamplingProfile }>("HeapProfiler.stopSampling");
-      const { total, sites } = liveBySite(profile);
-      const sum = byWeight.get(weight) ?? { routes: 0, total: 0, sites: new Map<string, number>() };
-      sum.routes += routes;
-      sum.total += total;
-      for (const [site, bytes] of sites) sum.sites.set(site, (sum.sites.get(site) ?? 0) + bytes);
-      byWeight.set(weight, sum);
-    }
-  } finally {
-    inspector.close();
+async function sampledWindows(
+  service: TestService,
+  tenant: BenchTenant,
+  inspector: Inspector,
+  seconds: number,
+  nextTask: () => string,
+  retained: boolean,
+): Promise<SampledBytes> {
+  const byWeight: SampledBytes = new Map();
+  for (const weight of PROFILE_WEIGHTS) {
+    await setFieldWeight(service, tenant, weight);
+    if (retained) await inspector.send("HeapProfiler.collectGarbage");
+    let routes = 0;
+    await inspector.send("HeapProfiler.startSampling", {
+      samplingInterval: ALLOCATION_SAMPLING_BYTES,
+      includeObjectsCollectedByMajorGC: !retained,
+      includeObjectsCollectedByMinorGC: !retained,
+    });
+    for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
+      await routeStep(service, tenant, { task: nextTask(), k: K });
+    if (retained) await inspector.send("HeapProfiler.collectGarbage");
+    const { profile } = await inspector.send<{ profile: HeapSamplingProfile }>("HeapProfiler.stopSampling");
+    const { total, sites } = liveBySite(profile);
+    const sum = byWeight.get(weight) ?? { routes: 0, total: 0, sites: new Map<string, number>() };
+    sum.routes += routes;
+    sum.total += total;
+    for (const [site, bytes] of sites) sum.sites.set(site, (sum.sites.get(site) ?? 0) + bytes);
+    byWeight.set(weight, sum);
   }
+  return byWeight;
+}
+
+/** Bytes a first step at weight 1 and 0, in all and by site, the sites whose bytes differ most between the weights first. */
+function printSampled(byWeight: SampledBytes, what: string): void {
   const on = byWeight.get(1);
   const off = byWeight.get(0);
   if (on === undefined || off === undefined) return;
-  const kib = (bytes: number, routes: number) => (bytes / routes / 1024).toFixed(1).padStart(7);
+  const kib = (bytes: number, routes: number) => (bytes / routes / 1024).toFixed(2).padStart(7);
   console.log(
-    `\nallocated a first step (sampled, garbage included), fieldWeight 1 / 0: ${kib(on.total, on.routes)} / ${kib(off.total, off.routes)} KiB (${on.routes} / ${off.routes} routes); by site, KiB a route 1 / 0:`,
+    `\n${what} a first step, fieldWeight 1 / 0: ${kib(on.total, on.routes)} / ${kib(off.total, off.routes)} KiB (${on.routes} / ${off.routes} routes); by site, KiB a route 1 / 0:`,
   );
   const sites = new Set([...on.sites.keys(), ...off.sites.keys()]);
   const rows = [...sites].map((site) => ({ site, a: (on.sites.get(site) ?? 0) / on.routes, b: (off.sites.get(site) ?? 0) / off.routes }));
   rows.sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b));
   for (const { site, a, b } of rows.slice(0, Number(option("top", "25")))) console.log(`    ${kib(a, 1)} / ${kib(b, 1)}  ${site}`);
+}
+
+/**
+ * With `--heap`: what first steps allocate at each field weight (garbage included: what a route
+ * costs the young generation's collections) and what they leave live after a full collection,
+ * by allocating site (V8's sampling heap profiler, ABBA windows like the CPU profile).
+ */
+async function heapFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
+  if (!process.argv.includes("--heap")) return;
+  const inspector = await serviceInspector(port);
+  try {
+    await inspector.send("HeapProfiler.enable");
+    printSampled(await sampledWindows(service, tenant, inspector, seconds, nextTask, false), "allocated (sampled, garbage included)");
+    printSampled(await sampledWindows(service, tenant, inspector, seconds, nextTask, true), "left live after a full collection (sampled)");
+  } finally {
+    inspector.close();
+  }
 }
 
 /** The learned field full (weight 1) vs off (0) on one tenant whose every tool learned `perTool` tasks' words (0: nothing taught, the baseline). */
