@@ -53,4 +53,16 @@ describe("the learned field's merge and best-k selection", () => {
       for (const limit of [1, 8, 30]) expect(withLearnedField(own, learned, weight, limit)).toStrictEqual(expected.slice(0, limit));
     }
   });
+
+  it("withLearnedField stays right once more names than it numbers have passed (its numbering starts again)", () => {
+    const random = seededRandom(13);
+    // 700 merges of 100 new names each: past the 50,000 names numbered before starting again.
+    for (let round = 0; round < 700; round += 1) {
+      const prefix = `r${round}:`;
+      const rename = (ranking: Ranked[]) => ranking.map((r) => ({ ...r, name: prefix + r.name }));
+      const own = rename(randomRanking(random, 80, 40));
+      const learned = rename(randomRanking(random, 80, 60));
+      expect(withLearnedField(own, learned, 1)).toStrictEqual(plainMerge(own, learned, 1));
+    }
+  });
 });
