@@ -129,32 +129,22 @@ const ALLOCATION_SAMPLING_BYTES = 1024;
 type SampledBytes = Map<number, { routes: number; total: number; sites: Map<string, number> }>;
 
 /**
- * First steps in ABBA windows at each field weight under V8's sampling heap profiler, summed by
- * weight and site (the function and its two named callers). `retained`: only what is still live
- * after a full collection at the window's end (what routes leave behind, which collections copy
- * and mark again and again); otherwise every allocation, garbage included.
+ * First steps in ABBA windows at each field weight under V8's sampling heap profiler, every
+ * allocation counted, garbage included (V8 keeps the samples of collected objects when asked),
+ * summed by weight and site (the function and its two named callers).
  */
-async function sampledWindows(
-  service: TestService,
-  tenant: BenchTenant,
-  inspector: Inspector,
-  seconds: number,
-  nextTask: () => string,
-  retained: boolean,
-): Promise<SampledBytes> {
+async function sampledWindows(service: TestService, tenant: BenchTenant, inspector: Inspector, seconds: number, nextTask: () => string): Promise<SampledBytes> {
   const byWeight: SampledBytes = new Map();
   for (const weight of PROFILE_WEIGHTS) {
     await setFieldWeight(service, tenant, weight);
-    if (retained) await inspector.send("HeapProfiler.collectGarbage");
     let routes = 0;
     await inspector.send("HeapProfiler.startSampling", {
       samplingInterval: ALLOCATION_SAMPLING_BYTES,
-      includeObjectsCollectedByMajorGC: !retained,
-      includeObjectsCollectedByMinorGC: !retained,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
     });
     for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
       await routeStep(service, tenant, { task: nextTask(), k: K });
-    if (retained) await inspector.send("HeapProfiler.collectGarbage");
     const { profile } = await inspector.send<{ profile: HeapSamplingProfile }>("HeapProfiler.stopSampling");
     const { total, sites } = liveBySite(profile);
     const sum = byWeight.get(weight) ?? { routes: 0, total: 0, sites: new Map<string, number>() };
@@ -183,16 +173,15 @@ function printSampled(byWeight: SampledBytes, what: string): void {
 
 /**
  * With `--heap`: what first steps allocate at each field weight (garbage included: what a route
- * costs the young generation's collections) and what they leave live after a full collection,
- * by allocating site (V8's sampling heap profiler, ABBA windows like the CPU profile).
+ * costs the young generation's collections), by allocating site (V8's sampling heap profiler,
+ * ABBA windows like the CPU profile).
  */
 async function heapFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
   if (!process.argv.includes("--heap")) return;
   const inspector = await serviceInspector(port);
   try {
     await inspector.send("HeapProfiler.enable");
-    printSampled(await sampledWindows(service, tenant, inspector, seconds, nextTask, false), "allocated (sampled, garbage included)");
-    printSampled(await sampledWindows(service, tenant, inspector, seconds, nextTask, true), "left live after a full collection (sampled)");
+    printSampled(await sampledWindows(service, tenant, inspector, seconds, nextTask), "allocated (sampled, garbage included)");
   } finally {
     inspector.close();
   }
