@@ -1,5 +1,5 @@
 import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, type SiblingsOf, withApiEvidence } from "./api-evidence";
-import { withLearnedField } from "./learned-field";
+import { withLearnedField } from "./learned-merge";
 import type { Ranked } from "./ranked";
 
 /**
