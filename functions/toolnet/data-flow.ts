@@ -2,9 +2,9 @@ import { dataFlowCandidates, type ProbedOutput } from "../probing";
 import type { SampleValue } from "../probing/protocol";
 import { ID_WORDS, isIdLike, nameWords, normalized, parameterEntity } from "../probing/vocabulary";
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
-import { type FlowTool, GENERIC_FIELD_SHARE, isFillable, isOpaqueInput, MIN_GENERIC_PRODUCERS, sameIssuer } from "./flow-rules";
+import { type FlowTool, GENERIC_FIELD_SHARE, isFillable, isOpaqueInput, MIN_GENERIC_PRODUCERS, sameIssuer, startRank } from "./flow-rules";
 import { outputFields, samplePath } from "./output-fields";
-import { OutputIndex } from "./output-index";
+import { OutputIndex, type OutputLookup } from "./output-index";
 
 /**
  * Data-flow edges between tools, from what is known of their outputs: a tool whose required
@@ -16,9 +16,9 @@ import { OutputIndex } from "./output-index";
  * output-fields.ts's; which inputs may be linked, flow-rules.ts's; the blocking indexes over the
  * outputs, output-index.ts's. Callers import all of data flow from here.
  */
-export { type FlowTool, flowTool, GENERIC_FIELD_SHARE, isOpaqueInput } from "./flow-rules";
+export { type FlowTool, flowTool, GENERIC_FIELD_SHARE, isOpaqueInput, startRank } from "./flow-rules";
 export { MAX_ROUTING_SAMPLES, outputFields, schemaFields } from "./output-fields";
-export { FlowSamples, OutputIndex } from "./output-index";
+export { FlowSamples, OutputIndex, type OutputLookup } from "./output-index";
 
 /** One data-flow successor: `to` takes `parameter` from `field` of the producer's output. */
 export interface DataFlowLink {
@@ -59,7 +59,8 @@ const START_RANKS = [0, 1, 2] as const;
  * Data-flow successors of every tool of a tenant, computed on demand and cached per producer.
  * Rebuild (or `invalidate`) when tools change; it holds no other state. It reads tools in their
  * compact form (`flowTool`) or whole, and their outputs through `outputs`, per tool when needed;
- * an output index made while streaming the tools may be given instead of asking every tool's.
+ * an output index made while streaming the tools (or stored) may be given instead of asking every
+ * tool's, and each tool's start rank (`knownStartRank`), so that ordering candidates reads none.
  */
 export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   readonly #defs: ReadonlyMap<string, T>;
@@ -71,18 +72,21 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   readonly #producerCache = new Map<string, DataFlowSource[]>();
   readonly #lookupCache = new Map<string, readonly DataFlowSource[]>();
   readonly #feederCache = new Map<string, readonly DataFlowSource[]>();
-  #outputIndex: OutputIndex | undefined;
-  readonly #givenOutputIndex: OutputIndex | undefined;
+  #outputIndex: OutputLookup | undefined;
+  readonly #givenOutputIndex: OutputLookup | undefined;
+  readonly #knownStartRank: ((tool: string) => number | undefined) | undefined;
   /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
   #offers = 0;
 
   constructor(
     defs: ReadonlyMap<string, T>,
     outputs: (def: T) => readonly SampleValue[] = (def) => outputFields(def as unknown as ToolDefinition),
-    outputIndex?: OutputIndex,
+    outputIndex?: OutputLookup,
+    knownStartRank?: (tool: string) => number | undefined,
   ) {
     this.#defs = defs;
     this.#outputsOf = outputs;
+    this.#knownStartRank = knownStartRank;
     this.#givenOutputIndex = outputIndex;
     this.#outputIndex = outputIndex;
   }
@@ -184,6 +188,8 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** A superset of the tools `#findsByName` accepts for some link into `consumer`, decided without linking. */
   #mayFindByName(tool: string, consumer: FlowTool): boolean {
+    // Rank 0 (text inputs, no identifier) is necessary: thousands of candidates are turned away unread.
+    if (this.#startRank(tool) !== 0) return false;
     const def = this.#defs.get(tool);
     if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
     const required = def.parameters.filter(isFillable);
@@ -193,7 +199,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   }
 
   /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */
-  #outputs(): OutputIndex {
+  #outputs(): OutputLookup {
     if (this.#outputIndex !== undefined) return this.#outputIndex;
     const index = new OutputIndex();
     for (const def of this.#defs.values()) index.add(def, this.#outputsOf(def));
@@ -233,9 +239,10 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier (START_RANKS). */
   #startRank(tool: string): number {
-    const required = (this.#defs.get(tool)?.parameters ?? []).filter(isFillable);
-    if (required.some((p) => isIdLike(p.name))) return 2;
-    return required.length > 0 ? 0 : 1;
+    const known = this.#knownStartRank?.(tool);
+    if (known !== undefined) return known;
+    const def = this.#defs.get(tool);
+    return def === undefined ? 1 : startRank(def);
   }
 
   /** Offers from the catalog's consumer indexes: by the field's name, and for an id field by its owners' words. */

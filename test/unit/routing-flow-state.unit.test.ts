@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { effectiveSchema } from "../../functions/probing";
 import type { SampleValue } from "../../functions/probing/protocol";
 import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../../functions/toolnet/data-flow";
-import { decodeFlowState, encodeFlowState, flowSchema } from "../../functions/toolnet/flow-samples-codec";
+import { decodeFlowState, encodeFlowState, type FlowState, flowSchema } from "../../functions/toolnet/flow-samples-codec";
 import type { ToolDefinition } from "../../functions/tools/definition";
 import { tmdbTools } from "../helpers/tmdb-routing";
 
@@ -24,7 +24,7 @@ function streamed(defs: Map<string, ToolDefinition>): { tools: Map<string, FlowT
   return { tools, samples };
 }
 
-function indexOf(state: { tools: Map<string, FlowTool>; samples: Map<string, SampleValue[]> }): DataFlowIndex<FlowTool> {
+function indexOf(state: FlowState): DataFlowIndex<FlowTool> {
   const outputs = new OutputIndex();
   for (const [name, kept] of state.samples) outputs.add(state.tools.get(name) as FlowTool, kept);
   return new DataFlowIndex(state.tools, (tool) => state.samples.get(tool.name) ?? [], outputs);
