@@ -39,9 +39,47 @@ export interface DataFlowSource {
   readonly byName: boolean;
 }
 
-interface Consumer {
+/** A required input of a tool that another tool's output may fill. */
+export interface Consumer {
   readonly tool: FlowTool;
   readonly parameter: ToolParameter;
+}
+
+/** Consumers by their input's normalised name, and (identifier inputs) by the entity words it names. */
+export interface ConsumerLookup {
+  readonly byName: { get(name: string): readonly Consumer[] | undefined };
+  readonly byEntity: { get(word: string): readonly Consumer[] | undefined };
+}
+
+/**
+ * The catalog's consumer indexes, in the tools' order and each tool's inputs' order (the order
+ * offers are scored in); stored beside a big catalog's flow state (flow-samples-codec.ts), so a
+ * tool's successors read only the consumers its outputs name.
+ */
+export function consumerIndex(tools: Iterable<FlowTool>): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
+  const byName = new Map<string, Consumer[]>();
+  const byEntity = new Map<string, Consumer[]>();
+  const add = (map: Map<string, Consumer[]>, key: string, consumer: Consumer): void => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [consumer]);
+    else list.push(consumer);
+  };
+  for (const tool of tools) {
+    for (const parameter of tool.parameters) {
+      if (!isFillable(parameter)) continue;
+      const consumer = { tool, parameter };
+      add(byName, normalized(parameter.name), consumer);
+      if (isIdLike(parameter.name)) for (const word of new Set(parameterEntity(tool, parameter.name))) add(byEntity, word, consumer);
+    }
+  }
+  return { byName, byEntity };
+}
+
+/** What a data-flow index may be given, read back from storage, instead of reading every tool for it. */
+export interface StoredFlowLookups {
+  /** Each tool's start rank (flow-rules.ts `startRank`); undefined for a tool it does not know. */
+  readonly startRank?: (tool: string) => number | undefined;
+  readonly consumers?: ConsumerLookup;
 }
 
 /** Offers one output sample (its path's keys; for an id field, its owners' words) to the consumers it may fill. */
@@ -60,21 +98,21 @@ const START_RANKS = [0, 1, 2] as const;
  * Rebuild (or `invalidate`) when tools change; it holds no other state. It reads tools in their
  * compact form (`flowTool`) or whole, and their outputs through `outputs`, per tool when needed;
  * an output index made while streaming the tools (or stored) may be given instead of asking every
- * tool's, and each tool's start rank (`knownStartRank`), so that ordering candidates reads none.
+ * tool's, and (stored) each tool's start rank and the consumer indexes, so that ordering candidates
+ * and finding a tool's consumers read none but those asked about.
  */
 export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   readonly #defs: ReadonlyMap<string, T>;
   readonly #outputsOf: (def: T) => readonly SampleValue[];
   /** normalized parameter name → consumers; entity word of an id parameter → consumers. */
-  #byName: Map<string, Consumer[]> | undefined;
-  #byEntity: Map<string, Consumer[]> | undefined;
+  #consumerIndex: ConsumerLookup | undefined;
   readonly #cache = new Map<string, DataFlowLink[]>();
   readonly #producerCache = new Map<string, DataFlowSource[]>();
   readonly #lookupCache = new Map<string, readonly DataFlowSource[]>();
   readonly #feederCache = new Map<string, readonly DataFlowSource[]>();
   #outputIndex: OutputLookup | undefined;
   readonly #givenOutputIndex: OutputLookup | undefined;
-  readonly #knownStartRank: ((tool: string) => number | undefined) | undefined;
+  readonly #stored: StoredFlowLookups;
   /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
   #offers = 0;
 
@@ -82,11 +120,11 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     defs: ReadonlyMap<string, T>,
     outputs: (def: T) => readonly SampleValue[] = (def) => outputFields(def as unknown as ToolDefinition),
     outputIndex?: OutputLookup,
-    knownStartRank?: (tool: string) => number | undefined,
+    stored: StoredFlowLookups = {},
   ) {
     this.#defs = defs;
     this.#outputsOf = outputs;
-    this.#knownStartRank = knownStartRank;
+    this.#stored = stored;
     this.#givenOutputIndex = outputIndex;
     this.#outputIndex = outputIndex;
   }
@@ -98,8 +136,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** Forget everything computed (tools or their outputs changed). */
   invalidate(): void {
-    this.#byName = undefined;
-    this.#byEntity = undefined;
+    this.#consumerIndex = undefined;
     this.#outputIndex = this.#givenOutputIndex;
     this.#producerCache.clear();
     this.#lookupCache.clear();
@@ -239,7 +276,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier (START_RANKS). */
   #startRank(tool: string): number {
-    const known = this.#knownStartRank?.(tool);
+    const known = this.#stored.startRank?.(tool);
     if (known !== undefined) return known;
     const def = this.#defs.get(tool);
     return def === undefined ? 1 : startRank(def);
@@ -255,26 +292,9 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     };
   }
 
-  #consumers(): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
-    if (this.#byName !== undefined && this.#byEntity !== undefined) return { byName: this.#byName, byEntity: this.#byEntity };
-    const byName = new Map<string, Consumer[]>();
-    const byEntity = new Map<string, Consumer[]>();
-    const add = (map: Map<string, Consumer[]>, key: string, consumer: Consumer): void => {
-      const list = map.get(key);
-      if (list === undefined) map.set(key, [consumer]);
-      else list.push(consumer);
-    };
-    for (const tool of this.#defs.values()) {
-      for (const parameter of tool.parameters) {
-        if (!isFillable(parameter)) continue;
-        const consumer = { tool, parameter };
-        add(byName, normalized(parameter.name), consumer);
-        if (isIdLike(parameter.name)) for (const word of new Set(parameterEntity(tool, parameter.name))) add(byEntity, word, consumer);
-      }
-    }
-    this.#byName = byName;
-    this.#byEntity = byEntity;
-    return { byName, byEntity };
+  #consumers(): ConsumerLookup {
+    this.#consumerIndex ??= this.#stored.consumers ?? consumerIndex(this.#defs.values());
+    return this.#consumerIndex;
   }
 
   /** Tools that can take a required input from `from`'s output, best first (one link per tool). */

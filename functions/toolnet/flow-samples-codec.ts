@@ -1,6 +1,7 @@
 import { effectiveSchema } from "../probing";
 import type { SampleValue } from "../probing/protocol";
 import type { ToolParameter } from "../tools/definition";
+import { type Consumer, consumerIndex, type StoredFlowLookups } from "./data-flow";
 import { type FlowTool, isFillable, startRank } from "./flow-rules";
 import { OutputIndex, type OutputLookup } from "./output-index";
 import { nameTables, StoredNames, wellFormedNames, type NameTables } from "./retrieval/stored-names";
@@ -17,9 +18,11 @@ import { type FlowStateTables, StoredFlowState, type TextTable, type ToolRecord,
  * lengths of the sections below, in their order), then Int32 words: the tool names' offsets and
  * hash table (retrieval/stored-names.ts), where each tool's record starts, each tool's start rank,
  * where each distinct sample starts, then the output index's two tables (leaf → tools, owner word
- * → tools), each as its keys' offsets and hash table, where each key's tools start, and the tools'
- * positions; then the bytes: the tool names, the records (`[compact tool, sample ids]` as JSON),
- * the samples (`[path, value]` as JSON), the two tables' keys. A load makes views of these and reads
+ * → tools) and the consumer indexes (input name → consumers, entity word → consumers; data-flow.ts
+ * `consumerIndex`), each as its keys' offsets and hash table, where each key's entries start, and
+ * the entries (a tool's position; for a consumer, its position and its input's index); then the
+ * bytes: the tool names, the records (`[compact tool, sample ids]` as JSON), the samples
+ * (`[path, value]` as JSON), the four tables' keys. A load makes views of these and reads
  * a tool, a sample or a key's tools only when asked (stored-flow-state.ts).
  */
 
@@ -36,8 +39,8 @@ export interface FlowState {
   samples: ReadonlyMap<string, readonly SampleValue[]>;
   /** The output index over `samples` (OutputIndex), when made or stored with them; else a load makes it. */
   outputs?: OutputLookup;
-  /** Each tool's start rank (flow-rules.ts `startRank`) read without the tool, when stored. */
-  startRank?: (tool: string) => number | undefined;
+  /** Each tool's start rank and the consumer indexes, read without the tools, when stored. */
+  lookups?: StoredFlowLookups;
 }
 
 /**
@@ -124,6 +127,21 @@ function toolSetTables(
   return { keys: nameTables(keys), starts, positions: Int32Array.from(positions) };
 }
 
+/** Key → consumers as (tool position, input index) pairs, keys in the map's order, consumers in each list's. */
+function consumerTables(
+  map: ReadonlyMap<string, readonly Consumer[]>,
+  position: ReadonlyMap<string, number>,
+): { keys: NameTables; starts: Int32Array; positions: Int32Array } {
+  const keys = [...map.keys()];
+  const starts = new Int32Array(keys.length + 1);
+  const pairs: number[] = [];
+  keys.forEach((key, i) => {
+    for (const { tool, parameter } of map.get(key) ?? []) pairs.push(position.get(tool.name) ?? -1, tool.parameters.indexOf(parameter));
+    starts[i + 1] = pairs.length;
+  });
+  return { keys: nameTables(keys), starts, positions: Int32Array.from(pairs) };
+}
+
 /** The output index over the state's samples: the one it holds when made in memory, else made now (a preparation's). */
 function outputIndexOf(state: FlowState): OutputIndex {
   return state.outputs instanceof OutputIndex ? state.outputs : OutputIndex.over(state.tools, state.samples);
@@ -157,10 +175,12 @@ export function encodeFlowState(state: FlowState): Uint8Array {
   const outputs = outputIndexOf(state);
   const [nameTable, recordTable, sampleTable] = [nameTables(names), textTable(records), textTable(samples)];
   const [leaves, owners] = [toolSetTables(outputs.byLeaf, position), toolSetTables(outputs.byOwner, position)];
+  const consumers = consumerIndex(state.tools.values());
+  const [byName, byEntity] = [consumerTables(consumers.byName, position), consumerTables(consumers.byEntity, position)];
   const ranks = Int32Array.from(names, (name) => startRank(state.tools.get(name) as FlowTool));
   const words = [nameTable.offsets, nameTable.slots, recordTable.offsets, ranks, sampleTable.offsets];
-  for (const set of [leaves, owners]) words.push(set.keys.offsets, set.keys.slots, set.starts, set.positions);
-  const byteParts = [nameTable.bytes, recordTable.bytes, sampleTable.bytes, leaves.keys.bytes, owners.keys.bytes];
+  for (const set of [leaves, owners, byName, byEntity]) words.push(set.keys.offsets, set.keys.slots, set.starts, set.positions);
+  const byteParts = [nameTable.bytes, recordTable.bytes, sampleTable.bytes, ...[leaves, owners, byName, byEntity].map((set) => set.keys.bytes)];
   const header: Header = { format: FLOW_SAMPLES_FORMAT, offering, words: words.map((w) => w.length), bytes: byteParts.map((b) => b.length) };
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const offset = Math.ceil((4 + headerBytes.length) / 4) * 4;
@@ -193,7 +213,7 @@ function headerOf(bytes: Uint8Array): { header: Header; offset: number } | undef
   const { format, offering, words, bytes: byteParts } = header;
   const counts = (list: unknown): list is number[] => Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0);
   if (format !== FLOW_SAMPLES_FORMAT || !Number.isInteger(offering) || !counts(words) || !counts(byteParts)) return undefined;
-  if (words.length !== 13 || byteParts.length !== 5) return undefined;
+  if (words.length !== 21 || byteParts.length !== 7) return undefined;
   const offset = Math.ceil((4 + headerLength) / 4) * 4;
   const size = offset + 4 * words.reduce((sum, n) => sum + n, 0) + byteParts.reduce((sum, n) => sum + n, 0);
   return size === bytes.byteLength ? { header: header as Header, offset } : undefined;
@@ -235,29 +255,29 @@ function tablesOf(input: Uint8Array): FlowStateTables | undefined {
     Int32Array,
     ...Int32Array[],
   ];
-  const [nameBytes, recordBytes, sampleBytes, leafKeys, ownerKeys] = parts as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+  const [nameBytes, recordBytes, sampleBytes, ...keyBytes] = parts as [Uint8Array, Uint8Array, Uint8Array, ...Uint8Array[]];
   const names: NameTables = { offsets: nameOffsets, slots: nameSlots, bytes: nameBytes };
   const records = { offsets: recordOffsets, bytes: recordBytes };
   const samples = { offsets: sampleOffsets, bytes: sampleBytes };
   const count = nameOffsets.length - 1;
-  const byLeaf = toolSetsOf(sets.slice(0, 4), leafKeys, count);
-  const byOwner = toolSetsOf(sets.slice(4, 8), ownerKeys, count);
+  const [byLeaf, byOwner, byName, byEntity] = [0, 1, 2, 3].map((i) => toolSetsOf(sets.slice(4 * i, 4 * i + 4), keyBytes[i] ?? new Uint8Array(), count, i >= 2));
   const sound =
     wellFormedNames(names) &&
     wellFormedOffsets(recordOffsets, recordBytes.length) &&
     wellFormedOffsets(sampleOffsets, sampleBytes.length) &&
     recordOffsets.length === count + 1 &&
     startRanks.length === count;
-  if (!sound || byLeaf === undefined || byOwner === undefined) return undefined;
-  return { names: new StoredNames(names), records, samples, startRanks, offering: read.header.offering, byLeaf, byOwner };
+  if (!sound || byLeaf === undefined || byOwner === undefined || byName === undefined || byEntity === undefined) return undefined;
+  return { names: new StoredNames(names), records, samples, startRanks, offering: read.header.offering, byLeaf, byOwner, byName, byEntity };
 }
 
-/** One key → tools table from its four word sections and its keys' bytes, when it holds together. */
-function toolSetsOf(words: Int32Array[], keyBytes: Uint8Array, tools: number): ToolSetTables | undefined {
+/** One key → tools table (`pairs`: of tool position and input index) from its four word sections and its keys' bytes, when it holds together. */
+function toolSetsOf(words: Int32Array[], keyBytes: Uint8Array, tools: number, pairs: boolean): ToolSetTables | undefined {
   const [offsets, slots, starts, positions] = words as [Int32Array, Int32Array, Int32Array, Int32Array];
   const keys: NameTables = { offsets, slots, bytes: keyBytes };
   if (!wellFormedNames(keys) || starts.length !== offsets.length || !wellFormedOffsets(starts, positions.length)) return undefined;
-  if (positions.some((at) => at < 0 || at >= tools)) return undefined;
+  if (positions.some((at, i) => at < 0 || (at >= tools && !(pairs && i % 2 === 1)))) return undefined;
+  if (pairs && starts.some((start) => start % 2 !== 0)) return undefined;
   return { keys: new StoredNames(keys), starts, positions };
 }
 

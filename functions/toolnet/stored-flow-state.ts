@@ -1,4 +1,5 @@
 import type { SampleValue } from "../probing/protocol";
+import type { Consumer, ConsumerLookup, StoredFlowLookups } from "./data-flow";
 import type { FlowTool } from "./flow-rules";
 import type { OutputLookup, ToolNames } from "./output-index";
 import type { StoredNames } from "./retrieval/stored-names";
@@ -10,7 +11,8 @@ import type { StoredNames } from "./retrieval/stored-names";
  * and making the output index from every tool's samples was most of that route (≈ 260 ms of CPU
  * and the garbage after it). Here a tool's form and samples are parsed when first asked for, the
  * output index's keys are looked up in the stored hash table, and a key's producers are named
- * from stored positions; each tool's start rank is read without the tool.
+ * from stored positions; each tool's start rank is read without the tool, and a tool's successors
+ * read the consumers its outputs name, not every tool.
  */
 
 const utf8 = new TextDecoder();
@@ -40,6 +42,9 @@ export interface FlowStateTables {
   readonly offering: number;
   readonly byLeaf: ToolSetTables;
   readonly byOwner: ToolSetTables;
+  /** Consumer indexes (data-flow.ts `consumerIndex`): entries are (tool position, input index) pairs. */
+  readonly byName: ToolSetTables;
+  readonly byEntity: ToolSetTables;
 }
 
 /** A tool as stored, with its samples, made from its record. */
@@ -83,6 +88,31 @@ class StoredToolSets {
     const { keys, starts, positions } = this.#tables;
     const at = keys.positionOf(key);
     return at < 0 ? undefined : new StoredToolNames(this.#names, positions.subarray(starts[at] ?? 0, starts[at + 1] ?? 0));
+  }
+}
+
+/** One stored consumer index (`byName` or `byEntity`): a key's consumers made when first asked for, each once. */
+class StoredConsumers {
+  readonly #tables: ToolSetTables;
+  readonly #state: StoredFlowState;
+  readonly #lists = new Map<string, readonly Consumer[] | undefined>();
+
+  constructor(tables: ToolSetTables, state: StoredFlowState) {
+    this.#tables = tables;
+    this.#state = state;
+  }
+
+  get(key: string): readonly Consumer[] | undefined {
+    if (this.#lists.has(key)) return this.#lists.get(key);
+    const { keys, starts, positions } = this.#tables;
+    const at = keys.positionOf(key);
+    let list: Consumer[] | undefined;
+    if (at >= 0) {
+      list = [];
+      for (let i = starts[at] ?? 0; i < (starts[at + 1] ?? 0); i += 2) list.push(this.#state.consumerAt(positions[i] ?? -1, positions[i + 1] ?? -1));
+    }
+    this.#lists.set(key, list);
+    return list;
   }
 }
 
@@ -140,10 +170,13 @@ export class StoredFlowState {
   readonly tools: ReadonlyMap<string, FlowTool>;
   readonly samples: ReadonlyMap<string, readonly SampleValue[]>;
   readonly outputs: OutputLookup;
+  readonly lookups: StoredFlowLookups;
   /** Tool records parsed so far (tests and benchmarks: a cold route reads the tools it asks about). */
   recordsRead = 0;
   readonly #records: (ToolRecord | undefined)[] = [];
   readonly #samples: (SampleValue | undefined)[] = [];
+  /** Consumers made so far by tool position and input index: one object each, as the in-memory index shares them. */
+  readonly #consumers = new Map<number, Consumer>();
   readonly #readRecord: (text: string, sampleAt: (id: number) => SampleValue) => ToolRecord;
 
   constructor(tables: FlowStateTables, readRecord: (text: string, sampleAt: (id: number) => SampleValue) => ToolRecord) {
@@ -152,13 +185,29 @@ export class StoredFlowState {
     this.tools = new StoredToolMap(this, tables.names.count, (record) => record.tool);
     this.samples = new StoredToolMap(this, tables.offering, (record) => (record.samples.length > 0 ? record.samples : undefined));
     this.outputs = { byLeaf: new StoredToolSets(tables.byLeaf, tables.names), byOwner: new StoredToolSets(tables.byOwner, tables.names) };
+    const consumers: ConsumerLookup = { byName: new StoredConsumers(tables.byName, this), byEntity: new StoredConsumers(tables.byEntity, this) };
+    this.lookups = { startRank: (tool) => this.#startRank(tool), consumers };
   }
 
   /** A tool's start rank (flow-rules.ts `startRank`) without reading it; undefined when the state has no such tool. */
-  startRank = (tool: string): number | undefined => {
+  #startRank(tool: string): number | undefined {
     const at = this.tables.names.positionOf(tool);
     return at < 0 ? undefined : this.tables.startRanks[at];
-  };
+  }
+
+  /** The consumer of the tool at `position` through its input at `input`. */
+  consumerAt(position: number, input: number): Consumer {
+    const key = position * 65_536 + input;
+    let consumer = this.#consumers.get(key);
+    if (consumer === undefined) {
+      const tool = this.recordAt(position).tool;
+      const parameter = tool.parameters[input];
+      if (parameter === undefined || input >= 65_536) throw new Error("flow state: bad consumer");
+      consumer = { tool, parameter };
+      this.#consumers.set(key, consumer);
+    }
+    return consumer;
+  }
 
   recordOf(name: string): ToolRecord | undefined {
     const at = this.tables.names.positionOf(name);

@@ -1,62 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { SampleValue } from "../../functions/probing/protocol";
-import { DataFlowIndex, FlowSamples, type FlowTool, flowTool, OutputIndex } from "../../functions/toolnet/data-flow";
+import { DataFlowIndex, type FlowTool, OutputIndex } from "../../functions/toolnet/data-flow";
 import { flowStateIndex } from "../../functions/toolnet/data-flow-state";
-import { decodeFlowState, encodeFlowState, type FlowState, flowRecordsRead } from "../../functions/toolnet/flow-samples-codec";
+import { decodeFlowState, encodeFlowState, flowRecordsRead } from "../../functions/toolnet/flow-samples-codec";
 import { PRODUCERS_PER_TOOL } from "../../functions/toolnet/signal-fusion";
-import type { ToolParameter } from "../../functions/tools/definition";
+import { ENTITIES, oneApi, stateOf } from "../helpers/graph-shaped-flow";
 
 // A catalog whose data flow is served per request (more links than the stored table holds, as
 // Microsoft Graph's 11,422 operations of one API) loads its flow state after an eviction. Its first
 // route asks for the producers and name lookups of the few tools it ranks: reading every tool's
 // stored form and making the output index from every tool's samples grew with the API's size.
-
-const ENTITIES = ["user", "group", "calendar", "event", "message", "drive", "site", "team", "channel", "contact", "plan", "task"];
-const SERVER = "https://graph.example.com/v1.0";
-const ODATA = ["$top", "$filter", "$select"].map((name): ToolParameter => ({ name, in: "query", required: false, schema: { type: "string" } }));
-
-const text = (name: string): ToolParameter => ({ name, in: "query", required: true, schema: { type: "string" } });
-const id = (entity: string): ToolParameter => ({ name: `${entity}-id`, in: "path", required: true, schema: { type: "string" } });
-
-/** One API of `size` operations, Graph-shaped: per entity a search by name and a list, the rest nested `/{a}s/{a-id}/{b}s/{b-id}/…` operations. */
-function oneApi(size: number): { tool: FlowTool; outputs: SampleValue[] }[] {
-  const sample = (path: string, value: string | number = "AAMkAGI2"): SampleValue => ({ path, value });
-  const made = ENTITIES.flatMap((e) => [
-    {
-      tool: flowTool({ name: `search${e}s`, path: `/${e}s/search`, serverUrl: SERVER, parameters: [text("query"), ...ODATA] }),
-      outputs: [sample("value[0].id"), sample("value[0].displayName", "Adele")],
-    },
-    {
-      tool: flowTool({ name: `list${e}s`, path: `/${e}s`, serverUrl: SERVER, parameters: ODATA }),
-      outputs: [sample("value[0].id"), sample("@odata.count", 3)],
-    },
-  ]);
-  for (let i = made.length; i < size; i += 1) {
-    const [a, b] = [ENTITIES[i % ENTITIES.length] ?? "", ENTITIES[(i * 5 + 1) % ENTITIES.length] ?? ""];
-    made.push({
-      tool: flowTool({
-        name: `${a}s${b}sOperation${i}`,
-        path: `/${a}s/{${a}-id}/${b}s/{${b}-id}/operation${i}`,
-        serverUrl: SERVER,
-        parameters: [id(a), id(b), ...ODATA],
-      }),
-      outputs: [sample("value[0].id"), sample(`value[0].${b}Id`), sample("value[0].createdBy.user.id"), sample("value[0].displayName", "Adele")],
-    });
-  }
-  return made;
-}
-
-/** The state a preparation stores (loaded-data-flow.ts): every tool's compact form and its offerable samples. */
-function stateOf(api: ReturnType<typeof oneApi>): FlowState {
-  const tools = new Map(api.map(({ tool }) => [tool.name, tool]));
-  const offerable = new FlowSamples(tools.values());
-  const samples = new Map<string, SampleValue[]>();
-  for (const { tool, outputs } of api) {
-    const kept = offerable.offerable(outputs);
-    if (kept.length > 0) samples.set(tool.name, kept);
-  }
-  return { tools, samples };
-}
 
 /** The tools a first route ranks: operations that need identifiers, and a search. */
 const RANKED = [...[24, 25, 26, 30].map((i) => oneApi(31)[i]?.tool.name ?? ""), "searchusers"];
