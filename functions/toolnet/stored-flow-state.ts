@@ -177,6 +177,7 @@ export class StoredFlowState {
   readonly #samples: (SampleValue | undefined)[] = [];
   /** Consumers made so far by tool position and input index: one object each, as the in-memory index shares them. */
   readonly #consumers = new Map<number, Consumer>();
+  readonly #ranks = new Map<string, number>();
   readonly #readRecord: (text: string, sampleAt: (id: number) => SampleValue) => ToolRecord;
 
   constructor(tables: FlowStateTables, readRecord: (text: string, sampleAt: (id: number) => SampleValue) => ToolRecord) {
@@ -189,10 +190,19 @@ export class StoredFlowState {
     this.lookups = { startRank: (tool) => this.#startRank(tool), consumers };
   }
 
-  /** A tool's start rank (flow-rules.ts `startRank`) without reading it; undefined when the state has no such tool. */
+  /**
+   * A tool's start rank (flow-rules.ts `startRank`) without reading it; undefined when the state has
+   * no such tool. Kept by name once looked up: a route orders the same thousands of candidates once
+   * per rank and per ranked tool, and hashing each name again into the stored table cost more than the rest.
+   */
   #startRank(tool: string): number | undefined {
-    const at = this.tables.names.positionOf(tool);
-    return at < 0 ? undefined : this.tables.startRanks[at];
+    let rank = this.#ranks.get(tool);
+    if (rank === undefined) {
+      const at = this.tables.names.positionOf(tool);
+      rank = at < 0 ? -1 : (this.tables.startRanks[at] ?? -1);
+      this.#ranks.set(tool, rank);
+    }
+    return rank < 0 ? undefined : rank;
   }
 
   /** The consumer of the tool at `position` through its input at `input`. */
