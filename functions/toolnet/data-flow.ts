@@ -171,29 +171,37 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     const cached = this.#feederCache.get(key);
     if (cached !== undefined) return cached;
     const found: DataFlowSource[] = [];
+    // The candidates once for every rank: in a big API they are thousands of names.
+    const candidates = this.#candidates(to);
     for (const rank of START_RANKS) {
       if (found.length >= count) break;
-      found.push(...this.#sources(to, (from) => this.#startRank(from) === rank).filter((s) => isOpaqueInput(s.parameter)));
+      found.push(...this.#sources(to, (from) => this.#startRank(from) === rank, candidates).filter((s) => isOpaqueInput(s.parameter)));
     }
     const feeders = found.slice(0, count);
     this.#feederCache.set(key, feeders);
     return feeders;
   }
 
-  /** The producers of `to` among the candidates `admit` lets through, best first. */
-  #sources(to: string, admit: (from: string, consumer: T) => boolean): DataFlowSource[] {
+  /** Only tools whose outputs could name one of `to`'s required inputs are scored (blocking). */
+  #candidates(to: string): ReadonlySet<string> {
     const consumer = this.#defs.get(to);
-    const sources: DataFlowSource[] = [];
-    if (consumer === undefined) return sources;
-    // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
-    const { byLeaf, byOwner } = this.#outputs();
     const candidates = new Set<string>();
+    if (consumer === undefined) return candidates;
+    const { byLeaf, byOwner } = this.#outputs();
     for (const parameter of consumer.parameters) {
       if (!isFillable(parameter)) continue;
       for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
       if (isIdLike(parameter.name))
         for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
     }
+    return candidates;
+  }
+
+  /** The producers of `to` among the candidates `admit` lets through, best first. */
+  #sources(to: string, admit: (from: string, consumer: T) => boolean, candidates = this.#candidates(to)): DataFlowSource[] {
+    const consumer = this.#defs.get(to);
+    const sources: DataFlowSource[] = [];
+    if (consumer === undefined) return sources;
     for (const from of candidates) {
       if (from === to || !admit(from, consumer)) continue;
       // Another producer's whole successor list is scored only if it was asked for anyway:

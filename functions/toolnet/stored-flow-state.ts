@@ -57,11 +57,12 @@ function textAt(table: TextTable, at: number): string {
   return utf8.decode(table.bytes.subarray(table.offsets[at] ?? 0, table.offsets[at + 1] ?? 0));
 }
 
-/** The tools of one key, counted from the stored positions and named one at a time when read. */
+/** The tools of one key, counted from the stored positions and named (all, once) when first read. */
 class StoredToolNames implements ToolNames {
   readonly size: number;
   readonly #names: StoredNames;
   readonly #positions: Int32Array;
+  #named: readonly string[] | undefined;
 
   constructor(names: StoredNames, positions: Int32Array) {
     this.#names = names;
@@ -69,8 +70,9 @@ class StoredToolNames implements ToolNames {
     this.size = positions.length;
   }
 
-  *[Symbol.iterator](): Iterator<string> {
-    for (const position of this.#positions) yield this.#names.at(position);
+  [Symbol.iterator](): Iterator<string> {
+    this.#named ??= Array.from(this.#positions, (position) => this.#names.at(position));
+    return this.#named[Symbol.iterator]();
   }
 }
 
@@ -84,10 +86,16 @@ class StoredToolSets {
     this.#names = names;
   }
 
+  /** Made once per key: a route asks for the same few keys (an API's `id`, `user`) for every tool it ranks. */
+  readonly #made = new Map<string, ToolNames | undefined>();
+
   get(key: string): ToolNames | undefined {
+    if (this.#made.has(key)) return this.#made.get(key);
     const { keys, starts, positions } = this.#tables;
     const at = keys.positionOf(key);
-    return at < 0 ? undefined : new StoredToolNames(this.#names, positions.subarray(starts[at] ?? 0, starts[at + 1] ?? 0));
+    const names = at < 0 ? undefined : new StoredToolNames(this.#names, positions.subarray(starts[at] ?? 0, starts[at + 1] ?? 0));
+    this.#made.set(key, names);
+    return names;
   }
 }
 
