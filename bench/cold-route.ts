@@ -115,36 +115,46 @@ function firstRouteAsks(index: DataFlowIndex<FlowTool>, ranked: readonly string[
   return found;
 }
 
+/** The process's CPU since `since`, in ms: on this shared machine a wall time holds waits for a core. */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+/** One cold ask over the stored state read back, a tool at a time and after reading every tool: CPU of each, tools read. */
+function coldAsk(
+  bytes: Uint8Array,
+  ask: (index: DataFlowIndex<FlowTool>) => number,
+): { lazyMs: number; wholeMs: number; read: number; found: [number, number] } {
+  const c0 = process.cpuUsage();
+  const stored = decodeFlowState(bytes) as FlowState;
+  const foundLazy = ask(flowStateIndex(stored));
+  const lazyMs = cpuMs(c0);
+  const c1 = process.cpuUsage();
+  const again = decodeFlowState(bytes) as FlowState;
+  const foundWhole = ask(flowStateIndex({ tools: new Map(again.tools), samples: new Map(again.samples) }));
+  return { lazyMs, wholeMs: cpuMs(c1), read: flowRecordsRead(stored) ?? 0, found: [foundLazy, foundWhole] };
+}
+
 /** `--graph-flow`: a stored Graph-shaped flow state read back per round, a tool at a time against every tool first. */
 function graphFlow(): void {
   const size = Number(option("size", "11422"));
   const api = oneApi(size);
   const bytes = encodeFlowState(stateOf(api));
   const ranked = [...Array.from({ length: 7 }, (_, i) => api[Math.floor(((i + 1) * size) / 8)]?.tool.name ?? ""), "searchusers"];
-  const lazy: number[] = [];
-  const whole: number[] = [];
-  let read = { lazy: 0, whole: 0, found: [0, 0] };
-  // The process's CPU, not wall time: on this shared machine a wall time holds waits for a core.
-  const cpuMs = (since?: NodeJS.CpuUsage) => {
-    const used = process.cpuUsage(since);
-    return (used.user + used.system) / 1000;
+  const asks = {
+    "first route (feeders and name lookups of 8 ranked tools)": (index: DataFlowIndex<FlowTool>) => firstRouteAsks(index, ranked),
+    "later step (a search's successors)": (index: DataFlowIndex<FlowTool>) => index.successors("searchusers").length,
   };
-  for (let round = 0; round < Number(option("rounds", "9")); round += 1) {
-    const c0 = process.cpuUsage();
-    const stored = decodeFlowState(bytes) as FlowState;
-    const foundLazy = firstRouteAsks(flowStateIndex(stored), ranked);
-    lazy.push(cpuMs(c0));
-    const c1 = process.cpuUsage();
-    const again = decodeFlowState(bytes) as FlowState;
-    const every: FlowState = { tools: new Map(again.tools), samples: new Map(again.samples) };
-    const foundWhole = firstRouteAsks(flowStateIndex(every), ranked);
-    whole.push(cpuMs(c1));
-    read = { lazy: flowRecordsRead(stored) ?? 0, whole: flowRecordsRead(again) ?? 0, found: [foundLazy, foundWhole] };
+  console.log(`flow state          ${size} Graph-shaped tools, ${(bytes.byteLength / 2 ** 20).toFixed(1)} MiB stored; ${option("rounds", "9")} rounds`);
+  for (const [label, ask] of Object.entries(asks)) {
+    const rounds = Array.from({ length: Number(option("rounds", "9")) }, () => coldAsk(bytes, ask));
+    const last = rounds[rounds.length - 1];
+    const [lazy, whole] = [median(rounds.map((r) => r.lazyMs)), median(rounds.map((r) => r.wholeMs))];
+    console.log(
+      `${label}, CPU median: a tool at a time ${lazy.toFixed(1)} ms (${last?.read} tools read), every tool first ${whole.toFixed(1)} ms: ${(whole / lazy).toFixed(0)}×; found ${last?.found.join(" / ")}`,
+    );
   }
-  console.log(`flow state          ${size} Graph-shaped tools, ${(bytes.byteLength / 2 ** 20).toFixed(1)} MiB stored; ${lazy.length} rounds`);
-  console.log(
-    `cold first route's data flow, CPU: a tool at a time median ${lazy.length > 0 ? median(lazy).toFixed(1) : "–"} ms (${read.lazy} tools read), every tool first ${median(whole).toFixed(1)} ms (${read.whole} read): ${(median(whole) / median(lazy)).toFixed(0)}×; producers found ${read.found[0]} / ${read.found[1]}`,
-  );
 }
 
 async function main(): Promise<void> {
