@@ -45,9 +45,8 @@ export interface FlowState {
 
 /**
  * An input data flow reads by its name alone (not fillable, flow-rules.ts `isFillable`: optional, or a
- * header), as [name, in, required]: a cold route of Microsoft Graph parses every tool's stored form,
- * and its operations' many optional query inputs (`$select`, `$filter`, …) as objects with a
- * schema were most of those bytes.
+ * header), as [name, in, required]: Microsoft Graph's operations' many optional query inputs
+ * (`$select`, `$filter`, …) as objects with a schema were most of a stored tool's bytes.
  */
 type NamedOnly = [string, ToolParameter["in"], boolean];
 
