@@ -57,6 +57,16 @@ describe("a cold first route of a tenant whose data flow is served from its stor
     expect(JSON.stringify(big.answers)).toContain('"from":"searchusers"');
   });
 
+  it("reads for a later step's successors the consumers its producer's outputs name, not every tool", () => {
+    const size = 3_000;
+    const loaded = decodeFlowState(encodeFlowState(stateOf(oneApi(size))));
+    if (loaded === undefined) throw new Error("the stored state did not read back");
+    const successors = flowStateIndex(loaded).successors("searchusers");
+    // The operations under /users/{user-id} (a sixth of this API) take its ids; every tool was read for its inputs before.
+    expect(successors.length).toBeGreaterThan(size / 10);
+    expect(flowRecordsRead(loaded)).toBeLessThanOrEqual(successors.length + 1);
+  });
+
   it("links every tool read back from storage as the state in memory does", () => {
     const state = stateOf(oneApi(300));
     const loaded = decodeFlowState(encodeFlowState(state));
