@@ -1,7 +1,10 @@
-import { queryTerms } from "./analyze";
 import { PostingList, postingsOf } from "./learned-postings";
+import { LearnedQueryTerms } from "./learned-query";
 import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
-import { sortRanked, type Ranked } from "./ranked";
+import type { Ranked } from "./ranked";
+
+// The merge into the own-text ranking lives apart (learned-merge.ts); routing imports it from here.
+export { withLearnedField } from "./learned-merge";
 
 /**
  * A tool's learned field: the words of the requests that chose it (query-log document
@@ -83,7 +86,10 @@ export class LearnedField {
   #totalLength = 0;
   #fieldCount = 0;
   #version = 0;
+  /** The view of the fields as they are and its scored field, for the version they were made at. */
+  #current: { version: number; view: FieldView; scored: { catalogSize: number; field: ScoredField } | undefined } | undefined;
   readonly #prune: boolean;
+  readonly #queryTerms = new LearnedQueryTerms();
   /** What the searches read so far (postings, tools scored exactly): what pruning saves shows here. */
   readonly work: SearchWork = { postings: 0, rescored: 0 };
 
@@ -163,13 +169,27 @@ export class LearnedField {
   search(text: string, catalogSize: number, limit = 50, excluding?: string): Ranked[] {
     const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
     if (view.fields === 0) return [];
-    const terms = [...new Set(queryTerms(text)), UNMATCHED_TERM];
-    const field = scoredField(view, catalogSize);
+    // Repeated terms count once: rankBest keeps each term's first place.
+    const terms = this.#queryTerms.of(text, UNMATCHED_TERM);
+    const field = excluding === undefined ? this.#scored(view, catalogSize) : scoredField(view, catalogSize);
     return this.#prune ? rankBest(field, terms, limit, this.work) : rankEveryMatch(field, terms, limit, this.work);
   }
 
-  /** The fields as they are. */
+  /** The fields as they are, made again after a change (a route's search makes no view of its own). */
   #view(): FieldView {
+    if (this.#current?.version !== this.#version) this.#current = { version: this.#version, view: this.#viewNow(), scored: undefined };
+    return this.#current.view;
+  }
+
+  /** `view` (the fields as they are) as a BM25 field over a catalog of `catalogSize`, kept with the view. */
+  #scored(view: FieldView, catalogSize: number): ScoredField {
+    const current = this.#current;
+    if (current === undefined || current.view !== view) return scoredField(view, catalogSize);
+    if (current.scored?.catalogSize !== catalogSize) current.scored = { catalogSize, field: scoredField(view, catalogSize) };
+    return current.scored.field;
+  }
+
+  #viewNow(): FieldView {
     return {
       fields: this.#fieldCount,
       totalLength: this.#totalLength,
@@ -378,16 +398,3 @@ function sumOf(field: ReadonlyMap<string, number>): number {
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000;
-
-/**
- * `ranked` (own-text BM25, best first) with each tool's learned-field score added at `weight`;
- * a tool only the learned field knows joins with its learned score alone. Both are BM25 sums
- * over the same catalog, so the sum is a two-field BM25 (the fields scored apart, as BM25F's
- * simpler cousin).
- */
-export function withLearnedField(ranked: readonly Ranked[], learned: readonly Ranked[], weight: number): Ranked[] {
-  if (learned.length === 0 || weight <= 0) return [...ranked];
-  const scores = new Map(ranked.map((r) => [r.name, r.score]));
-  for (const r of learned) scores.set(r.name, (scores.get(r.name) ?? 0) + weight * r.score);
-  return sortRanked([...scores].map(([name, score]) => ({ name, score })));
-}
