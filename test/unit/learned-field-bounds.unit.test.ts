@@ -29,7 +29,9 @@ function modelFields(taught: Taught): Map<string, { field: Map<string, number>; 
     const totals = new Map<string, number>();
     for (const weights of sources.values()) for (const [term, weight] of weights) totals.set(term, (totals.get(term) ?? 0) + weight);
     const field = new Map([...totals].filter(([, weight]) => weight > 0));
-    if (field.size > 0) fields.set(tool, { field, sources: sources.size });
+    // Only sources that teach the tool a word count: one that only takes words away is no evidence for it.
+    const teaching = [...sources.values()].filter((weights) => [...weights.values()].some((weight) => weight > 0)).length;
+    if (field.size > 0) fields.set(tool, { field, sources: teaching });
   }
   return fields;
 }

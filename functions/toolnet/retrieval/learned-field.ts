@@ -60,6 +60,8 @@ export interface LearnedTerm {
 interface ToolField {
   /** Contributions by source, oldest first (Map keeps insertion order). */
   readonly sources: Map<string, TermWeights>;
+  /** How many of them teach it a word: a source that only takes words away (a negative score, a rival's choice) is no evidence for it. */
+  teaching: number;
   /** Σ of the sources' weights per term. */
   readonly totals: Map<string, number>;
   /** The budgeted field (positive totals, strongest TERMS_PER_TOOL), made when first read. */
@@ -111,12 +113,16 @@ export class LearnedField {
     const entry = this.#entry(tool);
     this.#unpost(tool, entry);
     const old = entry.sources.get(source);
-    if (old !== undefined) this.#add(entry.totals, old, -1);
+    if (old !== undefined) {
+      this.#add(entry.totals, old, -1);
+      if (teaches(old)) entry.teaching -= 1;
+    }
     entry.sources.delete(source);
     this.#untaught(source, tool);
     if (weights.size > 0) {
       entry.sources.set(source, weights);
       this.#add(entry.totals, weights, 1);
+      if (teaches(weights)) entry.teaching += 1;
       let tools = this.#taughtBy.get(source);
       if (tools === undefined) this.#taughtBy.set(source, (tools = new Set()));
       tools.add(tool);
@@ -125,6 +131,7 @@ export class LearnedField {
     for (const [oldest, words] of entry.sources) {
       if (entry.sources.size <= SOURCES_PER_TOOL) break;
       this.#add(entry.totals, words, -1);
+      if (teaches(words)) entry.teaching -= 1;
       entry.sources.delete(oldest);
       this.#untaught(oldest, tool);
       faded.push(oldest);
@@ -217,8 +224,9 @@ export class LearnedField {
       view.totalLength += length - entry.length;
       without.set(slot, field);
       view.lengths[slot] = field.size > 0 ? length : 0;
-      view.sources[slot] = entry.sources.size - 1;
-      view.shares[slot] = shareOf(entry.sources.size - 1);
+      const teaching = entry.teaching - (teaches(words) ? 1 : 0);
+      view.sources[slot] = teaching;
+      view.shares[slot] = shareOf(teaching);
     }
     return {
       ...view,
@@ -235,12 +243,12 @@ export class LearnedField {
     const terms = [...(entry.field ?? new Map<string, number>())]
       .filter(([term]) => term !== UNMATCHED_TERM)
       .map(([term, weight]) => ({ term, weight: round(weight) }));
-    return { terms: terms.slice(0, count), sources: entry.sources.size };
+    return { terms: terms.slice(0, count), sources: entry.teaching };
   }
 
   #entry(tool: string): ToolField {
     let entry = this.#tools.get(tool);
-    if (entry === undefined) this.#tools.set(tool, (entry = { sources: new Map(), totals: new Map(), field: undefined, length: 0 }));
+    if (entry === undefined) this.#tools.set(tool, (entry = { sources: new Map(), teaching: 0, totals: new Map(), field: undefined, length: 0 }));
     return entry;
   }
 
@@ -289,8 +297,8 @@ export class LearnedField {
     this.#version += 1;
     const slot = this.#slotOf(tool);
     // A tool's sources, length and share change only here: the postings' bounds hold until it is posted again.
-    this.#sources[slot] = entry.sources.size;
-    this.#shares[slot] = shareOf(entry.sources.size);
+    this.#sources[slot] = entry.teaching;
+    this.#shares[slot] = shareOf(entry.teaching);
     const field = budgeted(entry.totals);
     if (field.size === 0) {
       if (entry.sources.size === 0) this.#tools.delete(tool);
@@ -324,6 +332,9 @@ interface FieldView {
 }
 
 const NO_POSTINGS: TermPostings = postingsOf([], [], [], []);
+
+/** Whether a source's words for a tool teach it anything (some positive weight). */
+const teaches = (weights: TermWeights): boolean => [...weights.values()].some((weight) => weight > 0);
 
 /** The share of its summed BM25 a tool's learned score keeps: sources / (sources + LEARNED_CONFIDENCE). */
 const shareOf = (sources: number): number => sources / (sources + LEARNED_CONFIDENCE);
