@@ -17,8 +17,14 @@
  * collection; looked at most every 20 s), is printed as the N biggest functions (inclusive) and
  * allocation sites (bench/lib/job-heap.ts); `--heap-profile FILE` keeps the peak's profile.
  *
+ * The job's added time: for `--before S` seconds (120 by default; 0: none) before the upload, the
+ * same routes and polls at the same cadence as during the job; each figure during the job is then
+ * printed less the same figure before it, so a loaded machine's slowness is not counted as the job's.
+ * The `--stretches N` longest unbroken busy stretches of each phase (5 by default) are listed with
+ * the frames that held more than half of each (bench/lib/job-cpu.ts).
+ *
  * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR] [--top N] [--job-profile FILE]
- *      [--heap-sites N] [--heap-profile FILE]
+ *      [--heap-sites N] [--heap-profile FILE] [--before S] [--stretches N]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -26,11 +32,11 @@ import { fileURLToPath } from "node:url";
 import { createTenant, type TestService } from "../test/helpers/service";
 import { apiDirectoryRoot } from "./lib/api-directory";
 import { startBenchService, tenantObject } from "./lib/bench-service";
-import { probeDuringJob, probeLine } from "./lib/job-probes";
+import { addedLine, probeBeforeJob, probeDuringJob, probeLine } from "./lib/job-probes";
 import { stringify as stringifyYaml } from "yaml";
 import { machineLine } from "./lib/stats";
 import type { Profile } from "./lib/cpu-profile";
-import { cpuByPhase, JOB_SAMPLING_US, phaseCpuLine, topOfPhase } from "./lib/job-cpu";
+import { cpuByPhase, JOB_SAMPLING_US, longestStretches, phaseCpuLine, stretchLine, topOfPhase } from "./lib/job-cpu";
 import { HEAP_SAMPLING_BYTES, type HeapSamplingProfile, heapLines } from "./lib/job-heap";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -196,6 +202,8 @@ async function main(): Promise<void> {
     const { key, id: tenantId } = await createTenant(service, "big-import");
     const small = await smallTenant(service);
     const task = "list the events in my calendar for next week";
+    const beforeSeconds = Number(option("before") ?? 120);
+    const before = beforeSeconds > 0 ? await probeBeforeJob(service, key, small.key, task, beforeSeconds) : undefined;
     // What is live before the job (code compiled so far, both tenants made): the job's share of the peak is above it.
     await inspector.collect();
     const liveBefore = (await inspector.heap()).usedSize;
@@ -238,6 +246,12 @@ async function main(): Promise<void> {
     console.log(probeLine(`route, another (${small.tools} tools)`, during.other));
     console.log(probeLine("progress poll", during.progress));
     console.log(probeLine("long-poll ?wait=5 (over 5 s)", job.longPolls));
+    if (before !== undefined) {
+      console.log(`the job's added time (during the job less the same requests for ${beforeSeconds} s before the upload, every 2 s):`);
+      console.log(addedLine("route, importing tenant", before.importing, during.importing));
+      console.log(addedLine(`route, another (${small.tools} tools)`, before.other, during.other));
+      console.log(addedLine("progress poll (404 before)", before.progress, during.progress));
+    }
     for (const [phase, f] of during.slices)
       console.log(
         `  slices ${phase.padEnd(10)} ${f.slices} seen; longest ${f.longestSliceMs} ms; longest piece ${f.longestPieceMs} ms (wall time in the alarm)`,
@@ -304,6 +318,8 @@ function printJobCpu(profile: Profile, startedAtMs: number, marks: { atMs: numbe
   for (const figures of cpuByPhase(profile, startedAtMs, marks, endMs)) console.log(phaseCpuLine(figures));
   const saved = option("job-profile");
   if (saved !== undefined) writeFileSync(saved, JSON.stringify(profile));
+  console.log("longest unbroken busy stretches per phase (the frames holding more than half of each, ms):");
+  for (const stretch of longestStretches(profile, startedAtMs, marks, Number(option("stretches") ?? 5))) console.log(stretchLine(stretch, 6));
   const top = Number(option("top") ?? 0);
   if (top > 0) for (const line of topOfPhase(profile, startedAtMs, marks, "importing", top)) console.log(line);
 }

@@ -7,7 +7,7 @@
  * Per phase of the job: busy CPU, and the longest stretch the thread was busy without a break
  * (no idle sample): that stretch bounds how long any request, to any object, had to wait.
  */
-import { analyse, type Profile, topLines } from "./cpu-profile";
+import { analyse, frameName, type Profile, type ProfileNode, topLines } from "./cpu-profile";
 
 export interface PhaseMark {
   /** When the phase was first seen, in ms of the bench's clock (performance.now). */
@@ -71,6 +71,75 @@ export function topOfPhase(profile: Profile, startedAtMs: number, marks: readonl
   const part: Profile = { nodes: profile.nodes, samples: kept.map((i) => profile.samples[i] ?? 0), timeDeltas: kept.map((i) => profile.timeDeltas[i] ?? 0) };
   const { busyMs, inclusive } = analyse(part, [], JOB_SAMPLING_US);
   return topLines(inclusive, busyMs, 1, top);
+}
+
+/** One unbroken busy stretch of a phase: when it began (ms after the profile's start), how long, and where its time went. */
+export interface BusyStretch {
+  phase: string;
+  startMs: number;
+  ms: number;
+  /** From the outermost frame in: the frames that held more than half of the stretch each (the heaviest child at every level). */
+  path: { frame: string; ms: number }[];
+}
+
+/** The `top` longest unbroken busy stretches of each phase, with the path their time went down. */
+export function longestStretches(profile: Profile, startedAtMs: number, marks: readonly PhaseMark[], top: number): BusyStretch[] {
+  const times = sampleTimes(profile, startedAtMs);
+  const stretches: { phase: string; from: number; to: number; ms: number }[] = [];
+  let open: { phase: string; from: number; to: number; ms: number } | undefined;
+  for (const [i, sample] of times.entries()) {
+    const phase = phaseAt(marks, sample.atMs);
+    if (!sample.busy || phase === undefined || open?.phase !== phase) {
+      if (open !== undefined) stretches.push(open);
+      open = undefined;
+    }
+    if (!sample.busy || phase === undefined) continue;
+    open ??= { phase, from: i, to: i, ms: 0 };
+    open.to = i;
+    open.ms += sample.deltaMs;
+  }
+  if (open !== undefined) stretches.push(open);
+  const kept = new Map<string, typeof stretches>();
+  for (const stretch of stretches.sort((a, b) => b.ms - a.ms)) {
+    const list = kept.get(stretch.phase) ?? [];
+    if (list.length < top) list.push(stretch);
+    kept.set(stretch.phase, list);
+  }
+  return [...kept.values()].flat().map((s) => ({
+    phase: s.phase,
+    startMs: (times[s.from]?.atMs ?? startedAtMs) - startedAtMs,
+    ms: s.ms,
+    path: heavyPath(profile, s.from, s.to, s.ms),
+  }));
+}
+
+/** The frames, root first, each holding more than half of samples `from`..`to` (time shared out as the samples' deltas). */
+function heavyPath(profile: Profile, from: number, to: number, totalMs: number): { frame: string; ms: number }[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<number, number>();
+  for (let i = from; i <= to; i += 1) {
+    const deltaMs = (profile.timeDeltas[i] ?? 0) / 1000;
+    for (let at: number | undefined = profile.samples[i]; at !== undefined; at = parent.get(at)) inclusive.set(at, (inclusive.get(at) ?? 0) + deltaMs);
+  }
+  const path: { frame: string; ms: number }[] = [];
+  let node = profile.nodes.find((n) => !parent.has(n.id));
+  while (node !== undefined) {
+    const heaviest: ProfileNode | undefined = (node.children ?? [])
+      .map((id) => byId.get(id))
+      .filter((child): child is ProfileNode => child !== undefined)
+      .sort((a, b) => (inclusive.get(b.id) ?? 0) - (inclusive.get(a.id) ?? 0))[0];
+    if (heaviest === undefined || (inclusive.get(heaviest.id) ?? 0) <= totalMs / 2) break;
+    path.push({ frame: frameName(heaviest), ms: inclusive.get(heaviest.id) ?? 0 });
+    node = heaviest;
+  }
+  return path;
+}
+
+export function stretchLine(s: BusyStretch, frames: number): string {
+  const path = s.path.slice(-frames).map((f) => `${f.frame} ${f.ms.toFixed(0)}`);
+  return `    ${s.phase.padEnd(10)} ${s.ms.toFixed(0).padStart(5)} ms at ${(s.startMs / 1000).toFixed(1)} s: ${path.join(" > ") || "(no frame held half of it)"}`;
 }
 
 /** The job's sampling interval (µs): fine enough for stretches of tens of ms, coarse enough for a job of minutes. */
