@@ -174,6 +174,8 @@ async function main(): Promise<void> {
   let sampling = true;
   /** Callers waiting for the sampler's next full collection (routeTheTenant's steps). */
   let collectionsWanted: (() => void)[] = [];
+  /** The live heap at the sampler's last full collection. */
+  let lastLive = 0;
   const sampler = (async () => {
     for (let n = 0; sampling; n += 1) {
       // Every 2 s a full collection first: what is live then, not garbage V8 has not collected yet.
@@ -182,6 +184,7 @@ async function main(): Promise<void> {
         collectionsWanted = [];
         await inspector.collect();
         const live = (await inspector.heap()).usedSize;
+        lastLive = live;
         if (heapSites !== undefined && live > peak.live) await heapSites.note(live);
         peak.live = Math.max(peak.live, live);
         notePhase(0, live);
@@ -204,9 +207,12 @@ async function main(): Promise<void> {
     const task = "list the events in my calendar for next week";
     const beforeSeconds = Number(option("before") ?? 120);
     const before = beforeSeconds > 0 ? await probeBeforeJob(service, key, small.key, task, beforeSeconds) : undefined;
+    // The sampler takes the collection: one sent beside its own went unanswered by workerd's inspector (the bench hung).
+    const liveNow = () =>
+      Promise.race([new Promise<void>((resolve) => collectionsWanted.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, 10_000))]);
     // What is live before the job (code compiled so far, both tenants made): the job's share of the peak is above it.
-    await inspector.collect();
-    const liveBefore = (await inspector.heap()).usedSize;
+    await liveNow();
+    const liveBefore = lastLive;
     const sitesBefore = await heapSites?.now();
     heapSites?.watch();
     const jobProfile = await inspector.startProfile(JOB_SAMPLING_US);
@@ -266,9 +272,6 @@ async function main(): Promise<void> {
     printJobCpu(cpu, t0, [{ atMs: t0, phase: "upload" }, ...probes.marks().filter((mark) => mark.atMs < t0 + jobMs)], t0 + jobMs);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
-    // The sampler takes the collection: one sent beside its own went unanswered by workerd's inspector (the bench hung).
-    const liveNow = () =>
-      Promise.race([new Promise<void>((resolve) => collectionsWanted.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, 10_000))]);
     await routeTheTenant(service, key, tenantId, peak, inspector, liveNow);
     await coldAndWarm(service, { key, id: tenantId }, small, task);
   } finally {
