@@ -1,6 +1,7 @@
 import { BytePairEncodingCore } from "gpt-tokenizer/BytePairEncodingCore";
 import { O200KBase } from "gpt-tokenizer/encodingParams/o200k_base";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { decodeRanks } from "./o200k-ranks";
 
 /**
  * The o200k_base encoder (GPT-4o, GPT-4.1, the o-series), built on first use from ranks that cost
@@ -29,29 +30,6 @@ export function o200kPieceCounter(): PieceCounter {
   keepByteOrderMarks(core);
   // No special tokens allowed: "<|endoftext|>" in a text is ordinary text, as the model sees it.
   return (piece) => core.countNative(piece);
-}
-
-/** js-tiktoken's rank lines, "! <first rank> <base64 token> <base64 token> …", as gpt-tokenizer's ranks. */
-function decodeRanks(lines: string): (string | number[])[] {
-  const ranks: (string | number[])[] = [];
-  for (const line of lines.split("\n")) {
-    if (line === "") continue;
-    const [, first, ...tokens] = line.split(" ");
-    const offset = Number(first);
-    for (let i = 0; i < tokens.length; i += 1) ranks[offset + i] = tokenValue(tokens[i] as string);
-  }
-  return ranks;
-}
-
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
-
-/** A token as gpt-tokenizer holds it: its text when its bytes are UTF-8, else its bytes. */
-function tokenValue(base64: string): string | number[] {
-  const binary = atob(base64);
-  if (ASCII_ONLY.test(binary)) return binary;
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-  return textOf(bytes) ?? [...bytes];
 }
 
 // Strict (what is not UTF-8 stays bytes, as gpt-tokenizer decides) and keeping a leading U+FEFF.
