@@ -235,10 +235,10 @@ export class RoutingSnapshots {
       const save = this.#indexSave;
       if (save === undefined) return true;
       if (save.begun === undefined) {
-        // Reading the index merges its changes (as the first search after them would): a piece of its own.
+        // What the index holds now, its changes merged by the pieces: a piece of its own (a loaded index reads its stored part and counts first).
         const state = save.index.savedState();
         save.begun = { pieces: partsInPieces(state), version: this.#namesVersion(), notedSince: new Set() };
-        this.#savePieces.push({ piece: "state", work: state.arrays.rawDocs.length });
+        this.#savePieces.push({ piece: "state", work: state.unmerged.names.length });
       } else {
         const step = save.begun.pieces.next();
         if (step.done) {

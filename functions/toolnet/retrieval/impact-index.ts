@@ -425,21 +425,30 @@ export class ImpactIndex {
     return partsOf(this.savedState());
   }
 
-  /** What `toParts` encodes, as of now (impact-save.ts): merged, the counts read; the impacts current or not. */
+  /**
+   * What `toParts` encodes, as of now (impact-save.ts), its changes not merged yet: copied where
+   * later changes would write (names, pending lists, the averages), the arrays themselves never
+   * written in place (a merge or a recomputation makes new ones).
+   */
   savedState(): SavedState {
     this.#settle();
-    this.#prepareMerged();
     this.#readCounts();
+    const [pendingLengths, fieldLengths] = [new Map(this.#pendingLengths), this.#arrays.fieldLengths];
     return {
       meta: { format: INDEX_FORMAT, scoring: this.#scoring, count: this.#count },
       countsFormat: COUNTS_FORMAT,
       tuning: this.#tuning,
-      // Later changes make new arrays (a merge, a recomputation) but update the averages in place: those are copied.
-      arrays: { ...this.#arrays, avgFieldLength: this.#arrays.avgFieldLength.slice() },
-      // Merged just now: ids are dense, every name is there.
-      names: this.#names.map((name) => name ?? ""),
-      terms: this.#terms.slice(0, this.#mergedTerms),
-      impactsCurrent: !this.#impactsStale,
+      unmerged: {
+        arrays: { ...this.#arrays, avgFieldLength: this.#arrays.avgFieldLength.slice() },
+        names: [...this.#names],
+        pending: [...this.#pending],
+        lengthsOf: (id) => pendingLengths.get(id) ?? fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS),
+        mergedTerms: this.#mergedTerms,
+        termCount: this.#terms.length,
+      },
+      merged: !this.#dirty,
+      terms: this.#terms.slice(),
+      impactsCurrent: !this.#dirty && !this.#impactsStale,
     };
   }
 

@@ -1,5 +1,5 @@
 import type { Arrays } from "./impact-layout";
-import { termImpactsOf } from "./impact-rebuild";
+import { mergeInPieces, termImpactsOf, type Unmerged } from "./impact-rebuild";
 import type { RankingTuning } from "./minisearch-engine";
 import { encodeSearchPart, type SearchPartHeader } from "./search-part";
 import { encodeCounts } from "./stored-counts";
@@ -22,16 +22,19 @@ export interface SavedState {
   meta: Omit<SearchPartHeader, "lengths" | "postings">;
   countsFormat: string;
   tuning: RankingTuning;
-  /** Merged (ids dense), the raw counts read; the impacts current only when `impactsCurrent`. */
-  arrays: Arrays;
-  names: string[];
+  /** The raw arrays and names with the changes since the last merge (the raw counts read). */
+  unmerged: Unmerged;
+  /** Nothing to merge: the names dense, nothing pending. */
+  merged: boolean;
+  /** Every term, those of pending tools too. */
   terms: string[];
+  /** The impacts in `unmerged.arrays` are current (merged, none stale). */
   impactsCurrent: boolean;
 }
 
-/** What one piece of a save did, counted: the postings its impacts read ("impacts"), or the bytes it encoded ("encode"). */
+/** What one piece of a save did, counted: the postings it merged ("merge") or whose impacts it computed ("impacts"), or the bytes it encoded ("encode"). */
 export interface SavePiece {
-  piece: "impacts" | "encode";
+  piece: "merge" | "impacts" | "encode";
   work: number;
 }
 
@@ -41,14 +44,25 @@ export interface SavePiece {
  */
 export const SAVE_PIECE_POSTINGS = 200_000;
 
-/** The parts of `state`, a piece at a time (see the file's comment); `maxPostings` bounds a piece's impacts. */
+/** The parts of `state`, a piece at a time (see the file's comment); `maxPostings` bounds a piece's merge and impacts. */
 export function* partsInPieces(state: SavedState, maxPostings = SAVE_PIECE_POSTINGS): Generator<SavePiece, { search: Uint8Array; counts: Uint8Array }> {
-  let arrays = state.arrays;
+  let { arrays, names } = { arrays: state.unmerged.arrays, names: state.unmerged.names as string[] };
+  if (!state.merged) {
+    const merging = mergeInPieces(state.unmerged, maxPostings);
+    for (let step = merging.next(); ; step = merging.next()) {
+      if (step.done) {
+        ({ arrays, names } = step.value);
+        break;
+      }
+      yield { piece: "merge", work: step.value };
+    }
+  }
+  const merged = { ...state, arrays, names };
   if (!state.impactsCurrent) {
-    const ranges = yield* impactsInPieces(state, maxPostings);
+    const ranges = yield* impactsInPieces(merged, maxPostings);
     arrays = { ...arrays, ...joined(ranges, state.terms.length) };
   }
-  const search = encodeSearchPart(state.meta, arrays, state.names, state.terms);
+  const search = encodeSearchPart(state.meta, arrays, names, state.terms);
   yield { piece: "encode", work: search.byteLength };
   return { search, counts: encodeCounts({ ...state.meta, format: state.countsFormat }, arrays) };
 }
@@ -65,7 +79,10 @@ export function partsOf(state: SavedState): { search: Uint8Array; counts: Uint8A
 type Impacts = Pick<Arrays, "impactOffsets" | "impactDocs" | "impacts" | "defaultImpact">;
 
 /** Each range of terms' impacts (impact-rebuild.ts `termImpactsOf`, exactly as a whole recomputation makes them), a piece each. */
-function* impactsInPieces(state: SavedState, maxPostings: number): Generator<SavePiece, Impacts[]> {
+function* impactsInPieces(
+  state: Pick<SavedState, "tuning" | "meta" | "terms"> & { arrays: Arrays; names: string[] },
+  maxPostings: number,
+): Generator<SavePiece, Impacts[]> {
   const { arrays, tuning, meta } = state;
   const tools = state.names.length;
   const ranges: Impacts[] = [];
