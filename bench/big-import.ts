@@ -21,7 +21,7 @@
  * same routes and polls at the same cadence as during the job; each figure during the job is then
  * printed less the same figure before it, so a loaded machine's slowness is not counted as the job's.
  * The `--stretches N` longest unbroken busy stretches of each phase (5 by default) are listed with
- * the frames that held more than half of each (bench/lib/job-cpu.ts).
+ * the functions that held the most of each (bench/lib/job-cpu.ts).
  *
  * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR] [--top N] [--job-profile FILE]
  *      [--heap-sites N] [--heap-profile FILE] [--before S] [--stretches N]
@@ -321,8 +321,8 @@ function printJobCpu(profile: Profile, startedAtMs: number, marks: { atMs: numbe
   for (const figures of cpuByPhase(profile, startedAtMs, marks, endMs)) console.log(phaseCpuLine(figures));
   const saved = option("job-profile");
   if (saved !== undefined) writeFileSync(saved, JSON.stringify(profile));
-  console.log("longest unbroken busy stretches per phase (the frames holding more than half of each, ms):");
-  for (const stretch of longestStretches(profile, startedAtMs, marks, Number(option("stretches") ?? 5))) console.log(stretchLine(stretch, 6));
+  console.log("longest unbroken busy stretches per phase (the functions holding the most of each, inclusive ms):");
+  for (const stretch of longestStretches(profile, startedAtMs, marks, Number(option("stretches") ?? 5))) console.log(stretchLine(stretch));
   const top = Number(option("top") ?? 0);
   if (top > 0) for (const line of topOfPhase(profile, startedAtMs, marks, "importing", top)) console.log(line);
 }

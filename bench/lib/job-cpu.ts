@@ -78,12 +78,19 @@ export interface BusyStretch {
   phase: string;
   startMs: number;
   ms: number;
-  /** From the outermost frame in: the frames that held more than half of the stretch each (the heaviest child at every level). */
-  path: { frame: string; ms: number }[];
+  /** The functions that held the most of it (inclusive, by name), most first. */
+  frames: { frame: string; ms: number }[];
 }
 
-/** The `top` longest unbroken busy stretches of each phase, with the path their time went down. */
-export function longestStretches(profile: Profile, startedAtMs: number, marks: readonly PhaseMark[], top: number): BusyStretch[] {
+const GENERIC = new Set(["(root)", "(program)", "(idle)", "(anonymous)"]);
+
+/**
+ * The `top` longest unbroken busy stretches of each phase, with the functions that held the most
+ * of each. A stretch may hold many pieces of work: a macrotask turn between two pieces shorter
+ * than the sampling interval leaves no idle sample, and on a loaded machine a sample's time also
+ * holds the time the thread was not scheduled.
+ */
+export function longestStretches(profile: Profile, startedAtMs: number, marks: readonly PhaseMark[], top: number, frames = 6): BusyStretch[] {
   const times = sampleTimes(profile, startedAtMs);
   const stretches: { phase: string; from: number; to: number; ms: number }[] = [];
   let open: { phase: string; from: number; to: number; ms: number } | undefined;
@@ -109,37 +116,37 @@ export function longestStretches(profile: Profile, startedAtMs: number, marks: r
     phase: s.phase,
     startMs: (times[s.from]?.atMs ?? startedAtMs) - startedAtMs,
     ms: s.ms,
-    path: heavyPath(profile, s.from, s.to, s.ms),
+    frames: heaviestFrames(profile, s.from, s.to, frames),
   }));
 }
 
-/** The frames, root first, each holding more than half of samples `from`..`to` (time shared out as the samples' deltas). */
-function heavyPath(profile: Profile, from: number, to: number, totalMs: number): { frame: string; ms: number }[] {
+/** The `count` functions (by name and place) holding the most of samples `from`..`to`, inclusive: each sample's time counted once per function on its stack. */
+function heaviestFrames(profile: Profile, from: number, to: number, count: number): { frame: string; ms: number }[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const inclusive = new Map<number, number>();
+  const inclusive = new Map<string, number>();
   for (let i = from; i <= to; i += 1) {
     const deltaMs = (profile.timeDeltas[i] ?? 0) / 1000;
-    for (let at: number | undefined = profile.samples[i]; at !== undefined; at = parent.get(at)) inclusive.set(at, (inclusive.get(at) ?? 0) + deltaMs);
+    const seen = new Set<string>();
+    for (let at: number | undefined = profile.samples[i]; at !== undefined; at = parent.get(at)) {
+      const node: ProfileNode | undefined = byId.get(at);
+      if (node === undefined || GENERIC.has(node.callFrame.functionName || "(anonymous)")) continue;
+      const name = frameName(node);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + deltaMs);
+    }
   }
-  const path: { frame: string; ms: number }[] = [];
-  let node = profile.nodes.find((n) => !parent.has(n.id));
-  while (node !== undefined) {
-    const heaviest: ProfileNode | undefined = (node.children ?? [])
-      .map((id) => byId.get(id))
-      .filter((child): child is ProfileNode => child !== undefined)
-      .sort((a, b) => (inclusive.get(b.id) ?? 0) - (inclusive.get(a.id) ?? 0))[0];
-    if (heaviest === undefined || (inclusive.get(heaviest.id) ?? 0) <= totalMs / 2) break;
-    path.push({ frame: frameName(heaviest), ms: inclusive.get(heaviest.id) ?? 0 });
-    node = heaviest;
-  }
-  return path;
+  return [...inclusive]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([frame, ms]) => ({ frame, ms }));
 }
 
-export function stretchLine(s: BusyStretch, frames: number): string {
-  const path = s.path.slice(-frames).map((f) => `${f.frame} ${f.ms.toFixed(0)}`);
-  return `    ${s.phase.padEnd(10)} ${s.ms.toFixed(0).padStart(5)} ms at ${(s.startMs / 1000).toFixed(1)} s: ${path.join(" > ") || "(no frame held half of it)"}`;
+export function stretchLine(s: BusyStretch): string {
+  const frames = s.frames.map((f) => `${f.frame} ${f.ms.toFixed(0)}`);
+  return `    ${s.phase.padEnd(10)} ${s.ms.toFixed(0).padStart(5)} ms at ${(s.startMs / 1000).toFixed(1)} s: ${frames.join("; ") || "(idle frames only)"}`;
 }
 
 /** The job's sampling interval (µs): fine enough for stretches of tens of ms, coarse enough for a job of minutes. */
