@@ -147,7 +147,13 @@ export class TenantRouting implements ObservedLearning {
    * `saveIndexInPieces`), for one slice; a save the slice could not finish goes on in the next.
    */
   async saveIndexSomeIfDue(slice: WorkSlice): Promise<void> {
-    if (this.#store.indexSaveDue()) await this.#store.saveIndexInPieces(() => slice.next());
+    if (!this.#store.indexSaveDue()) return;
+    try {
+      await this.#store.saveIndexInPieces(() => slice.next());
+    } catch (error) {
+      // The save is dropped, its tools stay noted: a load re-adds them, the preparation stores the index.
+      console.warn(`routing index save in pieces failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** What each piece of the index's saves in pieces did, counted (tests and benchmarks). */

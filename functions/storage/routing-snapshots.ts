@@ -104,6 +104,8 @@ export class RoutingSnapshots {
   readonly #writes = { graph: 0, index: 0, indexInPieces: 0 };
   /** The save of the index in pieces due or under way. */
   #indexSave: IndexSave | undefined;
+  /** The index the last load handed out: one loaded from stored parts reads them lazily, and a save of another must not replace them. */
+  #lastLoaded: ToolIndex | undefined;
   /** What each piece of the saves in pieces did, counted (tests and benchmarks). */
   readonly #savePieces: (SavePiece | { piece: "state" | "write"; work: number })[] = [];
   /** Tools' names read to check a stored value whose version was not current (tests count them). */
@@ -176,6 +178,7 @@ export class RoutingSnapshots {
         const stamped = noted?.stamp ?? version;
         if (this.#holdsCurrentNames(stamped, () => index.names(), names)) {
           this.#restamp(noted === undefined ? INDEX_BLOB : PENDING_BLOB, noted?.stamp ?? storedStamp);
+          this.#lastLoaded = index;
           return { index, how: pending.length > 0 ? "stored+pending" : "stored" };
         }
       } catch {
@@ -184,6 +187,7 @@ export class RoutingSnapshots {
     }
     const index = ToolIndex.build(documents());
     this.saveIndex(index);
+    this.#lastLoaded = index;
     return { index, how: "rebuilt" };
   }
 
@@ -234,21 +238,35 @@ export class RoutingSnapshots {
     for (;;) {
       const save = this.#indexSave;
       if (save === undefined) return true;
-      if (save.begun === undefined) {
-        // What the index holds now, its changes merged by the pieces: a piece of its own (a loaded index reads its stored part and counts first).
-        const state = save.index.savedState();
-        save.begun = { pieces: partsInPieces(state), version: this.#namesVersion(), notedSince: new Set() };
-        this.#savePieces.push({ piece: "state", work: state.unmerged.names.length });
-      } else {
-        const step = save.begun.pieces.next();
-        if (step.done) {
-          this.#storeSaved(step.value, save.begun);
-          return true;
-        }
-        this.#savePieces.push(step.value);
+      try {
+        if (this.#saveOnePiece(save)) return true;
+      } catch (error) {
+        // The noted tools stay noted (the stored index and list are as they were): the next save or load goes on from them.
+        if (this.#indexSave === save) this.#indexSave = undefined;
+        throw error;
       }
       if (!(await next())) return false;
     }
+  }
+
+  /** One piece of `save`: true when it was the last (the index stored). */
+  #saveOnePiece(save: IndexSave): boolean {
+    if (save.begun === undefined) {
+      // What the index holds now, its changes merged by the pieces: a piece of its own (a loaded index reads its stored part and counts first).
+      const state = save.index.savedState();
+      save.begun = { pieces: partsInPieces(state), version: this.#namesVersion(), notedSince: new Set() };
+      this.#savePieces.push({ piece: "state", work: state.unmerged.names.length });
+    } else {
+      const step = save.begun.pieces.next();
+      if (step.done) {
+        // Loaded again since (an eviction, a preparation's forget): that index reads the stored parts this would replace.
+        if (this.#lastLoaded === save.index) this.#storeSaved(step.value, save.begun);
+        else this.#indexSave = undefined;
+        return true;
+      }
+      this.#savePieces.push(step.value);
+    }
+    return false;
   }
 
   #storeSaved(parts: { search: Uint8Array; counts: Uint8Array }, begun: NonNullable<IndexSave["begun"]>): void {
