@@ -36,7 +36,7 @@ import { addedLine, probeBeforeJob, probeDuringJob, probeLine } from "./lib/job-
 import { stringify as stringifyYaml } from "yaml";
 import { machineLine } from "./lib/stats";
 import type { Profile } from "./lib/cpu-profile";
-import { cpuByPhase, JOB_SAMPLING_US, longestStretches, phaseCpuLine, stretchLine, topOfPhase } from "./lib/job-cpu";
+import { cpuByPhase, JOB_FUNCTIONS, JOB_SAMPLING_US, longestRunsOf, longestStretches, phaseCpuLine, stretchLine, topOfPhase } from "./lib/job-cpu";
 import { HEAP_SAMPLING_BYTES, type HeapSamplingProfile, heapLines } from "./lib/job-heap";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -272,6 +272,7 @@ async function main(): Promise<void> {
     printJobCpu(cpu, t0, [{ atMs: t0, phase: "upload" }, ...probes.marks().filter((mark) => mark.atMs < t0 + jobMs)], t0 + jobMs);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
+    await printIndexSaves(service, tenantId);
     await routeTheTenant(service, key, tenantId, peak, inspector, liveNow);
     await coldAndWarm(service, { key, id: tenantId }, small, task);
   } finally {
@@ -323,6 +324,9 @@ function printJobCpu(profile: Profile, startedAtMs: number, marks: { atMs: numbe
   if (saved !== undefined) writeFileSync(saved, JSON.stringify(profile));
   console.log("longest unbroken busy stretches per phase (the functions holding the most of each, inclusive ms):");
   for (const stretch of longestStretches(profile, startedAtMs, marks, Number(option("stretches") ?? 5))) console.log(stretchLine(stretch));
+  console.log("the longest run of samples inside each of these functions (one call's hold on the thread, wall ms; runs seen):");
+  for (const [name, run] of longestRunsOf(profile, JOB_FUNCTIONS))
+    console.log(`    ${name.padEnd(16)} ${run.longestMs.toFixed(0).padStart(6)} ms (${run.runs} runs)`);
   const top = Number(option("top") ?? 0);
   if (top > 0) for (const line of topOfPhase(profile, startedAtMs, marks, "importing", top)) console.log(line);
 }
@@ -356,6 +360,17 @@ async function followJob(service: TestService, key: string, jobId: string, t0: n
   const sorted = waits.map((w) => w.ms).sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
   return { ...job, longPolls: { sent: waits.length, failed: waits.filter((w) => !w.ok).length, p50: at(50), p99: at(99), worst: sorted.at(-1) ?? 0 } };
+}
+
+/** The routing index's saves to the job's end (storage/routing-snapshots.ts): whole, in pieces, and the pieces' counted work. */
+async function printIndexSaves(service: TestService, tenantId: string): Promise<void> {
+  const routing = (await tenantObject(service, tenantId)).store("routing");
+  const writes = await routing.snapshotWrites();
+  const pieces = await routing.indexSavePieces();
+  const largest = (kind: string) => Math.max(0, ...pieces.filter((p) => p.piece === kind).map((p) => p.work));
+  console.log(
+    `index saves         whole ${writes.index}, in pieces ${writes.indexInPieces} (${pieces.length} pieces; largest merge / impacts piece ${largest("merge")} / ${largest("impacts")} postings, largest write ${(largest("write") / 1024 / 1024).toFixed(1)} MiB)`,
+  );
 }
 
 /** A small tenant beside the big one: RestBench's TMDB document (54 tools). */

@@ -144,6 +144,36 @@ function heaviestFrames(profile: Profile, from: number, to: number, count: numbe
     .map(([frame, ms]) => ({ frame, ms }));
 }
 
+/**
+ * For each function of `names`, its longest run of consecutive samples with it on the stack, in ms
+ * (wall: on a loaded machine a sample's time holds the time the thread was not scheduled), and how
+ * many such runs there were: how long one call held the thread at most.
+ */
+export function longestRunsOf(profile: Profile, names: readonly string[]): Map<string, { longestMs: number; runs: number }> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const found = new Map(names.map((name) => [name, { longestMs: 0, runs: 0, current: 0 }]));
+  for (const [i, id] of profile.samples.entries()) {
+    const onStack = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) onStack.add(byId.get(at)?.callFrame.functionName ?? "");
+    const deltaMs = (profile.timeDeltas[i] ?? 0) / 1000;
+    for (const [name, entry] of found) {
+      if (!onStack.has(name)) {
+        entry.current = 0;
+        continue;
+      }
+      if (entry.current === 0) entry.runs += 1;
+      entry.current += deltaMs;
+      entry.longestMs = Math.max(entry.longestMs, entry.current);
+    }
+  }
+  return new Map([...found].map(([name, { longestMs, runs }]) => [name, { longestMs, runs }]));
+}
+
+/** What holds the object inside a job (a batch, the index's saves, the probes' merges), looked at by `longestRunsOf`. */
+export const JOB_FUNCTIONS = ["importOpenApi", "commitBatch", "saveIndex", "#saveOnePiece", "mergePending", "withImpacts", "runImportJob"];
+
 export function stretchLine(s: BusyStretch): string {
   const frames = s.frames.map((f) => `${f.frame} ${f.ms.toFixed(0)}`);
   return `    ${s.phase.padEnd(10)} ${s.ms.toFixed(0).padStart(5)} ms at ${(s.startMs / 1000).toFixed(1)} s: ${frames.join("; ") || "(idle frames only)"}`;
