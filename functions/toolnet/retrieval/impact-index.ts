@@ -6,7 +6,7 @@ import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, t
 import { looseEngineOf } from "./loose-engine";
 import { SearchPart } from "./search-part";
 import { partsOf, type SavedState } from "./impact-save";
-import { mergePending, pendingTerms, withImpacts, type Pending } from "./impact-rebuild";
+import { mergePending, pendingTerms, unmergedCopy, withImpacts, type Pending } from "./impact-rebuild";
 import { searchedWithTermImpacts } from "./search-after-change";
 import {
   candidateImpacts,
@@ -433,19 +433,12 @@ export class ImpactIndex {
   savedState(): SavedState {
     this.#settle();
     this.#readCounts();
-    const [pendingLengths, fieldLengths] = [new Map(this.#pendingLengths), this.#arrays.fieldLengths];
+    const unmerged = { arrays: this.#arrays, names: this.#names, pending: this.#pending, mergedTerms: this.#mergedTerms, termCount: this.#terms.length };
     return {
       meta: { format: INDEX_FORMAT, scoring: this.#scoring, count: this.#count },
       countsFormat: COUNTS_FORMAT,
       tuning: this.#tuning,
-      unmerged: {
-        arrays: { ...this.#arrays, avgFieldLength: this.#arrays.avgFieldLength.slice() },
-        names: [...this.#names],
-        pending: [...this.#pending],
-        lengthsOf: (id) => pendingLengths.get(id) ?? fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS),
-        mergedTerms: this.#mergedTerms,
-        termCount: this.#terms.length,
-      },
+      unmerged: unmergedCopy(unmerged, this.#pendingLengths),
       merged: !this.#dirty,
       terms: this.#terms.slice(),
       impactsCurrent: !this.#dirty && !this.#impactsStale,

@@ -66,6 +66,22 @@ export interface Unmerged {
 }
 
 /**
+ * An index's changes as of now, copied where later changes write in place (names, the pending
+ * list, the pending field lengths, the averages); the arrays themselves are never written in
+ * place (a merge or a recomputation makes new ones), so a save can merge them later (impact-save.ts).
+ */
+export function unmergedCopy(index: Omit<Unmerged, "lengthsOf">, pendingLengths: ReadonlyMap<number, Int32Array>): Unmerged {
+  const [lengths, fieldLengths] = [new Map(pendingLengths), index.arrays.fieldLengths];
+  return {
+    ...index,
+    arrays: { ...index.arrays, avgFieldLength: index.arrays.avgFieldLength.slice() },
+    names: [...index.names],
+    pending: [...index.pending],
+    lengthsOf: (id) => lengths.get(id) ?? fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS),
+  };
+}
+
+/**
  * Folds the pending additions and the removals (undefined names) into the raw arrays, which then
  * cover `termCount` terms (`mergedTerms` before): tool ids become dense again.
  */
