@@ -3,6 +3,7 @@
  * (objects cold) beside a small tenant's, and warm routes of both.
  *
  *   node bench/run.mjs cold-route [--skip-build] [--size=10000] [--one-api] [--rounds=5] [--k=8] [--profile] [--top=30]
+ *   node bench/run.mjs cold-route --graph-flow [--size=11422] [--rounds=9]
  *
  * Tenants (bench/lib/bench-tenants.ts): `size` generated tools (StableToolBench operations and
  * renamed copies, ≈ 10 observed successors each; `--one-api`: all of them operations of one API with
@@ -14,6 +15,14 @@
  * answer held `k` candidates, and how the big tenant's state loaded. `--profile`: a V8 CPU profile of
  * the isolate over each cold route: the median CPU of each tenant's (wall times on a shared machine
  * hold waits for a core), and the big one's summed by function (inclusive and self time).
+ *
+ * `--graph-flow` (Node alone, no workerd; a minute): Microsoft Graph's cold route was slow for its data
+ * flow, served per request from the stored flow state, which generated tools do not reproduce. It
+ * stores a Graph-shaped flow state (test/helpers/graph-shaped-flow.ts) of `size` tools, then per
+ * round reads it back and asks what a first route asks of the tools it ranks (feeders and name
+ * lookups of 8 tools), once as a cold route does now (a tool at a time, stored output index) and
+ * once reading every tool and making the output index first (what the route did before
+ * `flow-samples/3`, which parsed the state in one JSON document): the process's CPU of each, tools read.
  */
 import { tenantObject, startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, firstStep, liftQuotas, prepared, smallTenant, type BenchTenant } from "./lib/bench-tenants";
@@ -21,6 +30,11 @@ import { analyse, type Profile, profiled, topLines } from "./lib/cpu-profile";
 import { serviceInspector, type Inspector } from "./lib/inspector";
 import { machineLine } from "./lib/stats";
 import type { TestService } from "../test/helpers/service";
+import { oneApi, stateOf } from "../test/helpers/graph-shaped-flow";
+import { flowStateIndex } from "../functions/toolnet/data-flow-state";
+import { decodeFlowState, encodeFlowState, type FlowState, flowRecordsRead } from "../functions/toolnet/flow-samples-codec";
+import type { DataFlowIndex, FlowTool } from "../functions/toolnet/data-flow";
+import { PRODUCERS_PER_TOOL } from "../functions/toolnet/signal-fusion";
 
 function option(name: string, fallback: string): string {
   const prefix = `--${name}=`;
@@ -94,7 +108,61 @@ function printProfiles({ big: profiles, small }: Rounds["profiles"]): void {
   for (const line of topLines(merged.self, merged.busyMs, n, top)) console.log(line);
 }
 
+/** What a first route asks of data flow about the tools it ranks (signal-fusion.ts, name-lookup.ts). */
+function firstRouteAsks(index: DataFlowIndex<FlowTool>, ranked: readonly string[]): number {
+  let found = 0;
+  for (const tool of ranked) found += index.feeders(tool, PRODUCERS_PER_TOOL).length + index.nameLookups(tool).length;
+  return found;
+}
+
+/** The process's CPU since `since`, in ms: on this shared machine a wall time holds waits for a core. */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+/** One cold ask over the stored state read back, a tool at a time and after reading every tool: CPU of each, tools read. */
+function coldAsk(
+  bytes: Uint8Array,
+  ask: (index: DataFlowIndex<FlowTool>) => number,
+): { lazyMs: number; wholeMs: number; read: number; found: [number, number] } {
+  const c0 = process.cpuUsage();
+  const stored = decodeFlowState(bytes) as FlowState;
+  const foundLazy = ask(flowStateIndex(stored));
+  const lazyMs = cpuMs(c0);
+  const c1 = process.cpuUsage();
+  const again = decodeFlowState(bytes) as FlowState;
+  const foundWhole = ask(flowStateIndex({ tools: new Map(again.tools), samples: new Map(again.samples) }));
+  return { lazyMs, wholeMs: cpuMs(c1), read: flowRecordsRead(stored) ?? 0, found: [foundLazy, foundWhole] };
+}
+
+/** `--graph-flow`: a stored Graph-shaped flow state read back per round, a tool at a time against every tool first. */
+function graphFlow(): void {
+  const size = Number(option("size", "11422"));
+  const api = oneApi(size);
+  const bytes = encodeFlowState(stateOf(api));
+  const ranked = [...Array.from({ length: 7 }, (_, i) => api[Math.floor(((i + 1) * size) / 8)]?.tool.name ?? ""), "searchusers"];
+  const asks = {
+    "first route (feeders and name lookups of 8 ranked tools)": (index: DataFlowIndex<FlowTool>) => firstRouteAsks(index, ranked),
+    "later step (a search's successors)": (index: DataFlowIndex<FlowTool>) => index.successors("searchusers").length,
+  };
+  console.log(`flow state          ${size} Graph-shaped tools, ${(bytes.byteLength / 2 ** 20).toFixed(1)} MiB stored; ${option("rounds", "9")} rounds`);
+  for (const [label, ask] of Object.entries(asks)) {
+    const rounds = Array.from({ length: Number(option("rounds", "9")) }, () => coldAsk(bytes, ask));
+    const last = rounds[rounds.length - 1];
+    const [lazy, whole] = [median(rounds.map((r) => r.lazyMs)), median(rounds.map((r) => r.wholeMs))];
+    console.log(
+      `${label}, CPU median: a tool at a time ${lazy.toFixed(1)} ms (${last?.read} tools read), every tool first ${whole.toFixed(1)} ms: ${(whole / lazy).toFixed(0)}×; found ${last?.found.join(" / ")}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes("--graph-flow")) {
+    console.log(`Graph-shaped data flow in Node — ${machineLine()}`);
+    graphFlow();
+    return;
+  }
   const size = Number(option("size", "10000"));
   console.log(`Cold and warm routes in workerd — ${machineLine()}`);
   const port = 9300 + Math.floor(Math.random() * 500);

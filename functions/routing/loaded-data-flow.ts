@@ -1,6 +1,7 @@
-import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../toolnet/data-flow";
+import { type DataFlowIndex, FlowSamples, flowTool, outputFields, type FlowTool } from "../toolnet/data-flow";
 import { DataFlowLinks, finished, MAX_TABLE_OFFERS, MAX_TABLED_LINKS, type DataFlowLookup } from "../toolnet/data-flow-links";
 import type { FlowState } from "../toolnet/flow-samples-codec";
+import { flowStateIndex } from "../toolnet/data-flow-state";
 import type { SampleValue } from "../probing/protocol";
 import type { RoutingSnapshots } from "../storage/routing-snapshots";
 import type { Loaded, StateSources } from "./routing-state";
@@ -84,17 +85,13 @@ function pieceCounter(index: DataFlowIndex<FlowTool>): () => boolean {
  * (FlowSamples), the definitions streamed once, one at a time, for them; or both as `stored`.
  * No definition is kept, and none is parsed again to link a tool. The output index is made from
  * the offerable samples alone: it is read only for fields named like a required input, and
- * identifiers, which are exactly the ones FlowSamples keeps.
+ * identifiers, which are exactly the ones FlowSamples keeps. A stored state comes with its output
+ * index and start ranks (flow-samples-codec.ts), so a cold route reads only the tools it asks about;
+ * one made now keeps the index it was given, for its save.
  */
 function flowIndex(state: Loaded, stored: FlowState | undefined, catalog: FlowRows): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
   const flowState = stored ?? streamedFlowState(state, catalog);
-  const { tools, samples } = flowState;
-  const outputs = new OutputIndex();
-  for (const [name, kept] of samples) {
-    const tool = tools.get(name);
-    if (tool !== undefined) outputs.add(tool, kept);
-  }
-  return { index: new DataFlowIndex(tools, (tool) => samples.get(tool.name) ?? [], outputs), flowState };
+  return { index: flowStateIndex(flowState), flowState };
 }
 
 function streamedFlowState(state: Loaded, catalog: FlowRows): FlowState {

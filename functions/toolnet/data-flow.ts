@@ -2,9 +2,9 @@ import { dataFlowCandidates, type ProbedOutput } from "../probing";
 import type { SampleValue } from "../probing/protocol";
 import { ID_WORDS, isIdLike, nameWords, normalized, parameterEntity } from "../probing/vocabulary";
 import type { ToolDefinition, ToolParameter } from "../tools/definition";
-import { type FlowTool, GENERIC_FIELD_SHARE, isFillable, isOpaqueInput, MIN_GENERIC_PRODUCERS, sameIssuer } from "./flow-rules";
+import { type FlowTool, GENERIC_FIELD_SHARE, isFillable, isOpaqueInput, MIN_GENERIC_PRODUCERS, sameIssuer, startRank } from "./flow-rules";
 import { outputFields, samplePath } from "./output-fields";
-import { OutputIndex } from "./output-index";
+import { OutputIndex, type OutputLookup } from "./output-index";
 
 /**
  * Data-flow edges between tools, from what is known of their outputs: a tool whose required
@@ -16,9 +16,9 @@ import { OutputIndex } from "./output-index";
  * output-fields.ts's; which inputs may be linked, flow-rules.ts's; the blocking indexes over the
  * outputs, output-index.ts's. Callers import all of data flow from here.
  */
-export { type FlowTool, flowTool, GENERIC_FIELD_SHARE, isOpaqueInput } from "./flow-rules";
+export { type FlowTool, flowTool, GENERIC_FIELD_SHARE, isOpaqueInput, startRank } from "./flow-rules";
 export { MAX_ROUTING_SAMPLES, outputFields, schemaFields } from "./output-fields";
-export { FlowSamples, OutputIndex } from "./output-index";
+export { FlowSamples, OutputIndex, type OutputLookup } from "./output-index";
 
 /** One data-flow successor: `to` takes `parameter` from `field` of the producer's output. */
 export interface DataFlowLink {
@@ -39,9 +39,47 @@ export interface DataFlowSource {
   readonly byName: boolean;
 }
 
-interface Consumer {
+/** A required input of a tool that another tool's output may fill. */
+export interface Consumer {
   readonly tool: FlowTool;
   readonly parameter: ToolParameter;
+}
+
+/** Consumers by their input's normalised name, and (identifier inputs) by the entity words it names. */
+export interface ConsumerLookup {
+  readonly byName: { get(name: string): readonly Consumer[] | undefined };
+  readonly byEntity: { get(word: string): readonly Consumer[] | undefined };
+}
+
+/**
+ * The catalog's consumer indexes, in the tools' order and each tool's inputs' order (the order
+ * offers are scored in); stored beside a big catalog's flow state (flow-samples-codec.ts), so a
+ * tool's successors read only the consumers its outputs name.
+ */
+export function consumerIndex(tools: Iterable<FlowTool>): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
+  const byName = new Map<string, Consumer[]>();
+  const byEntity = new Map<string, Consumer[]>();
+  const add = (map: Map<string, Consumer[]>, key: string, consumer: Consumer): void => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [consumer]);
+    else list.push(consumer);
+  };
+  for (const tool of tools) {
+    for (const parameter of tool.parameters) {
+      if (!isFillable(parameter)) continue;
+      const consumer = { tool, parameter };
+      add(byName, normalized(parameter.name), consumer);
+      if (isIdLike(parameter.name)) for (const word of new Set(parameterEntity(tool, parameter.name))) add(byEntity, word, consumer);
+    }
+  }
+  return { byName, byEntity };
+}
+
+/** What a data-flow index may be given, read back from storage, instead of reading every tool for it. */
+export interface StoredFlowLookups {
+  /** Each tool's start rank (flow-rules.ts `startRank`); undefined for a tool it does not know. */
+  readonly startRank?: (tool: string) => number | undefined;
+  readonly consumers?: ConsumerLookup;
 }
 
 /** Offers one output sample (its path's keys; for an id field, its owners' words) to the consumers it may fill. */
@@ -59,30 +97,34 @@ const START_RANKS = [0, 1, 2] as const;
  * Data-flow successors of every tool of a tenant, computed on demand and cached per producer.
  * Rebuild (or `invalidate`) when tools change; it holds no other state. It reads tools in their
  * compact form (`flowTool`) or whole, and their outputs through `outputs`, per tool when needed;
- * an output index made while streaming the tools may be given instead of asking every tool's.
+ * an output index made while streaming the tools (or stored) may be given instead of asking every
+ * tool's, and (stored) each tool's start rank and the consumer indexes, so that ordering candidates
+ * and finding a tool's consumers read none but those asked about.
  */
 export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   readonly #defs: ReadonlyMap<string, T>;
   readonly #outputsOf: (def: T) => readonly SampleValue[];
   /** normalized parameter name → consumers; entity word of an id parameter → consumers. */
-  #byName: Map<string, Consumer[]> | undefined;
-  #byEntity: Map<string, Consumer[]> | undefined;
+  #consumerIndex: ConsumerLookup | undefined;
   readonly #cache = new Map<string, DataFlowLink[]>();
   readonly #producerCache = new Map<string, DataFlowSource[]>();
   readonly #lookupCache = new Map<string, readonly DataFlowSource[]>();
   readonly #feederCache = new Map<string, readonly DataFlowSource[]>();
-  #outputIndex: OutputIndex | undefined;
-  readonly #givenOutputIndex: OutputIndex | undefined;
+  #outputIndex: OutputLookup | undefined;
+  readonly #givenOutputIndex: OutputLookup | undefined;
+  readonly #stored: StoredFlowLookups;
   /** Samples offered to candidate consumers so far (the work linking took; see DataFlowLinks.compute's budget). */
   #offers = 0;
 
   constructor(
     defs: ReadonlyMap<string, T>,
     outputs: (def: T) => readonly SampleValue[] = (def) => outputFields(def as unknown as ToolDefinition),
-    outputIndex?: OutputIndex,
+    outputIndex?: OutputLookup,
+    stored: StoredFlowLookups = {},
   ) {
     this.#defs = defs;
     this.#outputsOf = outputs;
+    this.#stored = stored;
     this.#givenOutputIndex = outputIndex;
     this.#outputIndex = outputIndex;
   }
@@ -94,8 +136,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** Forget everything computed (tools or their outputs changed). */
   invalidate(): void {
-    this.#byName = undefined;
-    this.#byEntity = undefined;
+    this.#consumerIndex = undefined;
     this.#outputIndex = this.#givenOutputIndex;
     this.#producerCache.clear();
     this.#lookupCache.clear();
@@ -130,29 +171,37 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     const cached = this.#feederCache.get(key);
     if (cached !== undefined) return cached;
     const found: DataFlowSource[] = [];
+    // The candidates once for every rank: in a big API they are thousands of names.
+    const candidates = this.#candidates(to);
     for (const rank of START_RANKS) {
       if (found.length >= count) break;
-      found.push(...this.#sources(to, (from) => this.#startRank(from) === rank).filter((s) => isOpaqueInput(s.parameter)));
+      found.push(...this.#sources(to, (from) => this.#startRank(from) === rank, candidates).filter((s) => isOpaqueInput(s.parameter)));
     }
     const feeders = found.slice(0, count);
     this.#feederCache.set(key, feeders);
     return feeders;
   }
 
-  /** The producers of `to` among the candidates `admit` lets through, best first. */
-  #sources(to: string, admit: (from: string, consumer: T) => boolean): DataFlowSource[] {
+  /** Only tools whose outputs could name one of `to`'s required inputs are scored (blocking). */
+  #candidates(to: string): ReadonlySet<string> {
     const consumer = this.#defs.get(to);
-    const sources: DataFlowSource[] = [];
-    if (consumer === undefined) return sources;
-    // Only tools whose outputs could name one of `to`'s required inputs are scored (blocking).
-    const { byLeaf, byOwner } = this.#outputs();
     const candidates = new Set<string>();
+    if (consumer === undefined) return candidates;
+    const { byLeaf, byOwner } = this.#outputs();
     for (const parameter of consumer.parameters) {
       if (!isFillable(parameter)) continue;
       for (const tool of byLeaf.get(normalized(parameter.name)) ?? []) candidates.add(tool);
       if (isIdLike(parameter.name))
         for (const word of parameterEntity(consumer, parameter.name)) for (const tool of byOwner.get(word) ?? []) candidates.add(tool);
     }
+    return candidates;
+  }
+
+  /** The producers of `to` among the candidates `admit` lets through, best first. */
+  #sources(to: string, admit: (from: string, consumer: T) => boolean, candidates = this.#candidates(to)): DataFlowSource[] {
+    const consumer = this.#defs.get(to);
+    const sources: DataFlowSource[] = [];
+    if (consumer === undefined) return sources;
     for (const from of candidates) {
       if (from === to || !admit(from, consumer)) continue;
       // Another producer's whole successor list is scored only if it was asked for anyway:
@@ -184,6 +233,8 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** A superset of the tools `#findsByName` accepts for some link into `consumer`, decided without linking. */
   #mayFindByName(tool: string, consumer: FlowTool): boolean {
+    // Rank 0 (text inputs, no identifier) is necessary: thousands of candidates are turned away unread.
+    if (this.#startRank(tool) !== 0) return false;
     const def = this.#defs.get(tool);
     if (def === undefined || def.serverUrl !== consumer.serverUrl) return false;
     const required = def.parameters.filter(isFillable);
@@ -193,7 +244,7 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
   }
 
   /** Output leaf name → producing tools; owner word of an id field (its keys, the tool's name and path) → producing tools. */
-  #outputs(): OutputIndex {
+  #outputs(): OutputLookup {
     if (this.#outputIndex !== undefined) return this.#outputIndex;
     const index = new OutputIndex();
     for (const def of this.#defs.values()) index.add(def, this.#outputsOf(def));
@@ -233,9 +284,10 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
 
   /** 0: needs no identifier and takes text; 1: needs nothing; 2: needs an identifier (START_RANKS). */
   #startRank(tool: string): number {
-    const required = (this.#defs.get(tool)?.parameters ?? []).filter(isFillable);
-    if (required.some((p) => isIdLike(p.name))) return 2;
-    return required.length > 0 ? 0 : 1;
+    const known = this.#stored.startRank?.(tool);
+    if (known !== undefined) return known;
+    const def = this.#defs.get(tool);
+    return def === undefined ? 1 : startRank(def);
   }
 
   /** Offers from the catalog's consumer indexes: by the field's name, and for an id field by its owners' words. */
@@ -248,26 +300,9 @@ export class DataFlowIndex<T extends FlowTool = ToolDefinition> {
     };
   }
 
-  #consumers(): { byName: Map<string, Consumer[]>; byEntity: Map<string, Consumer[]> } {
-    if (this.#byName !== undefined && this.#byEntity !== undefined) return { byName: this.#byName, byEntity: this.#byEntity };
-    const byName = new Map<string, Consumer[]>();
-    const byEntity = new Map<string, Consumer[]>();
-    const add = (map: Map<string, Consumer[]>, key: string, consumer: Consumer): void => {
-      const list = map.get(key);
-      if (list === undefined) map.set(key, [consumer]);
-      else list.push(consumer);
-    };
-    for (const tool of this.#defs.values()) {
-      for (const parameter of tool.parameters) {
-        if (!isFillable(parameter)) continue;
-        const consumer = { tool, parameter };
-        add(byName, normalized(parameter.name), consumer);
-        if (isIdLike(parameter.name)) for (const word of new Set(parameterEntity(tool, parameter.name))) add(byEntity, word, consumer);
-      }
-    }
-    this.#byName = byName;
-    this.#byEntity = byEntity;
-    return { byName, byEntity };
+  #consumers(): ConsumerLookup {
+    this.#consumerIndex ??= this.#stored.consumers ?? consumerIndex(this.#defs.values());
+    return this.#consumerIndex;
   }
 
   /** Tools that can take a required input from `from`'s output, best first (one link per tool). */

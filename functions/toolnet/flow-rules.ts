@@ -31,6 +31,18 @@ export function isFillable(parameter: ToolParameter): boolean {
 }
 
 /**
+ * Where a tool can stand in a chain, for ordering producers (data-flow.ts `DataFlowIndex`): 0 when
+ * it needs no identifier and takes text (a lookup by name), 1 when it needs nothing, 2 when it
+ * needs an identifier from another tool. Stored per tool beside a big catalog's flow state
+ * (flow-samples-codec.ts), so ordering a consumer's thousands of candidates reads no tool.
+ */
+export function startRank(tool: Pick<FlowTool, "parameters">): 0 | 1 | 2 {
+  const required = tool.parameters.filter(isFillable);
+  if (required.some((p) => isIdLike(p.name))) return 2;
+  return required.length > 0 ? 0 : 1;
+}
+
+/**
  * A field that at least this share of a tenant's tools return (`status`, `message`) names no
  * record: passing it on is not data flow, so it links tools only when it is an identifier
  * (identifiers link through their entity word, `person_id` ← `id` of a person search).

@@ -8,12 +8,27 @@ import { samplePath } from "./output-fields";
  * and which of a tool's output samples can ever be offered to a consumer (FlowSamples).
  */
 
+/** Tools named by one key of an output index: counted without reading them, read in order. */
+export interface ToolNames extends Iterable<string> {
+  readonly size: number;
+}
+
+/**
+ * What data flow reads of an output index: the producers of a leaf, or of an owner word. Made
+ * in memory (OutputIndex), or read key by key out of a stored flow state (stored-flow-state.ts),
+ * so that a cold route of a big catalog does not make it from every tool's samples.
+ */
+export interface OutputLookup {
+  readonly byLeaf: { get(leaf: string): ToolNames | undefined };
+  readonly byOwner: { get(word: string): ToolNames | undefined };
+}
+
 /**
  * Which tools return what, for blocking: output leaf name → producing tools; owner word of an id
  * field (its keys, the tool's name and path) → producing tools. Filled one tool at a time, so its
  * maker need not hold every tool's outputs (or definition) at once.
  */
-export class OutputIndex {
+export class OutputIndex implements OutputLookup {
   readonly byLeaf = new Map<string, Set<string>>();
   readonly byOwner = new Map<string, Set<string>>();
   /**
@@ -22,6 +37,16 @@ export class OutputIndex {
    * most of a cold Graph route's data-flow load.
    */
   readonly #paths = new Map<string, ReadPath>();
+
+  /** The index over each tool's kept samples (a tool not in `tools` is left out). */
+  static over(tools: ReadonlyMap<string, FlowTool>, samples: ReadonlyMap<string, readonly SampleValue[]>): OutputIndex {
+    const index = new OutputIndex();
+    for (const [name, kept] of samples) {
+      const tool = tools.get(name);
+      if (tool !== undefined) index.add(tool, kept);
+    }
+    return index;
+  }
 
   add(tool: Pick<FlowTool, "name" | "path">, samples: readonly SampleValue[]): void {
     let toolWords: readonly string[] | undefined;

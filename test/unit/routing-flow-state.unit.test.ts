@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { effectiveSchema } from "../../functions/probing";
 import type { SampleValue } from "../../functions/probing/protocol";
-import { DataFlowIndex, FlowSamples, flowTool, OutputIndex, outputFields, type FlowTool } from "../../functions/toolnet/data-flow";
+import { DataFlowIndex, FlowSamples, flowTool, outputFields, type FlowTool } from "../../functions/toolnet/data-flow";
+import { flowStateIndex } from "../../functions/toolnet/data-flow-state";
 import { decodeFlowState, encodeFlowState, flowSchema } from "../../functions/toolnet/flow-samples-codec";
 import type { ToolDefinition } from "../../functions/tools/definition";
 import { tmdbTools } from "../helpers/tmdb-routing";
@@ -24,12 +25,6 @@ function streamed(defs: Map<string, ToolDefinition>): { tools: Map<string, FlowT
   return { tools, samples };
 }
 
-function indexOf(state: { tools: Map<string, FlowTool>; samples: Map<string, SampleValue[]> }): DataFlowIndex<FlowTool> {
-  const outputs = new OutputIndex();
-  for (const [name, kept] of state.samples) outputs.add(state.tools.get(name) as FlowTool, kept);
-  return new DataFlowIndex(state.tools, (tool) => state.samples.get(tool.name) ?? [], outputs);
-}
-
 describe("the stored state of a per-request data-flow index", () => {
   it("makes an index that links every TMDB tool as the definitions do, from a few bytes per tool", () => {
     const made = streamed(tmdb);
@@ -37,11 +32,13 @@ describe("the stored state of a per-request data-flow index", () => {
     const read = decodeFlowState(bytes);
     expect(read).toBeDefined();
     const fromDefinitions = new DataFlowIndex(tmdb);
-    const fromStored = indexOf(read as NonNullable<typeof read>);
+    // As a cold route reads it: a tool at a time, with the stored output index, start ranks and consumer indexes.
+    const fromStored = flowStateIndex(read as NonNullable<typeof read>);
     for (const name of tmdb.keys()) {
       expect(fromStored.successors(name)).toEqual(fromDefinitions.successors(name));
       expect(fromStored.producers(name)).toEqual(fromDefinitions.producers(name));
       expect(fromStored.nameLookups(name)).toEqual(fromDefinitions.nameLookups(name));
+      expect(fromStored.feeders(name, 2)).toEqual(fromDefinitions.feeders(name, 2));
     }
     expect(bytes.byteLength / tmdb.size).toBeLessThan(1_000);
     expect(decodeFlowState(new TextEncoder().encode('{"tools":[],"samples":[["a",1]],"offered":[["x",5]]}'))).toBeUndefined();
