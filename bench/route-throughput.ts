@@ -2,7 +2,7 @@
  * The most routes per second one tenant's object serves at 10,000 tools (issue 42, item 6), with
  * 1, 8 and 32 concurrent clients, and where its time goes.
  *
- *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --seconds=60 --profile]
+ *   node bench/run.mjs route-throughput [--skip-build] [--size=10000] [--seconds=10] [--clients=1,8,32] [--top=25] [--learned=8 --seconds=60 --profile --heap]
  *
  * One tenant of `size` generated tools (bench/lib/bench-tenants.ts: StableToolBench operations and
  * renamed copies, ≈ 10 observed successors each), its routing prepared and warm, its rate quotas
@@ -23,12 +23,14 @@
  * `--learned=0`: the same pairs on the tenant untaught (no learned field, no taught tasks): the
  * weight changes nothing there, so its difference shows what the method itself reads as noise.
  * `--profile`: then CPU profiles of up to 10 s of first steps at each weight, in ABBA windows
- * (where a first step's time goes).
+ * (where a first step's time goes). `--heap`: then what a first step allocates at each weight,
+ * garbage included, by allocating site (V8's sampling heap profiler, ABBA windows too).
  */
 import { startBenchService } from "./lib/bench-service";
 import { benchQueries, bigTenant, liftQuotas, prepared, routeStep, type BenchTenant } from "./lib/bench-tenants";
 import { analyse, profiled, topLines } from "./lib/cpu-profile";
-import { serviceInspector } from "./lib/inspector";
+import { type HeapSamplingProfile, liveBySite } from "./lib/job-heap";
+import { type Inspector, serviceInspector } from "./lib/inspector";
 import { comparePaired, pairedLine } from "./lib/paired-difference";
 import { machineLine, seededRandom, summary } from "./lib/stats";
 import { answersTheFieldChanges, calibrated, learnedShare, learnedSourcesOf, pairedFieldWeights, setFieldWeight, teachEveryTool } from "./lib/learned-teaching";
@@ -121,6 +123,70 @@ async function profileFirstSteps(service: TestService, tenant: BenchTenant, port
   }
 }
 
+/** Sample about every this many bytes allocated: a first step allocates tens of KiB. */
+const ALLOCATION_SAMPLING_BYTES = 1024;
+
+type SampledBytes = Map<number, { routes: number; total: number; sites: Map<string, number> }>;
+
+/**
+ * First steps in ABBA windows at each field weight under V8's sampling heap profiler, every
+ * allocation counted, garbage included (V8 keeps the samples of collected objects when asked),
+ * summed by weight and site (the function and its two named callers).
+ */
+async function sampledWindows(service: TestService, tenant: BenchTenant, inspector: Inspector, seconds: number, nextTask: () => string): Promise<SampledBytes> {
+  const byWeight: SampledBytes = new Map();
+  for (const weight of PROFILE_WEIGHTS) {
+    await setFieldWeight(service, tenant, weight);
+    let routes = 0;
+    await inspector.send("HeapProfiler.startSampling", {
+      samplingInterval: ALLOCATION_SAMPLING_BYTES,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    for (const until = performance.now() + (seconds * 1000) / 2; performance.now() < until; routes += 1)
+      await routeStep(service, tenant, { task: nextTask(), k: K });
+    const { profile } = await inspector.send<{ profile: HeapSamplingProfile }>("HeapProfiler.stopSampling");
+    const { total, sites } = liveBySite(profile);
+    const sum = byWeight.get(weight) ?? { routes: 0, total: 0, sites: new Map<string, number>() };
+    sum.routes += routes;
+    sum.total += total;
+    for (const [site, bytes] of sites) sum.sites.set(site, (sum.sites.get(site) ?? 0) + bytes);
+    byWeight.set(weight, sum);
+  }
+  return byWeight;
+}
+
+/** Bytes a first step at weight 1 and 0, in all and by site, the sites whose bytes differ most between the weights first. */
+function printSampled(byWeight: SampledBytes, what: string): void {
+  const on = byWeight.get(1);
+  const off = byWeight.get(0);
+  if (on === undefined || off === undefined) return;
+  const kib = (bytes: number, routes: number) => (bytes / routes / 1024).toFixed(2).padStart(7);
+  console.log(
+    `\n${what} a first step, fieldWeight 1 / 0: ${kib(on.total, on.routes)} / ${kib(off.total, off.routes)} KiB (${on.routes} / ${off.routes} routes); by site, KiB a route 1 / 0:`,
+  );
+  const sites = new Set([...on.sites.keys(), ...off.sites.keys()]);
+  const rows = [...sites].map((site) => ({ site, a: (on.sites.get(site) ?? 0) / on.routes, b: (off.sites.get(site) ?? 0) / off.routes }));
+  rows.sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b));
+  for (const { site, a, b } of rows.slice(0, Number(option("top", "25")))) console.log(`    ${kib(a, 1)} / ${kib(b, 1)}  ${site}`);
+}
+
+/**
+ * With `--heap`: what first steps allocate at each field weight (garbage included: what a route
+ * costs the young generation's collections), by allocating site (V8's sampling heap profiler,
+ * ABBA windows like the CPU profile).
+ */
+async function heapFirstSteps(service: TestService, tenant: BenchTenant, port: number, seconds: number, nextTask: () => string): Promise<void> {
+  if (!process.argv.includes("--heap")) return;
+  const inspector = await serviceInspector(port);
+  try {
+    await inspector.send("HeapProfiler.enable");
+    printSampled(await sampledWindows(service, tenant, inspector, seconds, nextTask), "allocated (sampled, garbage included)");
+  } finally {
+    inspector.close();
+  }
+}
+
 /** The learned field full (weight 1) vs off (0) on one tenant whose every tool learned `perTool` tasks' words (0: nothing taught, the baseline). */
 async function fieldRun(
   service: TestService,
@@ -131,7 +197,8 @@ async function fieldRun(
   if (perTool === 0) {
     console.log("untaught            no tool learned a word: the same pairs as --learned=N, the baseline (the weight changes nothing)");
     await stepLatencies(service, tenant, seconds, nextTask);
-    return await profileFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
+    await profileFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
+    return await heapFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
   }
   const taught = await teachEveryTool(service, tenant, toolItems(tenant.tools, corpusItems()), perTool);
   await prepared(service, tenant);
@@ -149,6 +216,7 @@ async function fieldRun(
   await stepLatencies(service, tenant, seconds, nextTask);
   console.log(`the field's share after: ${(await learnedShare(service, tenant)).learned}`);
   await profileFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
+  await heapFirstSteps(service, tenant, run.port, Math.min(seconds, 10), nextTask);
 }
 
 async function main(): Promise<void> {

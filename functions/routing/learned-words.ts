@@ -154,6 +154,15 @@ export class LearnedWords {
     return tools;
   }
 
+  /** The terms `tool`'s learned field holds (the pseudo-word left out). */
+  heldTerms(tool: string): Set<string> {
+    return new Set(
+      this.#loaded()
+        .strongest(tool, Number.POSITIVE_INFINITY)
+        .terms.map((t) => t.term),
+    );
+  }
+
   /** Whether no tool has learned a word. */
   get empty(): boolean {
     return this.#loaded().empty;

@@ -1,7 +1,8 @@
-import { attributeRequest, type EvidenceKind, WORDS_FIND_DEPTH } from "../toolnet/learned-attribution";
+import { attributeRequest, type EvidenceKind, RIVAL_DEPTH, rivalWords, WORDS_FIND_DEPTH } from "../toolnet/learned-attribution";
 import { exampleWords } from "../toolnet/learned-examples";
 import { LEARNING_SETTING, type LearningSettings, learningSettingsOf } from "../toolnet/implicit-learning-settings";
 import type { Ranked } from "../toolnet/retrieval";
+import { withLearnedField } from "../toolnet/retrieval/learned-field";
 import type { TenantSettings } from "../storage/tenant-settings";
 import { wordsSourceOfTrajectory } from "../storage/tenant-observed";
 import { LearnedWords, type LearnedWordsView } from "./learned-words";
@@ -37,7 +38,31 @@ export class TenantWords {
     // Only a conversation went through a search whose offer its user passed over; a posted
     // trajectory's task never did (and a bulk of them would each cost a search).
     const unmatchedFirst = kind === "observed" && !state.index.search(task, WORDS_FIND_DEPTH).some((ranked) => ranked.name === known[0]);
-    this.#words.learn(source, attributeRequest(task, { tools: known, unmatchedFirst, ...(failed === undefined ? {} : { failed }) }, kind, affinity));
+    const learned = attributeRequest(task, { tools: known, unmatchedFirst, ...(failed === undefined ? {} : { failed }) }, kind, affinity);
+    const taken = kind === "observed" ? this.#rivalWords(state, source, task, learned, known[0] ?? "") : new Map();
+    this.#words.learn(source, new Map([...learned, ...taken]));
+  }
+
+  /**
+   * What an observed request takes away from the tools its words ranked above its chosen first
+   * tool (learned-attribution.ts rivalWords): the first step's word ranking, each tool's own text
+   * plus its learned field at the tenant's weight, the field read as if `source` had taught
+   * nothing. Like the search for unmatched first tools, only a conversation pays for it.
+   */
+  #rivalWords(
+    state: Loaded,
+    source: string,
+    task: string,
+    learned: ReadonlyMap<string, ReadonlyMap<string, number>>,
+    first: string,
+  ): Map<string, Map<string, number>> {
+    const weight = this.#fieldSetting();
+    if (this.#words.empty || weight <= 0) return new Map();
+    const ownText = state.index.search(task, 4 * RIVAL_DEPTH);
+    const ranked = withLearnedField(ownText, this.#words.search(task, state.index.size, RIVAL_DEPTH, source), weight).slice(0, RIVAL_DEPTH);
+    const above = ranked.findIndex((r) => r.name === first);
+    const rivals = (above < 0 ? ranked : ranked.slice(0, above)).map((r) => ({ tool: r.name, terms: this.#words.heldTerms(r.name) }));
+    return rivalWords(learned, first, rivals);
   }
 
   /** An explicit score for `tool` in `source` raises (positive) or takes away (negative) the words the source taught it. */

@@ -31,6 +31,20 @@ export const TERMS_PER_REQUEST = 24;
  */
 export const WORDS_FIND_DEPTH = 5;
 
+/**
+ * A conversation that chose one tool for its words is evidence against the other tools that
+ * learned those words and that the words ranked above the chosen one (own text plus learned
+ * field): each such rival loses this share of the weight the chosen tool gains, on the words of
+ * the request it holds (pairwise preference from implicit feedback, "chosen over skipped above":
+ * the chosen tool over the ones its words led to first). A careless call teaches the wrong tool a request's words; later conversations with
+ * the same words that choose another tool take them back, so one wrong choice does not outlast
+ * the tenant's majority.
+ */
+export const RIVAL_SHARE = 0.5;
+
+/** Only the words' best this many tools for a request can lose its words: what a chatbot is offered. */
+export const RIVAL_DEPTH = 5;
+
 /** Each chosen tool's match of a part of the request with its own text (e.g. its summed BM25 impacts), in `tools` order. */
 export type OwnTextAffinity = (part: string, tools: readonly string[]) => readonly number[];
 
@@ -105,4 +119,28 @@ function partOwners(parts: readonly string[], tools: readonly string[], affinity
     }
     return 0;
   });
+}
+
+/**
+ * The words a request takes away from its rivals (RIVAL_SHARE): `rivals` are the tools the words
+ * ranked above the chosen first tool, each with the terms its learned field holds; each loses the
+ * first tool's learned words it holds, at minus RIVAL_SHARE of their weight. Only words a rival
+ * holds: a standing negative would cancel what later requests teach it. The pseudo-word is no
+ * word of the request and is never taken.
+ */
+export function rivalWords(
+  learned: ReadonlyMap<string, ReadonlyMap<string, number>>,
+  first: string,
+  rivals: readonly { tool: string; terms: ReadonlySet<string> }[],
+): Map<string, Map<string, number>> {
+  const taken = new Map<string, Map<string, number>>();
+  const firstWords = learned.get(first);
+  if (firstWords === undefined) return taken;
+  for (const { tool, terms } of rivals) {
+    if (learned.has(tool)) continue;
+    const words = new Map<string, number>();
+    for (const [term, weight] of firstWords) if (term !== UNMATCHED_TERM && weight > 0 && terms.has(term)) words.set(term, -RIVAL_SHARE * weight);
+    if (words.size > 0) taken.set(tool, words);
+  }
+  return taken;
 }

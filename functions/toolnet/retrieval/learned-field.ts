@@ -1,7 +1,10 @@
-import { queryTerms } from "./analyze";
 import { PostingList, postingsOf } from "./learned-postings";
+import { LearnedQueryTerms } from "./learned-query";
 import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
-import { sortRanked, type Ranked } from "./ranked";
+import type { Ranked } from "./ranked";
+
+// The merge into the own-text ranking lives apart (learned-merge.ts); routing imports it from here.
+export { withLearnedField } from "./learned-merge";
 
 /**
  * A tool's learned field: the words of the requests that chose it (query-log document
@@ -57,6 +60,8 @@ export interface LearnedTerm {
 interface ToolField {
   /** Contributions by source, oldest first (Map keeps insertion order). */
   readonly sources: Map<string, TermWeights>;
+  /** How many of them teach it a word: a source that only takes words away (a negative score, a rival's choice) is no evidence for it. */
+  teaching: number;
   /** Σ of the sources' weights per term. */
   readonly totals: Map<string, number>;
   /** The budgeted field (positive totals, strongest TERMS_PER_TOOL), made when first read. */
@@ -81,7 +86,10 @@ export class LearnedField {
   #totalLength = 0;
   #fieldCount = 0;
   #version = 0;
+  /** The view of the fields as they are and its scored field, for the version they were made at. */
+  #current: { version: number; view: FieldView; scored: { catalogSize: number; field: ScoredField } | undefined } | undefined;
   readonly #prune: boolean;
+  readonly #queryTerms = new LearnedQueryTerms();
   /** What the searches read so far (postings, tools scored exactly): what pruning saves shows here. */
   readonly work: SearchWork = { postings: 0, rescored: 0 };
 
@@ -105,12 +113,16 @@ export class LearnedField {
     const entry = this.#entry(tool);
     this.#unpost(tool, entry);
     const old = entry.sources.get(source);
-    if (old !== undefined) this.#add(entry.totals, old, -1);
+    if (old !== undefined) {
+      this.#add(entry.totals, old, -1);
+      if (teaches(old)) entry.teaching -= 1;
+    }
     entry.sources.delete(source);
     this.#untaught(source, tool);
     if (weights.size > 0) {
       entry.sources.set(source, weights);
       this.#add(entry.totals, weights, 1);
+      if (teaches(weights)) entry.teaching += 1;
       let tools = this.#taughtBy.get(source);
       if (tools === undefined) this.#taughtBy.set(source, (tools = new Set()));
       tools.add(tool);
@@ -119,6 +131,7 @@ export class LearnedField {
     for (const [oldest, words] of entry.sources) {
       if (entry.sources.size <= SOURCES_PER_TOOL) break;
       this.#add(entry.totals, words, -1);
+      if (teaches(words)) entry.teaching -= 1;
       entry.sources.delete(oldest);
       this.#untaught(oldest, tool);
       faded.push(oldest);
@@ -156,13 +169,27 @@ export class LearnedField {
   search(text: string, catalogSize: number, limit = 50, excluding?: string): Ranked[] {
     const view = excluding === undefined ? this.#view() : this.#viewWithout(excluding);
     if (view.fields === 0) return [];
-    const terms = [...new Set(queryTerms(text)), UNMATCHED_TERM];
-    const field = scoredField(view, catalogSize);
+    // Repeated terms count once: rankBest keeps each term's first place.
+    const terms = this.#queryTerms.of(text, UNMATCHED_TERM);
+    const field = excluding === undefined ? this.#scored(view, catalogSize) : scoredField(view, catalogSize);
     return this.#prune ? rankBest(field, terms, limit, this.work) : rankEveryMatch(field, terms, limit, this.work);
   }
 
-  /** The fields as they are. */
+  /** The fields as they are, made again after a change (a route's search makes no view of its own). */
   #view(): FieldView {
+    if (this.#current?.version !== this.#version) this.#current = { version: this.#version, view: this.#viewNow(), scored: undefined };
+    return this.#current.view;
+  }
+
+  /** `view` (the fields as they are) as a BM25 field over a catalog of `catalogSize`, kept with the view. */
+  #scored(view: FieldView, catalogSize: number): ScoredField {
+    const current = this.#current;
+    if (current === undefined || current.view !== view) return scoredField(view, catalogSize);
+    if (current.scored?.catalogSize !== catalogSize) current.scored = { catalogSize, field: scoredField(view, catalogSize) };
+    return current.scored.field;
+  }
+
+  #viewNow(): FieldView {
     return {
       fields: this.#fieldCount,
       totalLength: this.#totalLength,
@@ -197,8 +224,9 @@ export class LearnedField {
       view.totalLength += length - entry.length;
       without.set(slot, field);
       view.lengths[slot] = field.size > 0 ? length : 0;
-      view.sources[slot] = entry.sources.size - 1;
-      view.shares[slot] = shareOf(entry.sources.size - 1);
+      const teaching = entry.teaching - (teaches(words) ? 1 : 0);
+      view.sources[slot] = teaching;
+      view.shares[slot] = shareOf(teaching);
     }
     return {
       ...view,
@@ -215,12 +243,12 @@ export class LearnedField {
     const terms = [...(entry.field ?? new Map<string, number>())]
       .filter(([term]) => term !== UNMATCHED_TERM)
       .map(([term, weight]) => ({ term, weight: round(weight) }));
-    return { terms: terms.slice(0, count), sources: entry.sources.size };
+    return { terms: terms.slice(0, count), sources: entry.teaching };
   }
 
   #entry(tool: string): ToolField {
     let entry = this.#tools.get(tool);
-    if (entry === undefined) this.#tools.set(tool, (entry = { sources: new Map(), totals: new Map(), field: undefined, length: 0 }));
+    if (entry === undefined) this.#tools.set(tool, (entry = { sources: new Map(), teaching: 0, totals: new Map(), field: undefined, length: 0 }));
     return entry;
   }
 
@@ -269,8 +297,8 @@ export class LearnedField {
     this.#version += 1;
     const slot = this.#slotOf(tool);
     // A tool's sources, length and share change only here: the postings' bounds hold until it is posted again.
-    this.#sources[slot] = entry.sources.size;
-    this.#shares[slot] = shareOf(entry.sources.size);
+    this.#sources[slot] = entry.teaching;
+    this.#shares[slot] = shareOf(entry.teaching);
     const field = budgeted(entry.totals);
     if (field.size === 0) {
       if (entry.sources.size === 0) this.#tools.delete(tool);
@@ -304,6 +332,9 @@ interface FieldView {
 }
 
 const NO_POSTINGS: TermPostings = postingsOf([], [], [], []);
+
+/** Whether a source's words for a tool teach it anything (some positive weight). */
+const teaches = (weights: TermWeights): boolean => [...weights.values()].some((weight) => weight > 0);
 
 /** The share of its summed BM25 a tool's learned score keeps: sources / (sources + LEARNED_CONFIDENCE). */
 const shareOf = (sources: number): number => sources / (sources + LEARNED_CONFIDENCE);
@@ -367,16 +398,3 @@ function sumOf(field: ReadonlyMap<string, number>): number {
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000;
-
-/**
- * `ranked` (own-text BM25, best first) with each tool's learned-field score added at `weight`;
- * a tool only the learned field knows joins with its learned score alone. Both are BM25 sums
- * over the same catalog, so the sum is a two-field BM25 (the fields scored apart, as BM25F's
- * simpler cousin).
- */
-export function withLearnedField(ranked: readonly Ranked[], learned: readonly Ranked[], weight: number): Ranked[] {
-  if (learned.length === 0 || weight <= 0) return [...ranked];
-  const scores = new Map(ranked.map((r) => [r.name, r.score]));
-  for (const r of learned) scores.set(r.name, (scores.get(r.name) ?? 0) + weight * r.score);
-  return sortRanked([...scores].map(([name, score]) => ({ name, score })));
-}

@@ -1,4 +1,4 @@
-import type { TermPostings } from "./max-score";
+import { type TermPostings, termFrequencyPart } from "./max-score";
 import { SlotList } from "./slot-list";
 
 /**
@@ -17,18 +17,41 @@ export class PostingList extends SlotList implements TermPostings {
   maxShare = 0;
   /** A posting was removed since the bounds were made: they may be looser than they need be. */
   #loose = false;
+  /** Postings added or removed so far: the term-frequency parts below hold for one count (and one average length). */
+  #changes = 0;
+  #parts = new Float64Array(0);
+  #partsAt = { changes: -1, averageLength: Number.NaN };
 
   /** Posts `slot` with `weight` (its field's length and share as they are now); a slot already posted must be deleted first. */
   post(slot: number, weight: number, length: number, share: number): void {
     this.add(slot);
     this.weights.push(weight);
     this.#widen(weight, length, share);
+    this.#changes += 1;
   }
 
   protected override moved(from: number, to: number): void {
     this.weights[to] = this.weights[from] ?? 0;
     this.weights.pop();
     this.#loose = true;
+    this.#changes += 1;
+  }
+
+  /**
+   * Each posting's term-frequency part (max-score.ts `termFrequencyPart`), kept until a posting
+   * is added or removed or the average length moves: every route's search walks the same lists,
+   * and between two changes of the field only the IDF factor differs. A tool's length changes
+   * only when its field is posted again, which removes and adds its postings here.
+   */
+  parts(averageLength: number, lengths: ArrayLike<number>): Float64Array {
+    const at = this.#partsAt;
+    if (at.changes === this.#changes && at.averageLength === averageLength) return this.#parts;
+    const size = this.slots.length;
+    if (this.#parts.length < size || this.#parts.length > 4 * size + 16) this.#parts = new Float64Array(size + (size >> 2));
+    for (let p = 0; p < size; p += 1) this.#parts[p] = termFrequencyPart(this.weights[p] ?? 0, lengths[this.slots[p] ?? 0] ?? 0, averageLength);
+    at.changes = this.#changes;
+    at.averageLength = averageLength;
+    return this.#parts;
   }
 
   /** Makes the bounds exact again for the postings left, after removals (each tool's length and share by slot). */
@@ -60,5 +83,8 @@ export function postingsOf(slots: number[], weights: number[], lengths: ArrayLik
     minLengthPerWeight = Math.min(minLengthPerWeight, (lengths[slot] ?? 0) / weight);
     maxShare = Math.max(maxShare, shares[slot] ?? 0);
   });
-  return { slots, weights, size: slots.length, maxWeight, minLengthPerWeight, maxShare };
+  // Made for one search (off the request path): its parts are computed when asked.
+  const parts = (averageLength: number, lengthsNow: ArrayLike<number>) =>
+    Float64Array.from(slots, (slot, i) => termFrequencyPart(weights[i] ?? 0, lengthsNow[slot] ?? 0, averageLength));
+  return { slots, weights, size: slots.length, maxWeight, minLengthPerWeight, maxShare, parts };
 }

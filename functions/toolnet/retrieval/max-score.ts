@@ -1,8 +1,8 @@
-import { bm25Score, inverseDocumentFrequency } from "./impact-math";
+import { inverseDocumentFrequency } from "./impact-math";
 import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
-import { freshMet, freshSums, keepMet, type MetSlots, type SlotSums } from "./slot-sums";
-import { TopScores } from "./top-k";
+import { DROPPED, freshMet, freshSums, type MetSlots, type SlotSums } from "./slot-sums";
+import { bestRanked, TopScores } from "./top-k";
 
 /**
  * The k best tools of one BM25 field whose tools are numbered (slots) and whose terms know how
@@ -28,6 +28,8 @@ export interface TermPostings {
   readonly minLengthPerWeight: number;
   /** At least the largest share (see `ScoredField.shares`) among the postings' tools. */
   readonly maxShare: number;
+  /** Each posting's BM25 before its term's IDF (`termFrequencyPart`), for this average field length and these lengths by slot. */
+  parts(averageLength: number, lengths: ArrayLike<number>): ArrayLike<number>;
 }
 
 /** What a search reads of the field. */
@@ -65,6 +67,17 @@ const TUNING = DEFAULT_TUNING.bm25;
 const WALK_RATHER_THAN_LOOK_UP = 8;
 
 /**
+ * BM25's term-frequency part (MiniSearch 7's, impact-math.ts `bm25Score` without the IDF factor,
+ * which it multiplies last): IDF × this is `bm25Score` to the last bit. It depends on the tool's
+ * field alone and the fields' average length, not on the query, so a term's postings keep theirs
+ * from search to search (learned-postings.ts).
+ */
+export function termFrequencyPart(termFreq: number, fieldLength: number, averageLength: number): number {
+  const { k, b, d } = TUNING;
+  return d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / averageLength));
+}
+
+/**
  * The most one posting of `postings` adds to a tool's sum (before its share): BM25's term
  * frequency part tf / (tf + k₁(1 − b) + k₁·b·length/avg) is 1 / (1 + k₁(1 − b)/tf + (k₁·b/avg)·(length/tf)),
  * largest at the largest tf and the smallest length per tf.
@@ -75,23 +88,60 @@ function termCeiling(postings: TermPostings, idf: number, averageLength: number)
   return idf * (d + (k + 1) * Math.min(1, most));
 }
 
-/** A query's terms (distinct, in query order) with their postings and IDF; terms no tool has are left out. */
+/**
+ * A query's terms (distinct, in query order; terms no tool has are left out) with their postings
+ * and IDF: the first `count` of each array. One scratch serves every search (searches are
+ * synchronous), as the sums and met slots do (slot-sums.ts): a route allocates nothing per term.
+ */
 interface QueryPostings {
+  count: number;
   terms: string[];
   lists: TermPostings[];
-  idfs: number[];
+  idfs: Float64Array;
+  /** Positions in the arrays above, rarest term first (the reading order). */
+  order: Int32Array;
+  /** What the terms from each position of the reading order on can add together: to any tool's score, and to a met tool's sum before its share. */
+  unreadScore: Float64Array;
+  unreadSum: Float64Array;
 }
 
+const query: QueryPostings = {
+  count: 0,
+  terms: [],
+  lists: [],
+  idfs: new Float64Array(0),
+  order: new Int32Array(0),
+  unreadScore: new Float64Array(0),
+  unreadSum: new Float64Array(0),
+};
+
+/** The scratch query for `terms`: each distinct term with postings once, at its first place. */
 function queryPostings(field: ScoredField, terms: readonly string[]): QueryPostings {
-  const query: QueryPostings = { terms: [], lists: [], idfs: [] };
-  for (const term of terms) {
+  if (query.idfs.length < terms.length) {
+    const room = Math.max(terms.length, 2 * query.idfs.length);
+    query.idfs = new Float64Array(room);
+    query.order = new Int32Array(room);
+    query.unreadScore = new Float64Array(room + 1);
+    query.unreadSum = new Float64Array(room + 1);
+  }
+  query.count = 0;
+  for (let t = 0; t < terms.length; t += 1) {
+    const term = terms[t] ?? "";
+    if (isKept(term)) continue;
     const postings = field.postings(term);
     if (postings.size === 0) continue;
-    query.terms.push(term);
-    query.lists.push(postings);
-    query.idfs.push(inverseDocumentFrequency(field.documents, postings.size));
+    query.terms[query.count] = term;
+    query.lists[query.count] = postings;
+    query.idfs[query.count] = inverseDocumentFrequency(field.documents, postings.size);
+    query.count += 1;
   }
   return query;
+}
+
+/** Whether `term` is already among the scratch query's terms (a query has tens of terms: a scan beats a set made per search). */
+function isKept(term: string): boolean {
+  for (let j = 0; j < query.count; j += 1) if (query.terms[j] === term) return true;
+  return false;
 }
 
 /** The k-th best of a search's partial scores, kept from search to search like the buffers above. */
@@ -99,63 +149,81 @@ let bestScores = new TopScores(1);
 
 /** Every tool any term reaches, scored: the reference the pruned search must match exactly. */
 export function rankEveryMatch(field: ScoredField, terms: readonly string[], limit: number, work?: SearchWork): Ranked[] {
-  const { lists, idfs } = queryPostings(field, terms);
+  const { lists, idfs, count } = queryPostings(field, terms);
   const acc = freshSums(field.slotCount);
   const met = freshMet(field.slotCount);
-  lists.forEach((postings, i) => addTerm(acc, field, postings, idfs[i] ?? 0, met));
+  for (let i = 0; i < count; i += 1) addTerm(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
   const ranked = Array.from(met.slots.subarray(0, met.count), (slot) => ({ name: field.nameOf(slot), score: field.finish(slot, acc.sums[slot] ?? 0) }));
   if (work !== undefined) {
-    for (const postings of lists) work.postings += postings.size;
+    for (let i = 0; i < count; i += 1) work.postings += lists[i]?.size ?? 0;
     work.rescored += ranked.length;
   }
   return sortRanked(ranked).slice(0, limit);
 }
 
-/** The `limit` best tools for `terms` (distinct, in query order), exactly as `rankEveryMatch` ranks them, reading far fewer postings. */
+/** The `limit` best tools for `terms` (in query order), exactly as `rankEveryMatch` ranks them, reading far fewer postings. */
 export function rankBest(field: ScoredField, terms: readonly string[], limit: number, work?: SearchWork): Ranked[] {
   if (!(limit > 0 && Number.isFinite(limit))) return rankEveryMatch(field, terms, limit, work);
-  const query = queryPostings(field, terms);
-  const contenders = gather(field, query, limit, work);
-  const ranked = contenders.map((slot) => ({ name: field.nameOf(slot), score: field.finish(slot, exactSum(field, query, slot)) }));
-  if (work !== undefined) work.rescored += ranked.length;
-  return sortRanked(ranked).slice(0, limit);
+  queryPostings(field, terms);
+  const acc = freshSums(field.slotCount);
+  const met = freshMet(field.slotCount);
+  gather(acc, field, met, limit, work);
+  exactSums(acc, field, met);
+  if (contenders.scores.length < met.count) contenders.scores = new Float64Array(Math.max(met.count, 2 * contenders.scores.length));
+  const { names, scores } = contenders;
+  for (let m = 0; m < met.count; m += 1) {
+    const slot = met.slots[m] ?? 0;
+    names[m] = field.nameOf(slot);
+    scores[m] = field.finish(slot, acc.sums[slot] ?? 0);
+  }
+  if (work !== undefined) work.rescored += met.count;
+  return bestRanked(names, scores, met.count, limit);
 }
 
-/** What the terms from each position of the reading order on can add together: to any tool's score (`score`), and to a met tool's sum before its share (`sum`). */
-function unreadBounds(field: ScoredField, query: QueryPostings, order: readonly number[]): { score: number[]; sum: number[] } {
-  const score = new Array<number>(order.length + 1).fill(0);
-  const sum = new Array<number>(order.length + 1).fill(0);
-  for (let j = order.length - 1; j >= 0; j -= 1) {
-    const i = order[j] ?? 0;
-    const postings = query.lists[i];
-    const ceiling = postings === undefined ? 0 : termCeiling(postings, query.idfs[i] ?? 0, field.averageLength);
-    sum[j] = (sum[j + 1] ?? 0) + ceiling;
-    score[j] = (score[j + 1] ?? 0) + ceiling * Math.min(1, postings?.maxShare ?? 1);
+/** The contenders' names and exact scores, by position in the met slots: one scratch for every search. */
+const contenders = { names: [] as string[], scores: new Float64Array(0) };
+
+/** The scratch query's reading order (rarest first, then query order) and what the unread terms can add from each position on. */
+function readingOrder(field: ScoredField): void {
+  const { order, idfs, lists, count, unreadScore, unreadSum } = query;
+  // Insertion sort: tens of terms, no comparator closure, the same order as sorting by (IDF descending, position).
+  for (let i = 0; i < count; i += 1) {
+    let j = i;
+    while (j > 0 && (idfs[order[j - 1] ?? 0] ?? 0) < (idfs[i] ?? 0)) {
+      order[j] = order[j - 1] ?? 0;
+      j -= 1;
+    }
+    order[j] = i;
   }
-  return { score, sum };
+  unreadScore[count] = 0;
+  unreadSum[count] = 0;
+  for (let j = count - 1; j >= 0; j -= 1) {
+    const i = order[j] ?? 0;
+    const postings = lists[i] ?? NO_POSTINGS;
+    const ceiling = termCeiling(postings, idfs[i] ?? 0, field.averageLength);
+    unreadSum[j] = (unreadSum[j + 1] ?? 0) + ceiling;
+    unreadScore[j] = (unreadScore[j + 1] ?? 0) + ceiling * Math.min(1, postings.maxShare);
+  }
 }
 
 /**
  * Partial sums over the terms, rarest first, until the unread terms cannot lift a tool not yet
  * met into the `limit` best; then the unread terms only for the met tools that can still reach
- * them, dropping each tool as soon as it cannot. Returns the slots still in reach.
+ * them, dropping each tool as soon as it cannot. Leaves the tools still in reach in `met`.
  */
-function gather(field: ScoredField, query: QueryPostings, limit: number, work?: SearchWork): number[] {
-  const { lists, idfs } = query;
-  const order = lists.map((_, i) => i).sort((a, b) => (idfs[b] ?? 0) - (idfs[a] ?? 0) || a - b);
-  const unread = unreadBounds(field, query, order);
-  const total = unread.score[0] ?? 0;
-  const acc = freshSums(field.slotCount);
-  const met = freshMet(field.slotCount);
+function gather(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number, work?: SearchWork): void {
+  readingOrder(field);
+  const { lists, idfs, order, count, unreadScore, unreadSum } = query;
+  const total = unreadScore[0] ?? 0;
   let read = 0;
   let kth = -Infinity;
   // What the k-th best was when last found, and what the terms read since could have added to it.
   let kthFoundAt = 0;
-  for (; read < order.length; read += 1) {
-    const left = unread.score[read] ?? 0;
+  for (; read < count; read += 1) {
+    const left = unreadScore[read] ?? 0;
     // The k-th best is at most what the read terms can add, and at most what it was plus what
     // the terms read since can add: no need to look for it again while that is not below `left`.
-    const kthCeiling = Math.min(total - left, kth === -Infinity ? total : kth / (1 - SLACK) + (unread.score[kthFoundAt] ?? 0) - left);
+    const kthCeiling = Math.min(total - left, kth === -Infinity ? total : kth / (1 - SLACK) + (unreadScore[kthFoundAt] ?? 0) - left);
     if (met.count >= limit && left < kthCeiling + SLACK) {
       kth = kthBest(acc, field, met, limit);
       kthFoundAt = read;
@@ -165,8 +233,8 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
     addTerm(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
     if (work !== undefined) work.postings += lists[i]?.size ?? 0;
   }
-  for (; read < order.length; read += 1) {
-    inReach(acc, field, met, unread.sum[read] ?? 0, kth);
+  for (; read < count; read += 1) {
+    inReach(acc, field, met, unreadSum[read] ?? 0, kth);
     const i = order[read] ?? 0;
     const postings = lists[i] ?? NO_POSTINGS;
     // A common term's postings, far longer than the tools left: those are looked up in it instead.
@@ -178,15 +246,13 @@ function gather(field: ScoredField, query: QueryPostings, limit: number, work?: 
     kth = kthBest(acc, field, met, limit);
   }
   if (met.count >= limit) inReach(acc, field, met, 0, kthBest(acc, field, met, limit));
-  return Array.from(met.slots.subarray(0, met.count));
 }
-
 /** Every tool of `postings` gets the term's BM25 added to its partial sum; tools met for the first time join `met`. */
 function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: MetSlots): void {
   const { sums, stamps, stamp } = acc;
   const metSlots = met.slots;
-  const { slots, weights, size } = postings;
-  const { lengths, averageLength } = field;
+  const { slots, size } = postings;
+  const parts = postings.parts(field.averageLength, field.lengths);
   for (let p = 0; p < size; p += 1) {
     const slot = slots[p] ?? 0;
     if (stamps[slot] !== stamp) {
@@ -195,35 +261,51 @@ function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf:
       metSlots[met.count] = slot;
       met.count += 1;
     }
-    sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, lengths[slot] ?? 0, averageLength, TUNING);
+    sums[slot] = (sums[slot] ?? 0) + idf * (parts[p] ?? 0);
   }
 }
 
 /** The tools already met that have `term` get its BM25 added. */
 function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: number, met: MetSlots): void {
   const { sums } = acc;
+  const { lengths, averageLength } = field;
   for (let m = 0; m < met.count; m += 1) {
     const slot = met.slots[m] ?? 0;
     const weight = field.weightIn(slot, term);
-    if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weight, field.lengths[slot] ?? 0, field.averageLength, TUNING);
+    if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + idf * termFrequencyPart(weight, lengths[slot] ?? 0, averageLength);
   }
 }
 
 /** The tools of `postings` still in reach (met and not dropped) get the term's BM25 added. */
 function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number): void {
   const { sums, stamps, stamp } = acc;
-  const { slots, weights, size } = postings;
+  const { slots, size } = postings;
+  const parts = postings.parts(field.averageLength, field.lengths);
   for (let p = 0; p < size; p += 1) {
     const slot = slots[p] ?? 0;
-    if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + bm25Score(idf, weights[p] ?? 0, field.lengths[slot] ?? 0, field.averageLength, TUNING);
+    if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + idf * (parts[p] ?? 0);
   }
 }
 
-/** Keeps (in order, in place) the met tools that can still reach the k-th best if the unread terms add their most (`left`, before the tool's share). */
+/**
+ * Keeps (in order, in place) the met tools that can still reach the k-th best if the unread terms
+ * add their most (`left`, before the tool's share); the others are dropped (slot-sums.ts `keepMet`,
+ * written out: no closure made per call).
+ */
 function inReach(acc: SlotSums, field: ScoredField, met: MetSlots, left: number, kth: number): void {
   const floor = kth * (1 - SLACK);
-  const { sums } = acc;
-  keepMet(met, acc, (slot) => ((sums[slot] ?? 0) + left) * (field.shares[slot] ?? 1) * (1 + SLACK) >= floor);
+  const { sums, stamps } = acc;
+  const { shares } = field;
+  const { slots } = met;
+  let kept = 0;
+  for (let m = 0; m < met.count; m += 1) {
+    const slot = slots[m] ?? 0;
+    if (((sums[slot] ?? 0) + left) * (shares[slot] ?? 1) * (1 + SLACK) >= floor) {
+      slots[kept] = slot;
+      kept += 1;
+    } else stamps[slot] = DROPPED;
+  }
+  met.count = kept;
 }
 
 /** The `limit`-th best partial score (less a rounding's worth): at least `limit` tools will score at least this. */
@@ -232,23 +314,31 @@ function kthBest(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number
   if (bestScores.k !== limit) bestScores = new TopScores(limit);
   const best = bestScores.cleared();
   const { sums } = acc;
+  const { shares } = field;
   const { slots, count } = met;
   for (let m = 0; m < count; m += 1) {
     const slot = slots[m] ?? 0;
-    best.offer((sums[slot] ?? 0) * (field.shares[slot] ?? 1));
+    best.offer((sums[slot] ?? 0) * (shares[slot] ?? 1));
   }
   return best.worst * (1 - SLACK);
 }
 
-/** The BM25 sum of the tool in `slot` added in the query's order of terms, as `rankEveryMatch` adds it. */
-function exactSum(field: ScoredField, { terms, idfs }: QueryPostings, slot: number): number {
-  let sum = 0;
-  const length = field.lengths[slot] ?? 0;
-  for (let i = 0; i < terms.length; i += 1) {
-    const weight = field.weightIn(slot, terms[i] ?? "");
-    if (weight !== undefined) sum += bm25Score(idfs[i] ?? 0, weight, length, field.averageLength, TUNING);
+/**
+ * The met tools' exact BM25 sums, in `acc`: each term's added in the query's order of terms, as
+ * `rankEveryMatch` adds them (the same sums to the last bit). A rare term's postings are walked
+ * (the met tools are the ones stamped); a common one's, far longer than the tools met, are looked
+ * up per met tool instead.
+ */
+function exactSums(acc: SlotSums, field: ScoredField, met: MetSlots): void {
+  const { sums } = acc;
+  const { slots, count } = met;
+  for (let m = 0; m < count; m += 1) sums[slots[m] ?? 0] = 0;
+  for (let i = 0; i < query.count; i += 1) {
+    const postings = query.lists[i] ?? NO_POSTINGS;
+    const idf = query.idfs[i] ?? 0;
+    if (postings.size <= WALK_RATHER_THAN_LOOK_UP * count) addTermToLive(acc, field, postings, idf);
+    else addTermToMet(acc, field, query.terms[i] ?? "", idf, met);
   }
-  return sum;
 }
 
-const NO_POSTINGS: TermPostings = { slots: [], weights: [], size: 0, maxWeight: 0, minLengthPerWeight: Number.POSITIVE_INFINITY, maxShare: 0 };
+const NO_POSTINGS: TermPostings = { slots: [], weights: [], size: 0, maxWeight: 0, minLengthPerWeight: Number.POSITIVE_INFINITY, maxShare: 0, parts: () => [] };

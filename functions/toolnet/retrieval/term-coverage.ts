@@ -1,5 +1,5 @@
 import { API_EVIDENCE_DEPTH, API_EVIDENCE_WEIGHT, type SiblingsOf, withApiEvidence } from "./api-evidence";
-import { withLearnedField } from "./learned-field";
+import { withLearnedField } from "./learned-merge";
 import type { Ranked } from "./ranked";
 
 /**
@@ -60,7 +60,7 @@ export function searchTwoWays(index: WordMatchingIndex, text: string, k: number,
   const apiWeight = options.siblingsOf === undefined ? 0 : (options.apiWeight ?? API_EVIDENCE_WEIGHT);
   const learned = options.learned;
   const withLearned = (ranked: Ranked[]): Ranked[] =>
-    learned === undefined || learned.weight <= 0 ? ranked : withLearnedField(ranked, learned.ranking(), learned.weight).slice(0, k);
+    learned === undefined || learned.weight <= 0 ? ranked : withLearnedField(ranked, learned.ranking(), learned.weight, k);
   if (apiWeight <= 0 || options.siblingsOf === undefined) {
     const plain = weight <= 0 ? index.search(text, k) : covering(index.searchMatching(text, k), weight);
     return { plain, withApis: withLearned(plain) };
