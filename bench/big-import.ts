@@ -17,8 +17,14 @@
  * collection; looked at most every 20 s), is printed as the N biggest functions (inclusive) and
  * allocation sites (bench/lib/job-heap.ts); `--heap-profile FILE` keeps the peak's profile.
  *
+ * The job's added time: for `--before S` seconds (120 by default; 0: none) before the upload, the
+ * same routes and polls at the same cadence as during the job; each figure during the job is then
+ * printed less the same figure before it, so a loaded machine's slowness is not counted as the job's.
+ * The `--stretches N` longest unbroken busy stretches of each phase (5 by default) are listed with
+ * the functions that held the most of each (bench/lib/job-cpu.ts).
+ *
  * Run: npm run bench -- big-import [--file PATH] [--skip-build] [--batch N] [--profile DIR] [--top N] [--job-profile FILE]
- *      [--heap-sites N] [--heap-profile FILE]
+ *      [--heap-sites N] [--heap-profile FILE] [--before S] [--stretches N]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -26,11 +32,11 @@ import { fileURLToPath } from "node:url";
 import { createTenant, type TestService } from "../test/helpers/service";
 import { apiDirectoryRoot } from "./lib/api-directory";
 import { startBenchService, tenantObject } from "./lib/bench-service";
-import { probeDuringJob, probeLine } from "./lib/job-probes";
+import { addedLine, probeBeforeJob, probeDuringJob, probeLine } from "./lib/job-probes";
 import { stringify as stringifyYaml } from "yaml";
 import { machineLine } from "./lib/stats";
 import type { Profile } from "./lib/cpu-profile";
-import { cpuByPhase, JOB_SAMPLING_US, phaseCpuLine, topOfPhase } from "./lib/job-cpu";
+import { cpuByPhase, JOB_FUNCTIONS, JOB_SAMPLING_US, longestRunsOf, longestStretches, phaseCpuLine, stretchLine, topOfPhase } from "./lib/job-cpu";
 import { HEAP_SAMPLING_BYTES, type HeapSamplingProfile, heapLines } from "./lib/job-heap";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -168,6 +174,8 @@ async function main(): Promise<void> {
   let sampling = true;
   /** Callers waiting for the sampler's next full collection (routeTheTenant's steps). */
   let collectionsWanted: (() => void)[] = [];
+  /** The live heap at the sampler's last full collection. */
+  let lastLive = 0;
   const sampler = (async () => {
     for (let n = 0; sampling; n += 1) {
       // Every 2 s a full collection first: what is live then, not garbage V8 has not collected yet.
@@ -176,6 +184,7 @@ async function main(): Promise<void> {
         collectionsWanted = [];
         await inspector.collect();
         const live = (await inspector.heap()).usedSize;
+        lastLive = live;
         if (heapSites !== undefined && live > peak.live) await heapSites.note(live);
         peak.live = Math.max(peak.live, live);
         notePhase(0, live);
@@ -196,9 +205,14 @@ async function main(): Promise<void> {
     const { key, id: tenantId } = await createTenant(service, "big-import");
     const small = await smallTenant(service);
     const task = "list the events in my calendar for next week";
+    const beforeSeconds = Number(option("before") ?? 120);
+    const before = beforeSeconds > 0 ? await probeBeforeJob(service, key, small.key, task, beforeSeconds) : undefined;
+    // The sampler takes the collection: one sent beside its own went unanswered by workerd's inspector (the bench hung).
+    const liveNow = () =>
+      Promise.race([new Promise<void>((resolve) => collectionsWanted.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, 10_000))]);
     // What is live before the job (code compiled so far, both tenants made): the job's share of the peak is above it.
-    await inspector.collect();
-    const liveBefore = (await inspector.heap()).usedSize;
+    await liveNow();
+    const liveBefore = lastLive;
     const sitesBefore = await heapSites?.now();
     heapSites?.watch();
     const jobProfile = await inspector.startProfile(JOB_SAMPLING_US);
@@ -238,6 +252,12 @@ async function main(): Promise<void> {
     console.log(probeLine(`route, another (${small.tools} tools)`, during.other));
     console.log(probeLine("progress poll", during.progress));
     console.log(probeLine("long-poll ?wait=5 (over 5 s)", job.longPolls));
+    if (before !== undefined) {
+      console.log(`the job's added time (during the job less the same requests for ${beforeSeconds} s before the upload, every 2 s):`);
+      console.log(addedLine("route, importing tenant", before.importing, during.importing));
+      console.log(addedLine(`route, another (${small.tools} tools)`, before.other, during.other));
+      console.log(addedLine("progress poll (404 before)", before.progress, during.progress));
+    }
     for (const [phase, f] of during.slices)
       console.log(
         `  slices ${phase.padEnd(10)} ${f.slices} seen; longest ${f.longestSliceMs} ms; longest piece ${f.longestPieceMs} ms (wall time in the alarm)`,
@@ -252,9 +272,7 @@ async function main(): Promise<void> {
     printJobCpu(cpu, t0, [{ atMs: t0, phase: "upload" }, ...probes.marks().filter((mark) => mark.atMs < t0 + jobMs)], t0 + jobMs);
     const tools = await service.json<{ tools: unknown[] }>("GET", "/v1/tools", { key });
     console.log(`tools listed        ${tools.status === 200 ? tools.body.tools.length : `GET /v1/tools answered ${tools.status}`}`);
-    // The sampler takes the collection: one sent beside its own went unanswered by workerd's inspector (the bench hung).
-    const liveNow = () =>
-      Promise.race([new Promise<void>((resolve) => collectionsWanted.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, 10_000))]);
+    await printIndexSaves(service, tenantId);
     await routeTheTenant(service, key, tenantId, peak, inspector, liveNow);
     await coldAndWarm(service, { key, id: tenantId }, small, task);
   } finally {
@@ -304,6 +322,11 @@ function printJobCpu(profile: Profile, startedAtMs: number, marks: { atMs: numbe
   for (const figures of cpuByPhase(profile, startedAtMs, marks, endMs)) console.log(phaseCpuLine(figures));
   const saved = option("job-profile");
   if (saved !== undefined) writeFileSync(saved, JSON.stringify(profile));
+  console.log("longest unbroken busy stretches per phase (the functions holding the most of each, inclusive ms):");
+  for (const stretch of longestStretches(profile, startedAtMs, marks, Number(option("stretches") ?? 5))) console.log(stretchLine(stretch));
+  console.log("the longest run of samples inside each of these functions (one call's hold on the thread, wall ms; runs seen):");
+  for (const [name, run] of longestRunsOf(profile, JOB_FUNCTIONS))
+    console.log(`    ${name.padEnd(16)} ${run.longestMs.toFixed(0).padStart(6)} ms (${run.runs} runs)`);
   const top = Number(option("top") ?? 0);
   if (top > 0) for (const line of topOfPhase(profile, startedAtMs, marks, "importing", top)) console.log(line);
 }
@@ -337,6 +360,17 @@ async function followJob(service: TestService, key: string, jobId: string, t0: n
   const sorted = waits.map((w) => w.ms).sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
   return { ...job, longPolls: { sent: waits.length, failed: waits.filter((w) => !w.ok).length, p50: at(50), p99: at(99), worst: sorted.at(-1) ?? 0 } };
+}
+
+/** The routing index's saves to the job's end (storage/routing-snapshots.ts): whole, in pieces, and the pieces' counted work. */
+async function printIndexSaves(service: TestService, tenantId: string): Promise<void> {
+  const routing = (await tenantObject(service, tenantId)).store("routing");
+  const writes = await routing.snapshotWrites();
+  const pieces = await routing.indexSavePieces();
+  const largest = (kind: string) => Math.max(0, ...pieces.filter((p) => p.piece === kind).map((p) => p.work));
+  console.log(
+    `index saves         whole ${writes.index}, in pieces ${writes.indexInPieces} (${pieces.length} pieces; largest merge / impacts piece ${largest("merge")} / ${largest("impacts")} postings, largest write ${(largest("write") / 1024 / 1024).toFixed(1)} MiB)`,
+  );
 }
 
 /** A small tenant beside the big one: RestBench's TMDB document (54 tools). */

@@ -101,6 +101,8 @@ export class TenantCore {
       return scores;
     });
     await this.#runDueJobs(current, tenantId);
+    // Between a job's slices too: an import's batches note the tools they change, and the index is saved in pieces after many.
+    await this.stores.routing.saveIndexSomeIfDue(new WorkSlice(PREPARATION_SLICE));
     // Not while a job goes on at once (a background import's every batch changes the catalog): once, after its last slice.
     // The stores as they are now (a test's simulated eviction may have reopened them meanwhile).
     const nextJob = this.stores.jobs.nextDue();

@@ -5,6 +5,10 @@ import type { TestService } from "../../test/helpers/service";
  * the tenant running the job, a route of another tenant and a poll of the job's progress, sent
  * together; each kind's failures, p50, p99 and worst. The progress polls also collect what the
  * job says of its alarm slices (pieces, ms, longest piece) per phase.
+ *
+ * The same requests at the same cadence before the job (`probeBeforeJob`) say what they take on
+ * this machine at this load without it: the job's added time is read against them (`addedLine`),
+ * not against a figure from another run.
  */
 
 export interface ProbeFigures {
@@ -42,14 +46,48 @@ function figures(samples: { ms: number; ok: boolean }[]): ProbeFigures {
   };
 }
 
+/** What the probes send: the two tenants' keys, the route task of the importing one, and the progress path polled. */
+interface ProbeTargets {
+  importing: string;
+  other: string;
+  task: string;
+  progressPath: string;
+  /** Statuses that count as answered (a poll of no job yet answers 404, as fast as a job's answer). */
+  answered: readonly number[];
+}
+
 export function probeDuringJob(service: TestService, importing: string, other: string, jobId: string, task: string, everyMs = 2_000): JobProbes {
+  return probeRequests(service, { importing, other, task, progressPath: `/v1/jobs/${jobId}`, answered: [200] }, everyMs);
+}
+
+/**
+ * The same requests, at the same cadence, for `seconds` before the job: the progress poll asks
+ * for a job id no job has (404 through the same path: the Worker, the tenant object, its jobs'
+ * table), as there is no job yet.
+ */
+export async function probeBeforeJob(
+  service: TestService,
+  importing: string,
+  other: string,
+  task: string,
+  seconds: number,
+  everyMs = 2_000,
+): Promise<{ importing: ProbeFigures; other: ProbeFigures; progress: ProbeFigures }> {
+  const probes = probeRequests(service, { importing, other, task, progressPath: "/v1/jobs/no-job-yet", answered: [200, 404] }, everyMs);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
+  const { importing: routes, other: others, progress } = await probes.stop();
+  return { importing: routes, other: others, progress };
+}
+
+function probeRequests(service: TestService, targets: ProbeTargets, everyMs: number): JobProbes {
+  const { importing, other, task } = targets;
   const samples = { importing: [] as { ms: number; ok: boolean }[], other: [] as { ms: number; ok: boolean }[], progress: [] as { ms: number; ok: boolean }[] };
   const slices = new Map<string, SliceFigures & { seen: Set<string> }>();
   const timed = async <T>(into: { ms: number; ok: boolean }[], send: () => Promise<{ status: number; body: T }>): Promise<T | undefined> => {
     const started = performance.now();
     try {
       const answer = await send();
-      into.push({ ms: performance.now() - started, ok: answer.status === 200 });
+      into.push({ ms: performance.now() - started, ok: targets.answered.includes(answer.status) });
       return answer.body;
     } catch {
       into.push({ ms: performance.now() - started, ok: false });
@@ -66,7 +104,7 @@ export function probeDuringJob(service: TestService, importing: string, other: s
         timed(samples.importing, () => service.json("POST", "/v1/route", { key: importing, body: { task, k: 8 } })),
         timed(samples.other, () => service.json("POST", "/v1/route", { key: other, body: { task: "list movie genres", k: 8 } })),
         timed(samples.progress, () =>
-          service.json<{ progress?: { phase?: string; slice?: { pieces: number; ms: number; longestPieceMs: number } } }>("GET", `/v1/jobs/${jobId}`, {
+          service.json<{ progress?: { phase?: string; slice?: { pieces: number; ms: number; longestPieceMs: number } } }>("GET", targets.progressPath, {
             key: importing,
           }),
         ),
@@ -108,4 +146,10 @@ function noteSlice(
 
 export function probeLine(label: string, f: ProbeFigures): string {
   return `  ${label.padEnd(28)} ${f.sent} sent, ${f.failed} failed; p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms, worst ${f.worst.toFixed(0)} ms`;
+}
+
+/** The job's added time: each figure during the job less the same figure before it (same requests, same cadence, same machine). */
+export function addedLine(label: string, before: ProbeFigures, during: ProbeFigures): string {
+  const added = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(0)}`;
+  return `  ${label.padEnd(28)} before ${before.sent} sent, ${before.failed} failed; p50 ${before.p50.toFixed(0)} ms, p99 ${before.p99.toFixed(0)} ms, worst ${before.worst.toFixed(0)} ms; the job adds p50 ${added(during.p50, before.p50)} ms, p99 ${added(during.p99, before.p99)} ms, worst ${added(during.worst, before.worst)} ms`;
 }

@@ -105,9 +105,10 @@ export class TenantRouting implements ObservedLearning {
     return this.#sources.views(tool, shown, description);
   }
 
-  /** When preparing the routing state after a catalog change, or a slice of its calibration, is due (ms since the epoch), or null when neither is. */
+  /** When preparing the routing state after a catalog change, a save of its index in pieces, or a slice of its calibration, is due (ms since the epoch), or null when none is. */
   preparationDue(): number | null {
-    const times = [this.#store.preparationDue(), this.#calibration.dueAt()].filter((t): t is number => t !== null);
+    const indexSave = this.#store.indexSaveDue() ? Date.now() : null;
+    const times = [this.#store.preparationDue(), this.#calibration.dueAt(), indexSave].filter((t): t is number => t !== null);
     return times.length === 0 ? null : Math.min(...times);
   }
 
@@ -140,6 +141,26 @@ export class TenantRouting implements ObservedLearning {
     }
   }
 
+  /**
+   * The tenant object's alarm, while a job goes on too (a big import's batches note the changed
+   * tools): the retrieval index saved in pieces once many changed (routing-snapshots.ts
+   * `saveIndexInPieces`), for one slice; a save the slice could not finish goes on in the next.
+   */
+  async saveIndexSomeIfDue(slice: WorkSlice): Promise<void> {
+    if (!this.#store.indexSaveDue()) return;
+    try {
+      await this.#store.saveIndexInPieces(() => slice.next());
+    } catch (error) {
+      // The save is dropped, its tools stay noted: a load re-adds them, the preparation stores the index.
+      console.warn(`routing index save in pieces failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** What each piece of the index's saves in pieces did, counted (tests and benchmarks). */
+  indexSavePieces(): { piece: string; work: number }[] {
+    return this.#store.indexSavePieces();
+  }
+
   /** Prepares the routing state now, due or not, in one call (benchmarks timing it): see `prepareSomeIfDue`. */
   prepare(): LoadReport {
     const report = this.#states.prepare();
@@ -154,7 +175,7 @@ export class TenantRouting implements ObservedLearning {
   }
 
   /** Whole graphs and indexes stored since the object started (tests and benchmarks: catalog changes leave them to the preparation). */
-  snapshotWrites(): { graph: number; index: number } {
+  snapshotWrites(): { graph: number; index: number; indexInPieces: number } {
     return this.#store.writes();
   }
 

@@ -1,6 +1,7 @@
 import { attachTrajectories, decodeGraph, encodeGraph, GRAPH_CODEC_FORMAT } from "../toolnet/graph/graph-codec";
 import { addTrajectories, type GraphSettings, type ToolGraph, type Trajectory } from "../toolnet/graph";
 import { INDEX_FORMAT, ToolIndex, type ToolDoc } from "../toolnet/retrieval";
+import { partsInPieces, type SavePiece } from "../toolnet/retrieval/impact-save";
 import type { CountsReader, PartReader } from "../toolnet/retrieval/stored-counts";
 import { DATA_FLOW_LINKS_FORMAT, DataFlowLinks } from "../toolnet/data-flow-links";
 import { decodeFlowState, encodeFlowState, FLOW_SAMPLES_FORMAT, type FlowState } from "../toolnet/flow-samples-codec";
@@ -15,8 +16,11 @@ import { type StoredBlob, StoredBlobs } from "./stored-blobs";
  *
  * Keeping them current costs little per change:
  * - index: a tool whose document changed (registered, replaced, removed, new protocol) is noted
- *   by name; loading re-indexes the noted tools on top of the stored index. The index is
- *   rewritten once MAX_PENDING_TOOLS are noted, and whenever it had to be rebuilt.
+ *   by name; loading re-indexes the noted tools on top of the stored index. Once more than
+ *   MAX_PENDING_TOOLS are noted while the index is in memory, it is saved in pieces by the alarm
+ *   (`saveIndexInPieces`, impact-save.ts: a big index's whole save held the object 0.4–1.4 s in
+ *   the middle of an import's batch), tools noted meanwhile staying noted after it; whole at once
+ *   only past MAX_NOTED_TOOLS, when the index is not in memory (dropped then), or rebuilt.
  * - graph: the stored edges name the last trajectory row they count (`rowid`); trajectories
  *   imported since are counted on top at load. When the set of tools changes the stored edges
  *   are dropped, and written again by the preparation after the change; they are also rewritten
@@ -58,6 +62,14 @@ const NAMES_VERSION = "SELECT version FROM tool_names_version WHERE id = 1";
  */
 const INDEX_CHUNK_BYTES = 32 << 10;
 export const MAX_PENDING_TOOLS = 64;
+/** Noted tools past which the index in memory is saved whole at once, its save in pieces not done yet (a load re-adds every noted tool). */
+export const MAX_NOTED_TOOLS = 16 * MAX_PENDING_TOOLS;
+
+/** A save of the index in pieces (`saveIndexInPieces`): its pieces once begun, with the names version then and the tools noted since. */
+interface IndexSave {
+  index: ToolIndex;
+  begun?: { pieces: Generator<SavePiece, { search: Uint8Array; counts: Uint8Array }>; version: string; notedSince: Set<string> };
+}
 export const MAX_PENDING_TRAJECTORIES = 512;
 
 export interface LoadedGraph {
@@ -89,7 +101,13 @@ export class RoutingSnapshots {
   readonly #blobs: StoredBlobs;
   readonly #trajectories: TrajectoryRows;
   /** Whole graphs and indexes written since the object started: each grows with the catalog (tests count them). */
-  readonly #writes = { graph: 0, index: 0 };
+  readonly #writes = { graph: 0, index: 0, indexInPieces: 0 };
+  /** The save of the index in pieces due or under way. */
+  #indexSave: IndexSave | undefined;
+  /** The index the last load handed out: one loaded from stored parts reads them lazily, and a save of another must not replace them. */
+  #lastLoaded: ToolIndex | undefined;
+  /** What each piece of the saves in pieces did, counted (tests and benchmarks). */
+  readonly #savePieces: (SavePiece | { piece: "state" | "write"; work: number })[] = [];
   /** Tools' names read to check a stored value whose version was not current (tests count them). */
   #nameChecks = 0;
   /** Reads of the stored index's raw term counts, whole and by byte range (tests count them). */
@@ -160,6 +178,7 @@ export class RoutingSnapshots {
         const stamped = noted?.stamp ?? version;
         if (this.#holdsCurrentNames(stamped, () => index.names(), names)) {
           this.#restamp(noted === undefined ? INDEX_BLOB : PENDING_BLOB, noted?.stamp ?? storedStamp);
+          this.#lastLoaded = index;
           return { index, how: pending.length > 0 ? "stored+pending" : "stored" };
         }
       } catch {
@@ -168,6 +187,7 @@ export class RoutingSnapshots {
     }
     const index = ToolIndex.build(documents());
     this.saveIndex(index);
+    this.#lastLoaded = index;
     return { index, how: "rebuilt" };
   }
 
@@ -175,13 +195,19 @@ export class RoutingSnapshots {
    * Notes tools whose documents changed; when many are noted, rewrites the stored index (`index`
    * given) or drops it (not given: the next load rebuilds and stores a whole one).
    */
-  indexChanged(names: readonly string[], index: ToolIndex | undefined): "noted" | "saved" | "dropped" {
+  indexChanged(names: readonly string[], index: ToolIndex | undefined): "noted" | "due" | "saved" | "dropped" {
     if (names.length === 0) return "noted";
     const pending = new Set(this.#pendingTools());
     for (const name of names) pending.add(name);
-    if (pending.size <= MAX_PENDING_TOOLS) {
+    const save = this.#indexSave;
+    if (save?.begun !== undefined) for (const name of names) save.begun.notedSince.add(name);
+    // A save not begun reads the index when it begins: one that stopped following the changes cannot be read then.
+    else if (save !== undefined && save.index !== index) this.#indexSave = index === undefined ? undefined : { index };
+    if (pending.size <= MAX_PENDING_TOOLS || (index !== undefined && pending.size <= MAX_NOTED_TOOLS)) {
       this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...pending])), this.#namesVersion());
-      return "noted";
+      if (pending.size <= MAX_PENDING_TOOLS || index === undefined) return "noted";
+      this.#indexSave ??= { index };
+      return "due";
     }
     if (index !== undefined) {
       this.saveIndex(index);
@@ -192,7 +218,75 @@ export class RoutingSnapshots {
     return "dropped";
   }
 
+  /** Asks for a save of `index` in pieces (the preparation's, when tools were noted since the index was stored): `saveIndexInPieces` runs it. */
+  saveIndexLater(index: ToolIndex): void {
+    if (this.#indexSave?.index !== index && this.#indexSave?.begun === undefined) this.#indexSave = { index };
+  }
+
+  /** Whether a save of the index in pieces is due or under way (the alarm runs it: saveIndexInPieces). */
+  indexSaveDue(): boolean {
+    return this.#indexSave !== undefined;
+  }
+
+  /**
+   * Saves the index in pieces (impact-save.ts), awaiting `next` between two (false: the slice is
+   * over, the next call goes on); true once no save is left. The index is read as it is when the
+   * save begins; tools noted after that stay noted once it is stored. Stored at once in the last
+   * piece (the search part and the counts must name the same index), in the order saveIndex does.
+   */
+  async saveIndexInPieces(next: () => Promise<boolean>): Promise<boolean> {
+    for (;;) {
+      const save = this.#indexSave;
+      if (save === undefined) return true;
+      try {
+        if (this.#saveOnePiece(save)) return true;
+      } catch (error) {
+        // The noted tools stay noted (the stored index and list are as they were): the next save or load goes on from them.
+        if (this.#indexSave === save) this.#indexSave = undefined;
+        throw error;
+      }
+      if (!(await next())) return false;
+    }
+  }
+
+  /** One piece of `save`: true when it was the last (the index stored). */
+  #saveOnePiece(save: IndexSave): boolean {
+    if (save.begun === undefined) {
+      // What the index holds now, its changes merged by the pieces: a piece of its own (a loaded index reads its stored part and counts first).
+      const state = save.index.savedState();
+      save.begun = { pieces: partsInPieces(state), version: this.#namesVersion(), notedSince: new Set() };
+      this.#savePieces.push({ piece: "state", work: state.unmerged.names.length });
+    } else {
+      const step = save.begun.pieces.next();
+      if (step.done) {
+        // Loaded again since (an eviction, a preparation's forget): that index reads the stored parts this would replace.
+        if (this.#lastLoaded === save.index) this.#storeSaved(step.value, save.begun);
+        else this.#indexSave = undefined;
+        return true;
+      }
+      this.#savePieces.push(step.value);
+    }
+    return false;
+  }
+
+  #storeSaved(parts: { search: Uint8Array; counts: Uint8Array }, begun: NonNullable<IndexSave["begun"]>): void {
+    this.#indexSave = undefined;
+    this.#writes.indexInPieces += 1;
+    const token = crypto.randomUUID();
+    this.#blobs.write(INDEX_BLOB, INDEX_FORMAT, parts.search, `${token}/${begun.version}`, INDEX_CHUNK_BYTES);
+    this.#blobs.write(INDEX_COUNTS_BLOB, INDEX_FORMAT, parts.counts, token, INDEX_CHUNK_BYTES);
+    if (begun.notedSince.size === 0) this.#blobs.delete(PENDING_BLOB);
+    else this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...begun.notedSince])), this.#namesVersion());
+    this.#savePieces.push({ piece: "write", work: parts.search.byteLength + parts.counts.byteLength });
+  }
+
+  /** What each piece of the saves in pieces did since the object started, counted (tests and benchmarks). */
+  indexSavePieces(): (SavePiece | { piece: "state" | "write"; work: number })[] {
+    return [...this.#savePieces];
+  }
+
   dropIndex(): void {
+    this.#indexSave = undefined;
     this.#blobs.delete(INDEX_BLOB);
     this.#blobs.delete(INDEX_COUNTS_BLOB);
     this.#blobs.delete(PENDING_BLOB);
@@ -205,6 +299,7 @@ export class RoutingSnapshots {
    * for other tools.
    */
   saveIndex(index: ToolIndex): void {
+    this.#indexSave = undefined;
     this.#writes.index += 1;
     const { search, counts } = index.toParts();
     // A token of their own: an index loaded before a later save never reads the postings or counts saved then.
@@ -362,8 +457,8 @@ export class RoutingSnapshots {
     this.#blobs.setFormat(FLOW_SAMPLES_BLOB, "older-format/0");
   }
 
-  /** Whole graphs and indexes written since the object started (tests and benchmarks). */
-  writes(): { graph: number; index: number } {
+  /** Whole graphs and indexes written since the object started, and indexes saved in pieces (tests and benchmarks). */
+  writes(): { graph: number; index: number; indexInPieces: number } {
     return { ...this.#writes };
   }
 

@@ -6,6 +6,7 @@ import { waitForJob } from "../helpers/jobs";
 import { createTenant, startService, WORLD_ORIGIN, type TestService } from "../helpers/service";
 import { routingPrepared, tenantObject } from "../helpers/tenant-object";
 import { FLOW_PIECE_OFFERS } from "../../functions/routing/loaded-data-flow";
+import { SAVE_PIECE_POSTINGS } from "../../functions/toolnet/retrieval/impact-save";
 
 /**
  * Big jobs never disturb routing (issue 42): while a background import of a generated YAML
@@ -203,6 +204,44 @@ describe("what a catalog change writes", () => {
     await object.simulateEviction();
     expect((await route("Added lookup 3 7")).body.candidates.map((c) => c.name)).toContain("added_3_7");
     expect(await object.routingLoadReport()).toMatchObject({ index: "stored", graph: "stored" });
+  }, 120_000);
+});
+
+describe("the routing index after many changed tools", () => {
+  it("is saved in pieces by the alarm, within a budget of postings each, not whole in the change that passed MAX_PENDING_TOOLS", async () => {
+    const { tenant, object } = await preparedTenantOf900Tools("many-changed");
+    const routing = object.store("routing");
+    // As while an import's batches come in: the preparation waits for the job's end.
+    await object.holdRoutingPreparation(true);
+    const route = (task: string) => service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task, k: 3 } });
+    expect((await route("list things 7")).status).toBe(200);
+    const before = await routing.snapshotWrites();
+    // Four batches of 20 new tools: 80 noted, past MAX_PENDING_TOOLS (64) in the fourth.
+    for (let batch = 0; batch < 4; batch += 1) {
+      const tools = Array.from({ length: 20 }, (_, i) => ({
+        name: `noted_${batch}_${i}`,
+        method: "GET",
+        url: `https://noted${batch}.example.com/items/${i}`,
+        description: `Noted lookup ${batch} ${i}`,
+      }));
+      const imported = await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: `noted-${batch}`, tools } });
+      expect(imported.status).toBe(200);
+    }
+    // The fourth change saved the whole index in its transaction (one stretch: ≈ 0.4 s for Microsoft Graph).
+    expect((await routing.snapshotWrites()).index).toBe(before.index);
+    // The alarm saves it in pieces (a slice may end first: the next alarm goes on).
+    for (let alarm = 0; alarm < 20 && (await routing.snapshotWrites()).indexInPieces === before.indexInPieces; alarm += 1) await object.runAlarm();
+    expect(await routing.snapshotWrites()).toMatchObject({ index: before.index, indexInPieces: before.indexInPieces + 1 });
+    const pieces = await routing.indexSavePieces();
+    expect(new Set(pieces.map((piece) => piece.piece))).toEqual(new Set(["state", "merge", "impacts", "encode", "write"]));
+    // One term past the budget at most: a posting per tool and field, and a walk over every tool (980 tools).
+    for (const piece of pieces.filter((p) => p.piece === "merge" || p.piece === "impacts"))
+      expect(piece.work).toBeLessThanOrEqual(SAVE_PIECE_POSTINGS + 15 * 1_000);
+    // What was saved is the index with every change: read back after an eviction, nothing left noted.
+    await object.simulateEviction();
+    expect((await route("Noted lookup 3 7")).body.candidates.map((c) => c.name)).toContain("noted_3_7");
+    expect(await object.routingLoadReport()).toMatchObject({ index: "stored" });
+    await object.holdRoutingPreparation(false);
   }, 120_000);
 });
 

@@ -4,8 +4,10 @@ import type { RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
 import { ARRAY_NAMES, decodeLayout, emptyArrays, encodeLayout, type ArrayName, type Arrays, type Header } from "./impact-layout";
 import { looseEngineOf } from "./loose-engine";
-import { encodeSearchPart, SearchPart } from "./search-part";
-import { mergePending, pendingTerms, termImpactsOf, withImpacts, type Pending } from "./impact-rebuild";
+import { SearchPart } from "./search-part";
+import { partsOf, type SavedState } from "./impact-save";
+import { mergePending, pendingTerms, unmergedCopy, withImpacts, type Pending } from "./impact-rebuild";
+import { searchedWithTermImpacts } from "./search-after-change";
 import {
   candidateImpacts,
   queryTermsOf,
@@ -16,7 +18,7 @@ import {
   type SearchScratch,
   type TermCounts,
 } from "./impact-search";
-import { type Counts, type CountsReader, encodeCounts, type PartReader, storedCounts } from "./stored-counts";
+import { type Counts, type CountsReader, type PartReader, storedCounts } from "./stored-counts";
 import { TOOL_DOC_FIELDS, type ToolDoc } from "./tool-document";
 
 /**
@@ -308,31 +310,11 @@ export class ImpactIndex {
     if (this.#impactsStale && this.#termOnlySearches < SEARCHES_BEFORE_ALL_IMPACTS) {
       this.#termOnlySearches += 1;
       this.#prepareMerged();
-      return this.#searchedWithTermImpacts(text);
+      const searched = { tuning: this.#tuning, count: this.#count, names: this.#toolNames() };
+      return searchedWithTermImpacts(this.#arrays, searched, this.#queryTermIds.of(text));
     }
     this.#prepare();
     return this.#searchedFor(this.#queryTerms(text));
-  }
-
-  /**
-   * The merged arrays with the impacts of `text`'s terms alone, renumbered by their first use (as
-   * a stored part's search reads them, search-part.ts); a repeated term's raw counts read by its own id.
-   */
-  #searchedWithTermImpacts(text: string): { index: SearchedIndex; query: QueryTerms } {
-    const ids = this.#queryTermIds.of(text);
-    const unique = [...new Set(ids.filter((id) => id >= 0))];
-    const local = new Map(unique.map((id, position) => [id, position]));
-    const raw = this.#arrays;
-    const arrays: Arrays = { ...raw, ...termImpactsOf(raw, this.#tuning, this.#count, this.#names.length, unique) };
-    const query = queryTermsOf(
-      ids.map((id) => local.get(id) ?? -1),
-      arrays,
-    );
-    const countsOf = (term: number): TermCounts => {
-      const id = unique[term] ?? 0;
-      return { offsets: raw.rawOffsets.subarray(id * FIELDS, id * FIELDS + FIELDS + 1), docs: raw.rawDocs, tfs: raw.rawTfs };
-    };
-    return { index: { tuning: this.#tuning, names: this.#toolNames(), count: this.#count, arrays, countsOf }, query };
   }
 
   /** The query's known terms (impact-search.ts `queryTermsOf`). */
@@ -434,17 +416,33 @@ export class ImpactIndex {
   /**
    * The index as two parts, stored apart (fromParts): what a search reads (names, terms, impacts,
    * field lengths) and the raw term counts, about half the bytes, which a first search after a
-   * load rarely needs (see #readCounts).
+   * load rarely needs (see #readCounts). Its impacts are made current here; a save in pieces
+   * (impact-save.ts) makes the same bytes from `savedState` without holding the index that long.
    */
   toParts(): { search: Uint8Array; counts: Uint8Array } {
     this.#settle();
     this.#prepare();
+    return partsOf(this.savedState());
+  }
+
+  /**
+   * What `toParts` encodes, as of now (impact-save.ts), its changes not merged yet: copied where
+   * later changes would write (names, pending lists, the averages), the arrays themselves never
+   * written in place (a merge or a recomputation makes new ones).
+   */
+  savedState(): SavedState {
+    this.#settle();
     this.#readCounts();
-    const meta = { format: INDEX_FORMAT, scoring: this.#scoring, count: this.#count };
-    // Merged just now: ids are dense, every name is there.
-    const names = this.#names.map((name) => name ?? "");
-    const search = encodeSearchPart(meta, this.#arrays, names, this.#terms.slice(0, this.#mergedTerms));
-    return { search, counts: encodeCounts({ ...meta, format: COUNTS_FORMAT }, this.#arrays) };
+    const unmerged = { arrays: this.#arrays, names: this.#names, pending: this.#pending, mergedTerms: this.#mergedTerms, termCount: this.#terms.length };
+    return {
+      meta: { format: INDEX_FORMAT, scoring: this.#scoring, count: this.#count },
+      countsFormat: COUNTS_FORMAT,
+      tuning: this.#tuning,
+      unmerged: unmergedCopy(unmerged, this.#pendingLengths),
+      merged: !this.#dirty,
+      terms: this.#terms.slice(),
+      impactsCurrent: !this.#dirty && !this.#impactsStale,
+    };
   }
 
   #header(arrays: Arrays): Header {

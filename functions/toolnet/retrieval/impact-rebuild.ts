@@ -66,10 +66,43 @@ export interface Unmerged {
 }
 
 /**
+ * An index's changes as of now, copied where later changes write in place (names, the pending
+ * list, the pending field lengths, the averages); the arrays themselves are never written in
+ * place (a merge or a recomputation makes new ones), so a save can merge them later (impact-save.ts).
+ */
+export function unmergedCopy(index: Omit<Unmerged, "lengthsOf">, pendingLengths: ReadonlyMap<number, Int32Array>): Unmerged {
+  const [lengths, fieldLengths] = [new Map(pendingLengths), index.arrays.fieldLengths];
+  return {
+    ...index,
+    arrays: { ...index.arrays, avgFieldLength: index.arrays.avgFieldLength.slice() },
+    names: [...index.names],
+    pending: [...index.pending],
+    lengthsOf: (id) => lengths.get(id) ?? fieldLengths.subarray(id * FIELDS, id * FIELDS + FIELDS),
+  };
+}
+
+/**
  * Folds the pending additions and the removals (undefined names) into the raw arrays, which then
  * cover `termCount` terms (`mergedTerms` before): tool ids become dense again.
  */
-export function mergePending({ arrays: old, names: oldNames, pending, lengthsOf, mergedTerms, termCount }: Unmerged): { names: string[]; arrays: Arrays } {
+export function mergePending(unmerged: Unmerged): { names: string[]; arrays: Arrays } {
+  const pieces = mergeInPieces(unmerged, Number.POSITIVE_INFINITY);
+  for (;;) {
+    const step = pieces.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `mergePending` a piece at a time: each pass over the merged postings (one to count, one to
+ * copy) goes a range of terms at a time, at most `maxPostings` postings a piece (one term more at
+ * most), yielding the postings it read; `unmerged` must not change meanwhile (impact-save.ts reads
+ * a copy of it).
+ */
+export function* mergeInPieces(
+  { arrays: old, names: oldNames, pending, lengthsOf, mergedTerms, termCount }: Unmerged,
+  maxPostings: number,
+): Generator<number, { names: string[]; arrays: Arrays }> {
   const newId = new Int32Array(oldNames.length).fill(-1);
   const names: string[] = [];
   oldNames.forEach((name, id) => {
@@ -79,10 +112,12 @@ export function mergePending({ arrays: old, names: oldNames, pending, lengthsOf,
   });
   const counts = new Int32Array(termCount * FIELDS + 1);
   const mergedSlots = mergedTerms * FIELDS;
-  for (let slot = 0; slot < mergedSlots; slot += 1) {
-    for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1)
-      if ((newId[old.rawDocs[p] ?? 0] ?? -1) >= 0) counts[slot] = (counts[slot] ?? 0) + 1;
-  }
+  yield* slotRanges(old.rawOffsets, mergedSlots, maxPostings, (from, to) => {
+    for (let slot = from; slot < to; slot += 1) {
+      for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1)
+        if ((newId[old.rawDocs[p] ?? 0] ?? -1) >= 0) counts[slot] = (counts[slot] ?? 0) + 1;
+    }
+  });
   const livePending = pending.filter((pending) => (newId[pending.id] ?? -1) >= 0);
   for (const { entries } of livePending) {
     for (let i = 0; i < entries.length; i += 3) {
@@ -97,16 +132,18 @@ export function mergePending({ arrays: old, names: oldNames, pending, lengthsOf,
   const rawTfs = new Int32Array(total);
   const cursor = rawOffsets.slice(0, termCount * FIELDS);
   // Merged postings first, then pending ones: ids only grow, so each list stays sorted by id.
-  for (let slot = 0; slot < mergedSlots; slot += 1) {
-    for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1) {
-      const id = newId[old.rawDocs[p] ?? 0] ?? -1;
-      if (id < 0) continue;
-      const at = cursor[slot] ?? 0;
-      rawDocs[at] = id;
-      rawTfs[at] = old.rawTfs[p] ?? 0;
-      cursor[slot] = at + 1;
+  yield* slotRanges(old.rawOffsets, mergedSlots, maxPostings, (from, to) => {
+    for (let slot = from; slot < to; slot += 1) {
+      for (let p = old.rawOffsets[slot] ?? 0; p < (old.rawOffsets[slot + 1] ?? 0); p += 1) {
+        const id = newId[old.rawDocs[p] ?? 0] ?? -1;
+        if (id < 0) continue;
+        const at = cursor[slot] ?? 0;
+        rawDocs[at] = id;
+        rawTfs[at] = old.rawTfs[p] ?? 0;
+        cursor[slot] = at + 1;
+      }
     }
-  }
+  });
   for (const { id, entries } of livePending) {
     for (let i = 0; i < entries.length; i += 3) {
       const slot = (entries[i] ?? 0) * FIELDS + (entries[i + 1] ?? 0);
@@ -122,6 +159,19 @@ export function mergePending({ arrays: old, names: oldNames, pending, lengthsOf,
     if (name !== undefined && to >= 0) fieldLengths.set(lengthsOf(id), to * FIELDS);
   });
   return { names, arrays: { ...old, fieldLengths, rawOffsets, rawDocs, rawTfs } };
+}
+
+/** Runs `visit` over slots [0, slots) a range at a time, each of at most `maxPostings` postings (one term's slots more at most), yielding each range's postings. */
+function* slotRanges(offsets: Int32Array, slots: number, maxPostings: number, visit: (from: number, to: number) => void): Generator<number, void> {
+  for (let from = 0; from < slots; ) {
+    let to = from;
+    // Whole terms: a range ends on a term's first slot.
+    while (to < slots && ((offsets[to] ?? 0) - (offsets[from] ?? 0) <= maxPostings || to === from)) to += FIELDS;
+    to = Math.min(to, slots);
+    visit(from, to);
+    yield (offsets[to] ?? 0) - (offsets[from] ?? 0);
+    from = to;
+  }
 }
 
 /**

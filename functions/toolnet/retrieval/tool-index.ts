@@ -3,6 +3,7 @@ import { ImpactIndex, INDEX_FORMAT } from "./impact-index";
 import { DEFAULT_TUNING, engineSearch, toSearchOptions, type RankingTuning } from "./minisearch-engine";
 import type { Ranked } from "./ranked";
 import type { CountsReader, PartReader } from "./stored-counts";
+import type { SavedState } from "./impact-save";
 import type { ToolDoc } from "./tool-document";
 
 export { DEFAULT_TUNING, type RankingTuning } from "./minisearch-engine";
@@ -142,6 +143,11 @@ export class ToolIndex {
   /** The index as two parts for storage: what a search reads, and the raw term counts it rarely needs; restore with `ToolIndex.fromParts`. */
   toParts(): { search: Uint8Array; counts: Uint8Array } {
     return this.#index.toParts();
+  }
+
+  /** What `toParts` encodes, as of now, for a save in pieces (impact-save.ts `partsInPieces`). */
+  savedState(): SavedState {
+    return this.#index.savedState();
   }
 
   /** JSON-safe snapshot of the index; restore with `ToolIndex.fromJSON`. */
