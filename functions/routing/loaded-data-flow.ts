@@ -37,14 +37,11 @@ export function loadDataFlow(state: Loaded, store: RoutingSnapshots, catalog: Fl
  */
 export function* dataFlowInPieces(state: Loaded, store: RoutingSnapshots, catalog: FlowRows, prepared?: FlowState): Generator<void, DataFlowLookup> {
   const { defs, report } = state;
+  const ready = storedDataFlow(state, store);
+  if (ready !== undefined) return ready;
   const stored = store.loadDataFlow(defs.size);
-  if (stored !== undefined && stored !== "too many") {
-    report.dataFlow = "stored";
-    return stored;
-  }
-  const storedState = stored === "too many" ? store.loadFlowState(defs.size) : undefined;
   // Read in pieces by the preparation (definition-pass.ts) when it made them, else streamed now.
-  const { index, flowState } = flowIndex(state, storedState ?? prepared, catalog);
+  const { index, flowState } = flowIndex(state, prepared, catalog);
   // Past the bound once: noted, so later loads of the same catalog do not look again.
   const links =
     stored === "too many"
@@ -57,13 +54,33 @@ export function* dataFlowInPieces(state: Loaded, store: RoutingSnapshots, catalo
   if (links === undefined) {
     state.flowTools = flowState.tools;
     if (stored === undefined) store.saveDataFlow("too many", defs.size);
-    if (storedState === undefined) store.saveFlowState(flowState, defs.size);
+    store.saveFlowState(flowState, defs.size);
     report.dataFlow = "per request";
     return index;
   }
   store.saveDataFlow(links, defs.size);
   report.dataFlow = "computed";
   return links;
+}
+
+/**
+ * The data flow storage holds for this catalog, read without a definition: the stored links, or
+ * the stored state an index serves per request from. Undefined when a change dropped them (or an
+ * upgrade left them in an older format): then only streaming every definition makes them.
+ */
+export function storedDataFlow(state: Loaded, store: RoutingSnapshots): DataFlowLookup | undefined {
+  const { defs, report } = state;
+  const stored = store.loadDataFlow(defs.size);
+  if (stored === undefined) return undefined;
+  if (stored !== "too many") {
+    report.dataFlow = "stored";
+    return stored;
+  }
+  const storedState = store.loadFlowState(defs.size);
+  if (storedState === undefined) return undefined;
+  state.flowTools = storedState.tools;
+  report.dataFlow = "per request";
+  return flowStateIndex(storedState);
 }
 
 /** True once a piece's work is done (counted, not timed: deployed, the clock stands still while code computes). */
@@ -89,8 +106,8 @@ function pieceCounter(index: DataFlowIndex<FlowTool>): () => boolean {
  * index and start ranks (flow-samples-codec.ts), so a cold route reads only the tools it asks about;
  * one made now keeps the index it was given, for its save.
  */
-function flowIndex(state: Loaded, stored: FlowState | undefined, catalog: FlowRows): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
-  const flowState = stored ?? streamedFlowState(state, catalog);
+function flowIndex(state: Loaded, prepared: FlowState | undefined, catalog: FlowRows): { index: DataFlowIndex<FlowTool>; flowState: FlowState } {
+  const flowState = prepared ?? streamedFlowState(state, catalog);
   return { index: flowStateIndex(flowState), flowState };
 }
 

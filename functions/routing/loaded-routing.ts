@@ -13,7 +13,7 @@ import { SaidNumberTools } from "./said-number-tools";
 import { RelevanceMemo } from "./relevance-memo";
 import { type Loaded, parseHints, type RoutingHints, type StateSources } from "./routing-state";
 import { applyStoredScores, loadTaskMemory, storedOrRebuiltGraph } from "./loaded-graph";
-import { dataFlowInPieces, loadDataFlow } from "./loaded-data-flow";
+import { dataFlowInPieces, loadDataFlow, storedDataFlow } from "./loaded-data-flow";
 import { ApiSiblingLookup } from "./api-sibling-lookup";
 import { toolsTouchedBy } from "./changed-apis";
 import { flowCheapToRecompute, lastGoodFlow, NO_FLOW } from "./last-good-flow";
@@ -130,6 +130,13 @@ export class LoadedRouting {
     const loadIndex = () => this.#loadIndex(state);
     const catalog = this.#sources.catalog;
     const loadFlow = () => loadDataFlow(state, this.#store, catalog);
+    // A big catalog's route never streams every definition: what storage holds, else none until the preparation.
+    const storedFlowOrPreparation = (): DataFlowLookup => {
+      state.loadedFlow = storedDataFlow(state, this.#store);
+      if (state.loadedFlow !== undefined) return state.loadedFlow;
+      this.#flowPreparationWanted();
+      return NO_FLOW;
+    };
     const loadMemory = () => loadTaskMemory(this.#rows);
     const state: Loaded = {
       graph: stored.graph,
@@ -144,10 +151,9 @@ export class LoadedRouting {
       get flow(): DataFlowLookup {
         if (state.loadedFlow !== undefined) return state.loadedFlow;
         // Recomputing streams every definition: a big catalog's route uses the last good links until the preparation,
-        // and none while the preparation reads the catalog in pieces with no last good links in memory.
+        // else the stored ones, else none (the preparation, noted now, reads the catalog in pieces).
         const cheap = flowCheapToRecompute(defs.size, () => catalog.definitionChars());
-        if (!cheap && state.staleFlow !== undefined) return state.staleFlow;
-        if (!cheap && state.preparing) return NO_FLOW;
+        if (!cheap) return state.staleFlow ?? (state.preparing ? NO_FLOW : storedFlowOrPreparation());
         state.loadedFlow = loadFlow();
         state.staleFlow = undefined;
         return state.loadedFlow;
@@ -263,7 +269,7 @@ export class LoadedRouting {
     void state.index;
     // Made now, whatever the catalog's size: the last good links served only until this.
     state.staleFlow = undefined;
-    void state.flow;
+    state.loadedFlow ??= loadDataFlow(state, this.#store, this.#sources.catalog);
     this.#saveDropped(state);
     const report = { ...state.report };
     if (!wasLoaded && report.dataFlow !== "per request") this.forget();
@@ -411,6 +417,13 @@ export class LoadedRouting {
     if (this.#unsaved.graph) return;
     this.#store.dropGraph();
     this.#unsaved.graph = true;
+  }
+
+  /** No data flow stored for the catalog and too much to stream on a request: the preparation makes it, soon. */
+  #flowPreparationWanted(): void {
+    if (this.#store.preparationDue() !== null) return;
+    this.#store.notePreparation(Date.now());
+    this.#sources.preparationNoted?.();
   }
 
   /** The stored links no longer hold: dropped, and their preparation noted as due. */

@@ -142,6 +142,26 @@ describe("routes of a big catalog between its changes", () => {
     await object.holdRoutingPreparation(false);
   }, 120_000);
 
+  it("answer after an eviction between a change and its preparation without streaming every definition; the preparation makes the data flow", async () => {
+    const { tenant, object } = await preparedTenantOf900Tools("evicted-while-changing");
+    await object.holdRoutingPreparation(true);
+    const tool = { name: "extra_lookup", method: "GET", url: "https://api.example.com/extra", description: "Extra lookup" };
+    expect((await service.json("POST", "/v1/tools/import", { key: tenant.key, body: { format: "list", source: "extra", tools: [tool] } })).status).toBe(200);
+    // The change dropped the stored links; the eviction drops the last good ones held in memory.
+    await object.simulateEviction();
+    const route = () => service.json<{ candidates: { name: string }[] }>("POST", "/v1/route", { key: tenant.key, body: { task: "list things 7", k: 3 } });
+    const parsedBefore = await object.store("routing").definitionParses();
+    const answer = await route();
+    expect(answer.status).toBe(200);
+    expect(answer.body.candidates.map((c) => c.name)).toContain("listThings7");
+    // Recomputing data flow on the route streamed all 901 definitions.
+    expect((await object.store("routing").definitionParses()) - parsedBefore).toBeLessThan(100);
+    await object.holdRoutingPreparation(false);
+    await routingPrepared(object);
+    expect((await route()).status).toBe(200);
+    expect(["computed", "stored", "per request"]).toContain((await object.routingLoadReport()).dataFlow);
+  }, 120_000);
+
   it("use the last good data flow when few tools hold much text, as Microsoft Graph's first tools do", async () => {
     const tenant = await createTenant(service, "few-big-definitions");
     // 30 tools of ≈ 50 KB of definition each (Graph's average is ≈ 23 KB): 1.5 MB, far under the tool bound.
