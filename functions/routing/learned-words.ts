@@ -154,13 +154,20 @@ export class LearnedWords {
     return tools;
   }
 
-  /** The terms `tool`'s learned field holds (the pseudo-word left out). */
-  heldTerms(tool: string): Set<string> {
-    return new Set(
-      this.#loaded()
-        .strongest(tool, Number.POSITIVE_INFINITY)
-        .terms.map((t) => t.term),
-    );
+  /**
+   * The terms use taught `tool` (conversations, trajectories, marks, scores: every source but its
+   * example requests), each with the weight use gave it; the pseudo-word left out.
+   */
+  termsFromUse(tool: string): Map<string, number> {
+    const field = this.#loaded();
+    const examples = field.contribution(exampleSource(tool), tool);
+    const fromUse = new Map<string, number>();
+    for (const { term, weight } of field.strongest(tool, Number.POSITIVE_INFINITY).terms) {
+      // The field's weight is the sum over its sources (rounded to 0.001): what is left beyond the examples' share came from use.
+      const used = weight - Math.max(0, examples?.get(term) ?? 0);
+      if (used > 5e-4) fromUse.set(term, used);
+    }
+    return fromUse;
   }
 
   /** Whether no tool has learned a word. */
@@ -175,13 +182,8 @@ export class LearnedWords {
     const all = field.strongest(tool, Number.POSITIVE_INFINITY);
     const examples = field.contribution(exampleSource(tool), tool);
     const fromExamples = { sources: examples === undefined ? 0 : 1, words: 0 };
-    const fromUse = { sources: all.sources - fromExamples.sources, words: 0 };
-    for (const { term, weight } of all.terms) {
-      const taughtByExamples = Math.max(0, examples?.get(term) ?? 0);
-      if (taughtByExamples > 0) fromExamples.words += 1;
-      // The field's weight is the sum over its sources (rounded to 0.001): what is left beyond the examples' share came from use.
-      if (weight - taughtByExamples > 5e-4) fromUse.words += 1;
-    }
+    const fromUse = { sources: all.sources - fromExamples.sources, words: this.termsFromUse(tool).size };
+    for (const { term } of all.terms) if ((examples?.get(term) ?? 0) > 0) fromExamples.words += 1;
     return { tool, ...shown, fromUse, fromExamples };
   }
 

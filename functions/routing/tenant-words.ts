@@ -61,7 +61,7 @@ export class TenantWords {
     const ownText = state.index.search(task, 4 * RIVAL_DEPTH);
     const ranked = withLearnedField(ownText, this.#words.search(task, state.index.size, RIVAL_DEPTH, source), weight).slice(0, RIVAL_DEPTH);
     const above = ranked.findIndex((r) => r.name === first);
-    const rivals = (above < 0 ? ranked : ranked.slice(0, above)).map((r) => ({ tool: r.name, terms: this.#words.heldTerms(r.name) }));
+    const rivals = (above < 0 ? ranked : ranked.slice(0, above)).map((r) => ({ tool: r.name, fromUse: this.#words.termsFromUse(r.name) }));
     return rivalWords(learned, first, rivals);
   }
 

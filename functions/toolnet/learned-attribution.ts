@@ -123,23 +123,27 @@ function partOwners(parts: readonly string[], tools: readonly string[], affinity
 
 /**
  * The words a request takes away from its rivals (RIVAL_SHARE): `rivals` are the tools the words
- * ranked above the chosen first tool, each with the terms its learned field holds; each loses the
- * first tool's learned words it holds, at minus RIVAL_SHARE of their weight. Only words a rival
- * holds: a standing negative would cancel what later requests teach it. The pseudo-word is no
- * word of the request and is never taken.
+ * ranked above the chosen first tool, each with the terms use taught it and their weights; each
+ * loses the first tool's learned words it holds, at minus RIVAL_SHARE of their weight, never more
+ * than use gave it. Only what use taught: a standing negative would cancel what later requests
+ * teach it, and one conversation does not overrule the example requests the tenant's model wrote
+ * for a tool. The pseudo-word is no word of the request and is never taken.
  */
 export function rivalWords(
   learned: ReadonlyMap<string, ReadonlyMap<string, number>>,
   first: string,
-  rivals: readonly { tool: string; terms: ReadonlySet<string> }[],
+  rivals: readonly { tool: string; fromUse: ReadonlyMap<string, number> }[],
 ): Map<string, Map<string, number>> {
   const taken = new Map<string, Map<string, number>>();
   const firstWords = learned.get(first);
   if (firstWords === undefined) return taken;
-  for (const { tool, terms } of rivals) {
+  for (const { tool, fromUse } of rivals) {
     if (learned.has(tool)) continue;
     const words = new Map<string, number>();
-    for (const [term, weight] of firstWords) if (term !== UNMATCHED_TERM && weight > 0 && terms.has(term)) words.set(term, -RIVAL_SHARE * weight);
+    for (const [term, weight] of firstWords) {
+      const held = fromUse.get(term) ?? 0;
+      if (term !== UNMATCHED_TERM && weight > 0 && held > 0) words.set(term, -Math.min(RIVAL_SHARE * weight, held));
+    }
     if (words.size > 0) taken.set(tool, words);
   }
   return taken;

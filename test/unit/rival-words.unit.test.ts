@@ -11,19 +11,34 @@ describe("what a chosen tool's request takes from its rivals", () => {
   const learned = attributeRequest("convert my euros into dollars", { tools: ["convertCurrency"] }, "observed", () => []);
   const chosen = learned.get("convertCurrency") ?? new Map<string, number>();
 
-  it("takes RIVAL_SHARE of the chosen tool's weight, only on words the rival holds", () => {
-    const taken = rivalWords(learned, "convertCurrency", [{ tool: "catPictures", terms: new Set(["euro", "dollar", "cat"]) }]);
+  it("takes RIVAL_SHARE of the chosen tool's weight, only on words use taught the rival, never more than use gave", () => {
+    const fromUse = new Map([
+      ["euro", 1],
+      ["dollar", 0.1],
+      ["cat", 1],
+    ]);
+    const taken = rivalWords(learned, "convertCurrency", [{ tool: "catPictures", fromUse }]);
     expect(Object.fromEntries(taken.get("catPictures") ?? [])).toEqual({
       euro: -RIVAL_SHARE * (chosen.get("euro") ?? 0),
-      dollar: -RIVAL_SHARE * (chosen.get("dollar") ?? 0),
+      dollar: -Math.min(RIVAL_SHARE * (chosen.get("dollar") ?? 0), 0.1),
     });
+  });
+
+  it("takes nothing a rival learned from example requests alone", () => {
+    expect(rivalWords(learned, "convertCurrency", [{ tool: "exchangeRates", fromUse: new Map() }]).size).toBe(0);
   });
 
   it("takes nothing from a rival that holds none of the words, from a tool the request chose, or the pseudo-word", () => {
     const unmatched = new Map([["convertCurrency", new Map([...chosen, [UNMATCHED_TERM, 1]])]]);
     const taken = rivalWords(unmatched, "convertCurrency", [
-      { tool: "catPictures", terms: new Set(["cat", UNMATCHED_TERM]) },
-      { tool: "convertCurrency", terms: new Set(["euro"]) },
+      {
+        tool: "catPictures",
+        fromUse: new Map([
+          ["cat", 1],
+          [UNMATCHED_TERM, 1],
+        ]),
+      },
+      { tool: "convertCurrency", fromUse: new Map([["euro", 1]]) },
     ]);
     expect(taken.size).toBe(0);
   });
