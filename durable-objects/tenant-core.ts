@@ -81,7 +81,9 @@ export class TenantCore {
       (t): t is number => t !== null,
     );
     if (times.length === 0) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.min(...times));
+    // Work still due (a preparation a slice did not finish) is due in the past; setting the alarm
+    // to the time the running alarm was set for changes nothing, and the runtime then clears it.
+    else await this.ctx.storage.setAlarm(Math.max(Math.min(...times), Date.now() + 1));
   }
 
   /**

@@ -142,7 +142,7 @@ describe("routes of a big catalog between its changes", () => {
     await object.holdRoutingPreparation(false);
   }, 120_000);
 
-  it("answer after an eviction between a change and its preparation without streaming every definition; the preparation makes the data flow", async () => {
+  it("answer after an eviction between a change and its preparation without streaming every definition; the next alarm makes the data flow", async () => {
     const { tenant, object } = await preparedTenantOf900Tools("evicted-while-changing");
     await object.holdRoutingPreparation(true);
     const tool = { name: "extra_lookup", method: "GET", url: "https://api.example.com/extra", description: "Extra lookup" };
@@ -156,12 +156,14 @@ describe("routes of a big catalog between its changes", () => {
     expect(answer.body.candidates.map((c) => c.name)).toContain("listThings7");
     // Recomputing data flow on the route streamed all 901 definitions.
     expect((await object.store("routing").definitionParses()) - parsedBefore).toBeLessThan(100);
-    // Still due (an alarm that fired while held does not prepare); prepared here in one call, as the alarm would.
-    expect(await object.store("routing").preparationDue()).not.toBeNull();
+    // The alarm comes while the preparation is held and leaves it due: the alarm set again for that same
+    // time was cleared by the runtime, and nothing prepared the catalog after the hold (tenant-core.ts armAlarm).
+    const due = (await object.store("routing").preparationDue()) ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 1_000));
     await object.holdRoutingPreparation(false);
-    const prepared = await object.store("routing").prepare();
-    expect(["computed", "stored", "per request"]).toContain(prepared.dataFlow);
+    await routingPrepared(object);
     expect((await route()).status).toBe(200);
+    expect(["computed", "stored", "per request"]).toContain((await object.routingLoadReport()).dataFlow);
   }, 120_000);
 
   it("use the last good data flow when few tools hold much text, as Microsoft Graph's first tools do", async () => {
