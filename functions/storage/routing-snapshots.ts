@@ -71,6 +71,8 @@ interface IndexSave {
   begun?: { pieces: Generator<SavePiece, { search: Uint8Array; counts: Uint8Array }>; version: string; notedSince: Set<string> };
 }
 export const MAX_PENDING_TRAJECTORIES = 512;
+/** The index saves' pieces remembered for tests and benchmarks (Microsoft Graph's import makes ≈ 1,800). */
+const MAX_SAVE_PIECES_KEPT = 10_000;
 
 export interface LoadedGraph {
   graph: ToolGraph;
@@ -106,7 +108,7 @@ export class RoutingSnapshots {
   #indexSave: IndexSave | undefined;
   /** The index the last load handed out: one loaded from stored parts reads them lazily, and a save of another must not replace them. */
   #lastLoaded: ToolIndex | undefined;
-  /** What each piece of the saves in pieces did, counted (tests and benchmarks). */
+  /** What each piece of the saves in pieces did, counted (tests and benchmarks), the latest MAX_SAVE_PIECES_KEPT. */
   readonly #savePieces: (SavePiece | { piece: "state" | "write"; work: number })[] = [];
   /** Tools' names read to check a stored value whose version was not current (tests count them). */
   #nameChecks = 0;
@@ -255,7 +257,7 @@ export class RoutingSnapshots {
       // What the index holds now, its changes merged by the pieces: a piece of its own (a loaded index reads its stored part and counts first).
       const state = save.index.savedState();
       save.begun = { pieces: partsInPieces(state), version: this.#namesVersion(), notedSince: new Set() };
-      this.#savePieces.push({ piece: "state", work: state.unmerged.names.length });
+      this.#notePiece({ piece: "state", work: state.unmerged.names.length });
     } else {
       const step = save.begun.pieces.next();
       if (step.done) {
@@ -264,7 +266,7 @@ export class RoutingSnapshots {
         else this.#indexSave = undefined;
         return true;
       }
-      this.#savePieces.push(step.value);
+      this.#notePiece(step.value);
     }
     return false;
   }
@@ -277,7 +279,13 @@ export class RoutingSnapshots {
     this.#blobs.write(INDEX_COUNTS_BLOB, INDEX_FORMAT, parts.counts, token, INDEX_CHUNK_BYTES);
     if (begun.notedSince.size === 0) this.#blobs.delete(PENDING_BLOB);
     else this.#blobs.write(PENDING_BLOB, PENDING_FORMAT, new TextEncoder().encode(JSON.stringify([...begun.notedSince])), this.#namesVersion());
-    this.#savePieces.push({ piece: "write", work: parts.search.byteLength + parts.counts.byteLength });
+    this.#notePiece({ piece: "write", work: parts.search.byteLength + parts.counts.byteLength });
+  }
+
+  /** Kept for tests and benchmarks, bounded: an object imports for as long as it lives. */
+  #notePiece(piece: SavePiece | { piece: "state" | "write"; work: number }): void {
+    if (this.#savePieces.length >= MAX_SAVE_PIECES_KEPT) this.#savePieces.splice(0, this.#savePieces.length / 2);
+    this.#savePieces.push(piece);
   }
 
   /** What each piece of the saves in pieces did since the object started, counted (tests and benchmarks). */
