@@ -16,6 +16,8 @@ export declare const SCHED_IDLE: number;
  * cannot be set); its pid and the policy applied, or undefined (not Linux, not found).
  */
 export declare function yieldToService(port: number): { pid: number; policy: "idle" | "nice" } | undefined;
+/** Put every thread of `pid` back under the normal policy (niceness kept), so that a killed process ends at once; best effort. */
+export declare function leaveIdlePolicy(pid: number | undefined): void;
 /** The thread ids of `pid` (Linux), none when it has ended. */
 export declare function threadsOf(pid: number): number[];
 /** The scheduling policy of thread `tid` of `pid` (0 normal, 5 SCHED_IDLE), or undefined when it ended. */
@@ -32,6 +34,8 @@ export interface ProgramHostProcess {
   restarts: number;
   /** End the process at once, as a crash would (the watchdog brings it back). */
   kill(): Promise<void>;
+  /** Settles when the watchdog's next restart has a new process answering (a failed restart is tried again). */
+  nextRestart(): Promise<void>;
   /** Stop the process without ending it (SIGSTOP), as a livelocked V8 looks from outside. Linux only. */
   freeze(): void;
   dispose(): Promise<void>;

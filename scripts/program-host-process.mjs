@@ -65,6 +65,8 @@ export async function startProgramHost({
   const boundPort = Number((await mf.ready).port);
   yieldToService(boundPort);
   let disposed = false;
+  /** Callers of `nextRestart()`, told when the watchdog's next restart has brought a new process up. */
+  const restartWaiters = [];
   const host = {
     address: `127.0.0.1:${boundPort}`,
     port: boundPort,
@@ -73,7 +75,14 @@ export async function startProgramHost({
     async kill() {
       const running = mf;
       mf = undefined;
+      // An ending process needs CPU to release its memory and its port; under the idle policy it
+      // gets none while other threads want the cores, so on a busy machine the watchdog's restart
+      // waited seconds to tens of seconds for it.
+      leaveIdlePolicy(pidListeningOn(boundPort));
       await running?.dispose();
+    },
+    nextRestart() {
+      return new Promise((resolve) => restartWaiters.push(resolve));
     },
     freeze() {
       const pid = pidListeningOn(boundPort);
@@ -89,7 +98,10 @@ export async function startProgramHost({
   const watch = watchProgramHost({
     ...watchdog,
     healthUrl: `http://${host.address}/health`,
-    onRestart,
+    onRestart(error) {
+      if (error === undefined) for (const resolve of restartWaiters.splice(0)) resolve();
+      onRestart?.(error);
+    },
     async restart() {
       if (disposed) return;
       await host.kill();
@@ -145,6 +157,16 @@ export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Put every thread of `pid` back under the normal policy (its niceness stays), so that a process
+ * being killed ends at once instead of when the cores are idle. Best effort: leaving SCHED_IDLE
+ * needs CAP_SYS_NICE or an RLIMIT_NICE that allows the niceness; without them it ends as before.
+ */
+export function leaveIdlePolicy(pid) {
+  if (process.platform !== "linux" || pid === undefined) return;
+  spawnSync("chrt", ["--other", "--all-tasks", "--pid", "0", String(pid)], { stdio: "ignore" });
 }
 
 /** Niceness of the program host's threads, where the idle policy cannot be set: programs are background work next to the service's requests. */

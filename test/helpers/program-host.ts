@@ -18,5 +18,10 @@ const BUNDLE = ".test-build/program-host/entry.js";
  */
 export async function startProgramHost(watchdog: Partial<WatchdogTiming> = {}, resolveNames = false): Promise<ProgramHostProcess> {
   if (!existsSync(BUNDLE)) throw new Error(`no program host bundle at ${BUNDLE}: run through vitest (globalSetup builds it)`);
-  return startProcess({ scriptPath: BUNDLE, watchdog, resolveNames });
+  // A failed restart is tried again after the next unanswered checks; said, so that a test
+  // waiting for the restart shows why it waited.
+  const onRestart = (error: unknown): void => {
+    if (error !== undefined) console.error(`program host restart failed (the watchdog tries again): ${error}`);
+  };
+  return startProcess({ scriptPath: BUNDLE, watchdog, resolveNames, onRestart });
 }

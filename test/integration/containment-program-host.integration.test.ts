@@ -95,6 +95,14 @@ function attemptStatus(headers: Record<string, string>): Promise<number> {
   });
 }
 
+/**
+ * A test that waits for a watchdog restart: about 4 s of unanswered checks, then a new workerd,
+ * which on a loaded 2-core machine takes several seconds more.
+ */
+const RESTART_TEST_TIMEOUT_MS = 90_000;
+/** Linux's number for the normal (SCHED_OTHER) policy, as /proc reports it. */
+const SCHED_OTHER = 0;
+
 /** Where the host's threads can be put under SCHED_IDLE: Linux with util-linux's chrt. */
 const IDLE_POLICY_AVAILABLE = process.platform === "linux" && spawnSync("chrt", ["--version"]).status === 0;
 
@@ -290,8 +298,11 @@ describe("the program host", () => {
     expect(abandoned.received).toEqual([]);
   });
 
-  it("fails an attempt at its deadline by the service's own timer while the host is frozen; the watchdog restarts it", async () => {
+  it("fails an attempt at its deadline by the service's own timer while the host is frozen; the watchdog restarts it", {
+    timeout: RESTART_TEST_TIMEOUT_MS,
+  }, async () => {
     const restartsBefore = host().restarts;
+    const restarted = host().nextRestart();
     host().freeze();
     const deadlineMs = 1_500;
     const pending = run(HARMLESS, { deadlineMs });
@@ -304,12 +315,12 @@ describe("the program host", () => {
     expect(error?.limit, JSON.stringify(error)).toBe("deadlineMs");
     expect(frozen.ms).toBeLessThan(deadlineMs * 1.1 + MARGIN_MS);
 
-    await until(() => host().restarts > restartsBefore, 15_000);
+    await restarted;
     expect(host().restarts).toBe(restartsBefore + 1);
     expect((await run(HARMLESS)).body.status).toBe("succeeded");
   });
 
-  it("fails the attempts in flight with a named limit when the host dies; the watchdog restarts it", async () => {
+  it("fails the attempts in flight with a named limit when the host dies; the watchdog restarts it", { timeout: RESTART_TEST_TIMEOUT_MS }, async () => {
     const restartsBefore = host().restarts;
     // The program waits on a tool call that is held until the host has died.
     let release = (): void => undefined;
@@ -321,6 +332,7 @@ describe("the program host", () => {
     });
     const pending = run("await tools.slow({});\nreturn 1;", { deadlineMs: 20_000 }, ["slow"]);
     await called;
+    const restarted = host().nextRestart();
     await host().kill();
     release();
     const died = await pending;
@@ -331,9 +343,31 @@ describe("the program host", () => {
     expect(error?.message).toMatch(/program host/);
     expect(died.ms).toBeLessThan(5_000);
 
-    await until(() => host().restarts > restartsBefore, 15_000);
+    await restarted;
+    expect(host().restarts).toBe(restartsBefore + 1);
     expect((await run(HARMLESS)).body.status).toBe("succeeded");
   });
+
+  it.runIf(IDLE_POLICY_AVAILABLE)(
+    "puts a host it kills back under the normal CPU policy first, so that it ends at once on a busy machine",
+    { timeout: RESTART_TEST_TIMEOUT_MS },
+    async () => {
+      const restarted = host().nextRestart();
+      // Frozen, as the watchdog finds a livelocked host; its kill is the one the watchdog's restart does.
+      host().freeze();
+      const killed = host().kill();
+      // Read before the process ends (the kill signal goes out after the call returns).
+      const policiesAtKill = hostThreadPolicies();
+      await killed;
+      await restarted;
+      expect(policiesAtKill.length).toBeGreaterThan(0);
+      expect(
+        policiesAtKill.every((policy) => policy === SCHED_OTHER),
+        `policies ${policiesAtKill.join(", ")}`,
+      ).toBe(true);
+      expect((await run(HARMLESS)).body.status).toBe("succeeded");
+    },
+  );
 
   it.runIf(IDLE_POLICY_AVAILABLE)("keeps the idle CPU policy on a host the watchdog restarted", async () => {
     expect(host().restarts).toBeGreaterThan(0);
