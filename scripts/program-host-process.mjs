@@ -129,14 +129,7 @@ export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...
   let failures = 0;
   let timer;
   const check = async () => {
-    let healthy = false;
-    try {
-      const response = await fetch(healthUrl, { signal: AbortSignal.timeout(timeoutMs) });
-      await response.arrayBuffer();
-      healthy = response.ok;
-    } catch {
-      // no answer in time, or nothing listening
-    }
+    const healthy = await answersHealth(healthUrl, timeoutMs);
     if (stopped) return;
     failures = healthy ? 0 : failures + 1;
     if (failures >= failuresBeforeRestart) {
@@ -157,6 +150,35 @@ export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Whether `healthUrl` answers with a 2xx within `timeoutMs`. The check ends by its own timer, not
+ * by the request's abort alone: on a loaded machine a `fetch` given `AbortSignal.timeout` once
+ * never settled, and the watchdog, awaiting it, never checked or restarted again.
+ */
+async function answersHealth(healthUrl, timeoutMs) {
+  const controller = new AbortController();
+  let timer;
+  const noAnswer = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answer = fetch(healthUrl, { signal: controller.signal }).then(
+    async (response) => {
+      await response.arrayBuffer();
+      return response.ok;
+    },
+    // nothing listening, or aborted
+    () => false,
+  );
+  try {
+    return await Promise.race([answer, noAnswer]);
+  } catch {
+    return false; // the body broke off
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
 }
 
 /**
