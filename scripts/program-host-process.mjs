@@ -154,8 +154,10 @@ export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...
 
 /**
  * Whether `healthUrl` answers with a 2xx within `timeoutMs`. The check ends by its own timer, not
- * by the request's abort alone: on a loaded machine a `fetch` given `AbortSignal.timeout` once
- * never settled, and the watchdog, awaiting it, never checked or restarted again.
+ * by the request's abort alone: an abort that lands while the body is being read leaves
+ * `arrayBuffer()` pending for ever (nodejs/node#56917), which a host starved of CPU between its
+ * headers and its body brings about; the watchdog, awaiting it, then never checked or restarted
+ * the host again.
  */
 async function answersHealth(healthUrl, timeoutMs) {
   const controller = new AbortController();
