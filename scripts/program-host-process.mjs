@@ -154,10 +154,11 @@ export function watchProgramHost({ healthUrl, restart, onRestart = () => {}, ...
 
 /**
  * Whether `healthUrl` answers with a 2xx within `timeoutMs`. The check ends by its own timer, not
- * by the request's abort alone: an abort that lands while the body is being read leaves
- * `arrayBuffer()` pending for ever (nodejs/node#56917), which a host starved of CPU between its
- * headers and its body brings about; the watchdog, awaiting it, then never checked or restarted
- * the host again.
+ * by the request's abort alone: on a loaded machine a check awaiting `fetch` with
+ * `AbortSignal.timeout` was seen never to end (against a host just restarted under the idle
+ * policy), and the watchdog, awaiting it, never checked or restarted the host again. Where in
+ * Node's fetch it stuck is not pinned down (nodejs/node#56917 is one such case: an abort during
+ * the body read leaves `arrayBuffer()` pending).
  */
 async function answersHealth(healthUrl, timeoutMs) {
   const controller = new AbortController();
