@@ -2,7 +2,7 @@ import { type TermPostings, termFrequencyPart } from "./max-score";
 import { SlotList } from "./slot-list";
 
 /** A list gets its positions by slot (`PostingList.positions`) once it holds one in this many of the slots it spans, and at least DENSE_FROM_SIZE. */
-const DENSE_SHARE = 16;
+const DENSE_SHARE = 32;
 const DENSE_FROM_SIZE = 32;
 
 /**
