@@ -45,20 +45,23 @@ export class PostingList extends SlotList implements TermPostings {
     if (slot > this.#largestSlot) this.#largestSlot = slot;
     if (this.positions === undefined) {
       if (this.size >= DENSE_FROM_SIZE && this.size * DENSE_SHARE > this.#largestSlot) this.#indexPositions();
-    } else {
-      if (slot >= this.positions.length) this.#indexPositions();
-      else this.positions[slot] = at + 1;
-    }
+    } else if (slot < this.positions.length) this.positions[slot] = at + 1;
+    else if (this.#sparse()) this.positions = undefined;
+    else this.#indexPositions();
   }
 
   override delete(slot: number): boolean {
     const held = super.delete(slot);
     if (held && this.positions !== undefined) {
       this.positions[slot] = 0;
-      // Half the share that made the array: it goes, and is made again if the list grows back.
-      if (this.size * DENSE_SHARE * 2 <= this.#largestSlot) this.positions = undefined;
+      if (this.#sparse()) this.positions = undefined;
     }
     return held;
+  }
+
+  /** Below half the share that made the positions (fewer postings, or slots spread wider): they go, and are made again if the list grows back. */
+  #sparse(): boolean {
+    return this.size * DENSE_SHARE * 2 <= this.#largestSlot;
   }
 
   protected override moved(from: number, to: number): void {
