@@ -73,7 +73,8 @@ export class PostingList extends SlotList implements TermPostings {
   }
 
   #indexPositions(): void {
-    const positions = new Int32Array(Math.max(this.#largestSlot + 1, 2 * (this.positions?.length ?? 0)));
+    // A quarter of room: slots are numbered as tools arrive, so a growing list spans more of them.
+    const positions = new Int32Array(this.#largestSlot + 1 + ((this.#largestSlot + 1) >> 2));
     this.slots.forEach((slot, at) => {
       positions[slot] = at + 1;
     });
