@@ -183,4 +183,36 @@ describe("a term's postings and their bounds", () => {
       expect(list.maxShare).toBe(Math.max(0, ...held.map(([s]) => shares[s] ?? 0)));
     }
   }, 120_000);
+
+  it("keep each slot's position while they hold a large share of the slots, and stay right as postings come and go", () => {
+    const random = seededRandom(5);
+    const list = new PostingList();
+    const held = new Set<number>();
+    const states = new Set<boolean>();
+    // Phases that fill the list with most of 400 slots, then empty it again: positions come, go and come back.
+    for (let step = 0; step < 6_000; step += 1) {
+      const filling = Math.floor(step / 1_000) % 2 === 0;
+      const slot = Math.floor(random() * 400);
+      if (held.has(slot) && (!filling || random() < 0.2)) {
+        list.delete(slot);
+        held.delete(slot);
+      } else if (!held.has(slot) && (filling || random() < 0.2)) {
+        list.post(slot, 1, 10, 0.5);
+        held.add(slot);
+      }
+      const positions = list.positions;
+      states.add(positions !== undefined);
+      if (positions === undefined || step % 3 !== 0) continue;
+      // By slot: its place in the list plus 1, 0 for a slot the list does not hold.
+      const expected = new Int32Array(positions.length);
+      list.slots.forEach((at, p) => {
+        expected[at] = p + 1;
+      });
+      const wrong = expected.map((position, at) => (positions[at] === position ? 0 : 1)).reduce((sum, w) => sum + w, 0);
+      const stray = list.slots.filter((at) => !held.has(at)).length;
+      expect({ step, held: list.size, stray, wrong }).toEqual({ step, held: held.size, stray: 0, wrong: 0 });
+    }
+    // Both kinds of list were checked: with positions (common) and without (rare).
+    expect(states).toEqual(new Set([true, false]));
+  }, 120_000);
 });

@@ -1,6 +1,10 @@
 import { type TermPostings, termFrequencyPart } from "./max-score";
 import { SlotList } from "./slot-list";
 
+/** A list gets its positions by slot (`PostingList.positions`) once it holds one in this many of the slots it spans, and at least DENSE_FROM_SIZE. */
+const DENSE_SHARE = 32;
+const DENSE_FROM_SIZE = 32;
+
 /**
  * One term's postings in the learned field (learned-field.ts): the tools' slots and the term's
  * weight in each, in flat arrays a search walks without a map lookup per posting, and what
@@ -22,12 +26,42 @@ export class PostingList extends SlotList implements TermPostings {
   #parts = new Float64Array(0);
   #partsAt = { changes: -1, averageLength: Number.NaN };
 
+  /**
+   * Each slot's position in `slots` plus 1 (0: not held), by slot, while the list holds a large
+   * share of the slots (a common term's): a search then finds a few tools' postings in it by
+   * index, where a map lookup in thousands of entries would miss the CPU's caches. Undefined
+   * for the other lists (an array by slot would cost more than they hold).
+   */
+  positions: Int32Array | undefined;
+  /** The largest slot ever posted: what an array by slot spans. */
+  #largestSlot = -1;
+
   /** Posts `slot` with `weight` (its field's length and share as they are now); a slot already posted must be deleted first. */
   post(slot: number, weight: number, length: number, share: number): void {
-    this.add(slot);
+    const at = this.add(slot);
     this.weights.push(weight);
     this.#widen(weight, length, share);
     this.#changes += 1;
+    if (slot > this.#largestSlot) this.#largestSlot = slot;
+    if (this.positions === undefined) {
+      if (this.size >= DENSE_FROM_SIZE && this.size * DENSE_SHARE > this.#largestSlot) this.#indexPositions();
+    } else if (slot < this.positions.length) this.positions[slot] = at + 1;
+    else if (this.#sparse()) this.positions = undefined;
+    else this.#indexPositions();
+  }
+
+  override delete(slot: number): boolean {
+    const held = super.delete(slot);
+    if (held && this.positions !== undefined) {
+      this.positions[slot] = 0;
+      if (this.#sparse()) this.positions = undefined;
+    }
+    return held;
+  }
+
+  /** Below half the share that made the positions (fewer postings, or slots spread wider): they go, and are made again if the list grows back. */
+  #sparse(): boolean {
+    return this.size * DENSE_SHARE * 2 <= this.#largestSlot;
   }
 
   protected override moved(from: number, to: number): void {
@@ -35,6 +69,16 @@ export class PostingList extends SlotList implements TermPostings {
     this.weights.pop();
     this.#loose = true;
     this.#changes += 1;
+    if (this.positions !== undefined) this.positions[this.slots[to] ?? 0] = to + 1;
+  }
+
+  #indexPositions(): void {
+    // A quarter of room: slots are numbered as tools arrive, so a growing list spans more of them.
+    const positions = new Int32Array(this.#largestSlot + 1 + ((this.#largestSlot + 1) >> 2));
+    this.slots.forEach((slot, at) => {
+      positions[slot] = at + 1;
+    });
+    this.positions = positions;
   }
 
   /**
@@ -86,5 +130,5 @@ export function postingsOf(slots: number[], weights: number[], lengths: ArrayLik
   // Made for one search (off the request path): its parts are computed when asked.
   const parts = (averageLength: number, lengthsNow: ArrayLike<number>) =>
     Float64Array.from(slots, (slot, i) => termFrequencyPart(weights[i] ?? 0, lengthsNow[slot] ?? 0, averageLength));
-  return { slots, weights, size: slots.length, maxWeight, minLengthPerWeight, maxShare, parts };
+  return { slots, weights, size: slots.length, maxWeight, minLengthPerWeight, maxShare, parts, positions: undefined };
 }

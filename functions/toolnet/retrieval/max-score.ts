@@ -30,6 +30,8 @@ export interface TermPostings {
   readonly maxShare: number;
   /** Each posting's BM25 before its term's IDF (`termFrequencyPart`), for this average field length and these lengths by slot. */
   parts(averageLength: number, lengths: ArrayLike<number>): ArrayLike<number>;
+  /** Each slot's position in `slots` plus 1 (0: not held), when the postings keep it (a common term's). */
+  readonly positions: Int32Array | undefined;
 }
 
 /** What a search reads of the field. */
@@ -65,6 +67,9 @@ const TUNING = DEFAULT_TUNING.bm25;
 
 /** Looking a tool up in a term's field (a map lookup) costs about as much as walking this many postings (array reads). */
 const WALK_RATHER_THAN_LOOK_UP = 8;
+
+/** Finding a tool by its position in a term's postings (an array read) costs about as much as walking this many postings. */
+const WALK_RATHER_THAN_FIND = 2;
 
 /**
  * BM25's term-frequency part (MiniSearch 7's, impact-math.ts `bm25Score` without the IDF factor,
@@ -225,12 +230,13 @@ function gather(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number,
     // the terms read since can add: no need to look for it again while that is not below `left`.
     const kthCeiling = Math.min(total - left, kth === -Infinity ? total : kth / (1 - SLACK) + (unreadScore[kthFoundAt] ?? 0) - left);
     if (met.count >= limit && left < kthCeiling + SLACK) {
-      kth = kthBest(acc, field, met, limit);
+      kth = (kth === -Infinity ? firstLeaders(acc, field, met, limit) : nextLeaders(acc, field, limit)) * (1 - SLACK);
       kthFoundAt = read;
       if (left < kth * (1 - SLACK)) break;
     }
     const i = order[read] ?? 0;
-    addTerm(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
+    if (kth === -Infinity) addTerm(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
+    else addTermLeading(acc, field, lists[i] ?? NO_POSTINGS, idfs[i] ?? 0, met);
     if (work !== undefined) work.postings += lists[i]?.size ?? 0;
   }
   for (; read < count; read += 1) {
@@ -238,15 +244,18 @@ function gather(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number,
     const i = order[read] ?? 0;
     const postings = lists[i] ?? NO_POSTINGS;
     // A common term's postings, far longer than the tools left: those are looked up in it instead.
-    const walk = postings.size <= WALK_RATHER_THAN_LOOK_UP * met.count;
+    const walk = !lookUp(postings, met.count);
     if (walk) addTermToLive(acc, field, postings, idfs[i] ?? 0);
-    else addTermToMet(acc, field, query.terms[i] ?? "", idfs[i] ?? 0, met);
+    else addTermToMet(acc, field, query.terms[i] ?? "", postings, idfs[i] ?? 0, met);
     if (work !== undefined) work.postings += walk ? postings.size : met.count;
-    // Sums only grow: the k-th best too, and it is cheap to find again among the few tools left.
-    kth = kthBest(acc, field, met, limit);
+    // Sums only grow: the k-th best too, found again among the leaders.
+    kth = nextLeaders(acc, field, limit) * (1 - SLACK);
   }
-  if (met.count >= limit) inReach(acc, field, met, 0, kthBest(acc, field, met, limit));
+  if (met.count >= limit)
+    inReach(acc, field, met, 0, (kth === -Infinity ? firstLeaders(acc, field, met, limit) : nextLeaders(acc, field, limit)) * (1 - SLACK));
+  forgetLeaders();
 }
+
 /** Every tool of `postings` gets the term's BM25 added to its partial sum; tools met for the first time join `met`. */
 function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: MetSlots): void {
   const { sums, stamps, stamp } = acc;
@@ -265,25 +274,134 @@ function addTerm(acc: SlotSums, field: ScoredField, postings: TermPostings, idf:
   }
 }
 
-/** The tools already met that have `term` get its BM25 added. */
-function addTermToMet(acc: SlotSums, field: ScoredField, term: string, idf: number, met: MetSlots): void {
-  const { sums } = acc;
-  const { lengths, averageLength } = field;
-  for (let m = 0; m < met.count; m += 1) {
-    const slot = met.slots[m] ?? 0;
-    const weight = field.weightIn(slot, term);
-    if (weight !== undefined) sums[slot] = (sums[slot] ?? 0) + idf * termFrequencyPart(weight, lengths[slot] ?? 0, averageLength);
+/** `addTerm`, and each tool whose partial score reaches the leaders' threshold joins them. */
+function addTermLeading(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number, met: MetSlots): void {
+  const { sums, stamps, stamp } = acc;
+  const { shares } = field;
+  const metSlots = met.slots;
+  const { slots, size } = postings;
+  const parts = postings.parts(field.averageLength, field.lengths);
+  const { marks, threshold } = leaders;
+  for (let p = 0; p < size; p += 1) {
+    const slot = slots[p] ?? 0;
+    if (stamps[slot] !== stamp) {
+      stamps[slot] = stamp;
+      sums[slot] = 0;
+      metSlots[met.count] = slot;
+      met.count += 1;
+    }
+    const sum = (sums[slot] ?? 0) + idf * (parts[p] ?? 0);
+    sums[slot] = sum;
+    if (sum * (shares[slot] ?? 1) >= threshold && marks[slot] === 0) {
+      marks[slot] = 1;
+      leaders.slots[leaders.count] = slot;
+      leaders.count += 1;
+    }
   }
 }
 
-/** The tools of `postings` still in reach (met and not dropped) get the term's BM25 added. */
+/**
+ * The met tools whose partial score reached the k-th best when it was last found (`threshold`):
+ * partial scores and the k-th best only grow, so the next k-th best is among them and those that
+ * reach the threshold since (`addTermLeading` adds them). Finding it again reads these few, not
+ * the thousand-odd tools a common query's terms meet. `marks` by slot: 1 for a leader (0 for
+ * every slot between searches).
+ */
+const leaders = { slots: new Int32Array(0), count: 0, marks: new Uint8Array(0), threshold: Infinity };
+
+/** The k-th best partial score of every met tool (raw, no slack); the tools that reach it become the leaders. */
+function firstLeaders(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number): number {
+  if (leaders.marks.length < field.slotCount) {
+    leaders.marks = new Uint8Array(Math.max(field.slotCount, 2 * leaders.marks.length));
+    leaders.slots = new Int32Array(leaders.marks.length);
+  }
+  const worst = kthPartial(acc, field, met.slots, met.count, limit);
+  leaders.count = 0;
+  keepLeaders(acc, field, met.slots, met.count, worst);
+  return worst;
+}
+
+/** The k-th best partial score (raw) among the leaders; those below it are leaders no more. */
+function nextLeaders(acc: SlotSums, field: ScoredField, limit: number): number {
+  const worst = kthPartial(acc, field, leaders.slots, leaders.count, limit);
+  const count = leaders.count;
+  leaders.count = 0;
+  for (let l = 0; l < count; l += 1) leaders.marks[leaders.slots[l] ?? 0] = 0;
+  keepLeaders(acc, field, leaders.slots, count, worst);
+  return worst;
+}
+
+/** The first `count` of `slots` whose partial score reaches `threshold` become the leaders (compacted in place when `slots` is theirs), with that threshold. */
+function keepLeaders(acc: SlotSums, field: ScoredField, slots: Int32Array, count: number, threshold: number): void {
+  const { sums } = acc;
+  const { shares } = field;
+  for (let m = 0; m < count; m += 1) {
+    const slot = slots[m] ?? 0;
+    if ((sums[slot] ?? 0) * (shares[slot] ?? 1) >= threshold) {
+      leaders.marks[slot] = 1;
+      leaders.slots[leaders.count] = slot;
+      leaders.count += 1;
+    }
+  }
+  leaders.threshold = threshold;
+}
+
+/** No tool is a leader (the next search has its own). */
+function forgetLeaders(): void {
+  for (let l = 0; l < leaders.count; l += 1) leaders.marks[leaders.slots[l] ?? 0] = 0;
+  leaders.count = 0;
+  leaders.threshold = Infinity;
+}
+
+/**
+ * The tools already met that have `term` get its BM25 added; those reaching the leaders'
+ * threshold join them. Found by position when the postings keep positions by slot, else in the
+ * tool's field (the same weight, so the same bits).
+ */
+function addTermToMet(acc: SlotSums, field: ScoredField, term: string, postings: TermPostings, idf: number, met: MetSlots): void {
+  const { sums } = acc;
+  const { lengths, averageLength, shares } = field;
+  const { positions } = postings;
+  if (positions !== undefined) {
+    const parts = postings.parts(averageLength, lengths);
+    for (let m = 0; m < met.count; m += 1) {
+      const slot = met.slots[m] ?? 0;
+      const at = (positions[slot] ?? 0) - 1;
+      if (at >= 0) addToLive(sums, shares, slot, idf * (parts[at] ?? 0));
+    }
+    return;
+  }
+  for (let m = 0; m < met.count; m += 1) {
+    const slot = met.slots[m] ?? 0;
+    const weight = field.weightIn(slot, term);
+    if (weight !== undefined) addToLive(sums, shares, slot, idf * termFrequencyPart(weight, lengths[slot] ?? 0, averageLength));
+  }
+}
+
+/** Whether `postings` are better looked up for `metCount` tools than walked: far longer than the tools, by how dear a look-up is. */
+function lookUp(postings: TermPostings, metCount: number): boolean {
+  return postings.size > (postings.positions === undefined ? WALK_RATHER_THAN_LOOK_UP : WALK_RATHER_THAN_FIND) * metCount;
+}
+
+/** The tools of `postings` still in reach (met and not dropped) get the term's BM25 added; those reaching the leaders' threshold join them. */
 function addTermToLive(acc: SlotSums, field: ScoredField, postings: TermPostings, idf: number): void {
   const { sums, stamps, stamp } = acc;
   const { slots, size } = postings;
   const parts = postings.parts(field.averageLength, field.lengths);
   for (let p = 0; p < size; p += 1) {
     const slot = slots[p] ?? 0;
-    if (stamps[slot] === stamp) sums[slot] = (sums[slot] ?? 0) + idf * (parts[p] ?? 0);
+    if (stamps[slot] === stamp) addToLive(sums, field.shares, slot, idf * (parts[p] ?? 0));
+  }
+}
+
+/** Adds `score` to a met tool's sum; a tool whose partial score reaches the leaders' threshold joins them (none do between searches: it is +∞). */
+function addToLive(sums: Float64Array, shares: ArrayLike<number>, slot: number, score: number): void {
+  const sum = (sums[slot] ?? 0) + score;
+  sums[slot] = sum;
+  if (sum * (shares[slot] ?? 1) >= leaders.threshold && leaders.marks[slot] === 0) {
+    leaders.marks[slot] = 1;
+    leaders.slots[leaders.count] = slot;
+    leaders.count += 1;
   }
 }
 
@@ -308,19 +426,18 @@ function inReach(acc: SlotSums, field: ScoredField, met: MetSlots, left: number,
   met.count = kept;
 }
 
-/** The `limit`-th best partial score (less a rounding's worth): at least `limit` tools will score at least this. */
-function kthBest(acc: SlotSums, field: ScoredField, met: MetSlots, limit: number): number {
-  if (met.count < limit) return -Infinity;
+/** The `limit`-th best partial score of the first `count` of `slots` (−∞: fewer). */
+function kthPartial(acc: SlotSums, field: ScoredField, slots: Int32Array, count: number, limit: number): number {
+  if (count < limit) return -Infinity;
   if (bestScores.k !== limit) bestScores = new TopScores(limit);
   const best = bestScores.cleared();
   const { sums } = acc;
   const { shares } = field;
-  const { slots, count } = met;
   for (let m = 0; m < count; m += 1) {
     const slot = slots[m] ?? 0;
     best.offer((sums[slot] ?? 0) * (shares[slot] ?? 1));
   }
-  return best.worst * (1 - SLACK);
+  return best.worst;
 }
 
 /**
@@ -336,9 +453,18 @@ function exactSums(acc: SlotSums, field: ScoredField, met: MetSlots): void {
   for (let i = 0; i < query.count; i += 1) {
     const postings = query.lists[i] ?? NO_POSTINGS;
     const idf = query.idfs[i] ?? 0;
-    if (postings.size <= WALK_RATHER_THAN_LOOK_UP * count) addTermToLive(acc, field, postings, idf);
-    else addTermToMet(acc, field, query.terms[i] ?? "", idf, met);
+    if (lookUp(postings, count)) addTermToMet(acc, field, query.terms[i] ?? "", postings, idf, met);
+    else addTermToLive(acc, field, postings, idf);
   }
 }
 
-const NO_POSTINGS: TermPostings = { slots: [], weights: [], size: 0, maxWeight: 0, minLengthPerWeight: Number.POSITIVE_INFINITY, maxShare: 0, parts: () => [] };
+const NO_POSTINGS: TermPostings = {
+  slots: [],
+  weights: [],
+  size: 0,
+  maxWeight: 0,
+  minLengthPerWeight: Number.POSITIVE_INFINITY,
+  maxShare: 0,
+  parts: () => [],
+  positions: undefined,
+};
