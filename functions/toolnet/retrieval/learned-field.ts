@@ -1,6 +1,7 @@
 import { PostingList, postingsOf } from "./learned-postings";
 import { LearnedQueryTerms } from "./learned-query";
-import { rankBest, rankEveryMatch, type ScoredField, type SearchWork, type TermPostings } from "./max-score";
+import { rankBest, rankEveryMatch } from "./max-score";
+import type { ScoredField, SearchWork, TermPostings } from "./scored-field";
 import type { Ranked } from "./ranked";
 
 // The merge into the own-text ranking lives apart (learned-merge.ts); routing imports it from here.

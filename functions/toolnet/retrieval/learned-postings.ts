@@ -1,4 +1,4 @@
-import { type TermPostings, termFrequencyPart } from "./max-score";
+import { type TermPostings, termFrequencyPart } from "./scored-field";
 import { SlotList } from "./slot-list";
 
 /** A list gets its positions by slot (`PostingList.positions`) once it holds one in this many of the slots it spans, and at least DENSE_FROM_SIZE. */

@@ -1,6 +1,6 @@
 import { inverseDocumentFrequency } from "./impact-math";
-import { DEFAULT_TUNING } from "./minisearch-engine";
 import { sortRanked, type Ranked } from "./ranked";
+import { NO_POSTINGS, type ScoredField, type SearchWork, termCeiling, termFrequencyPart, type TermPostings } from "./scored-field";
 import { DROPPED, freshMet, freshSums, type MetSlots, type SlotSums } from "./slot-sums";
 import { bestRanked, TopScores } from "./top-k";
 
@@ -17,81 +17,14 @@ import { bestRanked, TopScores } from "./top-k";
  * order and ties are those of scoring every match (`rankEveryMatch`, kept as the reference).
  */
 
-/** One term's postings: tools by slot with the term's weight there, and what bounds its contribution. */
-export interface TermPostings {
-  readonly slots: ArrayLike<number>;
-  readonly weights: ArrayLike<number>;
-  readonly size: number;
-  /** At least the largest weight among the postings. */
-  readonly maxWeight: number;
-  /** At most the smallest field length ÷ weight among the postings. */
-  readonly minLengthPerWeight: number;
-  /** At least the largest share (see `ScoredField.shares`) among the postings' tools. */
-  readonly maxShare: number;
-  /** Each posting's BM25 before its term's IDF (`termFrequencyPart`), for this average field length and these lengths by slot. */
-  parts(averageLength: number, lengths: ArrayLike<number>): ArrayLike<number>;
-  /** Each slot's position in `slots` plus 1 (0: not held), when the postings keep it (a common term's). */
-  readonly positions: Int32Array | undefined;
-}
-
-/** What a search reads of the field. */
-export interface ScoredField {
-  /** The N of the terms' IDF. */
-  documents: number;
-  averageLength: number;
-  /** The tools whose field holds `term` (size 0: none). */
-  postings: (term: string) => TermPostings;
-  /** `term`'s weight in the field of the tool in `slot` (undefined: it has none). */
-  weightIn: (slot: number, term: string) => number | undefined;
-  /** Each slot's field length. */
-  lengths: ArrayLike<number>;
-  /** The share of its sum each slot's score keeps, at most 1 (the pruning's bounds rely on it). */
-  shares: ArrayLike<number>;
-  /** More than every slot in use. */
-  slotCount: number;
-  nameOf: (slot: number) => string;
-  /** A tool's score from its summed BM25: its share of the sum, rounded as the field rounds it. */
-  finish: (slot: number, sum: number) => number;
-}
-
-/** A search's work, summed over searches: postings read while gathering, and tools scored exactly. */
-export interface SearchWork {
-  postings: number;
-  rescored: number;
-}
-
 /** Bounds are compared with this much room: sums in another order round differently, by far less. */
 const SLACK = 1e-9;
-
-const TUNING = DEFAULT_TUNING.bm25;
 
 /** Looking a tool up in a term's field (a map lookup) costs about as much as walking this many postings (array reads). */
 const WALK_RATHER_THAN_LOOK_UP = 8;
 
 /** Finding a tool by its position in a term's postings (an array read) costs about as much as walking this many postings. */
 const WALK_RATHER_THAN_FIND = 2;
-
-/**
- * BM25's term-frequency part (MiniSearch 7's, impact-math.ts `bm25Score` without the IDF factor,
- * which it multiplies last): IDF × this is `bm25Score` to the last bit. It depends on the tool's
- * field alone and the fields' average length, not on the query, so a term's postings keep theirs
- * from search to search (learned-postings.ts).
- */
-export function termFrequencyPart(termFreq: number, fieldLength: number, averageLength: number): number {
-  const { k, b, d } = TUNING;
-  return d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / averageLength));
-}
-
-/**
- * The most one posting of `postings` adds to a tool's sum (before its share): BM25's term
- * frequency part tf / (tf + k₁(1 − b) + k₁·b·length/avg) is 1 / (1 + k₁(1 − b)/tf + (k₁·b/avg)·(length/tf)),
- * largest at the largest tf and the smallest length per tf.
- */
-function termCeiling(postings: TermPostings, idf: number, averageLength: number): number {
-  const { k, b, d } = TUNING;
-  const most = 1 / (1 + (k * (1 - b)) / postings.maxWeight + ((k * b) / averageLength) * postings.minLengthPerWeight);
-  return idf * (d + (k + 1) * Math.min(1, most));
-}
 
 /**
  * A query's terms (distinct, in query order; terms no tool has are left out) with their postings
@@ -457,14 +390,3 @@ function exactSums(acc: SlotSums, field: ScoredField, met: MetSlots): void {
     else addTermToLive(acc, field, postings, idf);
   }
 }
-
-const NO_POSTINGS: TermPostings = {
-  slots: [],
-  weights: [],
-  size: 0,
-  maxWeight: 0,
-  minLengthPerWeight: Number.POSITIVE_INFINITY,
-  maxShare: 0,
-  parts: () => [],
-  positions: undefined,
-};
