@@ -1,7 +1,7 @@
 import { PostingList, postingsOf } from "./learned-postings";
 import { LearnedQueryTerms } from "./learned-query";
 import { rankBest, rankEveryMatch } from "./max-score";
-import type { ScoredField, SearchWork, TermPostings } from "./scored-field";
+import { NO_POSTINGS, type ScoredField, type SearchWork, type TermPostings } from "./scored-field";
 import type { Ranked } from "./ranked";
 
 // The merge into the own-text ranking lives apart (learned-merge.ts); routing imports it from here.
@@ -331,8 +331,6 @@ interface FieldView {
   slotCount: number;
   nameOf: (slot: number) => string;
 }
-
-const NO_POSTINGS: TermPostings = postingsOf([], [], [], []);
 
 /** Whether a source's words for a tool teach it anything (some positive weight). */
 const teaches = (weights: TermWeights): boolean => [...weights.values()].some((weight) => weight > 0);
